@@ -1,0 +1,35 @@
+// Shared jest settings for every workspace: TypeScript through SWC (fast, keeps
+// decorator metadata for Nest), `./x.js` specifiers mapped to their `.ts` source,
+// and `@vane/*` mapped to the workspaces' sources so tests never need a build.
+const path = require('node:path');
+
+const root = __dirname;
+
+module.exports = function preset(dir, overrides = {}) {
+  return {
+    displayName: path.relative(root, dir) || 'root',
+    rootDir: dir,
+    testEnvironment: 'node',
+    testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/**/*.e2e-spec.ts'],
+    testPathIgnorePatterns: ['/node_modules/', '/dist/', '/fixtures/'],
+    transform: {
+      '^.+\\.(t|j)s$': [
+        '@swc/jest',
+        {
+          jsc: {
+            parser: { syntax: 'typescript', decorators: true },
+            transform: { legacyDecorator: true, decoratorMetadata: true },
+            target: 'es2022',
+          },
+          module: { type: 'commonjs' },
+          sourceMaps: 'inline',
+        },
+      ],
+    },
+    moduleNameMapper: {
+      '^@vane/(client|local-server|nestjs|express)$': path.join(root, 'libs/$1/src/index.ts'),
+      '^(\\.{1,2}/.*)\\.js$': '$1',
+    },
+    ...overrides,
+  };
+};

@@ -1,0 +1,2 @@
+// @vane/express: the package shell. Its module arrives with its own issue; nothing is exported yet.
+export {};

@@ -1,0 +1,123 @@
+/**
+ * The local server's data model: what a seed file describes, what the state
+ * file persists and what the store holds in memory. Wire names (snake_case)
+ * are kept so a record can be written to JSON as it is.
+ */
+
+/** Any JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A config value: a JSON string, number, boolean, array or null; never an object (PROTOCOL §4). */
+export type ConfigValue = string | number | boolean | null | JsonValue[];
+
+/** The string comparison a cohort condition applies (PROTOCOL §7). */
+export type AbOperator = 'eq' | 'neq' | 'in' | 'not_in' | 'starts_with' | 'ends_with' | 'contains';
+
+/** One condition of a cohort: `attribute op values`. */
+export interface AbCondition {
+  attribute: string;
+  op: AbOperator;
+  values: string[];
+}
+
+/** A cohort: when all its conditions hold, its percentage decides. */
+export interface AbCohort {
+  conditions: AbCondition[];
+  /** 0–100. */
+  percentage: number;
+}
+
+/** A flag's A/B rule (PROTOCOL §10). */
+export interface AbRule {
+  /** Rollout percentage, 0–100, used when no cohort matches. */
+  percentage: number;
+  salt: string;
+  cohorts: AbCohort[];
+}
+
+/** A flag as the console defines it; `is_active` is derived, never stored here. */
+export interface FlagDefinition {
+  is_enabled: boolean;
+  /** RFC 3339 UTC, or null for unbounded. */
+  starts_at: string | null;
+  /** RFC 3339 UTC, or null for unbounded. */
+  ends_at: string | null;
+  ab?: AbRule;
+}
+
+/** A secret's type. */
+export type SecretType = 'text' | 'file';
+
+/** One stored version of a secret. */
+export interface SecretVersion {
+  /** 1-based, never reused within a secret key. */
+  version: number;
+  value: string;
+  /** RFC 3339 UTC. */
+  created_at: string;
+}
+
+/** A secret and its remaining versions, in ascending order; the last one is current. */
+export interface SecretRecord {
+  type: SecretType;
+  versions: SecretVersion[];
+}
+
+/** What an audit entry records. */
+export type AuditAction = 'secret.set' | 'secret.delete' | 'secret.version.delete';
+
+/** One line of a service's secret audit trail. It never holds a value. */
+export interface AuditEntry {
+  /** RFC 3339 UTC. */
+  at: string;
+  action: AuditAction;
+  key: string;
+  /** The version created or deleted; null when all versions were deleted. */
+  version: number | null;
+  /** `admin`, or the writing key redacted (`svs_…abcd`). */
+  actor: string;
+}
+
+/** Billing, add-on, quarantine and rate-limit settings of the (single) tenant. */
+export interface TenantState {
+  /** Days the oldest invoice is overdue; more than 14 answers 402. */
+  overdue_days: number;
+  /** Whether the A/B add-on is active (else evaluate-ab answers 403). */
+  ab_addon: boolean;
+  /** RFC 3339 UTC; while in the future, every `/v1` call answers 429 `quarantined`. */
+  quarantined_until: string | null;
+  /** Secret writes allowed per key per minute. */
+  write_rate_per_minute: number;
+}
+
+/** One service: its keys and its values. */
+export interface ServiceData {
+  /** `frontend` means no secrets are served to anyone. */
+  kind: string;
+  /** Keys that authenticate (`svs_…` secret, `svp_…` public). */
+  keys: string[];
+  /** Keys that answer 401. */
+  revoked_keys: string[];
+  configs: Map<string, ConfigValue>;
+  flags: Map<string, FlagDefinition>;
+  secrets: Map<string, SecretRecord>;
+  /** Next version number per secret key; kept after deletion so versions never repeat. */
+  next_versions: Map<string, number>;
+  /** Grows by one with every observable change. */
+  revision: number;
+  audit: AuditEntry[];
+}
+
+/** Everything the local server holds. */
+export interface ServerData {
+  tenant: TenantState;
+  services: Map<string, ServiceData>;
+}
+
+/** Tenant defaults for anything a seed leaves out. */
+export const DEFAULT_TENANT: Readonly<TenantState> = Object.freeze({
+  overdue_days: 0,
+  ab_addon: true,
+  quarantined_until: null,
+  write_rate_per_minute: 60,
+});

@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// Builds the workspace package in the current directory twice, as ESM (dist/esm)
+// and as CommonJS (dist/cjs), because NestJS 12 apps are ESM-only and NestJS 11
+// apps are CommonJS: our packages must load natively in both.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+const tsc = require.resolve('typescript/bin/tsc');
+const cwd = process.cwd();
+const dist = join(cwd, 'dist');
+
+rmSync(dist, { recursive: true, force: true });
+
+const builds = [
+  { dir: 'esm', type: 'module', args: ['--module', 'ES2022', '--moduleResolution', 'Bundler'] },
+  { dir: 'cjs', type: 'commonjs', args: ['--module', 'CommonJS', '--moduleResolution', 'Node10'] },
+];
+
+for (const build of builds) {
+  const outDir = join(dist, build.dir);
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir, ...build.args], {
+    cwd,
+    stdio: 'inherit',
+  });
+  mkdirSync(outDir, { recursive: true });
+  // Tells Node (and TypeScript) which module system the files in this folder use.
+  writeFileSync(join(outDir, 'package.json'), JSON.stringify({ type: build.type }) + '\n');
+}
