@@ -1,0 +1,109 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describeType } from '../store.js';
+import { HttpError } from './http-error.js';
+import { decodeSegment, readJsonBody, sendJson } from './http-io.js';
+import type { ServerContext } from './server-context.js';
+import { parseVersion } from './service-routes.js';
+
+const ADMIN_ACTOR = 'admin';
+
+/**
+ * Serves the admin API under `/admin/v1/` (PROTOCOL §10), which stands in for
+ * the management console. It answers at any host, behind the admin token.
+ */
+export async function handleAdminRoute(
+  ctx: ServerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  segments: string[],
+): Promise<void> {
+  checkAdminToken(ctx, req);
+  const method = req.method ?? 'GET';
+  const [, , resource, rawSlug, collection, rawKey, sub, rawVersion, ...rest] = segments; // 'admin', 'v1', ...
+  const { store } = ctx;
+
+  if (resource === 'tenant' && rawSlug === undefined) {
+    if (method === 'GET') return sendJson(res, 200, { tenant: store.tenant });
+    if (method === 'PUT') return sendJson(res, 200, { tenant: store.setTenant(await readJsonBody(req)) });
+  }
+  if (resource === 'services' && rawSlug === undefined && method === 'GET') {
+    return sendJson(res, 200, {
+      services: store.slugs().map((slug) => {
+        const service = store.service(slug)!;
+        return { slug, kind: service.kind, revision: service.revision };
+      }),
+    });
+  }
+  if (resource !== 'services' || rawSlug === undefined || rest.length > 0) throw notFound(req);
+  const slug = decodeSegment(rawSlug, 'slug');
+
+  if (collection === undefined && method === 'PUT') {
+    const body = objectBody(await readJsonBody(req));
+    return sendJson(res, 200, { revision: store.putService(slug, body['kind'] ?? 'backend') });
+  }
+  if (collection === 'audit' && rawKey === undefined && method === 'GET') {
+    const service = store.service(slug);
+    if (!service) throw HttpError.notFound(`no service named "${slug}"`);
+    return sendJson(res, 200, { entries: service.audit });
+  }
+  if (collection === 'keys' && rawKey === undefined && method === 'POST') {
+    const type = objectBody(await readJsonBody(req))['type'];
+    if (type !== 'secret' && type !== 'public') {
+      throw HttpError.invalid(`type: expected "secret" or "public", received ${describeType(type)}`);
+    }
+    return sendJson(res, 201, { key: store.createKey(slug, type) });
+  }
+  if (rawKey === undefined) throw notFound(req);
+
+  const key = decodeSegment(rawKey, 'key');
+  switch (`${method} ${collection}${sub === undefined ? '' : `/${sub}`}`) {
+    case 'DELETE keys':
+      return sendJson(res, 200, { revision: store.revokeKey(slug, key) });
+    case 'PUT configs': {
+      const body = objectBody(await readJsonBody(req));
+      if (!('value' in body)) throw HttpError.invalid('value: required (use DELETE to remove a config)');
+      return sendJson(res, 200, { revision: store.setConfig(slug, key, body['value']) });
+    }
+    case 'DELETE configs':
+      return sendJson(res, 200, { revision: store.deleteConfig(slug, key) });
+    case 'PUT flags':
+      return sendJson(res, 200, { revision: store.setFlag(slug, key, await readJsonBody(req)) });
+    case 'DELETE flags':
+      return sendJson(res, 200, { revision: store.deleteFlag(slug, key) });
+    case 'PUT secrets': {
+      const body = objectBody(await readJsonBody(req));
+      const result = store.setSecret(slug, key, body['value'], body['type'], ADMIN_ACTOR);
+      return sendJson(res, 200, result);
+    }
+    case 'DELETE secrets':
+      return sendJson(res, 200, { revision: store.deleteSecret(slug, key, ADMIN_ACTOR) });
+    case 'DELETE secrets/versions':
+      if (rawVersion === undefined) break;
+      return sendJson(res, 200, { revision: store.deleteSecretVersion(slug, key, parseVersion(rawVersion), ADMIN_ACTOR) });
+  }
+  throw notFound(req);
+}
+
+function checkAdminToken(ctx: ServerContext, req: IncomingMessage): void {
+  const header = req.headers.authorization ?? '';
+  const match = /^Bearer\s+(.+)$/i.exec(header);
+  // Compare digests so the comparison takes the same time whatever the guess.
+  const given = createHash('sha256').update(match?.[1]?.trim() ?? '').digest();
+  const wanted = createHash('sha256').update(ctx.adminToken).digest();
+  if (!match || !timingSafeEqual(given, wanted)) {
+    throw HttpError.unauthorized('the admin API needs "Authorization: Bearer <admin token>"');
+  }
+}
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (body === undefined) return {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw HttpError.invalid(`the body must be a JSON object, received ${describeType(body)}`);
+  }
+  return body as Record<string, unknown>;
+}
+
+function notFound(req: IncomingMessage): HttpError {
+  return HttpError.notFound(`no route ${req.method ?? 'GET'} ${req.url?.split('?')[0] ?? ''}`);
+}

@@ -1,0 +1,45 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { LocalServerLogger } from '../logger.js';
+import { ValidationError } from '../validation.js';
+import { handleAdminRoute } from './admin-routes.js';
+import { HttpError } from './http-error.js';
+import { sendError } from './http-io.js';
+import type { ServerContext } from './server-context.js';
+import { handleServiceRoute } from './service-routes.js';
+
+/**
+ * The server's one request listener. Every failure becomes a protocol error
+ * answer; nothing a client sends can throw out of it.
+ */
+export function createRequestHandler(
+  ctx: ServerContext,
+  logger: LocalServerLogger,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    route(ctx, req, res).catch((error: unknown) => answerError(res, error, logger));
+  };
+}
+
+async function route(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (!req.headers.host) throw HttpError.invalid('the Host header is required');
+  const path = (req.url ?? '/').split('?')[0]!;
+  const segments = path.split('/').slice(1);
+  if (segments[0] === 'v1') return handleServiceRoute(ctx, req, res, segments);
+  if (segments[0] === 'admin' && segments[1] === 'v1') return handleAdminRoute(ctx, req, res, segments);
+  throw HttpError.notFound(`no route ${req.method ?? 'GET'} ${path}: every route lives under /v1/`);
+}
+
+function answerError(res: ServerResponse, error: unknown, logger: LocalServerLogger): void {
+  let answer: HttpError;
+  if (error instanceof HttpError) answer = error;
+  else if (error instanceof ValidationError) answer = HttpError.invalid(error.message, error);
+  else {
+    logger.error(`internal error: ${error instanceof Error ? `${error.name}: ${error.message}` : 'unknown failure'}`);
+    answer = new HttpError(500, 'internal_error', 'the local server failed to handle this request');
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendError(res, answer);
+}

@@ -1,0 +1,185 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { evaluateAbFlag } from '../ab-evaluation.js';
+import { describeType, redactKey, type KeyIdentity } from '../store.js';
+import { HttpError } from './http-error.js';
+import { decodeSegment, ifNoneMatchMatches, readJsonBody, sendJson, slugFromHost } from './http-io.js';
+import type { ServerContext } from './server-context.js';
+
+/** Keys per evaluate-ab call (PROTOCOL §7). */
+export const MAX_AB_KEYS = 200;
+
+interface Caller {
+  slug: string;
+  identity: KeyIdentity;
+}
+
+/**
+ * Serves the service interface under `/v1/` (PROTOCOL §5–§7, §9). Routes are
+ * matched first, so an unknown route is a 404 whoever asks.
+ */
+export async function handleServiceRoute(
+  ctx: ServerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  segments: string[],
+): Promise<void> {
+  const method = req.method ?? 'GET';
+  const [, first, second, third, fourth, ...rest] = segments; // segments[0] is 'v1'
+  if (method === 'GET' && first === 'sync' && second === undefined) return sync(ctx, req, res, authorize(ctx, req));
+  if (method === 'GET' && first === 'stream' && second === undefined) return stream(ctx, req, res, authorize(ctx, req));
+  if (method === 'POST' && first === 'flags' && second === 'evaluate-ab' && third === undefined) {
+    return evaluateAb(ctx, req, res, authorize(ctx, req));
+  }
+  if (first === 'secrets' && second !== undefined && rest.length === 0) {
+    if (third === undefined && method === 'PUT') return setSecret(ctx, req, res, second);
+    if (third === undefined && method === 'DELETE') return deleteSecret(ctx, req, res, second);
+    if (third === 'versions' && fourth !== undefined && method === 'DELETE') {
+      return deleteSecretVersion(ctx, req, res, second, fourth);
+    }
+  }
+  throw HttpError.notFound(`no route ${method} ${req.url?.split('?')[0] ?? ''}`);
+}
+
+/** Finds the service from `Host`, checks the key, then the tenant's billing and quarantine. */
+function authorize(ctx: ServerContext, req: IncomingMessage): Caller {
+  const host = req.headers.host;
+  if (!host) throw HttpError.invalid('the Host header is required: it names the service');
+  const slug = slugFromHost(host);
+  if (!ctx.store.service(slug)) throw HttpError.notFound(`no service named "${slug.slice(0, 63)}"`);
+  const key = req.headers['x-service-api-key'];
+  if (typeof key !== 'string' || key === '') {
+    throw HttpError.unauthorized('send the service API key in the X-Service-API-Key header');
+  }
+  const identity = ctx.store.authenticate(slug, key);
+  if (!identity) throw HttpError.unauthorized(`the API key is not valid for service "${slug}" (unknown, revoked, or another service's key)`);
+  if (ctx.store.billingOverdue()) {
+    throw new HttpError(402, 'billing_overdue', 'the account has invoices overdue by more than 14 days');
+  }
+  const until = ctx.store.quarantinedUntil();
+  if (until) {
+    const seconds = Math.max(1, Math.ceil((Date.parse(until) - ctx.clock.now()) / 1000));
+    throw new HttpError(429, 'quarantined', `the caller is quarantined until ${until}`, { until }, { 'retry-after': String(seconds) });
+  }
+  return { slug, identity };
+}
+
+function sync(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): void {
+  const snapshot = ctx.renderer.snapshot(caller.slug, caller.identity.type);
+  const headers = { etag: snapshot.etag, 'cache-control': 'no-cache' };
+  if (ifNoneMatchMatches(req.headers['if-none-match'], snapshot.etag)) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  res.writeHead(200, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(snapshot.body.length),
+  });
+  res.end(snapshot.body);
+}
+
+function stream(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): void {
+  const header = req.headers['last-event-id'];
+  const lastEventId = typeof header === 'string' && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : undefined;
+  req.socket.setNoDelay(true);
+  req.socket.setKeepAlive(true);
+  const revision = ctx.store.service(caller.slug)!.revision;
+  ctx.hub.open({ slug: caller.slug, audience: caller.identity.type, key: caller.identity.key, res }, revision, lastEventId);
+}
+
+async function evaluateAb(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
+  if (!ctx.store.tenant.ab_addon) {
+    throw new HttpError(403, 'addon_inactive', 'the A/B testing add-on is not active for this account');
+  }
+  const body = await readJsonBody(req);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw HttpError.invalid(`the body must be a JSON object with keys, user_id and attributes, received ${describeType(body)}`);
+  }
+  const { keys, user_id: userId, attributes } = body as Record<string, unknown>;
+  if (!Array.isArray(keys) || keys.length < 1 || keys.length > MAX_AB_KEYS) {
+    throw HttpError.invalid(`keys: expected an array of 1 to ${MAX_AB_KEYS} flag keys`);
+  }
+  keys.forEach((key, i) => {
+    if (typeof key !== 'string') throw HttpError.invalid(`keys[${i}]: expected a string, received ${describeType(key)}`);
+  });
+  if (typeof userId !== 'string') throw HttpError.invalid(`user_id: expected a string, received ${describeType(userId)}`);
+  const context: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (attributes !== undefined) {
+    if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) {
+      throw HttpError.invalid(`attributes: expected an object of strings, received ${describeType(attributes)}`);
+    }
+    for (const [name, value] of Object.entries(attributes)) {
+      if (typeof value !== 'string') {
+        throw HttpError.invalid(`attributes.${name}: expected a string, received ${describeType(value)}`);
+      }
+      context[name] = value;
+    }
+  }
+  const service = ctx.store.service(caller.slug)!;
+  const results: Record<string, boolean> = {};
+  for (const key of keys as string[]) {
+    const flag = service.flags.get(key);
+    results[key] = flag ? evaluateAbFlag(key, flag, ctx.store.isActive(caller.slug, key), userId, context) : false;
+  }
+  sendJson(res, 200, { results });
+}
+
+/** Secret writes: a secret key of a non-frontend service, within the per-key write rate. */
+function authorizeSecretWrite(ctx: ServerContext, req: IncomingMessage): Caller {
+  const caller = authorize(ctx, req);
+  if (caller.identity.type !== 'secret') throw HttpError.unauthorized('a public key cannot write secrets');
+  if (ctx.store.service(caller.slug)!.kind === 'frontend') {
+    throw HttpError.invalid(`service "${caller.slug}" is of kind frontend and holds no secrets`);
+  }
+  const verdict = ctx.limiter.take(caller.identity.key, ctx.store.tenant.write_rate_per_minute, ctx.clock.now());
+  if (!verdict.allowed) {
+    throw new HttpError(
+      429,
+      'rate_limited',
+      `too many secret writes with this key; retry in ${verdict.retryAfterSeconds} s`,
+      {},
+      { 'retry-after': String(verdict.retryAfterSeconds) },
+    );
+  }
+  return caller;
+}
+
+async function setSecret(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, rawKey: string): Promise<void> {
+  const caller = authorizeSecretWrite(ctx, req);
+  const key = decodeSegment(rawKey, 'secret key');
+  const body = await readJsonBody(req);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw HttpError.invalid(`the body must be a JSON object {"value", "type"}, received ${describeType(body)}`);
+  }
+  const { value, type } = body as Record<string, unknown>;
+  const result = ctx.store.setSecret(caller.slug, key, value, type, redactKey(caller.identity.key));
+  sendJson(res, 200, { key: result.key, type: result.type, version: result.version });
+}
+
+function deleteSecret(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, rawKey: string): void {
+  const caller = authorizeSecretWrite(ctx, req);
+  ctx.store.deleteSecret(caller.slug, decodeSegment(rawKey, 'secret key'), redactKey(caller.identity.key));
+  res.writeHead(204);
+  res.end();
+}
+
+function deleteSecretVersion(
+  ctx: ServerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  rawKey: string,
+  rawVersion: string,
+): void {
+  const caller = authorizeSecretWrite(ctx, req);
+  const version = parseVersion(rawVersion);
+  ctx.store.deleteSecretVersion(caller.slug, decodeSegment(rawKey, 'secret key'), version, redactKey(caller.identity.key));
+  res.writeHead(204);
+  res.end();
+}
+
+/** A secret version in a path: a 1-based integer. */
+export function parseVersion(raw: string): number {
+  if (!/^[1-9]\d{0,14}$/.test(raw)) throw HttpError.invalid('version: expected a positive integer (versions are 1-based)');
+  return Number(raw);
+}

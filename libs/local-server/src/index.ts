@@ -1,0 +1,31 @@
+/**
+ * `@vane/local-server`: a complete Vane delivery service on loopback, for
+ * tests, laptops and demos. Start it in process with {@link startLocalServer}
+ * or from the command line with `vane-local-server --seed vane.seed.json`.
+ */
+export {
+  startLocalServer,
+  type LocalServer,
+  type LocalServerAdmin,
+  type LocalServerFlagInput,
+  type LocalServerOptions,
+  type LocalServerSeed,
+  type LocalServiceSummary,
+} from './local-server.js';
+export { ManualClock, systemClock, type Clock, type TimerHandle } from './clock.js';
+export { consoleLogger, silentLogger, type LocalServerLogger } from './logger.js';
+export { SeedError } from './seed.js';
+export { abBucket, evaluateAbFlag } from './ab-evaluation.js';
+export type { StreamStats } from './stream-hub.js';
+export type { SecretWriteResult } from './store.js';
+export type {
+  AbCohort,
+  AbCondition,
+  AbOperator,
+  AbRule,
+  AuditEntry,
+  ConfigValue,
+  JsonValue,
+  SecretType,
+  TenantState,
+} from './model.js';

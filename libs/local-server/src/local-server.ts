@@ -1,0 +1,274 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { systemClock, type Clock } from './clock.js';
+import { createRequestHandler } from './http/request-handler.js';
+import type { ServerContext } from './http/server-context.js';
+import { silentLogger, type LocalServerLogger } from './logger.js';
+import {
+  DEFAULT_TENANT,
+  type AbRule,
+  type AuditEntry,
+  type ConfigValue,
+  type ServerData,
+  type TenantState,
+} from './model.js';
+import { KeyRateLimiter } from './rate-limiter.js';
+import { parseServerData, readServerDataFile } from './seed.js';
+import { SnapshotRenderer, type Audience } from './snapshot-renderer.js';
+import { StateFile } from './state-file.js';
+import { Store, type SecretWriteResult } from './store.js';
+import { sseFrame, StreamHub, type StreamStats } from './stream-hub.js';
+
+/** A seed document (PROTOCOL §11), for seeds written in code. */
+export interface LocalServerSeed {
+  tenant?: Partial<TenantState>;
+  services?: Record<
+    string,
+    {
+      kind?: string;
+      keys?: string[];
+      revoked_keys?: string[];
+      configs?: Record<string, ConfigValue>;
+      flags?: Record<string, LocalServerFlagInput>;
+      secrets?: Record<string, { type?: 'text' | 'file'; value: string } | { type?: 'text' | 'file'; versions: string[] }>;
+    }
+  >;
+}
+
+/** A flag as the admin API takes it. */
+export interface LocalServerFlagInput {
+  is_enabled: boolean;
+  /** RFC 3339; null or absent for unbounded. */
+  starts_at?: string | null;
+  /** RFC 3339; null or absent for unbounded. */
+  ends_at?: string | null;
+  ab?: AbRule | null;
+}
+
+/** Options of {@link startLocalServer}. */
+export interface LocalServerOptions {
+  /** The seed: a document, or the path of a JSON seed file. Default: no services. */
+  seed?: LocalServerSeed | string;
+  /** TCP port; 0 picks a free one. @default 0 */
+  port?: number;
+  /** Interface to listen on. @default '127.0.0.1' */
+  host?: string;
+  /** Token of the admin API. @default a random token, readable as `adminToken` */
+  adminToken?: string;
+  /**
+   * Persist every change to this JSON file (atomically) and load it on start.
+   * When the file exists it wins over `seed`. @default no persistence
+   */
+  statePath?: string;
+  /** Interval of the stream's `: ping` keep-alive, in ms. @default 15000 */
+  pingIntervalMs?: number;
+  /** Patches kept per service for `Last-Event-ID` replay. @default 1000 */
+  historySize?: number;
+  /** Bytes a stream may have queued before the server drops it as a slow consumer. @default 1048576 */
+  streamBufferBytes?: number;
+  /** Time source for flag schedules, quarantine and rate limits. @default the system clock */
+  clock?: Clock;
+  /** Where to log. @default silent */
+  logger?: LocalServerLogger;
+}
+
+/** Changes the local server's data in process, as the admin API would; each returns at once. */
+export interface LocalServerAdmin {
+  /** Creates a service or changes its kind; returns its revision. */
+  putService(slug: string, service?: { kind?: string }): number;
+  /** Issues a new key and returns it. */
+  createKey(slug: string, type: 'secret' | 'public'): string;
+  /** Revokes a key; its open streams end. */
+  revokeKey(slug: string, key: string): number;
+  /** Sets a config value; returns the new revision. */
+  setConfig(slug: string, key: string, value: ConfigValue): number;
+  /** Deletes a config value; returns the new revision. */
+  deleteConfig(slug: string, key: string): number;
+  /** Creates or replaces a flag; returns the new revision. */
+  setFlag(slug: string, key: string, flag: LocalServerFlagInput): number;
+  /** Deletes a flag; returns the new revision. */
+  deleteFlag(slug: string, key: string): number;
+  /** Adds a secret version. */
+  setSecret(slug: string, key: string, value: string, type?: 'text' | 'file'): SecretWriteResult;
+  /** Deletes every version of a secret; returns the new revision. */
+  deleteSecret(slug: string, key: string): number;
+  /** Deletes one version of a secret; returns the new revision. */
+  deleteSecretVersion(slug: string, key: string, version: number): number;
+  /** Changes the tenant's billing, add-on, quarantine or rate-limit settings. */
+  setTenant(tenant: Partial<TenantState>): Readonly<TenantState>;
+  /** The secret audit trail of a service (never values). */
+  audit(slug: string): readonly AuditEntry[];
+}
+
+/** One service as {@link LocalServer.services} lists it. */
+export interface LocalServiceSummary {
+  slug: string;
+  kind: string;
+  revision: number;
+  /** Active keys, secret and public. */
+  keys: string[];
+}
+
+/** A running local server. */
+export interface LocalServer {
+  /** `http://<host>:<port>`: the admin API's address. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** The admin API's bearer token. */
+  readonly adminToken: string;
+  /** In-process admin operations. */
+  readonly admin: LocalServerAdmin;
+  /** The service's `{base_url}`: `http://<slug>.localhost:<port>`. */
+  baseUrl(slug: string): string;
+  /** The service's first active secret key. */
+  secretKey(slug: string): string;
+  /** The service's first active public key. */
+  publicKey(slug: string): string;
+  /** The service's current revision. */
+  revision(slug: string): number;
+  /** Every service with its kind, revision and active keys. */
+  services(): LocalServiceSummary[];
+  /** Open streams and dropped slow consumers. */
+  stats(): StreamStats;
+  /** Ends open streams, stops timers, writes pending state and stops listening. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a complete Vane service on loopback.
+ *
+ * @example
+ * const server = await startLocalServer({ seed: 'vane.seed.json' });
+ * const client = await VaneClient.create({ baseUrl: server.baseUrl('shop'), apiKey: server.secretKey('shop') });
+ * server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
+ * await server.close();
+ */
+export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const stateFile = options.statePath
+    ? new StateFile(options.statePath, { onError: (e) => logger.error(`could not write state: ${e.message}`) })
+    : undefined;
+  const data = loadData(options, stateFile);
+  const hub = new StreamHub({
+    pingIntervalMs: options.pingIntervalMs ?? 15_000,
+    historySize: options.historySize ?? 1000,
+    bufferBytes: options.streamBufferBytes ?? 1024 * 1024,
+  });
+  let renderer: SnapshotRenderer | undefined;
+  const store = new Store(data, clock, {
+    change(change) {
+      const frame = (audience: Audience): string =>
+        sseFrame('patch', change.revision, JSON.stringify(renderer!.patch(change, audience)));
+      hub.publish(change.slug, {
+        base: change.base,
+        revision: change.revision,
+        frames: { secret: frame('secret'), public: frame('public') },
+      });
+    },
+    mutation: () => stateFile?.schedule(() => data),
+    keyRevoked: (identity) => hub.endWhere((c) => c.key === identity.key),
+    // Streams must not outlive the right to them: the reconnect meets the 402 or 429.
+    tenantChanged: () => {
+      if (store.billingOverdue() || store.quarantinedUntil()) hub.endWhere(() => true);
+    },
+  });
+  renderer = new SnapshotRenderer(store);
+  const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
+  const ctx: ServerContext = { store, renderer, hub, limiter: new KeyRateLimiter(), clock, adminToken };
+
+  const server = createServer({ noDelay: true, requireHostHeader: false }, createRequestHandler(ctx, logger));
+  try {
+    await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  const address = server.address() as AddressInfo;
+  const host = options.host ?? '127.0.0.1';
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+
+  const firstKey = (slug: string, prefix: string): string => {
+    const service = store.service(slug);
+    const key = service?.keys.find((k) => k.startsWith(prefix));
+    if (!key) throw new Error(`service "${slug}" has no active ${prefix === 'svs_' ? 'secret' : 'public'} key`);
+    return key;
+  };
+  const requireService = (slug: string) => {
+    const service = store.service(slug);
+    if (!service) throw new Error(`no service named "${slug}"`);
+    return service;
+  };
+
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    host,
+    port: address.port,
+    adminToken,
+    admin: {
+      putService: (slug, service = {}) => store.putService(slug, service.kind ?? 'backend'),
+      createKey: (slug, type) => store.createKey(slug, type),
+      revokeKey: (slug, key) => store.revokeKey(slug, key),
+      setConfig: (slug, key, value) => store.setConfig(slug, key, value),
+      deleteConfig: (slug, key) => store.deleteConfig(slug, key),
+      setFlag: (slug, key, flag) => store.setFlag(slug, key, flag),
+      deleteFlag: (slug, key) => store.deleteFlag(slug, key),
+      setSecret: (slug, key, value, type) => store.setSecret(slug, key, value, type, 'admin'),
+      deleteSecret: (slug, key) => store.deleteSecret(slug, key, 'admin'),
+      deleteSecretVersion: (slug, key, version) => store.deleteSecretVersion(slug, key, version, 'admin'),
+      setTenant: (tenant) => store.setTenant(tenant),
+      audit: (slug) => requireService(slug).audit,
+    },
+    baseUrl: (slug) => `http://${slug}.localhost:${address.port}`,
+    secretKey: (slug) => firstKey(slug, 'svs_'),
+    publicKey: (slug) => firstKey(slug, 'svp_'),
+    revision: (slug) => requireService(slug).revision,
+    services: () =>
+      store.slugs().map((slug) => {
+        const service = store.service(slug)!;
+        return { slug, kind: service.kind, revision: service.revision, keys: [...service.keys] };
+      }),
+    stats: () => hub.stats(),
+    close: () =>
+      (closing ??= (async () => {
+        hub.close();
+        store.close();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await stateFile?.flush();
+      })()),
+  };
+}
+
+function loadData(options: LocalServerOptions, stateFile: StateFile | undefined): ServerData {
+  const saved = stateFile?.load();
+  if (saved) {
+    // Flags may have turned while the server was down: a new revision makes every client re-check.
+    for (const service of saved.services.values()) service.revision += 1;
+    stateFile!.schedule(() => saved);
+    return saved;
+  }
+  let data: ServerData;
+  if (typeof options.seed === 'string') data = readServerDataFile(options.seed);
+  else if (options.seed) data = parseServerData(options.seed, 'seed');
+  else data = { tenant: { ...DEFAULT_TENANT }, services: new Map() };
+  if (options.statePath && !existsSync(options.statePath)) stateFile?.schedule(() => data);
+  return data;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error): void => reject(error);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}

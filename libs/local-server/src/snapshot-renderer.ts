@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import type { ConfigValue, ServiceData } from './model.js';
+import { currentVersion, type Store, type StoreChange } from './store.js';
+
+/** Which view of a service a caller gets: secret keys see secrets, public keys never do. */
+export type Audience = 'secret' | 'public';
+
+/** A flag as the wire shows it (PROTOCOL §5). */
+export interface FlagView {
+  is_enabled: boolean;
+  starts_at: string | null;
+  ends_at: string | null;
+  is_active: boolean;
+}
+
+/** A secret as the wire shows it (PROTOCOL §5). */
+export interface SecretView {
+  type: 'text' | 'file';
+  value: string;
+  version: number;
+}
+
+/** The `data` of a `patch` event (PROTOCOL §6). */
+export interface PatchBody {
+  base: number;
+  revision: number;
+  service?: { slug: string; kind: string };
+  configs?: Record<string, ConfigValue>;
+  flags?: Record<string, FlagView>;
+  secrets?: Record<string, SecretView>;
+  deleted?: { configs?: string[]; flags?: string[]; secrets?: string[] };
+}
+
+/** A rendered `/v1/sync` answer. */
+export interface RenderedSnapshot {
+  readonly revision: number;
+  readonly body: Buffer;
+  /** Strong validator over exactly `body`. */
+  readonly etag: string;
+}
+
+/**
+ * Renders snapshots and patches for each audience. A snapshot is rendered
+ * once per revision and audience and then served from memory, so the 304 and
+ * 200 paths cost a lookup and a write.
+ */
+export class SnapshotRenderer {
+  private readonly cache = new Map<string, RenderedSnapshot>();
+
+  constructor(private readonly store: Store) {}
+
+  /** The snapshot of `slug` for `audience` at the current revision. */
+  snapshot(slug: string, audience: Audience): RenderedSnapshot {
+    const service = this.store.service(slug)!;
+    const cacheKey = `${audience}\u0000${slug}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached && cached.revision === service.revision) return cached;
+    const body = Buffer.from(JSON.stringify(this.snapshotBody(slug, service, audience)));
+    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 43)}"`;
+    const rendered: RenderedSnapshot = { revision: service.revision, body, etag };
+    this.cache.set(cacheKey, rendered);
+    return rendered;
+  }
+
+  /** The patch that takes an `audience` client from `change.base` to `change.revision`. */
+  patch(change: StoreChange, audience: Audience): PatchBody {
+    const service = this.store.service(change.slug)!;
+    const patch: PatchBody = { base: change.base, revision: change.revision };
+    const deleted: NonNullable<PatchBody['deleted']> = {};
+    const { changes } = change;
+    if (changes.service) patch.service = { slug: change.slug, kind: service.kind };
+
+    for (const key of changes.configs) {
+      if (service.configs.has(key)) (patch.configs ??= {})[key] = service.configs.get(key)!;
+      else (deleted.configs ??= []).push(key);
+    }
+    for (const key of changes.flags) {
+      const flag = this.flagView(change.slug, service, key);
+      if (flag) (patch.flags ??= {})[key] = flag;
+      else (deleted.flags ??= []).push(key);
+    }
+    // A frontend service serves no secrets; only the switch to or from frontend concerns secret keys then.
+    if (audience === 'secret' && (service.kind !== 'frontend' || changes.service)) {
+      const visible = service.kind !== 'frontend';
+      for (const key of changes.secrets) {
+        const secret = visible ? this.secretView(service, key) : undefined;
+        if (secret) (patch.secrets ??= {})[key] = secret;
+        else (deleted.secrets ??= []).push(key);
+      }
+    }
+    if (deleted.configs || deleted.flags || deleted.secrets) patch.deleted = deleted;
+    return patch;
+  }
+
+  private snapshotBody(slug: string, service: ServiceData, audience: Audience): Record<string, unknown> {
+    const configs: Record<string, ConfigValue> = {};
+    for (const [key, value] of service.configs) configs[key] = value;
+    const flags: Record<string, FlagView> = {};
+    for (const key of service.flags.keys()) flags[key] = this.flagView(slug, service, key)!;
+    const body: Record<string, unknown> = {
+      service: { slug, kind: service.kind },
+      revision: service.revision,
+      configs,
+      flags,
+    };
+    if (audience === 'secret' && service.kind !== 'frontend') {
+      const secrets: Record<string, SecretView> = {};
+      for (const key of service.secrets.keys()) secrets[key] = this.secretView(service, key)!;
+      body['secrets'] = secrets;
+    }
+    return body;
+  }
+
+  private flagView(slug: string, service: ServiceData, key: string): FlagView | undefined {
+    const flag = service.flags.get(key);
+    if (!flag) return undefined;
+    return {
+      is_enabled: flag.is_enabled,
+      starts_at: flag.starts_at,
+      ends_at: flag.ends_at,
+      is_active: this.store.isActive(slug, key),
+    };
+  }
+
+  private secretView(service: ServiceData, key: string): SecretView | undefined {
+    const record = service.secrets.get(key);
+    if (!record) return undefined;
+    const current = currentVersion(record);
+    return { type: record.type, value: current.value, version: current.version };
+  }
+}

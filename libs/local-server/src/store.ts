@@ -1,0 +1,401 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock, TimerHandle } from './clock.js';
+import { HttpError } from './http/http-error.js';
+import type {
+  AuditAction,
+  AuditEntry,
+  ConfigValue,
+  FlagDefinition,
+  SecretRecord,
+  SecretType,
+  ServerData,
+  ServiceData,
+  TenantState,
+} from './model.js';
+import {
+  parseConfigValue,
+  parseFlagDefinition,
+  parseKey,
+  parseSecretType,
+  parseServiceKind,
+  parseTenantPatch,
+} from './validation.js';
+
+/** Which of a service's values one revision touched. */
+export interface ChangeSet {
+  /** The service record itself (its kind) changed. */
+  readonly service: boolean;
+  readonly configs: ReadonlySet<string>;
+  readonly flags: ReadonlySet<string>;
+  readonly secrets: ReadonlySet<string>;
+}
+
+/** One committed revision of one service. */
+export interface StoreChange {
+  readonly slug: string;
+  readonly base: number;
+  readonly revision: number;
+  readonly changes: ChangeSet;
+}
+
+/** Who a static key belongs to. */
+export interface KeyIdentity {
+  readonly slug: string;
+  readonly key: string;
+  readonly type: 'secret' | 'public';
+  revoked: boolean;
+}
+
+/** The outcome of a secret write. */
+export interface SecretWriteResult {
+  revision: number;
+  key: string;
+  type: SecretType;
+  version: number;
+}
+
+/** Listeners the store calls synchronously after each mutation. */
+export interface StoreListeners {
+  /** A service got a new revision. */
+  change?(change: StoreChange): void;
+  /** Anything at all changed (keys, tenant, audit included): time to persist. */
+  mutation?(): void;
+  /** A key was revoked. */
+  keyRevoked?(identity: KeyIdentity): void;
+  /** The tenant's settings changed. */
+  tenantChanged?(tenant: Readonly<TenantState>): void;
+}
+
+const SLUG_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const EMPTY: ReadonlySet<string> = new Set();
+
+/** `is_active` exactly as PROTOCOL §5 defines it. */
+export function computeIsActive(flag: FlagDefinition, nowMs: number): boolean {
+  if (!flag.is_enabled) return false;
+  if (flag.starts_at !== null && nowMs < Date.parse(flag.starts_at)) return false;
+  if (flag.ends_at !== null && nowMs >= Date.parse(flag.ends_at)) return false;
+  return true;
+}
+
+/** A key shown as `svs_…abcd`: enough to tell keys apart, too little to use one. */
+export function redactKey(key: string): string {
+  return `${key.slice(0, 4)}…${key.length > 12 ? key.slice(-4) : ''}`;
+}
+
+/** The value a secret serves: its highest remaining version. */
+export function currentVersion(record: SecretRecord): SecretRecord['versions'][number] {
+  return record.versions[record.versions.length - 1]!;
+}
+
+/**
+ * The local server's state and every way to change it. All mutations validate
+ * their whole input before touching anything, commit one revision, and tell
+ * the listeners synchronously, so a stream sees a change before the admin call
+ * that made it returns.
+ */
+export class Store {
+  private readonly keyIndex = new Map<string, KeyIdentity>();
+  /** The `is_active` each flag was last published with, per service. */
+  private readonly published = new Map<string, Map<string, boolean>>();
+  private readonly boundaryTimers = new Map<string, TimerHandle>();
+  private closed = false;
+
+  constructor(
+    readonly data: ServerData,
+    private readonly clock: Clock,
+    private readonly listeners: StoreListeners = {},
+  ) {
+    for (const [slug, service] of data.services) {
+      this.indexKeys(slug, service);
+      this.published.set(slug, this.computeActive(service));
+      this.scheduleNextBoundary(slug);
+    }
+  }
+
+  /** The tenant's settings. */
+  get tenant(): Readonly<TenantState> {
+    return this.data.tenant;
+  }
+
+  /** The service with this slug, if any. */
+  service(slug: string): ServiceData | undefined {
+    return this.data.services.get(slug);
+  }
+
+  /** Every slug, in creation order. */
+  slugs(): string[] {
+    return [...this.data.services.keys()];
+  }
+
+  /** Who a key is, if it authenticates for `slug`; undefined for unknown, revoked or another service's keys. */
+  authenticate(slug: string, key: string): KeyIdentity | undefined {
+    const identity = this.keyIndex.get(key);
+    if (!identity || identity.revoked || identity.slug !== slug) return undefined;
+    return identity;
+  }
+
+  /** The `is_active` of a flag as last published. */
+  isActive(slug: string, flagKey: string): boolean {
+    return this.published.get(slug)?.get(flagKey) ?? false;
+  }
+
+  /** Creates a service, or changes its kind. */
+  putService(slug: string, kindInput: unknown): number {
+    if (!SLUG_PATTERN.test(slug)) {
+      throw HttpError.invalid('slug: use 1–63 characters of a-z, 0-9 and "-", not starting or ending with "-"');
+    }
+    const kind = parseServiceKind(kindInput, 'kind');
+    const existing = this.data.services.get(slug);
+    if (!existing) {
+      const service: ServiceData = {
+        kind,
+        keys: [],
+        revoked_keys: [],
+        configs: new Map(),
+        flags: new Map(),
+        secrets: new Map(),
+        next_versions: new Map(),
+        revision: 1,
+        audit: [],
+      };
+      this.data.services.set(slug, service);
+      this.published.set(slug, new Map());
+      this.listeners.mutation?.();
+      return service.revision;
+    }
+    if (existing.kind === kind) return existing.revision;
+    existing.kind = kind;
+    // Secrets appear or disappear for secret keys when a service becomes, or stops being, frontend.
+    return this.commit(slug, { service: true, configs: EMPTY, flags: EMPTY, secrets: new Set(existing.secrets.keys()) });
+  }
+
+  /** Issues a new key of the given type for a service. */
+  createKey(slug: string, type: 'secret' | 'public'): string {
+    const service = this.requireService(slug);
+    const key = `${type === 'secret' ? 'svs' : 'svp'}_${slug.replace(/-/g, '_')}_${randomBytes(18).toString('base64url')}`;
+    service.keys.push(key);
+    this.keyIndex.set(key, { slug, key, type, revoked: false });
+    this.listeners.mutation?.();
+    return key;
+  }
+
+  /** Revokes a key of a service; it answers 401 from now on and its open streams end. */
+  revokeKey(slug: string, key: string): number {
+    const service = this.requireService(slug);
+    const identity = this.keyIndex.get(key);
+    if (!identity || identity.slug !== slug) throw HttpError.notFound(`service "${slug}" has no such key`);
+    if (!identity.revoked) {
+      identity.revoked = true;
+      service.keys = service.keys.filter((k) => k !== key);
+      service.revoked_keys.push(key);
+      this.listeners.mutation?.();
+      this.listeners.keyRevoked?.(identity);
+    }
+    return service.revision;
+  }
+
+  /** Sets a config value. */
+  setConfig(slug: string, keyInput: unknown, valueInput: unknown): number {
+    const service = this.requireService(slug);
+    const key = parseKey(keyInput, 'key', 'config');
+    const value: ConfigValue = parseConfigValue(valueInput, 'value');
+    if (service.configs.has(key) && sameJson(service.configs.get(key), value)) return service.revision;
+    service.configs.set(key, value);
+    return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY });
+  }
+
+  /** Deletes a config value. */
+  deleteConfig(slug: string, key: string): number {
+    const service = this.requireService(slug);
+    if (!service.configs.delete(key)) throw HttpError.notFound(`service "${slug}" has no config "${key}"`);
+    return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY });
+  }
+
+  /** Creates or replaces a flag; its `is_active` and schedule are recomputed. */
+  setFlag(slug: string, keyInput: unknown, flagInput: unknown): number {
+    const service = this.requireService(slug);
+    const key = parseKey(keyInput, 'key', 'flag');
+    const flag = parseFlagDefinition(flagInput, 'flag');
+    if (service.flags.has(key) && sameJson(service.flags.get(key), flag)) return service.revision;
+    service.flags.set(key, flag);
+    this.published.get(slug)!.set(key, computeIsActive(flag, this.clock.now()));
+    const revision = this.commit(slug, { service: false, configs: EMPTY, flags: new Set([key]), secrets: EMPTY });
+    this.scheduleNextBoundary(slug);
+    return revision;
+  }
+
+  /** Deletes a flag. */
+  deleteFlag(slug: string, key: string): number {
+    const service = this.requireService(slug);
+    if (!service.flags.delete(key)) throw HttpError.notFound(`service "${slug}" has no flag "${key}"`);
+    this.published.get(slug)!.delete(key);
+    const revision = this.commit(slug, { service: false, configs: EMPTY, flags: new Set([key]), secrets: EMPTY });
+    this.scheduleNextBoundary(slug);
+    return revision;
+  }
+
+  /** Adds a new version of a secret (creating the secret if needed). */
+  setSecret(slug: string, keyInput: unknown, valueInput: unknown, typeInput: unknown, actor: string): SecretWriteResult {
+    const service = this.requireService(slug);
+    const key = parseKey(keyInput, 'key', 'secret');
+    if (typeof valueInput !== 'string') {
+      throw HttpError.invalid(`value: expected a string, received ${describeType(valueInput)}`);
+    }
+    const type = parseSecretType(typeInput, 'type');
+    const record = service.secrets.get(key);
+    const highest = record ? currentVersion(record).version : 0;
+    const version = Math.max(service.next_versions.get(key) ?? 1, highest + 1);
+    const entry = { version, value: valueInput, created_at: this.isoNow() };
+    if (record) {
+      record.type = type;
+      record.versions.push(entry);
+    } else {
+      service.secrets.set(key, { type, versions: [entry] });
+    }
+    service.next_versions.set(key, version + 1);
+    this.audit(service, 'secret.set', key, version, actor);
+    const revision = this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) });
+    return { revision, key, type, version };
+  }
+
+  /** Deletes every version of a secret. */
+  deleteSecret(slug: string, key: string, actor: string): number {
+    const service = this.requireService(slug);
+    if (!service.secrets.delete(key)) throw HttpError.notFound(`service "${slug}" has no secret "${key}"`);
+    this.audit(service, 'secret.delete', key, null, actor);
+    return this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) });
+  }
+
+  /** Deletes one version of a secret; deleting the last one deletes the secret. */
+  deleteSecretVersion(slug: string, key: string, version: number, actor: string): number {
+    const service = this.requireService(slug);
+    const record = service.secrets.get(key);
+    if (!record) throw HttpError.notFound(`service "${slug}" has no secret "${key}"`);
+    const index = record.versions.findIndex((v) => v.version === version);
+    if (index === -1) throw HttpError.notFound(`secret "${key}" has no version ${version}`);
+    record.versions.splice(index, 1);
+    if (record.versions.length === 0) service.secrets.delete(key);
+    this.audit(service, 'secret.version.delete', key, version, actor);
+    return this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) });
+  }
+
+  /** Changes any of the tenant's settings. */
+  setTenant(patchInput: unknown): Readonly<TenantState> {
+    const patch = parseTenantPatch(patchInput, 'tenant');
+    Object.assign(this.data.tenant, patch);
+    this.listeners.mutation?.();
+    this.listeners.tenantChanged?.(this.data.tenant);
+    return this.data.tenant;
+  }
+
+  /** Whether the tenant's invoices are overdue by more than 14 days. */
+  billingOverdue(): boolean {
+    return this.data.tenant.overdue_days > 14;
+  }
+
+  /** The end of the tenant's quarantine if it is in force now. */
+  quarantinedUntil(): string | undefined {
+    const until = this.data.tenant.quarantined_until;
+    return until !== null && Date.parse(until) > this.clock.now() ? until : undefined;
+  }
+
+  /** Stops the flag schedule timers. */
+  close(): void {
+    this.closed = true;
+    for (const timer of this.boundaryTimers.values()) timer.cancel();
+    this.boundaryTimers.clear();
+  }
+
+  private requireService(slug: string): ServiceData {
+    const service = this.data.services.get(slug);
+    if (!service) throw HttpError.notFound(`no service named "${slug}"`);
+    return service;
+  }
+
+  private commit(slug: string, changes: ChangeSet): number {
+    const service = this.data.services.get(slug)!;
+    const base = service.revision;
+    service.revision = base + 1;
+    this.listeners.change?.({ slug, base, revision: service.revision, changes });
+    this.listeners.mutation?.();
+    return service.revision;
+  }
+
+  private audit(service: ServiceData, action: AuditAction, key: string, version: number | null, actor: string): void {
+    const entry: AuditEntry = { at: this.isoNow(), action, key, version, actor };
+    service.audit.push(entry);
+  }
+
+  private indexKeys(slug: string, service: ServiceData): void {
+    for (const key of service.keys) this.keyIndex.set(key, { slug, key, type: keyType(key), revoked: false });
+    for (const key of service.revoked_keys) this.keyIndex.set(key, { slug, key, type: keyType(key), revoked: true });
+  }
+
+  private computeActive(service: ServiceData): Map<string, boolean> {
+    const now = this.clock.now();
+    const active = new Map<string, boolean>();
+    for (const [key, flag] of service.flags) active.set(key, computeIsActive(flag, now));
+    return active;
+  }
+
+  /**
+   * Arms one timer for the service's next `starts_at`/`ends_at` boundary, so a
+   * flag turns at that moment with a revision and a patch, and nothing polls.
+   */
+  private scheduleNextBoundary(slug: string): void {
+    this.boundaryTimers.get(slug)?.cancel();
+    this.boundaryTimers.delete(slug);
+    if (this.closed) return;
+    const service = this.data.services.get(slug)!;
+    const now = this.clock.now();
+    let next = Infinity;
+    for (const flag of service.flags.values()) {
+      for (const boundary of [flag.starts_at, flag.ends_at]) {
+        if (boundary === null) continue;
+        const at = Date.parse(boundary);
+        if (at > now && at < next) next = at;
+      }
+    }
+    if (next === Infinity) return;
+    this.boundaryTimers.set(
+      slug,
+      this.clock.setTimer(() => this.onBoundary(slug), next - now),
+    );
+  }
+
+  private onBoundary(slug: string): void {
+    this.boundaryTimers.delete(slug);
+    const service = this.data.services.get(slug);
+    if (!service || this.closed) return;
+    const published = this.published.get(slug)!;
+    const fresh = this.computeActive(service);
+    const turned = new Set<string>();
+    for (const [key, active] of fresh) {
+      if (published.get(key) !== active) turned.add(key);
+    }
+    this.published.set(slug, fresh);
+    if (turned.size > 0) this.commit(slug, { service: false, configs: EMPTY, flags: turned, secrets: EMPTY });
+    this.scheduleNextBoundary(slug);
+  }
+
+  private isoNow(): string {
+    return new Date(this.clock.now()).toISOString().replace('.000Z', 'Z');
+  }
+}
+
+function keyType(key: string): 'secret' | 'public' {
+  return key.startsWith('svs_') ? 'secret' : 'public';
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Names a JSON value's type for an error message, without showing the value. */
+export function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (value === undefined) return 'nothing';
+  const type = typeof value;
+  return type === 'object' ? 'an object' : `a ${type}`;
+}

@@ -1,0 +1,152 @@
+import type { ServerResponse } from 'node:http';
+import type { Audience } from './snapshot-renderer.js';
+
+/** Settings of the SSE fan-out. */
+export interface StreamHubOptions {
+  /** Interval of the `: ping` keep-alive comment, in ms. */
+  pingIntervalMs: number;
+  /** Patches kept per service for `Last-Event-ID` replay. */
+  historySize: number;
+  /** Bytes a connection may have queued before it is dropped as a slow consumer. */
+  bufferBytes: number;
+}
+
+/** One revision's `patch` event, rendered once for each audience. */
+export interface PublishedPatch {
+  readonly base: number;
+  readonly revision: number;
+  readonly frames: Readonly<Record<Audience, string>>;
+}
+
+/** One open `/v1/stream` connection. */
+export interface StreamConnection {
+  readonly slug: string;
+  readonly audience: Audience;
+  /** The static key it authenticated with. */
+  readonly key: string;
+  readonly res: ServerResponse;
+}
+
+/** Counters for tests and benchmarks. */
+export interface StreamStats {
+  /** Connections open now. */
+  streams: number;
+  /** Connections dropped because they did not read fast enough. */
+  droppedSlowConsumers: number;
+}
+
+/** Formats one SSE event. `data` must be a single line (JSON.stringify guarantees it). */
+export function sseFrame(event: string, id: number, data: string): string {
+  return `id: ${id}\nevent: ${event}\ndata: ${data}\n\n`;
+}
+
+const PING_FRAME = ': ping\n\n';
+
+/**
+ * Fans patches out to every open stream of a service, keeps a bounded history
+ * for `Last-Event-ID` replay, sends keep-alives, and drops connections that
+ * stop reading, so a slow consumer costs a bounded amount of memory.
+ */
+export class StreamHub {
+  private readonly bySlug = new Map<string, Set<StreamConnection>>();
+  private readonly history = new Map<string, PublishedPatch[]>();
+  private pingTimer: NodeJS.Timeout | undefined;
+  private count = 0;
+  private dropped = 0;
+
+  constructor(private readonly options: StreamHubOptions) {}
+
+  /**
+   * Starts the event stream on `res`: the patches after `lastEventId` when the
+   * history still holds them, then a `resync` naming the current revision.
+   */
+  open(connection: StreamConnection, currentRevision: number, lastEventId: number | undefined): void {
+    const { res } = connection;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    let set = this.bySlug.get(connection.slug);
+    if (!set) this.bySlug.set(connection.slug, (set = new Set()));
+    set.add(connection);
+    this.count++;
+    res.once('close', () => this.remove(connection));
+    this.startPings();
+
+    let initial = '';
+    if (lastEventId !== undefined && lastEventId !== currentRevision) {
+      const replay = this.replayable(connection.slug, lastEventId, currentRevision);
+      if (replay) initial = replay.map((p) => p.frames[connection.audience]).join('');
+    }
+    initial += sseFrame('resync', currentRevision, JSON.stringify({ revision: currentRevision }));
+    this.write(connection, initial);
+  }
+
+  /** Records a revision's patch and sends it to every open stream of the service. */
+  publish(slug: string, patch: PublishedPatch): void {
+    let history = this.history.get(slug);
+    if (!history) this.history.set(slug, (history = []));
+    history.push(patch);
+    if (history.length > this.options.historySize) history.splice(0, history.length - this.options.historySize);
+    const set = this.bySlug.get(slug);
+    if (!set) return;
+    for (const connection of set) this.write(connection, patch.frames[connection.audience]);
+  }
+
+  /** Ends every stream for which `predicate` holds (the client reconnects and meets the new rules). */
+  endWhere(predicate: (connection: StreamConnection) => boolean): void {
+    for (const set of this.bySlug.values()) {
+      for (const connection of set) if (predicate(connection)) connection.res.end();
+    }
+  }
+
+  /** Ends every stream and stops the keep-alives. */
+  close(): void {
+    this.endWhere(() => true);
+    this.stopPings();
+  }
+
+  /** Current counters. */
+  stats(): StreamStats {
+    return { streams: this.count, droppedSlowConsumers: this.dropped };
+  }
+
+  private replayable(slug: string, lastEventId: number, currentRevision: number): PublishedPatch[] | undefined {
+    const history = this.history.get(slug);
+    if (!history || lastEventId > currentRevision) return undefined;
+    const start = history.findIndex((p) => p.base === lastEventId);
+    if (start === -1) return undefined;
+    const replay = history.slice(start);
+    return replay[replay.length - 1]?.revision === currentRevision ? replay : undefined;
+  }
+
+  private write(connection: StreamConnection, text: string): void {
+    const { res } = connection;
+    if (res.destroyed || res.writableEnded) return;
+    res.write(text);
+    if (res.writableLength > this.options.bufferBytes) {
+      this.dropped++;
+      res.destroy();
+    }
+  }
+
+  private remove(connection: StreamConnection): void {
+    const set = this.bySlug.get(connection.slug);
+    if (set?.delete(connection)) this.count--;
+    if (this.count === 0) this.stopPings();
+  }
+
+  private startPings(): void {
+    if (this.pingTimer) return;
+    this.pingTimer = setInterval(() => {
+      for (const set of this.bySlug.values()) for (const connection of set) this.write(connection, PING_FRAME);
+    }, this.options.pingIntervalMs);
+  }
+
+  private stopPings(): void {
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.pingTimer = undefined;
+  }
+}
