@@ -1,0 +1,545 @@
+/**
+ * Seed and state files (PROTOCOL §11): reading either into {@link ServerData},
+ * and writing the richer state form back.
+ *
+ * The seed form is what people write: secrets as `{type, value}` or
+ * `{type, versions: ["v1", "v2"]}`. The state form, written by
+ * {@link serializeServerData}, has the same top-level shape plus per service
+ * `revision`, `audit`, `next_versions`, and secrets as
+ * `{type, versions: [{version, value, created_at}]}`. Both forms are accepted
+ * everywhere; a state file is a valid seed.
+ */
+import { readFileSync } from 'node:fs';
+import { appendJsonPath } from './json-path.js';
+import {
+  DEFAULT_TENANT,
+  type AbRule,
+  type AuditAction,
+  type AuditEntry,
+  type ConfigValue,
+  type FlagDefinition,
+  type JsonValue,
+  type SecretRecord,
+  type SecretVersion,
+  type ServerData,
+  type ServiceData,
+  type TenantState,
+} from './model.js';
+import {
+  ValidationError,
+  describeType,
+  formatTimestamp,
+  parseApiKey,
+  parseConfigValue,
+  parseFlagDefinition,
+  parseInteger,
+  parseKey,
+  parseObject,
+  parseSecretType,
+  parseServiceKind,
+  parseSlug,
+  parseString,
+  parseTenantPatch,
+  parseTimestamp,
+  rejectUnknownMembers,
+} from './validation.js';
+
+/**
+ * A seed or state file that cannot be used. The message is
+ * `<file>: <JSON path>: <problem>` and never contains a secret value or an
+ * API key; match on {@link SeedError.code}.
+ */
+export class SeedError extends Error {
+  /** Stable error code. */
+  readonly code = 'invalid_seed';
+  /** The file (or other source name) that was read. */
+  readonly file: string;
+  /** JSON path of the offending value, e.g. `services.shop.keys[1]`; empty when the whole file is at fault. */
+  readonly path: string;
+  /** What was wrong, without file and path. */
+  readonly problem: string;
+
+  constructor(file: string, path: string, problem: string, options?: { cause?: unknown }) {
+    super(path === '' ? `${file}: ${problem}` : `${file}: ${path}: ${problem}`, options);
+    this.name = 'SeedError';
+    this.file = file;
+    this.path = path;
+    this.problem = problem;
+  }
+}
+
+/** Options of {@link parseServerData} and the functions built on it. */
+export interface ParseServerDataOptions {
+  /**
+   * The `created_at` given to secret versions written in seed form (which
+   * carries no timestamps).
+   * @default new Date()
+   */
+  now?: Date;
+}
+
+const TOP_MEMBERS = ['tenant', 'services'];
+const SERVICE_MEMBERS = [
+  'kind',
+  'keys',
+  'revoked_keys',
+  'configs',
+  'flags',
+  'secrets',
+  'next_versions',
+  'revision',
+  'audit',
+];
+const SECRET_MEMBERS = ['type', 'value', 'versions'];
+const VERSION_MEMBERS = ['version', 'value', 'created_at'];
+const AUDIT_MEMBERS = ['at', 'action', 'key', 'version', 'actor'];
+const AUDIT_ACTIONS: ReadonlyArray<AuditAction> = ['secret.set', 'secret.delete', 'secret.version.delete'];
+
+/**
+ * Validates a parsed seed or state file and builds the server's data.
+ * Defaults: tenant members from `DEFAULT_TENANT`, `kind` `backend`, no keys,
+ * `revision` 1, `next_versions` one past each secret's highest version.
+ * Unknown members of the file, the tenant, a service, a secret or an audit
+ * entry are refused (a typo must not drop data); flag definitions ignore
+ * them, as the admin API does.
+ *
+ * @param source - the file name that starts every error message.
+ * @throws SeedError naming the JSON path that is wrong.
+ */
+export function parseServerData(json: unknown, source: string, options: ParseServerDataOptions = {}): ServerData {
+  try {
+    return buildServerData(json, formatTimestamp(options.now ?? new Date()));
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      throw new SeedError(source, error.path, error.problem, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Parses the text of a seed or state file. A JSON syntax error is reported
+ * with its line and column only, never with the surrounding text (it could
+ * be a secret).
+ *
+ * @throws SeedError naming `source`.
+ */
+export function parseServerDataJson(text: string, source: string, options: ParseServerDataOptions = {}): ServerData {
+  // Editors on some systems save a byte-order mark, which JSON.parse refuses.
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (error) {
+    throw new SeedError(source, '', describeJsonSyntaxError(body), { cause: error });
+  }
+  return parseServerData(json, source, options);
+}
+
+/**
+ * Reads and parses a seed or state file.
+ *
+ * @throws SeedError naming `file` when it cannot be read, is not JSON (with
+ *   line and column) or breaks a rule (with the JSON path); the underlying
+ *   error is its `cause`.
+ */
+export function readServerDataFile(file: string, options: ParseServerDataOptions = {}): ServerData {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new SeedError(file, '', `cannot read the file (${describeFsError(error)})`, { cause: error });
+  }
+  return parseServerDataJson(text, file, options);
+}
+
+/**
+ * Writes the server's data in state form, the JSON that
+ * {@link parseServerData} reads back into equal data.
+ */
+export function serializeServerData(data: ServerData): JsonValue {
+  const tenant: TenantState = data.tenant;
+  return {
+    tenant: {
+      overdue_days: tenant.overdue_days,
+      ab_addon: tenant.ab_addon,
+      quarantined_until: tenant.quarantined_until,
+      write_rate_per_minute: tenant.write_rate_per_minute,
+    },
+    // fromEntries defines own members, so a key such as `__proto__` stays data.
+    services: Object.fromEntries([...data.services].map(([slug, service]) => [slug, serializeService(service)])),
+  };
+}
+
+/** How a failed read is described: the error code and what it means. */
+export function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'ENOENT: no such file';
+    case 'EACCES':
+    case 'EPERM':
+      return `${code}: permission denied`;
+    case 'EISDIR':
+      return 'EISDIR: it is a directory';
+    case undefined:
+      return error instanceof Error ? error.message : String(error);
+    default:
+      return code;
+  }
+}
+
+function serializeService(service: ServiceData): JsonValue {
+  return {
+    kind: service.kind,
+    keys: [...service.keys],
+    revoked_keys: [...service.revoked_keys],
+    revision: service.revision,
+    configs: Object.fromEntries(service.configs),
+    flags: Object.fromEntries([...service.flags].map(([key, flag]) => [key, serializeFlag(flag)])),
+    secrets: Object.fromEntries(
+      [...service.secrets].map(([key, secret]) => [
+        key,
+        {
+          type: secret.type,
+          versions: secret.versions.map((v) => ({ version: v.version, value: v.value, created_at: v.created_at })),
+        },
+      ]),
+    ),
+    next_versions: Object.fromEntries(service.next_versions),
+    audit: service.audit.map((entry) => ({
+      at: entry.at,
+      action: entry.action,
+      key: entry.key,
+      version: entry.version,
+      actor: entry.actor,
+    })),
+  };
+}
+
+function serializeFlag(flag: FlagDefinition): JsonValue {
+  const out: { [key: string]: JsonValue } = {
+    is_enabled: flag.is_enabled,
+    starts_at: flag.starts_at,
+    ends_at: flag.ends_at,
+  };
+  if (flag.ab !== undefined) out['ab'] = serializeAbRule(flag.ab);
+  return out;
+}
+
+function serializeAbRule(rule: AbRule): JsonValue {
+  return {
+    percentage: rule.percentage,
+    salt: rule.salt,
+    cohorts: rule.cohorts.map((cohort) => ({
+      conditions: cohort.conditions.map((c) => ({ attribute: c.attribute, op: c.op, values: [...c.values] })),
+      percentage: cohort.percentage,
+    })),
+  };
+}
+
+function buildServerData(json: unknown, now: string): ServerData {
+  const root = parseObject(json, '');
+  rejectUnknownMembers(root, TOP_MEMBERS, '');
+  const tenant: TenantState = {
+    ...DEFAULT_TENANT,
+    ...(root['tenant'] === undefined ? {} : parseTenantPatch(root['tenant'], 'tenant')),
+  };
+  const services = new Map<string, ServiceData>();
+  const servicesJson = root['services'] === undefined ? {} : parseObject(root['services'], 'services');
+  // Where each key was first seen, so a second occurrence can point to it without echoing the key.
+  const keyOwners = new Map<string, string>();
+  for (const [slug, serviceJson] of Object.entries(servicesJson)) {
+    const path = appendJsonPath('services', slug);
+    parseSlug(slug, path);
+    services.set(slug, buildService(serviceJson, path, now, keyOwners));
+  }
+  return { tenant, services };
+}
+
+function buildService(json: unknown, path: string, now: string, keyOwners: Map<string, string>): ServiceData {
+  const object = parseObject(json, path);
+  rejectUnknownMembers(object, SERVICE_MEMBERS, path);
+  const at = (member: string): string => appendJsonPath(path, member);
+
+  const keys = buildKeys(object['keys'], at('keys'), keyOwners);
+  const revokedKeys = buildKeys(object['revoked_keys'], at('revoked_keys'), keyOwners);
+
+  const configs = new Map<string, ConfigValue>();
+  for (const [key, value] of optionalEntries(object['configs'], at('configs'))) {
+    const valuePath = appendJsonPath(at('configs'), key);
+    parseKey(key, valuePath, 'config');
+    configs.set(key, parseConfigValue(value, valuePath));
+  }
+
+  const flags = new Map<string, FlagDefinition>();
+  for (const [key, value] of optionalEntries(object['flags'], at('flags'))) {
+    const flagPath = appendJsonPath(at('flags'), key);
+    parseKey(key, flagPath, 'flag');
+    flags.set(key, parseFlagDefinition(value, flagPath));
+  }
+
+  const secrets = new Map<string, SecretRecord>();
+  for (const [key, value] of optionalEntries(object['secrets'], at('secrets'))) {
+    const secretPath = appendJsonPath(at('secrets'), key);
+    parseKey(key, secretPath, 'secret');
+    secrets.set(key, buildSecret(value, secretPath, now));
+  }
+
+  const nextVersions = new Map<string, number>();
+  for (const [key, value] of optionalEntries(object['next_versions'], at('next_versions'))) {
+    const versionPath = appendJsonPath(at('next_versions'), key);
+    parseKey(key, versionPath, 'secret');
+    nextVersions.set(key, parseInteger(value, versionPath, 1));
+  }
+  for (const [key, secret] of secrets) {
+    const minimum = secret.versions[secret.versions.length - 1]!.version + 1;
+    const next = nextVersions.get(key);
+    if (next === undefined) {
+      nextVersions.set(key, minimum);
+    } else if (next < minimum) {
+      fail(
+        appendJsonPath(at('next_versions'), key),
+        `must be at least ${minimum} (one past the secret's highest version), got ${next}`,
+      );
+    }
+  }
+
+  const auditJson = object['audit'] ?? [];
+  if (!Array.isArray(auditJson)) fail(at('audit'), `must be an array, got ${describeType(auditJson)}`);
+
+  return {
+    kind: object['kind'] === undefined ? 'backend' : parseServiceKind(object['kind'], at('kind')),
+    keys,
+    revoked_keys: revokedKeys,
+    configs,
+    flags,
+    secrets,
+    next_versions: nextVersions,
+    revision: object['revision'] === undefined ? 1 : parseInteger(object['revision'], at('revision'), 0),
+    audit: auditJson.map((entry, index) => buildAuditEntry(entry, appendJsonPath(at('audit'), index))),
+  };
+}
+
+function buildKeys(json: unknown, path: string, keyOwners: Map<string, string>): string[] {
+  if (json === undefined) return [];
+  if (!Array.isArray(json)) fail(path, `must be an array of API keys, got ${describeType(json)}`);
+  return json.map((value, index) => {
+    const keyPath = appendJsonPath(path, index);
+    const key = parseApiKey(value, keyPath);
+    const owner = keyOwners.get(key);
+    if (owner !== undefined) {
+      fail(keyPath, `this key already appears at ${owner}; a key belongs to one service and is either active or revoked`);
+    }
+    keyOwners.set(key, keyPath);
+    return key;
+  });
+}
+
+function buildSecret(json: unknown, path: string, now: string): SecretRecord {
+  const object = parseObject(json, path);
+  rejectUnknownMembers(object, SECRET_MEMBERS, path);
+  const type = parseSecretType(object['type'], appendJsonPath(path, 'type'));
+  const value = object['value'];
+  const versions = object['versions'];
+  if (value !== undefined && versions !== undefined) fail(path, 'has both "value" and "versions"; give one');
+  if (value !== undefined) {
+    return { type, versions: [{ version: 1, value: parseSecretValue(value, appendJsonPath(path, 'value')), created_at: now }] };
+  }
+  const versionsPath = appendJsonPath(path, 'versions');
+  if (versions === undefined) fail(path, 'needs "value" (a string) or "versions" (an array)');
+  if (!Array.isArray(versions)) fail(versionsPath, `must be an array, got ${describeType(versions)}`);
+  if (versions.length === 0) fail(versionsPath, 'must hold at least one version (deleting the last version deletes the secret)');
+  const seedForm = typeof versions[0] === 'string';
+  const parsed = versions.map((element, index): SecretVersion => {
+    const elementPath = appendJsonPath(versionsPath, index);
+    if (seedForm) {
+      return { version: index + 1, value: parseSecretValue(element, elementPath), created_at: now };
+    }
+    if (typeof element === 'string') {
+      fail(elementPath, 'must be an object like the versions before it ({"version", "value", "created_at"})');
+    }
+    return buildSecretVersion(element, elementPath);
+  });
+  parsed.forEach((version, index) => {
+    const previous = parsed[index - 1];
+    if (previous !== undefined && version.version <= previous.version) {
+      fail(
+        appendJsonPath(appendJsonPath(versionsPath, index), 'version'),
+        `versions must ascend; ${version.version} follows ${previous.version}`,
+      );
+    }
+  });
+  return { type, versions: parsed };
+}
+
+function buildSecretVersion(json: unknown, path: string): SecretVersion {
+  const object = parseObject(json, path);
+  rejectUnknownMembers(object, VERSION_MEMBERS, path);
+  const createdAt = parseTimestamp(object['created_at'], appendJsonPath(path, 'created_at'));
+  if (createdAt === null) fail(appendJsonPath(path, 'created_at'), 'must be a timestamp, got null');
+  return {
+    version: parseInteger(object['version'], appendJsonPath(path, 'version'), 1),
+    value: parseSecretValue(object['value'], appendJsonPath(path, 'value')),
+    created_at: createdAt,
+  };
+}
+
+function parseSecretValue(value: unknown, path: string): string {
+  if (typeof value !== 'string') fail(path, `a secret value must be a string, got ${describeType(value)}`);
+  return value;
+}
+
+function buildAuditEntry(json: unknown, path: string): AuditEntry {
+  const object = parseObject(json, path);
+  rejectUnknownMembers(object, AUDIT_MEMBERS, path);
+  const at = parseTimestamp(object['at'], appendJsonPath(path, 'at'));
+  if (at === null) fail(appendJsonPath(path, 'at'), 'must be a timestamp, got null');
+  const action = object['action'];
+  if (typeof action !== 'string' || !(AUDIT_ACTIONS as ReadonlyArray<string>).includes(action)) {
+    fail(appendJsonPath(path, 'action'), `must be one of ${AUDIT_ACTIONS.join(', ')}`);
+  }
+  const version = object['version'];
+  return {
+    at,
+    action: action as AuditAction,
+    key: parseKey(object['key'], appendJsonPath(path, 'key'), 'secret'),
+    version: version === null ? null : parseInteger(version, appendJsonPath(path, 'version'), 1),
+    actor: parseString(object['actor'], appendJsonPath(path, 'actor')),
+  };
+}
+
+function optionalEntries(json: unknown, path: string): Array<[string, unknown]> {
+  return json === undefined ? [] : Object.entries(parseObject(json, path));
+}
+
+function fail(path: string, problem: string): never {
+  throw new ValidationError(path, problem);
+}
+
+/**
+ * Finds where JSON.parse gave up, as `line L, column C` (1-based), and what
+ * it expected there. JSON.parse's own message is not used: V8 quotes the
+ * text around the error, which could be a secret.
+ */
+function describeJsonSyntaxError(text: string): string {
+  const error = findJsonSyntaxError(text);
+  if (error === undefined) return 'invalid JSON';
+  if (error.offset === 0 && text.trim() === '') return 'invalid JSON: the file is empty';
+  const before = text.slice(0, error.offset);
+  const line = before.split('\n').length;
+  const column = error.offset - before.lastIndexOf('\n');
+  return `invalid JSON at line ${line}, column ${column}: ${error.problem}`;
+}
+
+function describeChar(text: string, offset: number): string {
+  if (offset >= text.length) return 'the end of the file';
+  const code = text.codePointAt(offset)!;
+  return code > 0x20 && code < 0x7f ? JSON.stringify(String.fromCodePoint(code)) : `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** Scans `text` as JSON without recursion; returns the first error, or undefined when it is valid. */
+function findJsonSyntaxError(text: string): { offset: number; problem: string } | undefined {
+  let i = 0;
+  const stack: Array<'object' | 'array'> = [];
+  const skipSpace = (): void => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  };
+  const expected = (what: string): { offset: number; problem: string } => ({
+    offset: i,
+    problem: `expected ${what}, found ${describeChar(text, i)}`,
+  });
+  const scanString = (): { offset: number; problem: string } | undefined => {
+    const start = i;
+    i++;
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        i++;
+        return undefined;
+      }
+      if (c < 0x20) return { offset: i, problem: 'unescaped control character in a string' };
+      if (c === 0x5c) {
+        const escape = text[i + 1];
+        if (escape !== undefined && '"\\/bfnrt'.includes(escape)) {
+          i += 2;
+        } else if (escape === 'u' && /^[0-9A-Fa-f]{4}$/.test(text.slice(i + 2, i + 6))) {
+          i += 6;
+        } else {
+          return { offset: i, problem: 'invalid escape sequence in a string' };
+        }
+      } else {
+        i++;
+      }
+    }
+    return { offset: start, problem: 'unterminated string' };
+  };
+  const scanMemberName = (): { offset: number; problem: string } | undefined => {
+    skipSpace();
+    if (text[i] !== '"') return expected('a member name in double quotes');
+    const error = scanString();
+    if (error !== undefined) return error;
+    skipSpace();
+    if (text[i] !== ':') return expected('":"');
+    i++;
+    return undefined;
+  };
+
+  skipSpace();
+  for (;;) {
+    // Here a value must start.
+    skipSpace();
+    const c = text[i];
+    let opened = false;
+    if (c === '{' || c === '[') {
+      i++;
+      skipSpace();
+      if (text[i] === (c === '{' ? '}' : ']')) {
+        i++;
+      } else {
+        stack.push(c === '{' ? 'object' : 'array');
+        opened = true;
+        if (c === '{') {
+          const error = scanMemberName();
+          if (error !== undefined) return error;
+        }
+      }
+    } else if (c === '"') {
+      const error = scanString();
+      if (error !== undefined) return error;
+    } else if (c !== undefined && /[-0-9]/.test(c)) {
+      const number = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 1024));
+      if (number === null || number[0] === '-') return expected('a number');
+      i += number[0].length;
+    } else if (text.startsWith('true', i) || text.startsWith('null', i)) {
+      i += 4;
+    } else if (text.startsWith('false', i)) {
+      i += 5;
+    } else {
+      return expected('a value');
+    }
+    if (opened) continue;
+    // A value ended: close containers until a separator asks for the next value.
+    for (;;) {
+      skipSpace();
+      const top = stack[stack.length - 1];
+      if (top === undefined) {
+        return i < text.length ? expected('the end of the file after the JSON value') : undefined;
+      }
+      if (text[i] === ',') {
+        i++;
+        if (top === 'object') {
+          const error = scanMemberName();
+          if (error !== undefined) return error;
+        }
+        break;
+      }
+      if (text[i] === (top === 'object' ? '}' : ']')) {
+        stack.pop();
+        i++;
+        continue;
+      }
+      return expected(top === 'object' ? '"," or "}"' : '"," or "]"');
+    }
+  }
+}
