@@ -13,10 +13,11 @@ import { SeedError, describeFsError, parseServerDataJson, serializeServerData } 
 export interface StateFileOptions {
   /**
    * Receives the error of a write started by {@link StateFile.schedule} (or a
-   * snapshot that threw). Background writes never reject anywhere else.
+   * snapshot that threw; a thrown non-Error is wrapped in an Error).
+   * Background writes never reject anywhere else.
    * @default emits a process warning naming the file
    */
-  onError?: (error: unknown) => void;
+  onError?: (error: Error) => void;
 }
 
 /** Ends the name of temporary files, so a crash's leftovers are recognisable. */
@@ -34,7 +35,7 @@ const TEMP_SUFFIX = '.tmp';
 export class StateFile {
   /** The target file. */
   readonly path: string;
-  private readonly onError: (error: unknown) => void;
+  private readonly onError: (error: Error) => void;
   /** The latest snapshot scheduled and not yet taken by a write. */
   private pending: (() => ServerData) | undefined;
   /** Set while a background write is waiting for its turn or running. */
@@ -49,8 +50,7 @@ export class StateFile {
     this.onError =
       options.onError ??
       ((error) => {
-        const reason = error instanceof Error ? error.message : String(error);
-        process.emitWarning(`could not write the state file ${path}: ${reason}`, { code: 'VANE_STATE_FILE' });
+        process.emitWarning(`could not write the state file ${path}: ${error.message}`, { code: 'VANE_STATE_FILE' });
       });
   }
 
@@ -119,7 +119,7 @@ export class StateFile {
       try {
         await this.writeNow(snapshot());
       } catch (error) {
-        this.onError(error);
+        this.onError(error instanceof Error ? error : new Error(String(error)));
       }
     }
     this.draining = false;
