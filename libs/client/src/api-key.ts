@@ -1,0 +1,47 @@
+/**
+ * API keys: their type from the prefix, and the validation done before any request.
+ *
+ * @packageDocumentation
+ */
+import { InvalidArgumentError } from './errors.js';
+import { redactKey } from './redact.js';
+
+/**
+ * Type of the credential the client authenticates with: `sk` for a secret
+ * key (`svs_…`), `pk` for a public key (`svp_…`), `''` when only a
+ * workload-identity session is used.
+ */
+export type KeyType = 'sk' | 'pk' | '';
+
+/**
+ * The key type of an API key, from its prefix.
+ *
+ * @param key - an API key, or `undefined` when none is set.
+ * @returns `sk`, `pk`, or `''` for no key or an unknown prefix.
+ */
+export function keyTypeOf(key: string | undefined): KeyType {
+  if (key === undefined) return '';
+  if (key.startsWith('svs_')) return 'sk';
+  if (key.startsWith('svp_')) return 'pk';
+  return '';
+}
+
+/**
+ * Checks that an API key is well formed before any request: a string that
+ * starts with `svs_` or `svp_`, has something after the prefix, and holds
+ * only characters an HTTP header accepts.
+ *
+ * @param key - the value given as `apiKey`.
+ * @throws InvalidArgumentError - with the key redacted.
+ */
+export function assertValidApiKey(key: unknown): asserts key is string {
+  if (typeof key !== 'string') {
+    throw new InvalidArgumentError(`apiKey must be a string starting with "svs_" or "svp_" (got ${typeof key})`);
+  }
+  if (keyTypeOf(key) === '') {
+    throw new InvalidArgumentError(`apiKey must start with "svs_" (secret key) or "svp_" (public key); got "${redactKey(key)}"`);
+  }
+  if (key.length <= 4 || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new InvalidArgumentError(`apiKey "${redactKey(key)}" is malformed (empty after its prefix, or holds spaces or non-ASCII characters)`);
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * A quick connectivity check, without building a client.
+ *
+ * @packageDocumentation
+ */
+import type { Dispatcher } from 'undici';
+import type { Credentials } from './credentials.js';
+import { VaneError, type VaneErrorCode } from './errors.js';
+import { DEFAULTS, parseBaseUrl, resolveCredentials } from './options.js';
+import { ServiceHttp } from './service-http.js';
+import { systemClock, systemTimers } from './timers.js';
+import { createDefaultDispatcher, UndiciTransport, type Transport } from './transport.js';
+import { USER_AGENT } from './version.js';
+
+/** Options of {@link checkConnectivity}: the addressing and transport subset of the client's. */
+export interface ConnectivityOptions {
+  /** The service's base URL. */
+  baseUrl: string;
+  /** `svs_…` or `svp_…`. */
+  apiKey?: string;
+  /** Custom credentials instead of `apiKey`. */
+  credentials?: Credentials;
+  /** Timeout of the check, in milliseconds. @default 10000 */
+  timeoutMs?: number;
+  /** An undici dispatcher (proxy…); not closed by the check. */
+  dispatcher?: Dispatcher;
+  /** Replaces HTTP altogether. */
+  transport?: Transport;
+}
+
+/** Outcome of {@link checkConnectivity}. */
+export interface ConnectivityResult {
+  /** True when the key works on this service (200). */
+  readonly ok: boolean;
+  /** HTTP status, when the service answered. */
+  readonly status: number | undefined;
+  /** The error code of the failure (`VANE_UNAUTHORIZED`, `VANE_NOT_FOUND`, `VANE_TRANSPORT`…), when not ok. */
+  readonly code: VaneErrorCode | undefined;
+  /** What it means, for a person, with what to do. Never contains the key in clear. */
+  readonly message: string;
+}
+
+/**
+ * A plain `GET /v1/sync` with the key: 200 means the key works, 401 the key
+ * is wrong, 404 the slug is wrong. Never throws for those: returns a result
+ * with a message a person can act on. Throws `InvalidArgumentError` for
+ * malformed options (before any request).
+ */
+export async function checkConnectivity(options: ConnectivityOptions): Promise<ConnectivityResult> {
+  const baseUrl = parseBaseUrl(options.baseUrl);
+  const credentials = resolveCredentials(options);
+  const transport =
+    options.transport ??
+    new UndiciTransport(options.dispatcher ? { dispatcher: options.dispatcher, ownsDispatcher: false } : { dispatcher: createDefaultDispatcher(baseUrl), ownsDispatcher: true });
+  const http = new ServiceHttp({
+    baseUrl,
+    transport,
+    credentials,
+    timers: systemTimers,
+    clock: systemClock,
+    timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+    userAgent: USER_AGENT,
+  });
+  const who = credentials.describe();
+  try {
+    const answer = await http.fetch({ method: 'GET', path: 'v1/sync', operation: 'connectivity' });
+    if (answer.status === 200 || answer.status === 304) {
+      return { ok: true, status: answer.status, code: undefined, message: `key ${who} works on ${baseUrl.host}` };
+    }
+    const error = http.errorFor(answer.status, answer.text, answer.header, 'connectivity');
+    let message = error.message;
+    if (answer.status === 401) message = `key ${who} is wrong for ${baseUrl.host} (401): it is unknown, revoked, or belongs to another service; copy the key shown for this service in the console`;
+    if (answer.status === 404) message = `no service at ${baseUrl.host} (404): the slug in baseUrl is wrong; copy the base URL shown for this service in the console`;
+    return { ok: false, status: answer.status, code: error.code, message };
+  } catch (err) {
+    if (err instanceof VaneError) return { ok: false, status: undefined, code: err.code, message: err.message };
+    throw err;
+  } finally {
+    await transport.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * Typed errors of the Vane client. Every error extends {@link VaneError} and
+ * carries a stable string `code`: match on `code`, not on the class or the
+ * message, which are for people and may be reworded.
+ *
+ * No error built here ever carries an API key in clear (keys are redacted as
+ * `svs_…abcd`) or a secret value, in its message or anywhere on its `cause`
+ * chain: causes coming from the network stack are replaced by sanitised
+ * copies (see {@link TransportError}).
+ *
+ * @packageDocumentation
+ */
+
+/** Every stable error code the client can raise. */
+export type VaneErrorCode =
+  | 'VANE_UNAUTHORIZED'
+  | 'VANE_BILLING_OVERDUE'
+  | 'VANE_NOT_FOUND'
+  | 'VANE_RATE_LIMITED'
+  | 'VANE_QUARANTINED'
+  | 'VANE_ADDON_NOT_AVAILABLE'
+  | 'VANE_PUBLIC_KEY_SECRET_ACCESS'
+  | 'VANE_FRONTEND_SECRET_READ'
+  | 'VANE_SECRET_NOT_FOUND'
+  | 'VANE_WORKLOAD_IDENTITY_NOT_CONFIGURED'
+  | 'VANE_TOKEN_EXCHANGE_FAILED'
+  | 'VANE_SESSION_EXPIRED'
+  | 'VANE_TRANSPORT'
+  | 'VANE_INVALID_ARGUMENT'
+  | 'VANE_UNEXPECTED_RESPONSE'
+  | 'VANE_CLIENT_CLOSED';
+
+/** Options shared by every Vane error constructor. */
+export interface VaneErrorOptions {
+  /** The underlying error, already sanitised (never a raw network error). */
+  cause?: unknown;
+}
+
+/**
+ * Base class of every error raised by the Vane client.
+ *
+ * @example
+ * ```ts
+ * try { await VaneClient.create(options); }
+ * catch (err) { if (err instanceof VaneError && err.code === 'VANE_UNAUTHORIZED') … }
+ * ```
+ */
+export abstract class VaneError extends Error {
+  /** Stable, machine-readable code of the condition. */
+  abstract readonly code: VaneErrorCode;
+
+  protected constructor(message: string, options?: VaneErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+  }
+}
+
+/** Options of errors that come from an HTTP answer. */
+export interface HttpErrorOptions extends VaneErrorOptions {
+  /** The `error` member of the answer's body, when there was one. */
+  serverCode?: string;
+}
+
+/** Base of the errors that correspond to an HTTP status answered by the service. */
+export abstract class VaneHttpError extends VaneError {
+  /** The HTTP status the service answered. */
+  readonly status: number;
+  /** The `error` member of the service's error body (e.g. `"unauthorized"`), if any. */
+  readonly serverCode: string | undefined;
+
+  protected constructor(message: string, status: number, options?: HttpErrorOptions) {
+    super(message, options);
+    this.status = status;
+    this.serverCode = options?.serverCode;
+  }
+}
+
+/** 401: invalid, revoked or mismatched key (or an invalid session token). */
+export class UnauthorizedError extends VaneHttpError {
+  readonly code = 'VANE_UNAUTHORIZED' as const;
+  /** @param message - what happened and what to fix; must not contain a key in clear. */
+  constructor(message: string, options?: HttpErrorOptions) {
+    super(message, 401, options);
+  }
+}
+
+/** 402: the tenant has invoices overdue by more than 14 days. */
+export class BillingOverdueError extends VaneHttpError {
+  readonly code = 'VANE_BILLING_OVERDUE' as const;
+  /** @param message - what happened and what to fix. */
+  constructor(message: string, options?: HttpErrorOptions) {
+    super(message, 402, options);
+  }
+}
+
+/** 404: unknown service slug, unknown route, or unknown secret / secret version. */
+export class NotFoundError extends VaneHttpError {
+  readonly code = 'VANE_NOT_FOUND' as const;
+  /** @param message - what happened and what to fix. */
+  constructor(message: string, options?: HttpErrorOptions) {
+    super(message, 404, options);
+  }
+}
+
+/** Options of {@link RateLimitedError}. */
+export interface RateLimitedErrorOptions extends HttpErrorOptions {
+  /** Delay asked by the `Retry-After` header, in milliseconds, if any. */
+  retryAfterMs?: number;
+}
+
+/** 429 `rate_limited`: too many requests; retry after {@link RateLimitedError.retryAfterMs}. */
+export class RateLimitedError extends VaneHttpError {
+  readonly code = 'VANE_RATE_LIMITED' as const;
+  /** Delay asked by the `Retry-After` header, in milliseconds (`undefined` when absent). */
+  readonly retryAfterMs: number | undefined;
+  /** @param message - what happened and what to fix. */
+  constructor(message: string, options?: RateLimitedErrorOptions) {
+    super(message, 429, options);
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+/** Options of {@link QuarantinedError}. */
+export interface QuarantinedErrorOptions extends RateLimitedErrorOptions {
+  /** End of the quarantine, when the service said (`until` member). */
+  until?: Date;
+}
+
+/** 429 `quarantined`: the caller is quarantined, reported apart from a plain rate limit. */
+export class QuarantinedError extends VaneHttpError {
+  readonly code = 'VANE_QUARANTINED' as const;
+  /** End of the quarantine, when the service gave it. */
+  readonly until: Date | undefined;
+  /** Delay asked by the `Retry-After` header, in milliseconds (`undefined` when absent). */
+  readonly retryAfterMs: number | undefined;
+  /** @param message - what happened and what to fix. */
+  constructor(message: string, options?: QuarantinedErrorOptions) {
+    super(message, 429, options);
+    this.until = options?.until;
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+/** 403 on A/B evaluation: the A/B testing add-on is not active for the tenant. */
+export class AddonNotAvailableError extends VaneHttpError {
+  readonly code = 'VANE_ADDON_NOT_AVAILABLE' as const;
+  /** @param message - what happened and what to fix. */
+  constructor(message: string, options?: HttpErrorOptions) {
+    super(message, 403, options);
+  }
+}
+
+/** Any other answer the client cannot use: an unexpected status (400, 5xx…) or a malformed body. */
+export class UnexpectedResponseError extends VaneError {
+  readonly code = 'VANE_UNEXPECTED_RESPONSE' as const;
+  /** The HTTP status, when the problem is the status or the body of an answer. */
+  readonly status: number | undefined;
+  /**
+   * @param message - what happened; never contains the body (it could hold secrets).
+   * @param status - the HTTP status, if any.
+   */
+  constructor(message: string, status?: number, options?: HttpErrorOptions) {
+    super(message, options);
+    this.status = status;
+  }
+}
+
+/** A secret was read or written with a public key (`svp_…`); refused before any network call. */
+export class PublicKeySecretAccessError extends VaneError {
+  readonly code = 'VANE_PUBLIC_KEY_SECRET_ACCESS' as const;
+  /** @param message - what happened and what to fix. */
+  constructor(message = 'secrets are not available to a public key (svp_…): use a secret key (svs_…)') {
+    super(message);
+  }
+}
+
+/** A secret was read from a service whose kind is `frontend`; refused whatever the key. */
+export class FrontendSecretReadError extends VaneError {
+  readonly code = 'VANE_FRONTEND_SECRET_READ' as const;
+  /** @param message - what happened and what to fix. */
+  constructor(message = 'the service kind is "frontend": it never holds secrets, whatever the key') {
+    super(message);
+  }
+}
+
+/** A strict secret read (`requireSecret`, `requireSecretFile`) found no secret of that name and type. */
+export class SecretNotFoundError extends VaneError {
+  readonly code = 'VANE_SECRET_NOT_FOUND' as const;
+  /** Name of the secret (a name, never a value). */
+  readonly key: string;
+  /** @param key - name of the missing secret. */
+  constructor(key: string, message = `secret "${key}" not found`) {
+    super(message);
+    this.key = key;
+  }
+}
+
+/** Workload identity is enabled but no provider matches the runtime environment. */
+export class WorkloadIdentityNotConfiguredError extends VaneError {
+  readonly code = 'VANE_WORKLOAD_IDENTITY_NOT_CONFIGURED' as const;
+  /** @param message - what was looked for. */
+  constructor(message: string, options?: VaneErrorOptions) {
+    super(message, options);
+  }
+}
+
+/** The token exchange (`/v1/auth/token-exchange`) answered a non-2xx status or failed. */
+export class TokenExchangeFailedError extends VaneError {
+  readonly code = 'VANE_TOKEN_EXCHANGE_FAILED' as const;
+  /** The HTTP status of the exchange, when there was an answer. */
+  readonly status: number | undefined;
+  /** @param message - what happened. @param status - the HTTP status, if any. */
+  constructor(message: string, status?: number, options?: VaneErrorOptions) {
+    super(message, options);
+    this.status = status;
+  }
+}
+
+/** The workload-identity session expired and could not be refreshed. */
+export class SessionExpiredError extends VaneError {
+  readonly code = 'VANE_SESSION_EXPIRED' as const;
+  /** @param message - what happened. */
+  constructor(message = 'the workload-identity session expired and could not be refreshed', options?: VaneErrorOptions) {
+    super(message, options);
+  }
+}
+
+/** Network failure: connection refused or reset, DNS, TLS, proxy, or timeout. */
+export class TransportError extends VaneError {
+  readonly code = 'VANE_TRANSPORT' as const;
+  /** True when the failure was the client's own timeout. */
+  readonly timedOut: boolean;
+  /**
+   * @param message - what happened (redacted).
+   * @param options - `cause` must be a sanitised error (see `sanitizeCause`).
+   */
+  constructor(message: string, options?: VaneErrorOptions & { timedOut?: boolean }) {
+    super(message, options);
+    this.timedOut = options?.timedOut ?? false;
+  }
+}
+
+/** An argument or an option was invalid; nothing was sent. */
+export class InvalidArgumentError extends VaneError {
+  readonly code = 'VANE_INVALID_ARGUMENT' as const;
+  /** @param message - which argument, and what was wrong with it (never its secret content). */
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** A foreground operation was called on a closed client. */
+export class ClientClosedError extends VaneError {
+  readonly code = 'VANE_CLIENT_CLOSED' as const;
+  /** @param message - what was attempted. */
+  constructor(message = 'the Vane client is closed') {
+    super(message);
+  }
+}

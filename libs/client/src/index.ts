@@ -1,0 +1,51 @@
+/**
+ * `@vane/client`: configs, secrets and feature flags from the Vane delivery
+ * service, cached in memory and kept current by a live stream.
+ *
+ * @packageDocumentation
+ */
+export { VaneClient } from './vane-client.js';
+export type { ConfigLookup, FlagState, SyncResult, SecretWriteResult, SetSecretOptions, WidenConfig } from './vane-client.js';
+export type { VaneClientOptions } from './options.js';
+export { DEFAULTS } from './options.js';
+export { checkConnectivity } from './connectivity.js';
+export type { ConnectivityOptions, ConnectivityResult } from './connectivity.js';
+export type { ChangeEvent, ChangeListener, ConfigChangeEvent, FlagChangeEvent, SecretChangeEvent, SecretVersionInfo } from './change-event.js';
+export type { AbContext, AbResults } from './ab-evaluation.js';
+export { MAX_AB_KEYS_PER_CALL } from './ab-evaluation.js';
+export type { ConfigValue, JsonValue, SecretType } from './snapshot.js';
+export type { KeyType } from './api-key.js';
+export { keyTypeOf } from './api-key.js';
+export { ApiKeyCredentials } from './credentials.js';
+export type { Credentials } from './credentials.js';
+export { redactKey } from './redact.js';
+export type { VaneLogger } from './logger.js';
+export type { Clock, Timers, TimerHandle } from './timers.js';
+export type { Transport, TransportRequest, TransportResponse } from './transport.js';
+export {
+  VaneError,
+  VaneHttpError,
+  UnauthorizedError,
+  BillingOverdueError,
+  NotFoundError,
+  RateLimitedError,
+  QuarantinedError,
+  AddonNotAvailableError,
+  UnexpectedResponseError,
+  PublicKeySecretAccessError,
+  FrontendSecretReadError,
+  SecretNotFoundError,
+  WorkloadIdentityNotConfiguredError,
+  TokenExchangeFailedError,
+  SessionExpiredError,
+  TransportError,
+  InvalidArgumentError,
+  ClientClosedError,
+} from './errors.js';
+export type {
+  VaneErrorCode,
+  VaneErrorOptions,
+  HttpErrorOptions,
+  RateLimitedErrorOptions,
+  QuarantinedErrorOptions,
+} from './errors.js';

@@ -1,0 +1,222 @@
+/**
+ * Options of the client, their defaults, and their validation.
+ *
+ * @packageDocumentation
+ */
+import type { Dispatcher } from 'undici';
+import { ApiKeyCredentials, type Credentials } from './credentials.js';
+import { InvalidArgumentError } from './errors.js';
+import { consoleLogger, type VaneLogger } from './logger.js';
+import { systemClock, systemTimers, type Clock, type Timers } from './timers.js';
+import { createDefaultDispatcher, UndiciTransport, type Transport } from './transport.js';
+
+/** Options of {@link VaneClient.create}. */
+export interface VaneClientOptions {
+  /**
+   * The service's base URL, e.g. `https://shop.vane.example` or
+   * `http://shop.localhost:4400`. The host is sent as is in `Host`; names
+   * under `.localhost` are resolved to 127.0.0.1 by the client itself.
+   */
+  baseUrl: string;
+  /**
+   * Static API key: `svs_…` (secret key) or `svp_…` (public key). A
+   * malformed key is refused before any request. Give either `apiKey` or
+   * `credentials`; when both are given, `credentials` wins.
+   */
+  apiKey?: string;
+  /**
+   * Custom credentials (e.g. workload identity): they supply the headers of
+   * every request and are told of 401 answers.
+   * @default credentials from `apiKey`
+   */
+  credentials?: Credentials;
+  /**
+   * Cache TTL, in milliseconds: the background conditional sync runs every
+   * `ttlMs` whether or not the stream is connected (a 304 costs no parsing).
+   * @default 60000
+   */
+  ttlMs?: number;
+  /**
+   * Timeout of every HTTP call, in milliseconds (whole answer for calls;
+   * status and headers for the stream).
+   * @default 10000
+   */
+  timeoutMs?: number;
+  /**
+   * Use the live SSE stream. `false` polls every `ttlMs` only (serverless,
+   * short-lived runtimes).
+   * @default true
+   */
+  stream?: boolean;
+  /**
+   * Consecutive stream transport errors after which the client falls back
+   * to polling and reports `connected === false`.
+   * @default 3
+   */
+  streamErrorThreshold?: number;
+  /**
+   * Time spent polling after a fallback before the stream is tried again, in milliseconds.
+   * @default 60000
+   */
+  streamCooldownMs?: number;
+  /**
+   * Silence on the stream (no byte, not even a `: ping`) treated as a
+   * transport error, in milliseconds. The server pings every 15 s.
+   * @default 45000
+   */
+  streamIdleTimeoutMs?: number;
+  /**
+   * First stream reconnect delay, in milliseconds; it doubles on each
+   * consecutive error, with jitter (up to half taken off at random).
+   * @default 1000
+   */
+  backoffMinMs?: number;
+  /**
+   * Upper bound of the stream reconnect delay, in milliseconds.
+   * @default 30000
+   */
+  backoffMaxMs?: number;
+  /**
+   * Directory for file secrets. Created if absent and set to mode 0700;
+   * files are 0600. Only the client's files are removed on close.
+   * @default a fresh private directory under `os.tmpdir()`, removed on close
+   */
+  secretsDir?: string;
+  /**
+   * Where the client logs. Keys appear only redacted (`svs_…abcd`), secret values never.
+   * @default warnings and errors to `console`
+   */
+  logger?: VaneLogger;
+  /**
+   * An undici dispatcher to send every request through (a corporate proxy
+   * agent, a mock agent…). The client does not close it. When given, it is
+   * responsible for resolving `.localhost` names.
+   * @default an `Agent` that resolves `.localhost` to 127.0.0.1, or undici's
+   * `EnvHttpProxyAgent` when `HTTPS_PROXY`/`HTTP_PROXY` is set (honouring `NO_PROXY`)
+   * for non-loopback hosts
+   */
+  dispatcher?: Dispatcher;
+  /**
+   * Replaces HTTP altogether (tests, other runtimes). Takes precedence over `dispatcher`.
+   * @default an undici transport on `dispatcher`
+   */
+  transport?: Transport;
+  /** Clock, for tests. @default `Date.now` */
+  clock?: Clock;
+  /** Timers, for tests (TTL, backoff, timeouts). @default Node's timers, unref'd */
+  timers?: Timers;
+  /** Randomness in [0, 1) for backoff jitter, for tests. @default `Math.random` */
+  random?: () => number;
+}
+
+/** Options after defaults and validation. Internal. */
+export interface ResolvedOptions {
+  readonly baseUrl: URL;
+  readonly credentials: Credentials;
+  readonly ttlMs: number;
+  readonly timeoutMs: number;
+  readonly stream: boolean;
+  readonly streamErrorThreshold: number;
+  readonly streamCooldownMs: number;
+  readonly streamIdleTimeoutMs: number;
+  readonly backoffMinMs: number;
+  readonly backoffMaxMs: number;
+  readonly secretsDir: string | undefined;
+  readonly logger: VaneLogger;
+  readonly transport: Transport;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  readonly random: () => number;
+}
+
+/** Defaults of every optional duration and count, in milliseconds where durations. */
+export const DEFAULTS = Object.freeze({
+  ttlMs: 60_000,
+  timeoutMs: 10_000,
+  streamErrorThreshold: 3,
+  streamCooldownMs: 60_000,
+  streamIdleTimeoutMs: 45_000,
+  backoffMinMs: 1_000,
+  backoffMaxMs: 30_000,
+});
+
+function positive(name: string, value: unknown, fallback: number, integer = false): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new InvalidArgumentError(`${name} must be a positive ${integer ? 'integer' : 'number'}${name.endsWith('Ms') ? ' of milliseconds' : ''}`);
+  }
+  return value;
+}
+
+/**
+ * Validates a base URL: http(s), no credentials, query or fragment.
+ *
+ * @throws InvalidArgumentError
+ */
+export function parseBaseUrl(value: unknown): URL {
+  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError('baseUrl must be a URL such as "https://shop.vane.example"');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('baseUrl is not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`baseUrl must use http or https, not ${url.protocol}`);
+  if (url.username !== '' || url.password !== '') throw new InvalidArgumentError('baseUrl must not contain credentials; pass apiKey instead');
+  if (url.search !== '' || url.hash !== '') throw new InvalidArgumentError('baseUrl must not have a query or a fragment');
+  return url;
+}
+
+/** Builds credentials from `apiKey` / `credentials`. @throws InvalidArgumentError */
+export function resolveCredentials(options: { apiKey?: string; credentials?: Credentials }): Credentials {
+  if (options.credentials !== undefined) return options.credentials;
+  if (options.apiKey === undefined) throw new InvalidArgumentError('apiKey is required (svs_… or svp_…), or give credentials');
+  return new ApiKeyCredentials(options.apiKey);
+}
+
+/**
+ * Applies defaults and validates every option, before anything is opened.
+ *
+ * @throws InvalidArgumentError - naming the option.
+ */
+export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options must be an object');
+  const baseUrl = parseBaseUrl(options.baseUrl);
+  const credentials = resolveCredentials(options);
+  const backoffMinMs = positive('backoffMinMs', options.backoffMinMs, DEFAULTS.backoffMinMs);
+  const backoffMaxMs = positive('backoffMaxMs', options.backoffMaxMs, Math.max(DEFAULTS.backoffMaxMs, backoffMinMs));
+  if (backoffMaxMs < backoffMinMs) throw new InvalidArgumentError('backoffMaxMs must be at least backoffMinMs');
+  if (options.secretsDir !== undefined && (typeof options.secretsDir !== 'string' || options.secretsDir === '')) {
+    throw new InvalidArgumentError('secretsDir must be a non-empty path');
+  }
+  const numbers = {
+    ttlMs: positive('ttlMs', options.ttlMs, DEFAULTS.ttlMs),
+    timeoutMs: positive('timeoutMs', options.timeoutMs, DEFAULTS.timeoutMs),
+    streamErrorThreshold: positive('streamErrorThreshold', options.streamErrorThreshold, DEFAULTS.streamErrorThreshold, true),
+    streamCooldownMs: positive('streamCooldownMs', options.streamCooldownMs, DEFAULTS.streamCooldownMs),
+    streamIdleTimeoutMs: positive('streamIdleTimeoutMs', options.streamIdleTimeoutMs, DEFAULTS.streamIdleTimeoutMs),
+  };
+  if (options.stream !== undefined && typeof options.stream !== 'boolean') throw new InvalidArgumentError('stream must be a boolean');
+  // Built last, once every option is known to be valid, so a refusal leaves nothing open.
+  const transport =
+    options.transport ??
+    new UndiciTransport(
+      options.dispatcher
+        ? { dispatcher: options.dispatcher, ownsDispatcher: false }
+        : { dispatcher: createDefaultDispatcher(baseUrl), ownsDispatcher: true },
+    );
+  return {
+    baseUrl,
+    credentials,
+    ...numbers,
+    stream: options.stream ?? true,
+    backoffMinMs,
+    backoffMaxMs,
+    secretsDir: options.secretsDir,
+    logger: options.logger ?? consoleLogger,
+    transport,
+    clock: options.clock ?? systemClock,
+    timers: options.timers ?? systemTimers,
+    random: options.random ?? Math.random,
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Redaction of credentials in anything the client logs or raises.
+ *
+ * @packageDocumentation
+ */
+
+const KEY_PATTERN = /\b(sv[sp]_)[A-Za-z0-9._~+/=-]+/g;
+const BEARER_PATTERN = /(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
+
+/**
+ * Redacts an API key for logs and messages: `svs_…abcd` (prefix, an ellipsis
+ * and the last four characters). Keys too short to keep four characters
+ * safely show only their prefix (`svs_…`).
+ *
+ * @param key - the key, valid or not.
+ * @returns the redacted form; never the key itself.
+ */
+export function redactKey(key: string): string {
+  const prefix = key.slice(0, 4);
+  if (key.length < 16) return `${prefix}…`;
+  return `${prefix}…${key.slice(-4)}`;
+}
+
+/**
+ * Replaces every API key (`svs_…`, `svp_…`) and bearer token found in a
+ * free-form text by its redacted form. Used on every message that comes from
+ * outside the client (network errors, server messages) before it is logged
+ * or put in an error.
+ *
+ * @param text - any text.
+ * @returns the text with credentials redacted.
+ */
+export function redactText(text: string): string {
+  return text
+    .replace(KEY_PATTERN, (match) => redactKey(match))
+    .replace(BEARER_PATTERN, (_m, head: string) => `${head}[redacted]`);
+}
+
+/**
+ * Builds a safe stand-in for an error coming from the network stack: the
+ * same `name` and `code`, a redacted `message`, and no other property (undici
+ * errors can hold sockets, request options and headers). The cause chain is
+ * followed and sanitised the same way, to a bounded depth.
+ *
+ * @param error - anything thrown.
+ * @returns a plain `Error` safe to attach as `cause` or to log.
+ */
+export function sanitizeCause(error: unknown, depth = 0): Error {
+  if (!(error instanceof Error)) return new Error(redactText(String(error)));
+  const copy = new Error(redactText(error.message), depth < 3 && error.cause !== undefined ? { cause: sanitizeCause(error.cause, depth + 1) } : undefined);
+  copy.name = error.name;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') (copy as Error & { code?: string }).code = code;
+  copy.stack = `${copy.name}: ${copy.message}`;
+  return copy;
+}

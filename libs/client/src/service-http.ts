@@ -1,0 +1,218 @@
+/**
+ * Requests to the service: credentials, timeouts, one retry on a renewable
+ * 401, and the mapping of error answers to typed errors (PROTOCOL §3).
+ * Internal: not exported from the package.
+ *
+ * @packageDocumentation
+ */
+import { parseRetryAfterMs } from './backoff.js';
+import type { Credentials } from './credentials.js';
+import {
+  AddonNotAvailableError,
+  BillingOverdueError,
+  NotFoundError,
+  QuarantinedError,
+  RateLimitedError,
+  TransportError,
+  UnauthorizedError,
+  UnexpectedResponseError,
+  VaneError,
+} from './errors.js';
+import { redactText, sanitizeCause } from './redact.js';
+import type { Clock, Timers } from './timers.js';
+import type { Transport, TransportRequest, TransportResponse } from './transport.js';
+
+/** What a request is for; shapes the error messages so a person knows what to fix. */
+export type Operation = 'sync' | 'stream' | 'evaluate-ab' | 'secret-write' | 'connectivity';
+
+/** Settings of {@link ServiceHttp}. */
+export interface ServiceHttpSettings {
+  readonly baseUrl: URL;
+  readonly transport: Transport;
+  readonly credentials: Credentials;
+  readonly timers: Timers;
+  readonly clock: Clock;
+  readonly timeoutMs: number;
+  readonly userAgent: string;
+}
+
+/** A request to send, relative to the base URL. */
+export interface ServiceRequest {
+  readonly method: TransportRequest['method'];
+  /** Path under the base URL, e.g. `v1/sync` (no leading slash). */
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+  readonly operation: Operation;
+}
+
+/** A fully read answer. */
+export interface ServiceAnswer {
+  readonly status: number;
+  readonly header: (name: string) => string | undefined;
+  readonly text: string;
+}
+
+const MAX_SERVER_MESSAGE = 300;
+
+/** Joins a path to a base URL, keeping any path prefix of the base. */
+export function serviceUrl(base: URL, path: string): string {
+  const prefix = base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/`;
+  return `${base.origin}${prefix}${path}`;
+}
+
+/** The HTTP plumbing shared by every operation of the client. */
+export class ServiceHttp {
+  readonly #s: ServiceHttpSettings;
+
+  constructor(settings: ServiceHttpSettings) {
+    this.#s = settings;
+  }
+
+  /** The host the service is addressed by (for messages). */
+  get host(): string {
+    return this.#s.baseUrl.host;
+  }
+
+  /**
+   * Sends a request and reads its whole body within `timeoutMs`. Retries once
+   * when the credentials say a 401 was renewable.
+   *
+   * @throws TransportError - on network failure or timeout.
+   * @throws VaneError - from the credentials (e.g. session expired).
+   */
+  async fetch(req: ServiceRequest, external?: AbortSignal): Promise<ServiceAnswer> {
+    let answer = await this.#fetchOnce(req, external);
+    if (answer.status === 401 && this.#s.credentials.onUnauthorized && (await this.#s.credentials.onUnauthorized())) {
+      answer = await this.#fetchOnce(req, external);
+    }
+    return answer;
+  }
+
+  /**
+   * Opens a request and returns as soon as the headers are in, leaving the
+   * body to the caller (the stream). `timeoutMs` covers the headers only.
+   * The returned response's body is aborted through `signal`.
+   */
+  async open(req: ServiceRequest, signal: AbortSignal): Promise<TransportResponse> {
+    let res = await this.#openOnce(req, signal);
+    if (res.status === 401 && this.#s.credentials.onUnauthorized) {
+      await res.discard().catch(() => undefined);
+      if (await this.#s.credentials.onUnauthorized()) res = await this.#openOnce(req, signal);
+      else return res;
+    }
+    return res;
+  }
+
+  async #openOnce(req: ServiceRequest, signal: AbortSignal): Promise<TransportResponse> {
+    // The body outlives this call: `signal` stays linked to the request after the headers are in.
+    return this.#withTimeout(req, signal, (transportRequest) => this.#s.transport.request(transportRequest), true);
+  }
+
+  async #fetchOnce(req: ServiceRequest, external?: AbortSignal): Promise<ServiceAnswer> {
+    return this.#withTimeout(req, external, async (transportRequest) => {
+      const res = await this.#s.transport.request(transportRequest);
+      const text = await res.text();
+      return { status: res.status, header: (name: string) => res.header(name), text };
+    });
+  }
+
+  async #withTimeout<T>(
+    req: ServiceRequest,
+    external: AbortSignal | undefined,
+    run: (r: TransportRequest) => Promise<T>,
+    keepLinked = false,
+  ): Promise<T> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const onExternalAbort = (): void => controller.abort();
+    if (external) {
+      if (external.aborted) controller.abort();
+      else external.addEventListener('abort', onExternalAbort, { once: true });
+    }
+    const timer = this.#s.timers.setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.#s.timeoutMs);
+    try {
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        'user-agent': this.#s.userAgent,
+        ...(req.headers ?? {}),
+        ...(await this.#s.credentials.headers()),
+      };
+      let body: string | undefined;
+      if (req.body !== undefined) {
+        body = JSON.stringify(req.body);
+        headers['content-type'] = 'application/json';
+      }
+      const url = serviceUrl(this.#s.baseUrl, req.path);
+      return await run({ method: req.method, url, headers, body, signal: controller.signal });
+    } catch (err) {
+      if (err instanceof VaneError) throw err;
+      if (timedOut) {
+        throw new TransportError(`${req.operation}: no complete answer from ${this.host} within ${this.#s.timeoutMs} ms`, { timedOut: true });
+      }
+      if (external?.aborted) throw new TransportError(`${req.operation}: request to ${this.host} aborted`, { cause: sanitizeCause(err) });
+      const cause = sanitizeCause(err);
+      const detail = (cause as Error & { code?: string }).code ?? cause.message;
+      throw new TransportError(`${req.operation}: cannot reach ${this.host} (${redactText(String(detail))})`, { cause });
+    } finally {
+      this.#s.timers.clearTimeout(timer);
+      if (!keepLinked) external?.removeEventListener('abort', onExternalAbort);
+    }
+  }
+
+  /**
+   * Maps an error answer (any status but 2xx and 304) to a typed error with
+   * a message that says what to fix. Never includes the body beyond the
+   * server's own `message` (redacted, bounded).
+   */
+  errorFor(status: number, text: string, header: (name: string) => string | undefined, operation: Operation, subject?: string): VaneError {
+    let serverCode: string | undefined;
+    let serverMessage = '';
+    let until: Date | undefined;
+    try {
+      const doc: unknown = JSON.parse(text);
+      if (typeof doc === 'object' && doc !== null) {
+        const d = doc as Record<string, unknown>;
+        if (typeof d['error'] === 'string') serverCode = d['error'];
+        if (typeof d['message'] === 'string') serverMessage = redactText(d['message']).slice(0, MAX_SERVER_MESSAGE);
+        if (typeof d['until'] === 'string' && !Number.isNaN(Date.parse(d['until']))) until = new Date(d['until']);
+      }
+    } catch {
+      // Not an error body: the status alone decides.
+    }
+    const said = serverMessage ? ` (server said: ${serverMessage})` : '';
+    const who = this.#s.credentials.describe();
+    const opts = { serverCode };
+    switch (status) {
+      case 401:
+        return new UnauthorizedError(
+          `${operation}: unauthorized (401) for key ${who} on ${this.host}: the key is invalid, revoked, belongs to another service, or cannot do this; check apiKey and the slug in baseUrl${said}`,
+          opts,
+        );
+      case 402:
+        return new BillingOverdueError(`${operation}: billing overdue (402): the tenant has invoices overdue by more than 14 days; settle them in the console${said}`, opts);
+      case 403:
+        if (operation === 'evaluate-ab') {
+          return new AddonNotAvailableError(`evaluate-ab: the A/B testing add-on is not active for this tenant (403); enable it in the console${said}`, opts);
+        }
+        return new UnexpectedResponseError(`${operation}: forbidden (403)${said}`, 403, opts);
+      case 404:
+        if (operation === 'secret-write' && serverCode === 'not_found' && subject) {
+          return new NotFoundError(`${operation}: ${subject} not found (404) on ${this.host}${said}`, opts);
+        }
+        return new NotFoundError(`${operation}: not found (404): no service answers at ${this.host}; check the slug in baseUrl${said}`, opts);
+      case 429: {
+        const retryAfterMs = parseRetryAfterMs(header('retry-after'), this.#s.clock.now());
+        if (serverCode === 'quarantined') {
+          return new QuarantinedError(`${operation}: the caller is quarantined${until ? ` until ${until.toISOString()}` : ''} (429)${said}`, { ...opts, until, retryAfterMs });
+        }
+        return new RateLimitedError(`${operation}: rate limited (429)${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}${said}`, { ...opts, retryAfterMs });
+      }
+      default:
+        return new UnexpectedResponseError(`${operation}: unexpected answer ${status} from ${this.host}${said}`, status, opts);
+    }
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * The cached snapshot: its types, and the strict parsing of the wire format
+ * (PROTOCOL §5). A document that breaks the format is refused as a whole, so
+ * the cache is never half updated.
+ *
+ * @packageDocumentation
+ */
+
+/** A config value: JSON string, number, boolean, array or null (never an object). */
+export type ConfigValue = string | number | boolean | null | readonly JsonValue[];
+
+/** Any JSON value (elements of array config values). */
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/** A flag as the service sends it. `isActive` is computed by the server; clients never compute it. */
+export interface FlagRecord {
+  /** Input to the server's activity computation. */
+  readonly isEnabled: boolean;
+  /** RFC 3339 start, or `null` for unbounded. */
+  readonly startsAt: string | null;
+  /** RFC 3339 end, or `null` for unbounded. */
+  readonly endsAt: string | null;
+  /** The flag's value, as computed by the server. */
+  readonly isActive: boolean;
+}
+
+/** Type of a secret: `text` (a string) or `file` (materialised as a 0600 file). */
+export type SecretType = 'text' | 'file';
+
+/** A secret as cached (secret-key clients of non-frontend services only). */
+export interface SecretRecord {
+  /** `text` or `file`. */
+  readonly type: SecretType;
+  /** The plaintext or the file content. Never logged. */
+  readonly value: string;
+  /** 1-based version number (the highest remaining version). */
+  readonly version: number;
+}
+
+/** The service the snapshot belongs to. */
+export interface ServiceInfo {
+  /** Subdomain slug of the service. */
+  readonly slug: string;
+  /** Kind reported by the server; `frontend` means no secrets. */
+  readonly kind: string;
+}
+
+/** An immutable snapshot of a service: what the cache holds, swapped as a whole. */
+export interface Snapshot {
+  /** The service the snapshot belongs to. */
+  readonly service: ServiceInfo;
+  /** Revision of the service this snapshot reflects. */
+  readonly revision: number;
+  /** Configs by key. */
+  readonly configs: ReadonlyMap<string, ConfigValue>;
+  /** Flags by key. */
+  readonly flags: ReadonlyMap<string, FlagRecord>;
+  /** Secrets by key (empty for a public key or a frontend service). */
+  readonly secrets: ReadonlyMap<string, SecretRecord>;
+}
+
+/** A patch event's data (PROTOCOL §6), parsed. */
+export interface Patch {
+  /** Revision the patch applies to. */
+  readonly base: number;
+  /** Revision after the patch. */
+  readonly revision: number;
+  /** New service info, when it changed. */
+  readonly service?: ServiceInfo;
+  /** Configs set by the patch. */
+  readonly configs: ReadonlyMap<string, ConfigValue>;
+  /** Flags set by the patch. */
+  readonly flags: ReadonlyMap<string, FlagRecord>;
+  /** Secrets set by the patch. */
+  readonly secrets: ReadonlyMap<string, SecretRecord>;
+  /** Keys deleted by the patch. */
+  readonly deleted: { readonly configs: readonly string[]; readonly flags: readonly string[]; readonly secrets: readonly string[] };
+}
+
+/** Thrown by the parsers below; its message names the JSON path, never a value. */
+export class SnapshotFormatError extends Error {
+  /** @param path - JSON path of the offending member. @param problem - what is wrong. */
+  constructor(path: string, problem: string) {
+    super(`${path}: ${problem}`);
+    this.name = 'SnapshotFormatError';
+  }
+}
+
+type Obj = Record<string, unknown>;
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+function keyPath(path: string, key: string): string {
+  return `${path}[${JSON.stringify(key)}]`;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    for (const inner of Object.values(v)) deepFreeze(inner);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+function parseRevision(v: unknown, path: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new SnapshotFormatError(path, `expected a non-negative integer, got ${describe(v)}`);
+  return v;
+}
+
+function parseService(v: unknown, path: string): ServiceInfo {
+  if (!isObject(v)) throw new SnapshotFormatError(path, `expected an object, got ${describe(v)}`);
+  const slug = v['slug'];
+  const kind = v['kind'];
+  if (typeof slug !== 'string') throw new SnapshotFormatError(`${path}.slug`, `expected a string, got ${describe(slug)}`);
+  if (typeof kind !== 'string') throw new SnapshotFormatError(`${path}.kind`, `expected a string, got ${describe(kind)}`);
+  return Object.freeze({ slug, kind });
+}
+
+function parseConfigValue(v: unknown, path: string): ConfigValue {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new SnapshotFormatError(path, 'expected a finite number');
+    return v;
+  }
+  if (Array.isArray(v)) return deepFreeze(v as JsonValue[]);
+  throw new SnapshotFormatError(path, `objects are not config values (got ${describe(v)})`);
+}
+
+function parseTimestamp(v: unknown, path: string): string | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v !== 'string') throw new SnapshotFormatError(path, `expected an RFC 3339 string or null, got ${describe(v)}`);
+  return v;
+}
+
+function parseFlag(v: unknown, path: string): FlagRecord {
+  if (!isObject(v)) throw new SnapshotFormatError(path, `expected an object, got ${describe(v)}`);
+  const isActive = v['is_active'];
+  const isEnabled = v['is_enabled'];
+  if (typeof isActive !== 'boolean') throw new SnapshotFormatError(`${path}.is_active`, `expected a boolean, got ${describe(isActive)}`);
+  if (typeof isEnabled !== 'boolean') throw new SnapshotFormatError(`${path}.is_enabled`, `expected a boolean, got ${describe(isEnabled)}`);
+  return Object.freeze({
+    isEnabled,
+    isActive,
+    startsAt: parseTimestamp(v['starts_at'], `${path}.starts_at`),
+    endsAt: parseTimestamp(v['ends_at'], `${path}.ends_at`),
+  });
+}
+
+function parseSecret(v: unknown, path: string): SecretRecord {
+  if (!isObject(v)) throw new SnapshotFormatError(path, `expected an object, got ${describe(v)}`);
+  const type = v['type'];
+  const value = v['value'];
+  const version = v['version'];
+  if (type !== 'text' && type !== 'file') throw new SnapshotFormatError(`${path}.type`, 'expected "text" or "file"');
+  // The message never echoes the value: it may be a secret.
+  if (typeof value !== 'string') throw new SnapshotFormatError(`${path}.value`, `expected a string, got ${describe(value)}`);
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) throw new SnapshotFormatError(`${path}.version`, 'expected a 1-based integer');
+  return Object.freeze({ type, value, version });
+}
+
+function parseGroup<T>(v: unknown, path: string, parseItem: (item: unknown, path: string) => T): Map<string, T> {
+  const out = new Map<string, T>();
+  if (v === undefined) return out;
+  if (!isObject(v)) throw new SnapshotFormatError(path, `expected an object, got ${describe(v)}`);
+  for (const key of Object.keys(v)) out.set(key, parseItem(v[key], keyPath(path, key)));
+  return out;
+}
+
+function parseKeyList(v: unknown, path: string): readonly string[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) throw new SnapshotFormatError(path, `expected an array of keys, got ${describe(v)}`);
+  v.forEach((k, i) => {
+    if (typeof k !== 'string') throw new SnapshotFormatError(`${path}[${i}]`, `expected a string, got ${describe(k)}`);
+  });
+  return Object.freeze([...(v as string[])]);
+}
+
+/**
+ * Parses a `200 /v1/sync` body (already `JSON.parse`d) into an immutable snapshot.
+ *
+ * @throws SnapshotFormatError - naming the JSON path at fault (never a value).
+ */
+export function parseSnapshot(doc: unknown): Snapshot {
+  if (!isObject(doc)) throw new SnapshotFormatError('$', `expected an object, got ${describe(doc)}`);
+  return Object.freeze({
+    service: parseService(doc['service'], '$.service'),
+    revision: parseRevision(doc['revision'], '$.revision'),
+    configs: parseGroup(doc['configs'], '$.configs', parseConfigValue),
+    flags: parseGroup(doc['flags'], '$.flags', parseFlag),
+    secrets: parseGroup(doc['secrets'], '$.secrets', parseSecret),
+  });
+}
+
+/**
+ * Parses the data of a `patch` event (already `JSON.parse`d).
+ *
+ * @throws SnapshotFormatError - naming the JSON path at fault (never a value).
+ */
+export function parsePatch(doc: unknown): Patch {
+  if (!isObject(doc)) throw new SnapshotFormatError('$', `expected an object, got ${describe(doc)}`);
+  const deleted = doc['deleted'];
+  if (deleted !== undefined && !isObject(deleted)) throw new SnapshotFormatError('$.deleted', `expected an object, got ${describe(deleted)}`);
+  const patch: Patch = {
+    base: parseRevision(doc['base'], '$.base'),
+    revision: parseRevision(doc['revision'], '$.revision'),
+    configs: parseGroup(doc['configs'], '$.configs', parseConfigValue),
+    flags: parseGroup(doc['flags'], '$.flags', parseFlag),
+    secrets: parseGroup(doc['secrets'], '$.secrets', parseSecret),
+    deleted: Object.freeze({
+      configs: parseKeyList(deleted?.['configs'], '$.deleted.configs'),
+      flags: parseKeyList(deleted?.['flags'], '$.deleted.flags'),
+      secrets: parseKeyList(deleted?.['secrets'], '$.deleted.secrets'),
+    }),
+  };
+  if (doc['service'] !== undefined) return Object.freeze({ ...patch, service: parseService(doc['service'], '$.service') });
+  return Object.freeze(patch);
+}
+
+function applyGroup<T>(current: ReadonlyMap<string, T>, set: ReadonlyMap<string, T>, deleted: readonly string[]): ReadonlyMap<string, T> {
+  if (set.size === 0 && deleted.length === 0) return current;
+  const next = new Map(current);
+  for (const key of deleted) next.delete(key);
+  for (const [key, value] of set) next.set(key, value);
+  return next;
+}
+
+/**
+ * Applies a patch to a snapshot, returning a new snapshot (the input is not
+ * touched). The caller checks `patch.base === snapshot.revision` first.
+ * Groups the patch does not touch are shared, not copied.
+ */
+export function applyPatch(snapshot: Snapshot, patch: Patch): Snapshot {
+  return Object.freeze({
+    service: patch.service ?? snapshot.service,
+    revision: patch.revision,
+    configs: applyGroup(snapshot.configs, patch.configs, patch.deleted.configs),
+    flags: applyGroup(snapshot.flags, patch.flags, patch.deleted.flags),
+    secrets: applyGroup(snapshot.secrets, patch.secrets, patch.deleted.secrets),
+  });
+}
+
+/** An empty snapshot, revision 0 (used only as the "before" of the first diff; never served). */
+export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
+  service: Object.freeze({ slug: '', kind: '' }),
+  revision: 0,
+  configs: new Map<string, ConfigValue>(),
+  flags: new Map<string, FlagRecord>(),
+  secrets: new Map<string, SecretRecord>(),
+});
