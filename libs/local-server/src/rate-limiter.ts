@@ -23,8 +23,12 @@ export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfter
 export class KeyRateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private takesSinceSweep = 0;
+  private sizeAfterSweep = 0;
 
-  /** Number of buckets currently held (full ones may linger until the next sweep). */
+  /**
+   * Number of buckets currently held. Full ones may linger until the next
+   * sweep, but never more than about twice the keys used within a refill time, plus 64.
+   */
   get size(): number {
     return this.buckets.size;
   }
@@ -63,12 +67,14 @@ export class KeyRateLimiter {
       }
     }
     this.takesSinceSweep = 0;
+    this.sizeAfterSweep = this.buckets.size;
   }
 
   private maybeSweep(nowMs: number): void {
-    // Sweeping once per `size` takes keeps the cost per take constant on average.
+    // Sweeping after as many takes as buckets survived the last sweep keeps the
+    // cost per take constant on average and the map under twice the live buckets.
     this.takesSinceSweep += 1;
-    if (this.takesSinceSweep >= Math.max(64, this.buckets.size)) {
+    if (this.takesSinceSweep >= Math.max(64, this.sizeAfterSweep)) {
       this.sweep(nowMs);
     }
   }
