@@ -13,11 +13,13 @@ import type {
   TenantState,
 } from './model.js';
 import {
+  describeType,
   parseConfigValue,
   parseFlagDefinition,
   parseKey,
   parseSecretType,
   parseServiceKind,
+  parseSlug,
   parseTenantPatch,
 } from './validation.js';
 
@@ -66,7 +68,6 @@ export interface StoreListeners {
   tenantChanged?(tenant: Readonly<TenantState>): void;
 }
 
-const SLUG_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const EMPTY: ReadonlySet<string> = new Set();
 
 /** `is_active` exactly as PROTOCOL §5 defines it. */
@@ -141,9 +142,7 @@ export class Store {
 
   /** Creates a service, or changes its kind. */
   putService(slug: string, kindInput: unknown): number {
-    if (!SLUG_PATTERN.test(slug)) {
-      throw HttpError.invalid('slug: use 1–63 characters of a-z, 0-9 and "-", not starting or ending with "-"');
-    }
+    parseSlug(slug, 'slug');
     const kind = parseServiceKind(kindInput, 'kind');
     const existing = this.data.services.get(slug);
     if (!existing) {
@@ -389,13 +388,4 @@ function keyType(key: string): 'secret' | 'public' {
 
 function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** Names a JSON value's type for an error message, without showing the value. */
-export function describeType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (value === undefined) return 'nothing';
-  const type = typeof value;
-  return type === 'object' ? 'an object' : `a ${type}`;
 }

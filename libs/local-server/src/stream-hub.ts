@@ -7,7 +7,10 @@ export interface StreamHubOptions {
   pingIntervalMs: number;
   /** Patches kept per service for `Last-Event-ID` replay. */
   historySize: number;
-  /** Bytes a connection may have queued before it is dropped as a slow consumer. */
+  /**
+   * Bytes a connection may have queued before it is dropped as a slow consumer;
+   * its memory stays under this plus one event.
+   */
   bufferBytes: number;
 }
 
@@ -125,11 +128,13 @@ export class StreamHub {
   private write(connection: StreamConnection, text: string): void {
     const { res } = connection;
     if (res.destroyed || res.writableEnded) return;
-    res.write(text);
+    // Judge the backlog before adding to it: one large patch alone never drops a reader that keeps up.
     if (res.writableLength > this.options.bufferBytes) {
       this.dropped++;
       res.destroy();
+      return;
     }
+    res.write(text);
   }
 
   private remove(connection: StreamConnection): void {

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeType } from '../store.js';
+import { describeType } from '../validation.js';
 import { HttpError } from './http-error.js';
 import { decodeSegment, readJsonBody, sendJson } from './http-io.js';
 import type { ServerContext } from './server-context.js';

@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import { startLocalServer, type LocalServer } from '../src/index.js';
+import { call } from './support/http-client.js';
+import { KEYS, testSeed } from './support/seed.js';
+
+// Written out independently of the server's code: PROTOCOL §7.
+const bucketOf = (flagKey: string, salt: string, userId: string) =>
+  parseInt(createHash('sha256').update(`${flagKey}.${salt}.${userId}`).digest('hex').slice(0, 8), 16) % 10000;
+
+describe('POST /v1/flags/evaluate-ab', () => {
+  let server: LocalServer;
+  const evaluate = (body: unknown, key: string = KEYS.shopSecret) =>
+    call(server, { method: 'POST', path: '/v1/flags/evaluate-ab', slug: 'shop', key, body });
+
+  beforeEach(async () => {
+    server = await startLocalServer({ seed: testSeed() });
+  });
+  afterEach(() => server.close());
+
+  it('answers results for every requested key; unknown keys are false; no rule means is_active', async () => {
+    const answer = await evaluate({ keys: ['new-checkout', 'beta', 'unknown'], user_id: 'u-1', attributes: {} });
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toEqual({ results: { 'new-checkout': true, beta: false, unknown: false } });
+  });
+
+  it('works with a public key too (flags are public)', async () => {
+    expect((await evaluate({ keys: ['new-checkout'], user_id: 'u-1' }, KEYS.shopPublic)).status).toBe(200);
+  });
+
+  it('lets the first matching cohort decide, else the rollout percentage', async () => {
+    // new-pricing: rollout 0 %, cohort country in [DE, FR] at 100 %
+    const de = await evaluate({ keys: ['new-pricing'], user_id: 'u-1', attributes: { country: 'DE' } });
+    const us = await evaluate({ keys: ['new-pricing'], user_id: 'u-1', attributes: { country: 'US' } });
+    const none = await evaluate({ keys: ['new-pricing'], user_id: 'u-1' });
+    expect(de.json()).toEqual({ results: { 'new-pricing': true } });
+    expect(us.json()).toEqual({ results: { 'new-pricing': false } });
+    expect(none.json()).toEqual({ results: { 'new-pricing': false } });
+  });
+
+  it('buckets users exactly per PROTOCOL §7', async () => {
+    server.admin.setFlag('shop', 'rollout', { is_enabled: true, ab: { percentage: 37.5, salt: 'r-1', cohorts: [] } });
+    const users = Array.from({ length: 200 }, (_, i) => `user-${i}`);
+    for (const user of users) {
+      const answer = await evaluate({ keys: ['rollout'], user_id: user });
+      expect(answer.json()).toEqual({ results: { rollout: bucketOf('rollout', 'r-1', user) < 3750 } });
+    }
+  });
+
+  it('answers false for a flag that is not active, whatever its rule', async () => {
+    server.admin.setFlag('shop', 'off', { is_enabled: false, ab: { percentage: 100, salt: 's', cohorts: [] } });
+    expect((await evaluate({ keys: ['off'], user_id: 'u' })).json()).toEqual({ results: { off: false } });
+  });
+
+  it.each([
+    ['no keys', { keys: [], user_id: 'u' }, /keys/],
+    ['201 keys', { keys: Array.from({ length: 201 }, (_, i) => `k${i}`), user_id: 'u' }, /keys/],
+    ['a key that is not a string', { keys: [1], user_id: 'u' }, /keys\[0\].*number/],
+    ['no user id', { keys: ['beta'] }, /user_id/],
+    ['a number attribute', { keys: ['beta'], user_id: 'u', attributes: { age: 42 } }, /attributes\.age.*number/],
+    ['a null attribute', { keys: ['beta'], user_id: 'u', attributes: { plan: null } }, /attributes\.plan.*null/],
+    ['attributes that are an array', { keys: ['beta'], user_id: 'u', attributes: ['x'] }, /attributes/],
+    ['a body that is not an object', 'true', /object/],
+    ['malformed JSON', '{"keys": [', /JSON/],
+  ])('answers 400 invalid_request for %s', async (_name, body, message) => {
+    const answer = await evaluate(body);
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toEqual({ error: 'invalid_request', message: expect.stringMatching(message) });
+  });
+
+  it('accepts exactly 200 keys', async () => {
+    const keys = Array.from({ length: 200 }, (_, i) => `k${i}`);
+    const answer = await evaluate({ keys, user_id: 'u' });
+    expect(answer.status).toBe(200);
+    expect(Object.keys(answer.json<{ results: object }>().results)).toHaveLength(200);
+  });
+
+  it('answers 403 addon_inactive while the add-on is off, and 402 while billing is overdue', async () => {
+    server.admin.setTenant({ ab_addon: false });
+    const off = await evaluate({ keys: ['beta'], user_id: 'u' });
+    expect(off.status).toBe(403);
+    expect(off.json()['error']).toBe('addon_inactive');
+    server.admin.setTenant({ ab_addon: true, overdue_days: 30 });
+    expect((await evaluate({ keys: ['beta'], user_id: 'u' })).status).toBe(402);
+  });
+});
+
+describe('tenant states', () => {
+  let server: LocalServer;
+  beforeEach(async () => {
+    server = await startLocalServer({ seed: testSeed() });
+  });
+  afterEach(() => server.close());
+
+  it('answers 429 quarantined with until and Retry-After on every /v1 route while quarantined', async () => {
+    const until = new Date(Date.now() + 90_000).toISOString();
+    server.admin.setTenant({ quarantined_until: until });
+    for (const [method, path, body] of [
+      ['GET', '/v1/sync', undefined],
+      ['POST', '/v1/flags/evaluate-ab', { keys: ['beta'], user_id: 'u' }],
+      ['PUT', '/v1/secrets/a', { value: 'x' }],
+    ] as const) {
+      const answer = await call(server, { method, path, slug: 'shop', key: KEYS.shopSecret, body });
+      expect(answer.status).toBe(429);
+      expect(answer.json()).toEqual({ error: 'quarantined', message: expect.any(String), until: expect.any(String) });
+      expect(Date.parse(answer.json<{ until: string }>().until)).toBe(Date.parse(until));
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    server.admin.setTenant({ quarantined_until: null });
+    expect((await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).status).toBe(200);
+  });
+
+  it('ignores a quarantine that has already ended', async () => {
+    server.admin.setTenant({ quarantined_until: new Date(Date.now() - 1000).toISOString() });
+    expect((await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).status).toBe(200);
+  });
+
+  it('answers 402 on sync past 14 overdue days, but still 401 to a bad key', async () => {
+    server.admin.setTenant({ overdue_days: 15 });
+    const answer = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret });
+    expect(answer.status).toBe(402);
+    expect(answer.json()['error']).toBe('billing_overdue');
+    expect((await call(server, { path: '/v1/sync', slug: 'shop', key: 'svs_bad' })).status).toBe(401);
+  });
+});

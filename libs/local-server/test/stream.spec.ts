@@ -1,0 +1,178 @@
+import { startLocalServer, type LocalServer } from '../src/index.js';
+import { call, openStream, WAIT_MS, withTimeout, type StreamReader } from './support/http-client.js';
+import { KEYS, testSeed } from './support/seed.js';
+
+const data = (reader: StreamReader, n: number) => reader.event(n).then((e) => ({ ...e, json: JSON.parse(e.data) as Record<string, unknown> }));
+
+describe('GET /v1/stream', () => {
+  let server: LocalServer;
+  const readers: StreamReader[] = [];
+  const open = async (spec: Parameters<typeof openStream>[1]) => {
+    const reader = await openStream(server, spec);
+    readers.push(reader);
+    return reader;
+  };
+
+  beforeEach(async () => {
+    server = await startLocalServer({ seed: testSeed(), pingIntervalMs: 20 });
+  });
+  afterEach(async () => {
+    readers.splice(0).forEach((r) => r.close());
+    await server.close();
+  });
+
+  it('opens with text/event-stream and sends resync with the revision first', async () => {
+    const reader = await open({ slug: 'shop', key: KEYS.shopSecret });
+    expect(reader.status).toBe(200);
+    expect(reader.headers['content-type']).toBe('text/event-stream');
+    expect(reader.headers['cache-control']).toBe('no-cache');
+    const first = await data(reader, 1);
+    expect(first).toMatchObject({ event: 'resync', id: '1', json: { revision: 1 } });
+  });
+
+  it('answers auth, slug and billing errors with their statuses before any event', async () => {
+    expect((await open({ slug: 'shop', key: 'svs_wrong' })).status).toBe(401);
+    expect((await open({ slug: 'nope', key: KEYS.shopSecret })).status).toBe(404);
+    server.admin.setTenant({ overdue_days: 15 });
+    expect((await open({ slug: 'shop', key: KEYS.shopSecret })).status).toBe(402);
+  });
+
+  it('pushes an admin change as a patch with base and revision, at once', async () => {
+    const reader = await open({ slug: 'shop', key: KEYS.shopSecret });
+    await reader.event(1);
+    server.admin.setConfig('shop', 'db.pool.max', 30);
+    server.admin.deleteConfig('shop', 'banner.text');
+    server.admin.setFlag('shop', 'beta', { is_enabled: true });
+    const first = await data(reader, 2);
+    expect(first).toMatchObject({ event: 'patch', id: '2', json: { base: 1, revision: 2, configs: { 'db.pool.max': 30 } } });
+    expect((await data(reader, 3)).json).toEqual({ base: 2, revision: 3, deleted: { configs: ['banner.text'] } });
+    expect((await data(reader, 4)).json).toEqual({
+      base: 3,
+      revision: 4,
+      flags: { beta: { is_enabled: true, starts_at: null, ends_at: null, is_active: true } },
+    });
+  });
+
+  it('sends a public key every revision with secrets stripped, so its chain stays whole', async () => {
+    const pub = await open({ slug: 'shop', key: KEYS.shopPublic });
+    const sec = await open({ slug: 'shop', key: KEYS.shopSecret });
+    await pub.event(1);
+    await sec.event(1);
+    server.admin.setSecret('shop', 'stripe.api_key', 'rk_test_456');
+    server.admin.deleteSecret('shop', 'tls.client_pem');
+    expect((await data(sec, 2)).json).toEqual({
+      base: 1,
+      revision: 2,
+      secrets: { 'stripe.api_key': { type: 'text', value: 'rk_test_456', version: 2 } },
+    });
+    expect((await data(sec, 3)).json).toEqual({ base: 2, revision: 3, deleted: { secrets: ['tls.client_pem'] } });
+    expect((await data(pub, 2)).json).toEqual({ base: 1, revision: 2 });
+    expect((await data(pub, 3)).json).toEqual({ base: 2, revision: 3 });
+    expect(pub.events.map((e) => e.data).join('')).not.toContain('rk_test');
+  });
+
+  it('turns secrets off and on for secret keys when the service kind changes', async () => {
+    const sec = await open({ slug: 'shop', key: KEYS.shopSecret });
+    await sec.event(1);
+    server.admin.putService('shop', { kind: 'frontend' });
+    expect((await data(sec, 2)).json).toEqual({
+      base: 1,
+      revision: 2,
+      service: { slug: 'shop', kind: 'frontend' },
+      deleted: { secrets: ['stripe.api_key', 'tls.client_pem'] },
+    });
+    server.admin.putService('shop', { kind: 'backend' });
+    expect((await data(sec, 3)).json).toMatchObject({
+      service: { slug: 'shop', kind: 'backend' },
+      secrets: { 'stripe.api_key': { value: 'rk_test_123' }, 'tls.client_pem': { value: 'pem-v2' } },
+    });
+  });
+
+  it('sends ": ping" keep-alives at the configured interval', async () => {
+    const reader = await open({ slug: 'shop', key: KEYS.shopSecret });
+    await reader.until((r) => r.pings >= 2, 'two pings');
+    expect(reader.pings).toBeGreaterThanOrEqual(2);
+  });
+
+  it('replays the patches after Last-Event-ID, then resyncs at the current revision', async () => {
+    server.admin.setConfig('shop', 'db.host', 'a'); // 2
+    server.admin.setConfig('shop', 'db.host', 'b'); // 3
+    server.admin.setConfig('shop', 'db.host', 'c'); // 4
+    const reader = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 2 });
+    expect((await data(reader, 1)).json).toEqual({ base: 2, revision: 3, configs: { 'db.host': 'b' } });
+    expect((await data(reader, 2)).json).toEqual({ base: 3, revision: 4, configs: { 'db.host': 'c' } });
+    expect(await data(reader, 3)).toMatchObject({ event: 'resync', json: { revision: 4 } });
+  });
+
+  it.each([
+    ['older than the history', 1, { historySize: 2 }],
+    ['ahead of the server', 99, {}],
+    ['not a number', 'abc', {}],
+  ])('sends resync alone when Last-Event-ID is %s', async (_name, lastEventId, options) => {
+    await server.close();
+    server = await startLocalServer({ seed: testSeed(), ...options });
+    for (const host of ['a', 'b', 'c']) server.admin.setConfig('shop', 'db.host', host);
+    const reader = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId });
+    const first = await data(reader, 1);
+    expect(first).toMatchObject({ event: 'resync', json: { revision: 4 } });
+  });
+
+  it('ends the streams of a revoked key, and only those', async () => {
+    const key = server.admin.createKey('shop', 'secret');
+    const doomed = await open({ slug: 'shop', key });
+    const kept = await open({ slug: 'shop', key: KEYS.shopSecret });
+    await doomed.event(1);
+    await kept.event(1);
+    server.admin.revokeKey('shop', key);
+    await doomed.waitForEnd();
+    server.admin.setConfig('shop', 'db.host', 'still-here');
+    expect((await data(kept, 2)).json).toMatchObject({ configs: { 'db.host': 'still-here' } });
+    expect((await call(server, { path: '/v1/sync', slug: 'shop', key })).status).toBe(401);
+  });
+
+  it('ends open streams when the tenant becomes overdue or quarantined', async () => {
+    const a = await open({ slug: 'shop', key: KEYS.shopSecret });
+    await a.event(1);
+    server.admin.setTenant({ overdue_days: 20 });
+    await a.waitForEnd();
+    server.admin.setTenant({ overdue_days: 0, quarantined_until: new Date(Date.now() + 60_000).toISOString() });
+    const b = await open({ slug: 'shop', key: KEYS.shopSecret });
+    expect(b.status).toBe(429);
+  });
+
+  it('drops a consumer that stops reading once its buffer passes the bound, and keeps serving others', async () => {
+    await server.close();
+    server = await startLocalServer({ seed: testSeed(), streamBufferBytes: 64 * 1024 });
+    const { connect } = await import('node:net');
+    const socket = connect(server.port, '127.0.0.1');
+    socket.write(`GET /v1/stream HTTP/1.1\r\nHost: shop.localhost\r\nX-Service-API-Key: ${KEYS.shopSecret}\r\n\r\n`);
+    socket.pause(); // never read: the kernel buffers fill, then the server's
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => undefined);
+    const healthy = await open({ slug: 'shop', key: KEYS.shopSecret });
+    await healthy.event(1);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const big = 'x'.repeat(256 * 1024);
+    const deadline = Date.now() + WAIT_MS;
+    let writes = 0;
+    while (server.stats().droppedSlowConsumers === 0 && Date.now() < deadline && writes < 400) {
+      server.admin.setConfig('shop', 'blob.value', `${big}${writes++}`);
+      healthy.events.length = 0; // the healthy reader keeps reading; keep its memory small too
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    expect(server.stats().droppedSlowConsumers).toBe(1);
+    socket.resume();
+    await withTimeout(closed, 'the dropped socket to close');
+    server.admin.setConfig('shop', 'db.host', 'after-drop');
+    await healthy.find((e) => e.data.includes('after-drop'), 'the patch after the drop');
+    expect(server.stats().streams).toBe(1);
+  });
+
+  it('ends every stream on close', async () => {
+    const reader = await open({ slug: 'shop', key: KEYS.shopSecret });
+    await reader.event(1);
+    await server.close();
+    await reader.waitForEnd();
+    expect(reader.ended).toBe(true);
+  });
+});

@@ -1,0 +1,202 @@
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { LocalServer } from '../../src/index.js';
+
+/** Every wait in these tests is bounded by this. */
+export const WAIT_MS = 5000;
+
+/** An HTTP answer, read whole. */
+export interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+/** What to send. `host: null` sends no Host header at all (HTTP/1.0). */
+export interface Call {
+  method?: string;
+  path: string;
+  /** Service slug: sets `Host: <slug>.localhost:<port>`. */
+  slug?: string;
+  host?: string | null;
+  key?: string;
+  admin?: boolean | string;
+  headers?: Record<string, string>;
+  /** A string or Buffer is sent as is; anything else as JSON. */
+  body?: unknown;
+}
+
+/** Sends one request to the server through a real socket on 127.0.0.1. */
+export function call(server: LocalServer, spec: Call): Promise<Answer> {
+  const headers: Record<string, string> = { ...spec.headers };
+  if (spec.host !== null) headers['host'] = spec.host ?? (spec.slug ? `${spec.slug}.localhost:${server.port}` : `127.0.0.1:${server.port}`);
+  if (spec.key !== undefined) headers['x-service-api-key'] = spec.key;
+  if (spec.admin) headers['authorization'] = `Bearer ${spec.admin === true ? server.adminToken : spec.admin}`;
+  let payload: Buffer | undefined;
+  if (spec.body !== undefined) {
+    payload = Buffer.isBuffer(spec.body) ? spec.body : Buffer.from(typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body));
+    headers['content-type'] ??= 'application/json';
+    headers['content-length'] = String(payload.length);
+  }
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: server.port, method: spec.method ?? 'GET', path: spec.path, headers, setHost: false, timeout: WAIT_MS },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer to ${spec.method ?? 'GET'} ${spec.path} within ${WAIT_MS} ms`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Shorthand for the admin API. */
+export function admin(server: LocalServer, method: string, path: string, body?: unknown): Promise<Answer> {
+  return call(server, { method, path: `/admin/v1${path}`, admin: true, body });
+}
+
+/** One SSE event as the test saw it. */
+export type SseEvent = EventSourceMessage;
+
+/** An open `/v1/stream` connection that queues what it receives. */
+export class StreamReader {
+  readonly events: SseEvent[] = [];
+  pings = 0;
+  ended = false;
+  private waiters: Array<() => void> = [];
+  private readonly endPromise: Promise<void>;
+
+  constructor(
+    readonly status: number,
+    readonly headers: IncomingHttpHeaders,
+    private readonly destroy: () => void,
+    subscribe: (onChunk: (text: string) => void, onEnd: () => void) => void,
+  ) {
+    const parser = createParser({
+      onEvent: (event) => {
+        this.events.push(event);
+        this.wake();
+      },
+      onComment: (comment) => {
+        if (comment.trim() === 'ping') this.pings++;
+        this.wake();
+      },
+    });
+    let resolveEnd!: () => void;
+    this.endPromise = new Promise((resolve) => (resolveEnd = resolve));
+    subscribe(
+      (text) => parser.feed(text),
+      () => {
+        this.ended = true;
+        resolveEnd();
+        this.wake();
+      },
+    );
+  }
+
+  /** Waits (bounded) until `predicate` holds over what was received. */
+  async until(predicate: (reader: StreamReader) => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + WAIT_MS;
+    while (!predicate(this)) {
+      if (this.ended) throw new Error(`stream ended before ${what}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}; received ${JSON.stringify(this.events)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Waits for the `n`-th event (1-based) and returns it. */
+  async event(n: number): Promise<SseEvent> {
+    await this.until((r) => r.events.length >= n, `event #${n}`);
+    return this.events[n - 1]!;
+  }
+
+  /** Waits for an event for which `predicate` holds. */
+  async find(predicate: (event: SseEvent) => boolean, what: string): Promise<SseEvent> {
+    await this.until((r) => r.events.some(predicate), what);
+    return this.events.find(predicate)!;
+  }
+
+  /** Waits (bounded) for the server to end the stream. */
+  async waitForEnd(): Promise<void> {
+    await this.until((r) => r.ended, 'the end of the stream');
+    await this.endPromise;
+  }
+
+  /** Closes the connection from the client side. */
+  close(): void {
+    this.destroy();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+/** Opens `/v1/stream` and resolves once the status line is in. */
+export function openStream(
+  server: LocalServer,
+  spec: { slug: string; key: string; lastEventId?: number | string },
+): Promise<StreamReader> {
+  const headers: Record<string, string> = {
+    host: `${spec.slug}.localhost:${server.port}`,
+    'x-service-api-key': spec.key,
+    accept: 'text/event-stream',
+  };
+  if (spec.lastEventId !== undefined) headers['last-event-id'] = String(spec.lastEventId);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: server.port, path: '/v1/stream', headers, setHost: false }, (res) => {
+      clearTimeout(timer);
+      res.setEncoding('utf8');
+      resolve(
+        new StreamReader(
+          res.statusCode ?? 0,
+          res.headers,
+          () => req.destroy(),
+          (onChunk, onEnd) => {
+            res.on('data', onChunk);
+            res.on('close', onEnd);
+            res.on('error', () => undefined);
+          },
+        ),
+      );
+    });
+    const timer = setTimeout(() => req.destroy(new Error('stream did not open in time')), WAIT_MS);
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.end();
+  });
+}
+
+/** Resolves like `promise`, or rejects after {@link WAIT_MS}; leaves no timer behind. */
+export async function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), WAIT_MS);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
