@@ -247,6 +247,19 @@ export function applyPatch(snapshot: Snapshot, patch: Patch): Snapshot {
   });
 }
 
+/** What to do with a patch event: drop it, apply it, or resync. */
+export type PatchDecision = 'stale' | 'apply' | 'resync';
+
+/**
+ * PROTOCOL §6: a patch is applied when its `base` equals the cache's
+ * revision; one the cache already has (`revision` not ahead) is stale
+ * (e.g. replayed after a reconnect); any other needs a resync.
+ */
+export function decidePatch(current: Snapshot, patch: Patch): PatchDecision {
+  if (patch.revision <= current.revision) return 'stale';
+  return patch.base === current.revision ? 'apply' : 'resync';
+}
+
 /** An empty snapshot, revision 0 (used only as the "before" of the first diff; never served). */
 export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
   service: Object.freeze({ slug: '', kind: '' }),

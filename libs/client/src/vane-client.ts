@@ -26,7 +26,7 @@ import { FileSecretStore } from './file-secrets.js';
 import { resolveOptions, type ResolvedOptions, type VaneClientOptions } from './options.js';
 import { redactText } from './redact.js';
 import { ServiceHttp, type ServiceAnswer } from './service-http.js';
-import { applyPatch, EMPTY_SNAPSHOT, parsePatch, parseSnapshot, SnapshotFormatError, type ConfigValue, type Patch, type SecretType, type Snapshot } from './snapshot.js';
+import { applyPatch, decidePatch, EMPTY_SNAPSHOT, parsePatch, parseSnapshot, SnapshotFormatError, type ConfigValue, type Patch, type SecretType, type Snapshot } from './snapshot.js';
 import { readEventStream } from './sse-reader.js';
 import type { TimerHandle } from './timers.js';
 import { USER_AGENT } from './version.js';
@@ -558,8 +558,9 @@ export class VaneClient {
   async #applyPatchNow(patch: Patch): Promise<void> {
     if (this.#closed) return;
     const current = this.#snapshot;
-    if (patch.revision <= current.revision) return;
-    if (patch.base !== current.revision) {
+    const decision = decidePatch(current, patch);
+    if (decision === 'stale') return;
+    if (decision === 'resync') {
       this.#o.logger.debug?.(`stream: patch base ${patch.base} does not match revision ${current.revision}; resyncing`);
       await this.#syncNow('sync');
       return;

@@ -1,0 +1,56 @@
+import { InvalidArgumentError } from './errors.js';
+import { normalizeAbContext, planAbEvaluation, readAbResults } from './ab-evaluation.js';
+
+describe('normalizeAbContext', () => {
+  it('drops null and undefined attributes, keeps strings', () => {
+    expect(normalizeAbContext({ userId: 'u1', attributes: { country: 'DE', plan: null, tier: undefined } })).toEqual({ userId: 'u1', attributes: { country: 'DE' } });
+  });
+
+  it.each([
+    [42, 'number'],
+    [true, 'boolean'],
+    [['a'], 'array'],
+    [{ a: 1 }, 'object'],
+    [new Date(0), 'Date'],
+  ])('rejects a non-string attribute (%p) naming it and the type', (value, type) => {
+    const run = () => normalizeAbContext({ userId: 'u1', attributes: { age: value as unknown as string } });
+    expect(run).toThrow(InvalidArgumentError);
+    expect(run).toThrow(`attribute "age" must be a string, got ${type}`);
+  });
+
+  it('requires a non-empty string userId', () => {
+    expect(() => normalizeAbContext({ userId: '' })).toThrow(InvalidArgumentError);
+    expect(() => normalizeAbContext({ userId: 7 as unknown as string })).toThrow('got number');
+  });
+});
+
+describe('planAbEvaluation', () => {
+  it('sends known keys once, never unknown ones', () => {
+    const plan = planAbEvaluation(['a', 'x', 'a', 'b'], (k) => k !== 'x');
+    expect(plan.batches).toEqual([['a', 'b']]);
+    expect(plan.keys).toEqual(['a', 'x', 'b']);
+  });
+
+  it('splits more than 200 keys into calls of at most 200', () => {
+    const keys = Array.from({ length: 450 }, (_, i) => `k${i}`);
+    const plan = planAbEvaluation(keys, () => true);
+    expect(plan.batches.map((b) => b.length)).toEqual([200, 200, 50]);
+    expect(plan.batches.flat()).toEqual(keys);
+  });
+
+  it('plans no call when no key is known', () => {
+    expect(planAbEvaluation(['x'], () => false).batches).toEqual([]);
+  });
+
+  it('refuses non-string keys', () => {
+    expect(() => planAbEvaluation(['a', 1 as unknown as string], () => true)).toThrow('keys[1] must be a string, got number');
+  });
+});
+
+describe('readAbResults', () => {
+  it('reads booleans; anything missing or not true is false', () => {
+    const into: Record<string, boolean> = {};
+    readAbResults({ results: { a: true, b: false, c: 'true' } }, ['a', 'b', 'c', 'd'], into);
+    expect(into).toEqual({ a: true, b: false, c: false, d: false });
+  });
+});

@@ -1,0 +1,44 @@
+import { InvalidArgumentError } from './errors.js';
+import { DEFAULTS, resolveOptions } from './options.js';
+import type { Transport } from './transport.js';
+
+const transport: Transport = { request: () => Promise.reject(new Error('unused')), close: () => Promise.resolve() };
+const base = { baseUrl: 'http://shop.localhost:4400', apiKey: 'svs_shop_local_secret', transport };
+
+describe('resolveOptions', () => {
+  it('applies the documented defaults', () => {
+    const o = resolveOptions(base);
+    expect(o).toMatchObject({ ...DEFAULTS, stream: true });
+    expect(DEFAULTS).toEqual({
+      ttlMs: 60_000,
+      timeoutMs: 10_000,
+      streamErrorThreshold: 3,
+      streamCooldownMs: 60_000,
+      streamIdleTimeoutMs: 45_000,
+      backoffMinMs: 1_000,
+      backoffMaxMs: 30_000,
+    });
+    expect(o.credentials.keyType).toBe('sk');
+  });
+
+  it.each([
+    [{ baseUrl: 'ftp://x' }, 'http or https'],
+    [{ baseUrl: 'not a url' }, 'not a valid URL'],
+    [{ baseUrl: 'https://u:p@x.example' }, 'credentials'],
+    [{ baseUrl: 'https://x.example/?a=1' }, 'query'],
+    [{ apiKey: 'sk_live_0123456789abcdef' }, 'must start with'],
+    [{ apiKey: undefined }, 'apiKey is required'],
+    [{ ttlMs: 0 }, 'ttlMs must be a positive number of milliseconds'],
+    [{ timeoutMs: -1 }, 'timeoutMs'],
+    [{ streamErrorThreshold: 1.5 }, 'positive integer'],
+    [{ backoffMinMs: 5000, backoffMaxMs: 1000 }, 'backoffMaxMs'],
+    [{ secretsDir: '' }, 'secretsDir'],
+  ])('refuses %p', (patch, message) => {
+    expect(() => resolveOptions({ ...base, ...patch })).toThrow(InvalidArgumentError);
+    expect(() => resolveOptions({ ...base, ...patch })).toThrow(message);
+  });
+
+  it('never echoes a malformed key', () => {
+    expect(() => resolveOptions({ ...base, apiKey: 'sk_live_0123456789abcdef' })).toThrow(/^(?!.*0123456789abcdef)/);
+  });
+});
