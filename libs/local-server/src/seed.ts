@@ -423,9 +423,9 @@ function fail(path: string, problem: string): never {
  * text around the error, which could be a secret.
  */
 function describeJsonSyntaxError(text: string): string {
+  if (/^[ \t\n\r]*$/.test(text)) return 'invalid JSON: the file is empty';
   const error = findJsonSyntaxError(text);
   if (error === undefined) return 'invalid JSON';
-  if (error.offset === 0 && text.trim() === '') return 'invalid JSON: the file is empty';
   const before = text.slice(0, error.offset);
   const line = before.split('\n').length;
   const column = error.offset - before.lastIndexOf('\n');
