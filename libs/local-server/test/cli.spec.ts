@@ -1,0 +1,141 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { WAIT_MS, withTimeout } from './support/http-client.js';
+import { KEYS, testSeed } from './support/seed.js';
+
+// The CLI is tested as users run it: the built file, in a child process (`npm test` builds first).
+const CLI = resolve(__dirname, '../dist/cjs/cli.js');
+
+interface Running {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Running {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env, VANE_ADMIN_TOKEN: env['VANE_ADMIN_TOKEN'] ?? '' } });
+  let text = '';
+  child.stdout.on('data', (c: Buffer) => (text += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (text += c.toString()));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return { child, output: () => text, exited };
+}
+
+async function waitForOutput(running: Running, pattern: RegExp): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const match = pattern.exec(running.output());
+    if (match) return match;
+    if (Date.now() > deadline) throw new Error(`no ${pattern} in: ${running.output()}`);
+    await new Promise<void>((r) => running.child.stdout.once('data', () => r()).once('close', () => r()));
+  }
+}
+
+function get(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((done, reject) => {
+    request(url, { headers, setHost: false }, (res) => {
+      res.resume();
+      done(res.statusCode ?? 0);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('vane-local-server (command line)', () => {
+  let dir: string;
+  const children: Running[] = [];
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vane-cli-'));
+  });
+  afterEach(async () => {
+    for (const c of children.splice(0)) {
+      if (c.child.exitCode === null) c.child.kill('SIGKILL');
+      await c.exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints "listening on", the services with redacted keys and the generated admin token; SIGTERM closes it', async () => {
+    const seedPath = join(dir, 'vane.seed.json');
+    writeFileSync(seedPath, JSON.stringify(testSeed()));
+    const running = run(['--seed', seedPath, '--port', '0']);
+    children.push(running);
+    const [, url] = await waitForOutput(running, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const [, token] = await waitForOutput(running, /token: (\S+)/);
+    await waitForOutput(running, /service web/);
+    const port = new URL(url!).port;
+    expect(running.output()).toContain(`service shop (backend): http://shop.localhost:${port}`);
+    expect(running.output()).not.toContain(KEYS.shopSecret);
+    expect(running.output()).toContain('svs_…cret');
+    expect(await get(`${url}/v1/sync`, { host: `shop.localhost:${port}`, 'x-service-api-key': KEYS.shopSecret })).toBe(200);
+    expect(await get(`${url}/admin/v1/services`, { host: 'x', authorization: `Bearer ${token}` })).toBe(200);
+    running.child.kill('SIGTERM');
+    expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(0);
+  });
+
+  it('takes the admin token from VANE_ADMIN_TOKEN and does not print it', async () => {
+    const running = run(['--port', '0'], { VANE_ADMIN_TOKEN: 'from-the-environment' });
+    children.push(running);
+    const [, url] = await waitForOutput(running, /listening on (\S+)/);
+    await waitForOutput(running, /token:/);
+    expect(running.output()).not.toContain('from-the-environment');
+    expect(await get(`${url}/admin/v1/services`, { host: 'x', authorization: 'Bearer from-the-environment' })).toBe(200);
+  });
+
+  it('stops with exit code 1 and names the file and JSON path of a bad seed', async () => {
+    const seedPath = join(dir, 'bad.seed.json');
+    writeFileSync(seedPath, JSON.stringify({ services: { shop: { configs: { 'a.b': { x: 1 } } } } }));
+    const running = run(['--seed', seedPath, '--port', '0']);
+    children.push(running);
+    expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(1);
+    expect(running.output()).toContain(`${seedPath}: services.shop.configs["a.b"]: objects are not config values`);
+  });
+
+  it('refuses unknown options and bad ports with usage and exit code 2', async () => {
+    for (const args of [['--nope'], ['--port', 'abc'], ['--port', '70000']]) {
+      const running = run(args);
+      children.push(running);
+      expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(2);
+    }
+  });
+
+  it('persists with --state across a restart', async () => {
+    const statePath = join(dir, 'state.json');
+    const seedPath = join(dir, 'vane.seed.json');
+    writeFileSync(seedPath, JSON.stringify(testSeed()));
+    const first = run(['--seed', seedPath, '--port', '0', '--state', statePath, '--admin-token', 't0ken']);
+    children.push(first);
+    const [, url] = await waitForOutput(first, /listening on (\S+)/);
+    const status = await new Promise<number>((done, reject) => {
+      const req = request(`${url}/admin/v1/services/shop/configs/db.host`, {
+        method: 'PUT',
+        headers: { authorization: 'Bearer t0ken', 'content-type': 'application/json' },
+      }, (res) => {
+        res.resume();
+        done(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ value: 'from-state' }));
+    });
+    expect(status).toBe(200);
+    first.child.kill('SIGINT');
+    expect(await withTimeout(first.exited, 'the CLI to exit')).toBe(0);
+
+    const second = run(['--port', '0', '--state', statePath]);
+    children.push(second);
+    const [, url2] = await waitForOutput(second, /listening on (\S+)/);
+    const port = new URL(url2!).port;
+    const body = await new Promise<string>((done, reject) => {
+      request(`${url2}/v1/sync`, { headers: { host: `shop.localhost:${port}`, 'x-service-api-key': KEYS.shopSecret }, setHost: false }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => done(text));
+      }).on('error', reject).end();
+    });
+    expect(JSON.parse(body).configs['db.host']).toBe('from-state');
+  });
+});

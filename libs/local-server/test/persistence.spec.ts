@@ -1,0 +1,92 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SeedError, startLocalServer } from '../src/index.js';
+import { call } from './support/http-client.js';
+import { KEYS, testSeed } from './support/seed.js';
+
+describe('seed files and --state persistence', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vane-local-state-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('starts from a seed file on disk', async () => {
+    const seedPath = join(dir, 'vane.seed.json');
+    writeFileSync(seedPath, JSON.stringify(testSeed()));
+    const server = await startLocalServer({ seed: seedPath });
+    try {
+      expect((await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('survives a restart: values, keys, versions and audit come back, the revision moves on', async () => {
+    const statePath = join(dir, 'state.json');
+    const first = await startLocalServer({ seed: testSeed(), statePath });
+    first.admin.setConfig('shop', 'db.host', 'persisted');
+    const key = first.admin.createKey('shop', 'secret');
+    first.admin.setSecret('shop', 'stripe.api_key', 'rk_2');
+    first.admin.deleteSecretVersion('shop', 'stripe.api_key', 2); // next version must still be 3
+    first.admin.setTenant({ ab_addon: false });
+    const revision = first.revision('shop');
+    await first.close();
+    expect(statSync(statePath).mode & 0o777).toBe(0o600);
+
+    // The seed is ignored once a state file exists.
+    const second = await startLocalServer({ seed: { services: {} }, statePath });
+    try {
+      const body = (await call(second, { path: '/v1/sync', slug: 'shop', key })).json<{
+        revision: number;
+        configs: Record<string, unknown>;
+        secrets: Record<string, { version: number }>;
+      }>();
+      expect(body.configs['db.host']).toBe('persisted');
+      expect(body.revision).toBe(revision + 1);
+      expect(second.admin.setSecret('shop', 'stripe.api_key', 'rk_3').version).toBe(3);
+      expect(second.admin.audit('shop').map((e) => e.action)).toEqual(['secret.set', 'secret.version.delete', 'secret.set']);
+      const evaluate = await call(second, {
+        method: 'POST',
+        path: '/v1/flags/evaluate-ab',
+        slug: 'shop',
+        key,
+        body: { keys: ['beta'], user_id: 'u' },
+      });
+      expect(evaluate.status).toBe(403);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('refuses a corrupt state file with an error naming the file, never a silent reset', async () => {
+    const statePath = join(dir, 'state.json');
+    writeFileSync(statePath, '{"services": {"shop": {"configs": ');
+    await expect(startLocalServer({ seed: testSeed(), statePath })).rejects.toThrow(SeedError);
+    await expect(startLocalServer({ seed: testSeed(), statePath })).rejects.toThrow(statePath);
+    expect(readFileSync(statePath, 'utf8')).toBe('{"services": {"shop": {"configs": ');
+  });
+
+  it('refuses a state file with a bad value, naming the JSON path', async () => {
+    const statePath = join(dir, 'state.json');
+    writeFileSync(statePath, JSON.stringify({ services: { shop: { configs: { 'a.b': { nested: 1 } } } } }));
+    await expect(startLocalServer({ statePath })).rejects.toThrow(
+      `${statePath}: services.shop.configs["a.b"]: objects are not config values`,
+    );
+  });
+
+  it('refuses a bad seed naming the JSON path, without echoing keys', async () => {
+    const seed = testSeed();
+    seed.services!['other']!.keys = [KEYS.shopSecret];
+    const error = await startLocalServer({ seed }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SeedError);
+    expect((error as SeedError).message).toMatch(/services\.other\.keys\[0\]/);
+    expect((error as SeedError).message).not.toContain(KEYS.shopSecret);
+  });
+
+  it('reports a missing seed file by name', async () => {
+    const missing = join(dir, 'missing.json');
+    await expect(startLocalServer({ seed: missing })).rejects.toThrow(missing);
+  });
+});

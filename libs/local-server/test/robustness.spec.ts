@@ -1,0 +1,100 @@
+import { connect } from 'node:net';
+import fc from 'fast-check';
+import { startLocalServer, type LocalServer } from '../src/index.js';
+import { admin, call, WAIT_MS, withTimeout } from './support/http-client.js';
+import { KEYS, testSeed } from './support/seed.js';
+
+describe('bad requests never crash the server or corrupt its state', () => {
+  let server: LocalServer;
+  beforeEach(async () => {
+    server = await startLocalServer({ seed: testSeed() });
+  });
+  afterEach(() => server.close());
+
+  const syncBody = async () => (await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).text;
+
+  it('answers 413 to a body over 1 MiB, and changes nothing', async () => {
+    const before = await syncBody();
+    const huge = JSON.stringify({ value: 'x'.repeat(1024 * 1024) });
+    const answer = await call(server, { method: 'PUT', path: '/v1/secrets/big', slug: 'shop', key: KEYS.shopSecret, body: huge });
+    expect(answer.status).toBe(413);
+    expect(answer.json()['error']).toBe('payload_too_large');
+    const viaAdmin = await admin(server, 'PUT', '/services/shop/configs/big.value', huge);
+    expect(viaAdmin.status).toBe(413);
+    expect(await syncBody()).toBe(before);
+  });
+
+  it('accepts a body of exactly 1 MiB', async () => {
+    const padding = 1024 * 1024 - JSON.stringify({ value: '' }).length;
+    const answer = await admin(server, 'PUT', '/services/shop/configs/big.value', JSON.stringify({ value: 'x'.repeat(padding) }));
+    expect(answer.status).toBe(200);
+  });
+
+  it('answers 413 to a chunked body that grows past 1 MiB', async () => {
+    const socket = connect(server.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    const answer = withTimeout(
+      new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (c) => {
+          text += c.toString();
+          if (text.includes('\r\n\r\n')) resolve(text);
+        });
+      }),
+      'the 413',
+    );
+    socket.write(`PUT /admin/v1/services/shop/configs/big HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.adminToken}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const chunk = 'a'.repeat(64 * 1024);
+    for (let i = 0; i < 20 && !socket.destroyed; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    expect(await answer).toMatch(/^HTTP\/1\.1 413/);
+    socket.destroy();
+  });
+
+  it('survives garbage on the wire', async () => {
+    for (const garbage of ['\x00\x01\x02 nonsense\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'GET /v1/sync HTTP/1.1\r\nHost: shop.localhost\r\nContent-Length: -5\r\n\r\n']) {
+      const socket = connect(server.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.resume();
+      socket.end(garbage);
+      await withTimeout(closed, 'the server to close a garbage connection');
+    }
+    expect((await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).status).toBe(200);
+  });
+
+  it('answers any JSON body on any write route with 2xx or 4xx, and the snapshot stays valid', async () => {
+    const routes = [
+      ['PUT', '/admin/v1/services/shop/configs/fuzz.key'],
+      ['PUT', '/admin/v1/services/shop/flags/fuzz-flag'],
+      ['PUT', '/admin/v1/services/shop/secrets/fuzz.secret'],
+      ['PUT', '/admin/v1/tenant'],
+      ['PUT', '/admin/v1/services/fuzz'],
+      ['POST', '/admin/v1/services/shop/keys'],
+      ['PUT', '/v1/secrets/fuzz.secret'],
+      ['POST', '/v1/flags/evaluate-ab'],
+    ] as const;
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), fc.jsonValue({ maxDepth: 3 }), async ([method, path], body) => {
+        const answer = await call(server, {
+          method,
+          path,
+          slug: 'shop',
+          key: KEYS.shopSecret,
+          admin: path.startsWith('/admin'),
+          body: JSON.stringify(body),
+        });
+        expect(answer.status).toBeGreaterThanOrEqual(200);
+        expect(answer.status).toBeLessThan(500);
+        // Fuzzed tenant settings may lock the caller out; put them back.
+        server.admin.setTenant({ overdue_days: 0, quarantined_until: null, ab_addon: true, write_rate_per_minute: 100_000 });
+        const sync = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret });
+        expect(sync.status).toBe(200);
+        const snapshot = sync.json<{ configs: Record<string, unknown> }>();
+        for (const value of Object.values(snapshot.configs)) {
+          expect(typeof value === 'object' && value !== null && !Array.isArray(value)).toBe(false);
+        }
+      }),
+      { numRuns: 150, interruptAfterTimeLimit: WAIT_MS * 4 },
+    );
+  });
+});
