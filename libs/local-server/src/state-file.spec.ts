@@ -284,7 +284,6 @@ describe('StateFile', () => {
         });
         await within(4000, 'flush', file.flush());
         file.schedule(() => {
-          // eslint-disable-next-line @typescript-eslint/only-throw-error
           throw 'a string';
         });
         await within(4000, 'flush', file.flush());
