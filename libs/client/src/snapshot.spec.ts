@@ -115,7 +115,7 @@ const opArb = fc.oneof(
   fc.record({ op: fc.constant('setKind' as const), kind: fc.constantFrom('backend', 'worker') }),
 );
 /** What the stream does with each server change, and whether a resync event follows it. */
-const deliveryArb = fc.record({ fate: fc.constantFrom('deliver', 'deliver', 'deliver', 'drop', 'duplicate'), resyncAfter: fc.boolean({}) });
+const deliveryArb = fc.record({ fate: fc.constantFrom('deliver', 'deliver', 'deliver', 'drop', 'duplicate'), resyncAfter: fc.boolean() });
 
 function render(state: ServerState, revision: number): unknown {
   return {
