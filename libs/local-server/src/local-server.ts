@@ -152,7 +152,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const stateFile = options.statePath
     ? new StateFile(options.statePath, { onError: (e) => logger.error(`could not write state: ${e.message}`) })
     : undefined;
-  const data = loadData(options, stateFile);
+  const data = loadData(options, stateFile, new Date(clock.now()));
   const hub = new StreamHub({
     pingIntervalMs: options.pingIntervalMs ?? 15_000,
     historySize: options.historySize ?? 1000,
@@ -246,7 +246,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   };
 }
 
-function loadData(options: LocalServerOptions, stateFile: StateFile | undefined): ServerData {
+function loadData(options: LocalServerOptions, stateFile: StateFile | undefined, now: Date): ServerData {
   const saved = stateFile?.load();
   if (saved) {
     // Flags may have turned while the server was down: a new revision makes every client re-check.
@@ -255,8 +255,8 @@ function loadData(options: LocalServerOptions, stateFile: StateFile | undefined)
     return saved;
   }
   let data: ServerData;
-  if (typeof options.seed === 'string') data = readServerDataFile(options.seed);
-  else if (options.seed) data = parseServerData(options.seed, 'seed');
+  if (typeof options.seed === 'string') data = readServerDataFile(options.seed, { now });
+  else if (options.seed) data = parseServerData(options.seed, 'seed', { now });
   else data = { tenant: { ...DEFAULT_TENANT }, services: new Map() };
   if (options.statePath && !existsSync(options.statePath)) stateFile?.schedule(() => data);
   return data;
