@@ -753,8 +753,11 @@ export class VaneClient {
       } catch {
         revision = undefined;
       }
-      if (revision === this.#snapshot.revision) return;
-      this.#backgroundSync('stream resync');
+      if (this.#closed || this.#billingOverdue) return;
+      // Decided in turn, after the patches received before it (a replay ends with a resync).
+      this.#serial(async () => {
+        if (revision !== this.#snapshot.revision) await this.#syncNow('sync');
+      }).catch((err: unknown) => this.#onBackgroundError(err, 'stream resync'));
       return;
     }
     if (event.event === 'patch') {
