@@ -81,7 +81,9 @@ async function openStreams(count, onPatch) {
                 if (event.event === 'resync') resolve();
                 if (event.event !== 'patch') return;
                 const receivedAt = performance.now();
-                const value = JSON.parse(event.data).configs?.['bench.value'];
+                // A regex rather than JSON.parse: keep this process's own work per event small, so the
+                // figure measures the server's fan-out more than the 1,000 readers sharing one core.
+                const value = /"bench\.value":"([^"]+)"/.exec(event.data)?.[1];
                 if (value !== undefined) onPatch(value, receivedAt);
               },
             });

@@ -161,8 +161,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   let renderer: SnapshotRenderer | undefined;
   const store = new Store(data, clock, {
     change(change) {
-      const frame = (audience: Audience): string =>
-        sseFrame('patch', change.revision, JSON.stringify(renderer!.patch(change, audience)));
+      const frame = (audience: Audience): Buffer =>
+        Buffer.from(sseFrame('patch', change.revision, JSON.stringify(renderer!.patch(change, audience))));
       hub.publish(change.slug, {
         base: change.base,
         revision: change.revision,

@@ -14,11 +14,12 @@ export interface StreamHubOptions {
   bufferBytes: number;
 }
 
-/** One revision's `patch` event, rendered once for each audience. */
+/** One revision's `patch` event, rendered and encoded once for each audience. */
 export interface PublishedPatch {
   readonly base: number;
   readonly revision: number;
-  readonly frames: Readonly<Record<Audience, string>>;
+  /** Encoded once, written to every stream of that audience as is. */
+  readonly frames: Readonly<Record<Audience, Buffer>>;
 }
 
 /** One open `/v1/stream` connection. */
@@ -43,7 +44,7 @@ export function sseFrame(event: string, id: number, data: string): string {
   return `id: ${id}\nevent: ${event}\ndata: ${data}\n\n`;
 }
 
-const PING_FRAME = ': ping\n\n';
+const PING_FRAME = Buffer.from(': ping\n\n');
 
 /**
  * Fans patches out to every open stream of a service, keeps a bounded history
@@ -56,6 +57,7 @@ export class StreamHub {
   private pingTimer: NodeJS.Timeout | undefined;
   private count = 0;
   private dropped = 0;
+  private closed = false;
 
   constructor(private readonly options: StreamHubOptions) {}
 
@@ -65,6 +67,10 @@ export class StreamHub {
    */
   open(connection: StreamConnection, currentRevision: number, lastEventId: number | undefined): void {
     const { res } = connection;
+    if (this.closed) {
+      res.writeHead(503, { connection: 'close' }).end();
+      return;
+    }
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
@@ -78,13 +84,13 @@ export class StreamHub {
     res.once('close', () => this.remove(connection));
     this.startPings();
 
-    let initial = '';
+    const initial: Buffer[] = [];
     if (lastEventId !== undefined && lastEventId !== currentRevision) {
       const replay = this.replayable(connection.slug, lastEventId, currentRevision);
-      if (replay) initial = replay.map((p) => p.frames[connection.audience]).join('');
+      if (replay) initial.push(...replay.map((p) => p.frames[connection.audience]));
     }
-    initial += sseFrame('resync', currentRevision, JSON.stringify({ revision: currentRevision }));
-    this.write(connection, initial);
+    initial.push(Buffer.from(sseFrame('resync', currentRevision, JSON.stringify({ revision: currentRevision }))));
+    this.write(connection, Buffer.concat(initial));
   }
 
   /** Records a revision's patch and sends it to every open stream of the service. */
@@ -107,6 +113,7 @@ export class StreamHub {
 
   /** Ends every stream and stops the keep-alives. */
   close(): void {
+    this.closed = true;
     this.endWhere(() => true);
     this.stopPings();
   }
@@ -125,7 +132,7 @@ export class StreamHub {
     return replay[replay.length - 1]?.revision === currentRevision ? replay : undefined;
   }
 
-  private write(connection: StreamConnection, text: string): void {
+  private write(connection: StreamConnection, chunk: Buffer): void {
     const { res } = connection;
     if (res.destroyed || res.writableEnded) return;
     // Judge the backlog before adding to it: one large patch alone never drops a reader that keeps up.
@@ -134,7 +141,7 @@ export class StreamHub {
       res.destroy();
       return;
     }
-    res.write(text);
+    res.write(chunk);
   }
 
   private remove(connection: StreamConnection): void {
