@@ -85,8 +85,15 @@ export function localhostAwareLookup(hostname: string, options: LookupOptions, c
 export function createDefaultDispatcher(baseUrl: URL, env: NodeJS.ProcessEnv = process.env): Dispatcher {
   const connect = { lookup: localhostAwareLookup };
   if (isLocalhostName(baseUrl.hostname)) return new Agent({ connect });
-  const proxied = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) => (env[name] ?? '') !== '');
-  return proxied ? new EnvHttpProxyAgent({ connect }) : new Agent({ connect });
+  const read = (upper: string): string | undefined => {
+    const value = env[upper] ?? env[upper.toLowerCase()];
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const httpProxy = read('HTTP_PROXY');
+  const httpsProxy = read('HTTPS_PROXY');
+  if (httpProxy === undefined && httpsProxy === undefined) return new Agent({ connect });
+  // Given explicitly so the choice follows `env` (undici would read process.env itself).
+  return new EnvHttpProxyAgent({ connect, httpProxy, httpsProxy, noProxy: read('NO_PROXY') ?? '' });
 }
 
 /** Options of {@link UndiciTransport}. */
