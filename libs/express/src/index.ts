@@ -1,2 +1,23 @@
-// @vane/express: the package shell. Its module arrives with its own issue; nothing is exported yet.
-export {};
+/**
+ * `@vane/express`: Vane for Express 4 and 5. `createVane()` runs the blocking
+ * initial sync; `vane.middleware()` puts live configs, flags and secrets on
+ * `req.vane`; `vane.requireFlag()` guards routes (plain or A/B, batched per
+ * request); `vane.errorHandler()` answers Vane errors with clean JSON;
+ * `vane.close()` shuts down.
+ *
+ * Importing this package also adds `vane` to Express's `Request` type.
+ *
+ * @packageDocumentation
+ */
+import './express-request.augmentation.js';
+
+export { createVane } from './create-vane.js';
+export type { VaneExpress } from './vane-express.js';
+export type { AbContextFactory, FlagDenial, FlagOffHandler, FlagOffOptions, VaneExpressOptions } from './vane-express.options.js';
+export type { RequireFlagOptions } from './require-flag.js';
+export type { RequestVane } from './request-vane.js';
+export type { ErrorHandlerOptions, VaneAnyErrorCode, VaneErrorBody } from './error-handler.js';
+export { VaneExpressError } from './errors/vane-express.error.js';
+export type { VaneExpressErrorCode } from './errors/vane-express.error.js';
+export { AbContextError } from './errors/ab-context.error.js';
+export type { AbContext } from '@vane/client';

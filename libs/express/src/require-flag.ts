@@ -1,0 +1,113 @@
+/**
+ * `vane.requireFlag()`: a route guard that lets a request through only when
+ * its flag (or flags) is on.
+ *
+ * @packageDocumentation
+ */
+import { STATUS_CODES } from 'node:http';
+import { InvalidArgumentError, type VaneClient } from '@vane/client';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { AbGuardRegistry } from './ab-batch.js';
+import type { RequestVaneAccessor } from './request-vane.accessor.js';
+import type { FlagDenial, FlagOffOptions } from './vane-express.options.js';
+
+/** Options of `vane.requireFlag()`. */
+export interface RequireFlagOptions extends FlagOffOptions {
+  /**
+   * Evaluate the flag for the request's user through the A/B add-on
+   * (`evaluate-ab`), with the context from the `abContext` option, instead
+   * of reading its plain value. Every A/B guard of the route (and any
+   * `req.vane.ab()` call) shares one evaluation per request.
+   * @default false
+   */
+  readonly ab?: boolean;
+}
+
+/** What a guard needs from its `VaneExpress`. Internal. */
+export interface FlagGuardDeps {
+  readonly client: VaneClient;
+  readonly registry: AbGuardRegistry;
+  readonly hasAbContext: boolean;
+  readonly flagOff: FlagOffOptions | undefined;
+  accessorFor(req: Request): RequestVaneAccessor;
+}
+
+const FLAG_KEY = /^[A-Za-z0-9._-]{1,256}$/;
+
+function checkKeys(keys: string | readonly string[]): readonly string[] {
+  const list = typeof keys === 'string' ? [keys] : keys;
+  if (!Array.isArray(list) || list.length === 0) throw new InvalidArgumentError('requireFlag: give a flag key or a non-empty array of flag keys');
+  for (const key of list) {
+    if (typeof key !== 'string' || !FLAG_KEY.test(key)) throw new InvalidArgumentError('requireFlag: flag keys are 1 to 256 characters from [A-Za-z0-9._-]');
+  }
+  return [...new Set(list)];
+}
+
+function checkOff(options: FlagOffOptions | undefined, where: string): void {
+  if (!options) return;
+  const { status, error, handler } = options;
+  if (status !== undefined && (!Number.isInteger(status) || status < 100 || status > 599)) {
+    throw new InvalidArgumentError(`${where}: status must be an HTTP status code (an integer from 100 to 599)`);
+  }
+  if (error !== undefined && typeof error !== 'function') throw new InvalidArgumentError(`${where}: error must be a function that returns an Error`);
+  if (handler !== undefined && typeof handler !== 'function') throw new InvalidArgumentError(`${where}: handler must be a function`);
+}
+
+/** Validates a `flagOff` option. @throws InvalidArgumentError */
+export function checkFlagOffOptions(options: FlagOffOptions | undefined): void {
+  checkOff(options, 'flagOff');
+}
+
+function deny(off: FlagOffOptions, req: Request, res: Response, next: NextFunction, denial: FlagDenial): void {
+  if (off.handler) return off.handler(req, res, next, denial);
+  if (off.error) return next(off.error(denial));
+  const status = off.status ?? 404;
+  res.status(status).json({ statusCode: status, message: STATUS_CODES[status] ?? 'Error' });
+}
+
+/**
+ * Builds the guard middleware. Plain guards read the snapshot synchronously;
+ * A/B guards are registered so that the first A/B guard of a route
+ * evaluates the keys of them all in one call.
+ */
+export function createFlagGuard(deps: FlagGuardDeps, keys: string | readonly string[], options: RequireFlagOptions = {}): RequestHandler {
+  const list = checkKeys(keys);
+  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('requireFlag: options must be an object');
+  checkOff(options, 'requireFlag');
+  const own = options.status !== undefined || options.error !== undefined || options.handler !== undefined;
+  const off: FlagOffOptions = own ? options : (deps.flagOff ?? {});
+  const ab = options.ab === true;
+  if (ab && !deps.hasAbContext) throw new InvalidArgumentError('requireFlag(…, { ab: true }): give createVane() an abContext option to tell the user of a request');
+
+  const denialFor = (key: string): FlagDenial => ({ key, defined: deps.client.flagState(key).defined, ab });
+
+  if (!ab) {
+    return function vaneFlagGuard(req, res, next) {
+      deps.accessorFor(req);
+      const offKey = list.find((key) => !deps.client.flag(key));
+      if (offKey === undefined) return next();
+      deny(off, req, res, next, denialFor(offKey));
+    };
+  }
+
+  const guard: RequestHandler = function vaneAbFlagGuard(req, res, next) {
+    deps
+      .accessorFor(req)
+      .batch.evaluate(list)
+      .then(
+        (results) => {
+          const offKey = list.find((key) => !results[key]);
+          if (offKey === undefined) return next();
+          try {
+            deny(off, req, res, next, denialFor(offKey));
+          } catch (err) {
+            // A user handler that throws here is outside Express's own try/catch.
+            next(err);
+          }
+        },
+        (err: unknown) => next(err),
+      );
+  };
+  deps.registry.set(guard, list);
+  return guard;
+}

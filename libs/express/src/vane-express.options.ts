@@ -1,0 +1,84 @@
+/**
+ * Options of {@link createVane}: the client's, plus the Express ones.
+ *
+ * @packageDocumentation
+ */
+import type { AbContext, VaneClientOptions } from '@vane/client';
+import type { NextFunction, Request, Response } from 'express';
+
+/**
+ * Builds the A/B user context of a request: a stable user id and string
+ * attributes (e.g. from the session or from headers). Called at most once
+ * per request, and only when the request needs an A/B evaluation. Return
+ * `null` when the request has no user (e.g. anonymous): every A/B flag is
+ * then off for it and nothing is sent. An exception it throws goes to
+ * `next()` unchanged.
+ *
+ * @example
+ * ```ts
+ * const abContext: AbContextFactory = (req) =>
+ *   req.user ? { userId: req.user.id, attributes: { country: req.get('x-country') } } : null;
+ * ```
+ */
+export type AbContextFactory = (req: Request) => AbContext | null | Promise<AbContext | null>;
+
+/** Why a guard refused a request, as given to a {@link FlagOffHandler} or an `error` factory. */
+export interface FlagDenial {
+  /** The flag that is off (the first one, when a guard lists several). */
+  readonly key: string;
+  /** False when the snapshot does not define the flag at all. */
+  readonly defined: boolean;
+  /** True when the flag was evaluated for the user through the A/B add-on. */
+  readonly ab: boolean;
+}
+
+/**
+ * Answers a request whose flag is off: send a response, or call
+ * `next(error)`. It takes the place of the default answer.
+ */
+export type FlagOffHandler = (req: Request, res: Response, next: NextFunction, denial: FlagDenial) => void;
+
+/**
+ * What a guard does when its flag is off or not defined. When several are
+ * given, `handler` wins over `error`, which wins over `status`.
+ */
+export interface FlagOffOptions {
+  /**
+   * Status of the default answer, a JSON body `{ statusCode, message }`
+   * whose message is the status's standard text (`"Not Found"`): it names
+   * no flag, so a gated route looks like any other route that does not exist.
+   * @default 404
+   */
+  readonly status?: number;
+  /**
+   * Builds an error passed to `next()` instead of answering (to use your
+   * app's own error handling).
+   * @default none
+   */
+  readonly error?: (denial: FlagDenial) => Error;
+  /**
+   * Answers the request yourself.
+   * @default none
+   */
+  readonly handler?: FlagOffHandler;
+}
+
+/**
+ * Options of {@link createVane}: every option of `VaneClient.create`
+ * (`baseUrl`, `apiKey`, `ttlMs`, `stream`, `logger`, …, passed through
+ * unchanged) plus the Express ones below.
+ */
+export interface VaneExpressOptions extends VaneClientOptions {
+  /**
+   * Builds the A/B user context of a request; required by the A/B guards
+   * (`requireFlag(key, { ab: true })`) and by `req.vane.ab()`.
+   * @default none: A/B guards cannot be created, and `req.vane.ab()` rejects
+   */
+  abContext?: AbContextFactory;
+  /**
+   * Default answer of every guard whose flag is off; a guard's own options
+   * replace it.
+   * @default `{ status: 404 }`
+   */
+  flagOff?: FlagOffOptions;
+}

@@ -1,0 +1,122 @@
+/**
+ * `VaneExpress`: what {@link createVane} resolves with.
+ *
+ * @packageDocumentation
+ */
+import type { VaneClient, VaneLogger } from '@vane/client';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { AbBatch, type AbGuardRegistry } from './ab-batch.js';
+import { createErrorHandler, type ErrorHandlerOptions } from './error-handler.js';
+import { createFlagGuard, type RequireFlagOptions } from './require-flag.js';
+import { RequestVaneAccessor } from './request-vane.accessor.js';
+import type { AbContextFactory, FlagOffOptions } from './vane-express.options.js';
+
+/** What a `VaneExpress` is built from. Internal: {@link createVane} assembles it. */
+export interface VaneExpressParts {
+  readonly client: VaneClient;
+  readonly abContext: AbContextFactory | undefined;
+  readonly flagOff: FlagOffOptions | undefined;
+  readonly logger: VaneLogger | undefined;
+}
+
+/**
+ * Vane for one Express app (or several): the middleware that puts
+ * `req.vane` on requests, flag guards, the error handler, and `close()`.
+ * Build it with {@link createVane}.
+ *
+ * @example
+ * ```ts
+ * const vane = await createVane({ baseUrl: process.env.VANE_BASE_URL!, apiKey: process.env.VANE_API_KEY! });
+ * app.use(vane.middleware());
+ * app.get('/checkout', vane.requireFlag('new-checkout'), (req, res) => res.json({ ok: true }));
+ * app.use(vane.errorHandler());
+ * ```
+ */
+export class VaneExpress {
+  /** The underlying client (change listeners, `connected`, secret writes…). Closed by {@link VaneExpress.close}. */
+  readonly client: VaneClient;
+  readonly #abContext: AbContextFactory | undefined;
+  readonly #flagOff: FlagOffOptions | undefined;
+  readonly #logger: VaneLogger | undefined;
+  readonly #registry: AbGuardRegistry = new WeakMap();
+  readonly #accessors = new WeakMap<Request, RequestVaneAccessor>();
+  #closing: Promise<void> | undefined;
+
+  /** @internal Use {@link createVane}. */
+  constructor(parts: VaneExpressParts) {
+    this.client = parts.client;
+    this.#abContext = parts.abContext;
+    this.#flagOff = parts.flagOff;
+    this.#logger = parts.logger;
+  }
+
+  /**
+   * The middleware that sets `req.vane` (see {@link RequestVane}). Mount it
+   * before the routes that read it: `app.use(vane.middleware())`.
+   */
+  middleware(): RequestHandler {
+    return (req, _res, next) => {
+      this.#accessorFor(req);
+      next();
+    };
+  }
+
+  /**
+   * A guard that lets the request through when the flag (every flag, for
+   * an array) is on, and otherwise answers 404 — or what `options` (or the
+   * `flagOff` option of `createVane`) says. A flag that is not defined is off.
+   *
+   * With `{ ab: true }` the flags are evaluated for the request's user
+   * through the A/B add-on, with the context from the `abContext` option;
+   * every A/B guard of a route (`app.get(path, guardA, guardB, handler)`),
+   * and `req.vane.ab()`, share one evaluate-ab call per request. An
+   * evaluation failure goes to `next(err)` (see {@link VaneExpress.errorHandler}).
+   *
+   * @throws InvalidArgumentError - at once, for a bad key or option, or `ab`
+   *   without an `abContext` option.
+   */
+  requireFlag(keys: string | readonly string[], options?: RequireFlagOptions): RequestHandler {
+    return createFlagGuard(
+      {
+        client: this.client,
+        registry: this.#registry,
+        hasAbContext: this.#abContext !== undefined,
+        flagOff: this.#flagOff,
+        accessorFor: (req) => this.#accessorFor(req),
+      },
+      keys,
+      options,
+    );
+  }
+
+  /**
+   * The error middleware that answers Vane errors (those of `@vane/client`
+   * and of this package) with JSON `{ statusCode, code, message }`: a status
+   * chosen by the error's code, its stable code, and a fixed message that
+   * never holds an API key, a key name or a value. Other errors go to `next(err)`.
+   * Mount it after the routes: `app.use(vane.errorHandler())`.
+   */
+  errorHandler(options?: ErrorHandlerOptions): ErrorRequestHandler {
+    return createErrorHandler(options, this.#logger);
+  }
+
+  /**
+   * Closes the client: stream, timers, sockets and file secrets. Idempotent
+   * (every call returns the same promise). Reads on `req.vane` keep answering
+   * from the last snapshot afterwards (file secret paths become `null`);
+   * A/B evaluations fail with `ClientClosedError`.
+   */
+  close(): Promise<void> {
+    return (this.#closing ??= this.client.close());
+  }
+
+  #accessorFor(req: Request): RequestVaneAccessor {
+    let accessor = this.#accessors.get(req);
+    if (!accessor) {
+      accessor = new RequestVaneAccessor(this.client, new AbBatch(this.client, req, this.#abContext, this.#registry));
+      this.#accessors.set(req, accessor);
+      req.vane = accessor;
+    }
+    return accessor;
+  }
+}
