@@ -4,7 +4,32 @@
  * @packageDocumentation
  */
 import { assertValidApiKey, keyTypeOf, type KeyType } from './api-key.js';
+import type { VaneLogger } from './logger.js';
 import { redactKey } from './redact.js';
+import type { Clock, Timers } from './timers.js';
+import type { Transport } from './transport.js';
+
+/**
+ * What the client lends its credentials when it starts: its transport (so a
+ * token exchange goes through the same dispatcher and proxy), its base URL,
+ * timeout, time sources and logger.
+ */
+export interface CredentialsContext {
+  /** The service's base URL (the token exchange is `{baseUrl}/v1/auth/token-exchange`). */
+  readonly baseUrl: URL;
+  /** The client's transport. */
+  readonly transport: Transport;
+  /** The client's HTTP timeout, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The client's timers (refresh before expiry on these, so tests can drive them). */
+  readonly timers: Timers;
+  /** The client's clock. */
+  readonly clock: Clock;
+  /** The client's logger. */
+  readonly logger: VaneLogger;
+  /** Aborted when the client closes. */
+  readonly signal: AbortSignal;
+}
 
 /**
  * Supplies the authentication headers of every request the client sends.
@@ -34,6 +59,13 @@ export interface Credentials {
    * a `VaneError` (e.g. `SessionExpiredError`) that replaces the 401.
    */
   onUnauthorized?(): boolean | Promise<boolean>;
+  /**
+   * Called once by `VaneClient.create` before the initial sync (e.g. to
+   * detect the platform and run the first token exchange). A rejection
+   * fails the creation with that error (e.g.
+   * `WorkloadIdentityNotConfiguredError`, `TokenExchangeFailedError`).
+   */
+  start?(context: CredentialsContext): void | Promise<void>;
   /** Releases whatever the credentials hold (timers, sockets). Called by `close()`. */
   close?(): void | Promise<void>;
 }

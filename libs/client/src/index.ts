@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export { VaneClient } from './vane-client.js';
-export type { ConfigLookup, FlagState, SyncResult, SecretWriteResult, SetSecretOptions, WidenConfig } from './vane-client.js';
+export type { ConfigLookup, FlagState, SyncResult, SecretWriteResult, SetSecretOptions, WidenConfig, SyncMode, VaneClientStatus, StatusListener } from './vane-client.js';
 export type { VaneClientOptions } from './options.js';
 export { DEFAULTS } from './options.js';
 export { checkConnectivity } from './connectivity.js';
@@ -17,7 +17,7 @@ export type { ConfigValue, JsonValue, SecretType } from './snapshot.js';
 export type { KeyType } from './api-key.js';
 export { keyTypeOf } from './api-key.js';
 export { ApiKeyCredentials } from './credentials.js';
-export type { Credentials } from './credentials.js';
+export type { Credentials, CredentialsContext } from './credentials.js';
 export { redactKey } from './redact.js';
 export type { VaneLogger } from './logger.js';
 export type { Clock, Timers, TimerHandle } from './timers.js';

@@ -517,3 +517,86 @@ describe('change listeners and close', () => {
     await expect(client.sync()).rejects.toMatchObject({ code: 'VANE_CLIENT_CLOSED' });
   });
 });
+
+describe('status', () => {
+  it('reports stream, polling, halted and closed through status and onStatusChange', async () => {
+    const h = harness({ streamErrorThreshold: 1, streamCooldownMs: 100_000 });
+    const client = await create(h);
+    const seen: string[] = [];
+    client.onStatusChange((st) => seen.push(`${st.mode}:${st.connected}:${st.billingOverdue}`));
+    expect(client.status).toEqual({ mode: 'polling', connected: false, billingOverdue: false });
+    await until(() => client.connected, 'connected');
+    expect(client.status.mode).toBe('stream');
+    h.service.stream.fail(new Error('reset'));
+    await until(() => !client.connected, 'fallback');
+    h.service.syncOverride = () => errorBody(402, 'billing_overdue');
+    await h.timers.advance(60_000);
+    await until(() => client.billingOverdue, 'halt');
+    await client.close();
+    expect(seen).toEqual(['stream:true:false', 'polling:false:false', 'halted:false:true', 'closed:false:true']);
+  });
+});
+
+describe('credentials seam', () => {
+  it('starts the credentials before the initial sync, through the client transport; a failure fails creation', async () => {
+    const h = harness();
+    const { WorkloadIdentityNotConfiguredError } = await import('./errors.js');
+    let context: unknown;
+    const credentials = {
+      keyType: '' as const,
+      describe: () => 'workload identity (test)',
+      headers: () => ({ authorization: 'Bearer t0' }),
+      start: (ctx: unknown) => {
+        context = ctx;
+        throw new WorkloadIdentityNotConfiguredError('no provider matched: looked for kubernetes, aws, gcp, azure');
+      },
+      close: jest.fn(),
+    };
+    const error = await VaneClient.create({ ...h.options, apiKey: undefined, credentials }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'VANE_WORKLOAD_IDENTITY_NOT_CONFIGURED' });
+    expect(context).toMatchObject({ transport: h.transport, timeoutMs: 10_000 });
+    expect(h.transport.requests).toHaveLength(0);
+    expect(credentials.close).toHaveBeenCalled();
+    expect(h.transport.closed).toBe(true);
+  });
+
+  it('sends the credential headers, and retries once when a 401 renews them', async () => {
+    const h = harness({ stream: false });
+    let token = 't1';
+    const credentials = {
+      keyType: '' as const,
+      describe: () => 'session',
+      headers: () => ({ authorization: `Bearer ${token}` }),
+      onUnauthorized: jest.fn(() => {
+        token = 't2';
+        return true;
+      }),
+    };
+    h.service.syncOverride = (req) => (req.headers['authorization'] === 'Bearer t2' ? undefined : errorBody(401, 'unauthorized'));
+    const client = await create({ ...h, options: { ...h.options, apiKey: undefined, credentials } });
+    expect(client.keyType).toBe('');
+    expect(credentials.onUnauthorized).toHaveBeenCalledTimes(1);
+    expect(h.transport.to('/v1/sync').map((r) => r.headers['authorization'])).toEqual(['Bearer t1', 'Bearer t2']);
+    expect(h.transport.requests[0]!.headers['x-service-api-key']).toBeUndefined();
+  });
+
+  it('a credentials error on a foreground call reaches the caller; in the background it is logged', async () => {
+    const h = harness({ stream: false });
+    const { SessionExpiredError } = await import('./errors.js');
+    let expired = false;
+    const credentials = {
+      keyType: '' as const,
+      describe: () => 'session',
+      headers: () => {
+        if (expired) throw new SessionExpiredError();
+        return { authorization: 'Bearer t' };
+      },
+    };
+    const client = await create({ ...h, options: { ...h.options, apiKey: undefined, credentials } });
+    expired = true;
+    await expect(client.sync()).rejects.toMatchObject({ code: 'VANE_SESSION_EXPIRED' });
+    await h.timers.advance(60_000);
+    expect(h.logger.text('warn')).toContain('session expired');
+    expect(client.config('db.host')).toBe('db.internal');
+  });
+});

@@ -66,6 +66,27 @@ export interface SetSecretOptions {
   readonly type?: SecretType;
 }
 
+/**
+ * How the client keeps its cache current: `stream` (SSE connected), `polling`
+ * (stream not connected: connecting, fallen back after errors, or disabled
+ * with `stream: false`; the TTL poll runs), `halted` (billing overdue:
+ * nothing runs, the last snapshot is served), `closed`.
+ */
+export type SyncMode = 'stream' | 'polling' | 'halted' | 'closed';
+
+/** The client's connection state, as {@link VaneClient.status} and `onStatusChange` give it. */
+export interface VaneClientStatus {
+  /** See {@link SyncMode}. */
+  readonly mode: SyncMode;
+  /** Same as {@link VaneClient.connected}. */
+  readonly connected: boolean;
+  /** Same as {@link VaneClient.billingOverdue}. */
+  readonly billingOverdue: boolean;
+}
+
+/** Listener given to `client.onStatusChange`. Exceptions it throws are logged, never propagated. */
+export type StatusListener = (status: VaneClientStatus) => void;
+
 /** Widens a literal default (`5`) to its JSON type (`number`). */
 export type WidenConfig<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean : T;
 
@@ -97,6 +118,7 @@ export class VaneClient {
   readonly #http: ServiceHttp;
   readonly #files: FileSecretStore;
   readonly #listeners = new Set<ChangeListener>();
+  readonly #statusListeners = new Set<StatusListener>();
   readonly #closeController = new AbortController();
   #snapshot: Snapshot = EMPTY_SNAPSHOT;
   #etag: string | undefined;
@@ -143,6 +165,16 @@ export class VaneClient {
   static async create(options: VaneClientOptions): Promise<VaneClient> {
     const client = new VaneClient(resolveOptions(options));
     try {
+      const o = client.#o;
+      await o.credentials.start?.({
+        baseUrl: o.baseUrl,
+        transport: o.transport,
+        timeoutMs: o.timeoutMs,
+        timers: o.timers,
+        clock: o.clock,
+        logger: o.logger,
+        signal: client.#closeController.signal,
+      });
       await client.#serial(() => client.#syncNow('initial'));
     } catch (err) {
       await client.close();
@@ -302,6 +334,44 @@ export class VaneClient {
     return this.#closed;
   }
 
+  /** The connection state in one object (for health checks). */
+  get status(): VaneClientStatus {
+    const mode: SyncMode = this.#closed ? 'closed' : this.#billingOverdue ? 'halted' : this.#connected ? 'stream' : 'polling';
+    return { mode, connected: this.#connected, billingOverdue: this.#billingOverdue };
+  }
+
+  /**
+   * Subscribes to changes of {@link VaneClient.status}: stream connected or
+   * lost (after the error threshold), billing halt and resume, close.
+   * Called synchronously with the new status; errors are logged and ignored.
+   *
+   * @returns a function that unsubscribes.
+   */
+  onStatusChange(listener: StatusListener): () => void {
+    if (typeof listener !== 'function') throw new InvalidArgumentError('onStatusChange: listener must be a function');
+    const entry: StatusListener = (st) => listener(st);
+    this.#statusListeners.add(entry);
+    return () => {
+      this.#statusListeners.delete(entry);
+    };
+  }
+
+  #setStatus(change: { connected?: boolean; billingOverdue?: boolean; closed?: true }): void {
+    const before = this.status;
+    if (change.connected !== undefined) this.#connected = change.connected;
+    if (change.billingOverdue !== undefined) this.#billingOverdue = change.billingOverdue;
+    if (change.closed) this.#closed = true;
+    const after = this.status;
+    if (before.mode === after.mode && before.connected === after.connected && before.billingOverdue === after.billingOverdue) return;
+    for (const listener of this.#statusListeners) {
+      try {
+        listener(after);
+      } catch (err) {
+        this.#o.logger.warn(`status listener threw: ${err instanceof Error ? redactText(err.name) : typeof err}`);
+      }
+    }
+  }
+
   /**
    * Subscribes to changes. The listener is called synchronously after each
    * applied sync or patch, once per value that really changed (configs by
@@ -436,9 +506,9 @@ export class VaneClient {
    */
   close(): Promise<void> {
     if (this.#closing) return this.#closing;
-    this.#closed = true;
-    this.#connected = false;
+    this.#setStatus({ closed: true, connected: false });
     this.#listeners.clear();
+    this.#statusListeners.clear();
     this.#clearTtl();
     this.#stopStream();
     this.#closeController.abort();
@@ -531,7 +601,7 @@ export class VaneClient {
   #onSyncSuccess(): void {
     this.#lastSyncAtMs = this.#o.clock.now();
     if (this.#billingOverdue) {
-      this.#billingOverdue = false;
+      this.#setStatus({ billingOverdue: false });
       this.#o.logger.info?.('billing: the service answers again; resuming background sync');
       if (this.#o.stream && !this.#streamLoop) this.#streamLoop = this.#runStream();
     }
@@ -620,8 +690,7 @@ export class VaneClient {
 
   /** 402: stop background work, keep serving, raise the indicator. */
   #halt(): void {
-    this.#billingOverdue = true;
-    this.#connected = false;
+    this.#setStatus({ billingOverdue: true, connected: false });
     this.#clearTtl();
     this.#stopStream();
   }
@@ -711,7 +780,7 @@ export class VaneClient {
   #onStreamOpen(): void {
     this.#streamErrors = 0;
     if (!this.#connected) {
-      this.#connected = true;
+      this.#setStatus({ connected: true });
       this.#o.logger.info?.(`stream: connected to ${this.#http.host}`);
     }
   }
@@ -731,7 +800,7 @@ export class VaneClient {
         this.#o.logger.warn(
           `${message} (${this.#streamErrors} consecutive stream errors): polling every ${this.#o.ttlMs} ms, next stream attempt in ${this.#o.streamCooldownMs} ms`,
         );
-        this.#connected = false;
+        this.#setStatus({ connected: false });
         this.#backgroundSync('fallback to polling');
       } else {
         this.#o.logger.debug?.(`${message}; still polling, next stream attempt in ${this.#o.streamCooldownMs} ms`);
