@@ -95,11 +95,10 @@ export class ServiceHttp {
    * The returned response's body is aborted through `signal`.
    */
   async open(req: ServiceRequest, signal: AbortSignal): Promise<TransportResponse> {
-    let res = await this.#openOnce(req, signal);
-    if (res.status === 401 && this.#s.credentials.onUnauthorized) {
+    const res = await this.#openOnce(req, signal);
+    if (res.status === 401 && this.#s.credentials.onUnauthorized && (await this.#s.credentials.onUnauthorized())) {
       await res.discard().catch(() => undefined);
-      if (await this.#s.credentials.onUnauthorized()) res = await this.#openOnce(req, signal);
-      else return res;
+      return this.#openOnce(req, signal);
     }
     return res;
   }

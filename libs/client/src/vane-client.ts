@@ -724,6 +724,8 @@ export class VaneClient {
       }
     } finally {
       this.#streamLoop = undefined;
+      // A billing halt lifted while this loop was winding down: start again.
+      if (!this.#streamStopped()) this.#streamLoop = this.#runStream();
     }
   }
 

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createServer } from 'node:net';
+import { inspect } from 'node:util';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { checkConnectivity, VaneClient, type ChangeEvent, type VaneClientOptions } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
@@ -233,6 +234,16 @@ describe('against the local server', () => {
     expect(wrongSlug.message).toContain('slug');
     const down = await checkConnectivity({ baseUrl: `http://shop.localhost:${await freePort()}`, apiKey: SHOP_SK });
     expect(down).toMatchObject({ ok: false, code: 'VANE_TRANSPORT' });
+  });
+
+  it('never shows the key through inspect or an error chain', async () => {
+    const client = await connect({ stream: false });
+    expect(inspect(client, { depth: 10, showHidden: true })).not.toContain(SHOP_SK);
+    expect(JSON.stringify(client)).not.toContain(SHOP_SK);
+    const error = await VaneClient.create({ baseUrl: `http://shop.localhost:${await freePort()}`, apiKey: SHOP_SK, logger }).catch((e: unknown) => e);
+    expect(inspect(error, { depth: 10, showHidden: true })).not.toContain(SHOP_SK);
+    const unauthorized = await VaneClient.create({ baseUrl: server.baseUrl('shop'), apiKey: 'svs_shop_wrong_key_0000000000', logger }).catch((e: unknown) => e);
+    expect(inspect(unauthorized, { depth: 10, showHidden: true })).not.toContain('svs_shop_wrong_key_0000000000');
   });
 
   it('a revoked key: the stream ends, reconnects meet 401, the client keeps serving', async () => {
