@@ -9,6 +9,7 @@ import {
   PublicKeySecretAccessError,
   QuarantinedError,
   RateLimitedError,
+  SecretFileWriteError,
   SecretNotFoundError,
   SessionExpiredError,
   TokenExchangeFailedError,
@@ -37,6 +38,7 @@ describe('errors', () => {
     [new TransportError('m'), 'VANE_TRANSPORT', undefined],
     [new InvalidArgumentError('m'), 'VANE_INVALID_ARGUMENT', undefined],
     [new ClientClosedError(), 'VANE_CLIENT_CLOSED', undefined],
+    [new SecretFileWriteError('m'), 'VANE_SECRET_FILE_WRITE', undefined],
   ];
 
   it.each(cases)('%p has a stable code, a name and the common base', (error, code, status) => {

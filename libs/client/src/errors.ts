@@ -28,7 +28,8 @@ export type VaneErrorCode =
   | 'VANE_TRANSPORT'
   | 'VANE_INVALID_ARGUMENT'
   | 'VANE_UNEXPECTED_RESPONSE'
-  | 'VANE_CLIENT_CLOSED';
+  | 'VANE_CLIENT_CLOSED'
+  | 'VANE_SECRET_FILE_WRITE';
 
 /** Options shared by every Vane error constructor. */
 export interface VaneErrorOptions {
@@ -255,5 +256,17 @@ export class ClientClosedError extends VaneError {
   /** @param message - what was attempted. */
   constructor(message = 'the Vane client is closed') {
     super(message);
+  }
+}
+
+/**
+ * A file secret could not be written to disk (permissions, disk full). The
+ * snapshot that carried it is not installed, so the cache stays whole.
+ */
+export class SecretFileWriteError extends VaneError {
+  readonly code = 'VANE_SECRET_FILE_WRITE' as const;
+  /** @param message - names the directory, never the content. */
+  constructor(message: string, options?: VaneErrorOptions) {
+    super(message, options);
   }
 }

@@ -41,6 +41,7 @@ export {
   TransportError,
   InvalidArgumentError,
   ClientClosedError,
+  SecretFileWriteError,
 } from './errors.js';
 export type {
   VaneErrorCode,

@@ -600,3 +600,28 @@ describe('credentials seam', () => {
     expect(client.config('db.host')).toBe('db.internal');
   });
 });
+
+describe('robustness', () => {
+  it('a file secret that cannot be written fails the sync with VANE_SECRET_FILE_WRITE, never a half cache', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'vane-spec-'));
+    writeFileSync(join(dir, 'not-a-dir'), 'x');
+    const h = harness({ stream: false, secretsDir: join(dir, 'not-a-dir', 'secrets') });
+    const error = await VaneClient.create(h.options).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'VANE_SECRET_FILE_WRITE' });
+    expect((error as Error).message).toContain('ENOTDIR');
+    expectNoLeak(h, error);
+    expect(h.timers.pendingCount).toBe(0);
+    rmSync(dir, { recursive: true });
+  });
+
+  it('caps a far quarantine to a timer Node can hold', async () => {
+    const h = harness({ stream: false });
+    await create(h);
+    h.service.syncOverride = () => errorBody(429, 'quarantined', 'q', { until: '2099-01-01T00:00:00Z' });
+    await h.timers.advance(60_000);
+    expect(h.timers.pendingDelays()).toEqual([2 ** 31 - 1]);
+  });
+});

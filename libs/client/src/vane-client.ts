@@ -17,6 +17,7 @@ import {
   PublicKeySecretAccessError,
   QuarantinedError,
   RateLimitedError,
+  SecretFileWriteError,
   SecretNotFoundError,
   UnauthorizedError,
   UnexpectedResponseError,
@@ -24,9 +25,9 @@ import {
 } from './errors.js';
 import { FileSecretStore } from './file-secrets.js';
 import { resolveOptions, type ResolvedOptions, type VaneClientOptions } from './options.js';
-import { redactText } from './redact.js';
+import { redactText, sanitizeCause } from './redact.js';
 import { ServiceHttp, type ServiceAnswer } from './service-http.js';
-import { applyPatch, decidePatch, EMPTY_SNAPSHOT, parsePatch, parseSnapshot, SnapshotFormatError, type ConfigValue, type Patch, type SecretType, type Snapshot } from './snapshot.js';
+import { applyPatch, decidePatch, EMPTY_SNAPSHOT, parsePatch, parseSnapshot, SnapshotFormatError, type ConfigValue, type Patch, type SecretRecord, type SecretType, type Snapshot } from './snapshot.js';
 import { readEventStream } from './sse-reader.js';
 import type { TimerHandle } from './timers.js';
 import { USER_AGENT } from './version.js';
@@ -91,6 +92,9 @@ export type StatusListener = (status: VaneClientStatus) => void;
 export type WidenConfig<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean : T;
 
 const SECRET_KEY = /^[A-Za-z0-9._-]{1,256}$/;
+
+/** Node fires longer timeouts at once: every delay is capped to this (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function widenChain<T>(p: Promise<T>): Promise<void> {
   return p.then(
@@ -590,12 +594,23 @@ export class VaneClient {
     if (this.#closed) throw new ClientClosedError();
     const previous = this.#snapshot;
     const removed = [...previous.secrets].filter(([k, s]) => s.type === 'file' && next.secrets.get(k)?.type !== 'file').map(([k]) => k);
-    await this.#files.apply(next.secrets, removed);
+    await this.#writeFiles(next.secrets, removed);
     this.#etag = answer.header('etag');
     this.#install(previous, next);
     this.#onSyncSuccess();
     this.#o.logger.debug?.(`sync: 200, revision ${next.revision}`);
     return { status: 'updated', revision: next.revision };
+  }
+
+  async #writeFiles(write: Iterable<[string, SecretRecord]>, removed: Iterable<string>): Promise<void> {
+    try {
+      await this.#files.apply(write, removed);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      throw new SecretFileWriteError(`cannot write file secrets in ${this.#files.directory ?? 'the secrets directory'}${typeof code === 'string' ? ` (${code})` : ''}`, {
+        cause: sanitizeCause(err),
+      });
+    }
   }
 
   #onSyncSuccess(): void {
@@ -638,7 +653,7 @@ export class VaneClient {
     const next = applyPatch(current, patch);
     const write = [...patch.secrets];
     const removed = [...patch.deleted.secrets, ...[...patch.secrets].filter(([, s]) => s.type !== 'file').map(([k]) => k)];
-    await this.#files.apply(write, removed);
+    await this.#writeFiles(write, removed);
     if (this.#closed) return;
     this.#install(current, next);
     this.#lastSyncAtMs = this.#o.clock.now();
@@ -650,7 +665,7 @@ export class VaneClient {
     this.#ttlTimer = this.#o.timers.setTimeout(() => {
       this.#ttlTimer = undefined;
       this.#backgroundSync('ttl');
-    }, delayMs);
+    }, Math.min(delayMs, MAX_TIMER_MS));
   }
 
   #clearTtl(): void {
@@ -737,7 +752,7 @@ export class VaneClient {
         this.#streamTimer = undefined;
         this.#streamWake = undefined;
         resolve();
-      }, delayMs);
+      }, Math.min(delayMs, MAX_TIMER_MS));
     });
   }
 
