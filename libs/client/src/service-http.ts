@@ -27,29 +27,43 @@ export type Operation = 'sync' | 'stream' | 'evaluate-ab' | 'secret-write' | 'co
 
 /** Settings of {@link ServiceHttp}. */
 export interface ServiceHttpSettings {
+  /** The service's base URL. */
   readonly baseUrl: URL;
+  /** Where requests go. */
   readonly transport: Transport;
+  /** Where the authentication headers come from. */
   readonly credentials: Credentials;
+  /** Timers of the request timeouts. */
   readonly timers: Timers;
+  /** Clock for `Retry-After` dates. */
   readonly clock: Clock;
+  /** Timeout of each request, in milliseconds. */
   readonly timeoutMs: number;
+  /** `User-Agent` header. */
   readonly userAgent: string;
 }
 
 /** A request to send, relative to the base URL. */
 export interface ServiceRequest {
+  /** HTTP method. */
   readonly method: TransportRequest['method'];
   /** Path under the base URL, e.g. `v1/sync` (no leading slash). */
   readonly path: string;
+  /** Extra headers (lower-case names); credentials are added last and win. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** A JSON body, serialised by the request. */
   readonly body?: unknown;
+  /** What the request is for, for messages. */
   readonly operation: Operation;
 }
 
 /** A fully read answer. */
 export interface ServiceAnswer {
+  /** HTTP status. */
   readonly status: number;
+  /** A response header by lower-case name. */
   readonly header: (name: string) => string | undefined;
+  /** The whole body. */
   readonly text: string;
 }
 
@@ -65,6 +79,7 @@ export function serviceUrl(base: URL, path: string): string {
 export class ServiceHttp {
   readonly #s: ServiceHttpSettings;
 
+  /** @param settings - transport, credentials, timeouts. */
   constructor(settings: ServiceHttpSettings) {
     this.#s = settings;
   }

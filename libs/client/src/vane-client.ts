@@ -96,7 +96,8 @@ const SECRET_KEY = /^[A-Za-z0-9._-]{1,256}$/;
 /** Node fires longer timeouts at once: every delay is capped to this (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function widenChain<T>(p: Promise<T>): Promise<void> {
+/** A promise that settles when `p` does, never rejecting (the tail of the serial queue). */
+function settled<T>(p: Promise<T>): Promise<void> {
   return p.then(
     () => undefined,
     () => undefined,
@@ -557,7 +558,7 @@ export class VaneClient {
   /** Runs `task` after every task queued before it: syncs and patches never interleave. */
   #serial<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#chain.then(task);
-    this.#chain = widenChain(run);
+    this.#chain = settled(run);
     return run;
   }
 

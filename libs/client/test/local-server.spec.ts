@@ -134,6 +134,13 @@ describe('against the local server', () => {
     expect(String(error)).not.toContain('svs_shop_wrong_key_0000000000');
   });
 
+  it('a failed creation leaves no socket behind', async () => {
+    const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+    const before = sockets();
+    await expect(VaneClient.create({ baseUrl: server.baseUrl('shop'), apiKey: 'svs_shop_wrong_key_0000000000', logger })).rejects.toMatchObject({ status: 401 });
+    await until(() => sockets() <= before, `sockets back to ${before} (now ${sockets()})`);
+  });
+
   it('rejects creation on billing (402) and quarantine (429, reported apart)', async () => {
     server.admin.setTenant({ overdue_days: 30 });
     await expect(connect()).rejects.toMatchObject({ code: 'VANE_BILLING_OVERDUE', status: 402 });
