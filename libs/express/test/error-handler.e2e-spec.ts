@@ -8,6 +8,7 @@ import {
   PublicKeySecretAccessError,
   QuarantinedError,
   RateLimitedError,
+  SecretFileWriteError,
   SecretNotFoundError,
   SessionExpiredError,
   TokenExchangeFailedError,
@@ -42,6 +43,7 @@ const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]>
   ['VANE_PUBLIC_KEY_SECRET_ACCESS', new PublicKeySecretAccessError(LEAK), 500, undefined],
   ['VANE_FRONTEND_SECRET_READ', new FrontendSecretReadError(LEAK), 500, undefined],
   ['VANE_SECRET_NOT_FOUND', new SecretNotFoundError('stripe.api_key', LEAK), 500, undefined],
+  ['VANE_SECRET_FILE_WRITE', new SecretFileWriteError(LEAK), 500, undefined],
   ['VANE_INVALID_ARGUMENT', new InvalidArgumentError(LEAK), 500, undefined],
   ['VANE_CLIENT_CLOSED', new ClientClosedError(LEAK), 503, undefined],
   ['VANE_AB_CONTEXT_INVALID', new AbContextError(LEAK), 400, undefined],
@@ -91,7 +93,7 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
 
   it('covers every code of the client and of @vane/express', () => {
     const codes = new Set(KINDS.map(([code]) => code));
-    expect(codes.size).toBe(17);
+    expect(codes.size).toBe(18);
   });
 
   it('passes other errors, and errors after headers were sent, to next()', async () => {

@@ -1,0 +1,30 @@
+/**
+ * Runs the Express sample: `node main.js` after building (see the README of
+ * `@vane/express`). SIGTERM (and Ctrl-C) shut it down gracefully.
+ */
+import { startSample } from './server.js';
+
+startSample().then(
+  (sample) => {
+    console.log(`express sample listening on ${sample.url}`);
+    console.log(`try: curl ${sample.url}/greeting  ${sample.url}/checkout  -H 'x-user-id: u-1' -H 'x-country: DE' ${sample.url}/pricing`);
+    const shutdown = (signal: NodeJS.Signals): void => {
+      console.log(`${signal}: closing`);
+      // Stop accepting connections, finish requests in flight, then close Vane (stream, timers, file secrets).
+      sample.close().then(
+        () => console.log('express sample stopped'),
+        (err: unknown) => {
+          console.error('shutdown failed', err);
+          process.exitCode = 1;
+        },
+      );
+    };
+    process.once('SIGTERM', shutdown);
+    process.once('SIGINT', shutdown);
+  },
+  (err: unknown) => {
+    // The initial sync failed: err.code says why (VANE_UNAUTHORIZED, VANE_NOT_FOUND, VANE_TRANSPORT…).
+    console.error(`express sample could not start: ${err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err)}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,40 @@
+/**
+ * Starting and stopping the sample: create Vane (the blocking initial
+ * sync), listen, and shut down in order.
+ */
+import type { AddressInfo } from 'node:net';
+import { createVane, type VaneExpress } from '@vane/express';
+import { createApp } from './app.js';
+import { vaneOptionsFromEnv } from './vane-options.js';
+
+/** A running sample. */
+export interface RunningSample {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  readonly vane: VaneExpress;
+  /** Stops accepting connections, lets requests in flight finish, then closes Vane. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the sample on `PORT` (default 3001; 0 picks a free port), with
+ * Vane options from `VANE_BASE_URL` / `VANE_API_KEY`. Rejects, with nothing
+ * left open, when the initial sync fails (wrong key, wrong slug, service down).
+ */
+export async function startSample(env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = console.log): Promise<RunningSample> {
+  const vane = await createVane(vaneOptionsFromEnv(env));
+  vane.client.onChange((e) => log(`vane: ${e.kind} ${e.key} changed (revision ${e.revision})`));
+  const server = createApp(vane).listen(Number(env['PORT'] ?? 3001), env['HOST'] ?? '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', (err) => void vane.close().then(() => reject(err)));
+  });
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    vane,
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => server.close(() => resolve())).then(() => vane.close())),
+  };
+}
