@@ -1,2 +1,35 @@
-// @vane/nestjs: the package shell. Its module arrives with its own issue; nothing is exported yet.
-export {};
+/**
+ * `@vane/nestjs`: configs, secrets and feature flags from Vane in a NestJS
+ * app, live. Import `VaneModule.forRoot()` (or `forRootAsync()`), inject
+ * `VaneClient` by class, gate routes with `@FeatureFlag()`, inject secrets
+ * with `@Secret()`, watch values with `VaneObservables`.
+ *
+ * @packageDocumentation
+ */
+export { VaneModule } from './vane.module.js';
+export type { VaneModuleExtras, VaneModuleForRootOptions, VaneModuleAsyncOptions, VaneOptionsFactory } from './vane.module-definition.js';
+export type { VaneModuleOptions, VaneStartupCheckMode } from './interfaces/vane-module-options.interface.js';
+export type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';
+export type { FeatureFlagOptions, FeatureFlagMetadata, FeatureFlagDenial, FeatureFlagException } from './interfaces/feature-flag-options.interface.js';
+export type { SecretOptions, FlagOptions } from './interfaces/secret-options.interface.js';
+export { VANE_MODULE_OPTIONS, VANE_CONTEXT_FACTORY, VANE_LOGGER } from './vane.constants.js';
+export { VaneObservables } from './vane.observables.js';
+export { VaneRequestFlags, type RequestFlagState } from './vane-request-flags.service.js';
+export { FeatureFlag } from './feature-flag.decorator.js';
+export { FeatureFlagRequirement } from './feature-flag.metadata.js';
+export { FeatureFlagGuard } from './feature-flag.guard.js';
+export { Secret } from './secret.decorator.js';
+export { SecretPipe } from './secret.pipe.js';
+export { Flag } from './flag.decorator.js';
+export { FlagPipe } from './flag.pipe.js';
+export { defaultVaneContextFactory } from './vane-context.provider.js';
+export { createNestVaneLogger } from './vane-logger.js';
+export { initialSyncHint } from './vane-client.provider.js';
+export { VaneStartupCheck } from './vane-startup-check.service.js';
+export { ConfigServiceMirror } from './config-service.mirror.js';
+export { VaneLifecycle } from './vane-lifecycle.service.js';
+export { VaneHealthIndicator, type VaneHealthDetails, type VaneHealthIndicatorResult } from './health/vane.health-indicator.js';
+export * from './errors/index.js';
+export * from './testing/index.js';
+/** Re-exported so an app can inject the client by class without importing `@vane/client` itself (same class, same token). */
+export { VaneClient } from '@vane/client';

@@ -1,0 +1,60 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { VaneClient, type ConfigValue } from '@vane/client';
+import { ConfigServiceMissingError } from './errors/config-service-missing.error.js';
+import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
+import { VANE_MODULE_OPTIONS } from './vane.constants.js';
+import { loadOptionalPeer } from './utils/optional-peer.js';
+
+/** The part of `@nestjs/config`'s `ConfigService` the mirror uses. */
+interface SettableConfigService {
+  set(path: string, value: unknown): void;
+}
+
+/**
+ * `mirrorToConfigService: true`: copies every config into `@nestjs/config`'s
+ * `ConfigService` with its `set()` (so `configService.get('db.host')` and its
+ * `changes$` serve Vane's live values), at module init and on every change.
+ * A deleted config is unset. `@nestjs/config` is loaded lazily, only when the
+ * option is on.
+ */
+@Injectable()
+export class ConfigServiceMirror implements OnModuleInit, OnModuleDestroy {
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly client: VaneClient,
+    private readonly moduleRef: ModuleRef,
+    @Inject(VANE_MODULE_OPTIONS) private readonly options: VaneModuleOptions,
+  ) {}
+
+  /** Copies the configs and subscribes to changes (when the option is on). */
+  async onModuleInit(): Promise<void> {
+    if (this.options.mirrorToConfigService !== true) return;
+    const { ConfigService } = await loadOptionalPeer('@nestjs/config', 'mirrorToConfigService', () => import('@nestjs/config'));
+    let service: SettableConfigService;
+    try {
+      service = this.moduleRef.get(ConfigService, { strict: false });
+    } catch {
+      throw new ConfigServiceMissingError();
+    }
+    for (const [key, value] of this.client.configs()) service.set(key, value);
+    this.#unsubscribe = this.client.onChange((event) => {
+      if (event.kind !== 'config') return;
+      if (event.newValue === undefined) unset(service, event.key);
+      else service.set(event.key, event.newValue);
+    });
+    new Logger('Vane').log(`mirroring ${this.client.configs().size} configs into ConfigService`);
+  }
+
+  /** Stops mirroring. */
+  onModuleDestroy(): void {
+    this.#unsubscribe?.();
+  }
+}
+
+function unset(service: SettableConfigService, key: string): void {
+  service.set(key, undefined as ConfigValue | undefined);
+  // ConfigService.set() also writes process.env[key] = String(value): undo it, or get() would answer "undefined".
+  delete process.env[key];
+}

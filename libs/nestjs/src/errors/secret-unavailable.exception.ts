@@ -1,0 +1,39 @@
+import { InternalServerErrorException } from '@nestjs/common';
+
+/** Why `@Secret()` could not inject a secret. */
+export type SecretUnavailableReason = 'absent' | 'public-key' | 'frontend-service';
+
+/**
+ * Thrown by `@Secret()` when a required secret cannot be read: the request
+ * fails with a 500 whose message names the key (never a value) and says why.
+ * Mark the parameter `{ optional: true }` to get `undefined` instead.
+ *
+ * Body: `{ statusCode: 500, error: 'Internal Server Error', code: 'VANE_NEST_SECRET_UNAVAILABLE', key, reason, message }`.
+ */
+export class SecretUnavailableException extends InternalServerErrorException {
+  /** Stable code. */
+  readonly code = 'VANE_NEST_SECRET_UNAVAILABLE' as const;
+  /** The secret's key (a name, never a value). */
+  readonly key: string;
+  /** Why it is unavailable. */
+  readonly reason: SecretUnavailableReason;
+
+  /**
+   * @param key - the secret's key.
+   * @param reason - why it cannot be read.
+   * @param file - true when a file secret was asked for.
+   */
+  constructor(key: string, reason: SecretUnavailableReason, file = false) {
+    const what = `${file ? 'file' : 'text'} secret "${key}"`;
+    const message =
+      reason === 'absent'
+        ? `${what} is not in the Vane snapshot: create it in the console, fix the key, or mark the parameter @Secret('${key}', { optional: true })`
+        : reason === 'public-key'
+          ? `${what} cannot be read: the Vane client uses a public key (svp_…), which never receives secrets; use a secret key (svs_…)`
+          : `${what} cannot be read: the Vane service is of kind "frontend", which never holds secrets`;
+    super({ statusCode: 500, error: 'Internal Server Error', code: 'VANE_NEST_SECRET_UNAVAILABLE', key, reason, message }, { description: message });
+    this.name = 'SecretUnavailableException';
+    this.key = key;
+    this.reason = reason;
+  }
+}

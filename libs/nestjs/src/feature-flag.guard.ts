@@ -1,0 +1,74 @@
+import { ForbiddenException, Inject, Injectable, NotFoundException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { VaneClient } from '@vane/client';
+import { FeatureFlagRequirement } from './feature-flag.metadata.js';
+import type { FeatureFlagDenial, FeatureFlagException, FeatureFlagMetadata } from './interfaces/feature-flag-options.interface.js';
+import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
+import { VANE_MODULE_OPTIONS } from './vane.constants.js';
+import { VaneRequestFlags } from './vane-request-flags.service.js';
+
+/**
+ * The guard behind `@FeatureFlag()`: lets a request through when every flag
+ * the handler (or else its controller) requires is on, and throws otherwise
+ * (404 by default, see `flagException`). Routes without `@FeatureFlag()`
+ * pass untouched, so it also works as a global guard:
+ *
+ * ```ts
+ * providers: [{ provide: APP_GUARD, useClass: FeatureFlagGuard }]
+ * ```
+ *
+ * Plain flags are answered synchronously from the client's cache; A/B flags
+ * from the request's one batched `evaluate-ab` call. Subclass it and
+ * override the protected hooks to change how requirements are read, how a
+ * flag is evaluated, or what is thrown.
+ */
+@Injectable()
+export class FeatureFlagGuard implements CanActivate {
+  constructor(
+    protected readonly reflector: Reflector,
+    protected readonly client: VaneClient,
+    protected readonly flags: VaneRequestFlags,
+    @Inject(VANE_MODULE_OPTIONS) protected readonly options: VaneModuleOptions,
+  ) {}
+
+  /** Allows the request, or throws the exception of the first flag that is off. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const requirement = this.getRequirement(context);
+    if (requirement === undefined || requirement.keys.length === 0) return true;
+    if (requirement.ab) return this.#checkAb(requirement, context);
+    for (const key of requirement.keys) {
+      const state = this.client.flagState(key);
+      if (!state.active) throw this.createException({ key, reason: state.defined ? 'off' : 'undefined', ab: false }, requirement, context);
+    }
+    return true;
+  }
+
+  async #checkAb(requirement: FeatureFlagMetadata, context: ExecutionContext): Promise<boolean> {
+    for (const key of requirement.keys) {
+      const state = await this.flags.state(key, true, context);
+      if (!state.on) throw this.createException({ key, reason: state.defined ? 'off' : 'undefined', ab: true }, requirement, context);
+    }
+    return true;
+  }
+
+  /** The requirement that applies: the handler's `@FeatureFlag()`, else the controller's. */
+  protected getRequirement(context: ExecutionContext): FeatureFlagMetadata | undefined {
+    return this.reflector.getAllAndOverride(FeatureFlagRequirement, [context.getHandler(), context.getClass()]);
+  }
+
+  /**
+   * The error a refused request gets: the decorator's `exception`, else the
+   * module's `flagException`, else a 404 that looks like Nest's own
+   * "Cannot GET /path".
+   */
+  protected createException(denial: FeatureFlagDenial, requirement: FeatureFlagMetadata, context: ExecutionContext): Error {
+    const choice: FeatureFlagException = requirement.exception ?? this.options.flagException ?? 404;
+    if (typeof choice === 'function') return choice(denial, context);
+    if (choice === 403) return new ForbiddenException();
+    if (context.getType() === 'http') {
+      const req = context.switchToHttp().getRequest<{ method?: string; url?: string }>();
+      if (req.method !== undefined && req.url !== undefined) return new NotFoundException(`Cannot ${req.method} ${req.url.split('?')[0]}`);
+    }
+    return new NotFoundException();
+  }
+}

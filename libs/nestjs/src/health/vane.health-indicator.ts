@@ -1,0 +1,68 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DEFAULTS, VaneClient } from '@vane/client';
+import type { VaneModuleOptions } from '../interfaces/vane-module-options.interface.js';
+import { VANE_MODULE_OPTIONS } from '../vane.constants.js';
+import { loadOptionalPeer } from '../utils/optional-peer.js';
+
+/** What the health indicator reports beside `status`. */
+export interface VaneHealthDetails {
+  /** `stream` while the live stream is connected, `polling` otherwise, `halted` after a 402, `closed` after shutdown. */
+  readonly mode: 'stream' | 'polling' | 'halted' | 'closed';
+  /** True while the stream is connected. */
+  readonly connected: boolean;
+  /** Milliseconds since the snapshot was last confirmed current. */
+  readonly snapshotAgeMs: number;
+  /** True when the tenant is billing-overdue (402): the last snapshot is served, nothing is updated. */
+  readonly billingOverdue: boolean;
+  /** The snapshot's revision. */
+  readonly revision: number;
+  /** Why the status is `down`, when it is. */
+  readonly reason?: string;
+}
+
+/** A `@nestjs/terminus` health indicator result: `{ [key]: { status, ...details } }`. */
+export type VaneHealthIndicatorResult<Key extends string = string> = Record<Key, { status: 'up' | 'down' } & VaneHealthDetails>;
+
+/**
+ * A `@nestjs/terminus` health indicator (terminus is an optional peer,
+ * loaded on the first check). `up` while the stream is connected, or while
+ * polling keeps the snapshot younger than `healthMaxSnapshotAgeMs`; `down`
+ * when billing is overdue, the client is closed, or the snapshot is too old.
+ *
+ * @example
+ * ```ts
+ * @Get('health') @HealthCheck()
+ * check() { return this.health.check([() => this.vane.isHealthy('vane')]); }
+ * ```
+ */
+@Injectable()
+export class VaneHealthIndicator {
+  constructor(
+    private readonly client: VaneClient,
+    @Inject(VANE_MODULE_OPTIONS) private readonly options: VaneModuleOptions,
+  ) {}
+
+  /** The details, without terminus. */
+  details(): VaneHealthDetails {
+    const c = this.client;
+    const mode = c.closed ? 'closed' : c.billingOverdue ? 'halted' : c.connected ? 'stream' : 'polling';
+    const maxAgeMs = this.options.healthMaxSnapshotAgeMs ?? 3 * (this.options.ttlMs ?? DEFAULTS.ttlMs);
+    const base = { mode, connected: c.connected, snapshotAgeMs: c.snapshotAgeMs, billingOverdue: c.billingOverdue, revision: c.revision } as const;
+    if (mode === 'closed') return { ...base, reason: 'the Vane client is closed' };
+    if (mode === 'halted') return { ...base, reason: 'billing overdue (402): settle the invoices in the console; the last snapshot is served' };
+    if (mode === 'polling' && base.snapshotAgeMs > maxAgeMs) return { ...base, reason: `stream disconnected and snapshot older than ${maxAgeMs} ms` };
+    return base;
+  }
+
+  /**
+   * Checks the client and returns terminus's `up`/`down` result under `key`.
+   * @throws OptionalPeerMissingError - when `@nestjs/terminus` is not installed.
+   */
+  async isHealthy<const Key extends string = 'vane'>(key: Key = 'vane' as Key): Promise<VaneHealthIndicatorResult<Key>> {
+    const { HealthIndicatorService } = await loadOptionalPeer('@nestjs/terminus', 'VaneHealthIndicator', () => import('@nestjs/terminus'));
+    const session = new HealthIndicatorService().check(key);
+    const details = this.details();
+    const result = details.reason === undefined ? session.up({ ...details }) : session.down({ ...details });
+    return result as unknown as VaneHealthIndicatorResult<Key>;
+  }
+}

@@ -1,0 +1,56 @@
+import type { VaneClientOptions } from '@vane/client';
+import type { FeatureFlagException } from './feature-flag-options.interface.js';
+import type { VaneContextFactory } from './vane-context-factory.interface.js';
+
+/** What the startup check does with what it finds. */
+export type VaneStartupCheckMode = 'log' | 'throw' | 'off';
+
+/**
+ * Options of `VaneModule.forRoot()` (or what the `forRootAsync()` factory
+ * returns): every option of the `@vane/client` client (`baseUrl`, `apiKey`,
+ * `ttlMs`, `stream`…, with the client's defaults), plus the module's own.
+ */
+export interface VaneModuleOptions extends VaneClientOptions {
+  /**
+   * Reads the A/B user context of a request (user id and string attributes),
+   * for `@FeatureFlag(key, { ab: true })` and `@Flag(key, { ab: true })`.
+   * Return `undefined` for an anonymous request (its A/B flags are off).
+   * @default reads `request.user.id` (or `request.user.sub`), no attributes
+   */
+  abContext?: VaneContextFactory;
+  /**
+   * What a request refused by `@FeatureFlag()` gets, unless the decorator
+   * says otherwise: `404`, `403`, or a function returning the error to throw.
+   * @default 404
+   */
+  flagException?: FeatureFlagException;
+  /**
+   * The startup check, run once the app is initialised: every key named in
+   * `@FeatureFlag()`, `@Flag()` and `@Secret()` across the app is looked up in
+   * the snapshot, and `@Secret()` under a public key or a `frontend` service
+   * is reported. `log` logs what it finds (by name, never a value); `throw`
+   * also stops the start with a `VaneStartupCheckError`; `off` skips it.
+   * @default 'log'
+   */
+  startupCheck?: VaneStartupCheckMode;
+  /**
+   * Mirror every config into `@nestjs/config`'s `ConfigService` (its
+   * `set()`), at startup and on every change, so `configService.get('db.host')`
+   * serves the live value. Needs `@nestjs/config` installed and
+   * `ConfigModule.forRoot()` imported.
+   * @default false
+   */
+  mirrorToConfigService?: boolean;
+  /**
+   * How often `VaneObservables.connected$()` and the billing state are
+   * sampled, in milliseconds (the client raises no event for them).
+   * @default 1000
+   */
+  statePollMs?: number;
+  /**
+   * Snapshot age beyond which the health indicator reports `down` while the
+   * stream is not connected (polling), in milliseconds.
+   * @default three times `ttlMs` (180000 with the default TTL)
+   */
+  healthMaxSnapshotAgeMs?: number;
+}

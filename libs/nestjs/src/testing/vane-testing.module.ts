@@ -1,0 +1,76 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { VaneClient, type VaneLogger } from '@vane/client';
+import type { VaneModuleOptions } from '../interfaces/vane-module-options.interface.js';
+import { createVaneClient, vaneLoggerProvider } from '../vane-client.provider.js';
+import { VANE_LOGGER, VANE_MODULE_OPTIONS } from '../vane.constants.js';
+import { VANE_EXPORTS, VANE_SHARED_PROVIDERS } from '../vane.providers.js';
+import { VaneTestingBackend, type VaneTestingValues } from './vane-testing.backend.js';
+
+/** Options of {@link VaneTestingModule.forRoot}: fixed values, plus the module options that shape behaviour. */
+export interface VaneTestingModuleOptions
+  extends VaneTestingValues,
+    Pick<VaneModuleOptions, 'abContext' | 'flagException' | 'startupCheck' | 'mirrorToConfigService' | 'statePollMs' | 'logger' | 'secretsDir'> {
+  /** Behave as a client with a public key (`svp_…`): secrets are refused. @default false */
+  publicKey?: boolean;
+  /** Register globally, like `VaneModule.forRoot({ isGlobal: true })`. @default true */
+  isGlobal?: boolean;
+}
+
+/**
+ * `VaneModule` with fixed values and no network, for unit and e2e tests.
+ * The real `VaneClient` runs against an in-memory {@link VaneTestingBackend}
+ * (inject it to change values while the test runs). Everything else is the
+ * real module: the guard, `@Secret()`, `@Flag()`, observables, startup check.
+ *
+ * @example
+ * ```ts
+ * const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+ *   .overrideModule(VaneModule)
+ *   .useModule(VaneTestingModule.forRoot({ flags: { 'new-checkout': true }, secrets: { 'stripe.api_key': 'sk_test' } }))
+ *   .compile();
+ * await moduleRef.get(VaneTestingBackend).setFlag('new-checkout', false);
+ * ```
+ */
+@Module({})
+export class VaneTestingModule {
+  /** A module serving `options`' values. */
+  static forRoot(options: VaneTestingModuleOptions = {}): DynamicModule {
+    const backend = new VaneTestingBackend(options);
+    const moduleOptions: VaneModuleOptions = {
+      baseUrl: 'http://vane-testing.localhost',
+      apiKey: options.publicKey ? 'svp_vane_testing_public' : 'svs_vane_testing_secret',
+      transport: backend.transport,
+      stream: false,
+      ttlMs: 24 * 60 * 60 * 1000,
+      ...(options.abContext && { abContext: options.abContext }),
+      ...(options.flagException !== undefined && { flagException: options.flagException }),
+      ...(options.startupCheck !== undefined && { startupCheck: options.startupCheck }),
+      ...(options.mirrorToConfigService !== undefined && { mirrorToConfigService: options.mirrorToConfigService }),
+      ...(options.statePollMs !== undefined && { statePollMs: options.statePollMs }),
+      ...(options.logger !== undefined && { logger: options.logger }),
+      ...(options.secretsDir !== undefined && { secretsDir: options.secretsDir }),
+    };
+    return {
+      module: VaneTestingModule,
+      global: options.isGlobal ?? true,
+      imports: [DiscoveryModule],
+      providers: [
+        { provide: VANE_MODULE_OPTIONS, useValue: moduleOptions },
+        { provide: VaneTestingBackend, useValue: backend },
+        vaneLoggerProvider,
+        {
+          provide: VaneClient,
+          useFactory: async (logger: VaneLogger) => {
+            const client = await createVaneClient(moduleOptions, logger);
+            backend.attach(client);
+            return client;
+          },
+          inject: [VANE_LOGGER],
+        },
+        ...VANE_SHARED_PROVIDERS,
+      ],
+      exports: [...VANE_EXPORTS, VaneTestingBackend],
+    };
+  }
+}

@@ -1,0 +1,116 @@
+import { Inject, Injectable, Logger, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { VaneClient, type AbResults } from '@vane/client';
+import { FeatureFlagRequirement } from './feature-flag.metadata.js';
+import type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';
+import { VANE_CONTEXT_FACTORY } from './vane.constants.js';
+import { paramsOf } from './utils/param-metadata.js';
+import { requestKeyOf } from './utils/request-key.js';
+
+/** The A/B evaluation of one request: the keys asked so far and their answer. */
+interface AbBatch {
+  readonly keys: Set<string>;
+  results: Promise<AbResults>;
+}
+
+/** A flag's answer for one request. */
+export interface RequestFlagState {
+  /** True when the snapshot defines the flag. */
+  readonly defined: boolean;
+  /** True when the flag is on (for this user, with `ab`). */
+  readonly on: boolean;
+}
+
+/**
+ * Evaluates flags for the request at hand. Plain flags are read from the
+ * client's cache (no I/O). A/B flags are evaluated for the requesting user
+ * through the A/B add-on, and **every A/B flag the handler needs** (its
+ * `@FeatureFlag(…, { ab: true })`, or the controller's, and its
+ * `@Flag(…, { ab: true })` parameters) **goes out in one `evaluate-ab`
+ * call per request**, whose answer is shared by the guard and the parameters.
+ *
+ * Used by `FeatureFlagGuard` and `@Flag()`; inject it in your own guards,
+ * interceptors or resolvers to read flags the same way.
+ */
+@Injectable()
+export class VaneRequestFlags {
+  readonly #logger = new Logger('Vane');
+  readonly #batches = new WeakMap<object, AbBatch>();
+  readonly #plans = new WeakMap<Function, readonly string[]>();
+
+  constructor(
+    private readonly client: VaneClient,
+    private readonly reflector: Reflector,
+    @Inject(VANE_CONTEXT_FACTORY) private readonly contextFactory: VaneContextFactory,
+  ) {}
+
+  /**
+   * A flag's state for this request. Without `ab` it is the flag's
+   * server-computed `is_active` (synchronous underneath); with `ab` it is the
+   * user's evaluation, from the request's one batched call.
+   */
+  async state(key: string, ab: boolean, context: ExecutionContext): Promise<RequestFlagState> {
+    const { defined, active } = this.client.flagState(key);
+    if (!ab || !defined) return { defined, on: active };
+    const results = await this.abResults(context, [key]);
+    return { defined, on: results[key] === true };
+  }
+
+  /**
+   * The A/B keys the handler of `context` needs: its (or its controller's)
+   * `@FeatureFlag(…, { ab: true })` keys and its `@Flag(…, { ab: true })`
+   * parameters. Computed once per handler.
+   */
+  abKeysOf(context: ExecutionContext): readonly string[] {
+    const handler = context.getHandler();
+    let keys = this.#plans.get(handler);
+    if (keys === undefined) {
+      const set = new Set<string>();
+      const requirement = this.reflector.getAllAndOverride(FeatureFlagRequirement, [handler, context.getClass()]);
+      if (requirement?.ab) for (const key of requirement.keys) set.add(key);
+      for (const param of paramsOf(context.getClass(), handler.name)) if (param.kind === 'flag' && param.options.ab) set.add(param.key);
+      keys = [...set];
+      this.#plans.set(handler, keys);
+    }
+    return keys;
+  }
+
+  /**
+   * The request's A/B results: the first caller starts one `evaluate-ab`
+   * call for every A/B key of the handler (plus `extraKeys`); later callers
+   * of the same request share it. A key asked later that the first call did
+   * not carry costs one more call. An anonymous request (the context factory
+   * returns `undefined`) or a failed call answers `false` for every key (the
+   * failure is logged): a flag fails closed.
+   */
+  abResults(context: ExecutionContext, extraKeys: readonly string[] = []): Promise<AbResults> {
+    const requestKey = requestKeyOf(context);
+    const batch = requestKey === undefined ? undefined : this.#batches.get(requestKey);
+    if (batch === undefined) {
+      const keys = [...new Set([...this.abKeysOf(context), ...extraKeys])];
+      const fresh: AbBatch = { keys: new Set(keys), results: this.#evaluate(keys, context) };
+      if (requestKey !== undefined) this.#batches.set(requestKey, fresh);
+      return fresh.results;
+    }
+    const missing = [...new Set(extraKeys)].filter((k) => !batch.keys.has(k));
+    if (missing.length === 0) return batch.results;
+    for (const key of missing) batch.keys.add(key);
+    batch.results = Promise.all([batch.results, this.#evaluate(missing, context)]).then(([a, b]) => ({ ...a, ...b }));
+    return batch.results;
+  }
+
+  async #evaluate(keys: readonly string[], context: ExecutionContext): Promise<AbResults> {
+    const off = (): AbResults => Object.fromEntries(keys.map((k) => [k, false]));
+    if (keys.length === 0) return {};
+    const user = await this.contextFactory(context);
+    if (user === undefined) return off();
+    try {
+      return await this.client.evaluateAb(keys, user);
+    } catch (err) {
+      const code = (err as { code?: unknown } | null)?.code;
+      this.#logger.warn(`A/B evaluation of ${keys.map((k) => `"${k}"`).join(', ')} failed${typeof code === 'string' ? ` (${code})` : ''}, treating them as off: ${err instanceof Error ? err.message : String(err)}`);
+      return off();
+    }
+  }
+}
+

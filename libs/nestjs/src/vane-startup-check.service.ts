@@ -1,0 +1,104 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { VaneClient } from '@vane/client';
+import { VaneStartupCheckError, type VaneStartupFinding } from './errors/vane-startup-check.error.js';
+import { FeatureFlagRequirement } from './feature-flag.metadata.js';
+import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
+import { VANE_MODULE_OPTIONS } from './vane.constants.js';
+import { paramsOf } from './utils/param-metadata.js';
+
+/** A decorator use the startup check found. */
+interface KeyUse {
+  readonly kind: 'flag' | 'secret';
+  readonly key: string;
+  readonly where: string;
+  readonly file?: boolean;
+}
+
+/**
+ * The startup check: once the app is initialised, every key named in
+ * `@FeatureFlag()`, `@Flag()` and `@Secret()` in every controller and
+ * provider is looked up in the snapshot, so a typo shows in the startup log
+ * (by name, never a value) rather than on the first request. `@Secret()`
+ * under a public key or a `frontend` service is reported the same way. With
+ * `startupCheck: 'throw'` any finding stops the start.
+ */
+@Injectable()
+export class VaneStartupCheck implements OnApplicationBootstrap {
+  readonly #logger = new Logger('Vane');
+
+  constructor(
+    private readonly client: VaneClient,
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+    @Inject(VANE_MODULE_OPTIONS) private readonly options: VaneModuleOptions,
+  ) {}
+
+  /** Runs the check (unless `startupCheck: 'off'`). */
+  onApplicationBootstrap(): void {
+    const mode = this.options.startupCheck ?? 'log';
+    if (mode === 'off') return;
+    const findings = this.check();
+    for (const finding of findings) {
+      if (finding.kind === 'secrets-unreadable') this.#logger.error(finding.message);
+      else this.#logger.warn(finding.message);
+    }
+    if (findings.length > 0 && mode === 'throw') throw new VaneStartupCheckError(findings);
+  }
+
+  /** Every finding, without logging. */
+  check(): VaneStartupFinding[] {
+    const uses = this.uses();
+    const findings: VaneStartupFinding[] = [];
+    const secretUses = uses.filter((u) => u.kind === 'secret');
+    const unreadable = this.client.keyType === 'pk' ? 'the client uses a public key (svp_…), which never receives secrets' : this.client.serviceKind === 'frontend' ? `the service "${this.client.serviceSlug}" is of kind "frontend", which never holds secrets` : undefined;
+    for (const use of uses) {
+      if (use.kind === 'flag') {
+        if (!this.client.flagState(use.key).defined) {
+          findings.push({ kind: 'unknown-flag', key: use.key, where: use.where, message: `unknown flag "${use.key}" in ${use.where}: the snapshot of "${this.client.serviceSlug}" has no such flag (a typo, or not created yet); the route answers as if it were off` });
+        }
+        continue;
+      }
+      if (unreadable !== undefined) {
+        findings.push({ kind: 'secrets-unreadable', key: use.key, where: use.where, message: `@Secret('${use.key}') in ${use.where} cannot work: ${unreadable}; every request to it will fail with a 500` });
+        continue;
+      }
+      const info = this.client.secretInfo(use.key);
+      const wanted = use.file ? 'file' : 'text';
+      if (info === null) {
+        findings.push({ kind: 'unknown-secret', key: use.key, where: use.where, message: `unknown secret "${use.key}" in ${use.where}: the snapshot of "${this.client.serviceSlug}" has no such secret (a typo, or not created yet)` });
+      } else if (info.type !== wanted) {
+        findings.push({ kind: 'unknown-secret', key: use.key, where: use.where, message: `secret "${use.key}" in ${use.where} is a ${info.type} secret, but @Secret() asks for a ${wanted} secret${use.file ? '' : " (add { file: true } to get its path)"}` });
+      }
+    }
+    if (secretUses.length === 0 && unreadable !== undefined) this.#logger.log(`connected to "${this.client.serviceSlug}": ${unreadable}`);
+    return findings;
+  }
+
+  /** Every `@FeatureFlag()`, `@Flag()` and `@Secret()` key in the app, with where it is used. */
+  uses(): KeyUse[] {
+    const uses: KeyUse[] = [];
+    const seen = new Set<Function>();
+    for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
+      const cls: unknown = wrapper.metatype;
+      if (typeof cls !== 'function' || wrapper.inject || seen.has(cls) || cls.prototype === undefined) continue;
+      seen.add(cls);
+      const name = cls.name || 'anonymous class';
+      const onClass = this.reflector.get(FeatureFlagRequirement, cls);
+      if (onClass) for (const key of onClass.keys) uses.push({ kind: 'flag', key, where: name });
+      for (const method of this.scanner.getAllMethodNames(cls.prototype as object)) {
+        const where = `${name}.${method}`;
+        const handler: unknown = (cls.prototype as Record<string, unknown>)[method];
+        if (typeof handler === 'function') {
+          const onMethod = this.reflector.get(FeatureFlagRequirement, handler);
+          if (onMethod) for (const key of onMethod.keys) uses.push({ kind: 'flag', key, where });
+        }
+        for (const param of paramsOf(cls, method)) {
+          uses.push(param.kind === 'secret' ? { kind: 'secret', key: param.key, where, file: param.options.file === true } : { kind: 'flag', key: param.key, where });
+        }
+      }
+    }
+    return uses;
+  }
+}

@@ -1,0 +1,120 @@
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { VaneClient, type ChangeEvent, type ConfigValue, type FlagState, type WidenConfig } from '@vane/client';
+import { defer, distinctUntilChanged, filter, interval, map, merge, Observable, of, share, startWith, Subject, takeUntil } from 'rxjs';
+import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
+import { VANE_MODULE_OPTIONS } from './vane.constants.js';
+import { jsonEqual } from './utils/json-equal.js';
+
+/**
+ * The live values of the client as RxJS observables. Every observable emits
+ * the current value at once on subscription, then each change; equal values
+ * are not repeated (configs compared by JSON value, so `[1, 2]` then `[1, 2]`
+ * emits once). All complete when the module is destroyed.
+ *
+ * @example
+ * ```ts
+ * constructor(private readonly live: VaneObservables) {}
+ * onModuleInit() {
+ *   this.live.config$('db.pool.max', 10).subscribe((max) => this.pool.resize(max));
+ * }
+ * ```
+ */
+@Injectable()
+export class VaneObservables implements OnModuleDestroy {
+  readonly #changes = new Subject<ChangeEvent>();
+  readonly #destroyed = new Subject<void>();
+  readonly #unsubscribe: () => void;
+  readonly #pollMs: number;
+  readonly #state$: Observable<number>;
+
+  /**
+   * Every change event of the client (configs, flags, secrets), as the
+   * client reports them: `{ kind, key, oldValue, newValue, revision }`.
+   * Secret events carry `{ type, version }`, never a value.
+   */
+  readonly changes$: Observable<ChangeEvent>;
+
+  constructor(
+    private readonly client: VaneClient,
+    @Inject(VANE_MODULE_OPTIONS) options: VaneModuleOptions,
+  ) {
+    this.#pollMs = options.statePollMs ?? 1000;
+    this.#unsubscribe = client.onChange((event) => this.#changes.next(event));
+    this.changes$ = this.#changes.asObservable().pipe(takeUntil(this.#destroyed));
+    // One timer for every state observable, started on the first subscriber.
+    this.#state$ = interval(this.#pollMs).pipe(takeUntil(this.#destroyed), share());
+  }
+
+  /**
+   * A config's value: now, then on every change. A missing (or deleted) key
+   * emits `defaultValue` (`undefined` when none is given).
+   */
+  config$<T extends ConfigValue = ConfigValue>(key: string): Observable<T | undefined>;
+  config$<T extends ConfigValue>(key: string, defaultValue: T): Observable<WidenConfig<T>>;
+  config$(key: string, defaultValue?: ConfigValue): Observable<ConfigValue | undefined> {
+    const read = (): ConfigValue | undefined => {
+      const lookup = this.client.configLookup(key);
+      return lookup.found ? lookup.value : defaultValue;
+    };
+    return defer(() =>
+      this.changes$.pipe(
+        filter((e) => e.kind === 'config' && e.key === key),
+        map(read),
+        startWith(read()),
+        distinctUntilChanged<ConfigValue | undefined>(jsonEqual),
+      ),
+    );
+  }
+
+  /** Every config, as the client's immutable map: now, then once per snapshot change that touches configs. */
+  configs$(): Observable<ReadonlyMap<string, ConfigValue>> {
+    return defer(() =>
+      this.changes$.pipe(
+        filter((e) => e.kind === 'config'),
+        map(() => this.client.configs()),
+        startWith(this.client.configs()),
+        // The client hands out the same map until the next change: one emission per revision.
+        distinctUntilChanged(),
+      ),
+    );
+  }
+
+  /** A flag's state (`defined`, `active`): now, then on every change. */
+  flag$(key: string): Observable<FlagState> {
+    return defer(() =>
+      this.changes$.pipe(
+        filter((e) => e.kind === 'flag' && e.key === key),
+        map(() => this.client.flagState(key)),
+        startWith(this.client.flagState(key)),
+        distinctUntilChanged((a, b) => a.defined === b.defined && a.active === b.active),
+      ),
+    );
+  }
+
+  /**
+   * Whether the live stream is connected (`false` while the client polls,
+   * after a billing halt, with `stream: false`): now, then on every change.
+   * The client raises no event for it, so it is sampled every `statePollMs`
+   * (and on every change event).
+   */
+  connected$(): Observable<boolean> {
+    return this.#sample(() => this.client.connected);
+  }
+
+  /** Whether the client is halted on a 402 (billing overdue): now, then on every change; sampled like {@link VaneObservables.connected$}. */
+  billingOverdue$(): Observable<boolean> {
+    return this.#sample(() => this.client.billingOverdue);
+  }
+
+  #sample(read: () => boolean): Observable<boolean> {
+    return defer(() => merge(of(0), this.#state$, this.changes$).pipe(map(read), distinctUntilChanged(), takeUntil(this.#destroyed)));
+  }
+
+  /** Completes every observable and detaches from the client. */
+  onModuleDestroy(): void {
+    this.#unsubscribe();
+    this.#destroyed.next();
+    this.#destroyed.complete();
+    this.#changes.complete();
+  }
+}

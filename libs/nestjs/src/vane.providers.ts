@@ -1,0 +1,41 @@
+import type { Provider } from '@nestjs/common';
+import { VaneClient } from '@vane/client';
+import { ConfigServiceMirror } from './config-service.mirror.js';
+import { FeatureFlagGuard } from './feature-flag.guard.js';
+import { FlagPipe } from './flag.pipe.js';
+import { VaneHealthIndicator } from './health/vane.health-indicator.js';
+import { SecretPipe } from './secret.pipe.js';
+import { VANE_CONTEXT_FACTORY, VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
+import { vaneContextFactoryProvider } from './vane-context.provider.js';
+import { VaneLifecycle } from './vane-lifecycle.service.js';
+import { VaneObservables } from './vane.observables.js';
+import { VaneRequestFlags } from './vane-request-flags.service.js';
+import { VaneStartupCheck } from './vane-startup-check.service.js';
+
+/** Providers every Vane module has beside the client (the real one and the testing one). @internal */
+export const VANE_SHARED_PROVIDERS: Provider[] = [
+  vaneContextFactoryProvider,
+  VaneObservables,
+  VaneRequestFlags,
+  FeatureFlagGuard,
+  SecretPipe,
+  FlagPipe,
+  VaneStartupCheck,
+  ConfigServiceMirror,
+  VaneHealthIndicator,
+  VaneLifecycle,
+];
+
+/** What a Vane module exports: enough for the guard and pipes to be built in any module that imports it. @internal */
+export const VANE_EXPORTS = [
+  VaneClient,
+  VANE_MODULE_OPTIONS,
+  VANE_CONTEXT_FACTORY,
+  VANE_LOGGER,
+  VaneObservables,
+  VaneRequestFlags,
+  FeatureFlagGuard,
+  SecretPipe,
+  FlagPipe,
+  VaneHealthIndicator,
+];
