@@ -209,6 +209,8 @@ describe('background sync (TTL)', () => {
     const events = collect(client);
     expect(h.timers.pendingDelays()).toEqual([60_000]);
     await h.timers.advance(60_000);
+    // Even a 304 rewrites file secrets (real I/O) before it counts as done.
+    await until(() => client.lastSyncAt.getTime() === h.timers.now(), '304 done');
     const second = h.transport.to('/v1/sync')[1]!;
     expect(second.headers['if-none-match']).toBe('"r7-backend"');
     expect(events).toEqual([]);
@@ -602,6 +604,16 @@ describe('credentials seam', () => {
 });
 
 describe('robustness', () => {
+  it('rewrites file secrets on a 304 too: a file removed behind its back comes back', async () => {
+    const { unlinkSync } = await import('node:fs');
+    const h = harness({ stream: false });
+    const client = await create(h);
+    const path = client.secretFile('tls.pem')!;
+    unlinkSync(path);
+    await client.sync();
+    expect(readFileSync(path, 'utf8')).toBe('PEM-TOPSECRET');
+  });
+
   it('a file secret that cannot be written fails the sync with VANE_SECRET_FILE_WRITE, never a half cache', async () => {
     const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
     const { join } = await import('node:path');

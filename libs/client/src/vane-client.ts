@@ -580,6 +580,9 @@ export class VaneClient {
     const answer = await this.#http.fetch({ method: 'GET', path: 'v1/sync', headers, operation: 'sync' }, this.#closeController.signal);
     if (answer.status === 304) {
       this.#etag = answer.header('etag') ?? this.#etag;
+      // File secrets are rewritten on every sync: a file removed behind the client's back
+      // (a tmp cleaner) comes back, from memory, with nothing parsed.
+      await this.#writeFiles(this.#snapshot.secrets, []);
       this.#onSyncSuccess();
       this.#o.logger.debug?.(`sync: 304, revision ${this.#snapshot.revision} unchanged`);
       return { status: 'not-modified', revision: this.#snapshot.revision };
