@@ -9,9 +9,10 @@ export function recordParam(target: object, propertyKey: string | symbol | undef
   Reflect.defineMetadata(VANE_PARAMS_METADATA, [...existing, param], cls, propertyKey);
 }
 
-/** The `@Secret()`/`@Flag()` parameters of a method. @internal */
+/** The `@Secret()`/`@Flag()` parameters of a method, in parameter order. @internal */
 export function paramsOf(cls: Function, method: string | symbol): readonly VaneParamMetadata[] {
-  return (Reflect.getMetadata(VANE_PARAMS_METADATA, cls, method) as VaneParamMetadata[] | undefined) ?? [];
+  const params = (Reflect.getMetadata(VANE_PARAMS_METADATA, cls, method) as VaneParamMetadata[] | undefined) ?? [];
+  return [...params].sort((a, b) => a.index - b.index);
 }
 
 /** Throws unless `key` is a usable flag or secret key. @internal */

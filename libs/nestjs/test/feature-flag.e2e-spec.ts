@@ -1,0 +1,211 @@
+import { Controller, Get, HttpException, HttpStatus, Module, type INestApplication } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { VaneClient } from '@vane/client';
+import { startLocalServer, type LocalServer } from '@vane/local-server';
+import request from 'supertest';
+import { FeatureFlag, FeatureFlagGuard, Flag, VaneModule, type FeatureFlagDenial, type VaneContextFactory } from '../src/index.js';
+import { createApp } from './support/app.js';
+import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy.js';
+import { KEYS, nestSeed } from './support/seed.js';
+import { adminPut, waitForChange } from './support/wait.js';
+
+class PaymentRequiredException extends HttpException {
+  constructor(denial: FeatureFlagDenial) {
+    super({ message: `feature ${denial.key} is not in your plan`, reason: denial.reason }, HttpStatus.PAYMENT_REQUIRED);
+  }
+}
+
+@FeatureFlag('beta')
+@Controller('beta')
+class BetaController {
+  @Get('page')
+  page(): string {
+    return 'beta page';
+  }
+  @FeatureFlag('new-checkout')
+  @Get('checkout')
+  checkout(): string {
+    return 'checkout (handler flag wins)';
+  }
+}
+
+@Controller()
+class ShopController {
+  @Get('open')
+  open(): string {
+    return 'open';
+  }
+  @FeatureFlag('new-checkout')
+  @Get('checkout')
+  checkout(): string {
+    return 'new checkout';
+  }
+  @FeatureFlag('no-such-flag')
+  @Get('typo')
+  typo(): string {
+    return 'never';
+  }
+  @FeatureFlag('beta', { exception: 403 })
+  @Get('forbidden')
+  forbidden(): string {
+    return 'never';
+  }
+  @FeatureFlag('beta', { exception: (denial) => new PaymentRequiredException(denial) })
+  @Get('custom')
+  custom(): string {
+    return 'never';
+  }
+  @FeatureFlag(['new-checkout', 'beta'])
+  @Get('both')
+  both(): string {
+    return 'both';
+  }
+  @FeatureFlag('new-pricing', { ab: true })
+  @Get('pricing')
+  pricing(@Flag('dark-mode', { ab: true }) dark: boolean, @Flag('fast-search', { ab: true }) fast: boolean, @Flag('new-checkout') checkout: boolean): object {
+    return { pricing: 'new', dark, fast, checkout };
+  }
+  @Get('flags')
+  flags(@Flag('dark-mode', { ab: true }) dark: boolean, @Flag('fast-search', { ab: true }) fast: boolean, @Flag('beta') beta: boolean): object {
+    return { dark, fast, beta };
+  }
+}
+
+/** The A/B user: `x-user` header as id, `x-country` and `x-plan` as attributes. */
+const abContext: VaneContextFactory = (ctx) => {
+  const req = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>();
+  const userId = req.headers['x-user'];
+  return userId ? { userId, attributes: { country: req.headers['x-country'], plan: req.headers['x-plan'] } } : undefined;
+};
+
+describe('@FeatureFlag()', () => {
+  let server: LocalServer;
+  let proxy: RecordingProxy;
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    proxy = await startRecordingProxy(server.port);
+    app = await createApp({
+      imports: [VaneModule.forRoot({ baseUrl: proxy.baseUrl('shop'), apiKey: KEYS.shopSecret, abContext, startupCheck: 'off' })],
+      controllers: [ShopController, BetaController],
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    await proxy.close();
+    await server.close();
+  });
+
+  it('lets a request through while the flag is on, and leaves unguarded routes alone', async () => {
+    await request(app.getHttpServer()).get('/checkout').expect(200, 'new checkout');
+    await request(app.getHttpServer()).get('/open').expect(200, 'open');
+  });
+
+  it('answers 404 by default, looking like an absent route, for a flag that is off or undefined', async () => {
+    const off = await request(app.getHttpServer()).get('/beta/page').expect(404);
+    expect(off.body).toEqual({ statusCode: 404, error: 'Not Found', message: 'Cannot GET /beta/page' });
+    await request(app.getHttpServer()).get('/typo').expect(404);
+  });
+
+  it('on a controller applies to every handler, and a handler decorator wins over it', async () => {
+    await request(app.getHttpServer()).get('/beta/page').expect(404);
+    await request(app.getHttpServer()).get('/beta/checkout').expect(200, 'checkout (handler flag wins)');
+  });
+
+  it('can answer 403 or an exception of the user', async () => {
+    await request(app.getHttpServer()).get('/forbidden').expect(403);
+    const custom = await request(app.getHttpServer()).get('/custom').expect(402);
+    expect(custom.body).toEqual({ message: 'feature beta is not in your plan', reason: 'off' });
+  });
+
+  it('with several keys requires all of them', async () => {
+    await request(app.getHttpServer()).get('/both').expect(404);
+  });
+
+  it('a flag flipped through the admin API changes what the route answers, without a restart', async () => {
+    const client = app.get(VaneClient);
+    const on = waitForChange(client, (e) => e.kind === 'flag' && e.key === 'beta' && e.newValue === true);
+    await adminPut(server.url, server.adminToken, 'services/shop/flags/beta', { is_enabled: true, starts_at: null, ends_at: null });
+    await on;
+    await request(app.getHttpServer()).get('/beta/page').expect(200, 'beta page');
+    await request(app.getHttpServer()).get('/both').expect(200, 'both');
+
+    const off = waitForChange(client, (e) => e.kind === 'flag' && e.key === 'beta' && e.newValue === false);
+    await adminPut(server.url, server.adminToken, 'services/shop/flags/beta', { is_enabled: false, starts_at: null, ends_at: null });
+    await off;
+    await request(app.getHttpServer()).get('/beta/page').expect(404);
+  });
+
+  describe('A/B ({ ab: true })', () => {
+    it('evaluates for the requesting user (cohort country in DE/FR)', async () => {
+      await request(app.getHttpServer()).get('/pricing').set('x-user', 'u-1').set('x-country', 'DE').expect(200);
+      await request(app.getHttpServer()).get('/pricing').set('x-user', 'u-1').set('x-country', 'US').expect(404);
+    });
+
+    it('an anonymous request (no user from the context factory) is refused, with no call', async () => {
+      const before = proxy.count('/v1/flags/evaluate-ab');
+      await request(app.getHttpServer()).get('/pricing').expect(404);
+      expect(proxy.count('/v1/flags/evaluate-ab')).toBe(before);
+    });
+
+    it('sends every A/B flag one request needs (guard + parameters) in one evaluate-ab call', async () => {
+      const before = proxy.count('/v1/flags/evaluate-ab');
+      const res = await request(app.getHttpServer()).get('/pricing').set('x-user', 'u-42').set('x-country', 'FR').set('x-plan', 'pro').expect(200);
+      expect(res.body).toEqual({ pricing: 'new', dark: true, fast: true, checkout: true });
+      const calls = proxy.requests.filter((r) => r.path === '/v1/flags/evaluate-ab').slice(before);
+      expect(calls).toHaveLength(1);
+      expect(JSON.parse(calls[0]!.body)).toEqual({ keys: ['new-pricing', 'dark-mode', 'fast-search'], user_id: 'u-42', attributes: { country: 'FR', plan: 'pro' } });
+    });
+
+    it('batches the @Flag() parameters of an unguarded route too, one call per request', async () => {
+      const before = proxy.count('/v1/flags/evaluate-ab');
+      const a = await request(app.getHttpServer()).get('/flags').set('x-user', 'u-7').set('x-plan', 'free').expect(200);
+      expect(a.body).toEqual({ dark: true, fast: false, beta: false });
+      await request(app.getHttpServer()).get('/flags').set('x-user', 'u-8').set('x-plan', 'pro').expect(200, { dark: true, fast: true, beta: false });
+      expect(proxy.count('/v1/flags/evaluate-ab') - before).toBe(2);
+    });
+  });
+});
+
+describe('FeatureFlagGuard as a global guard', () => {
+  let server: LocalServer;
+  let app: INestApplication;
+
+  @Controller()
+  class GlobalController {
+    @Get('free')
+    free(): string {
+      return 'free';
+    }
+    @FeatureFlag('beta')
+    @Get('beta')
+    beta(): string {
+      return 'beta';
+    }
+  }
+
+  @Module({ controllers: [GlobalController] })
+  class FeatureModule {}
+
+  beforeAll(async () => {
+    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    app = await createApp({
+      imports: [VaneModule.forRoot({ isGlobal: true, baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, flagException: 403 }), FeatureModule],
+      providers: [{ provide: APP_GUARD, useClass: FeatureFlagGuard }],
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    await server.close();
+  });
+
+  it('guards decorated routes with the module-wide exception and passes the others', async () => {
+    await request(app.getHttpServer()).get('/free').expect(200, 'free');
+    await request(app.getHttpServer()).get('/beta').expect(403);
+    const on = waitForChange(app.get(VaneClient), (e) => e.key === 'beta');
+    server.admin.setFlag('shop', 'beta', { is_enabled: true });
+    await on;
+    await request(app.getHttpServer()).get('/beta').expect(200, 'beta');
+  });
+});

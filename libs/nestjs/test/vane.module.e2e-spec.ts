@@ -1,0 +1,151 @@
+import { Controller, Get, Injectable, Logger, Module, type INestApplication } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { Test } from '@nestjs/testing';
+import { BillingOverdueError, NotFoundError, TransportError, UnauthorizedError, VaneClient, type VaneError } from '@vane/client';
+import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import request from 'supertest';
+import { Secret, VaneModule, type VaneModuleOptions, type VaneOptionsFactory } from '../src/index.js';
+import { createApp } from './support/app.js';
+import { KEYS, nestSeed } from './support/seed.js';
+
+@Injectable()
+class Greeter {
+  constructor(readonly vane: VaneClient) {}
+  host(): string {
+    return this.vane.config('db.host', 'none');
+  }
+}
+
+@Controller()
+class HostController {
+  constructor(private readonly greeter: Greeter) {}
+  @Get('host')
+  host(): { host: string } {
+    return { host: this.greeter.host() };
+  }
+  @Get('pem')
+  pem(@Secret('tls.client_pem', { file: true }) path: string): { path: string } {
+    return { path };
+  }
+}
+
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe('VaneModule', () => {
+  let server: LocalServer;
+  let app: INestApplication | undefined;
+  let errorLog: jest.SpyInstance;
+
+  beforeAll(async () => {
+    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  beforeEach(() => {
+    errorLog = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+  });
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    server.admin.setTenant({ overdue_days: 0 });
+    jest.restoreAllMocks();
+  });
+
+  const options = (): VaneModuleOptions => ({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret });
+
+  it('forRoot: the client is injectable by class, with its cache full before the first request', async () => {
+    app = await createApp({ imports: [VaneModule.forRoot(options())], controllers: [HostController], providers: [Greeter] });
+    await request(app.getHttpServer()).get('/host').expect(200, { host: 'db.internal' });
+    expect(app.get(VaneClient).revision).toBe(server.revision('shop'));
+  });
+
+  it('forRootAsync with ConfigService (useFactory + inject) and isGlobal', async () => {
+    @Module({ controllers: [HostController], providers: [Greeter] })
+    class FeatureModule {}
+    const env = { VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: KEYS.shopSecret };
+    app = await createApp({
+      imports: [
+        ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => env] }),
+        VaneModule.forRootAsync({
+          isGlobal: true,
+          imports: [ConfigModule],
+          inject: [ConfigService],
+          useFactory: (config: ConfigService) => ({ baseUrl: config.getOrThrow<string>('VANE_BASE_URL'), apiKey: config.getOrThrow<string>('VANE_API_KEY') }),
+        }),
+        FeatureModule,
+      ],
+    });
+    await request(app.getHttpServer()).get('/host').expect(200, { host: 'db.internal' });
+  });
+
+  it('forRootAsync with useClass', async () => {
+    const opts = options();
+    @Injectable()
+    class VaneOptions implements VaneOptionsFactory {
+      createVaneOptions(): VaneModuleOptions {
+        return opts;
+      }
+    }
+    app = await createApp({ imports: [VaneModule.forRootAsync({ useClass: VaneOptions })], controllers: [HostController], providers: [Greeter] });
+    await request(app.getHttpServer()).get('/host').expect(200, { host: 'db.internal' });
+  });
+
+  it('without isGlobal the client is not visible to a module that does not import VaneModule', async () => {
+    @Module({ controllers: [HostController], providers: [Greeter] })
+    class FeatureModule {}
+    await expect(Test.createTestingModule({ imports: [VaneModule.forRoot(options()), FeatureModule] }).compile()).rejects.toThrow(/VaneClient/);
+  });
+
+  describe.each<[string, () => Partial<VaneModuleOptions>, new (...args: never[]) => VaneError, string, RegExp]>([
+    ['wrong key (401)', () => ({ apiKey: KEYS.otherSecret }), UnauthorizedError, 'VANE_UNAUTHORIZED', /wrong key/],
+    ['wrong slug (404)', () => ({ baseUrl: server.baseUrl('nope') }), NotFoundError, 'VANE_NOT_FOUND', /wrong slug/],
+    ['billing (402)', () => (server.admin.setTenant({ overdue_days: 30 }), {}), BillingOverdueError, 'VANE_BILLING_OVERDUE', /billing/],
+  ])('startup fails cleanly on %s', (_name, change, type, code, hint) => {
+    it('rejects with the typed error and logs what to fix', async () => {
+      const attempt = Test.createTestingModule({ imports: [VaneModule.forRoot({ ...options(), ...change() })], controllers: [HostController], providers: [Greeter] }).compile();
+      const error = await attempt.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(type);
+      expect(error).toMatchObject({ code });
+      expect(errorLog).toHaveBeenCalledWith(expect.stringMatching(hint));
+      expect(String(errorLog.mock.calls[0]?.[0])).not.toContain(KEYS.otherSecret);
+    });
+  });
+
+  it('startup fails cleanly when the service is unreachable (transport)', async () => {
+    const port = await closedPort();
+    const attempt = Test.createTestingModule({ imports: [VaneModule.forRoot({ baseUrl: `http://shop.localhost:${port}`, apiKey: KEYS.shopSecret, timeoutMs: 2000 })] }).compile();
+    await expect(attempt).rejects.toBeInstanceOf(TransportError);
+    await expect(attempt).rejects.toMatchObject({ code: 'VANE_TRANSPORT' });
+    expect(errorLog).toHaveBeenCalledWith(expect.stringMatching(/unreachable: check baseUrl/));
+  });
+
+  it('a NestFactory-style start with the wrong key never listens (init rejects)', async () => {
+    const moduleRef = Test.createTestingModule({ imports: [VaneModule.forRoot({ ...options(), apiKey: 'svs_not_a_key_of_shop' })] });
+    await expect(moduleRef.compile()).rejects.toMatchObject({ code: 'VANE_UNAUTHORIZED', status: 401 });
+  });
+
+  it('on shutdown the client closes and file secrets are removed', async () => {
+    app = await createApp({ imports: [VaneModule.forRoot(options())], controllers: [HostController], providers: [Greeter] });
+    app.enableShutdownHooks();
+    const { body } = await request(app.getHttpServer()).get('/pem').expect(200);
+    const path = (body as { path: string }).path;
+    expect(existsSync(path)).toBe(true);
+    const client = app.get(VaneClient);
+    await app.close();
+    app = undefined;
+    expect(client.closed).toBe(true);
+    expect(existsSync(path)).toBe(false);
+  });
+});
