@@ -7,7 +7,7 @@ import { startSample } from './server.js';
 startSample().then(
   (sample) => {
     console.log(`express sample listening on ${sample.url}`);
-    console.log(`try: curl ${sample.url}/greeting  ${sample.url}/checkout  -H 'x-user-id: u-1' -H 'x-country: DE' ${sample.url}/pricing`);
+    console.log(`try:\n  curl ${sample.url}/greeting\n  curl ${sample.url}/checkout\n  curl -H 'x-user-id: u-1' -H 'x-country: DE' ${sample.url}/pricing\n  curl ${sample.url}/payments ${sample.url}/tls`);
     const shutdown = (signal: NodeJS.Signals): void => {
       console.log(`${signal}: closing`);
       // Stop accepting connections, finish requests in flight, then close Vane (stream, timers, file secrets).
