@@ -8,7 +8,6 @@ import type { RequestVane } from './request-vane.js';
 
 declare global {
   // Express's own types declare `Express.Request` in this global namespace for augmentation.
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
       /**
