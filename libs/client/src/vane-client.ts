@@ -843,7 +843,6 @@ export class VaneClient {
       } catch {
         revision = undefined;
       }
-      if (this.#closed || this.#billingOverdue) return;
       // Decided in turn, after the patches received before it (a replay ends with a resync).
       this.#serial(async () => {
         if (revision !== this.#snapshot.revision) await this.#syncNow('sync');
