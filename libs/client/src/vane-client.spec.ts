@@ -582,6 +582,25 @@ describe('credentials seam', () => {
     expect(h.transport.requests[0]!.headers['x-service-api-key']).toBeUndefined();
   });
 
+  it('the stream renews credentials on a 401 and retries once', async () => {
+    const h = harness();
+    let token = 't1';
+    const credentials = {
+      keyType: '' as const,
+      describe: () => 'session',
+      headers: () => ({ authorization: `Bearer ${token}` }),
+      onUnauthorized: jest.fn(() => {
+        token = 't2';
+        return true;
+      }),
+    };
+    h.service.streamOverride = (req) => (req.headers['authorization'] === 'Bearer t2' ? undefined : errorBody(401, 'unauthorized'));
+    const client = await create({ ...h, options: { ...h.options, apiKey: undefined, credentials } });
+    await until(() => client.connected, 'stream connected after renewal');
+    expect(h.transport.to('/v1/stream').map((r) => r.headers['authorization'])).toEqual(['Bearer t1', 'Bearer t2']);
+    expect(h.logger.text('warn')).toBe('');
+  });
+
   it('a credentials error on a foreground call reaches the caller; in the background it is logged', async () => {
     const h = harness({ stream: false });
     const { SessionExpiredError } = await import('./errors.js');
