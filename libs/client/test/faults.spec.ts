@@ -89,6 +89,24 @@ describe('fault injection', () => {
     expect(proxy.count('/v1/sync')).toBe(syncsBefore);
   });
 
+  it('a Last-Event-ID older than the server keeps: resync, then a conditional sync catches up', async () => {
+    await proxy.close();
+    await server.close();
+    server = await startLocalServer({ seed: seed(), port: 0, historySize: 1 });
+    proxy = await FaultProxy.start(server.port);
+    await start();
+    await connected();
+    const syncsBefore = proxy.count('/v1/sync');
+    proxy.reset(isStream);
+    await until(() => logger.text('warn').includes('stream error 1 of 3'), 'first error logged');
+    server.admin.setConfig('shop', 'db.pool.max', 40);
+    const revision = server.admin.setConfig('shop', 'db.pool.max', 41);
+    await fire(1000);
+    await until(() => client.revision === revision, 'resynced');
+    expect(client.config('db.pool.max')).toBe(41);
+    expect(proxy.count('/v1/sync')).toBe(syncsBefore + 1);
+  });
+
   it('stall: 45 s of silence is a transport error; the client reconnects and catches up', async () => {
     await start();
     await connected();

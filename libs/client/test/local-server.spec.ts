@@ -178,6 +178,17 @@ describe('against the local server', () => {
     expect(() => client.setSecret('x', 'y')).toThrow(expect.objectContaining({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' }));
   });
 
+  it("a public key's stream carries every revision, without secrets", async () => {
+    const client = await connect({ apiKey: SHOP_PK });
+    await until(() => client.connected, 'stream connected');
+    const events: ChangeEvent[] = [];
+    client.onChange((e) => events.push(e));
+    server.admin.setSecret('shop', 'stripe.api_key', 'rk_test_TOPSECRET_3');
+    const revision = server.admin.setConfig('shop', 'db.host', 'pk-visible');
+    await until(() => client.revision === revision, 'revision chain whole');
+    expect(events.map((e) => `${e.kind}:${e.key}`)).toEqual(['config:db.host']);
+  });
+
   it('a frontend service refuses secret reads even with a secret key', async () => {
     const client = await VaneClient.create({ baseUrl: server.baseUrl('web'), apiKey: WEB_SK, logger, stream: false });
     clients.push(client);
