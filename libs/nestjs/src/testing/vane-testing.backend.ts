@@ -1,4 +1,4 @@
-import type { ConfigValue, SecretType, Transport, TransportRequest, TransportResponse, VaneClient } from '@vane/client';
+import { VaneClient, type ConfigValue, type SecretType, type Transport, type TransportRequest, type TransportResponse, type VaneLogger } from '@vane/client';
 
 /** A secret of the testing backend: a string is a text secret. */
 export type VaneTestingSecret = string | { readonly type: SecretType; readonly value: string };
@@ -18,6 +18,16 @@ export interface VaneTestingValues {
   ab?: Record<string, VaneTestingAbRule>;
   /** The service kind the backend reports (`frontend` refuses secrets). @default 'backend' */
   serviceKind?: string;
+  /** Clients of this backend use a public key (`svp_…`): secrets are refused. @default false */
+  publicKey?: boolean;
+}
+
+/** Options of {@link VaneTestingBackend.createClient}. */
+export interface VaneTestingClientOptions {
+  /** Where the client logs. @default warnings and errors to `console` */
+  logger?: VaneLogger;
+  /** Directory for file secrets. @default a fresh temporary directory, removed on close */
+  secretsDir?: string;
 }
 
 /** One `evaluate-ab` call the backend answered. */
@@ -54,6 +64,7 @@ export class VaneTestingBackend {
   readonly #ab = new Map<string, VaneTestingAbRule>();
   readonly #abCalls: VaneTestingAbCall[] = [];
   #serviceKind: string;
+  readonly #publicKey: boolean;
   #revision = 1;
   #client: VaneClient | undefined;
 
@@ -70,6 +81,26 @@ export class VaneTestingBackend {
     for (const [k, v] of Object.entries(values.secrets ?? {})) this.#secrets.set(k, { ...(typeof v === 'string' ? { type: 'text' as const, value: v } : v), version: 1 });
     for (const [k, v] of Object.entries(values.ab ?? {})) this.#ab.set(k, v);
     this.#serviceKind = values.serviceKind ?? 'backend';
+    this.#publicKey = values.publicKey ?? false;
+  }
+
+  /**
+   * A real `VaneClient` served by this backend (no stream, no network), its
+   * initial sync done. Give it to a test module in place of the real one:
+   * `.overrideProvider(VaneClient).useFactory({ factory: () => backend.createClient() })`.
+   */
+  async createClient(options: VaneTestingClientOptions = {}): Promise<VaneClient> {
+    const client = await VaneClient.create({
+      baseUrl: 'http://vane-testing.localhost',
+      apiKey: this.#publicKey ? 'svp_vane_testing_public' : 'svs_vane_testing_secret',
+      transport: this.transport,
+      stream: false,
+      ttlMs: 24 * 60 * 60 * 1000,
+      ...(options.logger !== undefined && { logger: options.logger }),
+      ...(options.secretsDir !== undefined && { secretsDir: options.secretsDir }),
+    });
+    this.attach(client);
+    return client;
   }
 
   /** Every `evaluate-ab` call answered so far (to assert batching). */
@@ -77,7 +108,7 @@ export class VaneTestingBackend {
     return this.#abCalls;
   }
 
-  /** Connects the backend to the client it serves, so setters can sync it. @internal */
+  /** Connects the backend to the client it serves, so setters sync it (the last client created wins). */
   attach(client: VaneClient): void {
     this.#client = client;
   }

@@ -11,24 +11,23 @@ import { VaneTestingBackend, type VaneTestingValues } from './vane-testing.backe
 export interface VaneTestingModuleOptions
   extends VaneTestingValues,
     Pick<VaneModuleOptions, 'abContext' | 'flagException' | 'startupCheck' | 'mirrorToConfigService' | 'statePollMs' | 'logger' | 'secretsDir'> {
-  /** Behave as a client with a public key (`svp_…`): secrets are refused. @default false */
-  publicKey?: boolean;
   /** Register globally, like `VaneModule.forRoot({ isGlobal: true })`. @default true */
   isGlobal?: boolean;
 }
 
 /**
- * `VaneModule` with fixed values and no network, for unit and e2e tests.
- * The real `VaneClient` runs against an in-memory {@link VaneTestingBackend}
- * (inject it to change values while the test runs). Everything else is the
- * real module: the guard, `@Secret()`, `@Flag()`, observables, startup check.
+ * `VaneModule` with fixed values and no network, for tests that build
+ * their module from parts. The real `VaneClient` runs against an in-memory
+ * {@link VaneTestingBackend} (inject it to change values while the test
+ * runs). Everything else is the real module: the guard, `@Secret()`,
+ * `@Flag()`, observables, startup check. To test an unchanged `AppModule`,
+ * override the client instead: see {@link VaneTestingBackend.createClient}.
  *
  * @example
  * ```ts
- * const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
- *   .overrideModule(VaneModule)
- *   .useModule(VaneTestingModule.forRoot({ flags: { 'new-checkout': true }, secrets: { 'stripe.api_key': 'sk_test' } }))
- *   .compile();
+ * const moduleRef = await Test.createTestingModule({
+ *   imports: [VaneTestingModule.forRoot({ flags: { 'new-checkout': true }, secrets: { 'stripe.api_key': 'sk_test' } }), CheckoutModule],
+ * }).compile();
  * await moduleRef.get(VaneTestingBackend).setFlag('new-checkout', false);
  * ```
  */
@@ -40,16 +39,12 @@ export class VaneTestingModule {
     const moduleOptions: VaneModuleOptions = {
       baseUrl: 'http://vane-testing.localhost',
       apiKey: options.publicKey ? 'svp_vane_testing_public' : 'svs_vane_testing_secret',
-      transport: backend.transport,
-      stream: false,
-      ttlMs: 24 * 60 * 60 * 1000,
       ...(options.abContext && { abContext: options.abContext }),
       ...(options.flagException !== undefined && { flagException: options.flagException }),
       ...(options.startupCheck !== undefined && { startupCheck: options.startupCheck }),
       ...(options.mirrorToConfigService !== undefined && { mirrorToConfigService: options.mirrorToConfigService }),
       ...(options.statePollMs !== undefined && { statePollMs: options.statePollMs }),
       ...(options.logger !== undefined && { logger: options.logger }),
-      ...(options.secretsDir !== undefined && { secretsDir: options.secretsDir }),
     };
     return {
       module: VaneTestingModule,
@@ -61,11 +56,7 @@ export class VaneTestingModule {
         vaneLoggerProvider,
         {
           provide: VaneClient,
-          useFactory: async (logger: VaneLogger) => {
-            const client = await createVaneClient(moduleOptions, logger);
-            backend.attach(client);
-            return client;
-          },
+          useFactory: (logger: VaneLogger) => createVaneClient(moduleOptions, logger, () => backend.createClient({ logger, ...(options.secretsDir !== undefined && { secretsDir: options.secretsDir }) })),
           inject: [VANE_LOGGER],
         },
         ...VANE_SHARED_PROVIDERS,

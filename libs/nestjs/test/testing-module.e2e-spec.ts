@@ -1,0 +1,114 @@
+import { Controller, Get, Module, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { VaneClient, type AbContext } from '@vane/client';
+import { startLocalServer } from '@vane/local-server';
+import { firstValueFrom, take, toArray, timeout } from 'rxjs';
+import request from 'supertest';
+import { FeatureFlag, Flag, Secret, VaneModule, VaneObservables, VaneTestingBackend, VaneTestingModule, VANE_MODULE_OPTIONS } from '../src/index.js';
+import { KEYS, nestSeed } from './support/seed.js';
+
+@Controller()
+class CheckoutController {
+  constructor(private readonly vane: VaneClient) {}
+  @FeatureFlag('new-checkout')
+  @Get('checkout')
+  checkout(@Secret('stripe.api_key') key: string): object {
+    return { key, currency: this.vane.config('currency', 'EUR') };
+  }
+  @FeatureFlag('new-pricing', { ab: true })
+  @Get('pricing')
+  pricing(@Flag('dark-mode', { ab: true }) dark: boolean): object {
+    return { dark };
+  }
+}
+
+/** The app as it is written for production: VaneModule.forRoot() with the real service. */
+@Module({
+  imports: [VaneModule.forRoot({ isGlobal: true, baseUrl: 'https://shop.vane.invalid', apiKey: 'svs_production_key', abContext: (ctx) => abContext(ctx) })],
+  controllers: [CheckoutController],
+})
+class AppModule {}
+
+const abContext = (ctx: ExecutionContext): AbContext | undefined => {
+  const user = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers['x-user'];
+  return user ? { userId: user } : undefined;
+};
+
+const values = {
+  configs: { currency: 'CHF' },
+  flags: { 'new-checkout': true, 'new-pricing': true, 'dark-mode': true },
+  secrets: { 'stripe.api_key': 'sk_test_fixed' },
+  ab: { 'new-pricing': ({ userId }: { userId: string }) => userId.startsWith('beta-'), 'dark-mode': false },
+};
+
+describe.each([
+  [
+    'VaneTestingBackend.createClient() in place of the client of an unchanged AppModule',
+    async (): Promise<TestingModule> => {
+      const backend = new VaneTestingBackend(values);
+      return Test.createTestingModule({ imports: [AppModule], providers: [{ provide: VaneTestingBackend, useValue: backend }] })
+        .overrideProvider(VaneClient)
+        .useFactory({ factory: () => backend.createClient() })
+        .compile();
+    },
+  ],
+  [
+    'VaneTestingModule.forRoot() in a module built from parts',
+    (): Promise<TestingModule> => Test.createTestingModule({ imports: [VaneTestingModule.forRoot({ ...values, abContext })], controllers: [CheckoutController] }).compile(),
+  ],
+])('%s (fixed values, no network)', (_name, build) => {
+  let app: INestApplication;
+  let backend: VaneTestingBackend;
+
+  beforeEach(async () => {
+    app = (await build()).createNestApplication({ logger: false });
+    await app.init();
+    backend = app.get(VaneTestingBackend);
+  });
+  afterEach(async () => {
+    await app.close();
+  });
+
+  it('serves the fixed values', async () => {
+    await request(app.getHttpServer()).get('/checkout').expect(200, { key: 'sk_test_fixed', currency: 'CHF' });
+  });
+
+  it('changes values while the test runs: guard, secrets and observables see them at once', async () => {
+    const flags = firstValueFrom(app.get(VaneObservables).flag$('new-checkout').pipe(take(2), toArray(), timeout(1000)));
+    await backend.setFlag('new-checkout', false);
+    await request(app.getHttpServer()).get('/checkout').expect(404);
+    expect((await flags).map((s) => s.active)).toEqual([true, false]);
+    await backend.setFlag('new-checkout', true);
+    await backend.setSecret('stripe.api_key', 'sk_test_rotated');
+    await backend.setConfig('currency', 'USD');
+    await request(app.getHttpServer()).get('/checkout').expect(200, { key: 'sk_test_rotated', currency: 'USD' });
+  });
+
+  it('answers A/B evaluations from rules, one call per request', async () => {
+    await request(app.getHttpServer()).get('/pricing').set('x-user', 'beta-1').expect(200, { dark: false });
+    await request(app.getHttpServer()).get('/pricing').set('x-user', 'u-2').expect(404);
+    expect(backend.abCalls).toEqual([
+      { keys: ['new-pricing', 'dark-mode'], userId: 'beta-1', attributes: {} },
+      { keys: ['new-pricing', 'dark-mode'], userId: 'u-2', attributes: {} },
+    ]);
+  });
+});
+
+describe('the same app against the local server', () => {
+  it('runs unchanged with VaneModule pointed at startLocalServer()', async () => {
+    const server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server.admin.setConfig('shop', 'currency', 'SEK');
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+      .overrideProvider(VANE_MODULE_OPTIONS)
+      .useValue({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret })
+      .compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    try {
+      await request(app.getHttpServer()).get('/checkout').expect(200, { key: 'rk_test_v1', currency: 'SEK' });
+    } finally {
+      await app.close();
+      await server.close();
+    }
+  });
+});
