@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/local-server';
 
 // NestJS 11 (CommonJS) and NestJS 12 (ESM only) apps load the BUILT packages
 // (`npm test` builds first) as an app that installed them would: each fixture
@@ -22,7 +22,7 @@ const FLAVOURS = [
 
 type Flavour = (typeof FLAVOURS)[number];
 
-const SEED = {
+const SEED: LocalServerSeed = {
   tenant: { overdue_days: 0, ab_addon: true, quarantined_until: null },
   services: {
     shop: {
@@ -34,7 +34,7 @@ const SEED = {
         'new-pricing': { is_enabled: true, ab: { percentage: 0, salt: 'np', cohorts: [{ conditions: [{ attribute: 'country', op: 'eq', values: ['DE'] }], percentage: 100 }] } },
         'dark-mode': { is_enabled: true },
       },
-      secrets: { 'stripe.api_key': { type: 'text' as const, value: 'rk_fixture_123' }, 'tls.client_pem': { type: 'file' as const, value: 'pem' } },
+      secrets: { 'stripe.api_key': { type: 'text', value: 'rk_fixture_123' }, 'tls.client_pem': { type: 'file', value: 'pem' } },
     },
   },
 };
