@@ -135,11 +135,14 @@ export class FileSecretStore {
 
   /** Synchronous best-effort removal, for the process `exit` hook. */
   removeAllSync(): void {
-    try {
-      if (this.#dir !== undefined && this.#ownsDir) rmSync(this.#dir, { recursive: true, force: true });
-      else for (const path of this.#written) unlinkSync(path);
-    } catch {
-      // Best effort at exit.
-    }
+    const attempt = (remove: () => void): void => {
+      try {
+        remove();
+      } catch {
+        // Best effort at exit.
+      }
+    };
+    if (this.#dir !== undefined && this.#ownsDir) attempt(() => rmSync(this.#dir!, { recursive: true, force: true }));
+    else for (const path of this.#written) attempt(() => unlinkSync(path));
   }
 }
