@@ -1,0 +1,44 @@
+// The benchmarked app, in its own process: a local Vane server and a NestJS 11
+// app on the built @vane/nestjs with two identical routes, GET /open and
+// GET /guarded (behind @FeatureFlag('bench-flag')). Prints {"port": n} when ready.
+import 'reflect-metadata';
+import { Controller, Get, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { startLocalServer } from '@vane/local-server';
+import { FeatureFlag, VaneModule } from '@vane/nestjs';
+
+const KEY = 'svs_bench_nest_secret';
+const server = await startLocalServer({
+  port: 0,
+  seed: { services: { bench: { kind: 'backend', keys: [KEY], flags: { 'bench-flag': { is_enabled: true } } } } },
+});
+
+// Decorators applied as functions: this file is plain JavaScript, run as is.
+class BenchController {
+  open() {
+    return 'ok';
+  }
+  guarded() {
+    return 'ok';
+  }
+}
+const decorate = (decorators, name) => {
+  let descriptor = Object.getOwnPropertyDescriptor(BenchController.prototype, name);
+  for (const decorator of decorators.reverse()) descriptor = decorator(BenchController.prototype, name, descriptor) ?? descriptor;
+  Object.defineProperty(BenchController.prototype, name, descriptor);
+};
+decorate([Get('open')], 'open');
+decorate([FeatureFlag('bench-flag'), Get('guarded')], 'guarded');
+Controller()(BenchController);
+
+class BenchModule {}
+Module({
+  imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('bench'), apiKey: KEY })],
+  controllers: [BenchController],
+})(BenchModule);
+
+const app = await NestFactory.create(BenchModule, { logger: ['error', 'warn'] });
+app.enableShutdownHooks();
+await app.listen(0, '127.0.0.1');
+process.on('SIGTERM', () => void app.close().then(() => server.close()));
+console.log(JSON.stringify({ port: app.getHttpServer().address().port }));
