@@ -12,6 +12,7 @@ const USAGE = `Usage: vane-local-server [--seed FILE] [--port 4400] [--host 127.
   --state FILE          persist every change to FILE and reload it on start (FILE wins over --seed)
   --admin-token TOKEN   admin API token; default $VANE_ADMIN_TOKEN, else a generated one (printed)
   --ping-interval-ms N  stream keep-alive interval; default 15000
+  --session-ttl-ms N    lifetime of workload-identity sessions; default 3600000
   --help                show this text`;
 
 /** Runs the command line; resolves with the exit code it wants when it cannot start. */
@@ -27,6 +28,7 @@ async function main(argv: string[]): Promise<number> {
         state: { type: 'string' },
         'admin-token': { type: 'string' },
         'ping-interval-ms': { type: 'string' },
+        'session-ttl-ms': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -41,7 +43,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const port = integerOption(values['port'], 4400, '--port', 65_535);
   const pingIntervalMs = integerOption(values['ping-interval-ms'], 15_000, '--ping-interval-ms', 3_600_000);
-  if (port === undefined || pingIntervalMs === undefined) return 2;
+  const sessionTtlMs = integerOption(values['session-ttl-ms'], 3_600_000, '--session-ttl-ms', 86_400_000);
+  if (port === undefined || pingIntervalMs === undefined || sessionTtlMs === undefined) return 2;
+  if (sessionTtlMs < 1000) {
+    console.error(`--session-ttl-ms must be at least 1000\n\n${USAGE}`);
+    return 2;
+  }
 
   const givenToken = (values['admin-token'] as string | undefined) ?? process.env['VANE_ADMIN_TOKEN'];
   let server;
@@ -53,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
       host: (values['host'] as string | undefined) ?? '127.0.0.1',
       adminToken: givenToken || undefined,
       pingIntervalMs,
+      sessionTtlMs,
       logger: consoleLogger,
     });
   } catch (error) {

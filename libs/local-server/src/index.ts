@@ -11,6 +11,8 @@ export {
   type LocalServerOptions,
   type LocalServerSeed,
   type LocalServiceSummary,
+  type LocalServerTrustInput,
+  DEFAULT_SESSION_TTL_MS,
 } from './local-server.js';
 export { ManualClock, systemClock, type Clock, type TimerHandle } from './clock.js';
 export { consoleLogger, silentLogger, type LocalServerLogger } from './logger.js';

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
 import { createRequestHandler } from './http/request-handler.js';
+import { SESSION_IDENTITY_PREFIX } from './http/service-routes.js';
 import type { ServerContext } from './http/server-context.js';
 import { silentLogger, type LocalServerLogger } from './logger.js';
 import {
@@ -17,9 +18,15 @@ import {
 import { KeyRateLimiter } from './rate-limiter.js';
 import { parseServerData, readServerDataFile } from './seed.js';
 import { SnapshotRenderer, type Audience } from './snapshot-renderer.js';
+import { SessionTokens } from './session-tokens.js';
 import { StateFile } from './state-file.js';
 import { Store, type SecretWriteResult } from './store.js';
 import { sseFrame, StreamHub, type StreamStats } from './stream-hub.js';
+import { AwsTrustVerifier } from './trust-verifiers/aws-trust-verifier.js';
+import { JwtTrustVerifier } from './trust-verifiers/jwt-trust-verifier.js';
+
+/** How long a workload-identity session lives unless `sessionTtlMs` says otherwise, in milliseconds. */
+export const DEFAULT_SESSION_TTL_MS = 3_600_000;
 
 /** A seed document (PROTOCOL §11), for seeds written in code. */
 export interface LocalServerSeed {
@@ -33,9 +40,43 @@ export interface LocalServerSeed {
       configs?: Record<string, ConfigValue>;
       flags?: Record<string, LocalServerFlagInput>;
       secrets?: Record<string, { type?: 'text' | 'file'; value: string } | { type?: 'text' | 'file'; versions: string[] }>;
+      /** Workload-identity trusts by name (PROTOCOL §8). */
+      trusts?: Record<string, LocalServerTrustInput>;
     }
   >;
 }
+
+/**
+ * A workload-identity trust as the seed and the admin API take it. Each
+ * maps a platform identity to its service and one key type.
+ */
+export type LocalServerTrustInput =
+  | {
+      provider: 'kubernetes' | 'gcp' | 'azure';
+      /** The `iss` the platform JWT must carry. */
+      issuer: string;
+      /** The `aud` the platform JWT must carry. */
+      audience: string;
+      /** Allowed `sub` claims (e.g. `system:serviceaccount:shop:api`). */
+      subjects: string[];
+      /** Inline JSON Web Key Set; give this or `jwks_url`. */
+      jwks?: { keys: Array<Record<string, unknown>> };
+      /** URL of the JSON Web Key Set; give this or `jwks`. */
+      jwks_url?: string;
+      /** Whether a session acts as a secret or a public key. */
+      key_type: 'secret' | 'public';
+    }
+  | {
+      provider: 'aws';
+      /** Where the signed GetCallerIdentity is forwarded. @default 'https://sts.amazonaws.com' */
+      sts_endpoint?: string;
+      /** Allowed IAM role (or user) ARNs; an assumed-role session counts as its role. */
+      role_arns: string[];
+      /** When set, the signed request must carry a signed `x-vane-audience` header of this value. */
+      audience?: string;
+      /** Whether a session acts as a secret or a public key. */
+      key_type: 'secret' | 'public';
+    };
 
 /** A flag as the admin API takes it. */
 export interface LocalServerFlagInput {
@@ -68,7 +109,14 @@ export interface LocalServerOptions {
   historySize?: number;
   /** Bytes a stream may have queued before the server drops it as a slow consumer. @default 1048576 */
   streamBufferBytes?: number;
-  /** Time source for flag schedules, quarantine and rate limits. @default the system clock */
+  /**
+   * Lifetime of the workload-identity sessions the token exchange issues, in
+   * milliseconds (whole seconds are used, at least 1 s). Sessions are signed
+   * with a key made at start, so a restart ends them all.
+   * @default 3600000 (one hour)
+   */
+  sessionTtlMs?: number;
+  /** Time source for flag schedules, quarantine, rate limits and session expiry. @default the system clock */
   clock?: Clock;
   /** Where to log. @default silent */
   logger?: LocalServerLogger;
@@ -100,6 +148,10 @@ export interface LocalServerAdmin {
   setTenant(tenant: Partial<TenantState>): Readonly<TenantState>;
   /** The secret audit trail of a service (never values). */
   audit(slug: string): readonly AuditEntry[];
+  /** Creates or replaces a workload-identity trust; replacing one ends the sessions it issued. */
+  putTrust(slug: string, name: string, trust: LocalServerTrustInput): void;
+  /** Deletes a trust; the sessions it issued answer 401 from now on. */
+  deleteTrust(slug: string, name: string): void;
 }
 
 /** One service as {@link LocalServer.services} lists it. */
@@ -171,6 +223,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     },
     mutation: () => stateFile?.schedule(() => data),
     keyRevoked: (identity) => hub.endWhere((c) => c.key === identity.key),
+    trustChanged: (slug, name) => hub.endWhere((c) => c.slug === slug && c.key.startsWith(`${SESSION_IDENTITY_PREFIX}${name}:`)),
     // Streams must not outlive the right to them: the reconnect meets the 402 or 429.
     tenantChanged: () => {
       if (store.billingOverdue() || store.quarantinedUntil()) hub.endWhere(() => true);
@@ -178,7 +231,22 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   });
   renderer = new SnapshotRenderer(store);
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
-  const ctx: ServerContext = { store, renderer, hub, limiter: new KeyRateLimiter(), clock, adminToken };
+  const sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
+  if (!Number.isFinite(sessionTtlMs) || sessionTtlMs < 1000) {
+    store.close();
+    throw new RangeError('sessionTtlMs must be a number of milliseconds of at least 1000');
+  }
+  const ctx: ServerContext = {
+    store,
+    renderer,
+    hub,
+    limiter: new KeyRateLimiter(),
+    clock,
+    adminToken,
+    sessions: new SessionTokens(clock, sessionTtlMs),
+    jwtVerifier: new JwtTrustVerifier(clock),
+    awsVerifier: new AwsTrustVerifier(),
+  };
 
   const server = createServer({ noDelay: true, requireHostHeader: false }, createRequestHandler(ctx, logger));
   try {
@@ -222,6 +290,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       deleteSecretVersion: (slug, key, version) => store.deleteSecretVersion(slug, key, version, 'admin'),
       setTenant: (tenant) => store.setTenant(tenant),
       audit: (slug) => requireService(slug).audit,
+      putTrust: (slug, name, trust) => {
+        store.putTrust(slug, name, trust);
+      },
+      deleteTrust: (slug, name) => store.deleteTrust(slug, name),
     },
     baseUrl: (slug) => `http://${slug}.localhost:${address.port}`,
     secretKey: (slug) => firstKey(slug, 'svs_'),

@@ -90,6 +90,50 @@ export interface TenantState {
   write_rate_per_minute: number;
 }
 
+/** The platforms whose workload identity the server can trust (PROTOCOL §8). */
+export type TrustProvider = 'kubernetes' | 'aws' | 'gcp' | 'azure';
+
+/** The key type a trust grants: a session acts as a secret or a public key of its service. */
+export type TrustKeyType = 'secret' | 'public';
+
+/**
+ * Trust of a platform that issues signed JWTs (Kubernetes service-account
+ * tokens, GCP identity tokens, Azure managed-identity tokens): the JWT must be
+ * signed by a key of `jwks` (inline) or `jwks_url`, carry `iss` = `issuer`,
+ * an `aud` containing `audience`, and a `sub` listed in `subjects`.
+ */
+export interface JwtTrust {
+  provider: 'kubernetes' | 'gcp' | 'azure';
+  issuer: string;
+  audience: string;
+  /** Allowed `sub` claims, compared exactly. */
+  subjects: string[];
+  /** An inline JSON Web Key Set (`{"keys": [...]}`); exactly one of `jwks` and `jwks_url`. */
+  jwks?: { keys: Array<{ [key: string]: JsonValue }> };
+  /** Where to fetch the JSON Web Key Set (http or https). */
+  jwks_url?: string;
+  key_type: TrustKeyType;
+}
+
+/**
+ * Trust of AWS IAM: the signed `sts:GetCallerIdentity` the client sends is
+ * forwarded to `sts_endpoint`; the caller's ARN (an assumed-role ARN counts
+ * as its role) must be in `role_arns`.
+ */
+export interface AwsTrust {
+  provider: 'aws';
+  /** Origin the signed request is forwarded to. Default `https://sts.amazonaws.com`. */
+  sts_endpoint: string;
+  /** Allowed IAM role (or user) ARNs, e.g. `arn:aws:iam::123456789012:role/shop`. */
+  role_arns: string[];
+  /** When set, the signed request must carry a signed `x-vane-audience` header of this value. */
+  audience?: string;
+  key_type: TrustKeyType;
+}
+
+/** A workload-identity trust of one service. */
+export type TrustDefinition = JwtTrust | AwsTrust;
+
 /** One service: its keys and its values. */
 export interface ServiceData {
   /** `frontend` means no secrets are served to anyone. */
@@ -106,6 +150,8 @@ export interface ServiceData {
   /** Grows by one with every observable change. */
   revision: number;
   audit: AuditEntry[];
+  /** Workload-identity trusts by name; each maps a platform identity to this service and a key type. */
+  trusts: Map<string, TrustDefinition>;
 }
 
 /** Everything the local server holds. */

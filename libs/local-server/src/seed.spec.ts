@@ -110,6 +110,7 @@ describe('parseServerData', () => {
       ]),
       revision: 1,
       audit: [],
+      trusts: new Map(),
     });
   });
 
@@ -127,6 +128,7 @@ describe('parseServerData', () => {
       next_versions: new Map(),
       revision: 1,
       audit: [],
+      trusts: new Map(),
     });
     expect(parse({}).services.size).toBe(0);
   });
@@ -536,6 +538,7 @@ describe('round trip', () => {
           next_versions: nextVersions,
           revision: parts.revision,
           audit: parts.audit,
+          trusts: new Map(),
         });
       }
       return { tenant, services: map };

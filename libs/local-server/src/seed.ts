@@ -24,7 +24,9 @@ import {
   type ServerData,
   type ServiceData,
   type TenantState,
+  type TrustDefinition,
 } from './model.js';
+import { parseTrustDefinition, parseTrustName, serializeTrust } from './trust-validation.js';
 import {
   ValidationError,
   describeType,
@@ -89,6 +91,7 @@ const SERVICE_MEMBERS = [
   'next_versions',
   'revision',
   'audit',
+  'trusts',
 ];
 const SECRET_MEMBERS = ['type', 'value', 'versions'];
 const VERSION_MEMBERS = ['version', 'value', 'created_at'];
@@ -214,6 +217,10 @@ function serializeService(service: ServiceData): JsonValue {
       version: entry.version,
       actor: entry.actor,
     })),
+    // Written only when there are some, so state files of services without trusts keep their shape.
+    ...(service.trusts.size === 0
+      ? {}
+      : { trusts: Object.fromEntries([...service.trusts].map(([name, trust]) => [name, serializeTrust(trust)])) }),
   };
 }
 
@@ -305,6 +312,13 @@ function buildService(json: unknown, path: string, now: string, keyOwners: Map<s
     }
   }
 
+  const trusts = new Map<string, TrustDefinition>();
+  for (const [name, value] of optionalEntries(object['trusts'], at('trusts'))) {
+    const trustPath = appendJsonPath(at('trusts'), name);
+    parseTrustName(name, trustPath);
+    trusts.set(name, parseTrustDefinition(value, trustPath));
+  }
+
   const auditJson = object['audit'] ?? [];
   if (!Array.isArray(auditJson)) fail(at('audit'), `must be an array, got ${describeType(auditJson)}`);
 
@@ -318,6 +332,7 @@ function buildService(json: unknown, path: string, now: string, keyOwners: Map<s
     next_versions: nextVersions,
     revision: object['revision'] === undefined ? 1 : parseInteger(object['revision'], at('revision'), 0),
     audit: auditJson.map((entry, index) => buildAuditEntry(entry, appendJsonPath(at('audit'), index))),
+    trusts,
   };
 }
 

@@ -11,7 +11,9 @@ import type {
   ServerData,
   ServiceData,
   TenantState,
+  TrustDefinition,
 } from './model.js';
+import { parseTrustDefinition, parseTrustName } from './trust-validation.js';
 import {
   describeType,
   parseConfigValue,
@@ -66,6 +68,8 @@ export interface StoreListeners {
   keyRevoked?(identity: KeyIdentity): void;
   /** The tenant's settings changed. */
   tenantChanged?(tenant: Readonly<TenantState>): void;
+  /** A workload-identity trust was removed or replaced: the sessions it issued end. */
+  trustChanged?(slug: string, name: string): void;
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
@@ -156,6 +160,7 @@ export class Store {
         next_versions: new Map(),
         revision: 1,
         audit: [],
+        trusts: new Map(),
       };
       this.data.services.set(slug, service);
       this.published.set(slug, new Map());
@@ -191,6 +196,34 @@ export class Store {
       this.listeners.keyRevoked?.(identity);
     }
     return service.revision;
+  }
+
+  /** The service's workload-identity trust of this name, if any. */
+  trust(slug: string, name: string): TrustDefinition | undefined {
+    return this.data.services.get(slug)?.trusts.get(name);
+  }
+
+  /**
+   * Creates or replaces a workload-identity trust. Replacing one ends the
+   * sessions it issued (their key type or subjects may no longer hold).
+   */
+  putTrust(slug: string, nameInput: unknown, trustInput: unknown): TrustDefinition {
+    const service = this.requireService(slug);
+    const name = parseTrustName(nameInput, 'name');
+    const trust = parseTrustDefinition(trustInput, 'trust');
+    const replaced = service.trusts.has(name);
+    service.trusts.set(name, trust);
+    this.listeners.mutation?.();
+    if (replaced) this.listeners.trustChanged?.(slug, name);
+    return trust;
+  }
+
+  /** Deletes a trust; the sessions it issued answer 401 from now on. */
+  deleteTrust(slug: string, name: string): void {
+    const service = this.requireService(slug);
+    if (!service.trusts.delete(name)) throw HttpError.notFound(`service "${slug}" has no trust "${name}"`);
+    this.listeners.mutation?.();
+    this.listeners.trustChanged?.(slug, name);
   }
 
   /** Sets a config value. */

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serializeTrust } from '../trust-validation.js';
 import { describeType } from '../validation.js';
 import { HttpError } from './http-error.js';
 import { decodeSegment, readJsonBody, sendJson } from './http-io.js';
@@ -47,6 +48,11 @@ export async function handleAdminRoute(
     if (!service) throw HttpError.notFound(`no service named "${slug}"`);
     return sendJson(res, 200, { entries: service.audit });
   }
+  if (collection === 'trusts' && rawKey === undefined && method === 'GET') {
+    const service = store.service(slug);
+    if (!service) throw HttpError.notFound(`no service named "${slug}"`);
+    return sendJson(res, 200, { trusts: Object.fromEntries([...service.trusts].map(([name, trust]) => [name, serializeTrust(trust)])) });
+  }
   if (collection === 'keys' && rawKey === undefined && method === 'POST') {
     const type = objectBody(await readJsonBody(req))['type'];
     if (type !== 'secret' && type !== 'public') {
@@ -65,6 +71,13 @@ export async function handleAdminRoute(
       if (!('value' in body)) throw HttpError.invalid('value: required (use DELETE to remove a config)');
       return sendJson(res, 200, { revision: store.setConfig(slug, key, body['value']) });
     }
+    case 'PUT trusts': {
+      const trust = store.putTrust(slug, key, await readJsonBody(req));
+      return sendJson(res, 200, { name: key, trust: serializeTrust(trust) });
+    }
+    case 'DELETE trusts':
+      store.deleteTrust(slug, key);
+      return sendJson(res, 200, { revision: store.service(slug)!.revision });
     case 'DELETE configs':
       return sendJson(res, 200, { revision: store.deleteConfig(slug, key) });
     case 'PUT flags':

@@ -1,7 +1,10 @@
 import type { Clock } from '../clock.js';
 import type { KeyRateLimiter } from '../rate-limiter.js';
 import type { SnapshotRenderer } from '../snapshot-renderer.js';
+import type { SessionTokens } from '../session-tokens.js';
 import type { Store } from '../store.js';
+import type { AwsTrustVerifier } from '../trust-verifiers/aws-trust-verifier.js';
+import type { JwtTrustVerifier } from '../trust-verifiers/jwt-trust-verifier.js';
 import type { StreamHub } from '../stream-hub.js';
 
 /** What the request handlers share. */
@@ -12,4 +15,10 @@ export interface ServerContext {
   readonly limiter: KeyRateLimiter;
   readonly clock: Clock;
   readonly adminToken: string;
+  /** Issues and verifies workload-identity sessions. */
+  readonly sessions: SessionTokens;
+  /** Verifies Kubernetes, GCP and Azure platform JWTs. */
+  readonly jwtVerifier: JwtTrustVerifier;
+  /** Verifies AWS identities through STS. */
+  readonly awsVerifier: AwsTrustVerifier;
 }

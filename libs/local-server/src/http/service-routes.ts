@@ -5,14 +5,21 @@ import { describeType } from '../validation.js';
 import { HttpError } from './http-error.js';
 import { decodeSegment, ifNoneMatchMatches, readJsonBody, sendJson, slugFromHost } from './http-io.js';
 import type { ServerContext } from './server-context.js';
+import { tokenExchange } from './token-exchange-route.js';
 
 /** Keys per evaluate-ab call (PROTOCOL §7). */
 export const MAX_AB_KEYS = 200;
 
 interface Caller {
   slug: string;
+  /** A static key, or a session standing in for one (its `key` is `session:<trust>:<id>`, never a usable key). */
   identity: KeyIdentity;
+  /** Who the audit trail names: the key redacted, or `workload:<trust>`. */
+  actor: string;
 }
+
+/** Prefix of the identity `key` of a session, so streams and rate limits can tell sessions apart. */
+export const SESSION_IDENTITY_PREFIX = 'session:';
 
 /**
  * Serves the service interface under `/v1/` (PROTOCOL §5–§7, §9). Routes are
@@ -26,11 +33,12 @@ export async function handleServiceRoute(
 ): Promise<void> {
   const method = req.method ?? 'GET';
   const [, first, second, third, fourth, ...rest] = segments; // segments[0] is 'v1'
-  if (method === 'GET' && first === 'sync' && second === undefined) return sync(ctx, req, res, authorize(ctx, req));
-  if (method === 'GET' && first === 'stream' && second === undefined) return stream(ctx, req, res, authorize(ctx, req));
+  if (method === 'GET' && first === 'sync' && second === undefined) return sync(ctx, req, res, await authorize(ctx, req));
+  if (method === 'GET' && first === 'stream' && second === undefined) return stream(ctx, req, res, await authorize(ctx, req));
   if (method === 'POST' && first === 'flags' && second === 'evaluate-ab' && third === undefined) {
-    return evaluateAb(ctx, req, res, authorize(ctx, req));
+    return evaluateAb(ctx, req, res, await authorize(ctx, req));
   }
+  if (method === 'POST' && first === 'auth' && second === 'token-exchange' && third === undefined) return tokenExchange(ctx, req, res);
   if (first === 'secrets' && second !== undefined && rest.length === 0) {
     if (third === undefined && method === 'PUT') return setSecret(ctx, req, res, second);
     if (third === undefined && method === 'DELETE') return deleteSecret(ctx, req, res, second);
@@ -41,18 +49,37 @@ export async function handleServiceRoute(
   throw HttpError.notFound(`no route ${method} ${req.url?.split('?')[0] ?? ''}`);
 }
 
-/** Finds the service from `Host`, checks the key, then the tenant's billing and quarantine. */
-function authorize(ctx: ServerContext, req: IncomingMessage): Caller {
+/**
+ * Finds the service from `Host`, checks the credential (an API key, or a
+ * session as `Authorization: Bearer`, PROTOCOL §2), then the tenant's
+ * billing and quarantine.
+ */
+async function authorize(ctx: ServerContext, req: IncomingMessage): Promise<Caller> {
   const host = req.headers.host;
   if (!host) throw HttpError.invalid('the Host header is required: it names the service');
   const slug = slugFromHost(host);
   if (!ctx.store.service(slug)) throw HttpError.notFound(`no service named "${slug.slice(0, 63)}"`);
   const key = req.headers['x-service-api-key'];
-  if (typeof key !== 'string' || key === '') {
-    throw HttpError.unauthorized('send the service API key in the X-Service-API-Key header');
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+  let caller: Caller;
+  if (typeof key === 'string' && key !== '') {
+    const identity = ctx.store.authenticate(slug, key);
+    if (!identity) throw HttpError.unauthorized(`the API key is not valid for service "${slug}" (unknown, revoked, or another service's key)`);
+    caller = { slug, identity, actor: redactKey(identity.key) };
+  } else if (bearer !== undefined) {
+    const session = await ctx.sessions.verify(bearer, slug);
+    if (!session) throw HttpError.unauthorized(`the session token is not valid for service "${slug}" (expired, forged, or issued for another service); exchange a new one`);
+    const trust = ctx.store.trust(slug, session.trust);
+    // A session ends with its trust, and never acts above the key type the trust grants now.
+    if (!trust || trust.key_type !== session.keyType) throw HttpError.unauthorized(`the trust that issued this session no longer grants it; exchange a new one`);
+    caller = {
+      slug,
+      identity: { slug, key: `${SESSION_IDENTITY_PREFIX}${session.trust}:${session.id}`, type: session.keyType, revoked: false },
+      actor: `workload:${session.trust}`,
+    };
+  } else {
+    throw HttpError.unauthorized('send the service API key in the X-Service-API-Key header, or a session as "Authorization: Bearer <token>"');
   }
-  const identity = ctx.store.authenticate(slug, key);
-  if (!identity) throw HttpError.unauthorized(`the API key is not valid for service "${slug}" (unknown, revoked, or another service's key)`);
   if (ctx.store.billingOverdue()) {
     throw new HttpError(402, 'billing_overdue', 'the account has invoices overdue by more than 14 days');
   }
@@ -61,7 +88,7 @@ function authorize(ctx: ServerContext, req: IncomingMessage): Caller {
     const seconds = Math.max(1, Math.ceil((Date.parse(until) - ctx.clock.now()) / 1000));
     throw new HttpError(429, 'quarantined', `the caller is quarantined until ${until}`, { until }, { 'retry-after': String(seconds) });
   }
-  return { slug, identity };
+  return caller;
 }
 
 function sync(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): void {
@@ -127,9 +154,9 @@ async function evaluateAb(ctx: ServerContext, req: IncomingMessage, res: ServerR
 }
 
 /** Secret writes: a secret key of a non-frontend service, within the per-key write rate. */
-function authorizeSecretWrite(ctx: ServerContext, req: IncomingMessage): Caller {
-  const caller = authorize(ctx, req);
-  if (caller.identity.type !== 'secret') throw HttpError.unauthorized('a public key cannot write secrets');
+async function authorizeSecretWrite(ctx: ServerContext, req: IncomingMessage): Promise<Caller> {
+  const caller = await authorize(ctx, req);
+  if (caller.identity.type !== 'secret') throw HttpError.unauthorized('a public key (or a session with a public key type) cannot write secrets');
   if (ctx.store.service(caller.slug)!.kind === 'frontend') {
     throw HttpError.invalid(`service "${caller.slug}" is of kind frontend and holds no secrets`);
   }
@@ -147,34 +174,34 @@ function authorizeSecretWrite(ctx: ServerContext, req: IncomingMessage): Caller 
 }
 
 async function setSecret(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, rawKey: string): Promise<void> {
-  const caller = authorizeSecretWrite(ctx, req);
+  const caller = await authorizeSecretWrite(ctx, req);
   const key = decodeSegment(rawKey, 'secret key');
   const body = await readJsonBody(req);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw HttpError.invalid(`the body must be a JSON object {"value", "type"}, received ${describeType(body)}`);
   }
   const { value, type } = body as Record<string, unknown>;
-  const result = ctx.store.setSecret(caller.slug, key, value, type, redactKey(caller.identity.key));
+  const result = ctx.store.setSecret(caller.slug, key, value, type, caller.actor);
   sendJson(res, 200, { key: result.key, type: result.type, version: result.version });
 }
 
-function deleteSecret(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, rawKey: string): void {
-  const caller = authorizeSecretWrite(ctx, req);
-  ctx.store.deleteSecret(caller.slug, decodeSegment(rawKey, 'secret key'), redactKey(caller.identity.key));
+async function deleteSecret(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, rawKey: string): Promise<void> {
+  const caller = await authorizeSecretWrite(ctx, req);
+  ctx.store.deleteSecret(caller.slug, decodeSegment(rawKey, 'secret key'), caller.actor);
   res.writeHead(204);
   res.end();
 }
 
-function deleteSecretVersion(
+async function deleteSecretVersion(
   ctx: ServerContext,
   req: IncomingMessage,
   res: ServerResponse,
   rawKey: string,
   rawVersion: string,
-): void {
-  const caller = authorizeSecretWrite(ctx, req);
+): Promise<void> {
+  const caller = await authorizeSecretWrite(ctx, req);
   const version = parseVersion(rawVersion);
-  ctx.store.deleteSecretVersion(caller.slug, decodeSegment(rawKey, 'secret key'), version, redactKey(caller.identity.key));
+  ctx.store.deleteSecretVersion(caller.slug, decodeSegment(rawKey, 'secret key'), version, caller.actor);
   res.writeHead(204);
   res.end();
 }

@@ -1,0 +1,95 @@
+/**
+ * The session JWTs the token exchange issues (PROTOCOL §8) and every `/v1`
+ * route accepts as `Authorization: Bearer`.
+ */
+import { randomBytes } from 'node:crypto';
+import { jwtVerify, SignJWT } from 'jose';
+import type { Clock } from './clock.js';
+import type { TrustKeyType } from './model.js';
+
+/** The issuer claim of every session. */
+export const SESSION_ISSUER = 'vane-local-server';
+
+/** What a verified session says. */
+export interface SessionClaims {
+  /** The service it was issued for (the `aud` claim). */
+  readonly slug: string;
+  /** The trust that accepted the platform identity. */
+  readonly trust: string;
+  /** The platform identity (service account, role ARN…). */
+  readonly subject: string;
+  /** Whether the session acts as a secret or a public key. */
+  readonly keyType: TrustKeyType;
+  /** Its unique id. */
+  readonly id: string;
+}
+
+/** A freshly issued session, as the exchange answers it. */
+export interface IssuedSession {
+  readonly token: string;
+  /** RFC 3339 UTC, whole seconds. */
+  readonly expiresAt: string;
+}
+
+/**
+ * Signs and verifies sessions with an HMAC key (HS256) made at start, so
+ * sessions do not outlive the process that issued them. Time comes from the
+ * injected clock, so tests expire sessions without waiting.
+ */
+export class SessionTokens {
+  readonly #key: Uint8Array;
+
+  /**
+   * @param clock - the server's clock.
+   * @param lifetimeMs - how long a session lives, in milliseconds (rounded down to whole seconds, at least 1 s).
+   * @param key - the signing key (tests); default 32 random bytes.
+   */
+  constructor(
+    private readonly clock: Clock,
+    readonly lifetimeMs: number,
+    key: Uint8Array = randomBytes(32),
+  ) {
+    this.#key = key;
+  }
+
+  /** Issues a session for a platform identity a trust accepted. */
+  async issue(claims: Omit<SessionClaims, 'id'>): Promise<IssuedSession> {
+    const nowSeconds = Math.floor(this.clock.now() / 1000);
+    const exp = nowSeconds + Math.max(1, Math.floor(this.lifetimeMs / 1000));
+    const token = await new SignJWT({ vane_trust: claims.trust, vane_key_type: claims.keyType })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(SESSION_ISSUER)
+      .setAudience(claims.slug)
+      .setSubject(claims.subject)
+      .setJti(randomBytes(12).toString('base64url'))
+      .setIssuedAt(nowSeconds)
+      .setExpirationTime(exp)
+      .sign(this.#key);
+    return { token, expiresAt: new Date(exp * 1000).toISOString().replace('.000Z', 'Z') };
+  }
+
+  /**
+   * Verifies a session for service `slug`: signature, issuer, audience and
+   * expiry (no clock tolerance).
+   *
+   * @returns its claims, or `undefined` when it is forged, expired, malformed
+   *   or issued for another service.
+   */
+  async verify(token: string, slug: string): Promise<SessionClaims | undefined> {
+    try {
+      const { payload } = await jwtVerify(token, this.#key, {
+        algorithms: ['HS256'],
+        issuer: SESSION_ISSUER,
+        audience: slug,
+        currentDate: new Date(this.clock.now()),
+        requiredClaims: ['exp', 'sub', 'jti'],
+      });
+      const trust = payload['vane_trust'];
+      const keyType = payload['vane_key_type'];
+      if (typeof trust !== 'string' || (keyType !== 'secret' && keyType !== 'public')) return undefined;
+      return { slug, trust, subject: payload.sub!, keyType, id: payload.jti! };
+    } catch {
+      return undefined;
+    }
+  }
+}
