@@ -1,8 +1,9 @@
 // The benchmarked app, in its own process: a local Vane server and a NestJS 11
-// app on the built @vane/nestjs with two identical routes, GET /open and
-// GET /guarded (behind @FeatureFlag('bench-flag')). Prints {"port": n} when ready.
+// app on the built @vane/nestjs with three identical routes: GET /open,
+// GET /guarded (behind @FeatureFlag('bench-flag')) and GET /noop (behind a
+// guard that returns true, for reference). Prints {"port": n} when ready.
 import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
+import { Controller, Get, Module, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { startLocalServer } from '@vane/local-server';
 import { FeatureFlag, VaneModule } from '@vane/nestjs';
@@ -13,8 +14,18 @@ const server = await startLocalServer({
   seed: { services: { bench: { kind: 'backend', keys: [KEY], flags: { 'bench-flag': { is_enabled: true } } } } },
 });
 
+// A guard that does nothing: what any guard costs in Nest, for reference.
+class NoopGuard {
+  canActivate() {
+    return true;
+  }
+}
+
 // Decorators applied as functions: this file is plain JavaScript, run as is.
 class BenchController {
+  noop() {
+    return 'ok';
+  }
   open() {
     return 'ok';
   }
@@ -28,6 +39,7 @@ const decorate = (decorators, name) => {
   Object.defineProperty(BenchController.prototype, name, descriptor);
 };
 decorate([Get('open')], 'open');
+decorate([UseGuards(NoopGuard), Get('noop')], 'noop');
 decorate([FeatureFlag('bench-flag'), Get('guarded')], 'guarded');
 Controller()(BenchController);
 

@@ -24,6 +24,9 @@ import { VaneRequestFlags } from './vane-request-flags.service.js';
  */
 @Injectable()
 export class FeatureFlagGuard implements CanActivate {
+  // Decorator metadata never changes after the class is defined: read it once per (controller, handler).
+  readonly #requirements = new WeakMap<Function, WeakMap<Function, FeatureFlagMetadata | null>>();
+
   constructor(
     protected readonly reflector: Reflector,
     protected readonly client: VaneClient,
@@ -33,14 +36,29 @@ export class FeatureFlagGuard implements CanActivate {
 
   /** Allows the request, or throws the exception of the first flag that is off. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const requirement = this.getRequirement(context);
-    if (requirement === undefined || requirement.keys.length === 0) return true;
+    const requirement = this.#requirementOf(context);
+    if (requirement === null) return true;
     if (requirement.ab) return this.#checkAb(requirement, context);
     for (const key of requirement.keys) {
+      if (this.client.flag(key)) continue;
       const state = this.client.flagState(key);
-      if (!state.active) throw this.createException({ key, reason: state.defined ? 'off' : 'undefined', ab: false }, requirement, context);
+      throw this.createException({ key, reason: state.defined ? 'off' : 'undefined', ab: false }, requirement, context);
     }
     return true;
+  }
+
+  #requirementOf(context: ExecutionContext): FeatureFlagMetadata | null {
+    const cls = context.getClass();
+    const handler = context.getHandler();
+    let byHandler = this.#requirements.get(cls);
+    if (byHandler === undefined) this.#requirements.set(cls, (byHandler = new WeakMap()));
+    let requirement = byHandler.get(handler);
+    if (requirement === undefined) {
+      const found = this.getRequirement(context);
+      requirement = found === undefined || found.keys.length === 0 ? null : found;
+      byHandler.set(handler, requirement);
+    }
+    return requirement;
   }
 
   async #checkAb(requirement: FeatureFlagMetadata, context: ExecutionContext): Promise<boolean> {
@@ -51,7 +69,10 @@ export class FeatureFlagGuard implements CanActivate {
     return true;
   }
 
-  /** The requirement that applies: the handler's `@FeatureFlag()`, else the controller's. */
+  /**
+   * The requirement that applies: the handler's `@FeatureFlag()`, else the
+   * controller's. Called once per (controller, handler); the answer is cached.
+   */
   protected getRequirement(context: ExecutionContext): FeatureFlagMetadata | undefined {
     return this.reflector.getAllAndOverride(FeatureFlagRequirement, [context.getHandler(), context.getClass()]);
   }
