@@ -223,7 +223,7 @@ describe('parseServerData errors', () => {
     ['services not an object', (_shop, root) => (root['services'] = []), 'services: must be an object, got an array'],
     ['a service not an object', (_shop, root) => (root['services'] = { shop: 'x' }), 'services.shop: must be an object, got a string'],
     ['an unknown top-level member', (_shop, root) => (root['service'] = {}), 'unknown member "service"; allowed: tenant, services'],
-    ['an unknown service member', (shop) => (shop['config'] = {}), 'services.shop: unknown member "config"; allowed: kind, keys, revoked_keys, configs, flags, secrets, next_versions, revision, audit'],
+    ['an unknown service member', (shop) => (shop['config'] = {}), 'services.shop: unknown member "config"; allowed: kind, keys, revoked_keys, configs, flags, secrets, next_versions, revision, audit, trusts'],
     ['a bad tenant member', (_shop, root) => (root['tenant'] = { overdue_days: -2 }), 'tenant.overdue_days: must be at least 0, got -2'],
     ['an unknown tenant member', (_shop, root) => (root['tenant'] = { ab: true }), 'tenant: unknown member "ab"; allowed: overdue_days, ab_addon, quarantined_until, write_rate_per_minute'],
     ['a bad kind', (shop) => (shop['kind'] = 'Backend'), 'services.shop.kind: a service kind must be 1–64 characters of [a-z0-9_-], got "Backend"'],

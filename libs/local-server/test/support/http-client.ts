@@ -152,13 +152,14 @@ export class StreamReader {
 /** Opens `/v1/stream` and resolves once the status line is in. */
 export function openStream(
   server: LocalServer,
-  spec: { slug: string; key: string; lastEventId?: number | string },
+  spec: { slug: string; key?: string; bearer?: string; lastEventId?: number | string },
 ): Promise<StreamReader> {
   const headers: Record<string, string> = {
     host: `${spec.slug}.localhost:${server.port}`,
-    'x-service-api-key': spec.key,
     accept: 'text/event-stream',
   };
+  if (spec.key !== undefined) headers['x-service-api-key'] = spec.key;
+  if (spec.bearer !== undefined) headers['authorization'] = `Bearer ${spec.bearer}`;
   if (spec.lastEventId !== undefined) headers['last-event-id'] = String(spec.lastEventId);
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: server.port, path: '/v1/stream', headers, setHost: false }, (res) => {
