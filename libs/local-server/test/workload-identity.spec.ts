@@ -19,19 +19,20 @@ const ROLE = 'arn:aws:iam::123456789012:role/shop-api';
 /** A platform that signs JWTs with its own key pair, made in the test. */
 interface Platform {
   privateKey: KeyLike;
-  jwk: JWK;
+  jwk: Record<string, unknown> & { kid: string };
 }
 
 async function platform(kid: string): Promise<Platform> {
   const { privateKey, publicKey } = await generateKeyPair('RS256');
-  const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+  const exported: JWK = await exportJWK(publicKey);
+  const jwk = { ...exported, kid, alg: 'RS256', use: 'sig' };
   return { privateKey, jwk };
 }
 
 function platformJwt(p: Platform, claims: { iss: string; aud: string; sub: string; expSeconds?: number; nowMs?: number }): Promise<string> {
   const now = Math.floor((claims.nowMs ?? T0) / 1000);
   return new SignJWT({})
-    .setProtectedHeader({ alg: 'RS256', kid: p.jwk.kid! })
+    .setProtectedHeader({ alg: 'RS256', kid: p.jwk.kid })
     .setIssuer(claims.iss)
     .setAudience(claims.aud)
     .setSubject(claims.sub)
@@ -89,8 +90,8 @@ let sts: { server: Server; url: string };
 function seedWithTrusts(): LocalServerSeed {
   const seed = testSeed();
   seed.services!['shop']!.trusts = {
-    cluster: { provider: 'kubernetes', issuer: K8S_ISSUER, audience: 'vane', subjects: [K8S_SUBJECT], jwks: { keys: [k8s.jwk as Record<string, unknown>] }, key_type: 'secret' },
-    frontend: { provider: 'gcp', issuer: GCP_ISSUER, audience: 'https://shop.vane.example', subjects: ['1234567890'], jwks: { keys: [gcp.jwk as Record<string, unknown>] }, key_type: 'public' },
+    cluster: { provider: 'kubernetes', issuer: K8S_ISSUER, audience: 'vane', subjects: [K8S_SUBJECT], jwks: { keys: [k8s.jwk] }, key_type: 'secret' },
+    frontend: { provider: 'gcp', issuer: GCP_ISSUER, audience: 'https://shop.vane.example', subjects: ['1234567890'], jwks: { keys: [gcp.jwk] }, key_type: 'public' },
     vm: { provider: 'azure', issuer: AZURE_ISSUER, audience: 'api://vane', subjects: ['object-id-1'], jwks_url: `${jwksHost.url}/keys`, key_type: 'secret' },
     iam: { provider: 'aws', sts_endpoint: sts.url, role_arns: [ROLE], audience: 'vane-shop', key_type: 'secret' },
   };
@@ -273,7 +274,7 @@ describe('a session as Authorization: Bearer', () => {
   it('refuses forged sessions: tampered payload, another signing key, alg none', async () => {
     const token = await session();
     const [header, payload, signature] = token.split('.') as [string, string, string];
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
     const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, vane_key_type: 'secret', sub: 'root' })).toString('base64url')}.${signature}`;
     const otherKey = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new Uint8Array(32).fill(7));
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`;
@@ -324,7 +325,7 @@ describe('trust configuration', () => {
   });
 
   it('is managed in process too, and a trust added later is used by the next exchange', async () => {
-    server.admin.putTrust('other', 'cluster', { provider: 'kubernetes', issuer: K8S_ISSUER, audience: 'vane', subjects: [K8S_SUBJECT], jwks: { keys: [k8s.jwk as Record<string, unknown>] }, key_type: 'public' });
+    server.admin.putTrust('other', 'cluster', { provider: 'kubernetes', issuer: K8S_ISSUER, audience: 'vane', subjects: [K8S_SUBJECT], jwks: { keys: [k8s.jwk] }, key_type: 'public' });
     const token = await platformJwt(k8s, { iss: K8S_ISSUER, aud: 'vane', sub: K8S_SUBJECT });
     expect((await exchange('other', 'kubernetes', token)).status).toBe(200);
     server.admin.deleteTrust('other', 'cluster');
