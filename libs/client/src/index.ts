@@ -18,6 +18,14 @@ export type { KeyType } from './api-key.js';
 export { keyTypeOf } from './api-key.js';
 export { ApiKeyCredentials } from './credentials.js';
 export type { Credentials, CredentialsContext } from './credentials.js';
+export { WorkloadIdentityCredentials } from './workload-identity/workload-identity-credentials.js';
+export { WORKLOAD_IDENTITY_DEFAULTS } from './workload-identity/workload-identity-options.js';
+export type {
+  WorkloadIdentityOptions,
+  WorkloadIdentityProvider,
+  AwsCredentials,
+  AwsCredentialsProvider,
+} from './workload-identity/workload-identity-options.js';
 export { redactKey } from './redact.js';
 export type { VaneLogger } from './logger.js';
 export type { Clock, Timers, TimerHandle } from './timers.js';

@@ -9,6 +9,8 @@ import { InvalidArgumentError } from './errors.js';
 import { consoleLogger, type VaneLogger } from './logger.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './timers.js';
 import { createDefaultDispatcher, UndiciTransport, type Transport } from './transport.js';
+import { WorkloadIdentityCredentials } from './workload-identity/workload-identity-credentials.js';
+import type { WorkloadIdentityOptions } from './workload-identity/workload-identity-options.js';
 
 /** Options of {@link VaneClient.create}. */
 export interface VaneClientOptions {
@@ -20,10 +22,20 @@ export interface VaneClientOptions {
   baseUrl: string;
   /**
    * Static API key: `svs_…` (secret key) or `svp_…` (public key). A
-   * malformed key is refused before any request. Give either `apiKey` or
-   * `credentials`; when both are given, `credentials` wins.
+   * malformed key is refused before any request. Give `apiKey`,
+   * `workloadIdentity` or `credentials`. Precedence: `credentials`, then
+   * `apiKey`, then `workloadIdentity` — a static key set together with
+   * `workloadIdentity` wins (workload identity is not started and a warning
+   * is logged), and `keyType` is the key's.
    */
   apiKey?: string;
+  /**
+   * Workload identity federation: exchange the platform identity
+   * (Kubernetes, AWS, GCP, Azure) for a session instead of using a static
+   * key. `keyType` is then `''`. Ignored when `apiKey` or `credentials` is set.
+   * @default off
+   */
+  workloadIdentity?: WorkloadIdentityOptions;
   /**
    * Custom credentials (e.g. workload identity): they supply the headers of
    * every request and are told of 401 answers.
@@ -167,11 +179,17 @@ export function parseBaseUrl(value: unknown): URL {
   return url;
 }
 
-/** Builds credentials from `apiKey` / `credentials`. @throws InvalidArgumentError */
-export function resolveCredentials(options: { apiKey?: string; credentials?: Credentials }): Credentials {
+/**
+ * Builds credentials from `credentials`, `apiKey` or `workloadIdentity`, in
+ * that order of precedence.
+ *
+ * @throws InvalidArgumentError
+ */
+export function resolveCredentials(options: { apiKey?: string; credentials?: Credentials; workloadIdentity?: WorkloadIdentityOptions }): Credentials {
   if (options.credentials !== undefined) return options.credentials;
-  if (options.apiKey === undefined) throw new InvalidArgumentError('apiKey is required (svs_… or svp_…), or give credentials');
-  return new ApiKeyCredentials(options.apiKey);
+  if (options.apiKey !== undefined) return new ApiKeyCredentials(options.apiKey);
+  if (options.workloadIdentity !== undefined) return new WorkloadIdentityCredentials(options.workloadIdentity);
+  throw new InvalidArgumentError('apiKey is required (svs_… or svp_…), or give workloadIdentity or credentials');
 }
 
 /**
@@ -183,6 +201,10 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options must be an object');
   const baseUrl = parseBaseUrl(options.baseUrl);
   const credentials = resolveCredentials(options);
+  const logger = options.logger ?? consoleLogger;
+  if (options.workloadIdentity !== undefined && (options.apiKey !== undefined || options.credentials !== undefined)) {
+    logger.warn(`workloadIdentity is ignored: ${options.credentials !== undefined ? 'credentials' : 'apiKey'} is set and takes precedence`);
+  }
   const backoffMinMs = positive('backoffMinMs', options.backoffMinMs, DEFAULTS.backoffMinMs);
   const backoffMaxMs = positive('backoffMaxMs', options.backoffMaxMs, Math.max(DEFAULTS.backoffMaxMs, backoffMinMs));
   if (backoffMaxMs < backoffMinMs) throw new InvalidArgumentError('backoffMaxMs must be at least backoffMinMs');
@@ -213,7 +235,7 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
     backoffMinMs,
     backoffMaxMs,
     secretsDir: options.secretsDir,
-    logger: options.logger ?? consoleLogger,
+    logger,
     transport,
     clock: options.clock ?? systemClock,
     timers: options.timers ?? systemTimers,

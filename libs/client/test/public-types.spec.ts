@@ -59,6 +59,8 @@ describe('public door', () => {
         'VaneError',
         'VaneHttpError',
         'WorkloadIdentityNotConfiguredError',
+        'WorkloadIdentityCredentials',
+        'WORKLOAD_IDENTITY_DEFAULTS',
         'checkConnectivity',
         'keyTypeOf',
         'redactKey',
