@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { FlagPipe, type FlagParamData } from './flag.pipe.js';
-import type { FlagOptions } from './interfaces/secret-options.interface.js';
+import type { FlagOptions } from './interfaces/flag-options.interface.js';
 import { assertKey, recordParam } from './utils/param-metadata.js';
 
 const FlagParam = createParamDecorator((_data: FlagParamData, context: ExecutionContext): ExecutionContext => context);

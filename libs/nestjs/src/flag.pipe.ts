@@ -1,5 +1,5 @@
 import { Injectable, type ArgumentMetadata, type ExecutionContext, type PipeTransform } from '@nestjs/common';
-import type { FlagOptions } from './interfaces/secret-options.interface.js';
+import type { FlagOptions } from './interfaces/flag-options.interface.js';
 import { VaneRequestFlags } from './vane-request-flags.service.js';
 
 /** What `@Flag()` hands to its pipe. @internal */

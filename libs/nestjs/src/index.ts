@@ -11,7 +11,8 @@ export type { VaneModuleExtras, VaneModuleForRootOptions, VaneModuleAsyncOptions
 export type { VaneModuleOptions, VaneStartupCheckMode } from './interfaces/vane-module-options.interface.js';
 export type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';
 export type { FeatureFlagOptions, FeatureFlagMetadata, FeatureFlagDenial, FeatureFlagException } from './interfaces/feature-flag-options.interface.js';
-export type { SecretOptions, FlagOptions } from './interfaces/secret-options.interface.js';
+export type { SecretOptions } from './interfaces/secret-options.interface.js';
+export type { FlagOptions } from './interfaces/flag-options.interface.js';
 export { VANE_MODULE_OPTIONS, VANE_CONTEXT_FACTORY, VANE_LOGGER } from './vane.constants.js';
 export { VaneObservables } from './vane.observables.js';
 export { VaneRequestFlags, type RequestFlagState } from './vane-request-flags.service.js';

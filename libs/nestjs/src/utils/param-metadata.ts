@@ -1,4 +1,4 @@
-import type { VaneParamMetadata } from '../interfaces/secret-options.interface.js';
+import type { VaneParamMetadata } from '../interfaces/vane-param-metadata.interface.js';
 import { VANE_PARAMS_METADATA } from '../vane.constants.js';
 
 /** Records a `@Secret()`/`@Flag()` parameter on its method, as Nest records route arguments. @internal */
