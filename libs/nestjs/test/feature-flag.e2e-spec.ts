@@ -1,4 +1,4 @@
-import { Controller, Get, HttpException, HttpStatus, Module, type INestApplication } from '@nestjs/common';
+import { Controller, Get, HttpException, HttpStatus, Logger, Module, type INestApplication } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { VaneClient } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
@@ -156,6 +156,18 @@ describe('@FeatureFlag()', () => {
       const calls = proxy.requests.filter((r) => r.path === '/v1/flags/evaluate-ab').slice(before);
       expect(calls).toHaveLength(1);
       expect(JSON.parse(calls[0]!.body)).toEqual({ keys: ['new-pricing', 'dark-mode', 'fast-search'], user_id: 'u-42', attributes: { country: 'FR', plan: 'pro' } });
+    });
+
+    it('fails closed, logging the error code, when the A/B add-on is off for the tenant (403)', async () => {
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      server.admin.setTenant({ ab_addon: false });
+      try {
+        await request(app.getHttpServer()).get('/pricing').set('x-user', 'u-1').set('x-country', 'DE').expect(404);
+        expect(warn).toHaveBeenCalledWith(expect.stringMatching(/A\/B evaluation of "new-pricing", "dark-mode", "fast-search" failed \(VANE_ADDON_NOT_AVAILABLE\), treating them as off/));
+      } finally {
+        server.admin.setTenant({ ab_addon: true });
+        warn.mockRestore();
+      }
     });
 
     it('batches the @Flag() parameters of an unguarded route too, one call per request', async () => {

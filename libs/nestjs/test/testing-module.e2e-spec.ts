@@ -1,4 +1,4 @@
-import { Controller, Get, Module, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import { Controller, Get, Logger, Module, type ExecutionContext, type INestApplication } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { VaneClient, type AbContext } from '@vane/client';
 import { startLocalServer } from '@vane/local-server';
@@ -109,6 +109,26 @@ describe('the same app against the local server', () => {
     } finally {
       await app.close();
       await server.close();
+    }
+  });
+});
+
+describe('a context factory that returns a non-string attribute', () => {
+  it('turns the A/B flags off and logs the attribute and its type, sending nothing', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const moduleRef = await Test.createTestingModule({
+      imports: [VaneTestingModule.forRoot({ ...values, abContext: () => ({ userId: 'u-1', attributes: { age: 42 as unknown as string } }) })],
+      controllers: [CheckoutController],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    try {
+      await request(app.getHttpServer()).get('/pricing').expect(404);
+      expect(app.get(VaneTestingBackend).abCalls).toEqual([]);
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/VANE_INVALID_ARGUMENT.*attribute "age" must be a string, got number/));
+    } finally {
+      await app.close();
+      warn.mockRestore();
     }
   });
 });
