@@ -76,7 +76,11 @@ export class MetadataHttp {
       };
     } catch (error) {
       if (timedOut) throw Object.assign(new Error(`no answer within ${req.timeoutMs} ms`), { code: 'ETIMEDOUT' });
-      throw sanitizeCause(error);
+      // Errors from Node's network stack may come from another realm (jest, vm): read `code` before sanitising.
+      const code = (error as { code?: unknown } | undefined)?.code;
+      const copy = sanitizeCause(error) as Error & { code?: string };
+      if (typeof code === 'string') copy.code = code;
+      throw copy;
     } finally {
       this.timers.clearTimeout(timer);
     }

@@ -47,7 +47,7 @@ export async function exchangeToken(ctx: CredentialsContext, provider: WorkloadI
   } catch (error) {
     const cause = timedOut
       ? new TransportError(`token exchange: no complete answer from ${host} within ${ctx.timeoutMs} ms`, { timedOut: true })
-      : new TransportError(`token exchange: cannot reach ${host} (${redactText(String((sanitizeCause(error) as Error & { code?: string }).code ?? 'network error'))})`, { cause: sanitizeCause(error) });
+      : new TransportError(`token exchange: cannot reach ${host} (${redactText(networkCode(error))})`, { cause: sanitizeCause(error) });
     throw new TokenExchangeFailedError(`token exchange (${provider}) failed: ${cause.message}`, undefined, { cause });
   } finally {
     ctx.timers.clearTimeout(timer);
@@ -74,4 +74,11 @@ export async function exchangeToken(ctx: CredentialsContext, provider: WorkloadI
     throw new TokenExchangeFailedError(`token exchange (${provider}) failed: the answer of ${host} lacks "token" or a valid "expires_at"`, status);
   }
   return { token: doc.token, expiresAtMs };
+}
+
+/** The `code` of a network error (read directly: it may come from another realm), else its redacted message. */
+function networkCode(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string') return code;
+  return sanitizeCause(error).message;
 }
