@@ -6,6 +6,14 @@ import type { FeatureFlagDenial, FeatureFlagException, FeatureFlagMetadata } fro
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { VANE_MODULE_OPTIONS } from './vane.constants.js';
 import { VaneRequestFlags } from './vane-request-flags.service.js';
+import { requestKeyOf } from './utils/request-key.js';
+
+/**
+ * Requests a FeatureFlagGuard already let through, with the handler: when the
+ * guard runs twice on one request (globally, e.g. a subclass, and again from
+ * `@FeatureFlag()`'s own `UseGuards`), the first decision stands.
+ */
+const passed = new WeakMap<object, Function>();
 
 /**
  * The guard behind `@FeatureFlag()`: lets a request through when every flag
@@ -19,8 +27,11 @@ import { VaneRequestFlags } from './vane-request-flags.service.js';
  *
  * Plain flags are answered synchronously from the client's cache; A/B flags
  * from the request's one batched `evaluate-ab` call. Subclass it and
- * override the protected hooks to change how requirements are read, how a
- * flag is evaluated, or what is thrown.
+ * override the protected hooks (`shouldSkip`, `getRequirement`,
+ * `createException`) to change which requests are checked, how requirements
+ * are read, or what is thrown; register the subclass as `APP_GUARD`: its
+ * decision stands, and the guard `@FeatureFlag()` applies on the route does
+ * not decide the same request again.
  */
 @Injectable()
 export class FeatureFlagGuard implements CanActivate {
@@ -38,12 +49,21 @@ export class FeatureFlagGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const requirement = this.#requirementOf(context);
     if (requirement === null) return true;
-    if (requirement.ab) return this.#checkAb(requirement, context);
+    const request = requestKeyOf(context);
+    const handler = context.getHandler();
+    if (request !== undefined && passed.get(request) === handler) return true;
+    if (this.shouldSkip(context)) return this.#pass(request, handler);
+    if (requirement.ab) return this.#checkAb(requirement, context).then(() => this.#pass(request, handler));
     for (const key of requirement.keys) {
       if (this.client.flag(key)) continue;
       const state = this.client.flagState(key);
       throw this.createException({ key, reason: state.defined ? 'off' : 'undefined', ab: false }, requirement, context);
     }
+    return this.#pass(request, handler);
+  }
+
+  #pass(request: object | undefined, handler: Function): true {
+    if (request !== undefined) passed.set(request, handler);
     return true;
   }
 
@@ -61,12 +81,20 @@ export class FeatureFlagGuard implements CanActivate {
     return requirement;
   }
 
-  async #checkAb(requirement: FeatureFlagMetadata, context: ExecutionContext): Promise<boolean> {
+  async #checkAb(requirement: FeatureFlagMetadata, context: ExecutionContext): Promise<void> {
     for (const key of requirement.keys) {
       const state = await this.flags.state(key, true, context);
       if (!state.on) throw this.createException({ key, reason: state.defined ? 'off' : 'undefined', ab: true }, requirement, context);
     }
-    return true;
+  }
+
+  /**
+   * Lets a request through without looking at its flags (e.g. internal
+   * callers, admins). Only called for routes that have a requirement.
+   * @default never skips
+   */
+  protected shouldSkip(_context: ExecutionContext): boolean {
+    return false;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpException, HttpStatus, Logger, Module, type INestApplication } from '@nestjs/common';
+import { Controller, Get, HttpException, HttpStatus, Logger, Module, type ExecutionContext, type INestApplication } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { VaneClient } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
@@ -219,5 +219,47 @@ describe('FeatureFlagGuard as a global guard', () => {
     server.admin.setFlag('shop', 'beta', { is_enabled: true });
     await on;
     await request(app.getHttpServer()).get('/beta').expect(200, 'beta');
+  });
+});
+
+describe('a FeatureFlagGuard subclass as the global guard', () => {
+  let server: LocalServer;
+  let app: INestApplication;
+
+  class InternalBypassGuard extends FeatureFlagGuard {
+    protected override shouldSkip(context: ExecutionContext): boolean {
+      return context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers['x-internal'] === 'yes';
+    }
+    protected override createException(denial: FeatureFlagDenial): Error {
+      return new HttpException({ flag: denial.key, reason: denial.reason }, HttpStatus.SERVICE_UNAVAILABLE);
+    }
+  }
+
+  @Controller()
+  class DarkController {
+    @FeatureFlag('beta')
+    @Get('dark')
+    dark(): string {
+      return 'dark';
+    }
+  }
+
+  beforeAll(async () => {
+    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    app = await createApp({
+      imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret })],
+      controllers: [DarkController],
+      providers: [{ provide: APP_GUARD, useClass: InternalBypassGuard }],
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    await server.close();
+  });
+
+  it("decides, and the decorator's own guard does not overrule it", async () => {
+    const refused = await request(app.getHttpServer()).get('/dark').expect(503);
+    expect(refused.body).toEqual({ flag: 'beta', reason: 'off' });
+    await request(app.getHttpServer()).get('/dark').set('x-internal', 'yes').expect(200, 'dark');
   });
 });
