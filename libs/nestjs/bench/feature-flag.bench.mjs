@@ -99,16 +99,17 @@ class Target {
 FeatureFlag('bench-flag')(Target.prototype, 'handler', Object.getOwnPropertyDescriptor(Target.prototype, 'handler'));
 const options = {};
 const guard = new FeatureFlagGuard(new Reflector(), client, new VaneRequestFlags(client, new Reflector(), () => undefined), options);
-const context = { getClass: () => Target, getHandler: () => Target.prototype.handler, getType: () => 'http' };
+// A fresh request per call, as in a server: the guard remembers requests it let through.
+const contextFor = (req) => ({ getClass: () => Target, getHandler: () => Target.prototype.handler, getType: () => 'http', switchToHttp: () => ({ getRequest: () => req }) });
 const CALLS = 2_000_000;
 let sink = 0;
-for (let i = 0; i < 200_000; i++) sink += guard.canActivate(context) ? 1 : 0;
+for (let i = 0; i < 200_000; i++) sink += guard.canActivate(contextFor({})) ? 1 : 0;
 let t = performance.now();
-for (let i = 0; i < CALLS; i++) sink += guard.canActivate(context) ? 1 : 0;
+for (let i = 0; i < CALLS; i++) sink += guard.canActivate(contextFor({})) ? 1 : 0;
 const guardNs = ((performance.now() - t) * 1e6) / CALLS;
 t = performance.now();
-for (let i = 0; i < CALLS; i++) sink += context.getHandler() ? 1 : 0;
+for (let i = 0; i < CALLS; i++) sink += contextFor({}).getHandler() ? 1 : 0;
 const loopNs = ((performance.now() - t) * 1e6) / CALLS;
 await client.close();
 const requestNs = 1e9 / median(results.open);
-console.log(`FeatureFlagGuard.canActivate(): ${guardNs.toFixed(0)} ns per call (empty loop ${loopNs.toFixed(0)} ns), ${((guardNs / requestNs) * 100).toFixed(3)} % of one unguarded request (${(requestNs / 1000).toFixed(0)} µs at the median req/s)${sink === 0 ? '' : ''}`);
+console.log(`FeatureFlagGuard.canActivate(): ${guardNs.toFixed(0)} ns per call (a loop building the same context: ${loopNs.toFixed(0)} ns), ${((guardNs / requestNs) * 100).toFixed(3)} % of one unguarded request (${(requestNs / 1000).toFixed(0)} µs at the median req/s)${sink === 0 ? '' : ''}`);
