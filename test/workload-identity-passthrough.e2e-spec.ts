@@ -45,7 +45,7 @@ afterAll(async () => {
 
 it('VaneModule.forRoot passes workloadIdentity to the client', async () => {
   const moduleRef = await Test.createTestingModule({
-    imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), workloadIdentity, stream: false, startupCheck: false })],
+    imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), workloadIdentity, stream: false, startupCheck: 'off' })],
   }).compile();
   try {
     const client = moduleRef.get(VaneClient);
