@@ -308,6 +308,7 @@ describe('trust configuration', () => {
     const put = await admin(server, 'PUT', '/services/other/trusts/eks', { provider: 'aws', role_arns: ['arn:aws:iam::123456789012:role/other'], key_type: 'public' });
     expect(put.status).toBe(200);
     expect(put.json()).toEqual({
+      revision: server.revision('other'),
       name: 'eks',
       trust: { provider: 'aws', sts_endpoint: 'https://sts.amazonaws.com', role_arns: ['arn:aws:iam::123456789012:role/other'], key_type: 'public' },
     });

@@ -73,7 +73,7 @@ export async function handleAdminRoute(
     }
     case 'PUT trusts': {
       const trust = store.putTrust(slug, key, await readJsonBody(req));
-      return sendJson(res, 200, { name: key, trust: serializeTrust(trust) });
+      return sendJson(res, 200, { revision: store.service(slug)!.revision, name: key, trust: serializeTrust(trust) });
     }
     case 'DELETE trusts':
       store.deleteTrust(slug, key);
