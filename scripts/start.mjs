@@ -1,36 +1,151 @@
 #!/usr/bin/env node
-// `npm start`: the local Vane server on the demo seed, with the commands to try
-// printed once it listens. Ctrl-C stops it cleanly.
+// `npm start` (after the build): the local Vane server on the demo seed, then
+// the NestJS sample and the Express sample against it. Prints the URLs, a curl
+// per feature and the admin call that flips a flag, once everything listens.
+//
+// Ctrl-C (SIGINT) or SIGTERM: the apps get SIGTERM, then the server; the script
+// exits 0 once all have exited. A child that exits on its own (a port taken, a
+// crash) stops the others, and the script exits 1.
+//
+// Environment: VANE_PORT (4400), NEST_PORT (3000), EXPRESS_PORT (3001); 0 picks
+// a free port (the real one is read from the child's "listening on" line).
+// VANE_ADMIN_TOKEN (vane-demo-admin-token).
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const port = process.env.VANE_PORT ?? '4400';
+const vanePort = process.env.VANE_PORT || '4400';
+const nestPort = process.env.NEST_PORT || '3000';
+const expressPort = process.env.EXPRESS_PORT || '3001';
 const adminToken = process.env.VANE_ADMIN_TOKEN || 'vane-demo-admin-token';
+const apiKey = 'svs_shop_local_secret'; // the demo seed's secret key for the `shop` service
+const READY_TIMEOUT_MS = 30_000;
 
-const child = spawn(
-  process.execPath,
-  ['libs/local-server/dist/cjs/cli.js', '--seed', 'libs/local-server/seeds/demo.seed.json', '--port', port],
-  { cwd: root, env: { ...process.env, VANE_ADMIN_TOKEN: adminToken }, stdio: ['ignore', 'pipe', 'inherit'] },
-);
+/** @type {Map<string, import('node:child_process').ChildProcess>} children still running, by name */
+const running = new Map();
+let stopping = false;
+let failed = false;
 
-let hinted = false;
-child.stdout.setEncoding('utf8');
-child.stdout.on('data', (text) => {
-  process.stdout.write(text);
-  if (!hinted && /listening on/.test(text)) {
-    hinted = true;
-    const base = `http://shop.localhost:${port}`;
-    console.log(`
-Try it (demo keys are in libs/local-server/seeds/demo.seed.json):
-  curl -H 'X-Service-API-Key: svs_shop_local_secret' --resolve shop.localhost:${port}:127.0.0.1 ${base}/v1/sync
-  curl -N -H 'X-Service-API-Key: svs_shop_local_secret' --resolve shop.localhost:${port}:127.0.0.1 ${base}/v1/stream
-Flip a flag (every open stream gets the patch at once):
-  curl -X PUT -H 'Authorization: Bearer ${adminToken}' -H 'Content-Type: application/json' \\
-       -d '{"is_enabled": false}' http://127.0.0.1:${port}/admin/v1/services/shop/flags/new-checkout
-Press Ctrl-C to stop.`);
-  }
+/**
+ * Starts `node <script>` as a named child, its output prefixed with the name.
+ * Resolves with the URL it prints (`listening on http://…`).
+ */
+function startChild(name, args, env) {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.set(name, child);
+  const prefix = `[${name}]`.padEnd(10);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not print its URL within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        (stream === child.stderr ? process.stderr : process.stdout).write(`${prefix} ${line}\n`);
+        const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
+        if (url) {
+          clearTimeout(timer);
+          resolve(url);
+        }
+      });
+    }
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(name);
+      console.log(`${prefix} exited (${signal ?? `code ${code}`})`);
+      reject(new Error(`${name} exited before it listened`));
+      if (!stopping) {
+        failed = true;
+        stop();
+      } else if (name !== 'vane' && running.size === 1 && running.has('vane')) {
+        running.get('vane').kill('SIGTERM'); // the apps are down: now the server they were streaming from
+      }
+      if (running.size === 0) process.exit(failed ? 1 : 0);
+    });
+  });
+}
+
+const STOP_TIMEOUT_MS = 10_000;
+
+/** Stops the apps first (they close their streams), then the server once they are gone. */
+function stop() {
+  if (stopping) return;
+  stopping = true;
+  // A child that ignores SIGTERM must not keep the script (and the ports) forever.
+  setTimeout(() => {
+    for (const [name, child] of running) {
+      console.error(`[${name}] still running after ${STOP_TIMEOUT_MS} ms: SIGKILL`);
+      child.kill('SIGKILL');
+    }
+    failed = true;
+  }, STOP_TIMEOUT_MS).unref();
+  const apps = [...running].filter(([name]) => name !== 'vane');
+  if (apps.length === 0) running.get('vane')?.kill('SIGTERM');
+  for (const [, child] of apps) child.kill('SIGTERM');
+  if (running.size === 0) process.exit(failed ? 1 : 0);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (stopping) return;
+    console.log(`\n${signal}: stopping the samples and the local server`);
+    stop();
+  });
+}
+
+function tryIt(vaneUrl, nestUrl, expressUrl) {
+  const flagUrl = `${vaneUrl}/admin/v1/services/shop`;
+  const admin = `curl -X PUT -H 'Authorization: Bearer ${adminToken}' -H 'Content-Type: application/json'`;
+  return `
+Vane demo running:
+  local Vane server  ${vaneUrl}  (service shop: ${vaneUrl.replace('127.0.0.1', 'shop.localhost')}, key ${apiKey}, admin token ${adminToken})
+  NestJS sample      ${nestUrl}
+  Express sample     ${expressUrl}
+
+NestJS sample (sample-app/src):
+  curl ${nestUrl}/greeting                            # a config read live through an observable
+  curl -N ${nestUrl}/greeting/stream                  # the same, as server-sent events
+  curl -i ${nestUrl}/checkout                         # behind @FeatureFlag('new-checkout')
+  curl -i ${nestUrl}/dashboard                        # behind beta-dashboard (off): 403
+  curl -i -H 'x-user-id: u-1' -H 'x-country: DE' ${nestUrl}/pricing   # A/B: on for DE and FR
+  curl '${nestUrl}/pricing/variant?user=u-2&country=US'                # A/B decision as a parameter
+  curl ${nestUrl}/payments                            # a text secret (its length and version, never its value)
+  curl ${nestUrl}/tls                                 # a file secret (its file, not its content)
+  curl ${nestUrl}/db                                  # configs through @nestjs/config's ConfigService
+  curl ${nestUrl}/health                              # terminus health indicator
+
+Express sample (sample-app/express):
+  curl ${expressUrl}/greeting
+  curl -i ${expressUrl}/checkout
+  curl -i -H 'x-user-id: u-1' -H 'x-country: DE' ${expressUrl}/pricing
+  curl ${expressUrl}/payments ${expressUrl}/tls
+
+Flip new-checkout off: both /checkout routes answer 404 at once
+  ${admin} -d '{"is_enabled": false}' ${flagUrl}/flags/new-checkout
+Change the greeting, rotate the Stripe key:
+  ${admin} -d '{"value": "Hi from the admin API"}' ${flagUrl}/configs/greeting.text
+  ${admin} -d '{"value": "rk_test_rotated"}' ${flagUrl}/secrets/stripe.api_key
+
+Press Ctrl-C to stop everything.
+`;
+}
+
+async function main() {
+  const vaneUrl = await startChild(
+    'vane',
+    ['libs/local-server/dist/cjs/cli.js', '--seed', 'libs/local-server/seeds/demo.seed.json', '--port', vanePort],
+    { VANE_ADMIN_TOKEN: adminToken },
+  );
+  const baseUrl = vaneUrl.replace('127.0.0.1', 'shop.localhost');
+  const appEnv = { VANE_BASE_URL: baseUrl, VANE_API_KEY: apiKey, HOST: '127.0.0.1' };
+  const [nestUrl, expressUrl] = await Promise.all([
+    startChild('nest', ['sample-app/dist/main.js'], { ...appEnv, PORT: nestPort }),
+    startChild('express', ['sample-app/express/dist/main.js'], { ...appEnv, PORT: expressPort }),
+  ]);
+  if (!stopping) console.log(tryIt(vaneUrl, nestUrl, expressUrl));
+}
+
+main().catch((err) => {
+  if (stopping) return; // a child exited: its exit handler is already stopping the rest
+  console.error(`npm start: ${err.message}`);
+  failed = true;
+  stop();
 });
-
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
