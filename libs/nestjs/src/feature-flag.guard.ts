@@ -9,11 +9,15 @@ import { VaneRequestFlags } from './vane-request-flags.service.js';
 import { requestKeyOf } from './utils/request-key.js';
 
 /**
- * Requests a FeatureFlagGuard already let through, with the handler: when the
- * guard runs twice on one request (globally, e.g. a subclass, and again from
- * `@FeatureFlag()`'s own `UseGuards`), the first decision stands.
+ * Left on a request that a FeatureFlagGuard subclass let through, with the
+ * handler: a subclass registered globally runs first, and its decision stands
+ * when the base guard `@FeatureFlag()` puts on the route runs next. Only
+ * subclasses mark requests: two base guards decide alike (and share the A/B
+ * batch), and marking every request would cost more than the rest of the guard.
  */
-const passed = new WeakMap<object, Function>();
+const PASSED = Symbol('vane.featureFlagGuard.passed');
+/** True once a subclass was built: until then no request can carry a mark, and none is looked for. */
+let subclassed = false;
 
 /**
  * The guard behind `@FeatureFlag()`: lets a request through when every flag
@@ -43,15 +47,17 @@ export class FeatureFlagGuard implements CanActivate {
     protected readonly client: VaneClient,
     protected readonly flags: VaneRequestFlags,
     @Inject(VANE_MODULE_OPTIONS) protected readonly options: VaneModuleOptions,
-  ) {}
+  ) {
+    if (new.target !== FeatureFlagGuard) subclassed = true;
+  }
 
   /** Allows the request, or throws the exception of the first flag that is off. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const requirement = this.#requirementOf(context);
     if (requirement === null) return true;
-    const request = requestKeyOf(context);
+    const request = subclassed ? requestKeyOf(context) : undefined;
     const handler = context.getHandler();
-    if (request !== undefined && passed.get(request) === handler) return true;
+    if (request !== undefined && (request as { [PASSED]?: Function })[PASSED] === handler) return true;
     if (this.shouldSkip(context)) return this.#pass(request, handler);
     if (requirement.ab) return this.#checkAb(requirement, context).then(() => this.#pass(request, handler));
     for (const key of requirement.keys) {
@@ -63,7 +69,8 @@ export class FeatureFlagGuard implements CanActivate {
   }
 
   #pass(request: object | undefined, handler: Function): true {
-    if (request !== undefined) passed.set(request, handler);
+    // Reflect.set: a frozen request is simply not marked, never an error.
+    if (request !== undefined && this.constructor !== FeatureFlagGuard) Reflect.set(request, PASSED, handler);
     return true;
   }
 
