@@ -62,7 +62,7 @@ function parseJwks(value: unknown, path: string): { keys: Array<{ [key: string]:
   keys.forEach((key, index) => {
     const jwk = parseObject(key, appendJsonPath(keysPath, index));
     if (typeof jwk['kty'] !== 'string') fail(appendJsonPath(appendJsonPath(keysPath, index), 'kty'), 'every JWK needs a "kty" string');
-    if ('d' in jwk) fail(appendJsonPath(keysPath, index), 'a JWKS for verification holds public keys only (this key has a private "d")');
+    if ('d' in jwk || jwk['kty'] === 'oct') fail(appendJsonPath(keysPath, index), 'a JWKS for verification holds public keys only (this key is private or symmetric)');
   });
   // A JSON round trip keeps the stored copy independent of the caller's object.
   return JSON.parse(JSON.stringify({ keys })) as { keys: Array<{ [key: string]: JsonValue }> };

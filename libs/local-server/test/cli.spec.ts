@@ -96,7 +96,7 @@ describe('vane-local-server (command line)', () => {
   });
 
   it('refuses unknown options and bad ports with usage and exit code 2', async () => {
-    for (const args of [['--nope'], ['--port', 'abc'], ['--port', '70000']]) {
+    for (const args of [['--nope'], ['--port', 'abc'], ['--port', '70000'], ['--session-ttl-ms', '5'], ['--session-ttl-ms', 'x']]) {
       const running = run(args);
       children.push(running);
       expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(2);

@@ -320,6 +320,9 @@ describe('trust configuration', () => {
     const both = await admin(server, 'PUT', '/services/other/trusts/k', { provider: 'gcp', issuer: 'i', audience: 'a', subjects: ['s'], key_type: 'root' });
     expect(both.status).toBe(400);
     expect(both.json()['message']).toContain('trust.key_type');
+    const symmetric = await admin(server, 'PUT', '/services/other/trusts/k', { provider: 'gcp', issuer: 'i', audience: 'a', subjects: ['s'], jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] }, key_type: 'secret' });
+    expect(symmetric.status).toBe(400);
+    expect(symmetric.json()['message']).toContain('trust.jwks.keys[0]: a JWKS for verification holds public keys only');
     expect((await admin(server, 'DELETE', '/services/other/trusts/nope')).status).toBe(404);
     expect((await admin(server, 'DELETE', '/services/other/trusts/eks')).status).toBe(200);
     expect((await call(server, { method: 'PUT', path: '/admin/v1/services/other/trusts/x', body: {} })).status).toBe(401);

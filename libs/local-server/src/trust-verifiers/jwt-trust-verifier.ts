@@ -6,6 +6,9 @@ import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey 
 import type { Clock } from '../clock.js';
 import type { JwtTrust } from '../model.js';
 
+/** Signature algorithms accepted from platforms: asymmetric only, so a public key can never act as an HMAC secret. */
+export const PLATFORM_JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
 /** Skew allowed between the platform's clock and ours on `exp`/`nbf`, in seconds. */
 export const PLATFORM_CLOCK_TOLERANCE_S = 5;
 
@@ -26,6 +29,7 @@ export class JwtTrustVerifier {
     let subject: string | undefined;
     try {
       const { payload } = await jwtVerify(token, keys, {
+        algorithms: PLATFORM_JWT_ALGORITHMS,
         issuer: trust.issuer,
         audience: trust.audience,
         currentDate: new Date(this.clock.now()),
