@@ -12,7 +12,7 @@ export const MAX_AB_KEYS = 200;
 
 interface Caller {
   slug: string;
-  /** A static key, or a session standing in for one (its `key` is `session:<trust>:<id>`, never a usable key). */
+  /** A static key, or a session standing in for one (its `key` is `session:<trust>:<subject>`, never a usable key). */
   identity: KeyIdentity;
   /** Who the audit trail names: the key redacted, or `workload:<trust>`. */
   actor: string;
@@ -74,7 +74,8 @@ async function authorize(ctx: ServerContext, req: IncomingMessage): Promise<Call
     if (!trust || trust.key_type !== session.keyType) throw HttpError.unauthorized(`the trust that issued this session no longer grants it; exchange a new one`);
     caller = {
       slug,
-      identity: { slug, key: `${SESSION_IDENTITY_PREFIX}${session.trust}:${session.id}`, type: session.keyType, revoked: false },
+      // Keyed by trust and subject, not by session: re-exchanging does not reset the write rate limit.
+      identity: { slug, key: `${SESSION_IDENTITY_PREFIX}${session.trust}:${session.subject}`, type: session.keyType, revoked: false },
       actor: `workload:${session.trust}`,
     };
   } else {
