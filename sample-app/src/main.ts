@@ -13,11 +13,6 @@ import { AppModule } from './app.module.js';
 async function bootstrap(): Promise<void> {
   // A failed initial sync (wrong key, wrong slug, service down) is logged with what to do, and the process exits 1.
   const app = await NestFactory.create(AppModule);
-  const host = process.env['HOST'] || '127.0.0.1';
-  await app.listen(Number(process.env['PORT'] ?? 3000), host);
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  console.log(`nest sample listening on http://${host}:${port}`);
-
   let closing: Promise<void> | undefined;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (closing) return;
@@ -31,8 +26,14 @@ async function bootstrap(): Promise<void> {
       },
     );
   };
+  // Before the "listening" line: whoever reads it may signal at once.
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
+
+  const host = process.env['HOST'] || '127.0.0.1';
+  await app.listen(Number(process.env['PORT'] ?? 3000), host);
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  console.log(`nest sample listening on http://${host}:${port}`);
 }
 
 bootstrap().catch((err: unknown) => {

@@ -1,0 +1,42 @@
+/**
+ * The built sample apps as real processes, as a user runs them
+ * (`npm test` builds first, so `sample-app/dist` and `sample-app/express/dist` exist).
+ */
+import { join, resolve } from 'node:path';
+import type { LocalServer } from '@vane/local-server';
+import { spawnNode, type Proc } from './process.js';
+
+/** The repository's root. */
+export const ROOT = resolve(__dirname, '../..');
+/** The demo seed `npm start` runs. */
+export const DEMO_SEED = join(ROOT, 'libs/local-server/seeds/demo.seed.json');
+
+/** The entry point of each sample, built. */
+export const SAMPLE_MAIN = {
+  nest: 'sample-app/dist/main.js',
+  express: 'sample-app/express/dist/main.js',
+} as const;
+
+/** A sample app running as a child process. */
+export interface RunningSample {
+  readonly proc: Proc;
+  /** `http://127.0.0.1:<port>`, as the app printed it. */
+  readonly url: string;
+}
+
+/** A minimal environment for a child: no VANE_* or PORT leaking in from the test runner. */
+export function baseEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '' };
+  for (const name of ['HOME', 'TMPDIR', 'SYSTEMROOT']) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return env;
+}
+
+/** Starts a sample against `server`'s `shop` service on a free port, and waits for the URL it prints. */
+export async function startSample(kind: keyof typeof SAMPLE_MAIN, server: LocalServer, env: NodeJS.ProcessEnv = {}): Promise<RunningSample> {
+  const proc = spawnNode([SAMPLE_MAIN[kind]], {
+    cwd: ROOT,
+    env: { ...baseEnv(), VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: server.secretKey('shop'), PORT: '0', ...env },
+  });
+  const [, url] = await proc.nextLine(new RegExp(`${kind} sample listening on (http://\\S+)`));
+  return { proc, url: url! };
+}
