@@ -313,15 +313,17 @@ describe('auto detection', () => {
     const credentials = new WorkloadIdentityCredentials(wi({ provider: 'auto', ...overrides }), async () => {
       throw new Error('the AWS packages are not loaded by detection');
     });
-    const timers = new ManualTimers();
+    const transport = new RecordingTransport(server.baseUrl('shop'));
+    const realTimers = { setTimeout: (cb: () => void, ms: number) => setTimeout(cb, ms).unref(), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) };
     try {
       // start() detects, then exchanges; the exchange's outcome does not matter here.
       await credentials
-        .start({ baseUrl: new URL(server.baseUrl('shop')), transport: new RecordingTransport(server.baseUrl('shop')), timeoutMs: 1000, timers: { setTimeout: (cb, ms) => setTimeout(cb, ms).unref(), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) }, clock: timers, logger, signal: new AbortController().signal })
+        .start({ baseUrl: new URL(server.baseUrl('shop')), transport, timeoutMs: 1000, timers: realTimers, clock: { now: () => Date.now() }, logger, signal: new AbortController().signal })
         .catch(() => undefined);
       return credentials.provider;
     } finally {
       await credentials.close();
+      await transport.close();
     }
   }
 
