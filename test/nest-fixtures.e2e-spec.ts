@@ -13,6 +13,15 @@ import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/
 // (installed by the root devDependency file:test/fixtures/nest12-esm). Nothing
 // is installed here, nothing leaves loopback.
 const ROOT = resolve(__dirname, '..');
+
+/** These tests load the built packages: `npm test` builds first; a bare `npx jest` needs `npm run build`. */
+function assertBuilt(): void {
+  for (const lib of ['client', 'nestjs']) {
+    for (const dist of ['dist/cjs/index.js', 'dist/esm/index.js']) {
+      if (!existsSync(join(ROOT, 'libs', lib, dist))) throw new Error(`libs/${lib}/${dist} is missing: run "npm run build" first (npm test does)`);
+    }
+  }
+}
 const APP = join(ROOT, 'test/fixtures/nest-app');
 
 const FLAVOURS = [
@@ -41,6 +50,7 @@ const SEED: LocalServerSeed = {
 
 /** Lays out the fixture app: the transpiled app module, its entry point, and copies of our built packages. */
 function layOut(flavour: Flavour): void {
+  assertBuilt();
   rmSync(flavour.run, { recursive: true, force: true });
   mkdirSync(flavour.run, { recursive: true });
   const source = readFileSync(join(APP, 'app.module.ts'), 'utf8');

@@ -1,11 +1,20 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 // The jest 30 + NestJS 12 (ESM only) pitfall, and the two fixes the README
 // gives, run for real: a NestJS 12 user's spec (test/fixtures/nest12-esm/jest)
 // under three jest configs, in a child jest, on the built @vane packages.
 const ROOT = resolve(__dirname, '..');
+
+/** These tests load the built packages: `npm test` builds first; a bare `npx jest` needs `npm run build`. */
+function assertBuilt(): void {
+  for (const lib of ['client', 'nestjs']) {
+    for (const dist of ['dist/cjs/index.js', 'dist/esm/index.js']) {
+      if (!existsSync(join(ROOT, 'libs', lib, dist))) throw new Error(`libs/${lib}/${dist} is missing: run "npm run build" first (npm test does)`);
+    }
+  }
+}
 const DIR = join(ROOT, 'test/fixtures/nest12-esm/jest');
 const JEST = join(ROOT, 'node_modules/jest/bin/jest.js');
 
@@ -21,6 +30,7 @@ function jest(config: string, nodeOptions = ''): { status: number | null; output
 
 describe('jest 30 with NestJS 12 (ESM only)', () => {
   beforeAll(() => {
+    assertBuilt();
     for (const lib of ['client', 'nestjs']) {
       const target = join(DIR, 'node_modules/@vane', lib);
       rmSync(target, { recursive: true, force: true });
