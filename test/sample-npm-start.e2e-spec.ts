@@ -1,0 +1,75 @@
+import { get, send } from './support/http.js';
+import { groupAlive, killLeftovers, spawnNodeGroup, type Proc } from './support/process.js';
+import { ROOT, baseEnv } from './support/samples.js';
+
+// `npm start` without its build step: `node scripts/start.mjs` (`npm test`
+// built everything first), on free ports. The script runs in a process group
+// of its own, so the test can tell that its children are gone, and kill them
+// all if a test fails.
+describe('npm start (scripts/start.mjs)', () => {
+  afterEach(killLeftovers);
+
+  const ADMIN_TOKEN = 'e2e-admin-token';
+
+  /** Starts the script and waits for its try-it block; returns the URLs and the flip command it printed. */
+  async function start(): Promise<{ proc: Proc; nestUrl: string; expressUrl: string; flip: string }> {
+    const proc = spawnNodeGroup(['scripts/start.mjs'], {
+      cwd: ROOT,
+      env: { ...baseEnv(), VANE_PORT: '0', NEST_PORT: '0', EXPRESS_PORT: '0', VANE_ADMIN_TOKEN: ADMIN_TOKEN },
+    });
+    await proc.nextLine(/^Press Ctrl-C to stop everything\.$/, 20_000);
+    const find = (pattern: RegExp): string => {
+      const match = proc.lines.map((line) => pattern.exec(line)).find((m) => m !== null);
+      if (!match) throw new Error(`no line matching ${pattern} in:\n${proc.lines.join('\n')}`);
+      return match[1]!;
+    };
+    return {
+      proc,
+      nestUrl: find(/^\s+NestJS sample\s+(http:\/\/\S+)$/),
+      expressUrl: find(/^\s+Express sample\s+(http:\/\/\S+)$/),
+      flip: find(/^\s+(curl -X PUT .*"is_enabled": false.*flags\/new-checkout)$/),
+    };
+  }
+
+  /** Runs a printed `curl -X PUT -H '…' -d '…' URL` line as an HTTP request. */
+  function runCurl(command: string): ReturnType<typeof send> {
+    const method = /-X (\S+)/.exec(command)![1]!;
+    const headers = Object.fromEntries([...command.matchAll(/-H '([^:']+): ([^']*)'/g)].map(([, name, value]) => [name!.toLowerCase(), value!]));
+    const body = /-d '([^']*)'/.exec(command)?.[1];
+    const url = /(http:\/\/\S+)$/.exec(command)![1]!;
+    return send(method, url, { headers, ...(body === undefined ? {} : { body }) });
+  }
+
+  it('runs both samples against the local server; the printed flip changes the guarded routes at once; SIGINT stops everything, exit 0', async () => {
+    const { proc, nestUrl, expressUrl, flip } = await start();
+    expect(flip).toContain(`Authorization: Bearer ${ADMIN_TOKEN}`);
+
+    expect(await get(`${nestUrl}/checkout`)).toMatchObject({ status: 200, body: { checkout: 'new' } });
+    expect(await get(`${expressUrl}/checkout`)).toMatchObject({ status: 200, body: { checkout: 'new' } });
+    expect((await get(`${nestUrl}/greeting`)).body).toMatchObject({ greeting: 'Hello from the Vane local server' });
+    expect((await get(`${nestUrl}/health`)).status).toBe(200);
+
+    const nestSaw = proc.nextLine(/^\[nest\].*vane: flag new-checkout changed/);
+    const expressSaw = proc.nextLine(/^\[express\].*vane: flag new-checkout changed/);
+    expect((await runCurl(flip)).status).toBe(200);
+    await Promise.all([nestSaw, expressSaw]);
+    expect((await get(`${nestUrl}/checkout`)).status).toBe(404);
+    expect((await get(`${expressUrl}/checkout`)).status).toBe(404);
+
+    process.kill(proc.pid, 'SIGINT'); // the script only, as a terminal's Ctrl-C would reach it (the children get SIGTERM from it)
+    await expect(proc.exited).resolves.toEqual({ code: 0, signal: null });
+    for (const name of ['nest', 'express', 'vane']) expect(proc.lines).toContainEqual(expect.stringMatching(new RegExp(`^\\[${name}\\]\\s+exited \\(code 0\\)$`)));
+    expect(groupAlive(proc.pid)).toBe(false);
+  });
+
+  it('a child that dies stops the others, and the script exits non-zero', async () => {
+    const { proc, expressUrl } = await start();
+    expect((await get(`${expressUrl}/greeting`)).status).toBe(200); // the Express sample is past its startup code
+    const nestPid = Number(proc.lines.map((line) => /^\[nest\]\s+\[Nest\] (\d+)/.exec(line)?.[1]).find(Boolean));
+    process.kill(nestPid, 'SIGKILL');
+    await expect(proc.exited).resolves.toEqual({ code: 1, signal: null });
+    expect(proc.lines).toContainEqual(expect.stringMatching(/^\[nest\]\s+exited \(SIGKILL\)$/));
+    expect(proc.lines).toContainEqual(expect.stringMatching(/^\[express\]\s+exited \(code 0\)$/));
+    expect(groupAlive(proc.pid)).toBe(false);
+  });
+});
