@@ -40,6 +40,8 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
     const mode = this.options.startupCheck ?? 'log';
     if (mode === 'off') return;
     const findings = this.check();
+    const unreadable = this.#secretsUnreadable();
+    if (unreadable !== undefined && !findings.some((f) => f.kind === 'secrets-unreadable')) this.#logger.log(`connected to "${this.client.serviceSlug}": ${unreadable}`);
     for (const finding of findings) {
       if (finding.kind === 'secrets-unreadable') this.#logger.error(finding.message);
       else this.#logger.warn(finding.message);
@@ -51,8 +53,7 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
   check(): VaneStartupFinding[] {
     const uses = this.uses();
     const findings: VaneStartupFinding[] = [];
-    const secretUses = uses.filter((u) => u.kind === 'secret');
-    const unreadable = this.client.keyType === 'pk' ? 'the client uses a public key (svp_…), which never receives secrets' : this.client.serviceKind === 'frontend' ? `the service "${this.client.serviceSlug}" is of kind "frontend", which never holds secrets` : undefined;
+    const unreadable = this.#secretsUnreadable();
     for (const use of uses) {
       if (use.kind === 'flag') {
         if (!this.client.flagState(use.key).defined) {
@@ -72,8 +73,14 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
         findings.push({ kind: 'unknown-secret', key: use.key, where: use.where, message: `secret "${use.key}" in ${use.where} is a ${info.type} secret, but @Secret() asks for a ${wanted} secret${use.file ? '' : " (add { file: true } to get its path)"}` });
       }
     }
-    if (secretUses.length === 0 && unreadable !== undefined) this.#logger.log(`connected to "${this.client.serviceSlug}": ${unreadable}`);
     return findings;
+  }
+
+  /** Why this client can never read secrets (public key, frontend service), or undefined. */
+  #secretsUnreadable(): string | undefined {
+    if (this.client.keyType === 'pk') return 'the client uses a public key (svp_…), which never receives secrets';
+    if (this.client.serviceKind === 'frontend') return `the service "${this.client.serviceSlug}" is of kind "frontend", which never holds secrets`;
+    return undefined;
   }
 
   /** Every `@FeatureFlag()`, `@Flag()` and `@Secret()` key in the app, with where it is used. */
