@@ -30,7 +30,6 @@ export function clientOptionsOf(options: VaneModuleOptions, logger: VaneLogger):
     flagException: _flagException,
     startupCheck: _startupCheck,
     mirrorToConfigService: _mirror,
-    statePollMs: _statePollMs,
     healthMaxSnapshotAgeMs: _healthMaxSnapshotAgeMs,
     ...client
   } = options;

@@ -1,8 +1,6 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { VaneClient, type ChangeEvent, type ConfigValue, type FlagState, type WidenConfig } from '@vane/client';
-import { defer, distinctUntilChanged, filter, interval, map, merge, Observable, of, share, startWith, Subject, takeUntil } from 'rxjs';
-import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
-import { VANE_MODULE_OPTIONS } from './vane.constants.js';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { VaneClient, type ChangeEvent, type ConfigValue, type FlagState, type VaneClientStatus, type WidenConfig } from '@vane/client';
+import { BehaviorSubject, defer, distinctUntilChanged, filter, map, Observable, startWith, Subject, takeUntil } from 'rxjs';
 import { jsonEqual } from './utils/json-equal.js';
 
 /**
@@ -23,9 +21,8 @@ import { jsonEqual } from './utils/json-equal.js';
 export class VaneObservables implements OnModuleDestroy {
   readonly #changes = new Subject<ChangeEvent>();
   readonly #destroyed = new Subject<void>();
-  readonly #unsubscribe: () => void;
-  readonly #pollMs: number;
-  readonly #state$: Observable<number>;
+  readonly #status: BehaviorSubject<VaneClientStatus>;
+  readonly #unsubscribe: Array<() => void>;
 
   /**
    * Every change event of the client (configs, flags, secrets), as the
@@ -34,15 +31,13 @@ export class VaneObservables implements OnModuleDestroy {
    */
   readonly changes$: Observable<ChangeEvent>;
 
-  constructor(
-    private readonly client: VaneClient,
-    @Inject(VANE_MODULE_OPTIONS) options: VaneModuleOptions,
-  ) {
-    this.#pollMs = options.statePollMs ?? 1000;
-    this.#unsubscribe = client.onChange((event) => this.#changes.next(event));
+  constructor(private readonly client: VaneClient) {
+    this.#status = new BehaviorSubject(client.status);
+    this.#unsubscribe = [
+      client.onChange((event) => this.#changes.next(event)),
+      client.onStatusChange((status) => this.#status.next(status)),
+    ];
     this.changes$ = this.#changes.asObservable().pipe(takeUntil(this.#destroyed));
-    // One timer for every state observable, started on the first subscriber.
-    this.#state$ = interval(this.#pollMs).pipe(takeUntil(this.#destroyed), share());
   }
 
   /**
@@ -93,27 +88,27 @@ export class VaneObservables implements OnModuleDestroy {
 
   /**
    * Whether the live stream is connected (`false` while the client polls,
-   * after a billing halt, with `stream: false`): now, then on every change.
-   * The client raises no event for it, so it is sampled every `statePollMs`
-   * (and on every change event).
+   * after a billing halt, with `stream: false`): now, then on every change
+   * the client reports.
    */
   connected$(): Observable<boolean> {
-    return this.#sample(() => this.client.connected);
+    return this.#sample((status) => status.connected);
   }
 
-  /** Whether the client is halted on a 402 (billing overdue): now, then on every change; sampled like {@link VaneObservables.connected$}. */
+  /** Whether the client is halted on a 402 (billing overdue): now, then on every change. */
   billingOverdue$(): Observable<boolean> {
-    return this.#sample(() => this.client.billingOverdue);
+    return this.#sample((status) => status.billingOverdue);
   }
 
-  #sample(read: () => boolean): Observable<boolean> {
-    return defer(() => merge(of(0), this.#state$, this.changes$).pipe(map(read), distinctUntilChanged(), takeUntil(this.#destroyed)));
+  #sample(read: (status: VaneClientStatus) => boolean): Observable<boolean> {
+    return defer(() => this.#status.pipe(map(read), distinctUntilChanged(), takeUntil(this.#destroyed)));
   }
 
   /** Completes every observable and detaches from the client. */
   onModuleDestroy(): void {
-    this.#unsubscribe();
+    this.#unsubscribe.forEach((unsubscribe) => unsubscribe());
     this.#destroyed.next();
+    this.#status.complete();
     this.#destroyed.complete();
     this.#changes.complete();
   }

@@ -16,7 +16,7 @@ describe('VaneObservables', () => {
 
   beforeAll(async () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
-    app = await createApp({ imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, statePollMs: 20 })] });
+    app = await createApp({ imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret})] });
     live = app.get(VaneObservables);
     client = app.get(VaneClient);
   });

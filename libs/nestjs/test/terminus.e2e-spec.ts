@@ -28,7 +28,7 @@ describe('VaneHealthIndicator (@nestjs/terminus)', () => {
   beforeAll(async () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
     app = await createApp({
-      imports: [TerminusModule, VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, statePollMs: 20 })],
+      imports: [TerminusModule, VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret})],
       controllers: [HealthController],
     });
   });

@@ -42,12 +42,6 @@ export interface VaneModuleOptions extends VaneClientOptions {
    */
   mirrorToConfigService?: boolean;
   /**
-   * How often `VaneObservables.connected$()` and the billing state are
-   * sampled, in milliseconds (the client raises no event for them).
-   * @default 1000
-   */
-  statePollMs?: number;
-  /**
    * Snapshot age beyond which the health indicator reports `down` while the
    * stream is not connected (polling), in milliseconds.
    * @default three times `ttlMs` (180000 with the default TTL)

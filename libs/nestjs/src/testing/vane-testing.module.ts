@@ -10,7 +10,7 @@ import { VaneTestingBackend, type VaneTestingValues } from './vane-testing.backe
 /** Options of {@link VaneTestingModule.forRoot}: fixed values, plus the module options that shape behaviour. */
 export interface VaneTestingModuleOptions
   extends VaneTestingValues,
-    Pick<VaneModuleOptions, 'abContext' | 'flagException' | 'startupCheck' | 'mirrorToConfigService' | 'statePollMs' | 'logger' | 'secretsDir'> {
+    Pick<VaneModuleOptions, 'abContext' | 'flagException' | 'startupCheck' | 'mirrorToConfigService' | 'logger' | 'secretsDir'> {
   /** Register globally, like `VaneModule.forRoot({ isGlobal: true })`. @default true */
   isGlobal?: boolean;
 }
@@ -43,7 +43,6 @@ export class VaneTestingModule {
       ...(options.flagException !== undefined && { flagException: options.flagException }),
       ...(options.startupCheck !== undefined && { startupCheck: options.startupCheck }),
       ...(options.mirrorToConfigService !== undefined && { mirrorToConfigService: options.mirrorToConfigService }),
-      ...(options.statePollMs !== undefined && { statePollMs: options.statePollMs }),
       ...(options.logger !== undefined && { logger: options.logger }),
     };
     return {
