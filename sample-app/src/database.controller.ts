@@ -12,8 +12,7 @@ export class DatabaseController {
   constructor(private readonly config: ConfigService) {}
 
   @Get()
-  settings(): { host: string | undefined; port: number; poolMax: number } {
-    // ConfigService also writes what it is given to process.env, and reads process.env first: numbers may come back as strings.
-    return { host: this.config.get<string>('db.host'), port: Number(this.config.get('db.port')), poolMax: Number(this.config.get('db.pool.max')) };
+  settings(): { host: string | undefined; port: number | undefined; poolMax: number | undefined } {
+    return { host: this.config.get<string>('db.host'), port: this.config.get<number>('db.port'), poolMax: this.config.get<number>('db.pool.max') };
   }
 }
