@@ -7,6 +7,7 @@ import type { VaneExpress } from '@vane/express';
 import express, { type Express } from 'express';
 
 /** Builds the sample app on a ready `VaneExpress` (from `createVane()`). */
+// #region app
 export function createApp(vane: VaneExpress): Express {
   const app = express();
   app.use(vane.middleware());
@@ -42,3 +43,4 @@ export function createApp(vane: VaneExpress): Express {
   app.use(vane.errorHandler());
   return app;
 }
+// #endregion app

@@ -6,8 +6,7 @@ import { startSample } from './server.js';
 
 startSample().then(
   (sample) => {
-    console.log(`express sample listening on ${sample.url}`);
-    console.log(`try:\n  curl ${sample.url}/greeting\n  curl ${sample.url}/checkout\n  curl -H 'x-user-id: u-1' -H 'x-country: DE' ${sample.url}/pricing\n  curl ${sample.url}/payments ${sample.url}/tls`);
+    // #region shutdown
     const shutdown = (signal: NodeJS.Signals): void => {
       console.log(`${signal}: closing`);
       // Stop accepting connections, finish requests in flight, then close Vane (stream, timers, file secrets).
@@ -21,6 +20,10 @@ startSample().then(
     };
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
+    // #endregion shutdown
+    // Printed only once the handlers are in place: a supervisor may signal as soon as it reads this line.
+    console.log(`express sample listening on ${sample.url}`);
+    console.log(`try:\n  curl ${sample.url}/greeting\n  curl ${sample.url}/checkout\n  curl -H 'x-user-id: u-1' -H 'x-country: DE' ${sample.url}/pricing\n  curl ${sample.url}/payments ${sample.url}/tls`);
   },
   (err: unknown) => {
     // The initial sync failed: err.code says why (VANE_UNAUTHORIZED, VANE_NOT_FOUND, VANE_TRANSPORT…).

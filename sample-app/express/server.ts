@@ -22,9 +22,11 @@ export interface RunningSample {
  * left open, when the initial sync fails (wrong key, wrong slug, service down).
  */
 export async function startSample(env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = console.log): Promise<RunningSample> {
+  // #region create
   const vane = await createVane(vaneOptionsFromEnv(env));
   vane.client.onChange((e) => log(`vane: ${e.kind} ${e.key} changed (revision ${e.revision})`));
   const server = createApp(vane).listen(Number(env['PORT'] ?? 3001), env['HOST'] ?? '127.0.0.1');
+  // #endregion create
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (err) => void vane.close().then(() => reject(err)));

@@ -20,9 +20,11 @@ function read(req: Request, header: string, query: string): string | undefined {
  * `country` from `x-country` (or `?country=`). No user → `undefined`: the
  * request is anonymous and every A/B flag is off for it.
  */
+// #region ab-context
 export const abContextFromRequest: VaneContextFactory = (context) => {
   const req = context.switchToHttp().getRequest<Request>();
   const userId = read(req, 'x-user-id', 'user');
   if (userId === undefined) return undefined;
   return { userId, attributes: { country: read(req, 'x-country', 'country') } };
 };
+// #endregion ab-context

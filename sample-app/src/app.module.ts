@@ -22,12 +22,14 @@ import { createVaneOptions } from './vane-options.factory.js';
 @Module({
   imports: [
     ConfigModule.forRoot(),
+    // #region vane-module
     VaneModule.forRootAsync({
       isGlobal: true,
       imports: [ConfigModule],
       inject: [ConfigService],
       useFactory: createVaneOptions,
     }),
+    // #endregion vane-module
     TerminusModule,
   ],
   controllers: [

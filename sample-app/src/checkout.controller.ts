@@ -6,6 +6,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { FeatureFlag } from '@vane/nestjs';
 
+// #region guard
 @Controller('checkout')
 export class CheckoutController {
   @FeatureFlag('new-checkout')
@@ -14,3 +15,4 @@ export class CheckoutController {
     return { checkout: 'new' };
   }
 }
+// #endregion guard

@@ -11,8 +11,10 @@ import { ConfigService } from '@nestjs/config';
 export class DatabaseController {
   constructor(private readonly config: ConfigService) {}
 
+  // #region interop
   @Get()
   settings(): { host: string | undefined; port: number | undefined; poolMax: number | undefined } {
     return { host: this.config.get<string>('db.host'), port: this.config.get<number>('db.port'), poolMax: this.config.get<number>('db.pool.max') };
   }
+  // #endregion interop
 }

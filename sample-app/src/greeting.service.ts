@@ -37,8 +37,10 @@ export class GreetingService implements OnModuleInit {
     return this.#changes;
   }
 
+  // #region observable
   /** The greeting now, then every change. */
   watch(): Observable<string> {
     return this.live.config$('greeting.text', DEFAULT_GREETING);
   }
+  // #endregion observable
 }

@@ -10,9 +10,11 @@ import { Secret, VaneClient } from '@vane/nestjs';
 export class PaymentsController {
   constructor(private readonly vane: VaneClient) {}
 
+  // #region secret
   @Get()
   payments(@Secret('stripe.api_key') stripeKey: string): { stripeConfigured: boolean; length: number; version: number | undefined } {
     // A real handler would call the payment provider with stripeKey here; never send it back.
     return { stripeConfigured: stripeKey.length > 0, length: stripeKey.length, version: this.vane.secretInfo('stripe.api_key')?.version };
   }
+  // #endregion secret
 }

@@ -12,11 +12,13 @@ export class PricingController {
   constructor(private readonly vane: VaneClient) {}
 
   /** `GET /pricing`: guarded by the A/B flag, 404 for a user outside the rollout (and for anonymous callers). */
+  // #region ab
   @FeatureFlag('new-pricing', { ab: true })
   @Get()
   pricing(): { pricing: string; discount: number } {
     return { pricing: 'new', discount: this.vane.config('pricing.discount', 0) };
   }
+  // #endregion ab
 
   /** `GET /pricing/variant`: always 200; the same A/B decision injected as a parameter. */
   @Get('variant')

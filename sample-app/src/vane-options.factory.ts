@@ -17,6 +17,7 @@ export const DEMO_API_KEY = 'svs_shop_local_secret';
  * `VANE_API_KEY` (demo seed when unset), the A/B context from the request,
  * and every config mirrored into `ConfigService`.
  */
+// #region options
 export function createVaneOptions(config: ConfigService): VaneModuleOptions {
   return {
     baseUrl: config.get<string>('VANE_BASE_URL') || DEMO_BASE_URL,
@@ -26,3 +27,4 @@ export function createVaneOptions(config: ConfigService): VaneModuleOptions {
     mirrorToConfigService: true,
   };
 }
+// #endregion options
