@@ -130,7 +130,7 @@ describe('the Express sample app', () => {
     }
 
     it('serves the routes, follows a flag flipped through the admin API, and stops cleanly on SIGTERM', async () => {
-      const proc: Child = spawn(process.execPath, ['--import', join(__dirname, 'support/ts-register.mjs'), join(ROOT, 'sample-app/express/main.ts')], {
+      const proc: Child = spawn(process.execPath, ['--import', join(ROOT, 'scripts/ts-register.mjs'), join(ROOT, 'sample-app/express/main.ts')], {
         cwd: ROOT,
         env: { ...process.env, VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: server.secretKey('shop'), PORT: '0' },
         stdio: ['ignore', 'pipe', 'pipe'],

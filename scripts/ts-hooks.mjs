@@ -1,4 +1,3 @@
-// A copy of libs/client/bench/ts-hooks.mjs (kept apart so neither lib's tests depend on the other's files).
 // Module hooks: `.ts` files compiled by @swc/core; `./x.js` specifiers from a
 // `.ts` file mapped to `./x.ts`; `@vane/*` mapped to the workspaces' sources
 // (as jest.preset.cjs does).
@@ -8,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { transformSync } from '@swc/core';
 
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const root = fileURLToPath(new URL('../', import.meta.url));
 const workspaces = new Set(['client', 'local-server', 'nestjs', 'express']);
 
 export async function resolve(specifier, context, next) {
