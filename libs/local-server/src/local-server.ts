@@ -124,7 +124,7 @@ export interface LocalServerOptions {
 
 /** Changes the local server's data in process, as the admin API would; each returns at once. */
 export interface LocalServerAdmin {
-  /** Creates a service or changes its kind; returns its revision. */
+  /** Creates a service (kind `backend` unless given) or changes its kind; returns its revision. */
   putService(slug: string, service?: { kind?: string }): number;
   /** Issues a new key and returns it. */
   createKey(slug: string, type: 'secret' | 'public'): string;
@@ -278,7 +278,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     port: address.port,
     adminToken,
     admin: {
-      putService: (slug, service = {}) => store.putService(slug, service.kind ?? 'backend'),
+      putService: (slug, service = {}) => store.putService(slug, service.kind),
       createKey: (slug, type) => store.createKey(slug, type),
       revokeKey: (slug, key) => store.revokeKey(slug, key),
       setConfig: (slug, key, value) => store.setConfig(slug, key, value),

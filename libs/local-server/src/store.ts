@@ -144,11 +144,11 @@ export class Store {
     return this.published.get(slug)?.get(flagKey) ?? false;
   }
 
-  /** Creates a service, or changes its kind. */
+  /** Creates a service (kind `backend` unless given), or changes its kind; no kind given keeps the current one. */
   putService(slug: string, kindInput: unknown): number {
     parseSlug(slug, 'slug');
-    const kind = parseServiceKind(kindInput, 'kind');
     const existing = this.data.services.get(slug);
+    const kind = parseServiceKind(kindInput === undefined ? (existing?.kind ?? 'backend') : kindInput, 'kind');
     if (!existing) {
       const service: ServiceData = {
         kind,

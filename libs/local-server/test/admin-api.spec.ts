@@ -64,6 +64,15 @@ describe('admin API (/admin/v1)', () => {
     expect((await admin(server, 'DELETE', '/services/shop/flags/exp')).status).toBe(404);
   });
 
+  it('keeps a service kind when a PUT names none', async () => {
+    expect((await admin(server, 'PUT', '/services/web', {})).json()).toEqual({ revision: 1 });
+    expect((await admin(server, 'GET', '/services')).json<{ services: Array<{ slug: string; kind: string }> }>().services).toContainEqual(
+      expect.objectContaining({ slug: 'web', kind: 'frontend' }),
+    );
+    expect((await admin(server, 'PUT', '/services/fresh')).json()).toEqual({ revision: 1 });
+    expect(server.services().find((s) => s.slug === 'fresh')?.kind).toBe('backend');
+  });
+
   it('creates services, issues keys that work, and revokes them', async () => {
     expect((await admin(server, 'PUT', '/services/billing', { kind: 'backend' })).json()).toEqual({ revision: 1 });
     const created = await admin(server, 'POST', '/services/billing/keys', { type: 'secret' });

@@ -41,7 +41,7 @@ export async function handleAdminRoute(
 
   if (collection === undefined && method === 'PUT') {
     const body = objectBody(await readJsonBody(req));
-    return sendJson(res, 200, { revision: store.putService(slug, body['kind'] ?? 'backend') });
+    return sendJson(res, 200, { revision: store.putService(slug, body['kind']) });
   }
   if (collection === 'audit' && rawKey === undefined && method === 'GET') {
     const service = store.service(slug);
