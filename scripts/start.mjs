@@ -96,7 +96,7 @@ function tryIt(vaneUrl, nestUrl, expressUrl) {
   const admin = `curl -X PUT -H 'Authorization: Bearer ${adminToken}' -H 'Content-Type: application/json'`;
   return `
 Vane demo running:
-  local Vane server  ${vaneUrl}  (service shop: ${vaneUrl.replace('127.0.0.1', 'shop.localhost')}, key ${apiKey}, admin token ${adminToken})
+  local Vane server  ${vaneUrl}  (service shop: ${vaneUrl.replace('127.0.0.1', 'shop.localhost')}; keys in libs/local-server/seeds/demo.seed.json; admin token ${adminToken})
   NestJS sample      ${nestUrl}
   Express sample     ${expressUrl}
 
