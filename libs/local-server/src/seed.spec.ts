@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -350,6 +351,16 @@ describe('readServerDataFile and parseServerDataJson', () => {
     expect(error.cause).toBeInstanceOf(SyntaxError);
     expect(error.message).not.toContain('SECRET');
   });
+
+  it.each<[string]>([['{"secrets": {"s": {"value": rk_live_SECRET_VALUE}}}'], ['{"s": {"value": "x", "versions": [rk_live_SECRET_VALUE]}}']])(
+    'keeps the text out of the cause too (V8 quotes it in its SyntaxError): %j',
+    (text) => {
+      const error = seedError(() => parseServerDataJson(text, 'state.json'));
+      expect(error.cause).toBeInstanceOf(SyntaxError);
+      expect(inspect(error, { depth: 10 })).not.toContain('rk_live');
+      expect(String(error.cause)).not.toContain('rk_live');
+    },
+  );
 
   it('locates the error the way JSON.parse does for any broken text', () => {
     fc.assert(

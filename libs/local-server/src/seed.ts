@@ -133,8 +133,10 @@ export function parseServerDataJson(text: string, source: string, options: Parse
   let json: unknown;
   try {
     json = JSON.parse(body);
-  } catch (error) {
-    throw new SeedError(source, '', describeJsonSyntaxError(body), { cause: error });
+  } catch {
+    // Never V8's SyntaxError as the cause: its message quotes the text around the error, which could be a secret.
+    const problem = describeJsonSyntaxError(body);
+    throw new SeedError(source, '', problem, { cause: new SyntaxError(problem) });
   }
   return parseServerData(json, source, options);
 }
@@ -437,9 +439,9 @@ function fail(path: string, problem: string): never {
  * it expected there. JSON.parse's own message is not used: V8 quotes the
  * text around the error, which could be a secret.
  */
-function describeJsonSyntaxError(text: string): string {
-  if (/^[ \t\n\r]*$/.test(text)) return 'invalid JSON: the file is empty';
-  const error = findJsonSyntaxError(text);
+export function describeJsonSyntaxError(text: string, subject = 'the file'): string {
+  if (/^[ \t\n\r]*$/.test(text)) return `invalid JSON: ${subject} is empty`;
+  const error = findJsonSyntaxError(text, subject);
   if (error === undefined) return 'invalid JSON';
   const before = text.slice(0, error.offset);
   const line = before.split('\n').length;
@@ -447,14 +449,14 @@ function describeJsonSyntaxError(text: string): string {
   return `invalid JSON at line ${line}, column ${column}: ${error.problem}`;
 }
 
-function describeChar(text: string, offset: number): string {
-  if (offset >= text.length) return 'the end of the file';
+function describeChar(text: string, offset: number, subject: string): string {
+  if (offset >= text.length) return `the end of ${subject}`;
   const code = text.codePointAt(offset)!;
   return code > 0x20 && code < 0x7f ? JSON.stringify(String.fromCodePoint(code)) : `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /** Scans `text` as JSON without recursion; returns the first error, or undefined when it is valid. */
-function findJsonSyntaxError(text: string): { offset: number; problem: string } | undefined {
+function findJsonSyntaxError(text: string, subject: string): { offset: number; problem: string } | undefined {
   let i = 0;
   const stack: Array<'object' | 'array'> = [];
   const skipSpace = (): void => {
@@ -462,7 +464,7 @@ function findJsonSyntaxError(text: string): { offset: number; problem: string } 
   };
   const expected = (what: string): { offset: number; problem: string } => ({
     offset: i,
-    problem: `expected ${what}, found ${describeChar(text, i)}`,
+    problem: `expected ${what}, found ${describeChar(text, i, subject)}`,
   });
   const scanString = (): { offset: number; problem: string } | undefined => {
     const start = i;
@@ -539,7 +541,7 @@ function findJsonSyntaxError(text: string): { offset: number; problem: string } 
       skipSpace();
       const top = stack[stack.length - 1];
       if (top === undefined) {
-        return i < text.length ? expected('the end of the file after the JSON value') : undefined;
+        return i < text.length ? expected(`the end of ${subject} after the JSON value`) : undefined;
       }
       if (text[i] === ',') {
         i++;
