@@ -24,6 +24,19 @@ describe('bad requests never crash the server or corrupt its state', () => {
     expect(await syncBody()).toBe(before);
   });
 
+  it('answers 400 to a body that is not JSON without quoting it (it may be the secret being written)', async () => {
+    for (const body of ['{"value": rk_live_SECRET_VALUE}', '{"value": "rk_live_SECRET_VALUE" "type": "text"}', '{"value": "rk_live_SECRET_VALUE']) {
+      const answer = await call(server, { method: 'PUT', path: '/v1/secrets/s', slug: 'shop', key: KEYS.shopSecret, body });
+      expect(answer.status).toBe(400);
+      expect(answer.json()['error']).toBe('invalid_request');
+      expect(answer.json()['message']).toMatch(/^the request body is not valid JSON \(at line 1, column \d+: .+\)$/);
+      expect(answer.text).not.toContain('rk_live');
+      const viaAdmin = await admin(server, 'PUT', '/services/shop/configs/c', body);
+      expect(viaAdmin.status).toBe(400);
+      expect(viaAdmin.text).not.toContain('rk_live');
+    }
+  });
+
   it('accepts a body of exactly 1 MiB', async () => {
     const padding = 1024 * 1024 - JSON.stringify({ value: '' }).length;
     const answer = await admin(server, 'PUT', '/services/shop/configs/big.value', JSON.stringify({ value: 'x'.repeat(padding) }));

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describeJsonSyntaxError } from '../seed.js';
 import { HttpError } from './http-error.js';
 
 /** Request bodies larger than this answer 413. */
@@ -22,8 +23,9 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const text = Buffer.concat(chunks, size).toString('utf8');
   try {
     return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw HttpError.invalid(`the request body is not valid JSON (${(error as Error).message})`);
+  } catch {
+    // Not V8's message: it quotes the text around the error, which could be the secret being written.
+    throw HttpError.invalid(`the request body is not valid JSON (${describeJsonSyntaxError(text, 'the body').replace(/^invalid JSON:? ?/, '')})`);
   }
 }
 
