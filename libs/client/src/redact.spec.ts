@@ -36,6 +36,19 @@ describe('redactText', () => {
   });
 });
 
+describe('redactText on tokens without a Bearer prefix', () => {
+  it('redacts a JWT (a session token echoed by a server) and a base64 JSON platform token', () => {
+    const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ3b3JrbG9hZCJ9.c2lnbmF0dXJlX3NpZ25hdHVyZQ';
+    const aws = Buffer.from(JSON.stringify({ method: 'POST', headers: { authorization: 'AWS4-HMAC-SHA256 Credential=AKIA' } })).toString('base64');
+    for (const token of [jwt, aws]) {
+      const out = redactText(`session "${token}" is expired; token=${token}`);
+      expect(out).not.toContain(token.slice(0, 20));
+      expect(out).toBe('session "[redacted token]" is expired; token=[redacted token]');
+    }
+    expect(redactText('the key eyJ is short')).toBe('the key eyJ is short');
+  });
+});
+
 describe('sanitizeCause', () => {
   it('keeps name, code and a redacted message, and drops every other property', () => {
     const err = Object.assign(new Error('connect failed for svs_shop_local_secret'), {

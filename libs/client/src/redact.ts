@@ -6,6 +6,9 @@
 
 const KEY_PATTERN = /\b(sv[sp]_)[A-Za-z0-9._~+/=-]+/g;
 const BEARER_PATTERN = /(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
+// A JWT (session token, platform identity token) or base64 of a JSON object (the signed AWS
+// request sent as a platform token): both start with `eyJ`, the encoding of `{"`.
+const TOKEN_PATTERN = /\beyJ[A-Za-z0-9._~+/=-]{8,}/g;
 
 /**
  * Redacts an API key for logs and messages: `svs_…abcd` (prefix, an ellipsis
@@ -22,8 +25,8 @@ export function redactKey(key: string): string {
 }
 
 /**
- * Replaces every API key (`svs_…`, `svp_…`) and bearer token found in a
- * free-form text by its redacted form. Used on every message that comes from
+ * Replaces every API key (`svs_…`, `svp_…`), bearer token and JWT (or other
+ * base64 JSON token) found in a free-form text by its redacted form. Used on every message that comes from
  * outside the client (network errors, server messages) before it is logged
  * or put in an error.
  *
@@ -33,7 +36,8 @@ export function redactKey(key: string): string {
 export function redactText(text: string): string {
   return text
     .replace(KEY_PATTERN, (match) => redactKey(match))
-    .replace(BEARER_PATTERN, (_m, head: string) => `${head}[redacted]`);
+    .replace(BEARER_PATTERN, (_m, head: string) => `${head}[redacted]`)
+    .replace(TOKEN_PATTERN, '[redacted token]');
 }
 
 /**
