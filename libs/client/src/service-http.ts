@@ -69,6 +69,22 @@ export interface ServiceAnswer {
 
 const MAX_SERVER_MESSAGE = 300;
 
+/**
+ * Removes a value the client sent (a secret being written) from a server's
+ * message, as is and JSON-escaped; a message quoting a value too short to
+ * redact safely is dropped whole.
+ */
+function concealValue(message: string, value: string | undefined): string {
+  if (value === undefined || value === '') return message;
+  let out = message;
+  for (const form of new Set([value, JSON.stringify(value).slice(1, -1)])) {
+    if (!out.includes(form)) continue;
+    if (form.length < 4) return '';
+    out = out.split(form).join('[redacted]');
+  }
+  return out;
+}
+
 /** Joins a path to a base URL, keeping any path prefix of the base. */
 export function serviceUrl(base: URL, path: string): string {
   const prefix = base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/`;
@@ -182,7 +198,14 @@ export class ServiceHttp {
    * a message that says what to fix. Never includes the body beyond the
    * server's own `message` (redacted, bounded).
    */
-  errorFor(status: number, text: string, header: (name: string) => string | undefined, operation: Operation, subject?: string): VaneError {
+  errorFor(
+    status: number,
+    text: string,
+    header: (name: string) => string | undefined,
+    operation: Operation,
+    subject?: string,
+    conceal?: string,
+  ): VaneError {
     let serverCode: string | undefined;
     let serverMessage = '';
     let until: Date | undefined;
@@ -191,7 +214,7 @@ export class ServiceHttp {
       if (typeof doc === 'object' && doc !== null) {
         const d = doc as Record<string, unknown>;
         if (typeof d['error'] === 'string') serverCode = d['error'];
-        if (typeof d['message'] === 'string') serverMessage = redactText(d['message']).slice(0, MAX_SERVER_MESSAGE);
+        if (typeof d['message'] === 'string') serverMessage = redactText(concealValue(d['message'], conceal)).slice(0, MAX_SERVER_MESSAGE);
         if (typeof d['until'] === 'string' && !Number.isNaN(Date.parse(d['until']))) until = new Date(d['until']);
       }
     } catch {

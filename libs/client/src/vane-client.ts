@@ -497,9 +497,12 @@ export class VaneClient {
     );
   }
 
-  async #secretWrite(method: 'PUT' | 'DELETE', path: string, body: unknown, subject: string): Promise<ServiceAnswer> {
+  async #secretWrite(method: 'PUT' | 'DELETE', path: string, body: { value: string; type: string } | undefined, subject: string): Promise<ServiceAnswer> {
     const answer = await this.#http.fetch({ method, path, body, operation: 'secret-write' }, this.#closeController.signal);
-    if (answer.status !== 200 && answer.status !== 204) throw this.#http.errorFor(answer.status, answer.text, answer.header, 'secret-write', subject);
+    if (answer.status !== 200 && answer.status !== 204) {
+      // A server message may quote the value sent (e.g. a validation error): it never reaches the error.
+      throw this.#http.errorFor(answer.status, answer.text, answer.header, 'secret-write', subject, body?.value);
+    }
     return answer;
   }
 
