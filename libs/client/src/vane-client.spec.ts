@@ -501,6 +501,33 @@ describe('change listeners and close', () => {
     expectNoLeak(h);
   });
 
+  it('an async listener that rejects is logged like a throwing one, never an unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const h = harness({ stream: false });
+      const client = await create(h);
+      client.onChange(async () => {
+        throw new Error('async boom with rk_live_TOPSECRET');
+      });
+      client.onStatusChange(async () => {
+        throw new Error('async status boom');
+      });
+      h.service.revision = 8;
+      h.service.configs = { ...h.service.configs, 'db.host': 'other' };
+      await client.sync();
+      await client.close();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+      expect(h.logger.text('warn')).toContain('change listener threw on config "db.host": Error');
+      expect(h.logger.text('warn')).toContain('status listener threw: Error');
+      expectNoLeak(h);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('close is idempotent, stops every timer, closes the transport and removes file secrets', async () => {
     const h = harness();
     const client = await create(h);

@@ -369,10 +369,11 @@ export class VaneClient {
     const after = this.status;
     if (before.mode === after.mode && before.connected === after.connected && before.billingOverdue === after.billingOverdue) return;
     for (const listener of this.#statusListeners) {
+      const report = (err: unknown): void => this.#o.logger.warn(`status listener threw: ${err instanceof Error ? redactText(err.name) : typeof err}`);
       try {
-        listener(after);
+        catchAsync(listener(after), report);
       } catch (err) {
-        this.#o.logger.warn(`status listener threw: ${err instanceof Error ? redactText(err.name) : typeof err}`);
+        report(err);
       }
     }
   }
@@ -639,10 +640,12 @@ export class VaneClient {
 
   #emit(event: ChangeEvent): void {
     for (const listener of this.#listeners) {
-      try {
-        listener(event);
-      } catch (err) {
+      const report = (err: unknown): void =>
         this.#o.logger.warn(`change listener threw on ${event.kind} "${event.key}": ${err instanceof Error ? redactText(err.name) : typeof err}`);
+      try {
+        catchAsync(listener(event), report);
+      } catch (err) {
+        report(err);
       }
     }
   }
@@ -865,5 +868,16 @@ export class VaneClient {
       this.#serial(() => this.#applyPatchNow(patch)).catch((err: unknown) => this.#onBackgroundError(err, 'stream patch'));
     }
     // Other event names are ignored (forward compatibility).
+  }
+}
+
+/**
+ * A listener typed `=> void` may still be an async function: its rejection
+ * is reported like a throw, never left as an unhandled rejection (which
+ * would crash the app from the client's background work).
+ */
+function catchAsync(result: unknown, report: (err: unknown) => void): void {
+  if (typeof result === 'object' && result !== null && typeof (result as { then?: unknown }).then === 'function') {
+    (result as PromiseLike<unknown>).then(undefined, report);
   }
 }
