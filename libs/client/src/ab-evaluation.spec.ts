@@ -18,6 +18,13 @@ describe('normalizeAbContext', () => {
     expect(run).toThrow(`attribute "age" must be a string, got ${type}`);
   });
 
+  it('keeps an attribute named __proto__ (from parsed JSON) and sends it', () => {
+    const attributes = JSON.parse('{"__proto__": "x", "country": "DE"}') as Record<string, string>;
+    const out = normalizeAbContext({ userId: 'u', attributes });
+    expect(JSON.parse(JSON.stringify(out.attributes))).toEqual(JSON.parse('{"__proto__": "x", "country": "DE"}'));
+    expect(Object.keys(out.attributes)).toEqual(['__proto__', 'country']);
+  });
+
   it('requires a non-empty string userId', () => {
     expect(() => normalizeAbContext({ userId: '' })).toThrow(InvalidArgumentError);
     expect(() => normalizeAbContext({ userId: 7 as unknown as string })).toThrow('got number');

@@ -42,7 +42,8 @@ export function normalizeAbContext(context: AbContext): { userId: string; attrib
   if (typeof context.userId !== 'string' || context.userId === '') {
     throw new InvalidArgumentError(`evaluateAb: userId must be a non-empty string, got ${typeName(context.userId)}`);
   }
-  const attributes: Record<string, string> = {};
+  // No prototype: an attribute named `__proto__` (e.g. from parsed JSON) is kept and sent like any other.
+  const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
   const given: unknown = context.attributes;
   if (given === undefined || given === null) return { userId: context.userId, attributes };
   if (typeof given !== 'object' || Array.isArray(given)) throw new InvalidArgumentError(`evaluateAb: attributes must be an object of strings, got ${typeName(given)}`);
