@@ -21,13 +21,17 @@ export interface Clock {
   now(): number;
 }
 
+/** Longest delay Node's `setTimeout` honours, in milliseconds. */
+const MAX_NODE_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Node's timers, unref'd: the client's own timers never keep a process alive
  * (an open stream does, until `close()`).
  */
 export const systemTimers: Timers = {
   setTimeout(callback, delayMs) {
-    const handle = setTimeout(callback, delayMs);
+    // Node fires a delay above 2^31-1 ms after 1 ms: a huge timeoutMs or ttlMs would mean "at once".
+    const handle = setTimeout(callback, Math.min(delayMs, MAX_NODE_TIMER_MS));
     handle.unref();
     return handle;
   },
