@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { VaneClient, type ConfigValue } from '@vane/client';
+import { VaneClient } from '@vane/client';
 import { ConfigServiceMissingError } from './errors/config-service-missing.error.js';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { VANE_MODULE_OPTIONS } from './vane.constants.js';
@@ -38,11 +38,12 @@ export class ConfigServiceMirror implements OnModuleInit, OnModuleDestroy {
     } catch {
       throw new ConfigServiceMissingError();
     }
-    for (const [key, value] of this.client.configs()) service.set(key, value);
+    keepingProcessEnv(() => {
+      for (const [key, value] of this.client.configs()) service.set(key, value);
+    });
     this.#unsubscribe = this.client.onChange((event) => {
       if (event.kind !== 'config') return;
-      if (event.newValue === undefined) unset(service, event.key);
-      else service.set(event.key, event.newValue);
+      keepingProcessEnv(() => service.set(event.key, event.newValue));
     });
     new Logger('Vane').log(`mirroring ${this.client.configs().size} configs into ConfigService`);
   }
@@ -53,8 +54,22 @@ export class ConfigServiceMirror implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-function unset(service: SettableConfigService, key: string): void {
-  service.set(key, undefined as ConfigValue | undefined);
-  // ConfigService.set() also writes process.env[key] = String(value): undo it, or get() would answer "undefined".
-  delete process.env[key];
+/**
+ * Runs `action` (calls to `ConfigService.set()`), then puts `process.env` back
+ * as it was. `set()` also writes `process.env[key] = String(value)` (and may
+ * rewrite variables of .env files that reference it): a service config named
+ * `PATH`, `NODE_OPTIONS` or `HTTPS_PROXY` would otherwise replace the
+ * process's own variable (inherited by child processes), and deleting it
+ * would delete that variable. `ConfigService.get()` reads its internal
+ * config first, so it still serves the mirrored value; a config set to
+ * `undefined` (deleted) falls back to the environment's own value, if any.
+ */
+function keepingProcessEnv(action: () => void): void {
+  const before = { ...process.env };
+  try {
+    action();
+  } finally {
+    for (const key of Object.keys(process.env)) if (!Object.prototype.hasOwnProperty.call(before, key)) delete process.env[key];
+    for (const [key, value] of Object.entries(before)) if (process.env[key] !== value) process.env[key] = value;
+  }
 }

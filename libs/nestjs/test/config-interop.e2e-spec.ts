@@ -54,6 +54,25 @@ describe('@nestjs/config interop (mirrorToConfigService)', () => {
     await request(app.getHttpServer()).get('/db').expect(200, { host: 'db-replica.internal', max: 10, banner: 'default' });
   });
 
+  it('never touches process.env: a config named like a variable neither replaces nor deletes it', async () => {
+    process.env['VANE_MIRROR_PROBE'] = 'from the environment';
+    try {
+      expect(process.env['db.host']).toBeUndefined();
+      const set = waitForChange(app.get(VaneClient), (e) => e.key === 'VANE_MIRROR_PROBE');
+      server.admin.setConfig('shop', 'VANE_MIRROR_PROBE', 'from vane');
+      await set;
+      expect(app.get(ConfigService).get('VANE_MIRROR_PROBE')).toBe('from vane');
+      expect(process.env['VANE_MIRROR_PROBE']).toBe('from the environment');
+      const deleted = waitForChange(app.get(VaneClient), (e) => e.key === 'VANE_MIRROR_PROBE');
+      server.admin.deleteConfig('shop', 'VANE_MIRROR_PROBE');
+      await deleted;
+      expect(process.env['VANE_MIRROR_PROBE']).toBe('from the environment');
+      expect(app.get(ConfigService).get('VANE_MIRROR_PROBE')).toBe('from the environment');
+    } finally {
+      delete process.env['VANE_MIRROR_PROBE'];
+    }
+  });
+
   it('without ConfigModule the start fails with a clear error', async () => {
     const moduleRef = await Test.createTestingModule({ imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, mirrorToConfigService: true })] }).compile();
     const bare = moduleRef.createNestApplication({ logger: false });
