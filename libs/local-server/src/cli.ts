@@ -34,7 +34,9 @@ async function main(argv: string[]): Promise<number> {
       strict: true,
     }));
   } catch (error) {
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    // Never echo a stray argument: it is often a token whose option name was mistyped (`--admin-token= t0ken`).
+    const positional = (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL';
+    console.error(`${positional ? 'unexpected argument: every argument is an option (--name value or --name=value)' : (error as Error).message}\n\n${USAGE}`);
     return 2;
   }
   if (values['help']) {

@@ -103,6 +103,14 @@ describe('vane-local-server (command line)', () => {
     }
   });
 
+  it('refuses a stray argument without echoing it (it is often a token)', async () => {
+    const running = run(['--admin-token=', 'S3CRET_ADMIN_TOKEN']);
+    children.push(running);
+    expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(2);
+    expect(running.output()).toContain('unexpected argument');
+    expect(running.output()).not.toContain('S3CRET');
+  });
+
   it('persists with --state across a restart', async () => {
     const statePath = join(dir, 'state.json');
     const seedPath = join(dir, 'vane.seed.json');
