@@ -426,6 +426,7 @@ describe('secret writes', () => {
     expect(() => client.setSecret('bad key', 'v')).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
     expect(() => client.setSecret('a', 5 as unknown as string)).toThrow('value must be a string');
     expect(() => client.setSecret('a', 'v', { type: 'blob' as 'text' })).toThrow('type must be');
+    expect(() => client.setSecret('a', 'v', null as unknown as { type: 'text' })).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT', message: 'setSecret: options must be an object, got null' }));
     expect(h.transport.requests.length).toBe(before);
   });
 

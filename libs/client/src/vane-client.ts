@@ -458,6 +458,7 @@ export class VaneClient {
   setSecret(key: string, value: string, options: SetSecretOptions = {}): Promise<SecretWriteResult> {
     this.#assertSecretWrite(key);
     if (typeof value !== 'string') throw new InvalidArgumentError(`setSecret: value must be a string, got ${value === null ? 'null' : typeof value}`);
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(`setSecret: options must be an object, got ${options === null ? 'null' : typeof options}`);
     const type = options.type ?? 'text';
     if (type !== 'text' && type !== 'file') throw new InvalidArgumentError('setSecret: type must be "text" or "file"');
     return this.#secretWrite('PUT', `v1/secrets/${encodeURIComponent(key)}`, { value, type }, `secret "${key}"`).then((answer) => {
