@@ -22,6 +22,8 @@ export interface SessionClaims {
   readonly keyType: TrustKeyType;
   /** Its unique id. */
   readonly id: string;
+  /** When it expires, in epoch milliseconds (the `exp` claim). */
+  readonly expiresAtMs: number;
 }
 
 /** A freshly issued session, as the exchange answers it. */
@@ -53,7 +55,7 @@ export class SessionTokens {
   }
 
   /** Issues a session for a platform identity a trust accepted. */
-  async issue(claims: Omit<SessionClaims, 'id'>): Promise<IssuedSession> {
+  async issue(claims: Omit<SessionClaims, 'id' | 'expiresAtMs'>): Promise<IssuedSession> {
     const nowSeconds = Math.floor(this.clock.now() / 1000);
     const exp = nowSeconds + Math.max(1, Math.floor(this.lifetimeMs / 1000));
     const token = await new SignJWT({ vane_trust: claims.trust, vane_key_type: claims.keyType })
@@ -87,7 +89,7 @@ export class SessionTokens {
       const trust = payload['vane_trust'];
       const keyType = payload['vane_key_type'];
       if (typeof trust !== 'string' || (keyType !== 'secret' && keyType !== 'public')) return undefined;
-      return { slug, trust, subject: payload.sub!, keyType, id: payload.jti! };
+      return { slug, trust, subject: payload.sub!, keyType, id: payload.jti!, expiresAtMs: payload.exp! * 1000 };
     } catch {
       return undefined;
     }

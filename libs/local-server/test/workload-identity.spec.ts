@@ -271,6 +271,18 @@ describe('a session as Authorization: Bearer', () => {
     expect((await call(server, { method: 'DELETE', path: '/v1/secrets/stripe.api_key', slug: 'shop', headers: bearer(token) })).status).toBe(401);
   });
 
+  it('ends a stream opened with a session when the session expires', async () => {
+    const token = await session();
+    const stream = await openStream(server, { slug: 'shop', bearer: token });
+    expect(stream.status).toBe(200);
+    await stream.event(1);
+    clock.advance(899_999);
+    expect(stream.ended).toBe(false);
+    clock.advance(1);
+    await stream.waitForEnd();
+    expect(stream.ended).toBe(true);
+  });
+
   it('refuses forged sessions: tampered payload, another signing key, alg none', async () => {
     const token = await session();
     const [header, payload, signature] = token.split('.') as [string, string, string];

@@ -16,6 +16,8 @@ interface Caller {
   identity: KeyIdentity;
   /** Who the audit trail names: the key redacted, or `workload:<trust>`. */
   actor: string;
+  /** For a session: when it expires, in epoch milliseconds. */
+  expiresAtMs?: number;
 }
 
 /** Prefix of the identity `key` of a session, so streams and rate limits can tell sessions apart. */
@@ -77,6 +79,7 @@ async function authorize(ctx: ServerContext, req: IncomingMessage): Promise<Call
       // Keyed by trust and subject, not by session: re-exchanging does not reset the write rate limit.
       identity: { slug, key: `${SESSION_IDENTITY_PREFIX}${session.trust}:${session.subject}`, type: session.keyType, revoked: false },
       actor: `workload:${session.trust}`,
+      expiresAtMs: session.expiresAtMs,
     };
   } else {
     throw HttpError.unauthorized('send the service API key in the X-Service-API-Key header, or a session as "Authorization: Bearer <token>"');
@@ -115,6 +118,11 @@ function stream(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, c
   req.socket.setKeepAlive(true);
   const revision = ctx.store.service(caller.slug)!.revision;
   ctx.hub.open({ slug: caller.slug, audience: caller.identity.type, key: caller.identity.key, res }, revision, lastEventId);
+  if (caller.expiresAtMs !== undefined) {
+    // A stream must not outlive the session that opened it: end it at expiry; the client re-exchanges and reconnects.
+    const expiry = ctx.clock.setTimer(() => res.end(), caller.expiresAtMs - ctx.clock.now());
+    res.once('close', () => expiry.cancel());
+  }
 }
 
 async function evaluateAb(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
