@@ -20,7 +20,15 @@ export interface EventStreamReading {
   readonly timers: Timers;
   /** Called for each complete event, in order. */
   readonly onEvent: (event: EventSourceMessage) => void;
+  /** Bytes one event (or comment) may take before the read fails. @default {@link MAX_EVENT_BYTES} */
+  readonly maxEventBytes?: number;
 }
+
+/**
+ * The largest event the client reads, in bytes (32 MiB, far above any patch
+ * the service sends): a server that never ends a line cannot exhaust memory.
+ */
+export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
 
 /**
  * Reads events until the body ends or fails. Always rejects: the stream is
@@ -36,13 +44,31 @@ export async function readEventStream(reading: EventStreamReading): Promise<neve
     idle = true;
     controller.abort();
   }
-  const parser = createParser({ onEvent: reading.onEvent });
+  const maxEventBytes = reading.maxEventBytes ?? MAX_EVENT_BYTES;
+  // Bytes received since the last complete event or comment: what the parser may be holding.
+  let pending = 0;
+  let oversized = false;
+  const parser = createParser({
+    onEvent: (event) => {
+      pending = 0;
+      reading.onEvent(event);
+    },
+    onComment: () => {
+      pending = 0;
+    },
+  });
   const decoder = new TextDecoder();
   try {
     for await (const chunk of reading.body) {
       timers.clearTimeout(timer);
       timer = timers.setTimeout(onSilence, reading.idleTimeoutMs);
+      pending += chunk.byteLength;
       parser.feed(decoder.decode(chunk, { stream: true }));
+      if (pending > maxEventBytes) {
+        oversized = true;
+        controller.abort();
+        break;
+      }
       if (controller.signal.aborted) break;
     }
   } catch (err) {
@@ -52,5 +78,6 @@ export async function readEventStream(reading: EventStreamReading): Promise<neve
     timers.clearTimeout(timer);
   }
   if (idle) throw new TransportError(`stream: silent for ${reading.idleTimeoutMs} ms`, { timedOut: true });
+  if (oversized) throw new TransportError(`stream: an event grew past ${maxEventBytes} bytes`);
   throw new TransportError(controller.signal.aborted ? 'stream: closed by the client' : 'stream: closed by the server');
 }
