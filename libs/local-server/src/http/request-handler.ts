@@ -24,9 +24,34 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
   if (!req.headers.host) throw HttpError.invalid('the Host header is required');
   const path = (req.url ?? '/').split('?')[0]!;
   const segments = path.split('/').slice(1);
-  if (segments[0] === 'v1') return handleServiceRoute(ctx, req, res, segments);
+  if (segments[0] === 'v1') {
+    allowBrowsers(res);
+    if (req.method === 'OPTIONS') return answerPreflight(res);
+    return handleServiceRoute(ctx, req, res, segments);
+  }
   if (segments[0] === 'admin' && segments[1] === 'v1') return handleAdminRoute(ctx, req, res, segments);
   throw HttpError.notFound(`no route ${req.method ?? 'GET'} ${path}: every route lives under /v1/`);
+}
+
+/**
+ * Public keys are for browsers (SERVICE-SPEC, Authentication), so a frontend
+ * on another origin (a dev server on :3000) may call `/v1/`. Keys travel in
+ * headers, never cookies, so any origin is allowed. The admin API is not
+ * opened to browsers.
+ */
+function allowBrowsers(res: ServerResponse): void {
+  res.setHeader('access-control-allow-origin', '*');
+  res.setHeader('access-control-expose-headers', 'ETag, Retry-After');
+}
+
+/** The CORS preflight of a `/v1/` route: 204 naming what a browser may send. */
+function answerPreflight(res: ServerResponse): void {
+  res.writeHead(204, {
+    'access-control-allow-methods': 'GET, POST, PUT, DELETE',
+    'access-control-allow-headers': 'X-Service-API-Key, Authorization, Content-Type, If-None-Match, Last-Event-ID, Cache-Control',
+    'access-control-max-age': '600',
+  });
+  res.end();
 }
 
 function answerError(res: ServerResponse, error: unknown, logger: LocalServerLogger): void {
