@@ -6,11 +6,13 @@
 import type { Dispatcher } from 'undici';
 import type { Credentials } from './credentials.js';
 import { VaneError, type VaneErrorCode } from './errors.js';
+import { silentLogger } from './logger.js';
 import { DEFAULTS, parseBaseUrl, resolveCredentials } from './options.js';
 import { ServiceHttp } from './service-http.js';
 import { systemClock, systemTimers } from './timers.js';
 import { createDefaultDispatcher, UndiciTransport, type Transport } from './transport.js';
 import { USER_AGENT } from './version.js';
+import type { WorkloadIdentityOptions } from './workload-identity/workload-identity-options.js';
 
 /** Options of {@link checkConnectivity}: the addressing and transport subset of the client's. */
 export interface ConnectivityOptions {
@@ -18,8 +20,10 @@ export interface ConnectivityOptions {
   baseUrl: string;
   /** `svs_…` or `svp_…`. */
   apiKey?: string;
-  /** Custom credentials instead of `apiKey`. */
+  /** Custom credentials instead of `apiKey`; the check starts and closes them, so do not share them with a client. */
   credentials?: Credentials;
+  /** Check the workload identity instead of a static key: the exchange runs first (see the client's option). */
+  workloadIdentity?: WorkloadIdentityOptions;
   /** Timeout of the check, in milliseconds. @default 10000 */
   timeoutMs?: number;
   /** An undici dispatcher (proxy…); not closed by the check. */
@@ -42,7 +46,9 @@ export interface ConnectivityResult {
 
 /**
  * A plain `GET /v1/sync` with the key: 200 means the key works, 401 the key
- * is wrong, 404 the slug is wrong. Never throws for those: returns a result
+ * is wrong, 404 the slug is wrong. With `workloadIdentity`, the platform
+ * identity is exchanged for a session first; a platform with no identity or
+ * a refused exchange is reported the same way (`ok: false` with its code). Never throws for those: returns a result
  * with a message a person can act on. Throws `InvalidArgumentError` for
  * malformed options (before any request).
  */
@@ -62,7 +68,17 @@ export async function checkConnectivity(options: ConnectivityOptions): Promise<C
     userAgent: USER_AGENT,
   });
   const who = credentials.describe();
+  const closed = new AbortController();
   try {
+    await credentials.start?.({
+      baseUrl,
+      transport,
+      timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+      timers: systemTimers,
+      clock: systemClock,
+      logger: silentLogger,
+      signal: closed.signal,
+    });
     const answer = await http.fetch({ method: 'GET', path: 'v1/sync', operation: 'connectivity' });
     if (answer.status === 200 || answer.status === 304) {
       return { ok: true, status: answer.status, code: undefined, message: `key ${who} works on ${baseUrl.host}` };
@@ -76,6 +92,8 @@ export async function checkConnectivity(options: ConnectivityOptions): Promise<C
     if (err instanceof VaneError) return { ok: false, status: undefined, code: err.code, message: err.message };
     throw err;
   } finally {
+    closed.abort();
+    await Promise.resolve(credentials.close?.()).catch(() => undefined);
     await transport.close().catch(() => undefined);
   }
 }

@@ -1,5 +1,6 @@
 import { ManualClock, startLocalServer, type LocalServer, type LocalServerSeed, type LocalServerTrustInput } from '@vane/local-server';
 import {
+  checkConnectivity,
   SessionExpiredError,
   TokenExchangeFailedError,
   VaneClient,
@@ -218,6 +219,16 @@ describe('each provider, end to end against the local server', () => {
     const written = await client.setSecret('wi.token', 'value-TOPSECRET');
     expect(written.version).toBe(1);
     expect(server.admin.audit('shop').at(-1)?.actor).toBe('workload:cluster');
+  });
+
+  it('checkConnectivity exchanges the workload identity first, and reports a platform without one', async () => {
+    const ok = await checkConnectivity({ baseUrl: server.baseUrl('shop'), workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }) });
+    expect(ok).toMatchObject({ ok: true, status: 200 });
+    const missing = await checkConnectivity({
+      baseUrl: server.baseUrl('shop'),
+      workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: `${dir.path}/no-such-token` }),
+    });
+    expect(missing).toMatchObject({ ok: false, code: 'VANE_WORKLOAD_IDENTITY_NOT_CONFIGURED' });
   });
 
   it('gcp: an identity token from the metadata server (GCE_METADATA_HOST), for the audience, with Metadata-Flavor', async () => {
