@@ -142,7 +142,7 @@ export class ServiceHttp {
   async #fetchOnce(req: ServiceRequest, external?: AbortSignal): Promise<ServiceAnswer> {
     return this.#withTimeout(req, external, async (transportRequest) => {
       const res = await this.#s.transport.request(transportRequest);
-      const text = await res.text();
+      const text = await readBounded(res, res.status >= 200 && res.status < 300 ? MAX_ANSWER_BYTES : MAX_ERROR_BODY_BYTES);
       return { status: res.status, header: (name: string) => res.header(name), text };
     });
   }
@@ -252,4 +252,34 @@ export class ServiceHttp {
         return new UnexpectedResponseError(`${operation}: unexpected answer ${status} from ${this.host}${said}`, status, opts);
     }
   }
+}
+
+/** The largest successful answer read (256 MiB; a 10,000-key snapshot is about 330 KiB). */
+export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+/** How much of an error answer is read: enough for `{"error", "message"}`; the rest is dropped. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * Reads a body as UTF-8, never holding more than `limit` bytes: a server (or
+ * a proxy in between) sending an endless body cannot exhaust memory. Past the
+ * limit, an error answer is cut (only its start is needed) and a successful
+ * one is refused.
+ */
+async function readBounded(res: TransportResponse, limit: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    if (size + chunk.byteLength > limit) {
+      chunks.push(chunk.subarray(0, limit - size));
+      size = limit;
+      // Leaving the loop destroys the body, and with it the connection.
+      if (res.status >= 200 && res.status < 300) {
+        throw new UnexpectedResponseError(`the answer is larger than ${limit} bytes`, res.status);
+      }
+      break;
+    }
+    chunks.push(chunk);
+    size += chunk.byteLength;
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
 }
