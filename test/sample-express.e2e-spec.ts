@@ -1,7 +1,7 @@
 import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { admin, get } from './support/http.js';
+import { get } from './support/http.js';
 import { killLeftovers } from './support/process.js';
-import { DEMO_SEED, startSample, type RunningSample } from './support/samples.js';
+import { DEMO_SEED, startSample, changeAndWait, type RunningSample } from './support/samples.js';
 
 // The Express sample (sample-app/express), built, run as a user runs it:
 // `node sample-app/express/dist/main.js` against the local server on the demo
@@ -21,11 +21,6 @@ describe('the Express sample app, as a process', () => {
     await server.close();
   });
 
-  async function change(kind: 'flag' | 'config' | 'secret', key: string, body: unknown): Promise<void> {
-    const received = app.proc.nextLine(new RegExp(`vane: ${kind} ${key.replace(/\./g, '\\.')} changed`));
-    await admin(server, 'PUT', `services/shop/${kind}s/${key}`, body);
-    await received;
-  }
 
   it('serves every feature on the demo seed, without a secret value in any answer', async () => {
     expect((await get(`${app.url}/greeting`)).body).toEqual({ greeting: 'Hello from the Vane local server', poolMax: 10 });
@@ -46,15 +41,15 @@ describe('the Express sample app, as a process', () => {
   });
 
   it('flag, config and secret changes reach the next request', async () => {
-    await change('flag', 'new-checkout', { is_enabled: false });
+    await changeAndWait(server, app, 'flag', 'new-checkout', { is_enabled: false });
     expect(await get(`${app.url}/checkout`)).toMatchObject({ status: 404, body: { statusCode: 404, message: 'Not Found' } });
-    await change('flag', 'new-checkout', { is_enabled: true });
+    await changeAndWait(server, app, 'flag', 'new-checkout', { is_enabled: true });
     expect((await get(`${app.url}/checkout`)).status).toBe(200);
 
-    await change('config', 'greeting.text', { value: 'Hi from the test' });
+    await changeAndWait(server, app, 'config', 'greeting.text', { value: 'Hi from the test' });
     expect((await get(`${app.url}/greeting`)).body).toMatchObject({ greeting: 'Hi from the test' });
 
-    await change('secret', 'stripe.api_key', { value: 'rk_test_rotated' });
+    await changeAndWait(server, app, 'secret', 'stripe.api_key', { value: 'rk_test_rotated' });
     expect((await get(`${app.url}/payments`)).body).toEqual({ stripeConfigured: true, version: 2 });
   });
 

@@ -1,7 +1,7 @@
 import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { admin, get, openEventStream } from './support/http.js';
+import { get, openEventStream } from './support/http.js';
 import { killLeftovers } from './support/process.js';
-import { DEMO_SEED, ROOT, baseEnv, startSample, type RunningSample } from './support/samples.js';
+import { DEMO_SEED, ROOT, baseEnv, startSample, changeAndWait, type RunningSample } from './support/samples.js';
 import { spawnNode } from './support/process.js';
 
 // The NestJS sample (sample-app/src), built, run as a user runs it: `node
@@ -22,12 +22,6 @@ describe('the NestJS sample app, as a process', () => {
     await server.close();
   });
 
-  /** Makes a change through the admin API and waits until the app has logged receiving it. */
-  async function change(kind: 'flag' | 'config' | 'secret', key: string, body: unknown): Promise<void> {
-    const received = app.proc.nextLine(new RegExp(`vane: ${kind} ${key.replace(/\./g, '\\.')} changed`));
-    await admin(server, 'PUT', `services/shop/${kind}s/${key}`, body);
-    await received;
-  }
 
   it('serves every feature on the demo seed', async () => {
     expect((await get(`${app.url}/greeting`)).body).toEqual({ greeting: 'Hello from the Vane local server', changes: 0 });
@@ -60,13 +54,13 @@ describe('the NestJS sample app, as a process', () => {
 
   it('a flag flipped in the admin API changes the guarded route at once, both ways', async () => {
     expect((await get(`${app.url}/checkout`)).status).toBe(200);
-    await change('flag', 'new-checkout', { is_enabled: false });
+    await changeAndWait(server, app, 'flag', 'new-checkout', { is_enabled: false });
     expect(await get(`${app.url}/checkout`)).toMatchObject({ status: 404, body: { message: 'Cannot GET /checkout' } });
-    await change('flag', 'new-checkout', { is_enabled: true });
+    await changeAndWait(server, app, 'flag', 'new-checkout', { is_enabled: true });
     expect((await get(`${app.url}/checkout`)).status).toBe(200);
 
     expect((await get(`${app.url}/dashboard`)).status).toBe(403);
-    await change('flag', 'beta-dashboard', { is_enabled: true });
+    await changeAndWait(server, app, 'flag', 'beta-dashboard', { is_enabled: true });
     expect(await get(`${app.url}/dashboard`)).toMatchObject({ status: 200, body: { dashboard: 'beta' } });
   });
 
@@ -74,25 +68,25 @@ describe('the NestJS sample app, as a process', () => {
     const events = await openEventStream(`${app.url}/greeting/stream`);
     try {
       expect(await events.next()).toEqual({ greeting: 'Hello from the Vane local server' });
-      await change('config', 'greeting.text', { value: 'Hi from the test' });
+      await changeAndWait(server, app, 'config', 'greeting.text', { value: 'Hi from the test' });
       expect(await events.next()).toEqual({ greeting: 'Hi from the test' });
       expect((await get(`${app.url}/greeting`)).body).toEqual({ greeting: 'Hi from the test', changes: 1 });
     } finally {
       events.close();
     }
 
-    await change('config', 'db.pool.max', { value: 42 });
+    await changeAndWait(server, app, 'config', 'db.pool.max', { value: 42 });
     expect((await get(`${app.url}/db`)).body).toMatchObject({ poolMax: 42 });
   });
 
   it('a rotated secret is injected on the next request (text and file)', async () => {
-    await change('secret', 'stripe.api_key', { value: 'rk_test_rotated' });
+    await changeAndWait(server, app, 'secret', 'stripe.api_key', { value: 'rk_test_rotated' });
     const payments = await get(`${app.url}/payments`);
     expect(payments.body).toEqual({ stripeConfigured: true, length: 'rk_test_rotated'.length, version: 2 });
     expect(payments.text).not.toContain('rk_test');
 
     const pem = '-----BEGIN CERTIFICATE-----\nROTATED-IN-THE-TEST\n-----END CERTIFICATE-----\n';
-    await change('secret', 'tls.client_pem', { value: pem, type: 'file' });
+    await changeAndWait(server, app, 'secret', 'tls.client_pem', { value: pem, type: 'file' });
     expect((await get(`${app.url}/tls`)).body).toEqual({ exists: true, bytes: Buffer.byteLength(pem), version: 3 });
   });
 

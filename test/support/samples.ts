@@ -4,6 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { LocalServer } from '@vane/local-server';
+import { admin } from './http.js';
 import { spawnNode, type Proc } from './process.js';
 
 /** The repository's root. */
@@ -39,4 +40,21 @@ export async function startSample(kind: keyof typeof SAMPLE_MAIN, server: LocalS
   });
   const [, url] = await proc.nextLine(new RegExp(`${kind} sample listening on (http://\\S+)`));
   return { proc, url: url! };
+}
+
+/**
+ * Makes a change through the admin API and waits until the sample app has
+ * logged receiving it (`vane: <kind> <key> changed`): the samples print one
+ * such line per change event.
+ */
+export async function changeAndWait(
+  server: LocalServer,
+  app: RunningSample,
+  kind: 'flag' | 'config' | 'secret',
+  key: string,
+  body: unknown,
+): Promise<void> {
+  const received = app.proc.nextLine(new RegExp(`vane: ${kind} ${key.replace(/\./g, '\\.')} changed`));
+  await admin(server, 'PUT', `services/shop/${kind}s/${key}`, body);
+  await received;
 }
