@@ -25,7 +25,14 @@ export function region(file, name) {
 
 /** Every snippet of the README with the source text it must show. */
 export function snippets(readme) {
-  return [...readme.matchAll(MARKER)].map((m) => ({ file: m[1], name: m[2], lang: m[3], shown: m[4], full: m[0], source: region(m[1], m[2]) }));
+  return [...readme.matchAll(MARKER)].map((m) => ({
+    file: m[1],
+    name: m[2],
+    lang: m[3],
+    shown: m[4],
+    full: m[0],
+    source: region(m[1], m[2]),
+  }));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

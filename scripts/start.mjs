@@ -32,11 +32,18 @@ let failed = false;
  * Resolves with the URL it prints (`listening on http://…`).
  */
 function startChild(name, args, env) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.set(name, child);
   const prefix = `[${name}]`.padEnd(10);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not print its URL within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not print its URL within ${READY_TIMEOUT_MS} ms`)),
+      READY_TIMEOUT_MS,
+    );
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream }).on('line', (line) => {
         (stream === child.stderr ? process.stderr : process.stdout).write(`${prefix} ${line}\n`);

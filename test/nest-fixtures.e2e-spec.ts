@@ -18,15 +18,30 @@ const ROOT = resolve(__dirname, '..');
 function assertBuilt(): void {
   for (const lib of ['client', 'nestjs']) {
     for (const dist of ['dist/cjs/index.js', 'dist/esm/index.js']) {
-      if (!existsSync(join(ROOT, 'libs', lib, dist))) throw new Error(`libs/${lib}/${dist} is missing: run "npm run build" first (npm test does)`);
+      if (!existsSync(join(ROOT, 'libs', lib, dist)))
+        throw new Error(`libs/${lib}/${dist} is missing: run "npm run build" first (npm test does)`);
     }
   }
 }
 const APP = join(ROOT, 'test/fixtures/nest-app');
 
 const FLAVOURS = [
-  { name: 'NestJS 11, CommonJS', major: '11', run: join(APP, 'node_modules/.run-nest11'), ext: 'cjs', module: ts.ModuleKind.CommonJS, dist: 'dist/cjs' },
-  { name: 'NestJS 12, ESM only', major: '12', run: join(ROOT, 'test/fixtures/nest12-esm/node_modules/.run-nest12'), ext: 'mjs', module: ts.ModuleKind.ES2022, dist: 'dist/esm' },
+  {
+    name: 'NestJS 11, CommonJS',
+    major: '11',
+    run: join(APP, 'node_modules/.run-nest11'),
+    ext: 'cjs',
+    module: ts.ModuleKind.CommonJS,
+    dist: 'dist/cjs',
+  },
+  {
+    name: 'NestJS 12, ESM only',
+    major: '12',
+    run: join(ROOT, 'test/fixtures/nest12-esm/node_modules/.run-nest12'),
+    ext: 'mjs',
+    module: ts.ModuleKind.ES2022,
+    dist: 'dist/esm',
+  },
 ] as const;
 
 type Flavour = (typeof FLAVOURS)[number];
@@ -40,10 +55,20 @@ const SEED: LocalServerSeed = {
       configs: { 'db.host': 'db.fixture' },
       flags: {
         'new-checkout': { is_enabled: true },
-        'new-pricing': { is_enabled: true, ab: { percentage: 0, salt: 'np', cohorts: [{ conditions: [{ attribute: 'country', op: 'eq', values: ['DE'] }], percentage: 100 }] } },
+        'new-pricing': {
+          is_enabled: true,
+          ab: {
+            percentage: 0,
+            salt: 'np',
+            cohorts: [{ conditions: [{ attribute: 'country', op: 'eq', values: ['DE'] }], percentage: 100 }],
+          },
+        },
         'dark-mode': { is_enabled: true },
       },
-      secrets: { 'stripe.api_key': { type: 'text', value: 'rk_fixture_123' }, 'tls.client_pem': { type: 'file', value: 'pem' } },
+      secrets: {
+        'stripe.api_key': { type: 'text', value: 'rk_fixture_123' },
+        'tls.client_pem': { type: 'file', value: 'pem' },
+      },
     },
   },
 };
@@ -56,7 +81,13 @@ function layOut(flavour: Flavour): void {
   const source = readFileSync(join(APP, 'app.module.ts'), 'utf8');
   const { outputText } = ts.transpileModule(source, {
     fileName: 'app.module.ts',
-    compilerOptions: { module: flavour.module, target: ts.ScriptTarget.ES2022, experimentalDecorators: true, emitDecoratorMetadata: true, esModuleInterop: true },
+    compilerOptions: {
+      module: flavour.module,
+      target: ts.ScriptTarget.ES2022,
+      experimentalDecorators: true,
+      emitDecoratorMetadata: true,
+      esModuleInterop: true,
+    },
   });
   writeFileSync(join(flavour.run, `app.module.${flavour.ext}`), outputText);
   cpSync(join(APP, `main.${flavour.ext}`), join(flavour.run, `main.${flavour.ext}`));
@@ -82,11 +113,17 @@ interface Started {
 }
 
 function start(flavour: Flavour, env: Record<string, string>): Started {
-  const child = spawn(process.execPath, [`main.${flavour.ext}`], { cwd: flavour.run, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [`main.${flavour.ext}`], {
+    cwd: flavour.run,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolveExit) => child.on('exit', (code, signal) => resolveExit({ code, signal, stderr })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolveExit) =>
+    child.on('exit', (code, signal) => resolveExit({ code, signal, stderr })),
+  );
   const ready = new Promise<Ready>((resolveReady, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ready line within 15 s; stderr: ${stderr}`)), 15_000);
     child.stdout!.on('data', (c: Buffer) => {
@@ -106,12 +143,18 @@ function start(flavour: Flavour, env: Record<string, string>): Started {
   return { child, ready, exit };
 }
 
-function get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+function get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
   return new Promise((resolveGet, reject) => {
     const req = request({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolveGet({ status: res.statusCode ?? 0, body: text.startsWith('{') ? (JSON.parse(text) as unknown) : text }));
+      res.on('end', () =>
+        resolveGet({ status: res.statusCode ?? 0, body: text.startsWith('{') ? (JSON.parse(text) as unknown) : text }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -134,12 +177,17 @@ describe.each(FLAVOURS)('fixture app on $name', (flavour) => {
     try {
       const ready = await app.ready;
       expect(ready.nestCore.split('.')[0]).toBe(flavour.major);
-      expect(ready.nestCoreFile).toContain(flavour.major === '12' ? 'nest12-esm/node_modules/@nestjs/core' : `${ROOT}/node_modules/@nestjs/core`);
+      expect(ready.nestCoreFile).toContain(
+        flavour.major === '12' ? 'nest12-esm/node_modules/@nestjs/core' : `${ROOT}/node_modules/@nestjs/core`,
+      );
       expect(ready.vaneNestjsFile).toBe(join(flavour.run, 'node_modules/@vane/nestjs', flavour.dist, 'index.js'));
 
       expect(await get(ready.port, '/config')).toEqual({ status: 200, body: { host: 'db.fixture' } });
       expect(await get(ready.port, '/checkout')).toEqual({ status: 200, body: { checkout: 'new', keyLength: 14 } });
-      expect(await get(ready.port, '/pricing', { 'x-user': 'u-1', 'x-country': 'DE' })).toEqual({ status: 200, body: { user: 'u-1', dark: true } });
+      expect(await get(ready.port, '/pricing', { 'x-user': 'u-1', 'x-country': 'DE' })).toEqual({
+        status: 200,
+        body: { user: 'u-1', dark: true },
+      });
       expect((await get(ready.port, '/pricing', { 'x-user': 'u-1', 'x-country': 'US' })).status).toBe(404);
 
       server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });

@@ -11,7 +11,8 @@ const ROOT = resolve(__dirname, '..');
 function assertBuilt(): void {
   for (const lib of ['client', 'nestjs']) {
     for (const dist of ['dist/cjs/index.js', 'dist/esm/index.js']) {
-      if (!existsSync(join(ROOT, 'libs', lib, dist))) throw new Error(`libs/${lib}/${dist} is missing: run "npm run build" first (npm test does)`);
+      if (!existsSync(join(ROOT, 'libs', lib, dist)))
+        throw new Error(`libs/${lib}/${dist} is missing: run "npm run build" first (npm test does)`);
     }
   }
 }

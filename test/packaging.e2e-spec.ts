@@ -14,12 +14,19 @@ function node(args: string[]): string {
 
 describe.each(LIBS)('@vane/%s package', (lib) => {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'libs', lib, 'package.json'), 'utf8')) as {
-    exports: Record<string, { import: { types: string; default: string }; require: { types: string; default: string } }>;
+    exports: Record<
+      string,
+      { import: { types: string; default: string }; require: { types: string; default: string } }
+    >;
   };
 
   it('loads through require() as CommonJS and through import() as ESM, with the same exports', () => {
     const cjs = node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/${lib}')).sort()))`]);
-    const esm = node(['--input-type=module', '-e', `const m = await import('@vane/${lib}'); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default').sort()))`]);
+    const esm = node([
+      '--input-type=module',
+      '-e',
+      `const m = await import('@vane/${lib}'); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default').sort()))`,
+    ]);
     expect(JSON.parse(esm)).toEqual(JSON.parse(cjs));
   });
 
@@ -43,7 +50,10 @@ describe('dependency manifest', () => {
       ...Object.keys(manifest.peerDependencies ?? {}),
       ...Object.keys(manifest.optionalDependencies ?? {}),
     ]);
-    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', `libs/${lib}/src`], { cwd: ROOT, encoding: 'utf8' })
+    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', `libs/${lib}/src`], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
       .split('\n')
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'));
     const missing = new Set<string>();

@@ -15,12 +15,17 @@ describe('README.md', () => {
   });
 
   it('shows exactly the code of the sample apps that the end-to-end tests run', () => {
-    const out = execFileSync(process.execPath, ['scripts/readme-snippets.mjs', '--check'], { cwd: ROOT, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['scripts/readme-snippets.mjs', '--check'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect(out).toMatch(/^1\d snippets, 0 stale/);
   });
 
   it('documents every option of the client', () => {
-    const interfaceBody = /export interface VaneClientOptions \{([\s\S]*?)\n\}/.exec(source('libs/client/src/options.ts'))![1]!;
+    const interfaceBody = /export interface VaneClientOptions \{([\s\S]*?)\n\}/.exec(
+      source('libs/client/src/options.ts'),
+    )![1]!;
     const options = [...interfaceBody.matchAll(/^ {2}(?:readonly )?(\w+)\??:/gm)].map((m) => m[1]!);
     expect(options).toEqual(expect.arrayContaining(Object.keys(DEFAULTS)));
     for (const option of options) expect(readme).toContain(`\`${option}\``);
@@ -30,15 +35,23 @@ describe('README.md', () => {
     }
   });
 
-  it.each(['libs/client/src/errors.ts', 'libs/nestjs/src', 'libs/express/src'])('documents every error code of %s', (path) => {
-    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', path], { cwd: ROOT, encoding: 'utf8' })
-      .split('\n')
-      .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'));
-    const environment = new Set(['VANE_BASE_URL', 'VANE_API_KEY', 'VANE_ADMIN_TOKEN']);
-    const codes = new Set(
-      files.flatMap((f) => [...source(f).matchAll(/'(VANE_[A-Z_]+)'/g)].map((m) => m[1]!)).filter((code) => !environment.has(code)),
-    );
-    expect(codes.size).toBeGreaterThan(0);
-    for (const code of codes) expect(readme).toContain(`\`${code}\``);
-  });
+  it.each(['libs/client/src/errors.ts', 'libs/nestjs/src', 'libs/express/src'])(
+    'documents every error code of %s',
+    (path) => {
+      const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', path], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      })
+        .split('\n')
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'));
+      const environment = new Set(['VANE_BASE_URL', 'VANE_API_KEY', 'VANE_ADMIN_TOKEN']);
+      const codes = new Set(
+        files
+          .flatMap((f) => [...source(f).matchAll(/'(VANE_[A-Z_]+)'/g)].map((m) => m[1]!))
+          .filter((code) => !environment.has(code)),
+      );
+      expect(codes.size).toBeGreaterThan(0);
+      for (const code of codes) expect(readme).toContain(`\`${code}\``);
+    },
+  );
 });

@@ -21,9 +21,11 @@ describe('the Express sample app, as a process', () => {
     await server.close();
   });
 
-
   it('serves every feature on the demo seed, without a secret value in any answer', async () => {
-    expect((await get(`${app.url}/greeting`)).body).toEqual({ greeting: 'Hello from the Vane local server', poolMax: 10 });
+    expect((await get(`${app.url}/greeting`)).body).toEqual({
+      greeting: 'Hello from the Vane local server',
+      poolMax: 10,
+    });
     expect(await get(`${app.url}/checkout`)).toMatchObject({ status: 200, body: { checkout: 'new' } });
     const payments = await get(`${app.url}/payments`);
     expect(payments).toMatchObject({ status: 200, body: { stripeConfigured: true, version: 1 } });
@@ -34,7 +36,10 @@ describe('the Express sample app, as a process', () => {
   });
 
   it('the A/B route: on for a DE user, off for the same user elsewhere and for anonymous callers', async () => {
-    expect(await get(`${app.url}/pricing`, { 'x-user-id': 'u-2', 'x-country': 'DE' })).toMatchObject({ status: 200, body: { pricing: 'new', discount: 0.15 } });
+    expect(await get(`${app.url}/pricing`, { 'x-user-id': 'u-2', 'x-country': 'DE' })).toMatchObject({
+      status: 200,
+      body: { pricing: 'new', discount: 0.15 },
+    });
     expect(await get(`${app.url}/pricing`, { 'x-user-id': 'u-2', 'x-country': 'FR' })).toMatchObject({ status: 200 });
     expect(await get(`${app.url}/pricing`, { 'x-user-id': 'u-2', 'x-country': 'US' })).toMatchObject({ status: 404 });
     expect(await get(`${app.url}/pricing`)).toMatchObject({ status: 404 });
@@ -42,7 +47,10 @@ describe('the Express sample app, as a process', () => {
 
   it('flag, config and secret changes reach the next request', async () => {
     await changeAndWait(server, app, 'flag', 'new-checkout', { is_enabled: false });
-    expect(await get(`${app.url}/checkout`)).toMatchObject({ status: 404, body: { statusCode: 404, message: 'Not Found' } });
+    expect(await get(`${app.url}/checkout`)).toMatchObject({
+      status: 404,
+      body: { statusCode: 404, message: 'Not Found' },
+    });
     await changeAndWait(server, app, 'flag', 'new-checkout', { is_enabled: true });
     expect((await get(`${app.url}/checkout`)).status).toBe(200);
 

@@ -22,15 +22,23 @@ describe('the NestJS sample app, as a process', () => {
     await server.close();
   });
 
-
   it('serves every feature on the demo seed', async () => {
-    expect((await get(`${app.url}/greeting`)).body).toEqual({ greeting: 'Hello from the Vane local server', changes: 0 });
+    expect((await get(`${app.url}/greeting`)).body).toEqual({
+      greeting: 'Hello from the Vane local server',
+      changes: 0,
+    });
     expect(await get(`${app.url}/checkout`)).toMatchObject({ status: 200, body: { checkout: 'new' } });
     expect(await get(`${app.url}/dashboard`)).toMatchObject({ status: 403 }); // beta-dashboard is off
-    expect(await get(`${app.url}/db`)).toMatchObject({ status: 200, body: { host: 'localhost', port: 5432, poolMax: 10 } });
+    expect(await get(`${app.url}/db`)).toMatchObject({
+      status: 200,
+      body: { host: 'localhost', port: 5432, poolMax: 10 },
+    });
 
     const payments = await get(`${app.url}/payments`);
-    expect(payments).toMatchObject({ status: 200, body: { stripeConfigured: true, length: 'rk_test_local_not_a_real_key'.length, version: 1 } });
+    expect(payments).toMatchObject({
+      status: 200,
+      body: { stripeConfigured: true, length: 'rk_test_local_not_a_real_key'.length, version: 1 },
+    });
     expect(payments.text).not.toContain('rk_test');
 
     const tls = await get(`${app.url}/tls`);
@@ -39,12 +47,18 @@ describe('the NestJS sample app, as a process', () => {
     expect(tls.text).not.toContain('CERTIFICATE');
 
     const health = await get(`${app.url}/health`);
-    expect(health).toMatchObject({ status: 200, body: { status: 'ok', info: { vane: { status: 'up', mode: 'stream', connected: true } } } });
+    expect(health).toMatchObject({
+      status: 200,
+      body: { status: 'ok', info: { vane: { status: 'up', mode: 'stream', connected: true } } },
+    });
   });
 
   it('the A/B route: on for a DE or FR user, off for this user elsewhere and for anonymous callers', async () => {
     // In the demo seed, new-pricing is on for country DE/FR (100 %) and for 50 % of the rest; user u-2 is outside those 50 %.
-    expect(await get(`${app.url}/pricing`, { 'x-user-id': 'u-2', 'x-country': 'DE' })).toMatchObject({ status: 200, body: { pricing: 'new', discount: 0.15 } });
+    expect(await get(`${app.url}/pricing`, { 'x-user-id': 'u-2', 'x-country': 'DE' })).toMatchObject({
+      status: 200,
+      body: { pricing: 'new', discount: 0.15 },
+    });
     expect(await get(`${app.url}/pricing?user=u-2&country=FR`)).toMatchObject({ status: 200 });
     expect(await get(`${app.url}/pricing`, { 'x-user-id': 'u-2', 'x-country': 'US' })).toMatchObject({ status: 404 });
     expect(await get(`${app.url}/pricing`)).toMatchObject({ status: 404 });
@@ -100,7 +114,12 @@ describe('the NestJS sample app, as a process', () => {
   it('a wrong key stops the start: exit 1, with the error code', async () => {
     const proc = spawnNode(['sample-app/dist/main.js'], {
       cwd: ROOT,
-      env: { ...baseEnv(), VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: 'svs_not_a_key_of_this_service', PORT: '0' },
+      env: {
+        ...baseEnv(),
+        VANE_BASE_URL: server.baseUrl('shop'),
+        VANE_API_KEY: 'svs_not_a_key_of_this_service',
+        PORT: '0',
+      },
     });
     const exit = await proc.exited;
     expect(exit.code).toBe(1);

@@ -34,7 +34,9 @@ describe('npm start (scripts/start.mjs)', () => {
   /** Runs a printed `curl -X PUT -H '…' -d '…' URL` line as an HTTP request. */
   function runCurl(command: string): ReturnType<typeof send> {
     const method = /-X (\S+)/.exec(command)![1]!;
-    const headers = Object.fromEntries([...command.matchAll(/-H '([^:']+): ([^']*)'/g)].map(([, name, value]) => [name!.toLowerCase(), value!]));
+    const headers = Object.fromEntries(
+      [...command.matchAll(/-H '([^:']+): ([^']*)'/g)].map(([, name, value]) => [name!.toLowerCase(), value!]),
+    );
     const body = /-d '([^']*)'/.exec(command)?.[1];
     const url = /(http:\/\/\S+)$/.exec(command)![1]!;
     return send(method, url, { headers, ...(body === undefined ? {} : { body }) });
@@ -58,7 +60,8 @@ describe('npm start (scripts/start.mjs)', () => {
 
     process.kill(proc.pid, 'SIGINT'); // the script only, as a terminal's Ctrl-C would reach it (the children get SIGTERM from it)
     await expect(proc.exited).resolves.toEqual({ code: 0, signal: null });
-    for (const name of ['nest', 'express', 'vane']) expect(proc.lines).toContainEqual(expect.stringMatching(new RegExp(`^\\[${name}\\]\\s+exited \\(code 0\\)$`)));
+    for (const name of ['nest', 'express', 'vane'])
+      expect(proc.lines).toContainEqual(expect.stringMatching(new RegExp(`^\\[${name}\\]\\s+exited \\(code 0\\)$`)));
     expect(groupAlive(proc.pid)).toBe(false);
   });
 

@@ -25,13 +25,29 @@ beforeAll(async () => {
       services: {
         shop: {
           configs: { 'db.host': 'db.internal' },
-          trusts: { cluster: { provider: 'kubernetes', issuer: ISSUER, audience: 'vane', subjects: [SUBJECT], jwks: { keys: [jwk] }, key_type: 'secret' } },
+          trusts: {
+            cluster: {
+              provider: 'kubernetes',
+              issuer: ISSUER,
+              audience: 'vane',
+              subjects: [SUBJECT],
+              jwks: { keys: [jwk] },
+              key_type: 'secret',
+            },
+          },
         },
       },
     },
   });
   const now = Math.floor(Date.now() / 1000);
-  const token = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(ISSUER).setAudience('vane').setSubject(SUBJECT).setIssuedAt(now).setExpirationTime(now + 600).sign(privateKey);
+  const token = await new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    .setIssuer(ISSUER)
+    .setAudience('vane')
+    .setSubject(SUBJECT)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
+    .sign(privateKey);
   dir = mkdtempSync(join(tmpdir(), 'vane-wi-pass-'));
   const tokenPath = join(dir, 'token');
   writeFileSync(tokenPath, token);
@@ -45,7 +61,9 @@ afterAll(async () => {
 
 it('VaneModule.forRoot passes workloadIdentity to the client', async () => {
   const moduleRef = await Test.createTestingModule({
-    imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), workloadIdentity, stream: false, startupCheck: 'off' })],
+    imports: [
+      VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), workloadIdentity, stream: false, startupCheck: 'off' }),
+    ],
   }).compile();
   try {
     const client = moduleRef.get(VaneClient);

@@ -23,11 +23,15 @@ startSample().then(
     // #endregion shutdown
     // Printed only once the handlers are in place: a supervisor may signal as soon as it reads this line.
     console.log(`express sample listening on ${sample.url}`);
-    console.log(`try:\n  curl ${sample.url}/greeting\n  curl ${sample.url}/checkout\n  curl -H 'x-user-id: u-1' -H 'x-country: DE' ${sample.url}/pricing\n  curl ${sample.url}/payments ${sample.url}/tls`);
+    console.log(
+      `try:\n  curl ${sample.url}/greeting\n  curl ${sample.url}/checkout\n  curl -H 'x-user-id: u-1' -H 'x-country: DE' ${sample.url}/pricing\n  curl ${sample.url}/payments ${sample.url}/tls`,
+    );
   },
   (err: unknown) => {
     // The initial sync failed: err.code says why (VANE_UNAUTHORIZED, VANE_NOT_FOUND, VANE_TRANSPORT…).
-    console.error(`express sample could not start: ${err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err)}`);
+    console.error(
+      `express sample could not start: ${err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err)}`,
+    );
     process.exitCode = 1;
   },
 );

@@ -21,7 +21,10 @@ export interface RunningSample {
  * Vane options from `VANE_BASE_URL` / `VANE_API_KEY`. Rejects, with nothing
  * left open, when the initial sync fails (wrong key, wrong slug, service down).
  */
-export async function startSample(env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = console.log): Promise<RunningSample> {
+export async function startSample(
+  env: NodeJS.ProcessEnv = process.env,
+  log: (line: string) => void = console.log,
+): Promise<RunningSample> {
   // #region create
   const vane = await createVane(vaneOptionsFromEnv(env));
   vane.client.onChange((e) => log(`vane: ${e.kind} ${e.key} changed (revision ${e.revision})`));
@@ -36,7 +39,6 @@ export async function startSample(env: NodeJS.ProcessEnv = process.env, log: (li
   return {
     url: `http://127.0.0.1:${port}`,
     vane,
-    close: () =>
-      (closing ??= new Promise<void>((resolve) => server.close(() => resolve())).then(() => vane.close())),
+    close: () => (closing ??= new Promise<void>((resolve) => server.close(() => resolve())).then(() => vane.close())),
   };
 }

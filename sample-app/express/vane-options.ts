@@ -15,7 +15,9 @@ export const DEMO_API_KEY = 'svs_shop_local_secret';
  * the sample takes it from headers so you can try it with curl:
  * `-H 'x-user-id: u-1' -H 'x-country: DE'`. No user, no A/B flag.
  */
-export function abContextFromHeaders(req: Request): { userId: string; attributes: Record<string, string | undefined> } | null {
+export function abContextFromHeaders(
+  req: Request,
+): { userId: string; attributes: Record<string, string | undefined> } | null {
   const userId = req.get('x-user-id');
   if (!userId) return null;
   return { userId, attributes: { country: req.get('x-country'), plan: req.get('x-plan') } };

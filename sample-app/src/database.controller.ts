@@ -14,7 +14,11 @@ export class DatabaseController {
   // #region interop
   @Get()
   settings(): { host: string | undefined; port: number | undefined; poolMax: number | undefined } {
-    return { host: this.config.get<string>('db.host'), port: this.config.get<number>('db.port'), poolMax: this.config.get<number>('db.pool.max') };
+    return {
+      host: this.config.get<string>('db.host'),
+      port: this.config.get<number>('db.port'),
+      poolMax: this.config.get<number>('db.pool.max'),
+    };
   }
   // #endregion interop
 }

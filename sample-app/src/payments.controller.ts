@@ -12,9 +12,17 @@ export class PaymentsController {
 
   // #region secret
   @Get()
-  payments(@Secret('stripe.api_key') stripeKey: string): { stripeConfigured: boolean; length: number; version: number | undefined } {
+  payments(@Secret('stripe.api_key') stripeKey: string): {
+    stripeConfigured: boolean;
+    length: number;
+    version: number | undefined;
+  } {
     // A real handler would call the payment provider with stripeKey here; never send it back.
-    return { stripeConfigured: stripeKey.length > 0, length: stripeKey.length, version: this.vane.secretInfo('stripe.api_key')?.version };
+    return {
+      stripeConfigured: stripeKey.length > 0,
+      length: stripeKey.length,
+      version: this.vane.secretInfo('stripe.api_key')?.version,
+    };
   }
   // #endregion secret
 }

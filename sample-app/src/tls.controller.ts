@@ -13,9 +13,17 @@ export class TlsController {
 
   // #region file-secret
   @Get()
-  tls(@Secret('tls.client_pem', { file: true }) pemPath: string): { exists: boolean; bytes: number; version: number | undefined } {
+  tls(@Secret('tls.client_pem', { file: true }) pemPath: string): {
+    exists: boolean;
+    bytes: number;
+    version: number | undefined;
+  } {
     const stat = statSync(pemPath, { throwIfNoEntry: false });
-    return { exists: stat !== undefined, bytes: stat?.size ?? 0, version: this.vane.secretInfo('tls.client_pem')?.version };
+    return {
+      exists: stat !== undefined,
+      bytes: stat?.size ?? 0,
+      version: this.vane.secretInfo('tls.client_pem')?.version,
+    };
   }
   // #endregion file-secret
 }

@@ -14,22 +14,30 @@ export interface Answer {
 }
 
 /** Sends one request; `body` (a string) is sent as it is. */
-export function send(method: string, url: string, options: { headers?: Record<string, string>; body?: string; timeoutMs?: number } = {}): Promise<Answer> {
+export function send(
+  method: string,
+  url: string,
+  options: { headers?: Record<string, string>; body?: string; timeoutMs?: number } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: options.headers, agent: false, timeout: options.timeoutMs ?? 5000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
-      });
-    });
+    const req = request(
+      url,
+      { method, headers: options.headers, agent: false, timeout: options.timeoutMs ?? 5000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          let body: unknown;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            body = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer`)));
     req.on('error', reject);
     req.end(options.body);
@@ -42,7 +50,12 @@ export function get(url: string, headers: Record<string, string> = {}): Promise<
 }
 
 /** A call to the local server's admin API (`/admin/v1/…`) with a JSON body; throws on a non-2xx answer. */
-export async function admin(server: { url: string; adminToken: string }, method: 'PUT' | 'DELETE', path: string, body?: unknown): Promise<Answer> {
+export async function admin(
+  server: { url: string; adminToken: string },
+  method: 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<Answer> {
   const answer = await send(method, `${server.url}/admin/v1/${path}`, {
     headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -86,7 +99,10 @@ export function openEventStream(url: string): Promise<EventStream> {
           queue.length > 0
             ? Promise.resolve(queue.shift())
             : new Promise((resolveNext, rejectNext) => {
-                const timer = setTimeout(() => rejectNext(new Error(`${url}: no event within ${timeoutMs} ms`)), timeoutMs);
+                const timer = setTimeout(
+                  () => rejectNext(new Error(`${url}: no event within ${timeoutMs} ms`)),
+                  timeoutMs,
+                );
                 waiting.push((data) => {
                   clearTimeout(timer);
                   resolveNext(data);

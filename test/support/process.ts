@@ -28,12 +28,21 @@ export interface Proc {
   nextLine(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
 }
 
+// eslint-disable-next-line no-control-regex -- ESC starts every ANSI colour sequence
 const ANSI = /\x1b\[[0-9;]*m/g;
 const live = new Set<Proc>();
 
 /** Spawns `node …args` from `cwd`, with `env` (a full environment). */
-export function spawnNode(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; detached?: boolean }): Proc {
-  const spawnOptions: SpawnOptions = { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false };
+export function spawnNode(
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; detached?: boolean },
+): Proc {
+  const spawnOptions: SpawnOptions = {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
+  };
   const child = spawn(process.execPath, [...args], spawnOptions);
   const lines: string[] = [];
   const waiters = new Set<(line: string) => void>();
@@ -77,7 +86,11 @@ export function spawnNode(args: readonly string[], options: { cwd: string; env: 
         void exited.then((exit) => {
           if (!waiters.has(onLine)) return;
           done();
-          reject(new Error(`the process exited (${exit.signal ?? exit.code}) before printing ${pattern}; output:\n${lines.join('\n')}`));
+          reject(
+            new Error(
+              `the process exited (${exit.signal ?? exit.code}) before printing ${pattern}; output:\n${lines.join('\n')}`,
+            ),
+          );
         });
       });
     },

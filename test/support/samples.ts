@@ -28,15 +28,26 @@ export interface RunningSample {
 /** A minimal environment for a child: no VANE_* or PORT leaking in from the test runner. */
 export function baseEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '' };
-  for (const name of ['HOME', 'TMPDIR', 'SYSTEMROOT']) if (process.env[name] !== undefined) env[name] = process.env[name];
+  for (const name of ['HOME', 'TMPDIR', 'SYSTEMROOT'])
+    if (process.env[name] !== undefined) env[name] = process.env[name];
   return env;
 }
 
 /** Starts a sample against `server`'s `shop` service on a free port, and waits for the URL it prints. */
-export async function startSample(kind: keyof typeof SAMPLE_MAIN, server: LocalServer, env: NodeJS.ProcessEnv = {}): Promise<RunningSample> {
+export async function startSample(
+  kind: keyof typeof SAMPLE_MAIN,
+  server: LocalServer,
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningSample> {
   const proc = spawnNode([SAMPLE_MAIN[kind]], {
     cwd: ROOT,
-    env: { ...baseEnv(), VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: server.secretKey('shop'), PORT: '0', ...env },
+    env: {
+      ...baseEnv(),
+      VANE_BASE_URL: server.baseUrl('shop'),
+      VANE_API_KEY: server.secretKey('shop'),
+      PORT: '0',
+      ...env,
+    },
   });
   const [, url] = await proc.nextLine(new RegExp(`${kind} sample listening on (http://\\S+)`));
   return { proc, url: url! };

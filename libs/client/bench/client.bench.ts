@@ -18,7 +18,11 @@ const silent = { warn() {}, error() {} };
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
-const median = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b), 0.5);
+const median = (xs: number[]): number =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 
 /** ns per call of `body` over `iterations` calls, keys cycled. */
 function nsPerOp(iterations: number, body: (i: number) => boolean): number {
@@ -39,7 +43,12 @@ async function readBench(): Promise<string[]> {
   }
   const seed: LocalServerSeed = { services: { bench: { kind: 'backend', keys: [SK], configs, flags } } };
   const server = await startLocalServer({ seed, port: 0 });
-  const client = await VaneClient.create({ baseUrl: server.baseUrl('bench'), apiKey: SK, stream: false, logger: silent });
+  const client = await VaneClient.create({
+    baseUrl: server.baseUrl('bench'),
+    apiKey: SK,
+    stream: false,
+    logger: silent,
+  });
   const configKeys = Object.keys(configs);
   const flagKeys = Object.keys(flags);
   const configMap = new Map<string, unknown>(client.configs());
@@ -63,10 +72,18 @@ async function readBench(): Promise<string[]> {
 
 async function syncBench(): Promise<string[]> {
   const configs: Record<string, string | number | boolean> = {};
-  for (let i = 0; i < 10_000; i++) configs[`section${i % 100}.key${i}`] = i % 3 === 0 ? `a string value number ${i}` : i % 3 === 1 ? i * 1.5 : i % 2 === 0;
+  for (let i = 0; i < 10_000; i++)
+    configs[`section${i % 100}.key${i}`] =
+      i % 3 === 0 ? `a string value number ${i}` : i % 3 === 1 ? i * 1.5 : i % 2 === 0;
   const seed: LocalServerSeed = { services: { big: { kind: 'backend', keys: [SK], configs } } };
   const server = await startLocalServer({ seed, port: 0 });
-  const client = await VaneClient.create({ baseUrl: server.baseUrl('big'), apiKey: SK, stream: false, logger: silent, ttlMs: 3_600_000 });
+  const client = await VaneClient.create({
+    baseUrl: server.baseUrl('big'),
+    apiKey: SK,
+    stream: false,
+    logger: silent,
+    ttlMs: 3_600_000,
+  });
   const notModified: number[] = [];
   const updated: number[] = [];
   for (let i = 0; i < 30; i++) await client.sync(); // warm-up
@@ -91,7 +108,9 @@ async function syncBench(): Promise<string[]> {
 }
 
 async function latencyBench(): Promise<string[]> {
-  const seed: LocalServerSeed = { services: { shop: { kind: 'backend', keys: [SK], configs: { 'bench.counter': -1 } } } };
+  const seed: LocalServerSeed = {
+    services: { shop: { kind: 'backend', keys: [SK], configs: { 'bench.counter': -1 } } },
+  };
   const server = await startLocalServer({ seed, port: 0 });
   const client = await VaneClient.create({ baseUrl: server.baseUrl('shop'), apiKey: SK, logger: silent });
   const deadline = Date.now() + 5000;
@@ -128,7 +147,9 @@ async function latencyBench(): Promise<string[]> {
 
 async function main(): Promise<void> {
   const rows = [...(await readBench()), ...(await syncBench()), ...(await latencyBench())];
-  console.log(`Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), ${new Date().toISOString()}\n`);
+  console.log(
+    `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), ${new Date().toISOString()}\n`,
+  );
   console.log('| measure | client | baseline | ratio | target |');
   console.log('|---|---|---|---|---|');
   for (const row of rows) console.log(row);

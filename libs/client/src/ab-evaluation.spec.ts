@@ -3,7 +3,10 @@ import { normalizeAbContext, planAbEvaluation, readAbResults } from './ab-evalua
 
 describe('normalizeAbContext', () => {
   it('drops null and undefined attributes, keeps strings', () => {
-    expect(normalizeAbContext({ userId: 'u1', attributes: { country: 'DE', plan: null, tier: undefined } })).toEqual({ userId: 'u1', attributes: { country: 'DE' } });
+    expect(normalizeAbContext({ userId: 'u1', attributes: { country: 'DE', plan: null, tier: undefined } })).toEqual({
+      userId: 'u1',
+      attributes: { country: 'DE' },
+    });
   });
 
   it.each([
@@ -50,7 +53,9 @@ describe('planAbEvaluation', () => {
   });
 
   it('refuses non-string keys', () => {
-    expect(() => planAbEvaluation(['a', 1 as unknown as string], () => true)).toThrow('keys[1] must be a string, got number');
+    expect(() => planAbEvaluation(['a', 1 as unknown as string], () => true)).toThrow(
+      'keys[1] must be a string, got number',
+    );
   });
 });
 

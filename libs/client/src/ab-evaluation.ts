@@ -38,7 +38,8 @@ function typeName(v: unknown): string {
  * @throws InvalidArgumentError - naming the attribute and the type received.
  */
 export function normalizeAbContext(context: AbContext): { userId: string; attributes: Record<string, string> } {
-  if (typeof context !== 'object' || context === null) throw new InvalidArgumentError(`evaluateAb: context must be an object, got ${typeName(context)}`);
+  if (typeof context !== 'object' || context === null)
+    throw new InvalidArgumentError(`evaluateAb: context must be an object, got ${typeName(context)}`);
   if (typeof context.userId !== 'string' || context.userId === '') {
     throw new InvalidArgumentError(`evaluateAb: userId must be a non-empty string, got ${typeName(context.userId)}`);
   }
@@ -46,7 +47,8 @@ export function normalizeAbContext(context: AbContext): { userId: string; attrib
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
   const given: unknown = context.attributes;
   if (given === undefined || given === null) return { userId: context.userId, attributes };
-  if (typeof given !== 'object' || Array.isArray(given)) throw new InvalidArgumentError(`evaluateAb: attributes must be an object of strings, got ${typeName(given)}`);
+  if (typeof given !== 'object' || Array.isArray(given))
+    throw new InvalidArgumentError(`evaluateAb: attributes must be an object of strings, got ${typeName(given)}`);
   for (const [name, value] of Object.entries(given as Record<string, unknown>)) {
     if (value === null || value === undefined) continue;
     if (typeof value !== 'string') {
@@ -71,12 +73,18 @@ export interface AbPlan {
  *
  * @throws InvalidArgumentError - when `keys` is not an array of strings.
  */
-export function planAbEvaluation(keys: readonly string[], isKnown: (key: string) => boolean, maxPerCall = MAX_AB_KEYS_PER_CALL): AbPlan {
-  if (!Array.isArray(keys)) throw new InvalidArgumentError(`evaluateAb: keys must be an array of strings, got ${typeName(keys)}`);
+export function planAbEvaluation(
+  keys: readonly string[],
+  isKnown: (key: string) => boolean,
+  maxPerCall = MAX_AB_KEYS_PER_CALL,
+): AbPlan {
+  if (!Array.isArray(keys))
+    throw new InvalidArgumentError(`evaluateAb: keys must be an array of strings, got ${typeName(keys)}`);
   const distinct: string[] = [];
   const seen = new Set<string>();
   keys.forEach((key: unknown, i) => {
-    if (typeof key !== 'string') throw new InvalidArgumentError(`evaluateAb: keys[${i}] must be a string, got ${typeName(key)}`);
+    if (typeof key !== 'string')
+      throw new InvalidArgumentError(`evaluateAb: keys[${i}] must be a string, got ${typeName(key)}`);
     if (!seen.has(key)) {
       seen.add(key);
       distinct.push(key);
@@ -94,7 +102,10 @@ export function planAbEvaluation(keys: readonly string[], isKnown: (key: string)
  */
 export function readAbResults(doc: unknown, asked: readonly string[], into: Record<string, boolean>): void {
   const results = typeof doc === 'object' && doc !== null ? (doc as Record<string, unknown>)['results'] : undefined;
-  const map = typeof results === 'object' && results !== null && !Array.isArray(results) ? (results as Record<string, unknown>) : {};
+  const map =
+    typeof results === 'object' && results !== null && !Array.isArray(results)
+      ? (results as Record<string, unknown>)
+      : {};
   for (const key of asked) {
     into[key] = Object.prototype.hasOwnProperty.call(map, key) && map[key] === true;
   }

@@ -18,19 +18,24 @@ describe('assertValidApiKey', () => {
     expect(() => assertValidApiKey(key)).not.toThrow();
   });
 
-  it.each([['sk_live_0123456789abcdef'], ['svs_'], ['svs_has space 0123456789'], ['svs_naïve0123456789'], [''], [42], [undefined]])(
-    'refuses %p with a redacted message',
-    (key) => {
-      let caught: unknown;
-      try {
-        assertValidApiKey(key);
-      } catch (err) {
-        caught = err;
-      }
-      expect(caught).toBeInstanceOf(InvalidArgumentError);
-      if (typeof key === 'string' && key.length > 8) expect((caught as Error).message).not.toContain(key);
-    },
-  );
+  it.each([
+    ['sk_live_0123456789abcdef'],
+    ['svs_'],
+    ['svs_has space 0123456789'],
+    ['svs_naïve0123456789'],
+    [''],
+    [42],
+    [undefined],
+  ])('refuses %p with a redacted message', (key) => {
+    let caught: unknown;
+    try {
+      assertValidApiKey(key);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(InvalidArgumentError);
+    if (typeof key === 'string' && key.length > 8) expect((caught as Error).message).not.toContain(key);
+  });
 });
 
 describe('ApiKeyCredentials', () => {

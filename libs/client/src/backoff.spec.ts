@@ -5,7 +5,9 @@ describe('backoffDelayMs', () => {
   const settings = (random: number) => ({ minMs: 1000, maxMs: 30_000, random: () => random });
 
   it('doubles from minMs to maxMs without jitter when random is 0', () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 20].map((n) => backoffDelayMs(n, settings(0)))).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000]);
+    expect([0, 1, 2, 3, 4, 5, 6, 20].map((n) => backoffDelayMs(n, settings(0)))).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000,
+    ]);
   });
 
   it('takes up to half off at random', () => {

@@ -1,13 +1,22 @@
 import { diffSnapshots, jsonEqual } from './change-event.js';
 import { parseSnapshot } from './snapshot.js';
 
-const snap = (revision: number, configs: Record<string, unknown>, flags: Record<string, boolean> = {}, secrets: Record<string, [string, string, number]> = {}) =>
+const snap = (
+  revision: number,
+  configs: Record<string, unknown>,
+  flags: Record<string, boolean> = {},
+  secrets: Record<string, [string, string, number]> = {},
+) =>
   parseSnapshot({
     service: { slug: 's', kind: 'backend' },
     revision,
     configs,
-    flags: Object.fromEntries(Object.entries(flags).map(([k, on]) => [k, { is_enabled: on, starts_at: null, ends_at: null, is_active: on }])),
-    secrets: Object.fromEntries(Object.entries(secrets).map(([k, [type, value, version]]) => [k, { type, value, version }])),
+    flags: Object.fromEntries(
+      Object.entries(flags).map(([k, on]) => [k, { is_enabled: on, starts_at: null, ends_at: null, is_active: on }]),
+    ),
+    secrets: Object.fromEntries(
+      Object.entries(secrets).map(([k, [type, value, version]]) => [k, { type, value, version }]),
+    ),
   });
 
 describe('jsonEqual', () => {
@@ -23,8 +32,18 @@ describe('jsonEqual', () => {
 
 describe('diffSnapshots', () => {
   it('reports only real changes, with old and new values and the revision', () => {
-    const a = snap(1, { same: 1, arr: ['x'], changed: 'a', gone: true, typed: 5 }, { f: true, g: false }, { s: ['text', 'v1', 1] });
-    const b = snap(2, { same: 1, arr: ['x'], changed: 'b', added: null, typed: '5' }, { f: true, g: true, h: false }, { s: ['text', 'v2', 2] });
+    const a = snap(
+      1,
+      { same: 1, arr: ['x'], changed: 'a', gone: true, typed: 5 },
+      { f: true, g: false },
+      { s: ['text', 'v1', 1] },
+    );
+    const b = snap(
+      2,
+      { same: 1, arr: ['x'], changed: 'b', added: null, typed: '5' },
+      { f: true, g: true, h: false },
+      { s: ['text', 'v2', 2] },
+    );
     expect(diffSnapshots(a, b)).toEqual([
       { kind: 'config', key: 'changed', oldValue: 'a', newValue: 'b', revision: 2 },
       { kind: 'config', key: 'gone', oldValue: true, newValue: undefined, revision: 2 },
@@ -32,7 +51,13 @@ describe('diffSnapshots', () => {
       { kind: 'config', key: 'added', oldValue: undefined, newValue: null, revision: 2 },
       { kind: 'flag', key: 'g', oldValue: false, newValue: true, revision: 2 },
       { kind: 'flag', key: 'h', oldValue: undefined, newValue: false, revision: 2 },
-      { kind: 'secret', key: 's', oldValue: { type: 'text', version: 1 }, newValue: { type: 'text', version: 2 }, revision: 2 },
+      {
+        kind: 'secret',
+        key: 's',
+        oldValue: { type: 'text', version: 1 },
+        newValue: { type: 'text', version: 2 },
+        revision: 2,
+      },
     ]);
   });
 

@@ -93,11 +93,19 @@ function diffGroup<T, V>(
 export function diffSnapshots(before: Snapshot, after: Snapshot): ChangeEvent[] {
   const events: ChangeEvent[] = [];
   const revision = after.revision;
-  diffGroup(before.configs, after.configs, (a, b) => !jsonEqual(a, b), (v) => v, (key, oldValue, newValue) =>
-    events.push({ kind: 'config', key, oldValue, newValue, revision }),
+  diffGroup(
+    before.configs,
+    after.configs,
+    (a, b) => !jsonEqual(a, b),
+    (v) => v,
+    (key, oldValue, newValue) => events.push({ kind: 'config', key, oldValue, newValue, revision }),
   );
-  diffGroup(before.flags, after.flags, (a, b) => a.isActive !== b.isActive, (f) => f.isActive, (key, oldValue, newValue) =>
-    events.push({ kind: 'flag', key, oldValue, newValue, revision }),
+  diffGroup(
+    before.flags,
+    after.flags,
+    (a, b) => a.isActive !== b.isActive,
+    (f) => f.isActive,
+    (key, oldValue, newValue) => events.push({ kind: 'flag', key, oldValue, newValue, revision }),
   );
   diffGroup(
     before.secrets,

@@ -57,7 +57,11 @@ export async function checkConnectivity(options: ConnectivityOptions): Promise<C
   const credentials = resolveCredentials(options);
   const transport =
     options.transport ??
-    new UndiciTransport(options.dispatcher ? { dispatcher: options.dispatcher, ownsDispatcher: false } : { dispatcher: createDefaultDispatcher(baseUrl), ownsDispatcher: true });
+    new UndiciTransport(
+      options.dispatcher
+        ? { dispatcher: options.dispatcher, ownsDispatcher: false }
+        : { dispatcher: createDefaultDispatcher(baseUrl), ownsDispatcher: true },
+    );
   const http = new ServiceHttp({
     baseUrl,
     transport,
@@ -85,8 +89,10 @@ export async function checkConnectivity(options: ConnectivityOptions): Promise<C
     }
     const error = http.errorFor(answer.status, answer.text, answer.header, 'connectivity');
     let message = error.message;
-    if (answer.status === 401) message = `key ${who} is wrong for ${baseUrl.host} (401): it is unknown, revoked, or belongs to another service; copy the key shown for this service in the console`;
-    if (answer.status === 404) message = `no service at ${baseUrl.host} (404): the slug in baseUrl is wrong; copy the base URL shown for this service in the console`;
+    if (answer.status === 401)
+      message = `key ${who} is wrong for ${baseUrl.host} (401): it is unknown, revoked, or belongs to another service; copy the key shown for this service in the console`;
+    if (answer.status === 404)
+      message = `no service at ${baseUrl.host} (404): the slug in baseUrl is wrong; copy the base URL shown for this service in the console`;
     return { ok: false, status: answer.status, code: error.code, message };
   } catch (err) {
     if (err instanceof VaneError) return { ok: false, status: undefined, code: err.code, message: err.message };

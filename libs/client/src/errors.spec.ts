@@ -55,7 +55,8 @@ describe('errors', () => {
   });
 
   it('every error class is exported from the public door', () => {
-    for (const [error] of cases) expect((api as Record<string, unknown>)[error.constructor.name]).toBe(error.constructor);
+    for (const [error] of cases)
+      expect((api as Record<string, unknown>)[error.constructor.name]).toBe(error.constructor);
   });
 
   it('carries data: retryAfterMs, until, key', () => {

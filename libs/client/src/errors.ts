@@ -221,7 +221,10 @@ export class TokenExchangeFailedError extends VaneError {
 export class SessionExpiredError extends VaneError {
   readonly code = 'VANE_SESSION_EXPIRED' as const;
   /** @param message - what happened. */
-  constructor(message = 'the workload-identity session expired and could not be refreshed', options?: VaneErrorOptions) {
+  constructor(
+    message = 'the workload-identity session expired and could not be refreshed',
+    options?: VaneErrorOptions,
+  ) {
     super(message, options);
   }
 }

@@ -9,7 +9,13 @@ const file = (value: string, version = 1): SecretRecord => ({ type: 'file', valu
 describe('FileSecretStore', () => {
   it('writes 0600 files in a fresh 0700 directory, same path across writes, and removes it on close', async () => {
     const store = new FileSecretStore();
-    await store.apply([['tls.pem', file('v1')], ['text', { type: 'text', value: 'x', version: 1 }]], []);
+    await store.apply(
+      [
+        ['tls.pem', file('v1')],
+        ['text', { type: 'text', value: 'x', version: 1 }],
+      ],
+      [],
+    );
     const path = store.pathFor('tls.pem')!;
     expect(readFileSync(path, 'utf8')).toBe('v1');
     expect(statSync(path).mode & 0o777).toBe(0o600);

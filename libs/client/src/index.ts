@@ -5,12 +5,29 @@
  * @packageDocumentation
  */
 export { VaneClient } from './vane-client.js';
-export type { ConfigLookup, FlagState, SyncResult, SecretWriteResult, SetSecretOptions, WidenConfig, SyncMode, VaneClientStatus, StatusListener } from './vane-client.js';
+export type {
+  ConfigLookup,
+  FlagState,
+  SyncResult,
+  SecretWriteResult,
+  SetSecretOptions,
+  WidenConfig,
+  SyncMode,
+  VaneClientStatus,
+  StatusListener,
+} from './vane-client.js';
 export type { VaneClientOptions } from './options.js';
 export { DEFAULTS } from './options.js';
 export { checkConnectivity } from './connectivity.js';
 export type { ConnectivityOptions, ConnectivityResult } from './connectivity.js';
-export type { ChangeEvent, ChangeListener, ConfigChangeEvent, FlagChangeEvent, SecretChangeEvent, SecretVersionInfo } from './change-event.js';
+export type {
+  ChangeEvent,
+  ChangeListener,
+  ConfigChangeEvent,
+  FlagChangeEvent,
+  SecretChangeEvent,
+  SecretVersionInfo,
+} from './change-event.js';
 export type { AbContext, AbResults } from './ab-evaluation.js';
 export { MAX_AB_KEYS_PER_CALL } from './ab-evaluation.js';
 export type { ConfigValue, JsonValue, SecretType } from './snapshot.js';

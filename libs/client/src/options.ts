@@ -155,7 +155,9 @@ export const DEFAULTS = Object.freeze({
 function positive(name: string, value: unknown, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new InvalidArgumentError(`${name} must be a positive ${integer ? 'integer' : 'number'}${name.endsWith('Ms') ? ' of milliseconds' : ''}`);
+    throw new InvalidArgumentError(
+      `${name} must be a positive ${integer ? 'integer' : 'number'}${name.endsWith('Ms') ? ' of milliseconds' : ''}`,
+    );
   }
   return value;
 }
@@ -166,16 +168,20 @@ function positive(name: string, value: unknown, fallback: number, integer = fals
  * @throws InvalidArgumentError
  */
 export function parseBaseUrl(value: unknown): URL {
-  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError('baseUrl must be a URL such as "https://shop.vane.example"');
+  if (typeof value !== 'string' || value === '')
+    throw new InvalidArgumentError('baseUrl must be a URL such as "https://shop.vane.example"');
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw new InvalidArgumentError('baseUrl is not a valid URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`baseUrl must use http or https, not ${url.protocol}`);
-  if (url.username !== '' || url.password !== '') throw new InvalidArgumentError('baseUrl must not contain credentials; pass apiKey instead');
-  if (url.search !== '' || url.hash !== '') throw new InvalidArgumentError('baseUrl must not have a query or a fragment');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError(`baseUrl must use http or https, not ${url.protocol}`);
+  if (url.username !== '' || url.password !== '')
+    throw new InvalidArgumentError('baseUrl must not contain credentials; pass apiKey instead');
+  if (url.search !== '' || url.hash !== '')
+    throw new InvalidArgumentError('baseUrl must not have a query or a fragment');
   return url;
 }
 
@@ -185,7 +191,11 @@ export function parseBaseUrl(value: unknown): URL {
  *
  * @throws InvalidArgumentError
  */
-export function resolveCredentials(options: { apiKey?: string; credentials?: Credentials; workloadIdentity?: WorkloadIdentityOptions }): Credentials {
+export function resolveCredentials(options: {
+  apiKey?: string;
+  credentials?: Credentials;
+  workloadIdentity?: WorkloadIdentityOptions;
+}): Credentials {
   if (options.credentials !== undefined) return options.credentials;
   if (options.apiKey !== undefined) return new ApiKeyCredentials(options.apiKey);
   if (options.workloadIdentity !== undefined) return new WorkloadIdentityCredentials(options.workloadIdentity);
@@ -203,7 +213,9 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
   const credentials = resolveCredentials(options);
   const logger = options.logger ?? consoleLogger;
   if (options.workloadIdentity !== undefined && (options.apiKey !== undefined || options.credentials !== undefined)) {
-    logger.warn(`workloadIdentity is ignored: ${options.credentials !== undefined ? 'credentials' : 'apiKey'} is set and takes precedence`);
+    logger.warn(
+      `workloadIdentity is ignored: ${options.credentials !== undefined ? 'credentials' : 'apiKey'} is set and takes precedence`,
+    );
   }
   const backoffMinMs = positive('backoffMinMs', options.backoffMinMs, DEFAULTS.backoffMinMs);
   const backoffMaxMs = positive('backoffMaxMs', options.backoffMaxMs, Math.max(DEFAULTS.backoffMaxMs, backoffMinMs));
@@ -214,11 +226,17 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
   const numbers = {
     ttlMs: positive('ttlMs', options.ttlMs, DEFAULTS.ttlMs),
     timeoutMs: positive('timeoutMs', options.timeoutMs, DEFAULTS.timeoutMs),
-    streamErrorThreshold: positive('streamErrorThreshold', options.streamErrorThreshold, DEFAULTS.streamErrorThreshold, true),
+    streamErrorThreshold: positive(
+      'streamErrorThreshold',
+      options.streamErrorThreshold,
+      DEFAULTS.streamErrorThreshold,
+      true,
+    ),
     streamCooldownMs: positive('streamCooldownMs', options.streamCooldownMs, DEFAULTS.streamCooldownMs),
     streamIdleTimeoutMs: positive('streamIdleTimeoutMs', options.streamIdleTimeoutMs, DEFAULTS.streamIdleTimeoutMs),
   };
-  if (options.stream !== undefined && typeof options.stream !== 'boolean') throw new InvalidArgumentError('stream must be a boolean');
+  if (options.stream !== undefined && typeof options.stream !== 'boolean')
+    throw new InvalidArgumentError('stream must be a boolean');
   // Built last, once every option is known to be valid, so a refusal leaves nothing open.
   const transport =
     options.transport ??

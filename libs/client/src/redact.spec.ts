@@ -14,19 +14,24 @@ describe('redactKey', () => {
 
   it('never returns the key itself, nor more than 4 of its secret characters', () => {
     fc.assert(
-      fc.property(fc.constantFrom('svs_', 'svp_', 'xyz_'), fc.string({ minLength: 1, maxLength: 80 }), (prefix, rest) => {
-        const key = prefix + rest;
-        const out = redactKey(key);
-        expect(out).not.toBe(key);
-        expect(out.replace(prefix, '').replace('…', '').length).toBeLessThanOrEqual(4);
-      }),
+      fc.property(
+        fc.constantFrom('svs_', 'svp_', 'xyz_'),
+        fc.string({ minLength: 1, maxLength: 80 }),
+        (prefix, rest) => {
+          const key = prefix + rest;
+          const out = redactKey(key);
+          expect(out).not.toBe(key);
+          expect(out.replace(prefix, '').replace('…', '').length).toBeLessThanOrEqual(4);
+        },
+      ),
     );
   });
 });
 
 describe('redactText', () => {
   it('redacts keys and bearer tokens anywhere in a text', () => {
-    const text = 'header x-service-api-key: svs_shop_local_secret and svp_shop_local_public; Authorization: Bearer eyJhbGciOi.abc.def';
+    const text =
+      'header x-service-api-key: svs_shop_local_secret and svp_shop_local_public; Authorization: Bearer eyJhbGciOi.abc.def';
     const out = redactText(text);
     expect(out).not.toContain('svs_shop_local_secret');
     expect(out).not.toContain('svp_shop_local_public');
@@ -39,7 +44,9 @@ describe('redactText', () => {
 describe('redactText on tokens without a Bearer prefix', () => {
   it('redacts a JWT (a session token echoed by a server) and a base64 JSON platform token', () => {
     const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ3b3JrbG9hZCJ9.c2lnbmF0dXJlX3NpZ25hdHVyZQ';
-    const aws = Buffer.from(JSON.stringify({ method: 'POST', headers: { authorization: 'AWS4-HMAC-SHA256 Credential=AKIA' } })).toString('base64');
+    const aws = Buffer.from(
+      JSON.stringify({ method: 'POST', headers: { authorization: 'AWS4-HMAC-SHA256 Credential=AKIA' } }),
+    ).toString('base64');
     for (const token of [jwt, aws]) {
       const out = redactText(`session "${token}" is expired; token=${token}`);
       expect(out).not.toContain(token.slice(0, 20));

@@ -51,7 +51,10 @@ export function redactText(text: string): string {
  */
 export function sanitizeCause(error: unknown, depth = 0): Error {
   if (!(error instanceof Error)) return new Error(redactText(String(error)));
-  const copy = new Error(redactText(error.message), depth < 3 && error.cause !== undefined ? { cause: sanitizeCause(error.cause, depth + 1) } : undefined);
+  const copy = new Error(
+    redactText(error.message),
+    depth < 3 && error.cause !== undefined ? { cause: sanitizeCause(error.cause, depth + 1) } : undefined,
+  );
   copy.name = error.name;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') (copy as Error & { code?: string }).code = code;

@@ -142,7 +142,10 @@ export class ServiceHttp {
   async #fetchOnce(req: ServiceRequest, external?: AbortSignal): Promise<ServiceAnswer> {
     return this.#withTimeout(req, external, async (transportRequest) => {
       const res = await this.#s.transport.request(transportRequest);
-      const text = await readBounded(res, res.status >= 200 && res.status < 300 ? MAX_ANSWER_BYTES : MAX_ERROR_BODY_BYTES);
+      const text = await readBounded(
+        res,
+        res.status >= 200 && res.status < 300 ? MAX_ANSWER_BYTES : MAX_ERROR_BODY_BYTES,
+      );
       return { status: res.status, header: (name: string) => res.header(name), text };
     });
   }
@@ -181,12 +184,18 @@ export class ServiceHttp {
     } catch (err) {
       if (err instanceof VaneError) throw err;
       if (timedOut) {
-        throw new TransportError(`${req.operation}: no complete answer from ${this.host} within ${this.#s.timeoutMs} ms`, { timedOut: true });
+        throw new TransportError(
+          `${req.operation}: no complete answer from ${this.host} within ${this.#s.timeoutMs} ms`,
+          { timedOut: true },
+        );
       }
-      if (external?.aborted) throw new TransportError(`${req.operation}: request to ${this.host} aborted`, { cause: sanitizeCause(err) });
+      if (external?.aborted)
+        throw new TransportError(`${req.operation}: request to ${this.host} aborted`, { cause: sanitizeCause(err) });
       const cause = sanitizeCause(err);
       const detail = (cause as Error & { code?: string }).code ?? cause.message;
-      throw new TransportError(`${req.operation}: cannot reach ${this.host} (${redactText(String(detail))})`, { cause });
+      throw new TransportError(`${req.operation}: cannot reach ${this.host} (${redactText(String(detail))})`, {
+        cause,
+      });
     } finally {
       this.#s.timers.clearTimeout(timer);
       if (!keepLinked) external?.removeEventListener('abort', onExternalAbort);
@@ -214,7 +223,8 @@ export class ServiceHttp {
       if (typeof doc === 'object' && doc !== null) {
         const d = doc as Record<string, unknown>;
         if (typeof d['error'] === 'string') serverCode = d['error'];
-        if (typeof d['message'] === 'string') serverMessage = redactText(concealValue(d['message'], conceal)).slice(0, MAX_SERVER_MESSAGE);
+        if (typeof d['message'] === 'string')
+          serverMessage = redactText(concealValue(d['message'], conceal)).slice(0, MAX_SERVER_MESSAGE);
         if (typeof d['until'] === 'string' && !Number.isNaN(Date.parse(d['until']))) until = new Date(d['until']);
       }
     } catch {
@@ -230,26 +240,45 @@ export class ServiceHttp {
           opts,
         );
       case 402:
-        return new BillingOverdueError(`${operation}: billing overdue (402): the tenant has invoices overdue by more than 14 days; settle them in the console${said}`, opts);
+        return new BillingOverdueError(
+          `${operation}: billing overdue (402): the tenant has invoices overdue by more than 14 days; settle them in the console${said}`,
+          opts,
+        );
       case 403:
         if (operation === 'evaluate-ab') {
-          return new AddonNotAvailableError(`evaluate-ab: the A/B testing add-on is not active for this tenant (403); enable it in the console${said}`, opts);
+          return new AddonNotAvailableError(
+            `evaluate-ab: the A/B testing add-on is not active for this tenant (403); enable it in the console${said}`,
+            opts,
+          );
         }
         return new UnexpectedResponseError(`${operation}: forbidden (403)${said}`, 403, opts);
       case 404:
         if (operation === 'secret-write' && serverCode === 'not_found' && subject) {
           return new NotFoundError(`${operation}: ${subject} not found (404) on ${this.host}${said}`, opts);
         }
-        return new NotFoundError(`${operation}: not found (404): no service answers at ${this.host}; check the slug in baseUrl${said}`, opts);
+        return new NotFoundError(
+          `${operation}: not found (404): no service answers at ${this.host}; check the slug in baseUrl${said}`,
+          opts,
+        );
       case 429: {
         const retryAfterMs = parseRetryAfterMs(header('retry-after'), this.#s.clock.now());
         if (serverCode === 'quarantined') {
-          return new QuarantinedError(`${operation}: the caller is quarantined${until ? ` until ${until.toISOString()}` : ''} (429)${said}`, { ...opts, until, retryAfterMs });
+          return new QuarantinedError(
+            `${operation}: the caller is quarantined${until ? ` until ${until.toISOString()}` : ''} (429)${said}`,
+            { ...opts, until, retryAfterMs },
+          );
         }
-        return new RateLimitedError(`${operation}: rate limited (429)${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}${said}`, { ...opts, retryAfterMs });
+        return new RateLimitedError(
+          `${operation}: rate limited (429)${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}${said}`,
+          { ...opts, retryAfterMs },
+        );
       }
       default:
-        return new UnexpectedResponseError(`${operation}: unexpected answer ${status} from ${this.host}${said}`, status, opts);
+        return new UnexpectedResponseError(
+          `${operation}: unexpected answer ${status} from ${this.host}${said}`,
+          status,
+          opts,
+        );
     }
   }
 }

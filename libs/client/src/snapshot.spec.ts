@@ -4,7 +4,14 @@ import { applyPatch, decidePatch, parsePatch, parseSnapshot, SnapshotFormatError
 const doc = {
   service: { slug: 'shop', kind: 'backend' },
   revision: 42,
-  configs: { 'db.host': 'db.internal', 'db.pool.max': 20, 'pricing.discount': 0.15, 'maintenance.enabled': false, 'cors.origins': ['https://a.example'], 'banner.text': null },
+  configs: {
+    'db.host': 'db.internal',
+    'db.pool.max': 20,
+    'pricing.discount': 0.15,
+    'maintenance.enabled': false,
+    'cors.origins': ['https://a.example'],
+    'banner.text': null,
+  },
   flags: { 'new-checkout': { is_enabled: true, starts_at: '2026-11-01T00:00:00Z', ends_at: null, is_active: true } },
   secrets: {
     'stripe.api_key': { type: 'text', value: 'rk_live_x', version: 3 },
@@ -14,8 +21,15 @@ const doc = {
 
 /** A plain, comparable view of a snapshot. */
 export function plain(s: Snapshot): unknown {
-  const sorted = <T>(m: ReadonlyMap<string, T>) => Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return { service: s.service, revision: s.revision, configs: sorted(s.configs), flags: sorted(s.flags), secrets: sorted(s.secrets) };
+  const sorted = <T>(m: ReadonlyMap<string, T>) =>
+    Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return {
+    service: s.service,
+    revision: s.revision,
+    configs: sorted(s.configs),
+    flags: sorted(s.flags),
+    secrets: sorted(s.secrets),
+  };
 }
 
 describe('parseSnapshot', () => {
@@ -28,7 +42,12 @@ describe('parseSnapshot', () => {
     expect(s.configs.get('maintenance.enabled')).toBe(false);
     expect(s.configs.get('banner.text')).toBeNull();
     expect(s.configs.get('cors.origins')).toEqual(['https://a.example']);
-    expect(s.flags.get('new-checkout')).toEqual({ isEnabled: true, isActive: true, startsAt: '2026-11-01T00:00:00Z', endsAt: null });
+    expect(s.flags.get('new-checkout')).toEqual({
+      isEnabled: true,
+      isActive: true,
+      startsAt: '2026-11-01T00:00:00Z',
+      endsAt: null,
+    });
     expect(s.secrets.get('tls.client_pem')?.type).toBe('file');
   });
 
@@ -104,7 +123,14 @@ type ServerState = {
 };
 
 const keyArb = fc.constantFrom('a', 'b', 'c.d', 'e-f', 'g_h');
-const configValueArb = fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.array(fc.oneof(fc.string(), fc.integer()), { maxLength: 3 }));
+const configValueArb = fc.oneof(
+  fc.string(),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.oneof(fc.string(), fc.integer()), { maxLength: 3 }),
+);
 const opArb = fc.oneof(
   fc.record({ op: fc.constant('setConfig' as const), key: keyArb, value: configValueArb }),
   fc.record({ op: fc.constant('deleteConfig' as const), key: keyArb }),
@@ -115,7 +141,10 @@ const opArb = fc.oneof(
   fc.record({ op: fc.constant('setKind' as const), kind: fc.constantFrom('backend', 'worker') }),
 );
 /** What the stream does with each server change, and whether a resync event follows it. */
-const deliveryArb = fc.record({ fate: fc.constantFrom('deliver', 'deliver', 'deliver', 'drop', 'duplicate'), resyncAfter: fc.boolean() });
+const deliveryArb = fc.record({
+  fate: fc.constantFrom('deliver', 'deliver', 'deliver', 'drop', 'duplicate'),
+  resyncAfter: fc.boolean(),
+});
 
 function render(state: ServerState, revision: number): unknown {
   return {
@@ -130,67 +159,75 @@ function render(state: ServerState, revision: number): unknown {
 describe('property: any sequence of patches and resyncs ends in the cache of one fresh sync', () => {
   it('holds', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(opArb, deliveryArb), { maxLength: 40 }), fc.integer({ min: 0, max: 5 }), (steps, initialRevision) => {
-        const server: ServerState = { kind: 'backend', configs: new Map(), flags: new Map(), secrets: new Map() };
-        let revision = initialRevision;
-        let cache = parseSnapshot(render(server, revision));
-        const fetchFresh = () => parseSnapshot(JSON.parse(JSON.stringify(render(server, revision))));
-        const onPatch = (data: unknown) => {
-          const patch = parsePatch(JSON.parse(JSON.stringify(data)));
-          const decision = decidePatch(cache, patch);
-          if (decision === 'apply') cache = applyPatch(cache, patch);
-          else if (decision === 'resync') cache = fetchFresh();
-        };
-        const onResync = (r: number) => {
-          if (r !== cache.revision) cache = fetchFresh();
-        };
-        for (const [op, delivery] of steps) {
-          const patch: Record<string, unknown> = { base: revision, revision: revision + 1 };
-          const deleted: Record<string, string[]> = {};
-          switch (op.op) {
-            case 'setConfig':
-              server.configs.set(op.key, op.value);
-              patch['configs'] = { [op.key]: op.value };
-              break;
-            case 'deleteConfig':
-              server.configs.delete(op.key);
-              deleted['configs'] = [op.key];
-              break;
-            case 'setFlag': {
-              const f = { is_enabled: op.on, starts_at: null, ends_at: null, is_active: op.on };
-              server.flags.set(op.key, f);
-              patch['flags'] = { [op.key]: f };
-              break;
+      fc.property(
+        fc.array(fc.tuple(opArb, deliveryArb), { maxLength: 40 }),
+        fc.integer({ min: 0, max: 5 }),
+        (steps, initialRevision) => {
+          const server: ServerState = { kind: 'backend', configs: new Map(), flags: new Map(), secrets: new Map() };
+          let revision = initialRevision;
+          let cache = parseSnapshot(render(server, revision));
+          const fetchFresh = () => parseSnapshot(JSON.parse(JSON.stringify(render(server, revision))));
+          const onPatch = (data: unknown) => {
+            const patch = parsePatch(JSON.parse(JSON.stringify(data)));
+            const decision = decidePatch(cache, patch);
+            if (decision === 'apply') cache = applyPatch(cache, patch);
+            else if (decision === 'resync') cache = fetchFresh();
+          };
+          const onResync = (r: number) => {
+            if (r !== cache.revision) cache = fetchFresh();
+          };
+          for (const [op, delivery] of steps) {
+            const patch: Record<string, unknown> = { base: revision, revision: revision + 1 };
+            const deleted: Record<string, string[]> = {};
+            switch (op.op) {
+              case 'setConfig':
+                server.configs.set(op.key, op.value);
+                patch['configs'] = { [op.key]: op.value };
+                break;
+              case 'deleteConfig':
+                server.configs.delete(op.key);
+                deleted['configs'] = [op.key];
+                break;
+              case 'setFlag': {
+                const f = { is_enabled: op.on, starts_at: null, ends_at: null, is_active: op.on };
+                server.flags.set(op.key, f);
+                patch['flags'] = { [op.key]: f };
+                break;
+              }
+              case 'deleteFlag':
+                server.flags.delete(op.key);
+                deleted['flags'] = [op.key];
+                break;
+              case 'setSecret': {
+                const s = {
+                  type: op.file ? ('file' as const) : ('text' as const),
+                  value: op.value,
+                  version: (server.secrets.get(op.key)?.version ?? 0) + 1,
+                };
+                server.secrets.set(op.key, s);
+                patch['secrets'] = { [op.key]: s };
+                break;
+              }
+              case 'deleteSecret':
+                server.secrets.delete(op.key);
+                deleted['secrets'] = [op.key];
+                break;
+              case 'setKind':
+                server.kind = op.kind;
+                patch['service'] = { slug: 'shop', kind: op.kind };
+                break;
             }
-            case 'deleteFlag':
-              server.flags.delete(op.key);
-              deleted['flags'] = [op.key];
-              break;
-            case 'setSecret': {
-              const s = { type: op.file ? ('file' as const) : ('text' as const), value: op.value, version: (server.secrets.get(op.key)?.version ?? 0) + 1 };
-              server.secrets.set(op.key, s);
-              patch['secrets'] = { [op.key]: s };
-              break;
-            }
-            case 'deleteSecret':
-              server.secrets.delete(op.key);
-              deleted['secrets'] = [op.key];
-              break;
-            case 'setKind':
-              server.kind = op.kind;
-              patch['service'] = { slug: 'shop', kind: op.kind };
-              break;
+            if (Object.keys(deleted).length > 0) patch['deleted'] = deleted;
+            revision += 1;
+            if (delivery.fate !== 'drop') onPatch(patch);
+            if (delivery.fate === 'duplicate') onPatch(patch);
+            if (delivery.resyncAfter) onResync(revision);
           }
-          if (Object.keys(deleted).length > 0) patch['deleted'] = deleted;
-          revision += 1;
-          if (delivery.fate !== 'drop') onPatch(patch);
-          if (delivery.fate === 'duplicate') onPatch(patch);
-          if (delivery.resyncAfter) onResync(revision);
-        }
-        // A reconnect ends every stream story: the server sends resync with its revision.
-        onResync(revision);
-        expect(plain(cache)).toEqual(plain(fetchFresh()));
-      }),
+          // A reconnect ends every stream story: the server sends resync with its revision.
+          onResync(revision);
+          expect(plain(cache)).toEqual(plain(fetchFresh()));
+        },
+      ),
       { numRuns: 500 },
     );
   });

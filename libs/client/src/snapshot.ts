@@ -74,7 +74,11 @@ export interface Patch {
   /** Secrets set by the patch. */
   readonly secrets: ReadonlyMap<string, SecretRecord>;
   /** Keys deleted by the patch. */
-  readonly deleted: { readonly configs: readonly string[]; readonly flags: readonly string[]; readonly secrets: readonly string[] };
+  readonly deleted: {
+    readonly configs: readonly string[];
+    readonly flags: readonly string[];
+    readonly secrets: readonly string[];
+  };
 }
 
 /** Thrown by the parsers below; its message names the JSON path, never a value. */
@@ -111,7 +115,8 @@ function deepFreeze<T>(v: T): T {
 }
 
 function parseRevision(v: unknown, path: string): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new SnapshotFormatError(path, `expected a non-negative integer, got ${describe(v)}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+    throw new SnapshotFormatError(path, `expected a non-negative integer, got ${describe(v)}`);
   return v;
 }
 
@@ -119,8 +124,10 @@ function parseService(v: unknown, path: string): ServiceInfo {
   if (!isObject(v)) throw new SnapshotFormatError(path, `expected an object, got ${describe(v)}`);
   const slug = v['slug'];
   const kind = v['kind'];
-  if (typeof slug !== 'string') throw new SnapshotFormatError(`${path}.slug`, `expected a string, got ${describe(slug)}`);
-  if (typeof kind !== 'string') throw new SnapshotFormatError(`${path}.kind`, `expected a string, got ${describe(kind)}`);
+  if (typeof slug !== 'string')
+    throw new SnapshotFormatError(`${path}.slug`, `expected a string, got ${describe(slug)}`);
+  if (typeof kind !== 'string')
+    throw new SnapshotFormatError(`${path}.kind`, `expected a string, got ${describe(kind)}`);
   return Object.freeze({ slug, kind });
 }
 
@@ -136,7 +143,8 @@ function parseConfigValue(v: unknown, path: string): ConfigValue {
 
 function parseTimestamp(v: unknown, path: string): string | null {
   if (v === null || v === undefined) return null;
-  if (typeof v !== 'string') throw new SnapshotFormatError(path, `expected an RFC 3339 string or null, got ${describe(v)}`);
+  if (typeof v !== 'string')
+    throw new SnapshotFormatError(path, `expected an RFC 3339 string or null, got ${describe(v)}`);
   return v;
 }
 
@@ -144,8 +152,10 @@ function parseFlag(v: unknown, path: string): FlagRecord {
   if (!isObject(v)) throw new SnapshotFormatError(path, `expected an object, got ${describe(v)}`);
   const isActive = v['is_active'];
   const isEnabled = v['is_enabled'];
-  if (typeof isActive !== 'boolean') throw new SnapshotFormatError(`${path}.is_active`, `expected a boolean, got ${describe(isActive)}`);
-  if (typeof isEnabled !== 'boolean') throw new SnapshotFormatError(`${path}.is_enabled`, `expected a boolean, got ${describe(isEnabled)}`);
+  if (typeof isActive !== 'boolean')
+    throw new SnapshotFormatError(`${path}.is_active`, `expected a boolean, got ${describe(isActive)}`);
+  if (typeof isEnabled !== 'boolean')
+    throw new SnapshotFormatError(`${path}.is_enabled`, `expected a boolean, got ${describe(isEnabled)}`);
   return Object.freeze({
     isEnabled,
     isActive,
@@ -161,8 +171,10 @@ function parseSecret(v: unknown, path: string): SecretRecord {
   const version = v['version'];
   if (type !== 'text' && type !== 'file') throw new SnapshotFormatError(`${path}.type`, 'expected "text" or "file"');
   // The message never echoes the value: it may be a secret.
-  if (typeof value !== 'string') throw new SnapshotFormatError(`${path}.value`, `expected a string, got ${describe(value)}`);
-  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) throw new SnapshotFormatError(`${path}.version`, 'expected a 1-based integer');
+  if (typeof value !== 'string')
+    throw new SnapshotFormatError(`${path}.value`, `expected a string, got ${describe(value)}`);
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1)
+    throw new SnapshotFormatError(`${path}.version`, 'expected a 1-based integer');
   return Object.freeze({ type, value, version });
 }
 
@@ -207,7 +219,8 @@ export function parseSnapshot(doc: unknown): Snapshot {
 export function parsePatch(doc: unknown): Patch {
   if (!isObject(doc)) throw new SnapshotFormatError('$', `expected an object, got ${describe(doc)}`);
   const deleted = doc['deleted'];
-  if (deleted !== undefined && !isObject(deleted)) throw new SnapshotFormatError('$.deleted', `expected an object, got ${describe(deleted)}`);
+  if (deleted !== undefined && !isObject(deleted))
+    throw new SnapshotFormatError('$.deleted', `expected an object, got ${describe(deleted)}`);
   const patch: Patch = {
     base: parseRevision(doc['base'], '$.base'),
     revision: parseRevision(doc['revision'], '$.revision'),
@@ -220,11 +233,16 @@ export function parsePatch(doc: unknown): Patch {
       secrets: parseKeyList(deleted?.['secrets'], '$.deleted.secrets'),
     }),
   };
-  if (doc['service'] !== undefined) return Object.freeze({ ...patch, service: parseService(doc['service'], '$.service') });
+  if (doc['service'] !== undefined)
+    return Object.freeze({ ...patch, service: parseService(doc['service'], '$.service') });
   return Object.freeze(patch);
 }
 
-function applyGroup<T>(current: ReadonlyMap<string, T>, set: ReadonlyMap<string, T>, deleted: readonly string[]): ReadonlyMap<string, T> {
+function applyGroup<T>(
+  current: ReadonlyMap<string, T>,
+  set: ReadonlyMap<string, T>,
+  deleted: readonly string[],
+): ReadonlyMap<string, T> {
   if (set.size === 0 && deleted.length === 0) return current;
   const next = new Map(current);
   for (const key of deleted) next.delete(key);

@@ -23,7 +23,9 @@ function read(body: AsyncIterable<Uint8Array>, maxEventBytes?: number) {
 
 describe('readEventStream', () => {
   it('delivers whole events in order and reports the server closing the stream', async () => {
-    const { events, done } = read(chunks('id: 1\nevent: resync\ndata: {"revision":1}\n\n: ping\n\nid: 2\nevent: pa', 'tch\ndata: {}\n\n'));
+    const { events, done } = read(
+      chunks('id: 1\nevent: resync\ndata: {"revision":1}\n\n: ping\n\nid: 2\nevent: pa', 'tch\ndata: {}\n\n'),
+    );
     await expect(done).rejects.toThrow('stream: closed by the server');
     expect(events.map((e) => [e.id, e.event])).toEqual([
       ['1', 'resync'],
@@ -48,7 +50,10 @@ describe('readEventStream', () => {
   });
 
   it('counts each event on its own: many events, and pings, add up to nothing', async () => {
-    const parts = Array.from({ length: 50 }, (_, i) => `id: ${i}\nevent: patch\ndata: ${'y'.repeat(500)}\n\n: ping\n\n`);
+    const parts = Array.from(
+      { length: 50 },
+      (_, i) => `id: ${i}\nevent: patch\ndata: ${'y'.repeat(500)}\n\n: ping\n\n`,
+    );
     const { events, done } = read(chunks(...parts), 2_000);
     await expect(done).rejects.toThrow('stream: closed by the server');
     expect(events).toHaveLength(50);

@@ -15,11 +15,15 @@ describe('.localhost resolution', () => {
 
   it('answers 127.0.0.1 itself, in both lookup forms', async () => {
     const single = await new Promise<[string | LookupAddress[], number | undefined]>((resolve, reject) =>
-      localhostAwareLookup('shop.localhost', {}, (err, address, family) => (err ? reject(err) : resolve([address, family]))),
+      localhostAwareLookup('shop.localhost', {}, (err, address, family) =>
+        err ? reject(err) : resolve([address, family]),
+      ),
     );
     expect(single).toEqual(['127.0.0.1', 4]);
     const all = await new Promise<string | LookupAddress[]>((resolve, reject) =>
-      localhostAwareLookup('deep.shop.localhost', { all: true }, (err, address) => (err ? reject(err) : resolve(address))),
+      localhostAwareLookup('deep.shop.localhost', { all: true }, (err, address) =>
+        err ? reject(err) : resolve(address),
+      ),
     );
     expect(all).toEqual([{ address: '127.0.0.1', family: 4 }]);
   });
@@ -37,7 +41,10 @@ describe('createDefaultDispatcher', () => {
 
   it('a plain agent without proxy variables, and always for .localhost', async () => {
     const a = createDefaultDispatcher(new URL('https://shop.vane.example'), {});
-    const b = createDefaultDispatcher(new URL('http://shop.localhost:4400'), { HTTPS_PROXY: 'http://proxy:3128', HTTP_PROXY: 'http://proxy:3128' });
+    const b = createDefaultDispatcher(new URL('http://shop.localhost:4400'), {
+      HTTPS_PROXY: 'http://proxy:3128',
+      HTTP_PROXY: 'http://proxy:3128',
+    });
     expect(a).toBeInstanceOf(Agent);
     expect(b).toBeInstanceOf(Agent);
     await Promise.all([close(a), close(b)]);

@@ -1,6 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { ManualTimers, flush, until } from '../test/helpers/manual-timers.js';
-import { FakeTransport, MemoryLogger, StreamBody, errorBody, json, type FakeResponse } from '../test/helpers/fake-transport.js';
+import {
+  FakeTransport,
+  MemoryLogger,
+  StreamBody,
+  errorBody,
+  json,
+  type FakeResponse,
+} from '../test/helpers/fake-transport.js';
 import type { ChangeEvent } from './change-event.js';
 import { VaneError } from './errors.js';
 import type { TransportRequest } from './transport.js';
@@ -14,7 +21,12 @@ const PK = 'svp_unit_test_public_key_0001';
 class FakeService {
   revision = 7;
   kind = 'backend';
-  configs: Record<string, unknown> = { 'db.host': 'db.internal', 'db.pool.max': 20, 'cors.origins': ['https://a.example'], 'banner.text': null };
+  configs: Record<string, unknown> = {
+    'db.host': 'db.internal',
+    'db.pool.max': 20,
+    'cors.origins': ['https://a.example'],
+    'banner.text': null,
+  };
   flags: Record<string, { is_enabled: boolean; starts_at: null; ends_at: null; is_active: boolean }> = {
     on: { is_enabled: true, starts_at: null, ends_at: null, is_active: true },
     off: { is_enabled: false, starts_at: null, ends_at: null, is_active: false },
@@ -33,7 +45,13 @@ class FakeService {
   }
 
   body(): unknown {
-    return { service: { slug: 'shop', kind: this.kind }, revision: this.revision, configs: this.configs, flags: this.flags, secrets: this.secrets };
+    return {
+      service: { slug: 'shop', kind: this.kind },
+      revision: this.revision,
+      configs: this.configs,
+      flags: this.flags,
+      secrets: this.secrets,
+    };
   }
 
   handle = (req: TransportRequest): FakeResponse => {
@@ -103,7 +121,9 @@ function collect(client: VaneClient): ChangeEvent[] {
 }
 
 function expectNoLeak(h: Harness, ...errors: unknown[]): void {
-  const everything = h.logger.text() + errors.map((e) => (e instanceof Error ? `${e.message} ${String(e.cause)} ${e.stack ?? ''}` : String(e))).join(' ');
+  const everything =
+    h.logger.text() +
+    errors.map((e) => (e instanceof Error ? `${e.message} ${String(e.cause)} ${e.stack ?? ''}` : String(e))).join(' ');
   expect(everything).not.toContain(SK);
   expect(everything).not.toContain('TOPSECRET');
 }
@@ -132,7 +152,9 @@ describe('VaneClient.create', () => {
     expect(readFileSync(client.secretFile('tls.pem')!, 'utf8')).toBe('PEM-TOPSECRET');
     expect(client.secret('absent')).toBeNull();
     expect(() => client.requireSecret('absent')).toThrow(expect.objectContaining({ code: 'VANE_SECRET_NOT_FOUND' }));
-    expect(() => client.requireSecretFile('stripe.api_key')).toThrow(expect.objectContaining({ code: 'VANE_SECRET_NOT_FOUND' }));
+    expect(() => client.requireSecretFile('stripe.api_key')).toThrow(
+      expect.objectContaining({ code: 'VANE_SECRET_NOT_FOUND' }),
+    );
     expect(client.secretInfo('tls.pem')).toEqual({ type: 'file', version: 1 });
     expect(client.keyType).toBe('sk');
     expect(client.serviceKind).toBe('backend');
@@ -172,7 +194,10 @@ describe('VaneClient.create', () => {
   it('rejects a transport failure with VANE_TRANSPORT and a sanitised cause', async () => {
     const h = harness();
     h.transport.handler = () => {
-      throw Object.assign(new Error(`connect ECONNREFUSED (key ${SK})`), { code: 'ECONNREFUSED', headers: { 'x-service-api-key': SK } });
+      throw Object.assign(new Error(`connect ECONNREFUSED (key ${SK})`), {
+        code: 'ECONNREFUSED',
+        headers: { 'x-service-api-key': SK },
+      });
     };
     const error = (await VaneClient.create(h.options).catch((e: unknown) => e)) as VaneError;
     expect(error.code).toBe('VANE_TRANSPORT');
@@ -185,7 +210,9 @@ describe('VaneClient.create', () => {
   it('times out after timeoutMs on its own timers', async () => {
     const h = harness({ timeoutMs: 10_000 });
     h.transport.handler = (req) =>
-      new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))));
+      new Promise((_, reject) =>
+        req.signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))),
+      );
     const pending = VaneClient.create(h.options).catch((e: unknown) => e);
     await flush();
     expect(h.timers.pendingDelays()).toEqual([10_000]);
@@ -219,7 +246,10 @@ describe('background sync (TTL)', () => {
 
     h.service.revision = 8;
     h.service.configs = { ...h.service.configs, 'db.pool.max': 30 };
-    h.service.flags = { ...h.service.flags, off: { is_enabled: true, starts_at: null, ends_at: null, is_active: true } };
+    h.service.flags = {
+      ...h.service.flags,
+      off: { is_enabled: true, starts_at: null, ends_at: null, is_active: true },
+    };
     await h.timers.advance(60_000);
     // The 200 path writes file secrets (real I/O) before the swap.
     await until(() => client.revision === 8, 'TTL sync applied');
@@ -291,7 +321,9 @@ describe('stream', () => {
     h.service.stream.push('event: resync\nid: 7\ndata: {"revision": 7}\n\n');
     await flush();
     expect(h.transport.to('/v1/sync')).toHaveLength(1);
-    h.service.stream.push('event: patch\nid: 8\ndata: {"base": 7, "revision": 8, "configs": {"db.pool.max": 30}, "deleted": {"configs": ["banner.text"]}}\n\n');
+    h.service.stream.push(
+      'event: patch\nid: 8\ndata: {"base": 7, "revision": 8, "configs": {"db.pool.max": 30}, "deleted": {"configs": ["banner.text"]}}\n\n',
+    );
     await until(() => client.revision === 8, 'patch applied');
     expect(client.config('db.pool.max')).toBe(30);
     expect(client.configLookup('banner.text').found).toBe(false);
@@ -320,7 +352,9 @@ describe('stream', () => {
 
   it('a malformed patch is never half applied: it is dropped and a resync follows', async () => {
     const { h, client } = await streaming();
-    h.service.stream.push('event: patch\ndata: {"base": 7, "revision": 8, "configs": {"db.host": "new", "bad": {"o": 1}}}\n\n');
+    h.service.stream.push(
+      'event: patch\ndata: {"base": 7, "revision": 8, "configs": {"db.host": "new", "bad": {"o": 1}}}\n\n',
+    );
     h.service.stream.push('event: patch\ndata: {"base": 7, "revision": 8, "configs": {"db.h\n\n');
     await until(() => h.transport.to('/v1/sync').length >= 2, 'resync');
     expect(client.config('db.host')).toBe('db.internal');
@@ -333,10 +367,16 @@ describe('stream', () => {
     h.service.streamOverride = () => errorBody(503, 'unavailable');
     h.service.stream.fail(new Error('socket reset'));
     // random 0.5 takes a quarter off: 1000 → 750, 2000 → 1500.
-    await until(() => h.timers.pendingDelays().includes(750), `first backoff, pending ${h.timers.pendingDelays().join()}`);
+    await until(
+      () => h.timers.pendingDelays().includes(750),
+      `first backoff, pending ${h.timers.pendingDelays().join()}`,
+    );
     expect(client.connected).toBe(true);
     await h.timers.advance(750);
-    await until(() => h.timers.pendingDelays().includes(1500), `second backoff, pending ${h.timers.pendingDelays().join()}`);
+    await until(
+      () => h.timers.pendingDelays().includes(1500),
+      `second backoff, pending ${h.timers.pendingDelays().join()}`,
+    );
     await h.timers.advance(1500);
     await until(() => !client.connected, 'fallback to polling');
     expect(h.logger.text('warn')).toContain('3 consecutive stream errors');
@@ -366,7 +406,10 @@ describe('stream', () => {
     const { h, client } = await streaming();
     h.service.streamOverride = () => errorBody(402, 'billing_overdue');
     h.service.stream.end();
-    await until(() => h.timers.pendingDelays().includes(1000), `backoff scheduled, pending ${h.timers.pendingDelays().join()}`);
+    await until(
+      () => h.timers.pendingDelays().includes(1000),
+      `backoff scheduled, pending ${h.timers.pendingDelays().join()}`,
+    );
     await h.timers.advance(1000);
     await until(() => client.billingOverdue, 'billing halt');
     expect(client.connected).toBe(false);
@@ -381,10 +424,19 @@ describe('secrets access rules', () => {
     const client = await create(h);
     const before = h.transport.requests.length;
     expect(client.keyType).toBe('pk');
-    for (const read of [() => client.secret('a'), () => client.secretFile('a'), () => client.requireSecret('a'), () => client.secretInfo('a')]) {
+    for (const read of [
+      () => client.secret('a'),
+      () => client.secretFile('a'),
+      () => client.requireSecret('a'),
+      () => client.secretInfo('a'),
+    ]) {
       expect(read).toThrow(expect.objectContaining({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' }));
     }
-    for (const write of [() => client.setSecret('a', 'v'), () => client.deleteSecret('a'), () => client.deleteSecretVersion('a', 1)]) {
+    for (const write of [
+      () => client.setSecret('a', 'v'),
+      () => client.deleteSecret('a'),
+      () => client.deleteSecretVersion('a', 1),
+    ]) {
       expect(write).toThrow(expect.objectContaining({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' }));
     }
     expect(h.transport.requests.length).toBe(before);
@@ -404,8 +456,13 @@ describe('secret writes', () => {
   it('sends the PROTOCOL §9 requests and never touches the cache', async () => {
     const h = harness({ stream: false });
     const client = await create(h);
-    h.service.other = (req) => (req.method === 'PUT' ? json(200, { key: 'a.b', type: 'file', version: 4 }) : { status: 204 });
-    await expect(client.setSecret('a.b', 'v', { type: 'file' })).resolves.toEqual({ key: 'a.b', type: 'file', version: 4 });
+    h.service.other = (req) =>
+      req.method === 'PUT' ? json(200, { key: 'a.b', type: 'file', version: 4 }) : { status: 204 };
+    await expect(client.setSecret('a.b', 'v', { type: 'file' })).resolves.toEqual({
+      key: 'a.b',
+      type: 'file',
+      version: 4,
+    });
     await client.deleteSecret('a.b');
     await client.deleteSecretVersion('a.b', 2);
     const writes = h.transport.requests.filter((r) => r.url.includes('/v1/secrets/'));
@@ -421,12 +478,19 @@ describe('secret writes', () => {
     const h = harness({ stream: false });
     const client = await create(h);
     const before = h.transport.requests.length;
-    expect(() => client.deleteSecretVersion('a', 0)).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
+    expect(() => client.deleteSecretVersion('a', 0)).toThrow(
+      expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }),
+    );
     expect(() => client.deleteSecretVersion('a', 1.5)).toThrow('1-based integer');
     expect(() => client.setSecret('bad key', 'v')).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
     expect(() => client.setSecret('a', 5 as unknown as string)).toThrow('value must be a string');
     expect(() => client.setSecret('a', 'v', { type: 'blob' as 'text' })).toThrow('type must be');
-    expect(() => client.setSecret('a', 'v', null as unknown as { type: 'text' })).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT', message: 'setSecret: options must be an object, got null' }));
+    expect(() => client.setSecret('a', 'v', null as unknown as { type: 'text' })).toThrow(
+      expect.objectContaining({
+        code: 'VANE_INVALID_ARGUMENT',
+        message: 'setSecret: options must be an object, got null',
+      }),
+    );
     expect(h.transport.requests.length).toBe(before);
   });
 
@@ -448,7 +512,12 @@ describe('secret writes', () => {
 describe('evaluateAb', () => {
   it('sends known keys once, in batches of 200, with string attributes; missing answers are false', async () => {
     const h = harness({ stream: false });
-    h.service.flags = Object.fromEntries(Array.from({ length: 250 }, (_, i) => [`f${i}`, { is_enabled: true, starts_at: null, ends_at: null, is_active: true }]));
+    h.service.flags = Object.fromEntries(
+      Array.from({ length: 250 }, (_, i) => [
+        `f${i}`,
+        { is_enabled: true, starts_at: null, ends_at: null, is_active: true },
+      ]),
+    );
     const client = await create(h);
     h.service.other = (req) => {
       const body = JSON.parse(req.body!) as { keys: string[] };
@@ -456,7 +525,9 @@ describe('evaluateAb', () => {
     };
     const keys = ['unknown', ...Array.from({ length: 250 }, (_, i) => `f${i}`), 'f0'];
     const results = await client.evaluateAb(keys, { userId: 'u-1', attributes: { country: 'DE', plan: null } });
-    const calls = h.transport.to('/v1/flags/evaluate-ab').map((r) => JSON.parse(r.body!) as { keys: string[]; user_id: string; attributes: unknown });
+    const calls = h.transport
+      .to('/v1/flags/evaluate-ab')
+      .map((r) => JSON.parse(r.body!) as { keys: string[]; user_id: string; attributes: unknown });
     expect(calls.map((c) => c.keys.length)).toEqual([200, 50]);
     expect(calls[0]!.user_id).toBe('u-1');
     expect(calls[0]!.attributes).toEqual({ country: 'DE' });
@@ -471,12 +542,17 @@ describe('evaluateAb', () => {
     const h = harness({ stream: false });
     const client = await create(h);
     const before = h.transport.requests.length;
-    expect(() => client.evaluateAb(['on'], { userId: 'u', attributes: { age: 42 as unknown as string } })).toThrow('attribute "age" must be a string, got number');
+    expect(() => client.evaluateAb(['on'], { userId: 'u', attributes: { age: 42 as unknown as string } })).toThrow(
+      'attribute "age" must be a string, got number',
+    );
     expect(h.transport.requests.length).toBe(before);
     await expect(client.evaluateAb(['unknown'], { userId: 'u' })).resolves.toEqual({ unknown: false });
     expect(h.transport.requests.length).toBe(before);
     h.service.other = () => errorBody(403, 'addon_inactive');
-    await expect(client.evaluateAb(['on'], { userId: 'u' })).rejects.toMatchObject({ code: 'VANE_ADDON_NOT_AVAILABLE', status: 403 });
+    await expect(client.evaluateAb(['on'], { userId: 'u' })).rejects.toMatchObject({
+      code: 'VANE_ADDON_NOT_AVAILABLE',
+      status: 403,
+    });
   });
 });
 
@@ -509,9 +585,12 @@ describe('change listeners and close', () => {
     try {
       const h = harness({ stream: false });
       const client = await create(h);
+      // The listener types say void; this spec proves an async listener that rejects is still contained.
+      // eslint-disable-next-line @typescript-eslint/no-misused-promises
       client.onChange(async () => {
         throw new Error('async boom with rk_live_TOPSECRET');
       });
+      // eslint-disable-next-line @typescript-eslint/no-misused-promises
       client.onStatusChange(async () => {
         throw new Error('async status boom');
       });
@@ -602,7 +681,8 @@ describe('credentials seam', () => {
         return true;
       }),
     };
-    h.service.syncOverride = (req) => (req.headers['authorization'] === 'Bearer t2' ? undefined : errorBody(401, 'unauthorized'));
+    h.service.syncOverride = (req) =>
+      req.headers['authorization'] === 'Bearer t2' ? undefined : errorBody(401, 'unauthorized');
     const client = await create({ ...h, options: { ...h.options, apiKey: undefined, credentials } });
     expect(client.keyType).toBe('');
     expect(credentials.onUnauthorized).toHaveBeenCalledTimes(1);
@@ -622,7 +702,8 @@ describe('credentials seam', () => {
         return true;
       }),
     };
-    h.service.streamOverride = (req) => (req.headers['authorization'] === 'Bearer t2' ? undefined : errorBody(401, 'unauthorized'));
+    h.service.streamOverride = (req) =>
+      req.headers['authorization'] === 'Bearer t2' ? undefined : errorBody(401, 'unauthorized');
     const client = await create({ ...h, options: { ...h.options, apiKey: undefined, credentials } });
     await until(() => client.connected, 'stream connected after renewal');
     expect(h.transport.to('/v1/stream').map((r) => r.headers['authorization'])).toEqual(['Bearer t1', 'Bearer t2']);

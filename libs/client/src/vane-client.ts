@@ -5,7 +5,13 @@
  * @packageDocumentation
  */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { normalizeAbContext, planAbEvaluation, readAbResults, type AbContext, type AbResults } from './ab-evaluation.js';
+import {
+  normalizeAbContext,
+  planAbEvaluation,
+  readAbResults,
+  type AbContext,
+  type AbResults,
+} from './ab-evaluation.js';
 import type { KeyType } from './api-key.js';
 import { backoffDelayMs } from './backoff.js';
 import { diffSnapshots, type ChangeEvent, type ChangeListener, type SecretVersionInfo } from './change-event.js';
@@ -21,19 +27,32 @@ import {
   SecretNotFoundError,
   UnauthorizedError,
   UnexpectedResponseError,
-  VaneError,
+  type VaneError,
 } from './errors.js';
 import { FileSecretStore } from './file-secrets.js';
 import { resolveOptions, type ResolvedOptions, type VaneClientOptions } from './options.js';
 import { redactText, sanitizeCause } from './redact.js';
 import { ServiceHttp, type ServiceAnswer } from './service-http.js';
-import { applyPatch, decidePatch, EMPTY_SNAPSHOT, parsePatch, parseSnapshot, SnapshotFormatError, type ConfigValue, type Patch, type SecretRecord, type SecretType, type Snapshot } from './snapshot.js';
+import {
+  applyPatch,
+  decidePatch,
+  EMPTY_SNAPSHOT,
+  parsePatch,
+  parseSnapshot,
+  SnapshotFormatError,
+  type ConfigValue,
+  type Patch,
+  type SecretRecord,
+  type SecretType,
+  type Snapshot,
+} from './snapshot.js';
 import { readEventStream } from './sse-reader.js';
 import type { TimerHandle } from './timers.js';
 import { USER_AGENT } from './version.js';
 
 /** Result of a config lookup: tells a missing key from a key holding `null`. */
-export type ConfigLookup = { readonly found: true; readonly value: ConfigValue } | { readonly found: false; readonly value: undefined };
+export type ConfigLookup =
+  { readonly found: true; readonly value: ConfigValue } | { readonly found: false; readonly value: undefined };
 
 /** A flag's state: `defined` tells "not defined" from "defined and off". */
 export interface FlagState {
@@ -341,7 +360,13 @@ export class VaneClient {
 
   /** The connection state in one object (for health checks). */
   get status(): VaneClientStatus {
-    const mode: SyncMode = this.#closed ? 'closed' : this.#billingOverdue ? 'halted' : this.#connected ? 'stream' : 'polling';
+    const mode: SyncMode = this.#closed
+      ? 'closed'
+      : this.#billingOverdue
+        ? 'halted'
+        : this.#connected
+          ? 'stream'
+          : 'polling';
     return { mode, connected: this.#connected, billingOverdue: this.#billingOverdue };
   }
 
@@ -367,9 +392,15 @@ export class VaneClient {
     if (change.billingOverdue !== undefined) this.#billingOverdue = change.billingOverdue;
     if (change.closed) this.#closed = true;
     const after = this.status;
-    if (before.mode === after.mode && before.connected === after.connected && before.billingOverdue === after.billingOverdue) return;
+    if (
+      before.mode === after.mode &&
+      before.connected === after.connected &&
+      before.billingOverdue === after.billingOverdue
+    )
+      return;
     for (const listener of this.#statusListeners) {
-      const report = (err: unknown): void => this.#o.logger.warn(`status listener threw: ${err instanceof Error ? redactText(err.name) : typeof err}`);
+      const report = (err: unknown): void =>
+        this.#o.logger.warn(`status listener threw: ${err instanceof Error ? redactText(err.name) : typeof err}`);
       try {
         catchAsync(listener(after), report);
       } catch (err) {
@@ -431,13 +462,23 @@ export class VaneClient {
     return this.#evaluate(plan.keys, plan.batches, userId, attributes);
   }
 
-  async #evaluate(keys: readonly string[], batches: readonly (readonly string[])[], userId: string, attributes: Record<string, string>): Promise<AbResults> {
+  async #evaluate(
+    keys: readonly string[],
+    batches: readonly (readonly string[])[],
+    userId: string,
+    attributes: Record<string, string>,
+  ): Promise<AbResults> {
     const results: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
     for (const key of keys) results[key] = false;
     await Promise.all(
       batches.map(async (batch) => {
         const answer = await this.#http.fetch(
-          { method: 'POST', path: 'v1/flags/evaluate-ab', body: { keys: batch, user_id: userId, attributes }, operation: 'evaluate-ab' },
+          {
+            method: 'POST',
+            path: 'v1/flags/evaluate-ab',
+            body: { keys: batch, user_id: userId, attributes },
+            operation: 'evaluate-ab',
+          },
           this.#closeController.signal,
         );
         if (answer.status !== 200) throw this.#errorFor(answer, 'evaluate-ab');
@@ -457,17 +498,26 @@ export class VaneClient {
    */
   setSecret(key: string, value: string, options: SetSecretOptions = {}): Promise<SecretWriteResult> {
     this.#assertSecretWrite(key);
-    if (typeof value !== 'string') throw new InvalidArgumentError(`setSecret: value must be a string, got ${value === null ? 'null' : typeof value}`);
-    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(`setSecret: options must be an object, got ${options === null ? 'null' : typeof options}`);
+    if (typeof value !== 'string')
+      throw new InvalidArgumentError(
+        `setSecret: value must be a string, got ${value === null ? 'null' : typeof value}`,
+      );
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidArgumentError(
+        `setSecret: options must be an object, got ${options === null ? 'null' : typeof options}`,
+      );
     const type = options.type ?? 'text';
     if (type !== 'text' && type !== 'file') throw new InvalidArgumentError('setSecret: type must be "text" or "file"');
-    return this.#secretWrite('PUT', `v1/secrets/${encodeURIComponent(key)}`, { value, type }, `secret "${key}"`).then((answer) => {
-      const doc = this.#json(answer, 'secret-write') as Record<string, unknown>;
-      const version = doc['version'];
-      const gotType = doc['type'];
-      if (typeof version !== 'number' || !Number.isSafeInteger(version)) throw new UnexpectedResponseError('secret-write: the answer has no integer "version"', answer.status);
-      return { key, type: gotType === 'file' || gotType === 'text' ? gotType : type, version };
-    });
+    return this.#secretWrite('PUT', `v1/secrets/${encodeURIComponent(key)}`, { value, type }, `secret "${key}"`).then(
+      (answer) => {
+        const doc = this.#json(answer, 'secret-write') as Record<string, unknown>;
+        const version = doc['version'];
+        const gotType = doc['type'];
+        if (typeof version !== 'number' || !Number.isSafeInteger(version))
+          throw new UnexpectedResponseError('secret-write: the answer has no integer "version"', answer.status);
+        return { key, type: gotType === 'file' || gotType === 'text' ? gotType : type, version };
+      },
+    );
   }
 
   /**
@@ -478,7 +528,9 @@ export class VaneClient {
    */
   deleteSecret(key: string): Promise<void> {
     this.#assertSecretWrite(key);
-    return this.#secretWrite('DELETE', `v1/secrets/${encodeURIComponent(key)}`, undefined, `secret "${key}"`).then(() => undefined);
+    return this.#secretWrite('DELETE', `v1/secrets/${encodeURIComponent(key)}`, undefined, `secret "${key}"`).then(
+      () => undefined,
+    );
   }
 
   /**
@@ -492,15 +544,28 @@ export class VaneClient {
   deleteSecretVersion(key: string, version: number): Promise<void> {
     this.#assertSecretWrite(key);
     if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) {
-      throw new InvalidArgumentError(`deleteSecretVersion: version must be a 1-based integer, got ${typeof version === 'number' ? String(version) : typeof version}`);
+      throw new InvalidArgumentError(
+        `deleteSecretVersion: version must be a 1-based integer, got ${typeof version === 'number' ? String(version) : typeof version}`,
+      );
     }
-    return this.#secretWrite('DELETE', `v1/secrets/${encodeURIComponent(key)}/versions/${version}`, undefined, `version ${version} of secret "${key}"`).then(
-      () => undefined,
-    );
+    return this.#secretWrite(
+      'DELETE',
+      `v1/secrets/${encodeURIComponent(key)}/versions/${version}`,
+      undefined,
+      `version ${version} of secret "${key}"`,
+    ).then(() => undefined);
   }
 
-  async #secretWrite(method: 'PUT' | 'DELETE', path: string, body: { value: string; type: string } | undefined, subject: string): Promise<ServiceAnswer> {
-    const answer = await this.#http.fetch({ method, path, body, operation: 'secret-write' }, this.#closeController.signal);
+  async #secretWrite(
+    method: 'PUT' | 'DELETE',
+    path: string,
+    body: { value: string; type: string } | undefined,
+    subject: string,
+  ): Promise<ServiceAnswer> {
+    const answer = await this.#http.fetch(
+      { method, path, body, operation: 'secret-write' },
+      this.#closeController.signal,
+    );
     if (answer.status !== 200 && answer.status !== 204) {
       // A server message may quote the value sent (e.g. a validation error): it never reaches the error.
       throw this.#http.errorFor(answer.status, answer.text, answer.header, 'secret-write', subject, body?.value);
@@ -541,7 +606,8 @@ export class VaneClient {
 
   #assertSecretWrite(key: string): void {
     if (this.#o.credentials.keyType === 'pk') throw new PublicKeySecretAccessError();
-    if (typeof key !== 'string' || !SECRET_KEY.test(key)) throw new InvalidArgumentError('secret key must be 1 to 256 characters from [A-Za-z0-9._-]');
+    if (typeof key !== 'string' || !SECRET_KEY.test(key))
+      throw new InvalidArgumentError('secret key must be 1 to 256 characters from [A-Za-z0-9._-]');
     if (this.#closed) throw new ClientClosedError();
   }
 
@@ -554,7 +620,10 @@ export class VaneClient {
       return JSON.parse(answer.text) as unknown;
     } catch {
       // Never attach the SyntaxError: V8 quotes part of the body, which may hold secrets.
-      throw new UnexpectedResponseError(`${operation}: the answer is not valid JSON (${answer.text.length} characters)`, answer.status);
+      throw new UnexpectedResponseError(
+        `${operation}: the answer is not valid JSON (${answer.text.length} characters)`,
+        answer.status,
+      );
     }
   }
 
@@ -582,7 +651,10 @@ export class VaneClient {
     if (this.#closed) throw new ClientClosedError();
     const headers: Record<string, string> = {};
     if (this.#etag !== undefined && kind !== 'initial') headers['if-none-match'] = this.#etag;
-    const answer = await this.#http.fetch({ method: 'GET', path: 'v1/sync', headers, operation: 'sync' }, this.#closeController.signal);
+    const answer = await this.#http.fetch(
+      { method: 'GET', path: 'v1/sync', headers, operation: 'sync' },
+      this.#closeController.signal,
+    );
     if (answer.status === 304) {
       this.#etag = answer.header('etag') ?? this.#etag;
       // File secrets are rewritten on every sync: a file removed behind the client's back
@@ -597,12 +669,15 @@ export class VaneClient {
     try {
       next = parseSnapshot(this.#json(answer, 'sync'));
     } catch (err) {
-      if (err instanceof SnapshotFormatError) throw new UnexpectedResponseError(`sync: malformed snapshot (${err.message})`, 200);
+      if (err instanceof SnapshotFormatError)
+        throw new UnexpectedResponseError(`sync: malformed snapshot (${err.message})`, 200);
       throw err;
     }
     if (this.#closed) throw new ClientClosedError();
     const previous = this.#snapshot;
-    const removed = [...previous.secrets].filter(([k, s]) => s.type === 'file' && next.secrets.get(k)?.type !== 'file').map(([k]) => k);
+    const removed = [...previous.secrets]
+      .filter(([k, s]) => s.type === 'file' && next.secrets.get(k)?.type !== 'file')
+      .map(([k]) => k);
     await this.#writeFiles(next.secrets, removed);
     this.#etag = answer.header('etag');
     this.#install(previous, next);
@@ -616,9 +691,12 @@ export class VaneClient {
       await this.#files.apply(write, removed);
     } catch (err) {
       const code = (err as { code?: unknown }).code;
-      throw new SecretFileWriteError(`cannot write file secrets in ${this.#files.directory ?? 'the secrets directory'}${typeof code === 'string' ? ` (${code})` : ''}`, {
-        cause: sanitizeCause(err),
-      });
+      throw new SecretFileWriteError(
+        `cannot write file secrets in ${this.#files.directory ?? 'the secrets directory'}${typeof code === 'string' ? ` (${code})` : ''}`,
+        {
+          cause: sanitizeCause(err),
+        },
+      );
     }
   }
 
@@ -642,7 +720,9 @@ export class VaneClient {
   #emit(event: ChangeEvent): void {
     for (const listener of this.#listeners) {
       const report = (err: unknown): void =>
-        this.#o.logger.warn(`change listener threw on ${event.kind} "${event.key}": ${err instanceof Error ? redactText(err.name) : typeof err}`);
+        this.#o.logger.warn(
+          `change listener threw on ${event.kind} "${event.key}": ${err instanceof Error ? redactText(err.name) : typeof err}`,
+        );
       try {
         catchAsync(listener(event), report);
       } catch (err) {
@@ -663,7 +743,10 @@ export class VaneClient {
     }
     const next = applyPatch(current, patch);
     const write = [...patch.secrets];
-    const removed = [...patch.deleted.secrets, ...[...patch.secrets].filter(([, s]) => s.type !== 'file').map(([k]) => k)];
+    const removed = [
+      ...patch.deleted.secrets,
+      ...[...patch.secrets].filter(([, s]) => s.type !== 'file').map(([k]) => k),
+    ];
     await this.#writeFiles(write, removed);
     if (this.#closed) return;
     this.#install(current, next);
@@ -673,10 +756,13 @@ export class VaneClient {
   #scheduleTtl(delayMs = this.#o.ttlMs): void {
     this.#clearTtl();
     if (this.#closed || this.#billingOverdue) return;
-    this.#ttlTimer = this.#o.timers.setTimeout(() => {
-      this.#ttlTimer = undefined;
-      this.#backgroundSync('ttl');
-    }, Math.min(delayMs, MAX_TIMER_MS));
+    this.#ttlTimer = this.#o.timers.setTimeout(
+      () => {
+        this.#ttlTimer = undefined;
+        this.#backgroundSync('ttl');
+      },
+      Math.min(delayMs, MAX_TIMER_MS),
+    );
   }
 
   #clearTtl(): void {
@@ -694,7 +780,9 @@ export class VaneClient {
     if (this.#closed) return;
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof BillingOverdueError) {
-      this.#o.logger.error(`${message}; background sync and stream halted, serving revision ${this.#snapshot.revision}`);
+      this.#o.logger.error(
+        `${message}; background sync and stream halted, serving revision ${this.#snapshot.revision}`,
+      );
       this.#halt();
       return;
     }
@@ -709,7 +797,9 @@ export class VaneClient {
     } else if (err instanceof UnauthorizedError) {
       this.#o.logger.error(`background sync (${reason}): ${message}`);
     } else {
-      this.#o.logger.warn(`background sync (${reason}) failed, serving revision ${this.#snapshot.revision}: ${redactText(message)}`);
+      this.#o.logger.warn(
+        `background sync (${reason}) failed, serving revision ${this.#snapshot.revision}: ${redactText(message)}`,
+      );
     }
     this.#scheduleTtl(delayMs);
   }
@@ -759,11 +849,14 @@ export class VaneClient {
     return new Promise((resolve) => {
       if (this.#streamStopped()) return resolve();
       this.#streamWake = resolve;
-      this.#streamTimer = this.#o.timers.setTimeout(() => {
-        this.#streamTimer = undefined;
-        this.#streamWake = undefined;
-        resolve();
-      }, Math.min(delayMs, MAX_TIMER_MS));
+      this.#streamTimer = this.#o.timers.setTimeout(
+        () => {
+          this.#streamTimer = undefined;
+          this.#streamWake = undefined;
+          resolve();
+        },
+        Math.min(delayMs, MAX_TIMER_MS),
+      );
     });
   }
 
@@ -775,7 +868,11 @@ export class VaneClient {
         {
           method: 'GET',
           path: 'v1/stream',
-          headers: { accept: 'text/event-stream', 'cache-control': 'no-cache', 'last-event-id': String(this.#snapshot.revision) },
+          headers: {
+            accept: 'text/event-stream',
+            'cache-control': 'no-cache',
+            'last-event-id': String(this.#snapshot.revision),
+          },
           operation: 'stream',
         },
         controller.signal,
@@ -816,7 +913,9 @@ export class VaneClient {
   /** Decides what follows a stream failure. @returns the delay before the next attempt, or undefined to stop. */
   #onStreamError(err: unknown): number | undefined {
     if (err instanceof BillingOverdueError) {
-      this.#o.logger.error(`${err.message}; background sync and stream halted, serving revision ${this.#snapshot.revision}`);
+      this.#o.logger.error(
+        `${err.message}; background sync and stream halted, serving revision ${this.#snapshot.revision}`,
+      );
       this.#halt();
       return undefined;
     }
@@ -835,9 +934,16 @@ export class VaneClient {
       }
       return this.#o.streamCooldownMs;
     }
-    let delayMs = backoffDelayMs(this.#streamErrors - 1, { minMs: this.#o.backoffMinMs, maxMs: this.#o.backoffMaxMs, random: this.#o.random });
-    if ((err instanceof RateLimitedError || err instanceof QuarantinedError) && err.retryAfterMs !== undefined) delayMs = Math.max(delayMs, err.retryAfterMs);
-    this.#o.logger.warn(`${message} (stream error ${this.#streamErrors} of ${threshold}); reconnecting in ${delayMs} ms`);
+    let delayMs = backoffDelayMs(this.#streamErrors - 1, {
+      minMs: this.#o.backoffMinMs,
+      maxMs: this.#o.backoffMaxMs,
+      random: this.#o.random,
+    });
+    if ((err instanceof RateLimitedError || err instanceof QuarantinedError) && err.retryAfterMs !== undefined)
+      delayMs = Math.max(delayMs, err.retryAfterMs);
+    this.#o.logger.warn(
+      `${message} (stream error ${this.#streamErrors} of ${threshold}); reconnecting in ${delayMs} ms`,
+    );
     return delayMs;
   }
 
@@ -866,7 +972,9 @@ export class VaneClient {
         this.#backgroundSync('malformed patch');
         return;
       }
-      this.#serial(() => this.#applyPatchNow(patch)).catch((err: unknown) => this.#onBackgroundError(err, 'stream patch'));
+      this.#serial(() => this.#applyPatchNow(patch)).catch((err: unknown) =>
+        this.#onBackgroundError(err, 'stream patch'),
+      );
     }
     // Other event names are ignored (forward compatibility).
   }

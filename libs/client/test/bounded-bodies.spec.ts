@@ -27,7 +27,12 @@ function endlessErrorServer(): Promise<{ server: Server; url: string; sent: () =
   });
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () =>
-      resolve({ server, url: `http://shop.localhost:${(server.address() as AddressInfo).port}`, sent: () => sent, ended }),
+      resolve({
+        server,
+        url: `http://shop.localhost:${(server.address() as AddressInfo).port}`,
+        sent: () => sent,
+        ended,
+      }),
     ),
   );
 }

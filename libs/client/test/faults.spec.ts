@@ -59,7 +59,8 @@ function checkInvariants(when: string): void {
   if (client.config('db.host') !== 'db.internal') violations.push(`${when}: db.host lost`);
   if (client.secret('stripe.api_key') === null) violations.push(`${when}: secret lost`);
   const pair = [client.config('pair.a'), client.config('pair.b')];
-  if (pair[0] !== pair[1] && !(pair[0] === 'v2' && pair[1] === 'v1')) violations.push(`${when}: half-updated pair ${JSON.stringify(pair)}`);
+  if (pair[0] !== pair[1] && !(pair[0] === 'v2' && pair[1] === 'v1'))
+    violations.push(`${when}: half-updated pair ${JSON.stringify(pair)}`);
 }
 
 async function connected(): Promise<void> {
@@ -69,7 +70,10 @@ async function connected(): Promise<void> {
 
 /** Waits for a pending timer of exactly `delayMs` and fires it. */
 async function fire(delayMs: number): Promise<void> {
-  await until(() => timers.pendingDelays().includes(delayMs), `a ${delayMs} ms timer (pending: ${timers.pendingDelays().join(', ')})`);
+  await until(
+    () => timers.pendingDelays().includes(delayMs),
+    `a ${delayMs} ms timer (pending: ${timers.pendingDelays().join(', ')})`,
+  );
   await timers.advance(delayMs);
 }
 
@@ -138,7 +142,15 @@ describe('fault injection', () => {
 
   it('garbage JSON from sync: the foreground call gets a typed error, background syncs log it, the cache stays whole', async () => {
     await start({ stream: false });
-    proxy.onRequest((line) => (isSync(line) ? rawResponse(200, '{"service": {"slug": "shop", "kind": "backend"}, "revision": 99, "configs": {"x": TOPSECRET', { etag: '"junk"' }) : undefined));
+    proxy.onRequest((line) =>
+      isSync(line)
+        ? rawResponse(
+            200,
+            '{"service": {"slug": "shop", "kind": "backend"}, "revision": 99, "configs": {"x": TOPSECRET',
+            { etag: '"junk"' },
+          )
+        : undefined,
+    );
     const error = await client.sync().catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'VANE_UNEXPECTED_RESPONSE' });
     expect(String((error as Error).message)).not.toContain('TOPSECRET');
@@ -158,7 +170,13 @@ describe('fault injection', () => {
     server.admin.setConfig('shop', 'db.pool.max', 34);
     await until(() => client.config('db.pool.max') === 34, 'patch applied');
     proxy.onRequest((line) =>
-      isStream(line) ? rawResponse(200, `id: 99\nevent: patch\ndata: {"base": ${client.revision}, "revision": 99, "configs": {"db.host": nope\n\n`, { 'content-type': 'text/event-stream' }) : undefined,
+      isStream(line)
+        ? rawResponse(
+            200,
+            `id: 99\nevent: patch\ndata: {"base": ${client.revision}, "revision": 99, "configs": {"db.host": nope\n\n`,
+            { 'content-type': 'text/event-stream' },
+          )
+        : undefined,
     );
     const syncsBefore = proxy.count('/v1/sync');
     proxy.reset(isStream);
@@ -172,7 +190,9 @@ describe('fault injection', () => {
   it('a burst of 5xx: falls back to polling (connected false, nothing thrown), polls on the TTL, returns to the stream after the cooldown', async () => {
     await start();
     await connected();
-    proxy.onRequest((line) => (isStream(line) || isSync(line) ? rawResponse(503, '{"error":"unavailable","message":"down"}') : undefined));
+    proxy.onRequest((line) =>
+      isStream(line) || isSync(line) ? rawResponse(503, '{"error":"unavailable","message":"down"}') : undefined,
+    );
     proxy.reset(isStream);
     await until(() => logger.text('warn').includes('stream error 1 of 3'), 'error 1');
     await fire(1000);
@@ -180,11 +200,16 @@ describe('fault injection', () => {
     await fire(2000);
     await until(() => !client.connected, 'fallback to polling');
     expect(logger.text('warn')).toContain('3 consecutive stream errors');
-    await until(() => logger.text('warn').includes('background sync (fallback to polling) failed'), 'fallback sync failed quietly');
+    await until(
+      () => logger.text('warn').includes('background sync (fallback to polling) failed'),
+      'fallback sync failed quietly',
+    );
     checkInvariants('during 5xx burst');
 
     // Sync heals first; the stream stays broken: the client polls on its TTL.
-    proxy.onRequest((line) => (isStream(line) ? rawResponse(503, '{"error":"unavailable","message":"down"}') : undefined));
+    proxy.onRequest((line) =>
+      isStream(line) ? rawResponse(503, '{"error":"unavailable","message":"down"}') : undefined,
+    );
     const events: ChangeEvent[] = [];
     client.onChange((e) => events.push(e));
     server.admin.setConfig('shop', 'pair.a', 'v2');

@@ -31,7 +31,10 @@ beforeAll(async () => {
       if (req.url === '/v1/sync') {
         const headers = { host: req.headers.host!, 'x-service-api-key': String(req.headers['x-service-api-key']) };
         httpGet({ host: '127.0.0.1', port: local.port, path: '/v1/sync', headers }, (r) => {
-          res.writeHead(r.statusCode!, { 'content-type': 'application/json', ...(r.headers.etag ? { etag: r.headers.etag } : {}) });
+          res.writeHead(r.statusCode!, {
+            'content-type': 'application/json',
+            ...(r.headers.etag ? { etag: r.headers.etag } : {}),
+          });
           r.pipe(res);
         });
         return;
@@ -56,29 +59,42 @@ function echo(status: number) {
   return (req: IncomingMessage, body: string, res: ServerResponse): void => {
     const key = String(req.headers['x-service-api-key']);
     res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: 'invalid_request', message: `refused ${req.method} with key ${key} and body ${body}; value was "${WRITTEN}"` }));
+    res.end(
+      JSON.stringify({
+        error: 'invalid_request',
+        message: `refused ${req.method} with key ${key} and body ${body}; value was "${WRITTEN}"`,
+      }),
+    );
   };
 }
 
 function exposed(error: unknown): string {
-  return [String(error), inspect(error, { depth: 20, showHidden: true }), JSON.stringify(error), (error as Error).message].join('\n');
+  return [
+    String(error),
+    inspect(error, { depth: 20, showHidden: true }),
+    JSON.stringify(error),
+    (error as Error).message,
+  ].join('\n');
 }
 
-it.each([400, 401, 403, 404, 413, 429, 500, 503])('a secret write answered %i quoting the key and the value leaks neither', async (status) => {
-  answer = echo(status);
-  const client = await VaneClient.create({ baseUrl, apiKey: SHOP_SK, logger, stream: false });
-  try {
-    const error = await client.setSecret('s', WRITTEN).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(Error);
-    const text = exposed(error);
-    expect(text).not.toContain(SHOP_SK);
-    expect(text).not.toContain('WRITTEN_SECRET');
-    expect(text).toContain('[redacted]');
-  } finally {
-    await client.close();
-  }
-  expect(logger.text()).not.toMatch(/svs_shop_e2e_secret_key_000001|WRITTEN_SECRET|TOPSECRET/);
-});
+it.each([400, 401, 403, 404, 413, 429, 500, 503])(
+  'a secret write answered %i quoting the key and the value leaks neither',
+  async (status) => {
+    answer = echo(status);
+    const client = await VaneClient.create({ baseUrl, apiKey: SHOP_SK, logger, stream: false });
+    try {
+      const error = await client.setSecret('s', WRITTEN).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      const text = exposed(error);
+      expect(text).not.toContain(SHOP_SK);
+      expect(text).not.toContain('WRITTEN_SECRET');
+      expect(text).toContain('[redacted]');
+    } finally {
+      await client.close();
+    }
+    expect(logger.text()).not.toMatch(/svs_shop_e2e_secret_key_000001|WRITTEN_SECRET|TOPSECRET/);
+  },
+);
 
 it('a value too short to redact: the quoting server message is dropped', async () => {
   answer = (_req, _body, res) => {

@@ -96,7 +96,11 @@ describe('against the local server', () => {
     event = nextEvent(client, (e) => e.key === 'stripe.api_key');
     const written = server.admin.setSecret('shop', 'stripe.api_key', 'rk_test_TOPSECRET_2');
     const secretEvent = await event;
-    expect(secretEvent).toMatchObject({ kind: 'secret', oldValue: { type: 'text', version: 1 }, newValue: { type: 'text', version: written.version } });
+    expect(secretEvent).toMatchObject({
+      kind: 'secret',
+      oldValue: { type: 'text', version: 1 },
+      newValue: { type: 'text', version: written.version },
+    });
     expect(JSON.stringify(secretEvent)).not.toContain('TOPSECRET');
     expect(client.secret('stripe.api_key')).toBe('rk_test_TOPSECRET_2');
 
@@ -129,7 +133,12 @@ describe('against the local server', () => {
     ['a wrong slug', () => ({ baseUrl: server.baseUrl('nope') }), 'VANE_NOT_FOUND', 404],
     ["another service's key", () => ({ apiKey: WEB_SK }), 'VANE_UNAUTHORIZED', 401],
   ])('rejects creation with %s', async (_name, options, code, status) => {
-    const error = await VaneClient.create({ baseUrl: server.baseUrl('shop'), apiKey: SHOP_SK, logger, ...options() }).catch((e: unknown) => e);
+    const error = await VaneClient.create({
+      baseUrl: server.baseUrl('shop'),
+      apiKey: SHOP_SK,
+      logger,
+      ...options(),
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code, status });
     expect(String(error)).not.toContain('svs_shop_wrong_key_0000000000');
   });
@@ -137,7 +146,9 @@ describe('against the local server', () => {
   it('a failed creation leaves no socket behind', async () => {
     const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
     const before = sockets();
-    await expect(VaneClient.create({ baseUrl: server.baseUrl('shop'), apiKey: 'svs_shop_wrong_key_0000000000', logger })).rejects.toMatchObject({ status: 401 });
+    await expect(
+      VaneClient.create({ baseUrl: server.baseUrl('shop'), apiKey: 'svs_shop_wrong_key_0000000000', logger }),
+    ).rejects.toMatchObject({ status: 401 });
     await until(() => sockets() <= before, `sockets back to ${before} (now ${sockets()})`);
   });
 
@@ -152,7 +163,9 @@ describe('against the local server', () => {
 
   it('rejects creation with VANE_TRANSPORT when nothing listens', async () => {
     const port = await freePort();
-    const error = await VaneClient.create({ baseUrl: `http://shop.localhost:${port}`, apiKey: SHOP_SK, logger }).catch((e: unknown) => e);
+    const error = await VaneClient.create({ baseUrl: `http://shop.localhost:${port}`, apiKey: SHOP_SK, logger }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'VANE_TRANSPORT' });
     expect((error as Error).message).toContain('ECONNREFUSED');
   });
@@ -174,8 +187,12 @@ describe('against the local server', () => {
     const client = await connect({ apiKey: SHOP_PK, stream: false });
     expect(client.keyType).toBe('pk');
     expect(client.config('db.host')).toBe('db.internal');
-    expect(() => client.secret('stripe.api_key')).toThrow(expect.objectContaining({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' }));
-    expect(() => client.setSecret('x', 'y')).toThrow(expect.objectContaining({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' }));
+    expect(() => client.secret('stripe.api_key')).toThrow(
+      expect.objectContaining({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' }),
+    );
+    expect(() => client.setSecret('x', 'y')).toThrow(
+      expect.objectContaining({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' }),
+    );
   });
 
   it("a public key's stream carries every revision, without secrets", async () => {
@@ -199,10 +216,16 @@ describe('against the local server', () => {
 
   it('evaluates A/B flags; unknown keys false and not sent; 403 when the add-on is off', async () => {
     const client = await connect({ stream: false });
-    const results = await client.evaluateAb(['always-on', 'dark-mode', 'unknown', 'always-on'], { userId: 'u-8812', attributes: { country: 'DE', plan: null } });
+    const results = await client.evaluateAb(['always-on', 'dark-mode', 'unknown', 'always-on'], {
+      userId: 'u-8812',
+      attributes: { country: 'DE', plan: null },
+    });
     expect({ ...results }).toEqual({ 'always-on': true, 'dark-mode': false, unknown: false });
     server.admin.setTenant({ ab_addon: false });
-    await expect(client.evaluateAb(['always-on'], { userId: 'u' })).rejects.toMatchObject({ code: 'VANE_ADDON_NOT_AVAILABLE', status: 403 });
+    await expect(client.evaluateAb(['always-on'], { userId: 'u' })).rejects.toMatchObject({
+      code: 'VANE_ADDON_NOT_AVAILABLE',
+      status: 403,
+    });
   });
 
   it('evaluates more than 200 keys in several calls', async () => {
@@ -242,7 +265,10 @@ describe('against the local server', () => {
   });
 
   it('checkConnectivity: 200 works, 401 wrong key, 404 wrong slug, transport', async () => {
-    await expect(checkConnectivity({ baseUrl: server.baseUrl('shop'), apiKey: SHOP_SK })).resolves.toMatchObject({ ok: true, status: 200 });
+    await expect(checkConnectivity({ baseUrl: server.baseUrl('shop'), apiKey: SHOP_SK })).resolves.toMatchObject({
+      ok: true,
+      status: 200,
+    });
     const wrongKey = await checkConnectivity({ baseUrl: server.baseUrl('shop'), apiKey: 'svs_wrong_0000000000000000' });
     expect(wrongKey).toMatchObject({ ok: false, status: 401, code: 'VANE_UNAUTHORIZED' });
     expect(wrongKey.message).toContain('svs_…0000');
@@ -258,9 +284,17 @@ describe('against the local server', () => {
     const client = await connect({ stream: false });
     expect(inspect(client, { depth: 10, showHidden: true })).not.toContain(SHOP_SK);
     expect(JSON.stringify(client)).not.toContain(SHOP_SK);
-    const error = await VaneClient.create({ baseUrl: `http://shop.localhost:${await freePort()}`, apiKey: SHOP_SK, logger }).catch((e: unknown) => e);
+    const error = await VaneClient.create({
+      baseUrl: `http://shop.localhost:${await freePort()}`,
+      apiKey: SHOP_SK,
+      logger,
+    }).catch((e: unknown) => e);
     expect(inspect(error, { depth: 10, showHidden: true })).not.toContain(SHOP_SK);
-    const unauthorized = await VaneClient.create({ baseUrl: server.baseUrl('shop'), apiKey: 'svs_shop_wrong_key_0000000000', logger }).catch((e: unknown) => e);
+    const unauthorized = await VaneClient.create({
+      baseUrl: server.baseUrl('shop'),
+      apiKey: 'svs_shop_wrong_key_0000000000',
+      logger,
+    }).catch((e: unknown) => e);
     expect(inspect(unauthorized, { depth: 10, showHidden: true })).not.toContain('svs_shop_wrong_key_0000000000');
   });
 

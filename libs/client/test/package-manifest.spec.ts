@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { CLIENT_VERSION } from '../src/version.js';
 
 const root = join(__dirname, '..');
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string>; files: string[]; sideEffects: boolean };
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+  files: string[];
+  sideEffects: boolean;
+};
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

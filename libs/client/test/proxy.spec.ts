@@ -8,7 +8,9 @@ import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
 
 /** A CONNECT proxy on loopback that tunnels every target to the local server. */
-async function startConnectProxy(targetPort: number): Promise<{ server: Server; url: string; connects: string[]; close(): Promise<void> }> {
+async function startConnectProxy(
+  targetPort: number,
+): Promise<{ server: Server; url: string; connects: string[]; close(): Promise<void> }> {
   const connects: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((_req, res) => res.writeHead(405).end());
@@ -55,7 +57,13 @@ describe('proxies and dispatchers', () => {
     const baseUrl = `http://shop.vane.test:${local.port}`;
     const dispatcher = createDefaultDispatcher(new URL(baseUrl), { HTTP_PROXY: proxy.url });
     try {
-      const client = await VaneClient.create({ baseUrl, apiKey: SHOP_SK, dispatcher, stream: false, logger: new MemoryLogger() });
+      const client = await VaneClient.create({
+        baseUrl,
+        apiKey: SHOP_SK,
+        dispatcher,
+        stream: false,
+        logger: new MemoryLogger(),
+      });
       expect(client.config('db.host')).toBe('db.internal');
       await client.close();
       expect(proxy.connects).toEqual([`shop.vane.test:${local.port}`]);
@@ -67,10 +75,21 @@ describe('proxies and dispatchers', () => {
 
   it('bypasses the proxy for NO_PROXY hosts', async () => {
     const proxy = await startConnectProxy(local.port);
-    const dispatcher = createDefaultDispatcher(new URL(`http://127.0.0.1:${local.port}`), { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' });
+    const dispatcher = createDefaultDispatcher(new URL(`http://127.0.0.1:${local.port}`), {
+      HTTP_PROXY: proxy.url,
+      NO_PROXY: '127.0.0.1',
+    });
     try {
       // Host "127.0.0.1" names no service: the direct answer is the server's 404.
-      await expect(VaneClient.create({ baseUrl: `http://127.0.0.1:${local.port}`, apiKey: SHOP_SK, dispatcher, stream: false, logger: new MemoryLogger() })).rejects.toMatchObject({
+      await expect(
+        VaneClient.create({
+          baseUrl: `http://127.0.0.1:${local.port}`,
+          apiKey: SHOP_SK,
+          dispatcher,
+          stream: false,
+          logger: new MemoryLogger(),
+        }),
+      ).rejects.toMatchObject({
         code: 'VANE_NOT_FOUND',
       });
       expect(proxy.connects).toEqual([]);
@@ -91,7 +110,13 @@ describe('proxies and dispatchers', () => {
         },
       },
     });
-    const client = await VaneClient.create({ baseUrl: local.baseUrl('shop'), apiKey: SHOP_SK, dispatcher, stream: false, logger: new MemoryLogger() });
+    const client = await VaneClient.create({
+      baseUrl: local.baseUrl('shop'),
+      apiKey: SHOP_SK,
+      dispatcher,
+      stream: false,
+      logger: new MemoryLogger(),
+    });
     await client.close();
     expect(lookups).toBeGreaterThan(0);
     expect(dispatcher.closed).toBe(false);

@@ -1,4 +1,10 @@
-import { ManualClock, startLocalServer, type LocalServer, type LocalServerSeed, type LocalServerTrustInput } from '@vane/local-server';
+import {
+  ManualClock,
+  startLocalServer,
+  type LocalServer,
+  type LocalServerSeed,
+  type LocalServerTrustInput,
+} from '@vane/local-server';
 import {
   checkConnectivity,
   SessionExpiredError,
@@ -115,7 +121,13 @@ beforeAll(async () => {
   savedEnv = { ...process.env };
   // AWS's provider chain reads process.env: keep it off the network for the whole file.
   process.env['AWS_EC2_METADATA_DISABLED'] = 'true';
-  for (const name of ['AWS_PROFILE', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_ROLE_ARN', 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI', 'AWS_CONTAINER_AUTHORIZATION_TOKEN']) {
+  for (const name of [
+    'AWS_PROFILE',
+    'AWS_WEB_IDENTITY_TOKEN_FILE',
+    'AWS_ROLE_ARN',
+    'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+    'AWS_CONTAINER_AUTHORIZATION_TOKEN',
+  ]) {
     delete process.env[name];
   }
   [k8s, gcp, azure] = await Promise.all([
@@ -159,7 +171,8 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
   await server.close();
   const logged = logger.text();
-  for (const secret of [...issued, AWS_TEST_CREDENTIALS.secretAccessKey, AWS_TEST_CREDENTIALS.sessionToken]) expect(logged).not.toContain(secret);
+  for (const secret of [...issued, AWS_TEST_CREDENTIALS.secretAccessKey, AWS_TEST_CREDENTIALS.sessionToken])
+    expect(logged).not.toContain(secret);
   expect(logged).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}/); // no JWT, platform or session
   expect(logged).not.toContain('TOPSECRET');
 });
@@ -176,17 +189,27 @@ function serveMetadata(): void {
       }
       if (url.pathname === '/computeMetadata/v1/instance/service-accounts/default/identity') {
         if (req.headers['metadata-flavor'] !== 'Google') return json(res, 403, {});
-        const token = await gcp.sign({ aud: url.searchParams.get('audience') ?? '', sub: GCP_SUBJECT, nowMs: serverClock?.now() ?? Date.now() });
+        const token = await gcp.sign({
+          aud: url.searchParams.get('audience') ?? '',
+          sub: GCP_SUBJECT,
+          nowMs: serverClock?.now() ?? Date.now(),
+        });
         issued.push(token);
         res.writeHead(200, { 'content-type': 'application/text', 'metadata-flavor': 'Google' });
         res.end(token);
         return;
       }
-      if (url.pathname === '/metadata/instance' && req.headers['metadata'] === 'true') return json(res, 200, { compute: {} });
+      if (url.pathname === '/metadata/instance' && req.headers['metadata'] === 'true')
+        return json(res, 200, { compute: {} });
       const imds = url.pathname === '/metadata/identity/oauth2/token' && req.headers['metadata'] === 'true';
-      const appService = url.pathname === '/msi/token' && req.headers['x-identity-header'] === 'app-service-header-value';
+      const appService =
+        url.pathname === '/msi/token' && req.headers['x-identity-header'] === 'app-service-header-value';
       if (imds || appService) {
-        const token = await azure.sign({ aud: url.searchParams.get('resource') ?? '', sub: AZURE_SUBJECT, nowMs: Date.now() });
+        const token = await azure.sign({
+          aud: url.searchParams.get('resource') ?? '',
+          sub: AZURE_SUBJECT,
+          nowMs: Date.now(),
+        });
         issued.push(token);
         return json(res, 200, { access_token: token, expires_in: '3599', token_type: 'Bearer' });
       }
@@ -203,7 +226,11 @@ function serveMetadata(): void {
 describe('each provider, end to end against the local server', () => {
   it('kubernetes: the service-account token file; keyType is "", requests carry a Bearer session, secrets and the stream work', async () => {
     const transport = new RecordingTransport(server.baseUrl('shop'));
-    const client = await connect({ workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }), transport, stream: true });
+    const client = await connect({
+      workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }),
+      transport,
+      stream: true,
+    });
     expect(client.keyType).toBe('');
     expect(client.config('db.host')).toBe('db.internal');
     expect(client.secret('stripe.api_key')).toBe('rk_test_TOPSECRET');
@@ -222,7 +249,10 @@ describe('each provider, end to end against the local server', () => {
   });
 
   it('checkConnectivity exchanges the workload identity first, and reports a platform without one', async () => {
-    const ok = await checkConnectivity({ baseUrl: server.baseUrl('shop'), workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }) });
+    const ok = await checkConnectivity({
+      baseUrl: server.baseUrl('shop'),
+      workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }),
+    });
     expect(ok).toMatchObject({ ok: true, status: 200 });
     const missing = await checkConnectivity({
       baseUrl: server.baseUrl('shop'),
@@ -233,16 +263,32 @@ describe('each provider, end to end against the local server', () => {
 
   it('gcp: an identity token from the metadata server (GCE_METADATA_HOST), for the audience, with Metadata-Flavor', async () => {
     serveMetadata();
-    const client = await connect({ workloadIdentity: wi({ provider: 'gcp', audience: GCP_AUDIENCE, gcpMetadataHost: undefined, env: { GCE_METADATA_HOST: metadata.host } }) });
+    const client = await connect({
+      workloadIdentity: wi({
+        provider: 'gcp',
+        audience: GCP_AUDIENCE,
+        gcpMetadataHost: undefined,
+        env: { GCE_METADATA_HOST: metadata.host },
+      }),
+    });
     expect(client.config('db.pool.max')).toBe(20);
-    const call = metadata.seen.find((r) => r.path.startsWith('/computeMetadata/v1/instance/service-accounts/default/identity'))!;
+    const call = metadata.seen.find((r) =>
+      r.path.startsWith('/computeMetadata/v1/instance/service-accounts/default/identity'),
+    )!;
     expect(new URL(call.path, 'http://x').searchParams.get('audience')).toBe(GCP_AUDIENCE);
     expect(call.headers['metadata-flavor']).toBe('Google');
   });
 
   it('azure: a managed-identity token from IMDS for the audience as resource, with the user-assigned client id', async () => {
     serveMetadata();
-    const client = await connect({ workloadIdentity: wi({ provider: 'azure', audience: AZURE_AUDIENCE, azureImdsEndpoint: metadata.url, azureClientId: 'client-1' }) });
+    const client = await connect({
+      workloadIdentity: wi({
+        provider: 'azure',
+        audience: AZURE_AUDIENCE,
+        azureImdsEndpoint: metadata.url,
+        azureClientId: 'client-1',
+      }),
+    });
     expect(client.keyType).toBe('');
     const call = metadata.seen.find((r) => r.path.startsWith('/metadata/identity/oauth2/token'))!;
     const query = new URL(call.path, 'http://x').searchParams;
@@ -254,7 +300,11 @@ describe('each provider, end to end against the local server', () => {
   it("azure: App Service's IDENTITY_ENDPOINT with IDENTITY_HEADER", async () => {
     serveMetadata();
     await connect({
-      workloadIdentity: wi({ provider: 'azure', audience: AZURE_AUDIENCE, env: { IDENTITY_ENDPOINT: `${metadata.url}/msi/token`, IDENTITY_HEADER: 'app-service-header-value' } }),
+      workloadIdentity: wi({
+        provider: 'azure',
+        audience: AZURE_AUDIENCE,
+        env: { IDENTITY_ENDPOINT: `${metadata.url}/msi/token`, IDENTITY_HEADER: 'app-service-header-value' },
+      }),
     });
     expect(metadata.count('/msi/token')).toBe(1);
     expect(metadata.count('/metadata/')).toBe(0);
@@ -264,7 +314,9 @@ describe('each provider, end to end against the local server', () => {
     const token = await azure.sign({ aud: AZURE_AUDIENCE, sub: AZURE_SUBJECT, nowMs: Date.now() });
     issued.push(token);
     const file = dir.file('azure-federated', token);
-    const client = await connect({ workloadIdentity: wi({ provider: 'azure', audience: AZURE_AUDIENCE, env: { AZURE_FEDERATED_TOKEN_FILE: file } }) });
+    const client = await connect({
+      workloadIdentity: wi({ provider: 'azure', audience: AZURE_AUDIENCE, env: { AZURE_FEDERATED_TOKEN_FILE: file } }),
+    });
     expect(client.config('db.host')).toBe('db.internal');
     expect(metadata.seen).toHaveLength(0);
   });
@@ -289,11 +341,18 @@ describe('each provider, end to end against the local server', () => {
   });
 
   it('aws: credentials from a given provider; a role the trust does not allow fails the exchange with 401', async () => {
-    const client = await connect({ workloadIdentity: wi({ provider: 'aws', awsCredentials: async () => AWS_TEST_CREDENTIALS }) });
+    const client = await connect({
+      workloadIdentity: wi({ provider: 'aws', awsCredentials: async () => AWS_TEST_CREDENTIALS }),
+    });
     expect(client.config('db.host')).toBe('db.internal');
     sts.handler = stsHandler(sts, 'us-east-1', () => 'arn:aws:sts::123456789012:assumed-role/intruder/x');
     try {
-      const error = await VaneClient.create({ baseUrl: server.baseUrl('shop'), logger, stream: false, workloadIdentity: wi({ provider: 'aws', awsCredentials: async () => AWS_TEST_CREDENTIALS }) }).catch((e: unknown) => e);
+      const error = await VaneClient.create({
+        baseUrl: server.baseUrl('shop'),
+        logger,
+        stream: false,
+        workloadIdentity: wi({ provider: 'aws', awsCredentials: async () => AWS_TEST_CREDENTIALS }),
+      }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TokenExchangeFailedError);
       expect((error as TokenExchangeFailedError).status).toBe(401);
     } finally {
@@ -302,12 +361,22 @@ describe('each provider, end to end against the local server', () => {
   });
 
   it('aws: without the optional AWS packages, creation fails with the npm install command', async () => {
-    const credentials = new WorkloadIdentityCredentials(wi({ provider: 'aws', awsCredentials: async () => AWS_TEST_CREDENTIALS }), async (name) => {
-      throw Object.assign(new Error(`Cannot find module '${name}'`), { code: 'MODULE_NOT_FOUND' });
-    });
-    const error = await VaneClient.create({ baseUrl: server.baseUrl('shop'), logger, stream: false, credentials }).catch((e: unknown) => e);
+    const credentials = new WorkloadIdentityCredentials(
+      wi({ provider: 'aws', awsCredentials: async () => AWS_TEST_CREDENTIALS }),
+      async (name) => {
+        throw Object.assign(new Error(`Cannot find module '${name}'`), { code: 'MODULE_NOT_FOUND' });
+      },
+    );
+    const error = await VaneClient.create({
+      baseUrl: server.baseUrl('shop'),
+      logger,
+      stream: false,
+      credentials,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkloadIdentityNotConfiguredError);
-    expect((error as Error).message).toContain('npm install @smithy/signature-v4 @aws-crypto/sha256-js @aws-sdk/credential-providers');
+    expect((error as Error).message).toContain(
+      'npm install @smithy/signature-v4 @aws-crypto/sha256-js @aws-sdk/credential-providers',
+    );
   });
 });
 
@@ -325,11 +394,22 @@ describe('auto detection', () => {
       throw new Error('the AWS packages are not loaded by detection');
     });
     const transport = new RecordingTransport(server.baseUrl('shop'));
-    const realTimers = { setTimeout: (cb: () => void, ms: number) => setTimeout(cb, ms).unref(), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) };
+    const realTimers = {
+      setTimeout: (cb: () => void, ms: number) => setTimeout(cb, ms).unref(),
+      clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout),
+    };
     try {
       // start() detects, then exchanges; the exchange's outcome does not matter here.
       await credentials
-        .start({ baseUrl: new URL(server.baseUrl('shop')), transport, timeoutMs: 1000, timers: realTimers, clock: { now: () => Date.now() }, logger, signal: new AbortController().signal })
+        .start({
+          baseUrl: new URL(server.baseUrl('shop')),
+          transport,
+          timeoutMs: 1000,
+          timers: realTimers,
+          clock: { now: () => Date.now() },
+          logger,
+          signal: new AbortController().signal,
+        })
         .catch(() => undefined);
       return credentials.provider;
     } finally {
@@ -354,10 +434,16 @@ describe('auto detection', () => {
       },
     };
     expect(await detected(everything)).toBe('azure');
-    expect(await detected({ ...everything, env: { ...everything.env, AZURE_FEDERATED_TOKEN_FILE: undefined } })).toBe('aws');
+    expect(await detected({ ...everything, env: { ...everything.env, AZURE_FEDERATED_TOKEN_FILE: undefined } })).toBe(
+      'aws',
+    );
     expect(await detected({ ...everything, env: { AWS_WEB_IDENTITY_TOKEN_FILE: federated } })).toBe('aws');
-    expect(await detected({ ...everything, env: { AWS_CONTAINER_CREDENTIALS_FULL_URI: `http://${refused}/` } })).toBe('aws');
-    expect(await detected({ ...everything, env: { IDENTITY_ENDPOINT: `${metadata.url}/msi/token`, IDENTITY_HEADER: 'h' } })).toBe('azure');
+    expect(await detected({ ...everything, env: { AWS_CONTAINER_CREDENTIALS_FULL_URI: `http://${refused}/` } })).toBe(
+      'aws',
+    );
+    expect(
+      await detected({ ...everything, env: { IDENTITY_ENDPOINT: `${metadata.url}/msi/token`, IDENTITY_HEADER: 'h' } }),
+    ).toBe('azure');
     expect(await detected({ ...everything, env: {} })).toBe('kubernetes');
     metadata.seen.length = 0;
     const noFile = { ...everything, env: {}, kubernetesTokenPath: `${dir.path}/absent` };
@@ -371,7 +457,9 @@ describe('auto detection', () => {
     const impostor = await FakeHttpServer.start();
     try {
       impostor.handler = (_req, res) => json(res, 200, {});
-      expect(await detected({ ...noFile, gcpMetadataHost: impostor.host, azureImdsEndpoint: `http://${refused}` })).toBe('aws');
+      expect(
+        await detected({ ...noFile, gcpMetadataHost: impostor.host, azureImdsEndpoint: `http://${refused}` }),
+      ).toBe('aws');
     } finally {
       await impostor.close();
     }
@@ -383,14 +471,28 @@ describe('auto detection', () => {
       baseUrl: server.baseUrl('shop'),
       logger,
       stream: false,
-      workloadIdentity: wi({ provider: 'auto', gcpMetadataHost: silent.host, azureImdsEndpoint: silent.url, awsImdsEndpoint: `http://${refused}`, probeTimeoutMs: 200 }),
+      workloadIdentity: wi({
+        provider: 'auto',
+        gcpMetadataHost: silent.host,
+        azureImdsEndpoint: silent.url,
+        awsImdsEndpoint: `http://${refused}`,
+        probeTimeoutMs: 200,
+      }),
     }).catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(error).toBeInstanceOf(WorkloadIdentityNotConfiguredError);
     const e = error as WorkloadIdentityNotConfiguredError;
     expect(e.code).toBe('VANE_WORKLOAD_IDENTITY_NOT_CONFIGURED');
     expect(e.message).toContain('workload identity not configured');
-    for (const part of ['AZURE_FEDERATED_TOKEN_FILE', 'AWS_ACCESS_KEY_ID', 'IDENTITY_ENDPOINT', `${dir.path}/no-such-token (ENOENT)`, `GCP metadata server at http://${silent.host} (ETIMEDOUT)`, `Azure IMDS at ${silent.url} (ETIMEDOUT)`, `EC2 instance metadata at http://${refused} (ECONNREFUSED)`]) {
+    for (const part of [
+      'AZURE_FEDERATED_TOKEN_FILE',
+      'AWS_ACCESS_KEY_ID',
+      'IDENTITY_ENDPOINT',
+      `${dir.path}/no-such-token (ENOENT)`,
+      `GCP metadata server at http://${silent.host} (ETIMEDOUT)`,
+      `Azure IMDS at ${silent.url} (ETIMEDOUT)`,
+      `EC2 instance metadata at http://${refused} (ECONNREFUSED)`,
+    ]) {
       expect(e.message).toContain(part);
     }
   });
@@ -400,14 +502,23 @@ describe('auto detection', () => {
       baseUrl: server.baseUrl('shop'),
       logger,
       stream: false,
-      workloadIdentity: wi({ provider: 'auto', awsImdsEndpoint: metadata.url, env: { AWS_EC2_METADATA_DISABLED: 'true' } }),
+      workloadIdentity: wi({
+        provider: 'auto',
+        awsImdsEndpoint: metadata.url,
+        env: { AWS_EC2_METADATA_DISABLED: 'true' },
+      }),
     }).catch((e: unknown) => e);
     expect((error as Error).message).toContain('disabled by AWS_EC2_METADATA_DISABLED');
     expect(metadata.count('/latest/api/token')).toBe(0);
   });
 
   it('an explicit provider whose token file is missing fails with "not configured", naming the file', async () => {
-    const error = await VaneClient.create({ baseUrl: server.baseUrl('shop'), logger, stream: false, workloadIdentity: wi({ provider: 'kubernetes' }) }).catch((e: unknown) => e);
+    const error = await VaneClient.create({
+      baseUrl: server.baseUrl('shop'),
+      logger,
+      stream: false,
+      workloadIdentity: wi({ provider: 'kubernetes' }),
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkloadIdentityNotConfiguredError);
     expect((error as Error).message).toContain(`${dir.path}/no-such-token (ENOENT)`);
   });
@@ -423,7 +534,13 @@ describe('sessions over time', () => {
     const file = dir.file('k8s-token-clocked', token);
     const timers = new ManualTimers(T0);
     const transport = new RecordingTransport(server.baseUrl('shop'));
-    const client = await connect({ workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: file, ...extra }), transport, timers, clock: timers, ttlMs });
+    const client = await connect({
+      workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: file, ...extra }),
+      transport,
+      timers,
+      clock: timers,
+      ttlMs,
+    });
     return { client, timers, transport, clock };
   }
 
@@ -445,7 +562,11 @@ describe('sessions over time', () => {
     while (transport.bearers().at(-1) === first && Date.now() < deadline);
     expect(transport.exchanges()).toBe(2);
     expect(transport.bearers().at(-1)).not.toBe(first);
-    expect(transport.requests.filter((r) => r.url.endsWith('/v1/sync')).every((r) => r.headers['authorization'] !== undefined)).toBe(true);
+    expect(
+      transport.requests
+        .filter((r) => r.url.endsWith('/v1/sync'))
+        .every((r) => r.headers['authorization'] !== undefined),
+    ).toBe(true);
   });
 
   it('refreshes halfway when the session is shorter than twice the margin', async () => {
@@ -502,18 +623,32 @@ describe('errors and precedence', () => {
     const token = await stranger.sign({ aud: 'vane', sub: K8S_SUBJECT, nowMs: Date.now() });
     issued.push(token);
     const file = dir.file('forged', token);
-    const forged = await VaneClient.create({ baseUrl: server.baseUrl('shop'), logger, stream: false, workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: file }) }).catch((e: unknown) => e);
+    const forged = await VaneClient.create({
+      baseUrl: server.baseUrl('shop'),
+      logger,
+      stream: false,
+      workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: file }),
+    }).catch((e: unknown) => e);
     expect(forged).toBeInstanceOf(TokenExchangeFailedError);
     expect((forged as TokenExchangeFailedError).status).toBe(401);
     expect((forged as TokenExchangeFailedError).code).toBe('VANE_TOKEN_EXCHANGE_FAILED');
     expect((forged as Error).message).not.toContain(token);
-    const unknownSlug = await VaneClient.create({ baseUrl: server.baseUrl('nope'), logger, stream: false, workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }) }).catch((e: unknown) => e);
+    const unknownSlug = await VaneClient.create({
+      baseUrl: server.baseUrl('nope'),
+      logger,
+      stream: false,
+      workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }),
+    }).catch((e: unknown) => e);
     expect((unknownSlug as TokenExchangeFailedError).status).toBe(404);
   });
 
   it('a static apiKey set together with workloadIdentity wins: no exchange, keyType from the key, a warning', async () => {
     const transport = new RecordingTransport(server.baseUrl('shop'));
-    const client = await connect({ apiKey: 'svp_shop_e2e_public_key_000001', workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }), transport });
+    const client = await connect({
+      apiKey: 'svp_shop_e2e_public_key_000001',
+      workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }),
+      transport,
+    });
     expect(client.keyType).toBe('pk');
     expect(transport.exchanges()).toBe(0);
     expect(logger.text('warn')).toContain('workloadIdentity is ignored: apiKey is set');
@@ -521,7 +656,9 @@ describe('errors and precedence', () => {
 
   it('a session from a public trust reads no secrets and cannot write them', async () => {
     server.admin.putTrust('shop', 'cluster', jwtTrust('kubernetes', k8s, 'vane', K8S_SUBJECT, 'public'));
-    const client = await connect({ workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }) });
+    const client = await connect({
+      workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }),
+    });
     expect(client.secret('stripe.api_key')).toBeNull();
     await expect(client.setSecret('x', 'y')).rejects.toMatchObject({ code: 'VANE_UNAUTHORIZED' });
   });

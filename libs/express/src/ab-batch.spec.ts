@@ -33,7 +33,9 @@ describe('routeAbKeys', () => {
 
   it('runs the GET guards for HEAD unless the route has HEAD handlers, as Express does', () => {
     expect(routeAbKeys(fakeRequest('HEAD', route), registry)).toEqual(['a1', 'a2', 'b']);
-    expect(routeAbKeys(fakeRequest('HEAD', { ...route, methods: { ...route.methods, head: true } }), registry)).toEqual(['b']);
+    expect(routeAbKeys(fakeRequest('HEAD', { ...route, methods: { ...route.methods, head: true } }), registry)).toEqual(
+      ['b'],
+    );
   });
 
   it('finds nothing outside a route (app.use) or on an unknown shape', () => {

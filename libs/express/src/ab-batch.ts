@@ -68,7 +68,9 @@ export class AbBatch {
 
   /** Evaluates `keys` for the request's user. @returns key → boolean for each key asked. */
   async evaluate(keys: readonly string[]): Promise<Record<string, boolean>> {
-    const missing = [...new Set([...keys, ...routeAbKeys(this.#req, this.#registry)])].filter((k) => !this.#results.has(k));
+    const missing = [...new Set([...keys, ...routeAbKeys(this.#req, this.#registry)])].filter(
+      (k) => !this.#results.has(k),
+    );
     if (missing.length > 0) {
       const call = this.#call(missing);
       for (const key of missing) {
@@ -92,7 +94,8 @@ export class AbBatch {
       pending = this.#client.evaluateAb(keys, context);
     } catch (err) {
       // The keys are the guards' own, checked when they were created: a refusal here is about the context.
-      if (err instanceof InvalidArgumentError) throw new AbContextError(`abContext: ${err.message.replace(/^evaluateAb: /, '')}`, { cause: err });
+      if (err instanceof InvalidArgumentError)
+        throw new AbContextError(`abContext: ${err.message.replace(/^evaluateAb: /, '')}`, { cause: err });
       throw err;
     }
     return pending;
@@ -103,7 +106,9 @@ export class AbBatch {
       const factory = this.#factory;
       this.#context = factory
         ? Promise.resolve().then(() => factory(this.#req))
-        : Promise.reject(new InvalidArgumentError('req.vane.ab(): give createVane() an abContext option to evaluate A/B flags'));
+        : Promise.reject(
+            new InvalidArgumentError('req.vane.ab(): give createVane() an abContext option to evaluate A/B flags'),
+          );
       this.#context.catch(noop);
     }
     return this.#context;

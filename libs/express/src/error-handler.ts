@@ -44,19 +44,43 @@ interface Answer {
 }
 
 const ANSWERS: Readonly<Record<VaneAnyErrorCode, Answer>> = {
-  VANE_UNAUTHORIZED: { status: 503, message: 'The configuration service refused this application\'s credentials.' },
+  VANE_UNAUTHORIZED: { status: 503, message: "The configuration service refused this application's credentials." },
   VANE_BILLING_OVERDUE: { status: 503, message: 'The configuration service is not serving this application.' },
   VANE_NOT_FOUND: { status: 503, message: 'The configuration service does not know this application.' },
-  VANE_RATE_LIMITED: { status: 503, message: 'The configuration service is rate limiting this application; try again later.' },
-  VANE_QUARANTINED: { status: 503, message: 'The configuration service is rate limiting this application; try again later.' },
+  VANE_RATE_LIMITED: {
+    status: 503,
+    message: 'The configuration service is rate limiting this application; try again later.',
+  },
+  VANE_QUARANTINED: {
+    status: 503,
+    message: 'The configuration service is rate limiting this application; try again later.',
+  },
   VANE_ADDON_NOT_AVAILABLE: { status: 503, message: 'A/B testing is not available to this application.' },
-  VANE_UNEXPECTED_RESPONSE: { status: 502, message: 'The configuration service sent an answer this application cannot use.' },
+  VANE_UNEXPECTED_RESPONSE: {
+    status: 502,
+    message: 'The configuration service sent an answer this application cannot use.',
+  },
   VANE_TRANSPORT: { status: 502, message: 'The configuration service could not be reached.' },
-  VANE_TOKEN_EXCHANGE_FAILED: { status: 503, message: 'This application could not authenticate to the configuration service.' },
-  VANE_SESSION_EXPIRED: { status: 503, message: 'This application could not authenticate to the configuration service.' },
-  VANE_WORKLOAD_IDENTITY_NOT_CONFIGURED: { status: 500, message: 'This application could not authenticate to the configuration service.' },
-  VANE_PUBLIC_KEY_SECRET_ACCESS: { status: 500, message: 'A secret this route needs is not available to this application.' },
-  VANE_FRONTEND_SECRET_READ: { status: 500, message: 'A secret this route needs is not available to this application.' },
+  VANE_TOKEN_EXCHANGE_FAILED: {
+    status: 503,
+    message: 'This application could not authenticate to the configuration service.',
+  },
+  VANE_SESSION_EXPIRED: {
+    status: 503,
+    message: 'This application could not authenticate to the configuration service.',
+  },
+  VANE_WORKLOAD_IDENTITY_NOT_CONFIGURED: {
+    status: 500,
+    message: 'This application could not authenticate to the configuration service.',
+  },
+  VANE_PUBLIC_KEY_SECRET_ACCESS: {
+    status: 500,
+    message: 'A secret this route needs is not available to this application.',
+  },
+  VANE_FRONTEND_SECRET_READ: {
+    status: 500,
+    message: 'A secret this route needs is not available to this application.',
+  },
   VANE_SECRET_NOT_FOUND: { status: 500, message: 'A secret this route needs is not available.' },
   VANE_SECRET_FILE_WRITE: { status: 500, message: 'A secret this route needs is not available.' },
   VANE_INVALID_ARGUMENT: { status: 500, message: 'This application made an invalid call to its configuration client.' },
@@ -91,7 +115,10 @@ export function describeVaneError(
   let status = statuses[err.code] ?? known.status;
   if (err.code === 'VANE_TRANSPORT' && coded.timedOut === true && statuses.VANE_TRANSPORT === undefined) status = 504;
   const retryAfterMs = coded.retryAfterMs;
-  const retryAfterSeconds = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs > 0 ? Math.ceil(retryAfterMs / 1000) : undefined;
+  const retryAfterSeconds =
+    typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs > 0
+      ? Math.ceil(retryAfterMs / 1000)
+      : undefined;
   return { status, retryAfterSeconds, body: { statusCode: status, code: err.code, message: known.message } };
 }
 

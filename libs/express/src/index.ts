@@ -13,7 +13,13 @@ import './express-request.augmentation.js';
 
 export { createVane } from './create-vane.js';
 export type { VaneExpress } from './vane-express.js';
-export type { AbContextFactory, FlagDenial, FlagOffHandler, FlagOffOptions, VaneExpressOptions } from './vane-express.options.js';
+export type {
+  AbContextFactory,
+  FlagDenial,
+  FlagOffHandler,
+  FlagOffOptions,
+  VaneExpressOptions,
+} from './vane-express.options.js';
 export type { RequireFlagOptions } from './require-flag.js';
 export type { RequestVane } from './request-vane.js';
 export type { ErrorHandlerOptions, VaneAnyErrorCode, VaneErrorBody } from './error-handler.js';

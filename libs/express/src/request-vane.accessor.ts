@@ -3,7 +3,16 @@
  *
  * @packageDocumentation
  */
-import { InvalidArgumentError, type AbResults, type ConfigLookup, type ConfigValue, type FlagState, type SecretVersionInfo, type VaneClient, type WidenConfig } from '@vane/client';
+import {
+  InvalidArgumentError,
+  type AbResults,
+  type ConfigLookup,
+  type ConfigValue,
+  type FlagState,
+  type SecretVersionInfo,
+  type VaneClient,
+  type WidenConfig,
+} from '@vane/client';
 import type { AbBatch } from './ab-batch.js';
 import type { RequestVane } from './request-vane.js';
 
@@ -60,7 +69,8 @@ export class RequestVaneAccessor implements RequestVane {
   ab(keys: readonly string[]): Promise<AbResults>;
   async ab(keys: string | readonly string[]): Promise<boolean | AbResults> {
     if (typeof keys === 'string') return (await this.batch.evaluate([keys]))[keys]!;
-    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) throw new InvalidArgumentError('req.vane.ab(): keys must be a string or an array of strings');
+    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string'))
+      throw new InvalidArgumentError('req.vane.ab(): keys must be a string or an array of strings');
     return this.batch.evaluate(keys);
   }
 }

@@ -36,9 +36,11 @@ const FLAG_KEY = /^[A-Za-z0-9._-]{1,256}$/;
 
 function checkKeys(keys: string | readonly string[]): readonly string[] {
   const list = typeof keys === 'string' ? [keys] : keys;
-  if (!Array.isArray(list) || list.length === 0) throw new InvalidArgumentError('requireFlag: give a flag key or a non-empty array of flag keys');
+  if (!Array.isArray(list) || list.length === 0)
+    throw new InvalidArgumentError('requireFlag: give a flag key or a non-empty array of flag keys');
   for (const key of list) {
-    if (typeof key !== 'string' || !FLAG_KEY.test(key)) throw new InvalidArgumentError('requireFlag: flag keys are 1 to 256 characters from [A-Za-z0-9._-]');
+    if (typeof key !== 'string' || !FLAG_KEY.test(key))
+      throw new InvalidArgumentError('requireFlag: flag keys are 1 to 256 characters from [A-Za-z0-9._-]');
   }
   return [...new Set(list)];
 }
@@ -49,8 +51,10 @@ function checkOff(options: FlagOffOptions | undefined, where: string): void {
   if (status !== undefined && (!Number.isInteger(status) || status < 100 || status > 599)) {
     throw new InvalidArgumentError(`${where}: status must be an HTTP status code (an integer from 100 to 599)`);
   }
-  if (error !== undefined && typeof error !== 'function') throw new InvalidArgumentError(`${where}: error must be a function that returns an Error`);
-  if (handler !== undefined && typeof handler !== 'function') throw new InvalidArgumentError(`${where}: handler must be a function`);
+  if (error !== undefined && typeof error !== 'function')
+    throw new InvalidArgumentError(`${where}: error must be a function that returns an Error`);
+  if (handler !== undefined && typeof handler !== 'function')
+    throw new InvalidArgumentError(`${where}: handler must be a function`);
 }
 
 /** Validates a `flagOff` option. @throws InvalidArgumentError */
@@ -70,14 +74,22 @@ function deny(off: FlagOffOptions, req: Request, res: Response, next: NextFuncti
  * A/B guards are registered so that the first A/B guard of a route
  * evaluates the keys of them all in one call.
  */
-export function createFlagGuard(deps: FlagGuardDeps, keys: string | readonly string[], options: RequireFlagOptions = {}): RequestHandler {
+export function createFlagGuard(
+  deps: FlagGuardDeps,
+  keys: string | readonly string[],
+  options: RequireFlagOptions = {},
+): RequestHandler {
   const list = checkKeys(keys);
-  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('requireFlag: options must be an object');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidArgumentError('requireFlag: options must be an object');
   checkOff(options, 'requireFlag');
   const own = options.status !== undefined || options.error !== undefined || options.handler !== undefined;
   const off: FlagOffOptions = own ? options : (deps.flagOff ?? {});
   const ab = options.ab === true;
-  if (ab && !deps.hasAbContext) throw new InvalidArgumentError('requireFlag(…, { ab: true }): give createVane() an abContext option to tell the user of a request');
+  if (ab && !deps.hasAbContext)
+    throw new InvalidArgumentError(
+      'requireFlag(…, { ab: true }): give createVane() an abContext option to tell the user of a request',
+    );
 
   const denialFor = (key: string): FlagDenial => ({ key, defined: deps.client.flagState(key).defined, ab });
 

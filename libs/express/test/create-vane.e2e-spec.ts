@@ -36,23 +36,38 @@ describe('createVane', () => {
     }
   });
 
-  it.each<[string, () => Promise<Partial<VaneExpressOptions>> | Partial<VaneExpressOptions>, string, number | undefined]>([
+  it.each<
+    [string, () => Promise<Partial<VaneExpressOptions>> | Partial<VaneExpressOptions>, string, number | undefined]
+  >([
     ['401 (wrong key)', () => ({ apiKey: 'svs_this_key_does_not_exist' }), 'VANE_UNAUTHORIZED', 401],
     ['401 (revoked key)', () => (server.admin.revokeKey('shop', KEYS.secret), {}), 'VANE_UNAUTHORIZED', 401],
     ['404 (wrong slug)', () => ({ baseUrl: server.baseUrl('no-such-service') }), 'VANE_NOT_FOUND', 404],
     ['402 (billing overdue)', () => (server.admin.setTenant({ overdue_days: 15 }), {}), 'VANE_BILLING_OVERDUE', 402],
-    ['429 (quarantined)', () => (server.admin.setTenant({ quarantined_until: new Date(Date.now() + 60_000).toISOString() }), {}), 'VANE_QUARANTINED', 429],
-    ['an unreachable service', async () => ({ baseUrl: `http://shop.localhost:${await closedPort()}` }), 'VANE_TRANSPORT', undefined],
-  ])('rejects on %s with the client\'s typed error, whose message holds no key', async (_case, overrides, code, status) => {
-    const options = { baseUrl: server.baseUrl('shop'), apiKey: KEYS.secret, logger: quiet, ...(await overrides()) };
-    const error = await createVane(options).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    expect(error).toMatchObject({ code });
-    if (status !== undefined) expect(error).toMatchObject({ status });
-    expect(String((error as Error).message)).not.toContain(options.apiKey);
-  });
+    [
+      '429 (quarantined)',
+      () => (server.admin.setTenant({ quarantined_until: new Date(Date.now() + 60_000).toISOString() }), {}),
+      'VANE_QUARANTINED',
+      429,
+    ],
+    [
+      'an unreachable service',
+      async () => ({ baseUrl: `http://shop.localhost:${await closedPort()}` }),
+      'VANE_TRANSPORT',
+      undefined,
+    ],
+  ])(
+    "rejects on %s with the client's typed error, whose message holds no key",
+    async (_case, overrides, code, status) => {
+      const options = { baseUrl: server.baseUrl('shop'), apiKey: KEYS.secret, logger: quiet, ...(await overrides()) };
+      const error = await createVane(options).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(error).toMatchObject({ code });
+      if (status !== undefined) expect(error).toMatchObject({ status });
+      expect(String((error as Error).message)).not.toContain(options.apiKey);
+    },
+  );
 
   it.each<[string, Partial<VaneExpressOptions>]>([
     ['a key that is neither svs_ nor svp_', { apiKey: 'not-a-key' }],
@@ -62,7 +77,13 @@ describe('createVane', () => {
   ])('rejects %s with VANE_INVALID_ARGUMENT before any request', async (_case, overrides) => {
     const http = new CountingDispatcher();
     try {
-      const options = { baseUrl: server.baseUrl('shop'), apiKey: KEYS.secret, logger: quiet, dispatcher: http.dispatcher, ...overrides };
+      const options = {
+        baseUrl: server.baseUrl('shop'),
+        apiKey: KEYS.secret,
+        logger: quiet,
+        dispatcher: http.dispatcher,
+        ...overrides,
+      };
       await expect(createVane(options)).rejects.toMatchObject({ code: 'VANE_INVALID_ARGUMENT' });
       expect(http.requests).toEqual([]);
     } finally {
@@ -83,7 +104,9 @@ describe.each(EXPRESS_VERSIONS)('vane.close on %s', (_name, makeApp) => {
       });
       const app = makeApp();
       app.use(vane.middleware());
-      app.get('/read', (req, res) => res.json({ host: req.vane.config('db.host'), pem: req.vane.secretFile('tls.client_pem') === null }));
+      app.get('/read', (req, res) =>
+        res.json({ host: req.vane.config('db.host'), pem: req.vane.secretFile('tls.client_pem') === null }),
+      );
       app.get('/ab', vane.requireFlag('big-banner', { ab: true }), (_req, res) => res.json({}));
       app.use(vane.errorHandler({ logger: false }));
 

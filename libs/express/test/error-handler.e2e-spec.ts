@@ -32,7 +32,12 @@ const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]>
   ['VANE_BILLING_OVERDUE', new BillingOverdueError(LEAK), 503, undefined],
   ['VANE_NOT_FOUND', new NotFoundError(LEAK), 503, undefined],
   ['VANE_RATE_LIMITED', new RateLimitedError(LEAK, { retryAfterMs: 2_500 }), 503, '3'],
-  ['VANE_QUARANTINED', new QuarantinedError(LEAK, { retryAfterMs: 60_000, until: new Date('2026-11-22T10:00:00Z') }), 503, '60'],
+  [
+    'VANE_QUARANTINED',
+    new QuarantinedError(LEAK, { retryAfterMs: 60_000, until: new Date('2026-11-22T10:00:00Z') }),
+    503,
+    '60',
+  ],
   ['VANE_ADDON_NOT_AVAILABLE', new AddonNotAvailableError(LEAK), 503, undefined],
   ['VANE_UNEXPECTED_RESPONSE', new UnexpectedResponseError(LEAK, 500), 502, undefined],
   ['VANE_TRANSPORT', new TransportError(LEAK), 502, undefined],
@@ -66,7 +71,9 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
 
   beforeEach(async () => {
     logged = [];
-    fx = await startFixture({ logger: { warn: (m) => logged.push(`warn ${m}`), error: (m) => logged.push(`error ${m}`) } });
+    fx = await startFixture({
+      logger: { warn: (m) => logged.push(`warn ${m}`), error: (m) => logged.push(`error ${m}`) },
+    });
   });
   afterEach(() => fx.close());
 
@@ -81,15 +88,18 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
     return app;
   }
 
-  it.each(KINDS)('answers %s with its status, its code, a fixed message, and no key or value', async (code, error, status, retryAfter) => {
-    const res = await request(appThrowing(error)).get('/boom').expect(status);
-    expect(res.body).toEqual({ statusCode: status, code, message: expect.any(String) });
-    expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.headers['retry-after']).toBe(retryAfter);
-    expectNoLeak(res.text);
-    // The full message goes to the logger given to createVane (the client's own messages are already redacted).
-    expect(logged).toEqual([`${status >= 500 ? 'error' : 'warn'} GET /boom: ${status} ${code}: ${LEAK}`]);
-  });
+  it.each(KINDS)(
+    'answers %s with its status, its code, a fixed message, and no key or value',
+    async (code, error, status, retryAfter) => {
+      const res = await request(appThrowing(error)).get('/boom').expect(status);
+      expect(res.body).toEqual({ statusCode: status, code, message: expect.any(String) });
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers['retry-after']).toBe(retryAfter);
+      expectNoLeak(res.text);
+      // The full message goes to the logger given to createVane (the client's own messages are already redacted).
+      expect(logged).toEqual([`${status >= 500 ? 'error' : 'warn'} GET /boom: ${status} ${code}: ${LEAK}`]);
+    },
+  );
 
   it('covers every code of the client and of @vane/express', () => {
     const codes = new Set(KINDS.map(([code]) => code));
@@ -98,8 +108,13 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
 
   it('passes other errors, and errors after headers were sent, to next()', async () => {
     const coded = Object.assign(new Error('ECONNRESET somewhere else'), { code: 'ECONNRESET' });
-    expect((await request(appThrowing(coded)).get('/boom').expect(599)).body).toEqual({ reached: 'app error handler', message: 'ECONNRESET somewhere else' });
-    expect((await request(appThrowing('a string')).get('/boom').expect(599)).body).toEqual({ reached: 'app error handler' });
+    expect((await request(appThrowing(coded)).get('/boom').expect(599)).body).toEqual({
+      reached: 'app error handler',
+      message: 'ECONNRESET somewhere else',
+    });
+    expect((await request(appThrowing('a string')).get('/boom').expect(599)).body).toEqual({
+      reached: 'app error handler',
+    });
 
     const app = makeApp();
     app.get('/late', (_req, res, next) => {
@@ -124,11 +139,22 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
       throw new SecretNotFoundError('x');
     });
     app.use('/quiet', fx.vane.errorHandler({ logger: false }));
-    app.use(fx.vane.errorHandler({ statuses: { VANE_AB_CONTEXT_INVALID: 422 }, logger: { warn: (m) => mine.push(m), error: (m) => mine.push(m) } }));
-    expect((await request(app).get('/ab').expect(422)).body).toMatchObject({ statusCode: 422, code: 'VANE_AB_CONTEXT_INVALID' });
+    app.use(
+      fx.vane.errorHandler({
+        statuses: { VANE_AB_CONTEXT_INVALID: 422 },
+        logger: { warn: (m) => mine.push(m), error: (m) => mine.push(m) },
+      }),
+    );
+    expect((await request(app).get('/ab').expect(422)).body).toMatchObject({
+      statusCode: 422,
+      code: 'VANE_AB_CONTEXT_INVALID',
+    });
     await request(app).get('/secret').expect(500);
     await request(app).get('/quiet').expect(500);
-    expect(mine).toEqual([expect.stringContaining('VANE_AB_CONTEXT_INVALID'), expect.stringContaining('VANE_SECRET_NOT_FOUND')]);
+    expect(mine).toEqual([
+      expect.stringContaining('VANE_AB_CONTEXT_INVALID'),
+      expect.stringContaining('VANE_SECRET_NOT_FOUND'),
+    ]);
     expect(logged).toEqual([]);
   });
 
@@ -151,7 +177,12 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
     it.each([
       ['402 billing overdue', () => fx.server.admin.setTenant({ overdue_days: 30 }), 503, 'VANE_BILLING_OVERDUE'],
       ['403 add-on off', () => fx.server.admin.setTenant({ ab_addon: false }), 503, 'VANE_ADDON_NOT_AVAILABLE'],
-      ['429 quarantine', () => fx.server.admin.setTenant({ quarantined_until: new Date(Date.now() + 3_600_000).toISOString() }), 503, 'VANE_QUARANTINED'],
+      [
+        '429 quarantine',
+        () => fx.server.admin.setTenant({ quarantined_until: new Date(Date.now() + 3_600_000).toISOString() }),
+        503,
+        'VANE_QUARANTINED',
+      ],
       ['401 revoked key', () => fx.server.admin.revokeKey('shop', KEYS.secret), 503, 'VANE_UNAUTHORIZED'],
     ])('answers an A/B evaluation that meets %s cleanly', async (_case, breakIt, status, code) => {
       await withAbContext();
@@ -165,7 +196,11 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
 
     it('answers a missing required secret with 500 VANE_SECRET_NOT_FOUND, naming no secret', async () => {
       const res = await request(abApp()).get('/secret').expect(500);
-      expect(res.body).toEqual({ statusCode: 500, code: 'VANE_SECRET_NOT_FOUND', message: 'A secret this route needs is not available.' });
+      expect(res.body).toEqual({
+        statusCode: 500,
+        code: 'VANE_SECRET_NOT_FOUND',
+        message: 'A secret this route needs is not available.',
+      });
       expect(res.text).not.toContain('no.such.secret');
     });
 

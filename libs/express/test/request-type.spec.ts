@@ -45,9 +45,11 @@ describe('the Request type augmentation', () => {
   it.each([
     ['Express 5', 'express'],
     ['Express 4', 'express4'],
-  ])('types req.vane on %s once @vane/express is imported, and rejects misuse', (_name, module) => {
-    const errors = diagnostics({
-      'app.ts': `
+  ])(
+    'types req.vane on %s once @vane/express is imported, and rejects misuse',
+    (_name, module) => {
+      const errors = diagnostics({
+        'app.ts': `
         import type { Request } from '${module}';
         import { createVane } from '@vane/express';
         void createVane;
@@ -59,9 +61,11 @@ describe('the Request type augmentation', () => {
           void wrong;
         }
       `,
-    });
-    expect(errors).toEqual([]);
-  }, 30_000);
+      });
+      expect(errors).toEqual([]);
+    },
+    30_000,
+  );
 
   it('is absent without the import: req.vane is unknown to TypeScript', () => {
     const errors = diagnostics({
@@ -70,6 +74,8 @@ describe('the Request type augmentation', () => {
         export function handler(req: Request): void {${USE}}
       `,
     });
-    expect(errors).toEqual(expect.arrayContaining([expect.stringMatching(/Property 'vane' does not exist on type 'Request/)]));
+    expect(errors).toEqual(
+      expect.arrayContaining([expect.stringMatching(/Property 'vane' does not exist on type 'Request/)]),
+    );
   }, 30_000);
 });

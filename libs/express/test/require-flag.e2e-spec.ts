@@ -54,12 +54,18 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
       app.get('/checkout', vane.requireFlag('new-checkout'), (_req, res) => res.json({ checkout: 'new' }));
       await request(app).get('/checkout').expect(200);
 
-      const off = waitForChange(vane.client, (e) => e.kind === 'flag' && e.key === 'new-checkout' && e.newValue === false);
+      const off = waitForChange(
+        vane.client,
+        (e) => e.kind === 'flag' && e.key === 'new-checkout' && e.newValue === false,
+      );
       fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
       await off;
       await request(app).get('/checkout').expect(404);
 
-      const on = waitForChange(vane.client, (e) => e.kind === 'flag' && e.key === 'new-checkout' && e.newValue === true);
+      const on = waitForChange(
+        vane.client,
+        (e) => e.kind === 'flag' && e.key === 'new-checkout' && e.newValue === true,
+      );
       fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: true });
       await on;
       await request(app).get('/checkout').expect(200);
@@ -75,20 +81,30 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
       const app = makeApp();
       app.get(
         '/gated',
-        vane.requireFlag(['new-checkout', 'no-such-flag'], { handler: (_req, res, _next, denial) => void res.status(418).json({ denial }) }),
+        vane.requireFlag(['new-checkout', 'no-such-flag'], {
+          handler: (_req, res, _next, denial) => void res.status(418).json({ denial }),
+        }),
         (_req, res) => res.json({}),
       );
-      expect((await request(app).get('/gated').expect(418)).body).toEqual({ denial: { key: 'no-such-flag', defined: false, ab: false } });
+      expect((await request(app).get('/gated').expect(418)).body).toEqual({
+        denial: { key: 'no-such-flag', defined: false, ab: false },
+      });
     });
 
     it('passes an error of the app to next()', async () => {
       const app = makeApp();
-      app.get('/gated', vane.requireFlag('beta', { error: (d) => new Error(`feature ${d.key} is off`) }), (_req, res) => res.json({}));
+      app.get('/gated', vane.requireFlag('beta', { error: (d) => new Error(`feature ${d.key} is off`) }), (_req, res) =>
+        res.json({}),
+      );
       app.use(showError);
-      expect((await request(app).get('/gated').expect(599)).body).toEqual({ reached: 'app error handler', name: 'Error', message: 'feature beta is off' });
+      expect((await request(app).get('/gated').expect(599)).body).toEqual({
+        reached: 'app error handler',
+        name: 'Error',
+        message: 'feature beta is off',
+      });
     });
 
-    it('uses the flagOff option of createVane as the default, which a guard\'s own options replace', async () => {
+    it("uses the flagOff option of createVane as the default, which a guard's own options replace", async () => {
       await fx.close();
       fx = await startFixture({ flagOff: { status: 451 } });
       const app = makeApp();
@@ -144,10 +160,12 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
     });
     afterEach(() => fx.close());
 
-    it('evaluates the flag for the request\'s user: in the cohort → through, else 404', async () => {
+    it("evaluates the flag for the request's user: in the cohort → through, else 404", async () => {
       const app = makeApp();
       app.get('/pricing', vane.requireFlag('new-pricing', { ab: true }), (_req, res) => res.json({ pricing: 'new' }));
-      expect((await request(app).get('/pricing').set({ 'x-user-id': 'u-1', 'x-country': 'DE' }).expect(200)).body).toEqual({ pricing: 'new' });
+      expect(
+        (await request(app).get('/pricing').set({ 'x-user-id': 'u-1', 'x-country': 'DE' }).expect(200)).body,
+      ).toEqual({ pricing: 'new' });
       await request(app).get('/pricing').set({ 'x-user-id': 'u-1', 'x-country': 'US' }).expect(404);
       expect(fx.http.count(EVALUATE_AB)).toBe(2);
     });
@@ -163,7 +181,10 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
       );
       const before = fx.http.count(EVALUATE_AB);
       const spy = jest.spyOn(vane.client, 'evaluateAb');
-      const res = await request(app).get('/three').set({ 'x-user-id': 'u-7', 'x-country': 'FR', 'x-plan': 'pro' }).expect(200);
+      const res = await request(app)
+        .get('/three')
+        .set({ 'x-user-id': 'u-7', 'x-country': 'FR', 'x-plan': 'pro' })
+        .expect(200);
       expect(res.body).toEqual({ 'new-pricing': true, 'dark-mode': true });
       expect(fx.http.count(EVALUATE_AB) - before).toBe(1);
       expect(spy).toHaveBeenCalledTimes(1);
@@ -177,14 +198,20 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
 
     it('batches a route-level list, and guards given as an array, the same way', async () => {
       const app = makeApp();
-      app.get('/list', vane.requireFlag(['new-pricing', 'big-banner'], { ab: true }), (_req, res) => res.json({ ok: true }));
-      app.get('/array', [vane.requireFlag('new-pricing', { ab: true }), vane.requireFlag('big-banner', { ab: true })], (_req: Request, res: Response) => res.json({ ok: true }));
+      app.get('/list', vane.requireFlag(['new-pricing', 'big-banner'], { ab: true }), (_req, res) =>
+        res.json({ ok: true }),
+      );
+      app.get(
+        '/array',
+        [vane.requireFlag('new-pricing', { ab: true }), vane.requireFlag('big-banner', { ab: true })],
+        (_req: Request, res: Response) => res.json({ ok: true }),
+      );
       await request(app).get('/list').set({ 'x-user-id': 'u', 'x-country': 'DE' }).expect(200);
       await request(app).get('/array').set({ 'x-user-id': 'u', 'x-country': 'DE' }).expect(200);
       expect(fx.http.count(EVALUATE_AB)).toBe(2);
     });
 
-    it('shares the route\'s evaluation with req.vane.ab() in an earlier middleware', async () => {
+    it("shares the route's evaluation with req.vane.ab() in an earlier middleware", async () => {
       const seen: boolean[] = [];
       const withMiddleware = makeApp();
       withMiddleware.use(vane.middleware());
@@ -199,7 +226,7 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
       expect(fx.http.count(EVALUATE_AB)).toBe(1);
     });
 
-    it('evaluates only the A/B guards of the request\'s method', async () => {
+    it("evaluates only the A/B guards of the request's method", async () => {
       const app = makeApp();
       app
         .route('/m')
@@ -220,8 +247,16 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
 
     it('never sends a key the snapshot does not define: 404 without a call', async () => {
       const app = makeApp();
-      app.get('/unknown', vane.requireFlag('no-such-flag', { ab: true, handler: (_q, res, _n, d) => void res.status(404).json(d) }), (_req, res) => res.json({}));
-      expect((await request(app).get('/unknown').set({ 'x-user-id': 'u' }).expect(404)).body).toEqual({ key: 'no-such-flag', defined: false, ab: true });
+      app.get(
+        '/unknown',
+        vane.requireFlag('no-such-flag', { ab: true, handler: (_q, res, _n, d) => void res.status(404).json(d) }),
+        (_req, res) => res.json({}),
+      );
+      expect((await request(app).get('/unknown').set({ 'x-user-id': 'u' }).expect(404)).body).toEqual({
+        key: 'no-such-flag',
+        defined: false,
+        ab: true,
+      });
       expect(fx.http.count(EVALUATE_AB)).toBe(0);
     });
 
@@ -229,18 +264,27 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
       await fx.close();
       const logged: string[] = [];
       fx = await startFixture({
-        abContext: (req) => ({ userId: 'u-1', attributes: { country: req.get('x-country'), seats: Number(req.get('x-seats')) as unknown as string } }),
+        abContext: (req) => ({
+          userId: 'u-1',
+          attributes: { country: req.get('x-country'), seats: Number(req.get('x-seats')) as unknown as string },
+        }),
         logger: { warn: (m) => logged.push(m), error: (m) => logged.push(m) },
       });
       const app = makeApp();
       app.get('/pricing', fx.vane.requireFlag('new-pricing', { ab: true }), (_req, res) => res.json({}));
       app.use(fx.vane.errorHandler());
       const res = await request(app).get('/pricing').set({ 'x-country': 'DE', 'x-seats': '31337' }).expect(400);
-      expect(res.body).toEqual({ statusCode: 400, code: 'VANE_AB_CONTEXT_INVALID', message: 'The request does not carry a valid A/B testing context.' });
+      expect(res.body).toEqual({
+        statusCode: 400,
+        code: 'VANE_AB_CONTEXT_INVALID',
+        message: 'The request does not carry a valid A/B testing context.',
+      });
       expect(res.text).not.toMatch(/seats|31337|country|DE/);
       expect(fx.http.count(EVALUATE_AB)).toBe(0);
       // The details are for the logs.
-      expect(logged).toEqual([expect.stringMatching(/VANE_AB_CONTEXT_INVALID: abContext: attribute "seats" must be a string, got number/)]);
+      expect(logged).toEqual([
+        expect.stringMatching(/VANE_AB_CONTEXT_INVALID: abContext: attribute "seats" must be a string, got number/),
+      ]);
     });
 
     it('passes an exception of abContext itself to next() unchanged', async () => {
@@ -254,7 +298,11 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
       app.get('/pricing', fx.vane.requireFlag('new-pricing', { ab: true }), (_req, res) => res.json({}));
       app.use(fx.vane.errorHandler());
       app.use(showError);
-      expect((await request(app).get('/pricing').expect(599)).body).toEqual({ reached: 'app error handler', name: 'TypeError', message: 'session store down' });
+      expect((await request(app).get('/pricing').expect(599)).body).toEqual({
+        reached: 'app error handler',
+        name: 'TypeError',
+        message: 'session store down',
+      });
     });
 
     it('passes an evaluation failure (A/B add-on off) to errorHandler as a clean 503', async () => {
@@ -263,7 +311,11 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
       app.use(vane.errorHandler({ logger: false }));
       fx.server.admin.setTenant({ ab_addon: false });
       const res = await request(app).get('/pricing').set({ 'x-user-id': 'u', 'x-country': 'DE' }).expect(503);
-      expect(res.body).toEqual({ statusCode: 503, code: 'VANE_ADDON_NOT_AVAILABLE', message: 'A/B testing is not available to this application.' });
+      expect(res.body).toEqual({
+        statusCode: 503,
+        code: 'VANE_ADDON_NOT_AVAILABLE',
+        message: 'A/B testing is not available to this application.',
+      });
     });
 
     it('req.vane.ab() without an abContext option rejects with VANE_INVALID_ARGUMENT', async () => {

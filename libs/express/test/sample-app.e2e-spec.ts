@@ -25,7 +25,10 @@ describe('the Express sample app', () => {
     expect(vaneOptionsFromEnv({})).toMatchObject({ baseUrl: DEMO_BASE_URL, apiKey: DEMO_API_KEY });
     expect(DEMO_BASE_URL).toBe('http://shop.localhost:4400');
     expect(server.secretKey('shop')).toBe(DEMO_API_KEY);
-    expect(vaneOptionsFromEnv({ VANE_BASE_URL: 'http://x.localhost:1', VANE_API_KEY: 'svs_other' })).toMatchObject({ baseUrl: 'http://x.localhost:1', apiKey: 'svs_other' });
+    expect(vaneOptionsFromEnv({ VANE_BASE_URL: 'http://x.localhost:1', VANE_API_KEY: 'svs_other' })).toMatchObject({
+      baseUrl: 'http://x.localhost:1',
+      apiKey: 'svs_other',
+    });
   });
 
   describe('createApp(vane), mounted in process', () => {
@@ -38,7 +41,10 @@ describe('the Express sample app', () => {
 
     it('serves a live config read that follows the admin API', async () => {
       const app = createApp(vane);
-      expect((await request(app).get('/greeting').expect(200)).body).toEqual({ greeting: 'Hello from the Vane local server', poolMax: 10 });
+      expect((await request(app).get('/greeting').expect(200)).body).toEqual({
+        greeting: 'Hello from the Vane local server',
+        poolMax: 10,
+      });
       const changed = waitForChange(vane.client, (e) => e.key === 'greeting.text');
       server.admin.setConfig('shop', 'greeting.text', 'Hallo');
       await changed;
@@ -56,7 +62,9 @@ describe('the Express sample app', () => {
 
     it('evaluates /pricing for the user: the DE cohort gets it, no user does not', async () => {
       const app = createApp(vane);
-      expect((await request(app).get('/pricing').set({ 'x-user-id': 'u-1', 'x-country': 'DE' }).expect(200)).body).toEqual({ pricing: 'new', discount: 0.15 });
+      expect(
+        (await request(app).get('/pricing').set({ 'x-user-id': 'u-1', 'x-country': 'DE' }).expect(200)).body,
+      ).toEqual({ pricing: 'new', discount: 0.15 });
       await request(app).get('/pricing').expect(404);
     });
 
@@ -66,7 +74,10 @@ describe('the Express sample app', () => {
       expect(payments.body).toEqual({ stripeConfigured: true, version: 1 });
       expect(payments.text).not.toContain('rk_test_local_not_a_real_key');
       const tls = await request(app).get('/tls').expect(200);
-      expect(tls.body).toEqual({ bytes: Buffer.byteLength('-----BEGIN CERTIFICATE-----\nTE9DQUwtREVNTy1WMg==\n-----END CERTIFICATE-----\n'), version: 2 });
+      expect(tls.body).toEqual({
+        bytes: Buffer.byteLength('-----BEGIN CERTIFICATE-----\nTE9DQUwtREVNTy1WMg==\n-----END CERTIFICATE-----\n'),
+        version: 2,
+      });
     });
 
     it('answers a deleted secret through the error handler: 500, its code, no name', async () => {
@@ -75,12 +86,21 @@ describe('the Express sample app', () => {
       server.admin.deleteSecret('shop', 'stripe.api_key');
       await gone;
       const res = await request(app).get('/payments').expect(500);
-      expect(res.body).toEqual({ statusCode: 500, code: 'VANE_SECRET_NOT_FOUND', message: 'A secret this route needs is not available.' });
+      expect(res.body).toEqual({
+        statusCode: 500,
+        code: 'VANE_SECRET_NOT_FOUND',
+        message: 'A secret this route needs is not available.',
+      });
     });
   });
 
   it('startSample() refuses to start on a wrong key, leaving nothing open', async () => {
-    await expect(startSample({ VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: 'svs_wrong_key_for_the_sample', PORT: '0' }, () => undefined)).rejects.toMatchObject({
+    await expect(
+      startSample(
+        { VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: 'svs_wrong_key_for_the_sample', PORT: '0' },
+        () => undefined,
+      ),
+    ).rejects.toMatchObject({
       code: 'VANE_UNAUTHORIZED',
     });
   });
@@ -130,24 +150,41 @@ describe('the Express sample app', () => {
     }
 
     it('serves the routes, follows a flag flipped through the admin API, and stops cleanly on SIGTERM', async () => {
-      const proc: Child = spawn(process.execPath, ['--import', join(ROOT, 'scripts/ts-register.mjs'), join(ROOT, 'sample-app/express/main.ts')], {
-        cwd: ROOT,
-        env: { ...process.env, VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: server.secretKey('shop'), PORT: '0' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const proc: Child = spawn(
+        process.execPath,
+        ['--import', join(ROOT, 'scripts/ts-register.mjs'), join(ROOT, 'sample-app/express/main.ts')],
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            VANE_BASE_URL: server.baseUrl('shop'),
+            VANE_API_KEY: server.secretKey('shop'),
+            PORT: '0',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       child = proc;
       let stderr = '';
       proc.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.once('exit', (code, signal) => r({ code, signal })));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+        proc.once('exit', (code, signal) => r({ code, signal })),
+      );
 
       const [, url] = await nextLine(proc, /express sample listening on (http:\/\/\S+)/);
       const get = async (path: string, headers: Record<string, string> = {}) => {
         const res = await fetch(`${url}${path}`, { headers });
         return { status: res.status, body: (await res.json()) as unknown };
       };
-      expect(await get('/greeting')).toEqual({ status: 200, body: { greeting: 'Hello from the Vane local server', poolMax: 10 } });
+      expect(await get('/greeting')).toEqual({
+        status: 200,
+        body: { greeting: 'Hello from the Vane local server', poolMax: 10 },
+      });
       expect(await get('/checkout')).toEqual({ status: 200, body: { checkout: 'new' } });
-      expect(await get('/pricing', { 'x-user-id': 'u-1', 'x-country': 'FR' })).toEqual({ status: 200, body: { pricing: 'new', discount: 0.15 } });
+      expect(await get('/pricing', { 'x-user-id': 'u-1', 'x-country': 'FR' })).toEqual({
+        status: 200,
+        body: { pricing: 'new', discount: 0.15 },
+      });
       expect(await get('/payments')).toEqual({ status: 200, body: { stripeConfigured: true, version: 1 } });
       expect((await get('/tls')).status).toBe(200);
 

@@ -54,7 +54,14 @@ const fmt = (ms) => `${ms.toFixed(2)} ms`;
 function adminPut(path, body) {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: 'PUT', path, agent, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'PUT',
+        path,
+        agent,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode));
@@ -70,30 +77,39 @@ async function openStreams(count, onPatch) {
   const streamAgent = new Agent({ keepAlive: false, maxSockets: Infinity });
   const requests = [];
   await Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise((resolve, reject) => {
-        const req = request(
-          { host: '127.0.0.1', port, path: '/v1/stream', agent: streamAgent, setHost: false, headers: { host, 'x-service-api-key': KEY } },
-          (res) => {
-            res.setEncoding('utf8');
-            const parser = createParser({
-              onEvent(event) {
-                if (event.event === 'resync') resolve();
-                if (event.event !== 'patch') return;
-                const receivedAt = performance.now();
-                // A regex rather than JSON.parse: keep this process's own work per event small, so the
-                // figure measures the server's fan-out more than the 1,000 readers sharing one core.
-                const value = /"bench\.value":"([^"]+)"/.exec(event.data)?.[1];
-                if (value !== undefined) onPatch(value, receivedAt);
-              },
-            });
-            res.on('data', (text) => parser.feed(text));
-          },
-        );
-        req.on('error', reject);
-        req.end();
-        requests.push(req);
-      }),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise((resolve, reject) => {
+          const req = request(
+            {
+              host: '127.0.0.1',
+              port,
+              path: '/v1/stream',
+              agent: streamAgent,
+              setHost: false,
+              headers: { host, 'x-service-api-key': KEY },
+            },
+            (res) => {
+              res.setEncoding('utf8');
+              const parser = createParser({
+                onEvent(event) {
+                  if (event.event === 'resync') resolve();
+                  if (event.event !== 'patch') return;
+                  const receivedAt = performance.now();
+                  // A regex rather than JSON.parse: keep this process's own work per event small, so the
+                  // figure measures the server's fan-out more than the 1,000 readers sharing one core.
+                  const value = /"bench\.value":"([^"]+)"/.exec(event.data)?.[1];
+                  if (value !== undefined) onPatch(value, receivedAt);
+                },
+              });
+              res.on('data', (text) => parser.feed(text));
+            },
+          );
+          req.on('error', reject);
+          req.end();
+          requests.push(req);
+        }),
     ),
   );
   return () => requests.forEach((r) => r.destroy());
@@ -119,7 +135,14 @@ async function propagation(streams) {
   }
   close();
   samples.sort((a, b) => a - b);
-  return { streams, writes: WRITES, samples: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: samples[samples.length - 1] };
+  return {
+    streams,
+    writes: WRITES,
+    samples: samples.length,
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    max: samples[samples.length - 1],
+  };
 }
 
 /** Baseline: one plain HTTP round trip to the same server (admin GET), p50 over 500 in a row. */
@@ -128,10 +151,13 @@ async function roundTrip() {
   for (let i = 0; i < 500; i++) {
     const start = performance.now();
     await new Promise((resolve, reject) => {
-      request({ host: '127.0.0.1', port, path: '/admin/v1/tenant', agent, headers: { authorization: `Bearer ${TOKEN}` } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      })
+      request(
+        { host: '127.0.0.1', port, path: '/admin/v1/tenant', agent, headers: { authorization: `Bearer ${TOKEN}` } },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      )
         .on('error', reject)
         .end();
     });
@@ -144,7 +170,12 @@ async function roundTrip() {
 async function syncThroughput(ifNoneMatch) {
   const headers = { host, 'x-service-api-key': KEY };
   if (ifNoneMatch) headers['if-none-match'] = ifNoneMatch;
-  const result = await autocannon({ url: `http://127.0.0.1:${port}/v1/sync`, headers, connections: 20, duration: DURATION_S });
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}/v1/sync`,
+    headers,
+    connections: 20,
+    duration: DURATION_S,
+  });
   if (result.non2xx && !ifNoneMatch) throw new Error(`${result.non2xx} non-2xx answers on the 200 path`);
   return { rps: result.requests.average, bytesPerSec: result.throughput.average, p99: result.latency.p99 };
 }
@@ -152,14 +183,17 @@ async function syncThroughput(ifNoneMatch) {
 try {
   // The ETag of the current snapshot, for the 304 path.
   const etag = await new Promise((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path: '/v1/sync', agent, setHost: false, headers: { host, 'x-service-api-key': KEY } }, (res) => {
-      let size = 0;
-      res.on('data', (c) => (size += c.length));
-      res.on('end', () => {
-        console.log(`snapshot: ${CONFIG_KEYS} configs, ${size} bytes`);
-        resolve(res.headers.etag);
-      });
-    })
+    request(
+      { host: '127.0.0.1', port, path: '/v1/sync', agent, setHost: false, headers: { host, 'x-service-api-key': KEY } },
+      (res) => {
+        let size = 0;
+        res.on('data', (c) => (size += c.length));
+        res.on('end', () => {
+          console.log(`snapshot: ${CONFIG_KEYS} configs, ${size} bytes`);
+          resolve(res.headers.etag);
+        });
+      },
+    )
       .on('error', reject)
       .end();
   });
@@ -176,14 +210,22 @@ try {
   console.log('| streams | writes | samples | p50 | p99 | max | p50 / round trip | p99 / round trip |');
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
-    console.log(`| ${r.streams} | ${r.writes} | ${r.samples} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${(r.p50 / rtt).toFixed(1)}x | ${(r.p99 / rtt).toFixed(1)}x |`);
+    console.log(
+      `| ${r.streams} | ${r.writes} | ${r.samples} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${(r.p50 / rtt).toFixed(1)}x | ${(r.p99 / rtt).toFixed(1)}x |`,
+    );
   }
   console.log('\n| /v1/sync path | requests/s | bytes/s | p99 latency | ratio to 200 |');
   console.log('|---|---:|---:|---:|---:|');
-  console.log(`| 200 (full snapshot) | ${full.rps.toFixed(0)} | ${(full.bytesPerSec / 1e6).toFixed(1)} MB | ${full.p99} ms | 1.00 |`);
-  console.log(`| 304 (If-None-Match) | ${notModified.rps.toFixed(0)} | ${(notModified.bytesPerSec / 1e6).toFixed(2)} MB | ${notModified.p99} ms | ${(notModified.rps / full.rps).toFixed(2)} |`);
+  console.log(
+    `| 200 (full snapshot) | ${full.rps.toFixed(0)} | ${(full.bytesPerSec / 1e6).toFixed(1)} MB | ${full.p99} ms | 1.00 |`,
+  );
+  console.log(
+    `| 304 (If-None-Match) | ${notModified.rps.toFixed(0)} | ${(notModified.bytesPerSec / 1e6).toFixed(2)} MB | ${notModified.p99} ms | ${(notModified.rps / full.rps).toFixed(2)} |`,
+  );
   const worst = rows[rows.length - 1];
-  console.log(`\ntarget: p99 under 50 ms at ${worst.streams} streams → ${worst.p99 < 50 ? 'met' : 'NOT met'} (${fmt(worst.p99)})`);
+  console.log(
+    `\ntarget: p99 under 50 ms at ${worst.streams} streams → ${worst.p99 < 50 ? 'met' : 'NOT met'} (${fmt(worst.p99)})`,
+  );
 } finally {
   agent.destroy();
   server.kill('SIGTERM');

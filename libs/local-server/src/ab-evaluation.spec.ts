@@ -23,8 +23,19 @@ function readVectors(): Vector[] {
   expect(start).toBeGreaterThan(-1);
   const header = lines.findIndex((line, index) => index > start && line.startsWith('| flag key |'));
   expect(header).toBeGreaterThan(start);
-  const cells = (line: string): string[] => line.split('|').slice(1, -1).map((cell) => cell.trim());
-  expect(cells(lines[header]!).slice(0, 6)).toEqual(['flag key', 'salt', 'user id', 'first 8 hex', 'bucket', 'at 50 %']);
+  const cells = (line: string): string[] =>
+    line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
+  expect(cells(lines[header]!).slice(0, 6)).toEqual([
+    'flag key',
+    'salt',
+    'user id',
+    'first 8 hex',
+    'bucket',
+    'at 50 %',
+  ]);
   const vectors: Vector[] = [];
   for (let index = header + 2; index < lines.length && lines[index]!.startsWith('|'); index++) {
     const [flagKey, salt, userId, hex, bucket, verdict] = cells(lines[index]!);
@@ -48,6 +59,7 @@ describe('abBucket against docs/ab-bucketing.md', () => {
   it('publishes at least 12 vectors, including the edge cases', () => {
     expect(vectors.length).toBeGreaterThanOrEqual(12);
     expect(vectors.some((v) => v.userId === '')).toBe(true);
+    // eslint-disable-next-line no-control-regex -- the range starts at NUL on purpose: any non-ASCII id
     expect(vectors.some((v) => /[^\x00-\x7f]/.test(v.userId))).toBe(true);
     expect(vectors.some((v) => v.flagKey.includes('.'))).toBe(true);
     expect(vectors.map((v) => v.bucket)).toEqual(expect.arrayContaining([0, 4999, 5000, 9999]));
@@ -109,7 +121,11 @@ describe('isInPercentage', () => {
 });
 
 describe('conditionHolds', () => {
-  const condition = (op: AbOperator, values: string[], attribute = 'country'): AbCondition => ({ attribute, op, values });
+  const condition = (op: AbOperator, values: string[], attribute = 'country'): AbCondition => ({
+    attribute,
+    op,
+    values,
+  });
   const de = { country: 'DE' };
 
   it.each<[AbOperator, string[], string, boolean]>([
@@ -180,7 +196,9 @@ describe('evaluateAbFlag', () => {
   });
 
   it('checks the bucket ids used below', () => {
-    expect([bucket0, bucket4999, bucket5000, bucket9999].map((user) => abBucket(key, salt, user))).toEqual([0, 4999, 5000, 9999]);
+    expect([bucket0, bucket4999, bucket5000, bucket9999].map((user) => abBucket(key, salt, user))).toEqual([
+      0, 4999, 5000, 9999,
+    ]);
   });
 
   it('answers false for an inactive flag, whatever the rule says', () => {

@@ -73,5 +73,8 @@ export function evaluateAbFlag(
   const cohort = rule.cohorts.find((candidate) =>
     candidate.conditions.every((condition) => conditionHolds(condition, attributes)),
   );
-  return isInPercentage(abBucket(flagKey, rule.salt, userId), cohort === undefined ? rule.percentage : cohort.percentage);
+  return isInPercentage(
+    abBucket(flagKey, rule.salt, userId),
+    cohort === undefined ? rule.percentage : cohort.percentage,
+  );
 }

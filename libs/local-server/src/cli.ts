@@ -36,7 +36,9 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // Never echo a stray argument: it is often a token whose option name was mistyped (`--admin-token= t0ken`).
     const positional = (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL';
-    console.error(`${positional ? 'unexpected argument: every argument is an option (--name value or --name=value)' : (error as Error).message}\n\n${USAGE}`);
+    console.error(
+      `${positional ? 'unexpected argument: every argument is an option (--name value or --name=value)' : (error as Error).message}\n\n${USAGE}`,
+    );
     return 2;
   }
   if (values['help']) {
@@ -73,7 +75,9 @@ async function main(argv: string[]): Promise<number> {
   console.log(`vane-local-server listening on ${server.url}`);
   console.log(`admin API: ${server.url}/admin/v1/  token: ${givenToken ? '(as given)' : server.adminToken}`);
   for (const { slug, kind, keys } of server.services()) {
-    console.log(`service ${slug} (${kind}): ${server.baseUrl(slug)}  keys: ${keys.map(redactKey).join(', ') || 'none'}`);
+    console.log(
+      `service ${slug} (${kind}): ${server.baseUrl(slug)}  keys: ${keys.map(redactKey).join(', ') || 'none'}`,
+    );
   }
 
   let stopping = false;
@@ -94,7 +98,12 @@ async function main(argv: string[]): Promise<number> {
   return -1;
 }
 
-function integerOption(raw: string | boolean | undefined, fallback: number, name: string, max: number): number | undefined {
+function integerOption(
+  raw: string | boolean | undefined,
+  fallback: number,
+  name: string,
+  max: number,
+): number | undefined {
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (typeof raw !== 'string' || !/^\d+$/.test(raw) || value > max) {

@@ -77,7 +77,12 @@ export class ManualClock implements Clock {
 
   /** Registers a timer that fires when the clock reaches `now() + delayMs`. */
   setTimer(callback: () => void, delayMs: number): TimerHandle {
-    const timer: ManualTimer = { due: this.current + Math.max(0, delayMs), seq: this.seq++, callback, cancelled: false };
+    const timer: ManualTimer = {
+      due: this.current + Math.max(0, delayMs),
+      seq: this.seq++,
+      callback,
+      cancelled: false,
+    };
     this.timers.push(timer);
     return {
       cancel: () => {
@@ -96,9 +101,7 @@ export class ManualClock implements Clock {
     if (epochMs < this.current) throw new RangeError('ManualClock cannot go backwards');
     for (;;) {
       this.timers = this.timers.filter((t) => !t.cancelled);
-      const next = this.timers
-        .filter((t) => t.due <= epochMs)
-        .sort((a, b) => a.due - b.due || a.seq - b.seq)[0];
+      const next = this.timers.filter((t) => t.due <= epochMs).sort((a, b) => a.due - b.due || a.seq - b.seq)[0];
       if (!next) break;
       this.current = Math.max(this.current, next.due);
       next.cancelled = true;

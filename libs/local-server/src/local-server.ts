@@ -39,7 +39,10 @@ export interface LocalServerSeed {
       revoked_keys?: string[];
       configs?: Record<string, ConfigValue>;
       flags?: Record<string, LocalServerFlagInput>;
-      secrets?: Record<string, { type?: 'text' | 'file'; value: string } | { type?: 'text' | 'file'; versions: string[] }>;
+      secrets?: Record<
+        string,
+        { type?: 'text' | 'file'; value: string } | { type?: 'text' | 'file'; versions: string[] }
+      >;
       /** Workload-identity trusts by name (PROTOCOL §8). */
       trusts?: Record<string, LocalServerTrustInput>;
     }
@@ -210,6 +213,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     historySize: options.historySize ?? 1000,
     bufferBytes: options.streamBufferBytes ?? 1024 * 1024,
   });
+  // Assigned once below: the store's change callback needs the renderer, and the renderer needs the store.
+  // eslint-disable-next-line prefer-const
   let renderer: SnapshotRenderer | undefined;
   const store = new Store(data, clock, {
     change(change) {
@@ -223,7 +228,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     },
     mutation: () => stateFile?.schedule(() => data),
     keyRevoked: (identity) => hub.endWhere((c) => c.key === identity.key),
-    trustChanged: (slug, name) => hub.endWhere((c) => c.slug === slug && c.key.startsWith(`${SESSION_IDENTITY_PREFIX}${name}:`)),
+    trustChanged: (slug, name) =>
+      hub.endWhere((c) => c.slug === slug && c.key.startsWith(`${SESSION_IDENTITY_PREFIX}${name}:`)),
     // Streams must not outlive the right to them: the reconnect meets the 402 or 429.
     tenantChanged: () => {
       if (store.billingOverdue() || store.quarantinedUntil()) hub.endWhere(() => true);

@@ -93,7 +93,10 @@ describe('parseServerData', () => {
         ],
       ]),
       secrets: new Map<string, SecretRecord>([
-        ['stripe.api_key', { type: 'text', versions: [{ version: 1, value: 'rk_test_123', created_at: '2026-11-22T10:00:00Z' }] }],
+        [
+          'stripe.api_key',
+          { type: 'text', versions: [{ version: 1, value: 'rk_test_123', created_at: '2026-11-22T10:00:00Z' }] },
+        ],
         [
           'tls.client_pem',
           {
@@ -201,7 +204,9 @@ describe('parseServerData', () => {
   });
 
   it('keeps a key named __proto__ as data', () => {
-    const json = JSON.parse('{"services":{"shop":{"configs":{"__proto__":5},"flags":{"__proto__":{"is_enabled":true}}}}}') as unknown;
+    const json = JSON.parse(
+      '{"services":{"shop":{"configs":{"__proto__":5},"flags":{"__proto__":{"is_enabled":true}}}}}',
+    ) as unknown;
     const data = parse(json);
     expect(data.services.get('shop')!.configs.get('__proto__')).toBe(5);
     const written = serializeServerData(data) as { services: { shop: { configs: Record<string, unknown> } } };
@@ -217,54 +222,236 @@ describe('parseServerData errors', () => {
   const apiKey = 'svs_shop_local_secret';
 
   it.each<[string, (shop: Record<string, unknown>, root: Record<string, unknown>) => void, string]>([
-    ['an object config value', (shop) => (shop['configs'] = { 'a.b': { x: 1 } }), 'services.shop.configs["a.b"]: objects are not config values'],
-    ['a bad config key', (shop) => (shop['configs'] = { 'a b': 1 }), 'services.shop.configs["a b"]: a config key must be 1–256 characters of [A-Za-z0-9._-], got 3 characters'],
-    ['a bad slug', (shop, root) => (root['services'] = { Shop: shop }), 'services.Shop: a service slug must be 1–63 characters of [a-z0-9-] that start and end with a letter or digit'],
-    ['a slug with a trailing dash', (shop, root) => (root['services'] = { 'shop-': shop }), 'services["shop-"]: a service slug must be 1–63 characters of [a-z0-9-] that start and end with a letter or digit'],
+    [
+      'an object config value',
+      (shop) => (shop['configs'] = { 'a.b': { x: 1 } }),
+      'services.shop.configs["a.b"]: objects are not config values',
+    ],
+    [
+      'a bad config key',
+      (shop) => (shop['configs'] = { 'a b': 1 }),
+      'services.shop.configs["a b"]: a config key must be 1–256 characters of [A-Za-z0-9._-], got 3 characters',
+    ],
+    [
+      'a bad slug',
+      (shop, root) => (root['services'] = { Shop: shop }),
+      'services.Shop: a service slug must be 1–63 characters of [a-z0-9-] that start and end with a letter or digit',
+    ],
+    [
+      'a slug with a trailing dash',
+      (shop, root) => (root['services'] = { 'shop-': shop }),
+      'services["shop-"]: a service slug must be 1–63 characters of [a-z0-9-] that start and end with a letter or digit',
+    ],
     ['services not an object', (_shop, root) => (root['services'] = []), 'services: must be an object, got an array'],
-    ['a service not an object', (_shop, root) => (root['services'] = { shop: 'x' }), 'services.shop: must be an object, got a string'],
-    ['an unknown top-level member', (_shop, root) => (root['service'] = {}), 'unknown member "service"; allowed: tenant, services'],
-    ['an unknown service member', (shop) => (shop['config'] = {}), 'services.shop: unknown member "config"; allowed: kind, keys, revoked_keys, configs, flags, secrets, next_versions, revision, audit, trusts'],
-    ['a bad tenant member', (_shop, root) => (root['tenant'] = { overdue_days: -2 }), 'tenant.overdue_days: must be at least 0, got -2'],
-    ['an unknown tenant member', (_shop, root) => (root['tenant'] = { ab: true }), 'tenant: unknown member "ab"; allowed: overdue_days, ab_addon, quarantined_until, write_rate_per_minute'],
-    ['a bad kind', (shop) => (shop['kind'] = 'Backend'), 'services.shop.kind: a service kind must be 1–64 characters of [a-z0-9_-], got "Backend"'],
-    ['keys not an array', (shop) => (shop['keys'] = apiKey), 'services.shop.keys: must be an array of API keys, got a string'],
-    ['a malformed key', (shop) => (shop['keys'] = ['svs_ok', 'sk_live_123']), 'services.shop.keys[1]: an API key must be "svs_" or "svp_" followed by 1–200 characters of [A-Za-z0-9_-]'],
-    ['a key twice in one list', (shop) => (shop['keys'] = [apiKey, 'svp_x', apiKey]), 'services.shop.keys[2]: this key already appears at services.shop.keys[0]; a key belongs to one service and is either active or revoked'],
-    ['a key both active and revoked', (shop) => (shop['revoked_keys'] = ['svp_old', apiKey]), 'services.shop.revoked_keys[1]: this key already appears at services.shop.keys[0]; a key belongs to one service and is either active or revoked'],
-    ['a key in two services', (shop, root) => (root['services'] = { shop, web: { keys: ['svp_web', apiKey] } }), 'services.web.keys[1]: this key already appears at services.shop.keys[0]; a key belongs to one service and is either active or revoked'],
-    ['a revoked key reused by another service', (shop, root) => {
-      shop['revoked_keys'] = ['svp_old'];
-      root['services'] = { shop, web: { keys: ['svp_old'] } };
-    }, 'services.web.keys[0]: this key already appears at services.shop.revoked_keys[0]; a key belongs to one service and is either active or revoked'],
-    ['a flag without is_enabled', (shop) => (shop['flags'] = { f: { starts_at: null } }), 'services.shop.flags.f.is_enabled: must be a boolean, got nothing'],
-    ['a flag window backwards', (shop) => (shop['flags'] = { f: { is_enabled: true, starts_at: '2026-12-01T00:00:00Z', ends_at: '2026-11-01T00:00:00Z' } }), 'services.shop.flags.f.ends_at: must be after starts_at (2026-12-01T00:00:00Z), got 2026-11-01T00:00:00Z'],
-    ['a date-only timestamp', (shop) => (shop['flags'] = { f: { is_enabled: true, starts_at: '2026-12-01' } }), 'services.shop.flags.f.starts_at: must be an RFC 3339 date-time with Z or an offset, e.g. "2026-11-22T10:00:00Z"; got "2026-12-01"'],
-    ['a bad operator', (shop) => (shop['flags'] = { 'new-pricing': { is_enabled: true, ab: { percentage: 5, salt: 's', cohorts: [{ conditions: [{ attribute: 'c', op: 'IN', values: [] }], percentage: 1 }] } } }), 'services.shop.flags["new-pricing"].ab.cohorts[0].conditions[0].op: must be one of eq, neq, in, not_in, starts_with, ends_with, contains; got "IN"'],
-    ['a bad secret type', (shop) => (shop['secrets'] = { s: { type: 'binary', value: secretValue } }), 'services.shop.secrets.s.type: must be one of text, file; got "binary"'],
-    ['a secret value that is not a string', (shop) => (shop['secrets'] = { s: { value: 42 } }), 'services.shop.secrets.s.value: a secret value must be a string, got a number'],
-    ['a secret with value and versions', (shop) => (shop['secrets'] = { s: { value: secretValue, versions: [secretValue] } }), 'services.shop.secrets.s: has both "value" and "versions"; give one'],
-    ['a secret with neither', (shop) => (shop['secrets'] = { s: { type: 'text' } }), 'services.shop.secrets.s: needs "value" (a string) or "versions" (an array)'],
-    ['a secret that is a bare string', (shop) => (shop['secrets'] = { s: secretValue }), 'services.shop.secrets.s: must be an object, got a string'],
-    ['a secret with no versions', (shop) => (shop['secrets'] = { s: { versions: [] } }), 'services.shop.secrets.s.versions: must hold at least one version (deleting the last version deletes the secret)'],
-    ['a seed-form version that is not a string', (shop) => (shop['secrets'] = { s: { versions: [secretValue, 5] } }), 'services.shop.secrets.s.versions[1]: a secret value must be a string, got a number'],
-    ['mixed version forms', (shop) => (shop['secrets'] = { s: { versions: [{ version: 1, value: secretValue, created_at: '2026-01-01T00:00:00Z' }, secretValue] } }), 'services.shop.secrets.s.versions[1]: must be an object like the versions before it ({"version", "value", "created_at"})'],
-    ['versions out of order', (shop) => (shop['secrets'] = { s: { versions: [
-      { version: 2, value: secretValue, created_at: '2026-01-01T00:00:00Z' },
-      { version: 2, value: secretValue, created_at: '2026-01-01T00:00:00Z' },
-    ] } }), 'services.shop.secrets.s.versions[1].version: versions must ascend; 2 follows 2'],
-    ['a version without created_at', (shop) => (shop['secrets'] = { s: { versions: [{ version: 1, value: secretValue, created_at: null }] } }), 'services.shop.secrets.s.versions[0].created_at: must be a timestamp, got null'],
-    ['a version number of 0', (shop) => (shop['secrets'] = { s: { versions: [{ version: 0, value: secretValue, created_at: '2026-01-01T00:00:00Z' }] } }), 'services.shop.secrets.s.versions[0].version: must be at least 1, got 0'],
-    ['an unknown version member', (shop) => (shop['secrets'] = { s: { versions: [{ version: 1, value: secretValue, created_at: '2026-01-01T00:00:00Z', note: 'x' }] } }), 'services.shop.secrets.s.versions[0]: unknown member "note"; allowed: version, value, created_at'],
-    ['next_versions too low', (shop) => {
-      shop['secrets'] = { s: { versions: [secretValue, secretValue, secretValue] } };
-      shop['next_versions'] = { s: 3 };
-    }, 'services.shop.next_versions.s: must be at least 4 (one past the secret\'s highest version), got 3'],
-    ['next_versions not an integer', (shop) => (shop['next_versions'] = { s: 'x' }), 'services.shop.next_versions.s: must be an integer, got a string'],
+    [
+      'a service not an object',
+      (_shop, root) => (root['services'] = { shop: 'x' }),
+      'services.shop: must be an object, got a string',
+    ],
+    [
+      'an unknown top-level member',
+      (_shop, root) => (root['service'] = {}),
+      'unknown member "service"; allowed: tenant, services',
+    ],
+    [
+      'an unknown service member',
+      (shop) => (shop['config'] = {}),
+      'services.shop: unknown member "config"; allowed: kind, keys, revoked_keys, configs, flags, secrets, next_versions, revision, audit, trusts',
+    ],
+    [
+      'a bad tenant member',
+      (_shop, root) => (root['tenant'] = { overdue_days: -2 }),
+      'tenant.overdue_days: must be at least 0, got -2',
+    ],
+    [
+      'an unknown tenant member',
+      (_shop, root) => (root['tenant'] = { ab: true }),
+      'tenant: unknown member "ab"; allowed: overdue_days, ab_addon, quarantined_until, write_rate_per_minute',
+    ],
+    [
+      'a bad kind',
+      (shop) => (shop['kind'] = 'Backend'),
+      'services.shop.kind: a service kind must be 1–64 characters of [a-z0-9_-], got "Backend"',
+    ],
+    [
+      'keys not an array',
+      (shop) => (shop['keys'] = apiKey),
+      'services.shop.keys: must be an array of API keys, got a string',
+    ],
+    [
+      'a malformed key',
+      (shop) => (shop['keys'] = ['svs_ok', 'sk_live_123']),
+      'services.shop.keys[1]: an API key must be "svs_" or "svp_" followed by 1–200 characters of [A-Za-z0-9_-]',
+    ],
+    [
+      'a key twice in one list',
+      (shop) => (shop['keys'] = [apiKey, 'svp_x', apiKey]),
+      'services.shop.keys[2]: this key already appears at services.shop.keys[0]; a key belongs to one service and is either active or revoked',
+    ],
+    [
+      'a key both active and revoked',
+      (shop) => (shop['revoked_keys'] = ['svp_old', apiKey]),
+      'services.shop.revoked_keys[1]: this key already appears at services.shop.keys[0]; a key belongs to one service and is either active or revoked',
+    ],
+    [
+      'a key in two services',
+      (shop, root) => (root['services'] = { shop, web: { keys: ['svp_web', apiKey] } }),
+      'services.web.keys[1]: this key already appears at services.shop.keys[0]; a key belongs to one service and is either active or revoked',
+    ],
+    [
+      'a revoked key reused by another service',
+      (shop, root) => {
+        shop['revoked_keys'] = ['svp_old'];
+        root['services'] = { shop, web: { keys: ['svp_old'] } };
+      },
+      'services.web.keys[0]: this key already appears at services.shop.revoked_keys[0]; a key belongs to one service and is either active or revoked',
+    ],
+    [
+      'a flag without is_enabled',
+      (shop) => (shop['flags'] = { f: { starts_at: null } }),
+      'services.shop.flags.f.is_enabled: must be a boolean, got nothing',
+    ],
+    [
+      'a flag window backwards',
+      (shop) =>
+        (shop['flags'] = {
+          f: { is_enabled: true, starts_at: '2026-12-01T00:00:00Z', ends_at: '2026-11-01T00:00:00Z' },
+        }),
+      'services.shop.flags.f.ends_at: must be after starts_at (2026-12-01T00:00:00Z), got 2026-11-01T00:00:00Z',
+    ],
+    [
+      'a date-only timestamp',
+      (shop) => (shop['flags'] = { f: { is_enabled: true, starts_at: '2026-12-01' } }),
+      'services.shop.flags.f.starts_at: must be an RFC 3339 date-time with Z or an offset, e.g. "2026-11-22T10:00:00Z"; got "2026-12-01"',
+    ],
+    [
+      'a bad operator',
+      (shop) =>
+        (shop['flags'] = {
+          'new-pricing': {
+            is_enabled: true,
+            ab: {
+              percentage: 5,
+              salt: 's',
+              cohorts: [{ conditions: [{ attribute: 'c', op: 'IN', values: [] }], percentage: 1 }],
+            },
+          },
+        }),
+      'services.shop.flags["new-pricing"].ab.cohorts[0].conditions[0].op: must be one of eq, neq, in, not_in, starts_with, ends_with, contains; got "IN"',
+    ],
+    [
+      'a bad secret type',
+      (shop) => (shop['secrets'] = { s: { type: 'binary', value: secretValue } }),
+      'services.shop.secrets.s.type: must be one of text, file; got "binary"',
+    ],
+    [
+      'a secret value that is not a string',
+      (shop) => (shop['secrets'] = { s: { value: 42 } }),
+      'services.shop.secrets.s.value: a secret value must be a string, got a number',
+    ],
+    [
+      'a secret with value and versions',
+      (shop) => (shop['secrets'] = { s: { value: secretValue, versions: [secretValue] } }),
+      'services.shop.secrets.s: has both "value" and "versions"; give one',
+    ],
+    [
+      'a secret with neither',
+      (shop) => (shop['secrets'] = { s: { type: 'text' } }),
+      'services.shop.secrets.s: needs "value" (a string) or "versions" (an array)',
+    ],
+    [
+      'a secret that is a bare string',
+      (shop) => (shop['secrets'] = { s: secretValue }),
+      'services.shop.secrets.s: must be an object, got a string',
+    ],
+    [
+      'a secret with no versions',
+      (shop) => (shop['secrets'] = { s: { versions: [] } }),
+      'services.shop.secrets.s.versions: must hold at least one version (deleting the last version deletes the secret)',
+    ],
+    [
+      'a seed-form version that is not a string',
+      (shop) => (shop['secrets'] = { s: { versions: [secretValue, 5] } }),
+      'services.shop.secrets.s.versions[1]: a secret value must be a string, got a number',
+    ],
+    [
+      'mixed version forms',
+      (shop) =>
+        (shop['secrets'] = {
+          s: { versions: [{ version: 1, value: secretValue, created_at: '2026-01-01T00:00:00Z' }, secretValue] },
+        }),
+      'services.shop.secrets.s.versions[1]: must be an object like the versions before it ({"version", "value", "created_at"})',
+    ],
+    [
+      'versions out of order',
+      (shop) =>
+        (shop['secrets'] = {
+          s: {
+            versions: [
+              { version: 2, value: secretValue, created_at: '2026-01-01T00:00:00Z' },
+              { version: 2, value: secretValue, created_at: '2026-01-01T00:00:00Z' },
+            ],
+          },
+        }),
+      'services.shop.secrets.s.versions[1].version: versions must ascend; 2 follows 2',
+    ],
+    [
+      'a version without created_at',
+      (shop) => (shop['secrets'] = { s: { versions: [{ version: 1, value: secretValue, created_at: null }] } }),
+      'services.shop.secrets.s.versions[0].created_at: must be a timestamp, got null',
+    ],
+    [
+      'a version number of 0',
+      (shop) =>
+        (shop['secrets'] = {
+          s: { versions: [{ version: 0, value: secretValue, created_at: '2026-01-01T00:00:00Z' }] },
+        }),
+      'services.shop.secrets.s.versions[0].version: must be at least 1, got 0',
+    ],
+    [
+      'an unknown version member',
+      (shop) =>
+        (shop['secrets'] = {
+          s: { versions: [{ version: 1, value: secretValue, created_at: '2026-01-01T00:00:00Z', note: 'x' }] },
+        }),
+      'services.shop.secrets.s.versions[0]: unknown member "note"; allowed: version, value, created_at',
+    ],
+    [
+      'next_versions too low',
+      (shop) => {
+        shop['secrets'] = { s: { versions: [secretValue, secretValue, secretValue] } };
+        shop['next_versions'] = { s: 3 };
+      },
+      "services.shop.next_versions.s: must be at least 4 (one past the secret's highest version), got 3",
+    ],
+    [
+      'next_versions not an integer',
+      (shop) => (shop['next_versions'] = { s: 'x' }),
+      'services.shop.next_versions.s: must be an integer, got a string',
+    ],
     ['a negative revision', (shop) => (shop['revision'] = -1), 'services.shop.revision: must be at least 0, got -1'],
     ['audit not an array', (shop) => (shop['audit'] = {}), 'services.shop.audit: must be an array, got an object'],
-    ['a bad audit action', (shop) => (shop['audit'] = [{ at: '2026-01-01T00:00:00Z', action: 'secret.read', key: 's', version: 1, actor: 'admin' }]), 'services.shop.audit[0].action: must be one of secret.set, secret.delete, secret.version.delete'],
-    ['an audit entry holding a value', (shop) => (shop['audit'] = [{ at: '2026-01-01T00:00:00Z', action: 'secret.set', key: 's', version: 1, actor: 'admin', value: secretValue }]), 'services.shop.audit[0]: unknown member "value"; allowed: at, action, key, version, actor'],
+    [
+      'a bad audit action',
+      (shop) =>
+        (shop['audit'] = [{ at: '2026-01-01T00:00:00Z', action: 'secret.read', key: 's', version: 1, actor: 'admin' }]),
+      'services.shop.audit[0].action: must be one of secret.set, secret.delete, secret.version.delete',
+    ],
+    [
+      'an audit entry holding a value',
+      (shop) =>
+        (shop['audit'] = [
+          {
+            at: '2026-01-01T00:00:00Z',
+            action: 'secret.set',
+            key: 's',
+            version: 1,
+            actor: 'admin',
+            value: secretValue,
+          },
+        ]),
+      'services.shop.audit[0]: unknown member "value"; allowed: at, action, key, version, actor',
+    ],
   ])('%s', (_name, edit, expected) => {
     const error = seedError(() => parse(seedWith(edit)));
     expect(error.message).toBe(`vane.seed.json: ${expected}`);
@@ -296,7 +483,9 @@ describe('parseServerData errors', () => {
           parse({ services: { shop: { keys: [key, key] } } });
         } catch (error) {
           expect((error as Error).message).not.toContain(key);
-          expect((error as SeedError).path).toBe(/^[A-Za-z0-9_-]{1,200}$/.test(bad) ? 'services.shop.keys[1]' : 'services.shop.keys[0]');
+          expect((error as SeedError).path).toBe(
+            /^[A-Za-z0-9_-]{1,200}$/.test(bad) ? 'services.shop.keys[1]' : 'services.shop.keys[0]',
+          );
           return;
         }
         throw new Error('a duplicate key was accepted');
@@ -326,15 +515,26 @@ describe('readServerDataFile and parseServerDataJson', () => {
   it('names a directory', () => {
     const sub = join(dir, 'sub');
     mkdirSync(sub);
-    expect(seedError(() => readServerDataFile(sub)).message).toBe(`${sub}: cannot read the file (EISDIR: it is a directory)`);
+    expect(seedError(() => readServerDataFile(sub)).message).toBe(
+      `${sub}: cannot read the file (EISDIR: it is a directory)`,
+    );
   });
 
   it.each<[string, string]>([
-    ['{\n  "services": {\n    "shop": { "configs": { "a": 1, } }\n  }\n}', 'invalid JSON at line 3, column 36: expected a member name in double quotes, found "}"'],
-    ['{"services": {"shop": {"secrets": {"s": {"value": "rk_live_SECRET\u0001"}}}}}', 'invalid JSON at line 1, column 66: unescaped control character in a string'],
+    [
+      '{\n  "services": {\n    "shop": { "configs": { "a": 1, } }\n  }\n}',
+      'invalid JSON at line 3, column 36: expected a member name in double quotes, found "}"',
+    ],
+    [
+      '{"services": {"shop": {"secrets": {"s": {"value": "rk_live_SECRET\u0001"}}}}}',
+      'invalid JSON at line 1, column 66: unescaped control character in a string',
+    ],
     ['{"a": "rk_live_SECRET\\x"}', 'invalid JSON at line 1, column 22: invalid escape sequence in a string'],
     ['{"a": "rk_live_SECRET', 'invalid JSON at line 1, column 7: unterminated string'],
-    ['{"a": 1}\n{"b": 2}', 'invalid JSON at line 2, column 1: expected the end of the file after the JSON value, found "{"'],
+    [
+      '{"a": 1}\n{"b": 2}',
+      'invalid JSON at line 2, column 1: expected the end of the file after the JSON value, found "{"',
+    ],
     ['[1, 2', 'invalid JSON at line 1, column 6: expected "," or "]", found the end of the file'],
     ['{"a" 1}', 'invalid JSON at line 1, column 6: expected ":", found "1"'],
     ['{"a": tru}', 'invalid JSON at line 1, column 7: expected a value, found "t"'],
@@ -352,15 +552,15 @@ describe('readServerDataFile and parseServerDataJson', () => {
     expect(error.message).not.toContain('SECRET');
   });
 
-  it.each<[string]>([['{"secrets": {"s": {"value": rk_live_SECRET_VALUE}}}'], ['{"s": {"value": "x", "versions": [rk_live_SECRET_VALUE]}}']])(
-    'keeps the text out of the cause too (V8 quotes it in its SyntaxError): %j',
-    (text) => {
-      const error = seedError(() => parseServerDataJson(text, 'state.json'));
-      expect(error.cause).toBeInstanceOf(SyntaxError);
-      expect(inspect(error, { depth: 10 })).not.toContain('rk_live');
-      expect(String(error.cause)).not.toContain('rk_live');
-    },
-  );
+  it.each<[string]>([
+    ['{"secrets": {"s": {"value": rk_live_SECRET_VALUE}}}'],
+    ['{"s": {"value": "x", "versions": [rk_live_SECRET_VALUE]}}'],
+  ])('keeps the text out of the cause too (V8 quotes it in its SyntaxError): %j', (text) => {
+    const error = seedError(() => parseServerDataJson(text, 'state.json'));
+    expect(error.cause).toBeInstanceOf(SyntaxError);
+    expect(inspect(error, { depth: 10 })).not.toContain('rk_live');
+    expect(String(error.cause)).not.toContain('rk_live');
+  });
 
   it('locates the error the way JSON.parse does for any broken text', () => {
     fc.assert(
@@ -417,7 +617,10 @@ describe('serializeServerData', () => {
             g: { is_enabled: false, starts_at: null, ends_at: null },
           },
           secrets: {
-            'stripe.api_key': { type: 'text', versions: [{ version: 1, value: 'rk_test_123', created_at: '2026-11-22T10:00:00Z' }] },
+            'stripe.api_key': {
+              type: 'text',
+              versions: [{ version: 1, value: 'rk_test_123', created_at: '2026-11-22T10:00:00Z' }],
+            },
           },
           next_versions: { 'stripe.api_key': 2 },
           audit: [],
@@ -436,11 +639,15 @@ describe('serializeServerData', () => {
 
 describe('round trip', () => {
   // Plain objects only: fast-check may otherwise build null-prototype records.
-  const record = <T>(model: { [K in keyof T]: fc.Arbitrary<T[K]> }): fc.Arbitrary<T> => fc.record(model, { noNullPrototype: true });
+  const record = <T>(model: { [K in keyof T]: fc.Arbitrary<T[K]> }): fc.Arbitrary<T> =>
+    fc.record(model, { noNullPrototype: true });
   const timestamp = fc
     .date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true })
     .map(formatTimestamp);
-  const key = fc.oneof(fc.stringMatching(/^[A-Za-z0-9._-]{1,12}$/), fc.constantFrom('__proto__', 'constructor', '10', 'a.b'));
+  const key = fc.oneof(
+    fc.stringMatching(/^[A-Za-z0-9._-]{1,12}$/),
+    fc.constantFrom('__proto__', 'constructor', '10', 'a.b'),
+  );
   // Through JSON text so that -0 (which JSON cannot carry) never appears.
   const json = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as JsonValue);
   const configValue: fc.Arbitrary<ConfigValue> = fc.oneof(
@@ -458,7 +665,11 @@ describe('round trip', () => {
     cohorts: fc.array(
       record({
         conditions: fc.array(
-          record({ attribute: fc.string(), op: fc.constantFrom(...AB_OPERATORS), values: fc.array(fc.string(), { maxLength: 3 }) }),
+          record({
+            attribute: fc.string(),
+            op: fc.constantFrom(...AB_OPERATORS),
+            values: fc.array(fc.string(), { maxLength: 3 }),
+          }),
           { maxLength: 3 },
         ),
         percentage,

@@ -346,7 +346,10 @@ function buildKeys(json: unknown, path: string, keyOwners: Map<string, string>):
     const key = parseApiKey(value, keyPath);
     const owner = keyOwners.get(key);
     if (owner !== undefined) {
-      fail(keyPath, `this key already appears at ${owner}; a key belongs to one service and is either active or revoked`);
+      fail(
+        keyPath,
+        `this key already appears at ${owner}; a key belongs to one service and is either active or revoked`,
+      );
     }
     keyOwners.set(key, keyPath);
     return key;
@@ -361,12 +364,16 @@ function buildSecret(json: unknown, path: string, now: string): SecretRecord {
   const versions = object['versions'];
   if (value !== undefined && versions !== undefined) fail(path, 'has both "value" and "versions"; give one');
   if (value !== undefined) {
-    return { type, versions: [{ version: 1, value: parseSecretValue(value, appendJsonPath(path, 'value')), created_at: now }] };
+    return {
+      type,
+      versions: [{ version: 1, value: parseSecretValue(value, appendJsonPath(path, 'value')), created_at: now }],
+    };
   }
   const versionsPath = appendJsonPath(path, 'versions');
   if (versions === undefined) fail(path, 'needs "value" (a string) or "versions" (an array)');
   if (!Array.isArray(versions)) fail(versionsPath, `must be an array, got ${describeType(versions)}`);
-  if (versions.length === 0) fail(versionsPath, 'must hold at least one version (deleting the last version deletes the secret)');
+  if (versions.length === 0)
+    fail(versionsPath, 'must hold at least one version (deleting the last version deletes the secret)');
   const seedForm = typeof versions[0] === 'string';
   const parsed = versions.map((element, index): SecretVersion => {
     const elementPath = appendJsonPath(versionsPath, index);
@@ -452,7 +459,9 @@ export function describeJsonSyntaxError(text: string, subject = 'the file'): str
 function describeChar(text: string, offset: number, subject: string): string {
   if (offset >= text.length) return `the end of ${subject}`;
   const code = text.codePointAt(offset)!;
-  return code > 0x20 && code < 0x7f ? JSON.stringify(String.fromCodePoint(code)) : `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  return code > 0x20 && code < 0x7f
+    ? JSON.stringify(String.fromCodePoint(code))
+    : `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /** Scans `text` as JSON without recursion; returns the first error, or undefined when it is valid. */

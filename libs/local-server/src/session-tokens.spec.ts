@@ -2,7 +2,12 @@ import { ManualClock } from './clock.js';
 import { SessionTokens } from './session-tokens.js';
 
 describe('SessionTokens', () => {
-  const claims = { slug: 'shop', trust: 'cluster', subject: 'system:serviceaccount:shop:api', keyType: 'secret' as const };
+  const claims = {
+    slug: 'shop',
+    trust: 'cluster',
+    subject: 'system:serviceaccount:shop:api',
+    keyType: 'secret' as const,
+  };
 
   it('issues a session that verifies for its service until exactly its expiry', async () => {
     const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));

@@ -1,5 +1,15 @@
 import { spawn } from 'node:child_process';
-import { promises as fsPromises, chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  promises as fsPromises,
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerData } from './model.js';
@@ -15,7 +25,11 @@ function dataAt(revision: number, padding = 0): ServerData {
           keys: ['svs_shop_local_secret'],
           revision,
           configs: { 'pad.text': 'x'.repeat(padding) },
-          secrets: { 'stripe.api_key': { versions: [{ version: 1, value: `rk_${revision}`, created_at: '2026-11-22T10:00:00Z' }] } },
+          secrets: {
+            'stripe.api_key': {
+              versions: [{ version: 1, value: `rk_${revision}`, created_at: '2026-11-22T10:00:00Z' }],
+            },
+          },
         },
       },
     },
@@ -24,7 +38,8 @@ function dataAt(revision: number, padding = 0): ServerData {
 }
 
 function revisionIn(file: string): number {
-  return (JSON.parse(readFileSync(file, 'utf8')) as { services: { shop: { revision: number } } }).services.shop.revision;
+  return (JSON.parse(readFileSync(file, 'utf8')) as { services: { shop: { revision: number } } }).services.shop
+    .revision;
 }
 
 /** Rejects if `promise` has not settled within `ms`; the timer never outlives the wait. */
@@ -89,19 +104,25 @@ describe('StateFile', () => {
         error = caught;
       }
       expect(error).toBeInstanceOf(SeedError);
-      expect((error as SeedError).message).toBe(`${target}: invalid JSON at line 3, column 34: expected a value, found "]"`);
+      expect((error as SeedError).message).toBe(
+        `${target}: invalid JSON at line 3, column 34: expected a value, found "]"`,
+      );
       expect((error as SeedError).message).not.toContain('svs_abc');
     });
 
     it('refuses a half-written file rather than starting empty', () => {
       writeFileSync(target, '{"tenant": {"overdue_days": 0}, "services": {"shop": {"revision": 3, "con');
       expect(() => new StateFile(target).load()).toThrow(SeedError);
-      expect(() => new StateFile(target).load()).toThrow(`${target}: invalid JSON at line 1, column 70: unterminated string`);
+      expect(() => new StateFile(target).load()).toThrow(
+        `${target}: invalid JSON at line 1, column 70: unterminated string`,
+      );
     });
 
     it('refuses valid JSON that is not valid state, naming the JSON path', () => {
       writeFileSync(target, JSON.stringify({ services: { shop: { next_versions: { s: 0 } } } }));
-      expect(() => new StateFile(target).load()).toThrow(`${target}: services.shop.next_versions.s: must be at least 1, got 0`);
+      expect(() => new StateFile(target).load()).toThrow(
+        `${target}: services.shop.next_versions.s: must be at least 1, got 0`,
+      );
     });
 
     it('refuses an empty file', () => {
@@ -111,7 +132,9 @@ describe('StateFile', () => {
 
     it('names a state path it cannot read', () => {
       mkdirSync(target);
-      expect(() => new StateFile(target).load()).toThrow(`${target}: cannot read the state file (EISDIR: it is a directory)`);
+      expect(() => new StateFile(target).load()).toThrow(
+        `${target}: cannot read the state file (EISDIR: it is a directory)`,
+      );
     });
 
     it('is not disturbed by a temporary file a crash left behind', async () => {
@@ -171,7 +194,9 @@ describe('StateFile', () => {
     it('leaves the previous file whole and cleans up when the write fails', async () => {
       const file = new StateFile(target, { onError });
       await file.writeNow(dataAt(1));
-      jest.spyOn(fsPromises, 'rename').mockRejectedValueOnce(Object.assign(new Error('EIO: disk on fire'), { code: 'EIO' }));
+      jest
+        .spyOn(fsPromises, 'rename')
+        .mockRejectedValueOnce(Object.assign(new Error('EIO: disk on fire'), { code: 'EIO' }));
       await expect(file.writeNow(dataAt(2))).rejects.toThrow('EIO: disk on fire');
       expect(revisionIn(target)).toBe(1);
       expect(readdirSync(dir)).toEqual(['state.json']);
@@ -180,7 +205,9 @@ describe('StateFile', () => {
     });
 
     it('rejects when the directory is missing', async () => {
-      await expect(new StateFile(join(dir, 'nope', 'state.json')).writeNow(dataAt(1))).rejects.toMatchObject({ code: 'ENOENT' });
+      await expect(new StateFile(join(dir, 'nope', 'state.json')).writeNow(dataAt(1))).rejects.toMatchObject({
+        code: 'ENOENT',
+      });
     });
   });
 
@@ -306,7 +333,9 @@ describe('StateFile', () => {
       const file = new StateFile(join(dir, 'missing-dir', 'state.json'));
       file.schedule(() => dataAt(1));
       await within(4000, 'flush', file.flush());
-      expect(warn).toHaveBeenCalledWith(expect.stringContaining('could not write the state file'), { code: 'VANE_STATE_FILE' });
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('could not write the state file'), {
+        code: 'VANE_STATE_FILE',
+      });
     });
 
     it('keeps writing after a failure', async () => {

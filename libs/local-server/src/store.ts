@@ -170,7 +170,12 @@ export class Store {
     if (existing.kind === kind) return existing.revision;
     existing.kind = kind;
     // Secrets appear or disappear for secret keys when a service becomes, or stops being, frontend.
-    return this.commit(slug, { service: true, configs: EMPTY, flags: EMPTY, secrets: new Set(existing.secrets.keys()) });
+    return this.commit(slug, {
+      service: true,
+      configs: EMPTY,
+      flags: EMPTY,
+      secrets: new Set(existing.secrets.keys()),
+    });
   }
 
   /** Issues a new key of the given type for a service. */
@@ -267,7 +272,13 @@ export class Store {
   }
 
   /** Adds a new version of a secret (creating the secret if needed). */
-  setSecret(slug: string, keyInput: unknown, valueInput: unknown, typeInput: unknown, actor: string): SecretWriteResult {
+  setSecret(
+    slug: string,
+    keyInput: unknown,
+    valueInput: unknown,
+    typeInput: unknown,
+    actor: string,
+  ): SecretWriteResult {
     const service = this.requireService(slug);
     const key = parseKey(keyInput, 'key', 'secret');
     if (typeof valueInput !== 'string') {

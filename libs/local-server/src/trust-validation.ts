@@ -4,7 +4,14 @@
  */
 import { appendJsonPath } from './json-path.js';
 import type { JsonValue, TrustDefinition, TrustKeyType, TrustProvider } from './model.js';
-import { describeType, parseObject, parseString, parseStringArray, rejectUnknownMembers, ValidationError } from './validation.js';
+import {
+  describeType,
+  parseObject,
+  parseString,
+  parseStringArray,
+  rejectUnknownMembers,
+  ValidationError,
+} from './validation.js';
 
 /** The providers a trust may name. */
 export const TRUST_PROVIDERS: ReadonlyArray<TrustProvider> = Object.freeze(['kubernetes', 'aws', 'gcp', 'azure']);
@@ -24,7 +31,8 @@ function fail(path: string, problem: string): never {
 /** A trust name: 1–64 characters of `[A-Za-z0-9._-]`, starting with a letter or digit. */
 export function parseTrustName(value: unknown, path: string): string {
   const name = parseString(value, path);
-  if (!TRUST_NAME.test(name)) fail(path, 'a trust name is 1 to 64 characters of A-Z a-z 0-9 . _ -, starting with a letter or a digit');
+  if (!TRUST_NAME.test(name))
+    fail(path, 'a trust name is 1 to 64 characters of A-Z a-z 0-9 . _ -, starting with a letter or a digit');
   return name;
 }
 
@@ -61,8 +69,13 @@ function parseJwks(value: unknown, path: string): { keys: Array<{ [key: string]:
   if (!Array.isArray(keys) || keys.length === 0) fail(keysPath, 'a JSON Web Key Set needs a non-empty "keys" array');
   keys.forEach((key, index) => {
     const jwk = parseObject(key, appendJsonPath(keysPath, index));
-    if (typeof jwk['kty'] !== 'string') fail(appendJsonPath(appendJsonPath(keysPath, index), 'kty'), 'every JWK needs a "kty" string');
-    if ('d' in jwk || jwk['kty'] === 'oct') fail(appendJsonPath(keysPath, index), 'a JWKS for verification holds public keys only (this key is private or symmetric)');
+    if (typeof jwk['kty'] !== 'string')
+      fail(appendJsonPath(appendJsonPath(keysPath, index), 'kty'), 'every JWK needs a "kty" string');
+    if ('d' in jwk || jwk['kty'] === 'oct')
+      fail(
+        appendJsonPath(keysPath, index),
+        'a JWKS for verification holds public keys only (this key is private or symmetric)',
+      );
   });
   // A JSON round trip keeps the stored copy independent of the caller's object.
   return JSON.parse(JSON.stringify({ keys })) as { keys: Array<{ [key: string]: JsonValue }> };
@@ -81,18 +94,28 @@ export function parseTrustDefinition(value: unknown, path: string): TrustDefinit
   const at = (member: string): string => appendJsonPath(path, member);
   const provider = object['provider'];
   if (typeof provider !== 'string' || !(TRUST_PROVIDERS as ReadonlyArray<string>).includes(provider)) {
-    fail(at('provider'), `must be one of ${TRUST_PROVIDERS.map((p) => `"${p}"`).join(', ')}, got ${describeType(provider)}`);
+    fail(
+      at('provider'),
+      `must be one of ${TRUST_PROVIDERS.map((p) => `"${p}"`).join(', ')}, got ${describeType(provider)}`,
+    );
   }
   const keyType = parseKeyType(object['key_type'], at('key_type'));
   if (provider === 'aws') {
     rejectUnknownMembers(object, AWS_MEMBERS, path);
     const roleArns = parseNonEmptyStrings(object['role_arns'], at('role_arns'), 'role ARN');
     roleArns.forEach((arn, index) => {
-      if (!ROLE_ARN.test(arn)) fail(appendJsonPath(at('role_arns'), index), 'must be an IAM role or user ARN such as "arn:aws:iam::123456789012:role/shop"');
+      if (!ROLE_ARN.test(arn))
+        fail(
+          appendJsonPath(at('role_arns'), index),
+          'must be an IAM role or user ARN such as "arn:aws:iam::123456789012:role/shop"',
+        );
     });
     const trust: TrustDefinition = {
       provider: 'aws',
-      sts_endpoint: object['sts_endpoint'] === undefined ? DEFAULT_STS_ENDPOINT : parseHttpUrl(object['sts_endpoint'], at('sts_endpoint')),
+      sts_endpoint:
+        object['sts_endpoint'] === undefined
+          ? DEFAULT_STS_ENDPOINT
+          : parseHttpUrl(object['sts_endpoint'], at('sts_endpoint')),
       role_arns: roleArns,
       key_type: keyType,
     };
@@ -112,7 +135,13 @@ export function parseTrustDefinition(value: unknown, path: string): TrustDefinit
   const hasJwks = object['jwks'] !== undefined;
   const hasUrl = object['jwks_url'] !== undefined;
   if (hasJwks === hasUrl) fail(path, 'give exactly one of "jwks" (an inline key set) and "jwks_url"');
-  const trust: TrustDefinition = { provider: provider as 'kubernetes' | 'gcp' | 'azure', issuer, audience, subjects, key_type: keyType };
+  const trust: TrustDefinition = {
+    provider: provider as 'kubernetes' | 'gcp' | 'azure',
+    issuer,
+    audience,
+    subjects,
+    key_type: keyType,
+  };
   if (hasJwks) trust.jwks = parseJwks(object['jwks'], at('jwks'));
   else trust.jwks_url = parseHttpUrl(object['jwks_url'], at('jwks_url'));
   return trust;

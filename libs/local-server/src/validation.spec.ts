@@ -77,7 +77,9 @@ describe('keys', () => {
   });
 
   it('names the type of a non-string key', () => {
-    expect(rejection(() => parseKey(5, 'key', 'config')).message).toBe('key: a config key must be a string, got a number');
+    expect(rejection(() => parseKey(5, 'key', 'config')).message).toBe(
+      'key: a config key must be a string, got a number',
+    );
   });
 });
 
@@ -156,12 +158,21 @@ describe('parseTimestamp', () => {
 });
 
 describe('parseConfigValue', () => {
-  it.each<[unknown]>([['db.internal'], [''], [5], [5.5], [-0.25], [0], [true], [false], [null], [[]], [['a', 1, null, { nested: { ok: [1] } }, [true]]]])(
-    'accepts %j',
-    (value) => {
-      expect(parseConfigValue(value, 'v')).toEqual(value);
-    },
-  );
+  it.each<[unknown]>([
+    ['db.internal'],
+    [''],
+    [5],
+    [5.5],
+    [-0.25],
+    [0],
+    [true],
+    [false],
+    [null],
+    [[]],
+    [['a', 1, null, { nested: { ok: [1] } }, [true]]],
+  ])('accepts %j', (value) => {
+    expect(parseConfigValue(value, 'v')).toEqual(value);
+  });
 
   it('refuses an object with the documented problem text', () => {
     const error = rejection(() => parseConfigValue({ a: 1 }, 'services.shop.configs["a.b"]'));
@@ -215,15 +226,31 @@ describe('parseAbRule', () => {
     [{ percentage: '50', salt: 's' }, 'ab.percentage', 'must be a number from 0 to 100, got a string'],
     [{ percentage: 50 }, 'ab.salt', 'must be a string, got nothing'],
     [{ percentage: 50, salt: 's', cohorts: {} }, 'ab.cohorts', 'must be an array, got an object'],
-    [{ percentage: 50, salt: 's', cohorts: [{ percentage: 5 }] }, 'ab.cohorts[0].conditions', 'must be an array, got nothing'],
-    [{ percentage: 50, salt: 's', cohorts: [{ conditions: [] }] }, 'ab.cohorts[0].percentage', 'must be a number from 0 to 100, got nothing'],
     [
-      { percentage: 50, salt: 's', cohorts: [{ conditions: [{ attribute: 'a', op: 'like', values: [] }], percentage: 5 }] },
+      { percentage: 50, salt: 's', cohorts: [{ percentage: 5 }] },
+      'ab.cohorts[0].conditions',
+      'must be an array, got nothing',
+    ],
+    [
+      { percentage: 50, salt: 's', cohorts: [{ conditions: [] }] },
+      'ab.cohorts[0].percentage',
+      'must be a number from 0 to 100, got nothing',
+    ],
+    [
+      {
+        percentage: 50,
+        salt: 's',
+        cohorts: [{ conditions: [{ attribute: 'a', op: 'like', values: [] }], percentage: 5 }],
+      },
       'ab.cohorts[0].conditions[0].op',
       'must be one of eq, neq, in, not_in, starts_with, ends_with, contains; got "like"',
     ],
     [
-      { percentage: 50, salt: 's', cohorts: [{ conditions: [{ attribute: 'a', op: 'eq', values: ['x', 2] }], percentage: 5 }] },
+      {
+        percentage: 50,
+        salt: 's',
+        cohorts: [{ conditions: [{ attribute: 'a', op: 'eq', values: ['x', 2] }], percentage: 5 }],
+      },
       'ab.cohorts[0].conditions[0].values[1]',
       'must be a string, got a number',
     ],
@@ -240,7 +267,11 @@ describe('parseAbRule', () => {
 
 describe('parseFlagDefinition', () => {
   it('defaults the window to unbounded and leaves out a missing or null rule', () => {
-    expect(parseFlagDefinition({ is_enabled: true }, 'f')).toStrictEqual({ is_enabled: true, starts_at: null, ends_at: null });
+    expect(parseFlagDefinition({ is_enabled: true }, 'f')).toStrictEqual({
+      is_enabled: true,
+      starts_at: null,
+      ends_at: null,
+    });
     expect(parseFlagDefinition({ is_enabled: false, ab: null, is_active: true }, 'f')).toStrictEqual({
       is_enabled: false,
       starts_at: null,
@@ -251,7 +282,12 @@ describe('parseFlagDefinition', () => {
   it('normalises the window and keeps the rule', () => {
     expect(
       parseFlagDefinition(
-        { is_enabled: true, starts_at: '2026-11-01T01:00:00+01:00', ends_at: '2026-12-01T00:00:00.500Z', ab: { percentage: 5, salt: 'x' } },
+        {
+          is_enabled: true,
+          starts_at: '2026-11-01T01:00:00+01:00',
+          ends_at: '2026-12-01T00:00:00.500Z',
+          ab: { percentage: 5, salt: 'x' },
+        },
         'f',
       ),
     ).toStrictEqual({
@@ -287,14 +323,18 @@ describe('secrets', () => {
   it('parseSecretType defaults to text and names the allowed values', () => {
     expect(parseSecretType(undefined, 'type')).toBe('text');
     expect(parseSecretType('file', 'type')).toBe('file');
-    expect(rejection(() => parseSecretType('binary', 'type')).message).toBe('type: must be one of text, file; got "binary"');
+    expect(rejection(() => parseSecretType('binary', 'type')).message).toBe(
+      'type: must be one of text, file; got "binary"',
+    );
     expect(rejection(() => parseSecretType(null, 'type')).message).toBe('type: must be one of text, file; got null');
   });
 
   it('parseSecretWrite reads value and type and never echoes a value', () => {
     expect(parseSecretWrite({ value: 'rk_live_1' }, '')).toEqual({ value: 'rk_live_1', type: 'text' });
     expect(parseSecretWrite({ value: '', type: 'file' }, '')).toEqual({ value: '', type: 'file' });
-    expect(rejection(() => parseSecretWrite({ value: 42 }, '')).message).toBe('value: a secret value must be a string, got a number');
+    expect(rejection(() => parseSecretWrite({ value: 42 }, '')).message).toBe(
+      'value: a secret value must be a string, got a number',
+    );
   });
 });
 
@@ -308,7 +348,9 @@ describe('parseServiceKind', () => {
   });
 
   it('names a wrong type', () => {
-    expect(rejection(() => parseServiceKind(7, 'kind')).message).toBe('kind: a service kind must be a string, got a number');
+    expect(rejection(() => parseServiceKind(7, 'kind')).message).toBe(
+      'kind: a service kind must be a string, got a number',
+    );
   });
 });
 
@@ -321,7 +363,12 @@ describe('parseTenantPatch', () => {
         { overdue_days: 0, ab_addon: true, quarantined_until: '2026-11-22T11:00:00+01:00', write_rate_per_minute: 1 },
         'tenant',
       ),
-    ).toStrictEqual({ overdue_days: 0, ab_addon: true, quarantined_until: '2026-11-22T10:00:00Z', write_rate_per_minute: 1 });
+    ).toStrictEqual({
+      overdue_days: 0,
+      ab_addon: true,
+      quarantined_until: '2026-11-22T10:00:00Z',
+      write_rate_per_minute: 1,
+    });
     expect(parseTenantPatch({ quarantined_until: null }, 'tenant')).toStrictEqual({ quarantined_until: null });
   });
 
@@ -332,9 +379,21 @@ describe('parseTenantPatch', () => {
     [{ overdue_days: '3' }, 'tenant.overdue_days', 'must be an integer, got a string'],
     [{ write_rate_per_minute: 0 }, 'tenant.write_rate_per_minute', 'must be at least 1, got 0'],
     [{ ab_addon: 1 }, 'tenant.ab_addon', 'must be a boolean, got a number'],
-    [{ quarantined_until: 'soon' }, 'tenant.quarantined_until', expect.stringContaining('RFC 3339') as unknown as string],
-    [{ overdue: 3 }, 'tenant', 'unknown member "overdue"; allowed: overdue_days, ab_addon, quarantined_until, write_rate_per_minute'],
-    [{ a: 1, b: 2, ab_addon: true }, 'tenant', 'unknown members "a", "b"; allowed: overdue_days, ab_addon, quarantined_until, write_rate_per_minute'],
+    [
+      { quarantined_until: 'soon' },
+      'tenant.quarantined_until',
+      expect.stringContaining('RFC 3339') as unknown as string,
+    ],
+    [
+      { overdue: 3 },
+      'tenant',
+      'unknown member "overdue"; allowed: overdue_days, ab_addon, quarantined_until, write_rate_per_minute',
+    ],
+    [
+      { a: 1, b: 2, ab_addon: true },
+      'tenant',
+      'unknown members "a", "b"; allowed: overdue_days, ab_addon, quarantined_until, write_rate_per_minute',
+    ],
   ])('refuses %j at %s', (value, path, problem) => {
     const error = rejection(() => parseTenantPatch(value, 'tenant'));
     expect([error.path, error.problem]).toEqual([path, problem]);
@@ -354,11 +413,16 @@ describe('API keys', () => {
     expect(() => parseApiKey('svs_', 'k')).toThrow(ValidationError);
   });
 
-  it.each(['svx_abc', 'SVS_abc', 'svs_a b', `svs_${'x'.repeat(201)}`, 'svs_secret!'])('refuses %p without echoing it', (key) => {
-    const error = rejection(() => parseApiKey(key, 'services.shop.keys[1]'));
-    expect(error.message).toBe('services.shop.keys[1]: an API key must be "svs_" or "svp_" followed by 1–200 characters of [A-Za-z0-9_-]');
-    expect(error.message).not.toContain(key);
-  });
+  it.each(['svx_abc', 'SVS_abc', 'svs_a b', `svs_${'x'.repeat(201)}`, 'svs_secret!'])(
+    'refuses %p without echoing it',
+    (key) => {
+      const error = rejection(() => parseApiKey(key, 'services.shop.keys[1]'));
+      expect(error.message).toBe(
+        'services.shop.keys[1]: an API key must be "svs_" or "svp_" followed by 1–200 characters of [A-Za-z0-9_-]',
+      );
+      expect(error.message).not.toContain(key);
+    },
+  );
 
   it('names a wrong type', () => {
     expect(rejection(() => parseApiKey(null, 'k')).message).toBe('k: an API key must be a string, got null');

@@ -124,10 +124,7 @@ export function rejectUnknownMembers(
   const unknown = Object.keys(object).filter((member) => !allowed.includes(member));
   if (unknown.length > 0) {
     const names = unknown.map(quote).join(', ');
-    fail(
-      path,
-      `unknown member${unknown.length === 1 ? '' : 's'} ${names}; allowed: ${allowed.join(', ')}`,
-    );
+    fail(path, `unknown member${unknown.length === 1 ? '' : 's'} ${names}; allowed: ${allowed.join(', ')}`);
   }
 }
 
@@ -146,7 +143,10 @@ export function parseBoolean(value: unknown, path: string): boolean {
 /** Returns `value` when it is a safe integer of at least `min`. */
 export function parseInteger(value: unknown, path: string, min: number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-    fail(path, `must be an integer, got ${typeof value === 'number' && Number.isFinite(value) ? String(value) : describeType(value)}`);
+    fail(
+      path,
+      `must be an integer, got ${typeof value === 'number' && Number.isFinite(value) ? String(value) : describeType(value)}`,
+    );
   }
   if (value < min) fail(path, `must be at least ${min}, got ${value}`);
   return value;
@@ -194,10 +194,7 @@ export function isValidSlug(slug: string): boolean {
 export function parseSlug(value: unknown, path: string): string {
   if (typeof value !== 'string') fail(path, `a service slug must be a string, got ${describeType(value)}`);
   if (!isValidSlug(value)) {
-    fail(
-      path,
-      'a service slug must be 1–63 characters of [a-z0-9-] that start and end with a letter or digit',
-    );
+    fail(path, 'a service slug must be 1–63 characters of [a-z0-9-] that start and end with a letter or digit');
   }
   return value;
 }
@@ -387,7 +384,8 @@ export function parseSecretWrite(value: unknown, path: string): { value: string;
 /** Parses a service kind: 1–64 characters of `[a-z0-9_-]` (`backend`, `frontend`, ...). */
 export function parseServiceKind(value: unknown, path: string): string {
   if (typeof value !== 'string') fail(path, `a service kind must be a string, got ${describeType(value)}`);
-  if (!SERVICE_KIND.test(value)) fail(path, `a service kind must be 1–64 characters of [a-z0-9_-], got ${quote(value)}`);
+  if (!SERVICE_KIND.test(value))
+    fail(path, `a service kind must be 1–64 characters of [a-z0-9_-], got ${quote(value)}`);
   return value;
 }
 

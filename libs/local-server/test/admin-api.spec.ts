@@ -30,7 +30,9 @@ describe('admin API (/admin/v1)', () => {
   });
 
   it('sets and deletes configs, answering the new revision, and refuses object values', async () => {
-    expect((await admin(server, 'PUT', '/services/shop/configs/feature.limit', { value: 5 })).json()).toEqual({ revision: 2 });
+    expect((await admin(server, 'PUT', '/services/shop/configs/feature.limit', { value: 5 })).json()).toEqual({
+      revision: 2,
+    });
     expect((await admin(server, 'DELETE', '/services/shop/configs/feature.limit')).json()).toEqual({ revision: 3 });
     const object = await admin(server, 'PUT', '/services/shop/configs/a.b', { value: { nested: true } });
     expect(object.status).toBe(400);
@@ -46,7 +48,11 @@ describe('admin API (/admin/v1)', () => {
       is_enabled: true,
       starts_at: '2020-01-01T00:00:00Z',
       ends_at: null,
-      ab: { percentage: 10, salt: 's', cohorts: [{ conditions: [{ attribute: 'plan', op: 'eq', values: ['pro'] }], percentage: 50 }] },
+      ab: {
+        percentage: 10,
+        salt: 's',
+        cohorts: [{ conditions: [{ attribute: 'plan', op: 'eq', values: ['pro'] }], percentage: 50 }],
+      },
     });
     expect(ok.status).toBe(200);
     for (const [body, message] of [
@@ -54,7 +60,17 @@ describe('admin API (/admin/v1)', () => {
       [{ is_enabled: 'yes' }, /is_enabled/],
       [{ is_enabled: true, starts_at: 'tomorrow' }, /starts_at/],
       [{ is_enabled: true, ab: { percentage: 101, salt: 's' } }, /percentage/],
-      [{ is_enabled: true, ab: { percentage: 1, salt: 's', cohorts: [{ conditions: [{ attribute: 'a', op: 'like', values: [] }], percentage: 1 }] } }, /op/],
+      [
+        {
+          is_enabled: true,
+          ab: {
+            percentage: 1,
+            salt: 's',
+            cohorts: [{ conditions: [{ attribute: 'a', op: 'like', values: [] }], percentage: 1 }],
+          },
+        },
+        /op/,
+      ],
     ] as const) {
       const answer = await admin(server, 'PUT', '/services/shop/flags/exp', body);
       expect(answer.status).toBe(400);
@@ -66,9 +82,9 @@ describe('admin API (/admin/v1)', () => {
 
   it('keeps a service kind when a PUT names none', async () => {
     expect((await admin(server, 'PUT', '/services/web', {})).json()).toEqual({ revision: 1 });
-    expect((await admin(server, 'GET', '/services')).json<{ services: Array<{ slug: string; kind: string }> }>().services).toContainEqual(
-      expect.objectContaining({ slug: 'web', kind: 'frontend' }),
-    );
+    expect(
+      (await admin(server, 'GET', '/services')).json<{ services: Array<{ slug: string; kind: string }> }>().services,
+    ).toContainEqual(expect.objectContaining({ slug: 'web', kind: 'frontend' }));
     expect((await admin(server, 'PUT', '/services/fresh')).json()).toEqual({ revision: 1 });
     expect(server.services().find((s) => s.slug === 'fresh')?.kind).toBe('backend');
   });
@@ -100,7 +116,9 @@ describe('admin API (/admin/v1)', () => {
   it('sets and deletes secrets and versions like the service routes, answering the revision', async () => {
     const set = await admin(server, 'PUT', '/services/shop/secrets/stripe.api_key', { value: 'rk_2' });
     expect(set.json()).toEqual({ revision: 2, key: 'stripe.api_key', type: 'text', version: 2 });
-    expect((await admin(server, 'DELETE', '/services/shop/secrets/stripe.api_key/versions/1')).json()).toEqual({ revision: 3 });
+    expect((await admin(server, 'DELETE', '/services/shop/secrets/stripe.api_key/versions/1')).json()).toEqual({
+      revision: 3,
+    });
     expect((await admin(server, 'DELETE', '/services/shop/secrets/stripe.api_key')).json()).toEqual({ revision: 4 });
   });
 

@@ -16,7 +16,9 @@ interface Running {
 }
 
 function run(args: string[], env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env, VANE_ADMIN_TOKEN: env['VANE_ADMIN_TOKEN'] ?? '' } });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env, VANE_ADMIN_TOKEN: env['VANE_ADMIN_TOKEN'] ?? '' },
+  });
   let text = '';
   child.stdout.on('data', (c: Buffer) => (text += c.toString()));
   child.stderr.on('data', (c: Buffer) => (text += c.toString()));
@@ -71,7 +73,9 @@ describe('vane-local-server (command line)', () => {
     expect(running.output()).toContain(`service shop (backend): http://shop.localhost:${port}`);
     expect(running.output()).not.toContain(KEYS.shopSecret);
     expect(running.output()).toContain('svs_…cret');
-    expect(await get(`${url}/v1/sync`, { host: `shop.localhost:${port}`, 'x-service-api-key': KEYS.shopSecret })).toBe(200);
+    expect(await get(`${url}/v1/sync`, { host: `shop.localhost:${port}`, 'x-service-api-key': KEYS.shopSecret })).toBe(
+      200,
+    );
     expect(await get(`${url}/admin/v1/services`, { host: 'x', authorization: `Bearer ${token}` })).toBe(200);
     running.child.kill('SIGTERM');
     expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(0);
@@ -83,7 +87,9 @@ describe('vane-local-server (command line)', () => {
     const [, url] = await waitForOutput(running, /listening on (\S+)/);
     await waitForOutput(running, /token:/);
     expect(running.output()).not.toContain('from-the-environment');
-    expect(await get(`${url}/admin/v1/services`, { host: 'x', authorization: 'Bearer from-the-environment' })).toBe(200);
+    expect(await get(`${url}/admin/v1/services`, { host: 'x', authorization: 'Bearer from-the-environment' })).toBe(
+      200,
+    );
   });
 
   it('stops with exit code 1 and names the file and JSON path of a bad seed', async () => {
@@ -96,7 +102,13 @@ describe('vane-local-server (command line)', () => {
   });
 
   it('refuses unknown options and bad ports with usage and exit code 2', async () => {
-    for (const args of [['--nope'], ['--port', 'abc'], ['--port', '70000'], ['--session-ttl-ms', '5'], ['--session-ttl-ms', 'x']]) {
+    for (const args of [
+      ['--nope'],
+      ['--port', 'abc'],
+      ['--port', '70000'],
+      ['--session-ttl-ms', '5'],
+      ['--session-ttl-ms', 'x'],
+    ]) {
       const running = run(args);
       children.push(running);
       expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(2);
@@ -119,13 +131,17 @@ describe('vane-local-server (command line)', () => {
     children.push(first);
     const [, url] = await waitForOutput(first, /listening on (\S+)/);
     const status = await new Promise<number>((done, reject) => {
-      const req = request(`${url}/admin/v1/services/shop/configs/db.host`, {
-        method: 'PUT',
-        headers: { authorization: 'Bearer t0ken', 'content-type': 'application/json' },
-      }, (res) => {
-        res.resume();
-        done(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${url}/admin/v1/services/shop/configs/db.host`,
+        {
+          method: 'PUT',
+          headers: { authorization: 'Bearer t0ken', 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          done(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify({ value: 'from-state' }));
     });
@@ -138,11 +154,17 @@ describe('vane-local-server (command line)', () => {
     const [, url2] = await waitForOutput(second, /listening on (\S+)/);
     const port = new URL(url2!).port;
     const body = await new Promise<string>((done, reject) => {
-      request(`${url2}/v1/sync`, { headers: { host: `shop.localhost:${port}`, 'x-service-api-key': KEYS.shopSecret }, setHost: false }, (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => done(text));
-      }).on('error', reject).end();
+      request(
+        `${url2}/v1/sync`,
+        { headers: { host: `shop.localhost:${port}`, 'x-service-api-key': KEYS.shopSecret }, setHost: false },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => done(text));
+        },
+      )
+        .on('error', reject)
+        .end();
     });
     expect(JSON.parse(body).configs['db.host']).toBe('from-state');
   });

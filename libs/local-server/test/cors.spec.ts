@@ -14,7 +14,11 @@ describe('browsers (CORS) on /v1/', () => {
       method: 'OPTIONS',
       path: '/v1/sync',
       slug: 'web',
-      headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-service-api-key' },
+      headers: {
+        origin: 'http://localhost:3000',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-service-api-key',
+      },
     });
     expect(answer.status).toBe(204);
     expect(answer.headers['access-control-allow-origin']).toBe('*');
@@ -24,11 +28,21 @@ describe('browsers (CORS) on /v1/', () => {
   });
 
   it('lets a page read the snapshot, its ETag and error bodies with a public key', async () => {
-    const ok = await call(server, { path: '/v1/sync', slug: 'web', key: KEYS.webPublic, headers: { origin: 'http://localhost:3000' } });
+    const ok = await call(server, {
+      path: '/v1/sync',
+      slug: 'web',
+      key: KEYS.webPublic,
+      headers: { origin: 'http://localhost:3000' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.headers['access-control-allow-origin']).toBe('*');
     expect(ok.headers['access-control-expose-headers']).toMatch(/ETag/);
-    const refused = await call(server, { path: '/v1/sync', slug: 'web', key: 'svp_wrong', headers: { origin: 'http://localhost:3000' } });
+    const refused = await call(server, {
+      path: '/v1/sync',
+      slug: 'web',
+      key: 'svp_wrong',
+      headers: { origin: 'http://localhost:3000' },
+    });
     expect(refused.status).toBe(401);
     expect(refused.headers['access-control-allow-origin']).toBe('*');
   });

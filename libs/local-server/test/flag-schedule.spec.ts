@@ -39,7 +39,11 @@ describe('flag schedules (starts_at / ends_at)', () => {
   });
 
   it('turns a flag on at starts_at and off at ends_at, each with a new revision and a patch at that moment', async () => {
-    const revision = server.admin.setFlag('shop', 'launch', { is_enabled: true, starts_at: at(60_000), ends_at: at(120_000) });
+    const revision = server.admin.setFlag('shop', 'launch', {
+      is_enabled: true,
+      starts_at: at(60_000),
+      ends_at: at(120_000),
+    });
     reader = await openStream(server, { slug: 'shop', key: KEYS.shopSecret });
     await reader.event(1);
     expect(await flagOf('launch')).toEqual({ revision, active: false });

@@ -46,7 +46,11 @@ describe('seed files and --state persistence', () => {
       expect(body.configs['db.host']).toBe('persisted');
       expect(body.revision).toBe(revision + 1);
       expect(second.admin.setSecret('shop', 'stripe.api_key', 'rk_3').version).toBe(3);
-      expect(second.admin.audit('shop').map((e) => e.action)).toEqual(['secret.set', 'secret.version.delete', 'secret.set']);
+      expect(second.admin.audit('shop').map((e) => e.action)).toEqual([
+        'secret.set',
+        'secret.version.delete',
+        'secret.set',
+      ]);
       const evaluate = await call(second, {
         method: 'POST',
         path: '/v1/flags/evaluate-ab',

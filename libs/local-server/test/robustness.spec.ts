@@ -16,7 +16,13 @@ describe('bad requests never crash the server or corrupt its state', () => {
   it('answers 413 to a body over 1 MiB, and changes nothing', async () => {
     const before = await syncBody();
     const huge = JSON.stringify({ value: 'x'.repeat(1024 * 1024) });
-    const answer = await call(server, { method: 'PUT', path: '/v1/secrets/big', slug: 'shop', key: KEYS.shopSecret, body: huge });
+    const answer = await call(server, {
+      method: 'PUT',
+      path: '/v1/secrets/big',
+      slug: 'shop',
+      key: KEYS.shopSecret,
+      body: huge,
+    });
     expect(answer.status).toBe(413);
     expect(answer.json()['error']).toBe('payload_too_large');
     const viaAdmin = await admin(server, 'PUT', '/services/shop/configs/big.value', huge);
@@ -25,8 +31,18 @@ describe('bad requests never crash the server or corrupt its state', () => {
   });
 
   it('answers 400 to a body that is not JSON without quoting it (it may be the secret being written)', async () => {
-    for (const body of ['{"value": rk_live_SECRET_VALUE}', '{"value": "rk_live_SECRET_VALUE" "type": "text"}', '{"value": "rk_live_SECRET_VALUE']) {
-      const answer = await call(server, { method: 'PUT', path: '/v1/secrets/s', slug: 'shop', key: KEYS.shopSecret, body });
+    for (const body of [
+      '{"value": rk_live_SECRET_VALUE}',
+      '{"value": "rk_live_SECRET_VALUE" "type": "text"}',
+      '{"value": "rk_live_SECRET_VALUE',
+    ]) {
+      const answer = await call(server, {
+        method: 'PUT',
+        path: '/v1/secrets/s',
+        slug: 'shop',
+        key: KEYS.shopSecret,
+        body,
+      });
       expect(answer.status).toBe(400);
       expect(answer.json()['error']).toBe('invalid_request');
       expect(answer.json()['message']).toMatch(/^the request body is not valid JSON \(at line 1, column \d+: .+\)$/);
@@ -39,7 +55,12 @@ describe('bad requests never crash the server or corrupt its state', () => {
 
   it('accepts a body of exactly 1 MiB', async () => {
     const padding = 1024 * 1024 - JSON.stringify({ value: '' }).length;
-    const answer = await admin(server, 'PUT', '/services/shop/configs/big.value', JSON.stringify({ value: 'x'.repeat(padding) }));
+    const answer = await admin(
+      server,
+      'PUT',
+      '/services/shop/configs/big.value',
+      JSON.stringify({ value: 'x'.repeat(padding) }),
+    );
     expect(answer.status).toBe(200);
   });
 
@@ -56,7 +77,9 @@ describe('bad requests never crash the server or corrupt its state', () => {
       }),
       'the 413',
     );
-    socket.write(`PUT /admin/v1/services/shop/configs/big HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.adminToken}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    socket.write(
+      `PUT /admin/v1/services/shop/configs/big HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.adminToken}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     const chunk = 'a'.repeat(64 * 1024);
     for (let i = 0; i < 20 && !socket.destroyed; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
     expect(await answer).toMatch(/^HTTP\/1\.1 413/);
@@ -64,7 +87,11 @@ describe('bad requests never crash the server or corrupt its state', () => {
   });
 
   it('survives garbage on the wire', async () => {
-    for (const garbage of ['\x00\x01\x02 nonsense\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'GET /v1/sync HTTP/1.1\r\nHost: shop.localhost\r\nContent-Length: -5\r\n\r\n']) {
+    for (const garbage of [
+      '\x00\x01\x02 nonsense\r\n\r\n',
+      'GET / HTTP/9.9\r\n\r\n',
+      'GET /v1/sync HTTP/1.1\r\nHost: shop.localhost\r\nContent-Length: -5\r\n\r\n',
+    ]) {
       const socket = connect(server.port, '127.0.0.1');
       socket.on('error', () => undefined);
       const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
@@ -99,7 +126,12 @@ describe('bad requests never crash the server or corrupt its state', () => {
         expect(answer.status).toBeGreaterThanOrEqual(200);
         expect(answer.status).toBeLessThan(500);
         // Fuzzed tenant settings may lock the caller out; put them back.
-        server.admin.setTenant({ overdue_days: 0, quarantined_until: null, ab_addon: true, write_rate_per_minute: 100_000 });
+        server.admin.setTenant({
+          overdue_days: 0,
+          quarantined_until: null,
+          ab_addon: true,
+          write_rate_per_minute: 100_000,
+        });
         const sync = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret });
         expect(sync.status).toBe(200);
         const snapshot = sync.json<{ configs: Record<string, unknown> }>();

@@ -5,8 +5,12 @@ import { KEYS, testSeed } from './support/seed.js';
 describe('secret writes (/v1/secrets) and version history', () => {
   let clock: ManualClock;
   let server: LocalServer;
-  const write = (method: 'PUT' | 'DELETE', path: string, body?: unknown, key: string = KEYS.shopSecret): Promise<Answer> =>
-    call(server, { method, path: `/v1/secrets/${path}`, slug: 'shop', key, body });
+  const write = (
+    method: 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+    key: string = KEYS.shopSecret,
+  ): Promise<Answer> => call(server, { method, path: `/v1/secrets/${path}`, slug: 'shop', key, body });
   const secretsOf = async () =>
     (await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).json<{
       secrets: Record<string, { type: string; value: string; version: number }>;
@@ -82,7 +86,13 @@ describe('secret writes (/v1/secrets) and version history', () => {
     const pub = await write('PUT', 'db.password', { value: 'hunter2' }, KEYS.shopPublic);
     expect(pub.status).toBe(401);
     expect(pub.text).not.toContain('hunter2');
-    const web = await call(server, { method: 'PUT', path: '/v1/secrets/x', slug: 'web', key: KEYS.webSecret, body: { value: 'hunter2' } });
+    const web = await call(server, {
+      method: 'PUT',
+      path: '/v1/secrets/x',
+      slug: 'web',
+      key: KEYS.webSecret,
+      body: { value: 'hunter2' },
+    });
     expect(web.status).toBe(400);
     expect(web.text).not.toContain('hunter2');
   });
@@ -99,7 +109,13 @@ describe('secret writes (/v1/secrets) and version history', () => {
     expect(entries).toEqual([
       { at: '2026-11-22T10:00:00Z', action: 'secret.set', key: 'db.password', version: 1, actor: 'svs_…cret' },
       { at: '2026-11-22T10:00:00Z', action: 'secret.set', key: 'db.password', version: 2, actor: 'svs_…cret' },
-      { at: '2026-11-22T10:00:00Z', action: 'secret.version.delete', key: 'db.password', version: 1, actor: 'svs_…cret' },
+      {
+        at: '2026-11-22T10:00:00Z',
+        action: 'secret.version.delete',
+        key: 'db.password',
+        version: 1,
+        actor: 'svs_…cret',
+      },
       { at: '2026-11-22T10:00:00Z', action: 'secret.delete', key: 'db.password', version: null, actor: 'svs_…cret' },
       { at: '2026-11-22T10:00:00Z', action: 'secret.set', key: 'admin.secret', version: 1, actor: 'admin' },
     ]);

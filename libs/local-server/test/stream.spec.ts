@@ -2,7 +2,8 @@ import { startLocalServer, type LocalServer } from '../src/index.js';
 import { call, openStream, WAIT_MS, withTimeout, type StreamReader } from './support/http-client.js';
 import { KEYS, testSeed } from './support/seed.js';
 
-const data = (reader: StreamReader, n: number) => reader.event(n).then((e) => ({ ...e, json: JSON.parse(e.data) as Record<string, unknown> }));
+const data = (reader: StreamReader, n: number) =>
+  reader.event(n).then((e) => ({ ...e, json: JSON.parse(e.data) as Record<string, unknown> }));
 
 describe('GET /v1/stream', () => {
   let server: LocalServer;
@@ -44,7 +45,11 @@ describe('GET /v1/stream', () => {
     server.admin.deleteConfig('shop', 'banner.text');
     server.admin.setFlag('shop', 'beta', { is_enabled: true });
     const first = await data(reader, 2);
-    expect(first).toMatchObject({ event: 'patch', id: '2', json: { base: 1, revision: 2, configs: { 'db.pool.max': 30 } } });
+    expect(first).toMatchObject({
+      event: 'patch',
+      id: '2',
+      json: { base: 1, revision: 2, configs: { 'db.pool.max': 30 } },
+    });
     expect((await data(reader, 3)).json).toEqual({ base: 2, revision: 3, deleted: { configs: ['banner.text'] } });
     expect((await data(reader, 4)).json).toEqual({
       base: 3,

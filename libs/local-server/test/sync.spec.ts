@@ -75,13 +75,23 @@ describe('GET /v1/sync', () => {
     const first = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret });
     const etag = first.headers.etag!;
     for (const header of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
-      const notModified = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret, headers: { 'if-none-match': header } });
+      const notModified = await call(server, {
+        path: '/v1/sync',
+        slug: 'shop',
+        key: KEYS.shopSecret,
+        headers: { 'if-none-match': header },
+      });
       expect(notModified.status).toBe(304);
       expect(notModified.headers.etag).toBe(etag);
       expect(notModified.text).toBe('');
     }
     server.admin.setConfig('shop', 'db.pool.max', 30);
-    const changed = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret, headers: { 'if-none-match': etag } });
+    const changed = await call(server, {
+      path: '/v1/sync',
+      slug: 'shop',
+      key: KEYS.shopSecret,
+      headers: { 'if-none-match': etag },
+    });
     expect(changed.status).toBe(200);
     expect(changed.headers.etag).not.toBe(etag);
     expect(changed.json()).toMatchObject({ revision: 2, configs: { 'db.pool.max': 30 } });
@@ -90,7 +100,9 @@ describe('GET /v1/sync', () => {
   it('keeps JSON number identity: 5.0 and 5 are the same number, "5" stays a string', async () => {
     const rev = server.admin.setConfig('shop', 'db.pool.max', 10.0);
     expect(rev).toBe(1); // same value: no new revision
-    const body = (await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).json<{ configs: Record<string, unknown> }>();
+    const body = (await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).json<{
+      configs: Record<string, unknown>;
+    }>();
     expect(body.configs['db.pool.max']).toBe(10);
     expect(body.configs['port.text']).toBe('5');
   });

@@ -29,7 +29,10 @@ async function platform(kid: string): Promise<Platform> {
   return { privateKey, jwk };
 }
 
-function platformJwt(p: Platform, claims: { iss: string; aud: string; sub: string; expSeconds?: number; nowMs?: number }): Promise<string> {
+function platformJwt(
+  p: Platform,
+  claims: { iss: string; aud: string; sub: string; expSeconds?: number; nowMs?: number },
+): Promise<string> {
   const now = Math.floor((claims.nowMs ?? T0) / 1000);
   return new SignJWT({})
     .setProtectedHeader({ alg: 'RS256', kid: p.jwk.kid })
@@ -42,7 +45,9 @@ function platformJwt(p: Platform, claims: { iss: string; aud: string; sub: strin
 }
 
 /** A loopback HTTP server answering with `handler`. */
-async function fakeServer(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+async function fakeServer(
+  handler: (req: IncomingMessage, body: string, res: ServerResponse) => void,
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -54,10 +59,16 @@ async function fakeServer(handler: (req: IncomingMessage, body: string, res: Ser
 
 /** What the fake STS saw. */
 const stsCalls: Array<{ headers: IncomingMessage['headers']; body: string; path: string }> = [];
-let stsAnswer: { status: number; arn: string; json?: boolean } = { status: 200, arn: 'arn:aws:sts::123456789012:assumed-role/shop-api/i-0abc' };
+let stsAnswer: { status: number; arn: string; json?: boolean } = {
+  status: 200,
+  arn: 'arn:aws:sts::123456789012:assumed-role/shop-api/i-0abc',
+};
 
 /** A signed GetCallerIdentity as a client encodes it (the fake STS checks the signature headers are there). */
-function awsToken(stsUrl: string, overrides: { headers?: Record<string, string>; body?: string; url?: string; method?: string } = {}): string {
+function awsToken(
+  stsUrl: string,
+  overrides: { headers?: Record<string, string>; body?: string; url?: string; method?: string } = {},
+): string {
   const url = overrides.url ?? `${stsUrl}/`;
   const host = new URL(url).host;
   const request = {
@@ -90,23 +101,52 @@ let sts: { server: Server; url: string };
 function seedWithTrusts(): LocalServerSeed {
   const seed = testSeed();
   seed.services!['shop']!.trusts = {
-    cluster: { provider: 'kubernetes', issuer: K8S_ISSUER, audience: 'vane', subjects: [K8S_SUBJECT], jwks: { keys: [k8s.jwk] }, key_type: 'secret' },
-    frontend: { provider: 'gcp', issuer: GCP_ISSUER, audience: 'https://shop.vane.example', subjects: ['1234567890'], jwks: { keys: [gcp.jwk] }, key_type: 'public' },
-    vm: { provider: 'azure', issuer: AZURE_ISSUER, audience: 'api://vane', subjects: ['object-id-1'], jwks_url: `${jwksHost.url}/keys`, key_type: 'secret' },
+    cluster: {
+      provider: 'kubernetes',
+      issuer: K8S_ISSUER,
+      audience: 'vane',
+      subjects: [K8S_SUBJECT],
+      jwks: { keys: [k8s.jwk] },
+      key_type: 'secret',
+    },
+    frontend: {
+      provider: 'gcp',
+      issuer: GCP_ISSUER,
+      audience: 'https://shop.vane.example',
+      subjects: ['1234567890'],
+      jwks: { keys: [gcp.jwk] },
+      key_type: 'public',
+    },
+    vm: {
+      provider: 'azure',
+      issuer: AZURE_ISSUER,
+      audience: 'api://vane',
+      subjects: ['object-id-1'],
+      jwks_url: `${jwksHost.url}/keys`,
+      key_type: 'secret',
+    },
     iam: { provider: 'aws', sts_endpoint: sts.url, role_arns: [ROLE], audience: 'vane-shop', key_type: 'secret' },
   };
   return seed;
 }
 
 beforeAll(async () => {
-  [k8s, gcp, azure, stranger] = await Promise.all([platform('k8s-1'), platform('gcp-1'), platform('azure-1'), platform('k8s-1')]);
+  [k8s, gcp, azure, stranger] = await Promise.all([
+    platform('k8s-1'),
+    platform('gcp-1'),
+    platform('azure-1'),
+    platform('k8s-1'),
+  ]);
   jwksHost = await fakeServer((_req, _body, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ keys: [azure.jwk] }));
   });
   sts = await fakeServer((req, body, res) => {
     stsCalls.push({ headers: req.headers, body, path: req.url ?? '' });
-    const signed = typeof req.headers.authorization === 'string' && req.headers.authorization.startsWith('AWS4-HMAC-SHA256 Credential=') && typeof req.headers['x-amz-date'] === 'string';
+    const signed =
+      typeof req.headers.authorization === 'string' &&
+      req.headers.authorization.startsWith('AWS4-HMAC-SHA256 Credential=') &&
+      typeof req.headers['x-amz-date'] === 'string';
     if (!signed || stsAnswer.status !== 200) {
       res.writeHead(signed ? stsAnswer.status : 403, { 'content-type': 'text/xml' });
       res.end('<ErrorResponse><Error><Code>SignatureDoesNotMatch</Code></Error></ErrorResponse>');
@@ -114,11 +154,19 @@ beforeAll(async () => {
     }
     if (stsAnswer.json) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ GetCallerIdentityResponse: { GetCallerIdentityResult: { Arn: stsAnswer.arn, Account: '123456789012', UserId: 'AROA:i' } } }));
+      res.end(
+        JSON.stringify({
+          GetCallerIdentityResponse: {
+            GetCallerIdentityResult: { Arn: stsAnswer.arn, Account: '123456789012', UserId: 'AROA:i' },
+          },
+        }),
+      );
       return;
     }
     res.writeHead(200, { 'content-type': 'text/xml' });
-    res.end(`<GetCallerIdentityResponse><GetCallerIdentityResult><Arn>${stsAnswer.arn}</Arn><UserId>AROA:i</UserId><Account>123456789012</Account></GetCallerIdentityResult></GetCallerIdentityResponse>`);
+    res.end(
+      `<GetCallerIdentityResponse><GetCallerIdentityResult><Arn>${stsAnswer.arn}</Arn><UserId>AROA:i</UserId><Account>123456789012</Account></GetCallerIdentityResult></GetCallerIdentityResponse>`,
+    );
   });
 });
 
@@ -174,9 +222,18 @@ describe('POST /v1/auth/token-exchange', () => {
     ['a foreign signing key', () => platformJwt(stranger, { iss: K8S_ISSUER, aud: 'vane', sub: K8S_SUBJECT })],
     ['another issuer', () => platformJwt(k8s, { iss: 'https://evil.example', aud: 'vane', sub: K8S_SUBJECT })],
     ['another audience', () => platformJwt(k8s, { iss: K8S_ISSUER, aud: 'other', sub: K8S_SUBJECT })],
-    ['a subject not allowed', () => platformJwt(k8s, { iss: K8S_ISSUER, aud: 'vane', sub: 'system:serviceaccount:shop:intruder' })],
-    ['an expired token', () => platformJwt(k8s, { iss: K8S_ISSUER, aud: 'vane', sub: K8S_SUBJECT, nowMs: T0 - 3_600_000, expSeconds: 60 })],
-    ['a token of another provider trust', () => platformJwt(gcp, { iss: GCP_ISSUER, aud: 'https://shop.vane.example', sub: '1234567890' })],
+    [
+      'a subject not allowed',
+      () => platformJwt(k8s, { iss: K8S_ISSUER, aud: 'vane', sub: 'system:serviceaccount:shop:intruder' }),
+    ],
+    [
+      'an expired token',
+      () => platformJwt(k8s, { iss: K8S_ISSUER, aud: 'vane', sub: K8S_SUBJECT, nowMs: T0 - 3_600_000, expSeconds: 60 }),
+    ],
+    [
+      'a token of another provider trust',
+      () => platformJwt(gcp, { iss: GCP_ISSUER, aud: 'https://shop.vane.example', sub: '1234567890' }),
+    ],
     ['garbage', async () => 'not.a.jwt'],
   ])('refuses %s with 401, never echoing the token', async (_name, make) => {
     const token = await make();
@@ -213,13 +270,43 @@ describe('POST /v1/auth/token-exchange', () => {
     });
 
     it.each([
-      ['a role not allowed', () => { stsAnswer.arn = 'arn:aws:sts::123456789012:assumed-role/other-role/x'; }, () => awsToken(sts.url)],
-      ['the same role name in another account', () => { stsAnswer.arn = 'arn:aws:sts::999999999999:assumed-role/shop-api/x'; }, () => awsToken(sts.url)],
-      ['STS refusing the signature', () => { stsAnswer.status = 403; }, () => awsToken(sts.url)],
-      ['a request signed for another STS host', () => undefined, () => awsToken(sts.url, { url: 'https://sts.amazonaws.com/' })],
-      ['another action than GetCallerIdentity', () => undefined, () => awsToken(sts.url, { body: 'Action=AssumeRole&RoleArn=x' })],
+      [
+        'a role not allowed',
+        () => {
+          stsAnswer.arn = 'arn:aws:sts::123456789012:assumed-role/other-role/x';
+        },
+        () => awsToken(sts.url),
+      ],
+      [
+        'the same role name in another account',
+        () => {
+          stsAnswer.arn = 'arn:aws:sts::999999999999:assumed-role/shop-api/x';
+        },
+        () => awsToken(sts.url),
+      ],
+      [
+        'STS refusing the signature',
+        () => {
+          stsAnswer.status = 403;
+        },
+        () => awsToken(sts.url),
+      ],
+      [
+        'a request signed for another STS host',
+        () => undefined,
+        () => awsToken(sts.url, { url: 'https://sts.amazonaws.com/' }),
+      ],
+      [
+        'another action than GetCallerIdentity',
+        () => undefined,
+        () => awsToken(sts.url, { body: 'Action=AssumeRole&RoleArn=x' }),
+      ],
       ['an unsigned request', () => undefined, () => awsToken(sts.url, { headers: { authorization: '' } })],
-      ['a request without the trust audience', () => undefined, () => awsToken(sts.url, { headers: { 'x-vane-audience': 'other' } })],
+      [
+        'a request without the trust audience',
+        () => undefined,
+        () => awsToken(sts.url, { headers: { 'x-vane-audience': 'other' } }),
+      ],
       ['a token that is not base64 JSON', () => undefined, () => '%%%'],
     ])('refuses %s with 401', async (_name, arrange, token) => {
       arrange();
@@ -236,11 +323,27 @@ describe('a session as Authorization: Bearer', () => {
     const sync = await call(server, { path: '/v1/sync', slug: 'shop', headers: bearer(token) });
     expect(sync.status).toBe(200);
     expect(sync.json<{ secrets: Record<string, unknown> }>().secrets).not.toEqual({});
-    const ab = await call(server, { method: 'POST', path: '/v1/flags/evaluate-ab', slug: 'shop', headers: bearer(token), body: { keys: ['new-checkout'], user_id: 'u1' } });
+    const ab = await call(server, {
+      method: 'POST',
+      path: '/v1/flags/evaluate-ab',
+      slug: 'shop',
+      headers: bearer(token),
+      body: { keys: ['new-checkout'], user_id: 'u1' },
+    });
     expect(ab.status).toBe(200);
-    const write = await call(server, { method: 'PUT', path: '/v1/secrets/wi.secret', slug: 'shop', headers: bearer(token), body: { value: 'v', type: 'text' } });
+    const write = await call(server, {
+      method: 'PUT',
+      path: '/v1/secrets/wi.secret',
+      slug: 'shop',
+      headers: bearer(token),
+      body: { value: 'v', type: 'text' },
+    });
     expect(write.status).toBe(200);
-    expect(server.admin.audit('shop').at(-1)).toMatchObject({ action: 'secret.set', key: 'wi.secret', actor: 'workload:cluster' });
+    expect(server.admin.audit('shop').at(-1)).toMatchObject({
+      action: 'secret.set',
+      key: 'wi.secret',
+      actor: 'workload:cluster',
+    });
     const stream = await openStream(server, { slug: 'shop', bearer: token });
     try {
       expect(stream.status).toBe(200);
@@ -250,12 +353,21 @@ describe('a session as Authorization: Bearer', () => {
   });
 
   it('from a public trust obeys the public-key rules: no secrets served, no secret writes', async () => {
-    const token = await session('gcp', await platformJwt(gcp, { iss: GCP_ISSUER, aud: 'https://shop.vane.example', sub: '1234567890' }));
+    const token = await session(
+      'gcp',
+      await platformJwt(gcp, { iss: GCP_ISSUER, aud: 'https://shop.vane.example', sub: '1234567890' }),
+    );
     const sync = await call(server, { path: '/v1/sync', slug: 'shop', headers: bearer(token) });
     expect(sync.status).toBe(200);
     const publicSync = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopPublic });
     expect(sync.json()['secrets']).toEqual(publicSync.json()['secrets']);
-    const write = await call(server, { method: 'PUT', path: '/v1/secrets/wi.secret', slug: 'shop', headers: bearer(token), body: { value: 'v', type: 'text' } });
+    const write = await call(server, {
+      method: 'PUT',
+      path: '/v1/secrets/wi.secret',
+      slug: 'shop',
+      headers: bearer(token),
+      body: { value: 'v', type: 'text' },
+    });
     expect(write.status).toBe(401);
   });
 
@@ -268,7 +380,16 @@ describe('a session as Authorization: Bearer', () => {
     expect(expired.status).toBe(401);
     expect(expired.json()['error']).toBe('unauthorized');
     expect((await openStream(server, { slug: 'shop', bearer: token })).status).toBe(401);
-    expect((await call(server, { method: 'DELETE', path: '/v1/secrets/stripe.api_key', slug: 'shop', headers: bearer(token) })).status).toBe(401);
+    expect(
+      (
+        await call(server, {
+          method: 'DELETE',
+          path: '/v1/secrets/stripe.api_key',
+          slug: 'shop',
+          headers: bearer(token),
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('ends a stream opened with a session when the session expires', async () => {
@@ -310,38 +431,81 @@ describe('a session as Authorization: Bearer', () => {
   });
 
   it('a static key still wins when both headers are sent', async () => {
-    const answer = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret, headers: bearer('garbage') });
+    const answer = await call(server, {
+      path: '/v1/sync',
+      slug: 'shop',
+      key: KEYS.shopSecret,
+      headers: bearer('garbage'),
+    });
     expect(answer.status).toBe(200);
   });
 });
 
 describe('trust configuration', () => {
   it('is managed through the admin API (PUT, GET, DELETE), validated with JSON paths', async () => {
-    const put = await admin(server, 'PUT', '/services/other/trusts/eks', { provider: 'aws', role_arns: ['arn:aws:iam::123456789012:role/other'], key_type: 'public' });
+    const put = await admin(server, 'PUT', '/services/other/trusts/eks', {
+      provider: 'aws',
+      role_arns: ['arn:aws:iam::123456789012:role/other'],
+      key_type: 'public',
+    });
     expect(put.status).toBe(200);
     expect(put.json()).toEqual({
       revision: server.revision('other'),
       name: 'eks',
-      trust: { provider: 'aws', sts_endpoint: 'https://sts.amazonaws.com', role_arns: ['arn:aws:iam::123456789012:role/other'], key_type: 'public' },
+      trust: {
+        provider: 'aws',
+        sts_endpoint: 'https://sts.amazonaws.com',
+        role_arns: ['arn:aws:iam::123456789012:role/other'],
+        key_type: 'public',
+      },
     });
     const list = await admin(server, 'GET', '/services/other/trusts');
     expect(Object.keys(list.json<{ trusts: object }>().trusts)).toEqual(['eks']);
-    const bad = await admin(server, 'PUT', '/services/other/trusts/k', { provider: 'kubernetes', issuer: 'i', audience: 'a', subjects: [], jwks_url: 'https://x', key_type: 'secret' });
+    const bad = await admin(server, 'PUT', '/services/other/trusts/k', {
+      provider: 'kubernetes',
+      issuer: 'i',
+      audience: 'a',
+      subjects: [],
+      jwks_url: 'https://x',
+      key_type: 'secret',
+    });
     expect(bad.status).toBe(400);
     expect(bad.json()['message']).toContain('trust.subjects');
-    const both = await admin(server, 'PUT', '/services/other/trusts/k', { provider: 'gcp', issuer: 'i', audience: 'a', subjects: ['s'], key_type: 'root' });
+    const both = await admin(server, 'PUT', '/services/other/trusts/k', {
+      provider: 'gcp',
+      issuer: 'i',
+      audience: 'a',
+      subjects: ['s'],
+      key_type: 'root',
+    });
     expect(both.status).toBe(400);
     expect(both.json()['message']).toContain('trust.key_type');
-    const symmetric = await admin(server, 'PUT', '/services/other/trusts/k', { provider: 'gcp', issuer: 'i', audience: 'a', subjects: ['s'], jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] }, key_type: 'secret' });
+    const symmetric = await admin(server, 'PUT', '/services/other/trusts/k', {
+      provider: 'gcp',
+      issuer: 'i',
+      audience: 'a',
+      subjects: ['s'],
+      jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] },
+      key_type: 'secret',
+    });
     expect(symmetric.status).toBe(400);
     expect(symmetric.json()['message']).toContain('trust.jwks.keys[0]: a JWKS for verification holds public keys only');
     expect((await admin(server, 'DELETE', '/services/other/trusts/nope')).status).toBe(404);
     expect((await admin(server, 'DELETE', '/services/other/trusts/eks')).status).toBe(200);
-    expect((await call(server, { method: 'PUT', path: '/admin/v1/services/other/trusts/x', body: {} })).status).toBe(401);
+    expect((await call(server, { method: 'PUT', path: '/admin/v1/services/other/trusts/x', body: {} })).status).toBe(
+      401,
+    );
   });
 
   it('is managed in process too, and a trust added later is used by the next exchange', async () => {
-    server.admin.putTrust('other', 'cluster', { provider: 'kubernetes', issuer: K8S_ISSUER, audience: 'vane', subjects: [K8S_SUBJECT], jwks: { keys: [k8s.jwk] }, key_type: 'public' });
+    server.admin.putTrust('other', 'cluster', {
+      provider: 'kubernetes',
+      issuer: K8S_ISSUER,
+      audience: 'vane',
+      subjects: [K8S_SUBJECT],
+      jwks: { keys: [k8s.jwk] },
+      key_type: 'public',
+    });
     const token = await platformJwt(k8s, { iss: K8S_ISSUER, aud: 'vane', sub: K8S_SUBJECT });
     expect((await exchange('other', 'kubernetes', token)).status).toBe(200);
     server.admin.deleteTrust('other', 'cluster');
@@ -351,13 +515,19 @@ describe('trust configuration', () => {
   it('a seed with a broken trust stops the start with the JSON path', async () => {
     const seed = seedWithTrusts();
     (seed.services!['shop']!.trusts!['cluster'] as { jwks_url?: string }).jwks_url = 'ftp://x';
-    await expect(startLocalServer({ seed })).rejects.toThrow('services.shop.trusts.cluster: give exactly one of "jwks" (an inline key set) and "jwks_url"');
+    await expect(startLocalServer({ seed })).rejects.toThrow(
+      'services.shop.trusts.cluster: give exactly one of "jwks" (an inline key set) and "jwks_url"',
+    );
     const seed2 = seedWithTrusts();
     (seed2.services!['shop']!.trusts!['iam'] as { role_arns: string[] }).role_arns = ['shop-api'];
-    await expect(startLocalServer({ seed: seed2 })).rejects.toThrow('services.shop.trusts.iam.role_arns[0]: must be an IAM role or user ARN');
+    await expect(startLocalServer({ seed: seed2 })).rejects.toThrow(
+      'services.shop.trusts.iam.role_arns[0]: must be an IAM role or user ARN',
+    );
     const seed3 = seedWithTrusts();
     seed3.services!['shop']!.trusts!['cluster']!.key_type = 'admin' as 'secret';
-    await expect(startLocalServer({ seed: seed3 })).rejects.toThrow('services.shop.trusts.cluster.key_type: must be "secret" or "public"');
+    await expect(startLocalServer({ seed: seed3 })).rejects.toThrow(
+      'services.shop.trusts.cluster.key_type: must be "secret" or "public"',
+    );
   });
 
   it('round-trips through the state file', async () => {
@@ -373,12 +543,22 @@ describe('trust configuration', () => {
     try {
       const statePath = join(dir, 'state.json');
       const first = await startLocalServer({ seed: testSeed(), statePath, clock });
-      first.admin.putTrust('shop', 'eks', { provider: 'aws', role_arns: [ROLE], key_type: 'secret', sts_endpoint: sts.url });
+      first.admin.putTrust('shop', 'eks', {
+        provider: 'aws',
+        role_arns: [ROLE],
+        key_type: 'secret',
+        sts_endpoint: sts.url,
+      });
       await first.close();
       expect(JSON.parse(readFileSync(statePath, 'utf8')).services.shop.trusts.eks.role_arns).toEqual([ROLE]);
       const second = await startLocalServer({ statePath, clock });
       try {
-        const answer = await call(second, { method: 'POST', path: '/v1/auth/token-exchange', slug: 'shop', body: { provider: 'aws', token: awsToken(sts.url) } });
+        const answer = await call(second, {
+          method: 'POST',
+          path: '/v1/auth/token-exchange',
+          slug: 'shop',
+          body: { provider: 'aws', token: awsToken(sts.url) },
+        });
         expect(answer.status).toBe(200);
       } finally {
         await second.close();

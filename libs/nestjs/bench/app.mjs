@@ -35,7 +35,8 @@ class BenchController {
 }
 const decorate = (decorators, name) => {
   let descriptor = Object.getOwnPropertyDescriptor(BenchController.prototype, name);
-  for (const decorator of decorators.reverse()) descriptor = decorator(BenchController.prototype, name, descriptor) ?? descriptor;
+  for (const decorator of decorators.reverse())
+    descriptor = decorator(BenchController.prototype, name, descriptor) ?? descriptor;
   Object.defineProperty(BenchController.prototype, name, descriptor);
 };
 decorate([Get('open')], 'open');

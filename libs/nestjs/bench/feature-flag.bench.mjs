@@ -21,7 +21,9 @@ const DURATION_S = QUICK ? 1 : 2;
 const WARMUP_S = QUICK ? 1 : 3;
 const CONNECTIONS = 10;
 
-const child = spawn(process.execPath, [fileURLToPath(new URL('./app.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [fileURLToPath(new URL('./app.mjs', import.meta.url))], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const port = await new Promise((resolve, reject) => {
   let out = '';
   const timer = setTimeout(() => reject(new Error('the app did not start within 15 s')), 15_000);
@@ -76,16 +78,31 @@ child.kill('SIGTERM');
 const ratio = median(ratios) * 100;
 const sorted = [...ratios].sort((a, b) => a - b);
 const quartile = (q) => (sorted[Math.floor(q * (sorted.length - 1))] * 100).toFixed(1);
-console.log(`node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${os.platform()}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-console.log(`${PAIRS} back-to-back rounds (one per route) of ${DURATION_S} s per route, ${CONNECTIONS} connections, after ${WARMUP_S} s warmup each`);
+console.log(
+  `node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${os.platform()}, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
+console.log(
+  `${PAIRS} back-to-back rounds (one per route) of ${DURATION_S} s per route, ${CONNECTIONS} connections, after ${WARMUP_S} s warmup each`,
+);
 console.log('| route | median req/s | min–max req/s | median p99 latency |');
 console.log('|---|---|---|---|');
-const LABELS = { open: 'GET /open (no guard)', guarded: "GET /guarded (@FeatureFlag('bench-flag'), flag on)", noop: 'GET /noop (a guard returning true)' };
+const LABELS = {
+  open: 'GET /open (no guard)',
+  guarded: "GET /guarded (@FeatureFlag('bench-flag'), flag on)",
+  noop: 'GET /noop (a guard returning true)',
+};
 for (const name of ['open', 'guarded', 'noop']) {
   const xs = results[name];
-  console.log(`| ${LABELS[name]} | ${Math.round(median(xs))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${median(p99[name])} ms |`);
+  console.log(
+    `| ${LABELS[name]} | ${Math.round(median(xs))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${median(p99[name])} ms |`,
+  );
 }
-console.log(`guarded / unguarded, median of the ${PAIRS} pair ratios: ${ratio.toFixed(1)} % (quartiles ${quartile(0.25)} % – ${quartile(0.75)} %; target ≥ 97 %)`);
+console.log(
+  `guarded / unguarded, median of the ${PAIRS} pair ratios: ${ratio.toFixed(1)} % (quartiles ${quartile(0.25)} % – ${quartile(0.75)} %; target ≥ 97 %)`,
+);
 console.log(`no-op guard / unguarded, same run: ${(median(noopRatios) * 100).toFixed(1)} %`);
 console.log(ratio >= 97 ? 'target met' : 'BELOW TARGET');
 
@@ -98,9 +115,19 @@ class Target {
 }
 FeatureFlag('bench-flag')(Target.prototype, 'handler', Object.getOwnPropertyDescriptor(Target.prototype, 'handler'));
 const options = {};
-const guard = new FeatureFlagGuard(new Reflector(), client, new VaneRequestFlags(client, new Reflector(), () => undefined), options);
+const guard = new FeatureFlagGuard(
+  new Reflector(),
+  client,
+  new VaneRequestFlags(client, new Reflector(), () => undefined),
+  options,
+);
 // A fresh request per call, as in a server: the guard remembers requests it let through.
-const contextFor = (req) => ({ getClass: () => Target, getHandler: () => Target.prototype.handler, getType: () => 'http', switchToHttp: () => ({ getRequest: () => req }) });
+const contextFor = (req) => ({
+  getClass: () => Target,
+  getHandler: () => Target.prototype.handler,
+  getType: () => 'http',
+  switchToHttp: () => ({ getRequest: () => req }),
+});
 const CALLS = 2_000_000;
 let sink = 0;
 for (let i = 0; i < 200_000; i++) sink += guard.canActivate(contextFor({})) ? 1 : 0;
@@ -112,4 +139,6 @@ for (let i = 0; i < CALLS; i++) sink += contextFor({}).getHandler() ? 1 : 0;
 const loopNs = ((performance.now() - t) * 1e6) / CALLS;
 await client.close();
 const requestNs = 1e9 / median(results.open);
-console.log(`FeatureFlagGuard.canActivate(): ${guardNs.toFixed(0)} ns per call (a loop building the same context: ${loopNs.toFixed(0)} ns), ${((guardNs / requestNs) * 100).toFixed(3)} % of one unguarded request (${(requestNs / 1000).toFixed(0)} µs at the median req/s)${sink === 0 ? '' : ''}`);
+console.log(
+  `FeatureFlagGuard.canActivate(): ${guardNs.toFixed(0)} ns per call (a loop building the same context: ${loopNs.toFixed(0)} ns), ${((guardNs / requestNs) * 100).toFixed(3)} % of one unguarded request (${(requestNs / 1000).toFixed(0)} µs at the median req/s)${sink === 0 ? '' : ''}`,
+);

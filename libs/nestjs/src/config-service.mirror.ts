@@ -31,7 +31,11 @@ export class ConfigServiceMirror implements OnModuleInit, OnModuleDestroy {
   /** Copies the configs and subscribes to changes (when the option is on). */
   async onModuleInit(): Promise<void> {
     if (this.options.mirrorToConfigService !== true) return;
-    const { ConfigService } = await loadOptionalPeer('@nestjs/config', 'mirrorToConfigService', () => import('@nestjs/config'));
+    const { ConfigService } = await loadOptionalPeer(
+      '@nestjs/config',
+      'mirrorToConfigService',
+      () => import('@nestjs/config'),
+    );
     let service: SettableConfigService;
     try {
       service = this.moduleRef.get(ConfigService, { strict: false });
@@ -69,7 +73,8 @@ function keepingProcessEnv(action: () => void): void {
   try {
     action();
   } finally {
-    for (const key of Object.keys(process.env)) if (!Object.prototype.hasOwnProperty.call(before, key)) delete process.env[key];
+    for (const key of Object.keys(process.env))
+      if (!Object.prototype.hasOwnProperty.call(before, key)) delete process.env[key];
     for (const [key, value] of Object.entries(before)) if (process.env[key] !== value) process.env[key] = value;
   }
 }

@@ -15,7 +15,11 @@ describe('decorators', () => {
       m(): void {}
     }
     const reflector = new Reflector();
-    expect(reflector.get(FeatureFlagRequirement, C.prototype.m)).toEqual({ keys: ['a', 'b'], ab: true, exception: 403 });
+    expect(reflector.get(FeatureFlagRequirement, C.prototype.m)).toEqual({
+      keys: ['a', 'b'],
+      ab: true,
+      exception: 403,
+    });
     expect(Reflect.getMetadata(GUARDS_METADATA, C.prototype.m)).toEqual([FeatureFlagGuard]);
   });
 
@@ -41,7 +45,11 @@ describe('SecretUnavailableException', () => {
   it('is a 500 with a stable code that names the key', () => {
     const e = new SecretUnavailableException('db.password', 'absent');
     expect(e.getStatus()).toBe(500);
-    expect(e.getResponse()).toMatchObject({ code: 'VANE_NEST_SECRET_UNAVAILABLE', key: 'db.password', reason: 'absent' });
+    expect(e.getResponse()).toMatchObject({
+      code: 'VANE_NEST_SECRET_UNAVAILABLE',
+      key: 'db.password',
+      reason: 'absent',
+    });
     expect(e.message).toMatch(/text secret "db\.password" is not in the Vane snapshot/);
   });
 });

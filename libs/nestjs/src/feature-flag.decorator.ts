@@ -25,7 +25,10 @@ import { assertKey } from './utils/param-metadata.js';
  * pricing() { … }
  * ```
  */
-export function FeatureFlag(key: string | readonly string[], options: FeatureFlagOptions = {}): ClassDecorator & MethodDecorator {
+export function FeatureFlag(
+  key: string | readonly string[],
+  options: FeatureFlagOptions = {},
+): ClassDecorator & MethodDecorator {
   const keys = typeof key === 'string' ? [key] : [...key];
   if (keys.length === 0) throw new TypeError('@FeatureFlag() needs at least one key');
   for (const k of keys) assertKey('FeatureFlag', k);

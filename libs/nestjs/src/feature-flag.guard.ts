@@ -1,8 +1,19 @@
-import { ForbiddenException, Inject, Injectable, NotFoundException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  ForbiddenException,
+  Inject,
+  Injectable,
+  NotFoundException,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { VaneClient } from '@vane/client';
 import { FeatureFlagRequirement } from './feature-flag.metadata.js';
-import type { FeatureFlagDenial, FeatureFlagException, FeatureFlagMetadata } from './interfaces/feature-flag-options.interface.js';
+import type {
+  FeatureFlagDenial,
+  FeatureFlagException,
+  FeatureFlagMetadata,
+} from './interfaces/feature-flag-options.interface.js';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { VANE_MODULE_OPTIONS } from './vane.constants.js';
 import { VaneRequestFlags } from './vane-request-flags.service.js';
@@ -91,7 +102,12 @@ export class FeatureFlagGuard implements CanActivate {
   async #checkAb(requirement: FeatureFlagMetadata, context: ExecutionContext): Promise<void> {
     for (const key of requirement.keys) {
       const state = await this.flags.state(key, true, context);
-      if (!state.on) throw this.createException({ key, reason: state.defined ? 'off' : 'undefined', ab: true }, requirement, context);
+      if (!state.on)
+        throw this.createException(
+          { key, reason: state.defined ? 'off' : 'undefined', ab: true },
+          requirement,
+          context,
+        );
     }
   }
 
@@ -117,13 +133,18 @@ export class FeatureFlagGuard implements CanActivate {
    * module's `flagException`, else a 404 that looks like Nest's own
    * "Cannot GET /path".
    */
-  protected createException(denial: FeatureFlagDenial, requirement: FeatureFlagMetadata, context: ExecutionContext): Error {
+  protected createException(
+    denial: FeatureFlagDenial,
+    requirement: FeatureFlagMetadata,
+    context: ExecutionContext,
+  ): Error {
     const choice: FeatureFlagException = requirement.exception ?? this.options.flagException ?? 404;
     if (typeof choice === 'function') return choice(denial, context);
     if (choice === 403) return new ForbiddenException();
     if (context.getType() === 'http') {
       const req = context.switchToHttp().getRequest<{ method?: string; url?: string }>();
-      if (req.method !== undefined && req.url !== undefined) return new NotFoundException(`Cannot ${req.method} ${req.url.split('?')[0]}`);
+      if (req.method !== undefined && req.url !== undefined)
+        return new NotFoundException(`Cannot ${req.method} ${req.url.split('?')[0]}`);
     }
     return new NotFoundException();
   }

@@ -7,10 +7,20 @@
  * @packageDocumentation
  */
 export { VaneModule } from './vane.module.js';
-export type { VaneModuleExtras, VaneModuleForRootOptions, VaneModuleAsyncOptions, VaneOptionsFactory } from './vane.module-definition.js';
+export type {
+  VaneModuleExtras,
+  VaneModuleForRootOptions,
+  VaneModuleAsyncOptions,
+  VaneOptionsFactory,
+} from './vane.module-definition.js';
 export type { VaneModuleOptions, VaneStartupCheckMode } from './interfaces/vane-module-options.interface.js';
 export type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';
-export type { FeatureFlagOptions, FeatureFlagMetadata, FeatureFlagDenial, FeatureFlagException } from './interfaces/feature-flag-options.interface.js';
+export type {
+  FeatureFlagOptions,
+  FeatureFlagMetadata,
+  FeatureFlagDenial,
+  FeatureFlagException,
+} from './interfaces/feature-flag-options.interface.js';
 export type { SecretOptions } from './interfaces/secret-options.interface.js';
 export type { FlagOptions } from './interfaces/flag-options.interface.js';
 export { VANE_MODULE_OPTIONS, VANE_CONTEXT_FACTORY, VANE_LOGGER } from './vane.constants.js';
@@ -29,7 +39,11 @@ export { initialSyncHint } from './vane-client.provider.js';
 export { VaneStartupCheck } from './vane-startup-check.service.js';
 export { ConfigServiceMirror } from './config-service.mirror.js';
 export { VaneLifecycle } from './vane-lifecycle.service.js';
-export { VaneHealthIndicator, type VaneHealthDetails, type VaneHealthIndicatorResult } from './health/vane.health-indicator.js';
+export {
+  VaneHealthIndicator,
+  type VaneHealthDetails,
+  type VaneHealthIndicatorResult,
+} from './health/vane.health-indicator.js';
 export * from './errors/index.js';
 export * from './testing/index.js';
 /** Re-exported so an app can inject the client by class without importing `@vane/client` itself (same class, same token). */

@@ -5,10 +5,13 @@ import { VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
 import { createNestVaneLogger } from './vane-logger.js';
 
 const HINTS: Readonly<Record<string, string>> = {
-  VANE_UNAUTHORIZED: 'wrong key: set apiKey to a secret key (svs_…) of this very service, as shown in the console; a key of another service or a revoked key is refused too',
+  VANE_UNAUTHORIZED:
+    'wrong key: set apiKey to a secret key (svs_…) of this very service, as shown in the console; a key of another service or a revoked key is refused too',
   VANE_NOT_FOUND: 'wrong slug: baseUrl must be the base URL shown for the service in the console (https://<slug>.…)',
-  VANE_BILLING_OVERDUE: 'billing: the tenant has invoices overdue by more than 14 days; settle them in the console, then restart',
-  VANE_TRANSPORT: 'unreachable: check baseUrl, DNS, proxy settings (HTTPS_PROXY/NO_PROXY) and firewalls, or raise timeoutMs',
+  VANE_BILLING_OVERDUE:
+    'billing: the tenant has invoices overdue by more than 14 days; settle them in the console, then restart',
+  VANE_TRANSPORT:
+    'unreachable: check baseUrl, DNS, proxy settings (HTTPS_PROXY/NO_PROXY) and firewalls, or raise timeoutMs',
   VANE_RATE_LIMITED: 'rate limited: too many starts at once; retry after the delay the error gives',
   VANE_QUARANTINED: 'quarantined: this caller is quarantined by the service; retry after the date the error gives',
   VANE_INVALID_ARGUMENT: 'invalid option: fix the option the message names',
@@ -42,14 +45,20 @@ export function clientOptionsOf(options: VaneModuleOptions, logger: VaneLogger):
  * `UnauthorizedError` with `code: 'VANE_UNAUTHORIZED'`): the app does not start.
  * @internal
  */
-export async function createVaneClient(options: VaneModuleOptions, logger: VaneLogger, create: (o: VaneClientOptions) => Promise<VaneClient> = (o) => VaneClient.create(o)): Promise<VaneClient> {
+export async function createVaneClient(
+  options: VaneModuleOptions,
+  logger: VaneLogger,
+  create: (o: VaneClientOptions) => Promise<VaneClient> = (o) => VaneClient.create(o),
+): Promise<VaneClient> {
   try {
     return await create(clientOptionsOf(options, logger));
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code;
     const hint = initialSyncHint(typeof code === 'string' ? code : undefined);
     const message = err instanceof Error ? err.message : String(err);
-    new Logger('Vane').error(`initial sync failed, the app cannot start${typeof code === 'string' ? ` (${code})` : ''}: ${message}${hint ? `\n  What to do: ${hint}` : ''}`);
+    new Logger('Vane').error(
+      `initial sync failed, the app cannot start${typeof code === 'string' ? ` (${code})` : ''}: ${message}${hint ? `\n  What to do: ${hint}` : ''}`,
+    );
     throw err;
   }
 }

@@ -6,7 +6,9 @@ import type { VaneLogger } from '@vane/client';
  * so the client's lines go wherever the app's logs go. `info` lines are logged
  * with `log`.
  */
-export function createNestVaneLogger(logger: Pick<Logger, 'debug' | 'log' | 'warn' | 'error'> = new Logger('Vane')): VaneLogger {
+export function createNestVaneLogger(
+  logger: Pick<Logger, 'debug' | 'log' | 'warn' | 'error'> = new Logger('Vane'),
+): VaneLogger {
   return {
     debug: (m) => logger.debug(m),
     info: (m) => logger.log(m),

@@ -68,7 +68,8 @@ export class VaneRequestFlags {
       const set = new Set<string>();
       const requirement = this.reflector.getAllAndOverride(FeatureFlagRequirement, [handler, context.getClass()]);
       if (requirement?.ab) for (const key of requirement.keys) set.add(key);
-      for (const param of paramsOf(context.getClass(), handler.name)) if (param.kind === 'flag' && param.options.ab) set.add(param.key);
+      for (const param of paramsOf(context.getClass(), handler.name))
+        if (param.kind === 'flag' && param.options.ab) set.add(param.key);
       keys = [...set];
       this.#plans.set(handler, keys);
     }
@@ -108,9 +109,10 @@ export class VaneRequestFlags {
       return await this.client.evaluateAb(keys, user);
     } catch (err) {
       const code = (err as { code?: unknown } | null)?.code;
-      this.#logger.warn(`A/B evaluation of ${keys.map((k) => `"${k}"`).join(', ')} failed${typeof code === 'string' ? ` (${code})` : ''}, treating them as off: ${err instanceof Error ? err.message : String(err)}`);
+      this.#logger.warn(
+        `A/B evaluation of ${keys.map((k) => `"${k}"`).join(', ')} failed${typeof code === 'string' ? ` (${code})` : ''}, treating them as off: ${err instanceof Error ? err.message : String(err)}`,
+      );
       return off();
     }
   }
 }
-

@@ -41,7 +41,8 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
     if (mode === 'off') return;
     const findings = this.check();
     const unreadable = this.#secretsUnreadable();
-    if (unreadable !== undefined && !findings.some((f) => f.kind === 'secrets-unreadable')) this.#logger.log(`connected to "${this.client.serviceSlug}": ${unreadable}`);
+    if (unreadable !== undefined && !findings.some((f) => f.kind === 'secrets-unreadable'))
+      this.#logger.log(`connected to "${this.client.serviceSlug}": ${unreadable}`);
     for (const finding of findings) {
       if (finding.kind === 'secrets-unreadable') this.#logger.error(finding.message);
       else this.#logger.warn(finding.message);
@@ -57,20 +58,40 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
     for (const use of uses) {
       if (use.kind === 'flag') {
         if (!this.client.flagState(use.key).defined) {
-          findings.push({ kind: 'unknown-flag', key: use.key, where: use.where, message: `unknown flag "${use.key}" in ${use.where}: the snapshot of "${this.client.serviceSlug}" has no such flag (a typo, or not created yet); the route answers as if it were off` });
+          findings.push({
+            kind: 'unknown-flag',
+            key: use.key,
+            where: use.where,
+            message: `unknown flag "${use.key}" in ${use.where}: the snapshot of "${this.client.serviceSlug}" has no such flag (a typo, or not created yet); the route answers as if it were off`,
+          });
         }
         continue;
       }
       if (unreadable !== undefined) {
-        findings.push({ kind: 'secrets-unreadable', key: use.key, where: use.where, message: `@Secret('${use.key}') in ${use.where} cannot work: ${unreadable}; every request to it will fail with a 500` });
+        findings.push({
+          kind: 'secrets-unreadable',
+          key: use.key,
+          where: use.where,
+          message: `@Secret('${use.key}') in ${use.where} cannot work: ${unreadable}; every request to it will fail with a 500`,
+        });
         continue;
       }
       const info = this.client.secretInfo(use.key);
       const wanted = use.file ? 'file' : 'text';
       if (info === null) {
-        findings.push({ kind: 'unknown-secret', key: use.key, where: use.where, message: `unknown secret "${use.key}" in ${use.where}: the snapshot of "${this.client.serviceSlug}" has no such secret (a typo, or not created yet)` });
+        findings.push({
+          kind: 'unknown-secret',
+          key: use.key,
+          where: use.where,
+          message: `unknown secret "${use.key}" in ${use.where}: the snapshot of "${this.client.serviceSlug}" has no such secret (a typo, or not created yet)`,
+        });
       } else if (info.type !== wanted) {
-        findings.push({ kind: 'unknown-secret', key: use.key, where: use.where, message: `secret "${use.key}" in ${use.where} is a ${info.type} secret, but @Secret() asks for a ${wanted} secret${use.file ? '' : " (add { file: true } to get its path)"}` });
+        findings.push({
+          kind: 'unknown-secret',
+          key: use.key,
+          where: use.where,
+          message: `secret "${use.key}" in ${use.where} is a ${info.type} secret, but @Secret() asks for a ${wanted} secret${use.file ? '' : ' (add { file: true } to get its path)'}`,
+        });
       }
     }
     return findings;
@@ -79,7 +100,8 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
   /** Why this client can never read secrets (public key, frontend service), or undefined. */
   #secretsUnreadable(): string | undefined {
     if (this.client.keyType === 'pk') return 'the client uses a public key (svp_…), which never receives secrets';
-    if (this.client.serviceKind === 'frontend') return `the service "${this.client.serviceSlug}" is of kind "frontend", which never holds secrets`;
+    if (this.client.serviceKind === 'frontend')
+      return `the service "${this.client.serviceSlug}" is of kind "frontend", which never holds secrets`;
     return undefined;
   }
 
@@ -102,7 +124,11 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
           if (onMethod) for (const key of onMethod.keys) uses.push({ kind: 'flag', key, where });
         }
         for (const param of paramsOf(cls, method)) {
-          uses.push(param.kind === 'secret' ? { kind: 'secret', key: param.key, where, file: param.options.file === true } : { kind: 'flag', key: param.key, where });
+          uses.push(
+            param.kind === 'secret'
+              ? { kind: 'secret', key: param.key, where, file: param.options.file === true }
+              : { kind: 'flag', key: param.key, where },
+          );
         }
       }
     }

@@ -25,7 +25,10 @@ export const {
 } = new ConfigurableModuleBuilder<VaneModuleOptions>({ optionsInjectionToken: VANE_MODULE_OPTIONS, moduleName: 'Vane' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createVaneOptions')
-  .setExtras<VaneModuleExtras>({ isGlobal: false }, (definition, extras) => ({ ...definition, global: extras.isGlobal ?? false }))
+  .setExtras<VaneModuleExtras>({ isGlobal: false }, (definition, extras) => ({
+    ...definition,
+    global: extras.isGlobal ?? false,
+  }))
   .build();
 
 /** What `forRoot()` takes: the module options plus `isGlobal`. */

@@ -1,6 +1,23 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { VaneClient, type ChangeEvent, type ConfigValue, type FlagState, type VaneClientStatus, type WidenConfig } from '@vane/client';
-import { BehaviorSubject, defer, distinctUntilChanged, filter, map, Observable, startWith, Subject, takeUntil } from 'rxjs';
+import {
+  VaneClient,
+  type ChangeEvent,
+  type ConfigValue,
+  type FlagState,
+  type VaneClientStatus,
+  type WidenConfig,
+} from '@vane/client';
+import {
+  BehaviorSubject,
+  defer,
+  distinctUntilChanged,
+  filter,
+  map,
+  Observable,
+  startWith,
+  Subject,
+  takeUntil,
+} from 'rxjs';
 import { jsonEqual } from './utils/json-equal.js';
 
 /**

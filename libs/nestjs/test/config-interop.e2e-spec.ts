@@ -15,7 +15,11 @@ class DbController {
   constructor(private readonly config: ConfigService) {}
   @Get('db')
   db(): object {
-    return { host: this.config.get<string>('db.host'), max: this.config.get<number>('db.pool.max'), banner: this.config.get('banner.text', 'default') };
+    return {
+      host: this.config.get<string>('db.host'),
+      max: this.config.get<number>('db.pool.max'),
+      banner: this.config.get('banner.text', 'default'),
+    };
   }
 }
 
@@ -26,7 +30,10 @@ describe('@nestjs/config interop (mirrorToConfigService)', () => {
   beforeAll(async () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
     app = await createApp({
-      imports: [ConfigModule.forRoot({ ignoreEnvFile: true }), VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, mirrorToConfigService: true })],
+      imports: [
+        ConfigModule.forRoot({ ignoreEnvFile: true }),
+        VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, mirrorToConfigService: true }),
+      ],
       controllers: [DbController],
     });
   });
@@ -41,7 +48,12 @@ describe('@nestjs/config interop (mirrorToConfigService)', () => {
   });
 
   it('serves the live value after a change, and ConfigService.changes$ tells', async () => {
-    const changed = firstValueFrom(app.get(ConfigService).changes$.pipe(filter((e) => e.path === 'db.host'), timeout(5000)));
+    const changed = firstValueFrom(
+      app.get(ConfigService).changes$.pipe(
+        filter((e) => e.path === 'db.host'),
+        timeout(5000),
+      ),
+    );
     server.admin.setConfig('shop', 'db.host', 'db-replica.internal');
     await expect(changed).resolves.toMatchObject({ oldValue: 'db.internal', newValue: 'db-replica.internal' });
     await request(app.getHttpServer()).get('/db').expect(200, { host: 'db-replica.internal', max: 10, banner: null });
@@ -51,7 +63,9 @@ describe('@nestjs/config interop (mirrorToConfigService)', () => {
     const deleted = waitForChange(app.get(VaneClient), (e) => e.key === 'banner.text');
     server.admin.deleteConfig('shop', 'banner.text');
     await deleted;
-    await request(app.getHttpServer()).get('/db').expect(200, { host: 'db-replica.internal', max: 10, banner: 'default' });
+    await request(app.getHttpServer())
+      .get('/db')
+      .expect(200, { host: 'db-replica.internal', max: 10, banner: 'default' });
   });
 
   it('never touches process.env: a config named like a variable neither replaces nor deletes it', async () => {
@@ -74,7 +88,11 @@ describe('@nestjs/config interop (mirrorToConfigService)', () => {
   });
 
   it('without ConfigModule the start fails with a clear error', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, mirrorToConfigService: true })] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, mirrorToConfigService: true }),
+      ],
+    }).compile();
     const bare = moduleRef.createNestApplication({ logger: false });
     await expect(bare.init()).rejects.toBeInstanceOf(ConfigServiceMissingError);
     await bare.close();

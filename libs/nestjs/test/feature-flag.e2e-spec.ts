@@ -1,9 +1,25 @@
-import { Controller, Get, HttpException, HttpStatus, Logger, Module, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  HttpException,
+  HttpStatus,
+  Logger,
+  Module,
+  type ExecutionContext,
+  type INestApplication,
+} from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { VaneClient } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import request from 'supertest';
-import { FeatureFlag, FeatureFlagGuard, Flag, VaneModule, type FeatureFlagDenial, type VaneContextFactory } from '../src/index.js';
+import {
+  FeatureFlag,
+  FeatureFlagGuard,
+  Flag,
+  VaneModule,
+  type FeatureFlagDenial,
+  type VaneContextFactory,
+} from '../src/index.js';
 import { createApp } from './support/app.js';
 import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy.js';
 import { KEYS, nestSeed } from './support/seed.js';
@@ -62,11 +78,19 @@ class ShopController {
   }
   @FeatureFlag('new-pricing', { ab: true })
   @Get('pricing')
-  pricing(@Flag('dark-mode', { ab: true }) dark: boolean, @Flag('fast-search', { ab: true }) fast: boolean, @Flag('new-checkout') checkout: boolean): object {
+  pricing(
+    @Flag('dark-mode', { ab: true }) dark: boolean,
+    @Flag('fast-search', { ab: true }) fast: boolean,
+    @Flag('new-checkout') checkout: boolean,
+  ): object {
     return { pricing: 'new', dark, fast, checkout };
   }
   @Get('flags')
-  flags(@Flag('dark-mode', { ab: true }) dark: boolean, @Flag('fast-search', { ab: true }) fast: boolean, @Flag('beta') beta: boolean): object {
+  flags(
+    @Flag('dark-mode', { ab: true }) dark: boolean,
+    @Flag('fast-search', { ab: true }) fast: boolean,
+    @Flag('beta') beta: boolean,
+  ): object {
     return { dark, fast, beta };
   }
 }
@@ -75,7 +99,9 @@ class ShopController {
 const abContext: VaneContextFactory = (ctx) => {
   const req = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>();
   const userId = req.headers['x-user'];
-  return userId ? { userId, attributes: { country: req.headers['x-country'], plan: req.headers['x-plan'] } } : undefined;
+  return userId
+    ? { userId, attributes: { country: req.headers['x-country'], plan: req.headers['x-plan'] } }
+    : undefined;
 };
 
 describe('@FeatureFlag()', () => {
@@ -87,7 +113,9 @@ describe('@FeatureFlag()', () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
     proxy = await startRecordingProxy(server.port);
     app = await createApp({
-      imports: [VaneModule.forRoot({ baseUrl: proxy.baseUrl('shop'), apiKey: KEYS.shopSecret, abContext, startupCheck: 'off' })],
+      imports: [
+        VaneModule.forRoot({ baseUrl: proxy.baseUrl('shop'), apiKey: KEYS.shopSecret, abContext, startupCheck: 'off' }),
+      ],
       controllers: [ShopController, BetaController],
     });
   });
@@ -126,13 +154,21 @@ describe('@FeatureFlag()', () => {
   it('a flag flipped through the admin API changes what the route answers, without a restart', async () => {
     const client = app.get(VaneClient);
     const on = waitForChange(client, (e) => e.kind === 'flag' && e.key === 'beta' && e.newValue === true);
-    await adminPut(server.url, server.adminToken, 'services/shop/flags/beta', { is_enabled: true, starts_at: null, ends_at: null });
+    await adminPut(server.url, server.adminToken, 'services/shop/flags/beta', {
+      is_enabled: true,
+      starts_at: null,
+      ends_at: null,
+    });
     await on;
     await request(app.getHttpServer()).get('/beta/page').expect(200, 'beta page');
     await request(app.getHttpServer()).get('/both').expect(200, 'both');
 
     const off = waitForChange(client, (e) => e.kind === 'flag' && e.key === 'beta' && e.newValue === false);
-    await adminPut(server.url, server.adminToken, 'services/shop/flags/beta', { is_enabled: false, starts_at: null, ends_at: null });
+    await adminPut(server.url, server.adminToken, 'services/shop/flags/beta', {
+      is_enabled: false,
+      starts_at: null,
+      ends_at: null,
+    });
     await off;
     await request(app.getHttpServer()).get('/beta/page').expect(404);
   });
@@ -151,11 +187,20 @@ describe('@FeatureFlag()', () => {
 
     it('sends every A/B flag one request needs (guard + parameters) in one evaluate-ab call', async () => {
       const before = proxy.count('/v1/flags/evaluate-ab');
-      const res = await request(app.getHttpServer()).get('/pricing').set('x-user', 'u-42').set('x-country', 'FR').set('x-plan', 'pro').expect(200);
+      const res = await request(app.getHttpServer())
+        .get('/pricing')
+        .set('x-user', 'u-42')
+        .set('x-country', 'FR')
+        .set('x-plan', 'pro')
+        .expect(200);
       expect(res.body).toEqual({ pricing: 'new', dark: true, fast: true, checkout: true });
       const calls = proxy.requests.filter((r) => r.path === '/v1/flags/evaluate-ab').slice(before);
       expect(calls).toHaveLength(1);
-      expect(JSON.parse(calls[0]!.body)).toEqual({ keys: ['new-pricing', 'dark-mode', 'fast-search'], user_id: 'u-42', attributes: { country: 'FR', plan: 'pro' } });
+      expect(JSON.parse(calls[0]!.body)).toEqual({
+        keys: ['new-pricing', 'dark-mode', 'fast-search'],
+        user_id: 'u-42',
+        attributes: { country: 'FR', plan: 'pro' },
+      });
     });
 
     it('fails closed, logging the error code, when the A/B add-on is off for the tenant (403)', async () => {
@@ -163,7 +208,11 @@ describe('@FeatureFlag()', () => {
       server.admin.setTenant({ ab_addon: false });
       try {
         await request(app.getHttpServer()).get('/pricing').set('x-user', 'u-1').set('x-country', 'DE').expect(404);
-        expect(warn).toHaveBeenCalledWith(expect.stringMatching(/A\/B evaluation of "new-pricing", "dark-mode", "fast-search" failed \(VANE_ADDON_NOT_AVAILABLE\), treating them as off/));
+        expect(warn).toHaveBeenCalledWith(
+          expect.stringMatching(
+            /A\/B evaluation of "new-pricing", "dark-mode", "fast-search" failed \(VANE_ADDON_NOT_AVAILABLE\), treating them as off/,
+          ),
+        );
       } finally {
         server.admin.setTenant({ ab_addon: true });
         warn.mockRestore();
@@ -174,7 +223,11 @@ describe('@FeatureFlag()', () => {
       const before = proxy.count('/v1/flags/evaluate-ab');
       const a = await request(app.getHttpServer()).get('/flags').set('x-user', 'u-7').set('x-plan', 'free').expect(200);
       expect(a.body).toEqual({ dark: true, fast: false, beta: false });
-      await request(app.getHttpServer()).get('/flags').set('x-user', 'u-8').set('x-plan', 'pro').expect(200, { dark: true, fast: true, beta: false });
+      await request(app.getHttpServer())
+        .get('/flags')
+        .set('x-user', 'u-8')
+        .set('x-plan', 'pro')
+        .expect(200, { dark: true, fast: true, beta: false });
       expect(proxy.count('/v1/flags/evaluate-ab') - before).toBe(2);
     });
   });
@@ -203,7 +256,15 @@ describe('FeatureFlagGuard as a global guard', () => {
   beforeAll(async () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
     app = await createApp({
-      imports: [VaneModule.forRoot({ isGlobal: true, baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, flagException: 403 }), FeatureModule],
+      imports: [
+        VaneModule.forRoot({
+          isGlobal: true,
+          baseUrl: server.baseUrl('shop'),
+          apiKey: KEYS.shopSecret,
+          flagException: 403,
+        }),
+        FeatureModule,
+      ],
       providers: [{ provide: APP_GUARD, useClass: FeatureFlagGuard }],
     });
   });
@@ -228,7 +289,10 @@ describe('a FeatureFlagGuard subclass as the global guard', () => {
 
   class InternalBypassGuard extends FeatureFlagGuard {
     protected override shouldSkip(context: ExecutionContext): boolean {
-      return context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers['x-internal'] === 'yes';
+      return (
+        context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers['x-internal'] ===
+        'yes'
+      );
     }
     protected override createException(denial: FeatureFlagDenial): Error {
       return new HttpException({ flag: denial.key, reason: denial.reason }, HttpStatus.SERVICE_UNAVAILABLE);

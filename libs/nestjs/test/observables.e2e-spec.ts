@@ -16,7 +16,9 @@ describe('VaneObservables', () => {
 
   beforeAll(async () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
-    app = await createApp({ imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret})] });
+    app = await createApp({
+      imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret })],
+    });
     live = app.get(VaneObservables);
     client = app.get(VaneClient);
   });
@@ -30,7 +32,12 @@ describe('VaneObservables', () => {
     const seen: (ConfigValue | undefined)[] = [];
     subscriptions.add(live.config$('db.pool.max', 1).subscribe((v) => seen.push(v)));
     expect(seen).toEqual([10]);
-    const next = firstValueFrom(live.config$<number>('db.pool.max').pipe(filter((v) => v === 30), timeout(5000)));
+    const next = firstValueFrom(
+      live.config$<number>('db.pool.max').pipe(
+        filter((v) => v === 30),
+        timeout(5000),
+      ),
+    );
     server.admin.setConfig('shop', 'db.pool.max', 30);
     await expect(next).resolves.toBe(30);
     expect(seen).toEqual([10, 30]);
@@ -78,7 +85,12 @@ describe('VaneObservables', () => {
   });
 
   it('changes$ carries the typed events, secrets without values', async () => {
-    const event = firstValueFrom(live.changes$.pipe(filter((e) => e.kind === 'secret'), timeout(5000)));
+    const event = firstValueFrom(
+      live.changes$.pipe(
+        filter((e) => e.kind === 'secret'),
+        timeout(5000),
+      ),
+    );
     server.admin.setSecret('shop', 'stripe.api_key', 'rk_test_rotated');
     const e = await event;
     expect(e).toMatchObject({ kind: 'secret', key: 'stripe.api_key', newValue: { type: 'text', version: 2 } });
@@ -86,7 +98,9 @@ describe('VaneObservables', () => {
   });
 
   it('every observable completes when the app closes', async () => {
-    const app2 = await createApp({ imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret })] });
+    const app2 = await createApp({
+      imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret })],
+    });
     const done = firstValueFrom(app2.get(VaneObservables).connected$().pipe(toArray(), timeout(5000)));
     const config = firstValueFrom(app2.get(VaneObservables).config$('db.host').pipe(toArray(), timeout(5000)));
     await app2.close();

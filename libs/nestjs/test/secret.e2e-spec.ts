@@ -34,7 +34,10 @@ describe('@Secret()', () => {
 
   beforeAll(async () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
-    app = await createApp({ imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, startupCheck: 'off' })], controllers: [PayController] });
+    app = await createApp({
+      imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, startupCheck: 'off' })],
+      controllers: [PayController],
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -62,8 +65,15 @@ describe('@Secret()', () => {
 
   it('an absent secret is a 500 whose message names the key, never a value', async () => {
     const res = await request(app.getHttpServer()).get('/missing').expect(500);
-    expect(res.body).toMatchObject({ statusCode: 500, code: 'VANE_NEST_SECRET_UNAVAILABLE', key: 'no.such.secret', reason: 'absent' });
-    expect((res.body as { message: string }).message).toMatch(/text secret "no\.such\.secret" is not in the Vane snapshot/);
+    expect(res.body).toMatchObject({
+      statusCode: 500,
+      code: 'VANE_NEST_SECRET_UNAVAILABLE',
+      key: 'no.such.secret',
+      reason: 'absent',
+    });
+    expect((res.body as { message: string }).message).toMatch(
+      /text secret "no\.such\.secret" is not in the Vane snapshot/,
+    );
     expect(JSON.stringify(res.body)).not.toContain('rk_test');
   });
 
@@ -72,7 +82,10 @@ describe('@Secret()', () => {
   });
 
   it('a deleted secret fails the next request', async () => {
-    const deleted = waitForChange(app.get(VaneClient), (e) => e.kind === 'secret' && e.key === 'stripe.api_key' && e.newValue === undefined);
+    const deleted = waitForChange(
+      app.get(VaneClient),
+      (e) => e.kind === 'secret' && e.key === 'stripe.api_key' && e.newValue === undefined,
+    );
     server.admin.deleteSecret('shop', 'stripe.api_key');
     await deleted;
     const res = await request(app.getHttpServer()).get('/key').expect(500);
@@ -92,9 +105,17 @@ describe('@Secret() where secrets cannot be read', () => {
 
   it.each([
     ['a public key', () => ({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopPublic }), 'public-key', /public key/],
-    ['a frontend service', () => ({ baseUrl: server.baseUrl('web'), apiKey: KEYS.webSecret }), 'frontend-service', /frontend/],
+    [
+      'a frontend service',
+      () => ({ baseUrl: server.baseUrl('web'), apiKey: KEYS.webSecret }),
+      'frontend-service',
+      /frontend/,
+    ],
   ])('with %s: a 500 that says why', async (_name, options, reason, message) => {
-    const app = await createApp({ imports: [VaneModule.forRoot({ ...options(), startupCheck: 'off' })], controllers: [PayController] });
+    const app = await createApp({
+      imports: [VaneModule.forRoot({ ...options(), startupCheck: 'off' })],
+      controllers: [PayController],
+    });
     try {
       const res = await request(app.getHttpServer()).get('/key').expect(500);
       expect(res.body).toMatchObject({ code: 'VANE_NEST_SECRET_UNAVAILABLE', key: 'stripe.api_key', reason });

@@ -54,7 +54,11 @@ describe('startup check', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  async function boot(options: Partial<VaneModuleOptions>, controllers: Function[], providers: Function[] = []): Promise<() => Promise<void>> {
+  async function boot(
+    options: Partial<VaneModuleOptions>,
+    controllers: Function[],
+    providers: Function[] = [],
+  ): Promise<() => Promise<void>> {
     const moduleRef = await Test.createTestingModule({
       imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, ...options })],
       controllers: controllers as never[],
@@ -80,7 +84,9 @@ describe('startup check', () => {
       expect.arrayContaining([
         expect.stringMatching(/unknown flag "new-chekout" in TypoController:/),
         expect.stringMatching(/unknown secret "stripe\.api_kee" in TypoController\.a/),
-        expect.stringMatching(/secret "tls\.client_pem" in TypoController\.b is a file secret, but @Secret\(\) asks for a text secret/),
+        expect.stringMatching(
+          /secret "tls\.client_pem" in TypoController\.b is a file secret, but @Secret\(\) asks for a text secret/,
+        ),
         expect.stringMatching(/unknown flag "dark-mod" in TypoController\.b/),
         expect.stringMatching(/unknown flag "beta-resolver-typo" in Resolver\.resolve/),
       ]),
@@ -103,7 +109,12 @@ describe('startup check', () => {
     );
     expect(failure).toBeInstanceOf(VaneStartupCheckError);
     expect(failure).toMatchObject({ code: 'VANE_NEST_STARTUP_CHECK_FAILED' });
-    expect((failure as VaneStartupCheckError).findings.map((f) => f.key).sort()).toEqual(['dark-mod', 'new-chekout', 'stripe.api_kee', 'tls.client_pem']);
+    expect((failure as VaneStartupCheckError).findings.map((f) => f.key).sort()).toEqual([
+      'dark-mod',
+      'new-chekout',
+      'stripe.api_kee',
+      'tls.client_pem',
+    ]);
   });
 
   it("with startupCheck: 'off' checks nothing", async () => {
@@ -116,15 +127,21 @@ describe('startup check', () => {
     const close = await boot({ apiKey: KEYS.shopPublic }, [CleanController]);
     await close();
     expect(messages(error)).toEqual([
-      expect.stringMatching(/@Secret\('stripe\.api_key'\) in CleanController\.get cannot work: the client uses a public key/),
-      expect.stringMatching(/@Secret\('tls\.client_pem'\) in CleanController\.get cannot work: the client uses a public key/),
+      expect.stringMatching(
+        /@Secret\('stripe\.api_key'\) in CleanController\.get cannot work: the client uses a public key/,
+      ),
+      expect.stringMatching(
+        /@Secret\('tls\.client_pem'\) in CleanController\.get cannot work: the client uses a public key/,
+      ),
     ]);
   });
 
   it('reports @Secret() on a frontend service at startup', async () => {
     const close = await boot({ baseUrl: server.baseUrl('web'), apiKey: KEYS.webSecret }, [CleanController]);
     await close();
-    expect(messages(error)).toEqual(expect.arrayContaining([expect.stringMatching(/service "web" is of kind "frontend"/)]));
+    expect(messages(error)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/service "web" is of kind "frontend"/)]),
+    );
   });
 
   it('notes a public-key client at startup even without @Secret()', async () => {

@@ -28,7 +28,7 @@ describe('VaneHealthIndicator (@nestjs/terminus)', () => {
   beforeAll(async () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
     app = await createApp({
-      imports: [TerminusModule, VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret})],
+      imports: [TerminusModule, VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret })],
       controllers: [HealthController],
     });
   });
@@ -42,9 +42,19 @@ describe('VaneHealthIndicator (@nestjs/terminus)', () => {
     const res = await request(app.getHttpServer()).get('/health').expect(200);
     expect(res.body).toMatchObject({
       status: 'ok',
-      info: { vane: { status: 'up', mode: 'stream', connected: true, billingOverdue: false, revision: server.revision('shop') } },
+      info: {
+        vane: {
+          status: 'up',
+          mode: 'stream',
+          connected: true,
+          billingOverdue: false,
+          revision: server.revision('shop'),
+        },
+      },
     });
-    expect((res.body as { info: { vane: { snapshotAgeMs: number } } }).info.vane.snapshotAgeMs).toEqual(expect.any(Number));
+    expect((res.body as { info: { vane: { snapshotAgeMs: number } } }).info.vane.snapshotAgeMs).toEqual(
+      expect.any(Number),
+    );
   });
 
   it('is down (503) once billing is overdue', async () => {
@@ -52,12 +62,17 @@ describe('VaneHealthIndicator (@nestjs/terminus)', () => {
     // The server ends the stream; the reconnect meets the 402 and the client halts.
     await firstValueFrom(app.get(VaneObservables).billingOverdue$().pipe(filter(Boolean), timeout(5000)));
     const res = await request(app.getHttpServer()).get('/health').expect(503);
-    expect(res.body).toMatchObject({ status: 'error', error: { vane: { status: 'down', mode: 'halted', billingOverdue: true } } });
+    expect(res.body).toMatchObject({
+      status: 'error',
+      error: { vane: { status: 'down', mode: 'halted', billingOverdue: true } },
+    });
     server.admin.setTenant({ overdue_days: 0 });
   });
 
   it('reports polling when the stream is off', async () => {
-    const polling = await createApp({ imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, stream: false })] });
+    const polling = await createApp({
+      imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, stream: false })],
+    });
     try {
       const result = await polling.get(VaneHealthIndicator).isHealthy('vane');
       expect(result.vane).toMatchObject({ status: 'up', mode: 'polling', connected: false });

@@ -4,7 +4,16 @@ import { VaneClient, type AbContext } from '@vane/client';
 import { startLocalServer } from '@vane/local-server';
 import { firstValueFrom, take, toArray, timeout } from 'rxjs';
 import request from 'supertest';
-import { FeatureFlag, Flag, Secret, VaneModule, VaneObservables, VaneTestingBackend, VaneTestingModule, VANE_MODULE_OPTIONS } from '../src/index.js';
+import {
+  FeatureFlag,
+  Flag,
+  Secret,
+  VaneModule,
+  VaneObservables,
+  VaneTestingBackend,
+  VaneTestingModule,
+  VANE_MODULE_OPTIONS,
+} from '../src/index.js';
 import { KEYS, nestSeed } from './support/seed.js';
 
 @Controller()
@@ -24,7 +33,14 @@ class CheckoutController {
 
 /** The app as it is written for production: VaneModule.forRoot() with the real service. */
 @Module({
-  imports: [VaneModule.forRoot({ isGlobal: true, baseUrl: 'https://shop.vane.invalid', apiKey: 'svs_production_key', abContext: (ctx) => abContext(ctx) })],
+  imports: [
+    VaneModule.forRoot({
+      isGlobal: true,
+      baseUrl: 'https://shop.vane.invalid',
+      apiKey: 'svs_production_key',
+      abContext: (ctx) => abContext(ctx),
+    }),
+  ],
   controllers: [CheckoutController],
 })
 class AppModule {}
@@ -46,7 +62,10 @@ describe.each([
     'VaneTestingBackend.createClient() in place of the client of an unchanged AppModule',
     async (): Promise<TestingModule> => {
       const backend = new VaneTestingBackend(values);
-      return Test.createTestingModule({ imports: [AppModule], providers: [{ provide: VaneTestingBackend, useValue: backend }] })
+      return Test.createTestingModule({
+        imports: [AppModule],
+        providers: [{ provide: VaneTestingBackend, useValue: backend }],
+      })
         .overrideProvider(VaneClient)
         .useFactory({ factory: () => backend.createClient() })
         .compile();
@@ -54,7 +73,11 @@ describe.each([
   ],
   [
     'VaneTestingModule.forRoot() in a module built from parts',
-    (): Promise<TestingModule> => Test.createTestingModule({ imports: [VaneTestingModule.forRoot({ ...values, abContext })], controllers: [CheckoutController] }).compile(),
+    (): Promise<TestingModule> =>
+      Test.createTestingModule({
+        imports: [VaneTestingModule.forRoot({ ...values, abContext })],
+        controllers: [CheckoutController],
+      }).compile(),
   ],
 ])('%s (fixed values, no network)', (_name, build) => {
   let app: INestApplication;
@@ -74,7 +97,9 @@ describe.each([
   });
 
   it('changes values while the test runs: guard, secrets and observables see them at once', async () => {
-    const flags = firstValueFrom(app.get(VaneObservables).flag$('new-checkout').pipe(take(2), toArray(), timeout(1000)));
+    const flags = firstValueFrom(
+      app.get(VaneObservables).flag$('new-checkout').pipe(take(2), toArray(), timeout(1000)),
+    );
     await backend.setFlag('new-checkout', false);
     await request(app.getHttpServer()).get('/checkout').expect(404);
     expect((await flags).map((s) => s.active)).toEqual([true, false]);
@@ -117,7 +142,12 @@ describe('a context factory that returns a non-string attribute', () => {
   it('turns the A/B flags off and logs the attribute and its type, sending nothing', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const moduleRef = await Test.createTestingModule({
-      imports: [VaneTestingModule.forRoot({ ...values, abContext: () => ({ userId: 'u-1', attributes: { age: 42 as unknown as string } }) })],
+      imports: [
+        VaneTestingModule.forRoot({
+          ...values,
+          abContext: () => ({ userId: 'u-1', attributes: { age: 42 as unknown as string } }),
+        }),
+      ],
       controllers: [CheckoutController],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
@@ -125,7 +155,9 @@ describe('a context factory that returns a non-string attribute', () => {
     try {
       await request(app.getHttpServer()).get('/pricing').expect(404);
       expect(app.get(VaneTestingBackend).abCalls).toEqual([]);
-      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/VANE_INVALID_ARGUMENT.*attribute "age" must be a string, got number/));
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringMatching(/VANE_INVALID_ARGUMENT.*attribute "age" must be a string, got number/),
+      );
     } finally {
       await app.close();
       warn.mockRestore();

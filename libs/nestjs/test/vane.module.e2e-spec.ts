@@ -1,7 +1,14 @@
 import { Controller, Get, Injectable, Logger, Module, type INestApplication } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
-import { BillingOverdueError, NotFoundError, TransportError, UnauthorizedError, VaneClient, type VaneError } from '@vane/client';
+import {
+  BillingOverdueError,
+  NotFoundError,
+  TransportError,
+  UnauthorizedError,
+  VaneClient,
+  type VaneError,
+} from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -63,7 +70,11 @@ describe('VaneModule', () => {
   const options = (): VaneModuleOptions => ({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret });
 
   it('forRoot: the client is injectable by class, with its cache full before the first request', async () => {
-    app = await createApp({ imports: [VaneModule.forRoot(options())], controllers: [HostController], providers: [Greeter] });
+    app = await createApp({
+      imports: [VaneModule.forRoot(options())],
+      controllers: [HostController],
+      providers: [Greeter],
+    });
     await request(app.getHttpServer()).get('/host').expect(200, { host: 'db.internal' });
     expect(app.get(VaneClient).revision).toBe(server.revision('shop'));
   });
@@ -79,7 +90,10 @@ describe('VaneModule', () => {
           isGlobal: true,
           imports: [ConfigModule],
           inject: [ConfigService],
-          useFactory: (config: ConfigService) => ({ baseUrl: config.getOrThrow<string>('VANE_BASE_URL'), apiKey: config.getOrThrow<string>('VANE_API_KEY') }),
+          useFactory: (config: ConfigService) => ({
+            baseUrl: config.getOrThrow<string>('VANE_BASE_URL'),
+            apiKey: config.getOrThrow<string>('VANE_API_KEY'),
+          }),
         }),
         FeatureModule,
       ],
@@ -95,23 +109,39 @@ describe('VaneModule', () => {
         return opts;
       }
     }
-    app = await createApp({ imports: [VaneModule.forRootAsync({ useClass: VaneOptions })], controllers: [HostController], providers: [Greeter] });
+    app = await createApp({
+      imports: [VaneModule.forRootAsync({ useClass: VaneOptions })],
+      controllers: [HostController],
+      providers: [Greeter],
+    });
     await request(app.getHttpServer()).get('/host').expect(200, { host: 'db.internal' });
   });
 
   it('without isGlobal the client is not visible to a module that does not import VaneModule', async () => {
     @Module({ controllers: [HostController], providers: [Greeter] })
     class FeatureModule {}
-    await expect(Test.createTestingModule({ imports: [VaneModule.forRoot(options()), FeatureModule] }).compile()).rejects.toThrow(/VaneClient/);
+    await expect(
+      Test.createTestingModule({ imports: [VaneModule.forRoot(options()), FeatureModule] }).compile(),
+    ).rejects.toThrow(/VaneClient/);
   });
 
   describe.each<[string, () => Partial<VaneModuleOptions>, new (...args: never[]) => VaneError, string, RegExp]>([
     ['wrong key (401)', () => ({ apiKey: KEYS.otherSecret }), UnauthorizedError, 'VANE_UNAUTHORIZED', /wrong key/],
     ['wrong slug (404)', () => ({ baseUrl: server.baseUrl('nope') }), NotFoundError, 'VANE_NOT_FOUND', /wrong slug/],
-    ['billing (402)', () => (server.admin.setTenant({ overdue_days: 30 }), {}), BillingOverdueError, 'VANE_BILLING_OVERDUE', /billing/],
+    [
+      'billing (402)',
+      () => (server.admin.setTenant({ overdue_days: 30 }), {}),
+      BillingOverdueError,
+      'VANE_BILLING_OVERDUE',
+      /billing/,
+    ],
   ])('startup fails cleanly on %s', (_name, change, type, code, hint) => {
     it('rejects with the typed error and logs what to fix', async () => {
-      const attempt = Test.createTestingModule({ imports: [VaneModule.forRoot({ ...options(), ...change() })], controllers: [HostController], providers: [Greeter] }).compile();
+      const attempt = Test.createTestingModule({
+        imports: [VaneModule.forRoot({ ...options(), ...change() })],
+        controllers: [HostController],
+        providers: [Greeter],
+      }).compile();
       const error = await attempt.then(
         () => undefined,
         (e: unknown) => e,
@@ -125,19 +155,29 @@ describe('VaneModule', () => {
 
   it('startup fails cleanly when the service is unreachable (transport)', async () => {
     const port = await closedPort();
-    const attempt = Test.createTestingModule({ imports: [VaneModule.forRoot({ baseUrl: `http://shop.localhost:${port}`, apiKey: KEYS.shopSecret, timeoutMs: 2000 })] }).compile();
+    const attempt = Test.createTestingModule({
+      imports: [
+        VaneModule.forRoot({ baseUrl: `http://shop.localhost:${port}`, apiKey: KEYS.shopSecret, timeoutMs: 2000 }),
+      ],
+    }).compile();
     await expect(attempt).rejects.toBeInstanceOf(TransportError);
     await expect(attempt).rejects.toMatchObject({ code: 'VANE_TRANSPORT' });
     expect(errorLog).toHaveBeenCalledWith(expect.stringMatching(/unreachable: check baseUrl/));
   });
 
   it('a NestFactory-style start with the wrong key never listens (init rejects)', async () => {
-    const moduleRef = Test.createTestingModule({ imports: [VaneModule.forRoot({ ...options(), apiKey: 'svs_not_a_key_of_shop' })] });
+    const moduleRef = Test.createTestingModule({
+      imports: [VaneModule.forRoot({ ...options(), apiKey: 'svs_not_a_key_of_shop' })],
+    });
     await expect(moduleRef.compile()).rejects.toMatchObject({ code: 'VANE_UNAUTHORIZED', status: 401 });
   });
 
   it('on shutdown the client closes and file secrets are removed', async () => {
-    app = await createApp({ imports: [VaneModule.forRoot(options())], controllers: [HostController], providers: [Greeter] });
+    app = await createApp({
+      imports: [VaneModule.forRoot(options())],
+      controllers: [HostController],
+      providers: [Greeter],
+    });
     app.enableShutdownHooks();
     const { body } = await request(app.getHttpServer()).get('/pem').expect(200);
     const path = (body as { path: string }).path;

@@ -29,7 +29,11 @@ export interface SigV4Signer {
 /** What the AWS provider takes from the optional packages. */
 export interface AwsModules {
   /** Builds AWS's SigV4 signer. */
-  createSigner(init: { credentials: AwsCredentialsProvider | AwsCredentials; region: string; service: string }): SigV4Signer;
+  createSigner(init: {
+    credentials: AwsCredentialsProvider | AwsCredentials;
+    region: string;
+    service: string;
+  }): SigV4Signer;
   /** AWS's default Node.js credential chain, with a bounded instance-metadata timeout (ms). */
   defaultCredentials(init: { timeoutMs: number }): AwsCredentialsProvider;
 }
@@ -49,7 +53,11 @@ export async function loadAwsModules(importer: ModuleImporter = defaultImporter)
   let sha: { Sha256: unknown };
   let providers: { fromNodeProviderChain: (init: object) => AwsCredentialsProvider };
   try {
-    [signature, sha, providers] = (await Promise.all(AWS_PACKAGES.map((name) => importer(name)))) as [typeof signature, typeof sha, typeof providers];
+    [signature, sha, providers] = (await Promise.all(AWS_PACKAGES.map((name) => importer(name)))) as [
+      typeof signature,
+      typeof sha,
+      typeof providers,
+    ];
   } catch (error) {
     throw new WorkloadIdentityNotConfiguredError(
       `workload identity (aws) needs AWS's signer and credential packages, which are optional dependencies of @vane/client: npm install ${AWS_PACKAGES.join(' ')}`,

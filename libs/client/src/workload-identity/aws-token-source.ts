@@ -46,13 +46,17 @@ export class AwsTokenSource implements PlatformTokenSource {
    */
   async token(): Promise<string> {
     const modules = await (this.#modules ??= loadAwsModules(this.settings.importer));
-    this.#credentials ??= this.settings.credentials ?? modules.defaultCredentials({ timeoutMs: this.settings.timeoutMs });
+    this.#credentials ??=
+      this.settings.credentials ?? modules.defaultCredentials({ timeoutMs: this.settings.timeoutMs });
     let credentials;
     try {
       credentials = await this.#credentials();
     } catch (error) {
-      const reason = error instanceof Error ? redactText(error.message.split('\n')[0]!.slice(0, 200)) : 'unknown failure';
-      throw new WorkloadIdentityNotConfiguredError(`workload identity (aws): no AWS credentials found by the provider chain (${reason})`);
+      const reason =
+        error instanceof Error ? redactText(error.message.split('\n')[0]!.slice(0, 200)) : 'unknown failure';
+      throw new WorkloadIdentityNotConfiguredError(
+        `workload identity (aws): no AWS credentials found by the provider chain (${reason})`,
+      );
     }
     const url = new URL(this.settings.stsEndpoint);
     const signer = modules.createSigner({ credentials, region: this.settings.region, service: 'sts' });
@@ -74,7 +78,12 @@ export class AwsTokenSource implements PlatformTokenSource {
     } catch {
       throw new TokenExchangeFailedError('workload identity (aws): signing the GetCallerIdentity request failed');
     }
-    const request = { method: 'POST', url: `${url.origin}${url.pathname === '' ? '/' : url.pathname}`, headers: signed.headers, body: GET_CALLER_IDENTITY_BODY };
+    const request = {
+      method: 'POST',
+      url: `${url.origin}${url.pathname === '' ? '/' : url.pathname}`,
+      headers: signed.headers,
+      body: GET_CALLER_IDENTITY_BODY,
+    };
     return Buffer.from(JSON.stringify(request), 'utf8').toString('base64');
   }
 }

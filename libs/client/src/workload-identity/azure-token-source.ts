@@ -40,7 +40,8 @@ export class AzureTokenSource implements PlatformTokenSource {
   /** @throws TokenExchangeFailedError | WorkloadIdentityNotConfiguredError - naming the source. */
   async token(): Promise<string> {
     const s = this.source;
-    if (s.kind === 'federated-token-file') return readTokenFile(s.path, 'Azure federated token (AZURE_FEDERATED_TOKEN_FILE)');
+    if (s.kind === 'federated-token-file')
+      return readTokenFile(s.path, 'Azure federated token (AZURE_FEDERATED_TOKEN_FILE)');
     const query = new URLSearchParams({ resource: this.audience });
     if (this.clientId !== undefined) query.set('client_id', this.clientId);
     let url: string;
@@ -59,7 +60,11 @@ export class AzureTokenSource implements PlatformTokenSource {
     try {
       answer = await this.http.fetch({ url, headers, timeoutMs: this.timeoutMs });
     } catch (error) {
-      throw new TokenExchangeFailedError(`workload identity (azure): cannot reach the ${what} at ${this.origin} (${describeNetworkError(error)})`, undefined, { cause: error });
+      throw new TokenExchangeFailedError(
+        `workload identity (azure): cannot reach the ${what} at ${this.origin} (${describeNetworkError(error)})`,
+        undefined,
+        { cause: error },
+      );
     }
     let token: unknown;
     try {
@@ -68,7 +73,9 @@ export class AzureTokenSource implements PlatformTokenSource {
       token = undefined;
     }
     if (answer.status !== 200 || typeof token !== 'string' || token === '') {
-      throw new TokenExchangeFailedError(`workload identity (azure): the ${what} at ${this.origin} answered ${answer.status} without an access token`);
+      throw new TokenExchangeFailedError(
+        `workload identity (azure): the ${what} at ${this.origin} answered ${answer.status} without an access token`,
+      );
     }
     return token;
   }

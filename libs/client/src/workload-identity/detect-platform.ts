@@ -16,7 +16,12 @@ import type { PlatformTokenSource } from './platform-token-source.js';
 import type { ResolvedWorkloadIdentityOptions, WorkloadIdentityProvider } from './workload-identity-options.js';
 
 /** Environment variables that tell AWS credentials are at hand without asking the network. */
-export const AWS_ENV_SIGNALS = ['AWS_ACCESS_KEY_ID', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI', 'AWS_CONTAINER_CREDENTIALS_FULL_URI'] as const;
+export const AWS_ENV_SIGNALS = [
+  'AWS_ACCESS_KEY_ID',
+  'AWS_WEB_IDENTITY_TOKEN_FILE',
+  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+  'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+] as const;
 
 /** What detection needs besides the options. */
 export interface DetectionContext {
@@ -43,7 +48,11 @@ function azureSource(o: ResolvedWorkloadIdentityOptions): AzureIdentitySource {
 }
 
 /** The token source of one provider. */
-export function tokenSourceFor(provider: WorkloadIdentityProvider, o: ResolvedWorkloadIdentityOptions, ctx: DetectionContext): PlatformTokenSource {
+export function tokenSourceFor(
+  provider: WorkloadIdentityProvider,
+  o: ResolvedWorkloadIdentityOptions,
+  ctx: DetectionContext,
+): PlatformTokenSource {
   switch (provider) {
     case 'kubernetes':
       return new KubernetesTokenSource(o.kubernetesTokenPath);
@@ -63,7 +72,14 @@ export function tokenSourceFor(provider: WorkloadIdentityProvider, o: ResolvedWo
   }
 }
 
-async function probe(ctx: DetectionContext, url: string, method: 'GET' | 'PUT', headers: Record<string, string>, timeoutMs: number, accept: (status: number, header: (n: string) => string | undefined) => boolean): Promise<string | true> {
+async function probe(
+  ctx: DetectionContext,
+  url: string,
+  method: 'GET' | 'PUT',
+  headers: Record<string, string>,
+  timeoutMs: number,
+  accept: (status: number, header: (n: string) => string | undefined) => boolean,
+): Promise<string | true> {
   try {
     const answer = await ctx.http.fetch({ method, url, headers, timeoutMs });
     return accept(answer.status, (n) => answer.header(n)) ? true : `answered ${answer.status}`;
@@ -86,28 +102,56 @@ async function probe(ctx: DetectionContext, url: string, method: 'GET' | 'PUT', 
  *
  * @throws WorkloadIdentityNotConfiguredError - listing everything looked for and why it did not match.
  */
-export async function detectPlatform(o: ResolvedWorkloadIdentityOptions, ctx: DetectionContext): Promise<PlatformTokenSource> {
+export async function detectPlatform(
+  o: ResolvedWorkloadIdentityOptions,
+  ctx: DetectionContext,
+): Promise<PlatformTokenSource> {
   const looked: string[] = [];
   if (set(o.env, 'AZURE_FEDERATED_TOKEN_FILE') !== undefined) return tokenSourceFor('azure', o, ctx);
   looked.push('AZURE_FEDERATED_TOKEN_FILE (unset)');
-  if (o.awsCredentials !== undefined || AWS_ENV_SIGNALS.some((name) => set(o.env, name) !== undefined)) return tokenSourceFor('aws', o, ctx);
+  if (o.awsCredentials !== undefined || AWS_ENV_SIGNALS.some((name) => set(o.env, name) !== undefined))
+    return tokenSourceFor('aws', o, ctx);
   looked.push(`AWS credentials in the environment (${AWS_ENV_SIGNALS.join(', ')}: unset)`);
-  if (set(o.env, 'IDENTITY_ENDPOINT') !== undefined && set(o.env, 'IDENTITY_HEADER') !== undefined) return tokenSourceFor('azure', o, ctx);
+  if (set(o.env, 'IDENTITY_ENDPOINT') !== undefined && set(o.env, 'IDENTITY_HEADER') !== undefined)
+    return tokenSourceFor('azure', o, ctx);
   looked.push('Azure App Service IDENTITY_ENDPOINT and IDENTITY_HEADER (unset)');
   try {
     await access(o.kubernetesTokenPath, constants.R_OK);
     return tokenSourceFor('kubernetes', o, ctx);
   } catch (error) {
-    looked.push(`the Kubernetes service-account token at ${o.kubernetesTokenPath} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    looked.push(
+      `the Kubernetes service-account token at ${o.kubernetesTokenPath} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
   }
   const awsDisabled = (set(o.env, 'AWS_EC2_METADATA_DISABLED') ?? '').toLowerCase() === 'true';
   const gcpOrigin = `http://${o.gcpMetadataHost}`;
   const [gcp, azure, aws] = await Promise.all([
-    probe(ctx, `${gcpOrigin}/computeMetadata/v1/`, 'GET', { 'metadata-flavor': 'Google' }, o.probeTimeoutMs, (status, header) => status === 200 && header('metadata-flavor') === 'Google'),
-    probe(ctx, `${o.azureImdsEndpoint}/metadata/instance?api-version=2021-02-01`, 'GET', { metadata: 'true' }, o.probeTimeoutMs, (status) => status === 200),
+    probe(
+      ctx,
+      `${gcpOrigin}/computeMetadata/v1/`,
+      'GET',
+      { 'metadata-flavor': 'Google' },
+      o.probeTimeoutMs,
+      (status, header) => status === 200 && header('metadata-flavor') === 'Google',
+    ),
+    probe(
+      ctx,
+      `${o.azureImdsEndpoint}/metadata/instance?api-version=2021-02-01`,
+      'GET',
+      { metadata: 'true' },
+      o.probeTimeoutMs,
+      (status) => status === 200,
+    ),
     awsDisabled
       ? Promise.resolve('disabled by AWS_EC2_METADATA_DISABLED')
-      : probe(ctx, `${o.awsImdsEndpoint}/latest/api/token`, 'PUT', { 'x-aws-ec2-metadata-token-ttl-seconds': '60' }, o.probeTimeoutMs, (status) => status === 200),
+      : probe(
+          ctx,
+          `${o.awsImdsEndpoint}/latest/api/token`,
+          'PUT',
+          { 'x-aws-ec2-metadata-token-ttl-seconds': '60' },
+          o.probeTimeoutMs,
+          (status) => status === 200,
+        ),
   ]);
   if (gcp === true) return tokenSourceFor('gcp', o, ctx);
   looked.push(`the GCP metadata server at ${gcpOrigin} (${gcp})`);
@@ -121,6 +165,9 @@ export async function detectPlatform(o: ResolvedWorkloadIdentityOptions, ctx: De
 }
 
 /** The token source for the options: the given provider, or the detected one for `auto`. */
-export function selectTokenSource(o: ResolvedWorkloadIdentityOptions, ctx: DetectionContext): Promise<PlatformTokenSource> {
+export function selectTokenSource(
+  o: ResolvedWorkloadIdentityOptions,
+  ctx: DetectionContext,
+): Promise<PlatformTokenSource> {
   return o.provider === 'auto' ? detectPlatform(o, ctx) : Promise.resolve(tokenSourceFor(o.provider, o, ctx));
 }

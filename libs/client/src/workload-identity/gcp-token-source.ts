@@ -34,11 +34,17 @@ export class GcpTokenSource implements PlatformTokenSource {
     try {
       answer = await this.http.fetch({ url, headers: { 'metadata-flavor': 'Google' }, timeoutMs: this.timeoutMs });
     } catch (error) {
-      throw new TokenExchangeFailedError(`workload identity (gcp): cannot reach the metadata server at ${this.origin} (${describeNetworkError(error)})`, undefined, { cause: error });
+      throw new TokenExchangeFailedError(
+        `workload identity (gcp): cannot reach the metadata server at ${this.origin} (${describeNetworkError(error)})`,
+        undefined,
+        { cause: error },
+      );
     }
     const token = answer.text.trim();
     if (answer.status !== 200 || token === '') {
-      throw new TokenExchangeFailedError(`workload identity (gcp): the metadata server at ${this.origin} answered ${answer.status} to the identity request`);
+      throw new TokenExchangeFailedError(
+        `workload identity (gcp): the metadata server at ${this.origin} answered ${answer.status} to the identity request`,
+      );
     }
     return token;
   }

@@ -22,7 +22,11 @@ export interface Session {
  *
  * @throws TokenExchangeFailedError - on any non-2xx (with `status`), a malformed answer, or a network failure (`cause` is a `TransportError`).
  */
-export async function exchangeToken(ctx: CredentialsContext, provider: WorkloadIdentityProvider, platformToken: string): Promise<Session> {
+export async function exchangeToken(
+  ctx: CredentialsContext,
+  provider: WorkloadIdentityProvider,
+  platformToken: string,
+): Promise<Session> {
   const controller = new AbortController();
   let timedOut = false;
   const onClose = (): void => controller.abort();
@@ -46,8 +50,12 @@ export async function exchangeToken(ctx: CredentialsContext, provider: WorkloadI
     text = await res.text();
   } catch (error) {
     const cause = timedOut
-      ? new TransportError(`token exchange: no complete answer from ${host} within ${ctx.timeoutMs} ms`, { timedOut: true })
-      : new TransportError(`token exchange: cannot reach ${host} (${redactText(networkCode(error))})`, { cause: sanitizeCause(error) });
+      ? new TransportError(`token exchange: no complete answer from ${host} within ${ctx.timeoutMs} ms`, {
+          timedOut: true,
+        })
+      : new TransportError(`token exchange: cannot reach ${host} (${redactText(networkCode(error))})`, {
+          cause: sanitizeCause(error),
+        });
     throw new TokenExchangeFailedError(`token exchange (${provider}) failed: ${cause.message}`, undefined, { cause });
   } finally {
     ctx.timers.clearTimeout(timer);
@@ -61,17 +69,26 @@ export async function exchangeToken(ctx: CredentialsContext, provider: WorkloadI
     } catch {
       // Not an error body: the status alone tells.
     }
-    throw new TokenExchangeFailedError(`token exchange (${provider}) failed: ${host} answered ${status}${said}`, status);
+    throw new TokenExchangeFailedError(
+      `token exchange (${provider}) failed: ${host} answered ${status}${said}`,
+      status,
+    );
   }
   let doc: { token?: unknown; expires_at?: unknown };
   try {
     doc = JSON.parse(text) as typeof doc;
   } catch {
-    throw new TokenExchangeFailedError(`token exchange (${provider}) failed: the answer of ${host} is not JSON`, status);
+    throw new TokenExchangeFailedError(
+      `token exchange (${provider}) failed: the answer of ${host} is not JSON`,
+      status,
+    );
   }
   const expiresAtMs = typeof doc.expires_at === 'string' ? Date.parse(doc.expires_at) : Number.NaN;
   if (typeof doc.token !== 'string' || doc.token === '' || Number.isNaN(expiresAtMs)) {
-    throw new TokenExchangeFailedError(`token exchange (${provider}) failed: the answer of ${host} lacks "token" or a valid "expires_at"`, status);
+    throw new TokenExchangeFailedError(
+      `token exchange (${provider}) failed: the answer of ${host} lacks "token" or a valid "expires_at"`,
+      status,
+    );
   }
   return { token: doc.token, expiresAtMs };
 }

@@ -7,7 +7,7 @@
  */
 import type { KeyType } from '../api-key.js';
 import type { Credentials, CredentialsContext } from '../credentials.js';
-import { ClientClosedError, SessionExpiredError, VaneError } from '../errors.js';
+import { ClientClosedError, SessionExpiredError, type VaneError } from '../errors.js';
 import type { TimerHandle } from '../timers.js';
 import type { ModuleImporter } from './aws-modules.js';
 import { selectTokenSource } from './detect-platform.js';
@@ -15,7 +15,11 @@ import { MetadataHttp } from './metadata-http.js';
 import type { PlatformTokenSource } from './platform-token-source.js';
 import { refreshDelayMs, refreshRetryDelayMs } from './session-refresh.js';
 import { exchangeToken, type Session } from './token-exchange.js';
-import { resolveWorkloadIdentityOptions, type ResolvedWorkloadIdentityOptions, type WorkloadIdentityOptions } from './workload-identity-options.js';
+import {
+  resolveWorkloadIdentityOptions,
+  type ResolvedWorkloadIdentityOptions,
+  type WorkloadIdentityOptions,
+} from './workload-identity-options.js';
 
 /** Delay between tries of a failed background refresh, in milliseconds (never past the expiry). */
 export const REFRESH_RETRY_MS = 10_000;
@@ -73,7 +77,11 @@ export class WorkloadIdentityCredentials implements Credentials {
   async start(context: CredentialsContext): Promise<void> {
     this.#ctx = context;
     this.#http = new MetadataHttp(context.timers, this.#o.probeTimeoutMs);
-    this.#source = await selectTokenSource(this.#o, { http: this.#http, timeoutMs: context.timeoutMs, importer: this.#importer });
+    this.#source = await selectTokenSource(this.#o, {
+      http: this.#http,
+      timeoutMs: context.timeoutMs,
+      importer: this.#importer,
+    });
     context.logger.info?.(`workload identity: using ${this.#source.provider} (${this.#source.origin})`);
     await this.#renew();
   }
@@ -127,7 +135,8 @@ export class WorkloadIdentityCredentials implements Credentials {
 
   #requireStarted(): CredentialsContext {
     if (this.#closed) throw new ClientClosedError();
-    if (this.#ctx === undefined) throw new SessionExpiredError('workload identity: no session yet (the credentials were not started by a client)');
+    if (this.#ctx === undefined)
+      throw new SessionExpiredError('workload identity: no session yet (the credentials were not started by a client)');
     return this.#ctx;
   }
 
@@ -174,11 +183,15 @@ export class WorkloadIdentityCredentials implements Credentials {
       const reason = error instanceof Error ? error.message : 'unknown failure';
       const delayMs = refreshRetryDelayMs(expiresAtMs, ctx.clock.now(), REFRESH_RETRY_MS);
       if (delayMs > 0) {
-        ctx.logger.warn(`workload identity: session refresh failed (${reason}); the session stays valid until ${new Date(expiresAtMs).toISOString()}, next try in ${delayMs} ms`);
+        ctx.logger.warn(
+          `workload identity: session refresh failed (${reason}); the session stays valid until ${new Date(expiresAtMs).toISOString()}, next try in ${delayMs} ms`,
+        );
         this.#schedule(delayMs);
       } else {
         // Past expiry: the next request renews inline and reports "session expired" if it cannot.
-        ctx.logger.error(`workload identity: session expired and the refresh failed (${reason}); serving the cache, the next request tries again`);
+        ctx.logger.error(
+          `workload identity: session expired and the refresh failed (${reason}); serving the cache, the next request tries again`,
+        );
       }
     });
   }

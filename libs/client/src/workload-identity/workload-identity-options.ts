@@ -152,7 +152,8 @@ function nonEmpty(env: Readonly<Record<string, string | undefined>>, name: strin
 
 function text(name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(`workloadIdentity.${name} must be a non-empty string`);
+  if (typeof value !== 'string' || value === '')
+    throw new InvalidArgumentError(`workloadIdentity.${name} must be a non-empty string`);
   return value;
 }
 
@@ -163,7 +164,8 @@ function url(name: string, value: string): string {
   } catch {
     throw new InvalidArgumentError(`workloadIdentity.${name} must be an absolute http(s) URL`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InvalidArgumentError(`workloadIdentity.${name} must use http or https`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new InvalidArgumentError(`workloadIdentity.${name} must use http or https`);
   return value.replace(/\/+$/, '');
 }
 
@@ -187,30 +189,45 @@ export function regionOfStsEndpoint(endpoint: string): string {
  * @throws InvalidArgumentError - naming the option.
  */
 export function resolveWorkloadIdentityOptions(options: WorkloadIdentityOptions): ResolvedWorkloadIdentityOptions {
-  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('workloadIdentity must be an object such as { audience: "vane" }');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidArgumentError('workloadIdentity must be an object such as { audience: "vane" }');
   const provider = options.provider ?? WORKLOAD_IDENTITY_DEFAULTS.provider;
-  if (!PROVIDERS.includes(provider)) throw new InvalidArgumentError(`workloadIdentity.provider must be one of ${PROVIDERS.join(', ')}`);
+  if (!PROVIDERS.includes(provider))
+    throw new InvalidArgumentError(`workloadIdentity.provider must be one of ${PROVIDERS.join(', ')}`);
   const audience = text('audience', options.audience);
-  if (audience === undefined) throw new InvalidArgumentError('workloadIdentity.audience is required (the audience the service\'s trust expects)');
+  if (audience === undefined)
+    throw new InvalidArgumentError("workloadIdentity.audience is required (the audience the service's trust expects)");
   if (options.awsCredentials !== undefined && typeof options.awsCredentials !== 'function') {
     throw new InvalidArgumentError('workloadIdentity.awsCredentials must be a function resolving AWS credentials');
   }
   const env = options.env ?? process.env;
-  const awsStsEndpoint = url('awsStsEndpoint', text('awsStsEndpoint', options.awsStsEndpoint) ?? WORKLOAD_IDENTITY_DEFAULTS.awsStsEndpoint);
+  const awsStsEndpoint = url(
+    'awsStsEndpoint',
+    text('awsStsEndpoint', options.awsStsEndpoint) ?? WORKLOAD_IDENTITY_DEFAULTS.awsStsEndpoint,
+  );
   return {
     provider,
     audience,
     refreshMarginMs: duration('refreshMarginMs', options.refreshMarginMs, WORKLOAD_IDENTITY_DEFAULTS.refreshMarginMs),
     probeTimeoutMs: duration('probeTimeoutMs', options.probeTimeoutMs, WORKLOAD_IDENTITY_DEFAULTS.probeTimeoutMs),
-    kubernetesTokenPath: text('kubernetesTokenPath', options.kubernetesTokenPath) ?? WORKLOAD_IDENTITY_DEFAULTS.kubernetesTokenPath,
-    gcpMetadataHost: text('gcpMetadataHost', options.gcpMetadataHost) ?? nonEmpty(env, 'GCE_METADATA_HOST') ?? WORKLOAD_IDENTITY_DEFAULTS.gcpMetadataHost,
-    azureImdsEndpoint: url('azureImdsEndpoint', text('azureImdsEndpoint', options.azureImdsEndpoint) ?? WORKLOAD_IDENTITY_DEFAULTS.azureImdsEndpoint),
+    kubernetesTokenPath:
+      text('kubernetesTokenPath', options.kubernetesTokenPath) ?? WORKLOAD_IDENTITY_DEFAULTS.kubernetesTokenPath,
+    gcpMetadataHost:
+      text('gcpMetadataHost', options.gcpMetadataHost) ??
+      nonEmpty(env, 'GCE_METADATA_HOST') ??
+      WORKLOAD_IDENTITY_DEFAULTS.gcpMetadataHost,
+    azureImdsEndpoint: url(
+      'azureImdsEndpoint',
+      text('azureImdsEndpoint', options.azureImdsEndpoint) ?? WORKLOAD_IDENTITY_DEFAULTS.azureImdsEndpoint,
+    ),
     azureClientId: text('azureClientId', options.azureClientId) ?? nonEmpty(env, 'AZURE_CLIENT_ID'),
     awsStsEndpoint,
     awsRegion: text('awsRegion', options.awsRegion) ?? regionOfStsEndpoint(awsStsEndpoint),
     awsImdsEndpoint: url(
       'awsImdsEndpoint',
-      text('awsImdsEndpoint', options.awsImdsEndpoint) ?? nonEmpty(env, 'AWS_EC2_METADATA_SERVICE_ENDPOINT') ?? WORKLOAD_IDENTITY_DEFAULTS.awsImdsEndpoint,
+      text('awsImdsEndpoint', options.awsImdsEndpoint) ??
+        nonEmpty(env, 'AWS_EC2_METADATA_SERVICE_ENDPOINT') ??
+        WORKLOAD_IDENTITY_DEFAULTS.awsImdsEndpoint,
     ),
     awsCredentials: options.awsCredentials,
     env,

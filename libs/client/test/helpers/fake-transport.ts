@@ -64,7 +64,12 @@ export class FakeTransport implements Transport {
     const headers = Object.fromEntries(Object.entries(res.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     const body = res.body ?? '';
     if (body instanceof StreamBody) body.signal = req.signal;
-    const iterable: AsyncIterable<Uint8Array> = typeof body === 'string' ? (async function* () { yield new TextEncoder().encode(body); })() : body;
+    const iterable: AsyncIterable<Uint8Array> =
+      typeof body === 'string'
+        ? (async function* () {
+            yield new TextEncoder().encode(body);
+          })()
+        : body;
     return {
       status: res.status,
       header: (name) => headers[name],
@@ -95,8 +100,13 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
   body: JSON.stringify(body),
 });
 
-export const errorBody = (status: number, error: string, message = error, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): FakeResponse =>
-  json(status, { error, message, ...extra }, headers);
+export const errorBody = (
+  status: number,
+  error: string,
+  message = error,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): FakeResponse => json(status, { error, message, ...extra }, headers);
 
 /** A logger that keeps every line, to check nothing secret is ever logged. */
 export class MemoryLogger {

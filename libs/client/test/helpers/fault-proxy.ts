@@ -140,6 +140,13 @@ export class FaultProxy {
 
 /** A raw HTTP/1.1 response the proxy can answer with. */
 export function rawResponse(status: number, body: string, headers: Record<string, string> = {}): string {
-  const all = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close', ...headers };
-  return `HTTP/1.1 ${status} X\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`;
+  const all = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+    ...headers,
+  };
+  return `HTTP/1.1 ${status} X\r\n${Object.entries(all)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n${body}`;
 }

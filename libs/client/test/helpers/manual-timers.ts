@@ -43,7 +43,9 @@ export class ManualTimers implements Timers, Clock {
   async advance(ms: number): Promise<void> {
     const target = this.#now + ms;
     for (;;) {
-      const next = [...this.#entries.values()].filter((e) => e.at <= target).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      const next = [...this.#entries.values()]
+        .filter((e) => e.at <= target)
+        .sort((a, b) => a.at - b.at || a.id - b.id)[0];
       if (!next) break;
       this.#entries.delete(next.id);
       this.#now = next.at;

@@ -24,9 +24,19 @@ export function seed(): LocalServerSeed {
           'pair.b': 'v1',
         },
         flags: {
-          'new-checkout': { is_enabled: true, starts_at: null, ends_at: null, ab: { percentage: 50, salt: 'nc-1', cohorts: [] } },
+          'new-checkout': {
+            is_enabled: true,
+            starts_at: null,
+            ends_at: null,
+            ab: { percentage: 50, salt: 'nc-1', cohorts: [] },
+          },
           'dark-mode': { is_enabled: false, starts_at: null, ends_at: null },
-          'always-on': { is_enabled: true, starts_at: null, ends_at: null, ab: { percentage: 100, salt: 's', cohorts: [] } },
+          'always-on': {
+            is_enabled: true,
+            starts_at: null,
+            ends_at: null,
+            ab: { percentage: 100, salt: 's', cohorts: [] },
+          },
         },
         secrets: {
           'stripe.api_key': { type: 'text', value: 'rk_test_TOPSECRET' },

@@ -28,14 +28,34 @@ export async function jwtPlatform(issuer: string, kid: string): Promise<JwtPlatf
     jwk,
     sign: ({ aud, sub, nowMs, lifetimeS = 3600 }) => {
       const now = Math.floor(nowMs / 1000);
-      return new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid }).setIssuer(issuer).setAudience(aud).setSubject(sub).setIssuedAt(now).setExpirationTime(now + lifetimeS).sign(privateKey);
+      return new SignJWT({})
+        .setProtectedHeader({ alg: 'RS256', kid })
+        .setIssuer(issuer)
+        .setAudience(aud)
+        .setSubject(sub)
+        .setIssuedAt(now)
+        .setExpirationTime(now + lifetimeS)
+        .sign(privateKey);
     },
   };
 }
 
 /** A JWT trust of a platform, for the local server's seed. */
-export function jwtTrust(provider: 'kubernetes' | 'gcp' | 'azure', platform: JwtPlatform, audience: string, subject: string, keyType: 'secret' | 'public' = 'secret'): LocalServerTrustInput {
-  return { provider, issuer: platform.issuer, audience, subjects: [subject], jwks: { keys: [platform.jwk] }, key_type: keyType };
+export function jwtTrust(
+  provider: 'kubernetes' | 'gcp' | 'azure',
+  platform: JwtPlatform,
+  audience: string,
+  subject: string,
+  keyType: 'secret' | 'public' = 'secret',
+): LocalServerTrustInput {
+  return {
+    provider,
+    issuer: platform.issuer,
+    audience,
+    subjects: [subject],
+    jwks: { keys: [platform.jwk] },
+    key_type: keyType,
+  };
 }
 
 /** One request a fake saw. */
@@ -61,7 +81,12 @@ export class FakeHttpServer {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const seen = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+        const seen = {
+          method: req.method ?? 'GET',
+          path: req.url ?? '/',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
         this.seen.push(seen);
         this.handler(seen, res);
       });
@@ -128,13 +153,21 @@ export const AWS_TEST_CREDENTIALS = {
  * request again with AWS's signer and the known test credentials, at the
  * request's own `x-amz-date`, and compares the `authorization` headers.
  */
-export function stsHandler(fake: FakeHttpServer, region: string, arn: () => string): (req: SeenRequest, res: ServerResponse) => void {
+export function stsHandler(
+  fake: FakeHttpServer,
+  region: string,
+  arn: () => string,
+): (req: SeenRequest, res: ServerResponse) => void {
   return (req, res) => {
     void (async () => {
       const authorization = String(req.headers.authorization ?? '');
       const amzDate = String(req.headers['x-amz-date'] ?? '');
       const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
-      if (!authorization.startsWith('AWS4-HMAC-SHA256 Credential=') || !match || req.body !== 'Action=GetCallerIdentity&Version=2011-06-15') {
+      if (
+        !authorization.startsWith('AWS4-HMAC-SHA256 Credential=') ||
+        !match ||
+        req.body !== 'Action=GetCallerIdentity&Version=2011-06-15'
+      ) {
         res.writeHead(403, { 'content-type': 'text/xml' });
         res.end('<ErrorResponse><Error><Code>MissingAuthenticationToken</Code></Error></ErrorResponse>');
         return;
@@ -146,7 +179,15 @@ export function stsHandler(fake: FakeHttpServer, region: string, arn: () => stri
       const [, y, mo, d, h, mi, s] = match;
       const [hostname, port] = fake.host.split(':') as [string, string];
       const again = await signer.sign(
-        { method: req.method, protocol: 'http:', hostname, port: Number(port), path: req.path, headers, body: req.body },
+        {
+          method: req.method,
+          protocol: 'http:',
+          hostname,
+          port: Number(port),
+          path: req.path,
+          headers,
+          body: req.body,
+        },
         { signingDate: new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s))) },
       );
       if (again.headers['authorization'] !== authorization) {
@@ -155,7 +196,9 @@ export function stsHandler(fake: FakeHttpServer, region: string, arn: () => stri
         return;
       }
       res.writeHead(200, { 'content-type': 'text/xml' });
-      res.end(`<GetCallerIdentityResponse><GetCallerIdentityResult><Arn>${arn()}</Arn><UserId>AROA:x</UserId><Account>123456789012</Account></GetCallerIdentityResult></GetCallerIdentityResponse>`);
+      res.end(
+        `<GetCallerIdentityResponse><GetCallerIdentityResult><Arn>${arn()}</Arn><UserId>AROA:x</UserId><Account>123456789012</Account></GetCallerIdentityResult></GetCallerIdentityResponse>`,
+      );
     })();
   };
 }

@@ -10,7 +10,10 @@ export class CountingDispatcher {
   readonly #agent = new Agent({
     connect: {
       lookup: (_host, options, callback) => {
-        if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: '127.0.0.1', family: 4 }]);
+        if ((options as { all?: boolean }).all)
+          (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [
+            { address: '127.0.0.1', family: 4 },
+          ]);
         else (callback as (e: null, a: string, f: number) => void)(null, '127.0.0.1', 4);
       },
     },

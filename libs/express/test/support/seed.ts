@@ -36,12 +36,20 @@ export function testSeed(): LocalServerSeed {
           // Off for everyone but users whose country is DE or FR.
           'new-pricing': {
             is_enabled: true,
-            ab: { percentage: 0, salt: 'np-1', cohorts: [{ conditions: [{ attribute: 'country', op: 'in', values: ['DE', 'FR'] }], percentage: 100 }] },
+            ab: {
+              percentage: 0,
+              salt: 'np-1',
+              cohorts: [{ conditions: [{ attribute: 'country', op: 'in', values: ['DE', 'FR'] }], percentage: 100 }],
+            },
           },
           // On for users whose plan is pro.
           'dark-mode': {
             is_enabled: true,
-            ab: { percentage: 0, salt: 'dm-1', cohorts: [{ conditions: [{ attribute: 'plan', op: 'eq', values: ['pro'] }], percentage: 100 }] },
+            ab: {
+              percentage: 0,
+              salt: 'dm-1',
+              cohorts: [{ conditions: [{ attribute: 'plan', op: 'eq', values: ['pro'] }], percentage: 100 }],
+            },
           },
           // On for everyone.
           'big-banner': { is_enabled: true, ab: { percentage: 100, salt: 'bb-1', cohorts: [] } },

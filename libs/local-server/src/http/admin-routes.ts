@@ -51,7 +51,9 @@ export async function handleAdminRoute(
   if (collection === 'trusts' && rawKey === undefined && method === 'GET') {
     const service = store.service(slug);
     if (!service) throw HttpError.notFound(`no service named "${slug}"`);
-    return sendJson(res, 200, { trusts: Object.fromEntries([...service.trusts].map(([name, trust]) => [name, serializeTrust(trust)])) });
+    return sendJson(res, 200, {
+      trusts: Object.fromEntries([...service.trusts].map(([name, trust]) => [name, serializeTrust(trust)])),
+    });
   }
   if (collection === 'keys' && rawKey === undefined && method === 'POST') {
     const type = objectBody(await readJsonBody(req))['type'];
@@ -93,7 +95,9 @@ export async function handleAdminRoute(
       return sendJson(res, 200, { revision: store.deleteSecret(slug, key, ADMIN_ACTOR) });
     case 'DELETE secrets/versions':
       if (rawVersion === undefined) break;
-      return sendJson(res, 200, { revision: store.deleteSecretVersion(slug, key, parseVersion(rawVersion), ADMIN_ACTOR) });
+      return sendJson(res, 200, {
+        revision: store.deleteSecretVersion(slug, key, parseVersion(rawVersion), ADMIN_ACTOR),
+      });
   }
   throw notFound(req);
 }
@@ -102,7 +106,9 @@ function checkAdminToken(ctx: ServerContext, req: IncomingMessage): void {
   const header = req.headers.authorization ?? '';
   const match = /^Bearer\s+(.+)$/i.exec(header);
   // Compare digests so the comparison takes the same time whatever the guess.
-  const given = createHash('sha256').update(match?.[1]?.trim() ?? '').digest();
+  const given = createHash('sha256')
+    .update(match?.[1]?.trim() ?? '')
+    .digest();
   const wanted = createHash('sha256').update(ctx.adminToken).digest();
   if (!match || !timingSafeEqual(given, wanted)) {
     throw HttpError.unauthorized('the admin API needs "Authorization: Bearer <admin token>"');

@@ -25,7 +25,9 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
     return JSON.parse(text) as unknown;
   } catch {
     // Not V8's message: it quotes the text around the error, which could be the secret being written.
-    throw HttpError.invalid(`the request body is not valid JSON (${describeJsonSyntaxError(text, 'the body').replace(/^invalid JSON:? ?/, '')})`);
+    throw HttpError.invalid(
+      `the request body is not valid JSON (${describeJsonSyntaxError(text, 'the body').replace(/^invalid JSON:? ?/, '')})`,
+    );
   }
 }
 

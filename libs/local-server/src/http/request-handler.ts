@@ -48,7 +48,8 @@ function allowBrowsers(res: ServerResponse): void {
 function answerPreflight(res: ServerResponse): void {
   res.writeHead(204, {
     'access-control-allow-methods': 'GET, POST, PUT, DELETE',
-    'access-control-allow-headers': 'X-Service-API-Key, Authorization, Content-Type, If-None-Match, Last-Event-ID, Cache-Control',
+    'access-control-allow-headers':
+      'X-Service-API-Key, Authorization, Content-Type, If-None-Match, Last-Event-ID, Cache-Control',
     'access-control-max-age': '600',
   });
   res.end();

@@ -35,12 +35,15 @@ export async function handleServiceRoute(
 ): Promise<void> {
   const method = req.method ?? 'GET';
   const [, first, second, third, fourth, ...rest] = segments; // segments[0] is 'v1'
-  if (method === 'GET' && first === 'sync' && second === undefined) return sync(ctx, req, res, await authorize(ctx, req));
-  if (method === 'GET' && first === 'stream' && second === undefined) return stream(ctx, req, res, await authorize(ctx, req));
+  if (method === 'GET' && first === 'sync' && second === undefined)
+    return sync(ctx, req, res, await authorize(ctx, req));
+  if (method === 'GET' && first === 'stream' && second === undefined)
+    return stream(ctx, req, res, await authorize(ctx, req));
   if (method === 'POST' && first === 'flags' && second === 'evaluate-ab' && third === undefined) {
     return evaluateAb(ctx, req, res, await authorize(ctx, req));
   }
-  if (method === 'POST' && first === 'auth' && second === 'token-exchange' && third === undefined) return tokenExchange(ctx, req, res);
+  if (method === 'POST' && first === 'auth' && second === 'token-exchange' && third === undefined)
+    return tokenExchange(ctx, req, res);
   if (first === 'secrets' && second !== undefined && rest.length === 0) {
     if (third === undefined && method === 'PUT') return setSecret(ctx, req, res, second);
     if (third === undefined && method === 'DELETE') return deleteSecret(ctx, req, res, second);
@@ -66,23 +69,37 @@ async function authorize(ctx: ServerContext, req: IncomingMessage): Promise<Call
   let caller: Caller;
   if (typeof key === 'string' && key !== '') {
     const identity = ctx.store.authenticate(slug, key);
-    if (!identity) throw HttpError.unauthorized(`the API key is not valid for service "${slug}" (unknown, revoked, or another service's key)`);
+    if (!identity)
+      throw HttpError.unauthorized(
+        `the API key is not valid for service "${slug}" (unknown, revoked, or another service's key)`,
+      );
     caller = { slug, identity, actor: redactKey(identity.key) };
   } else if (bearer !== undefined) {
     const session = await ctx.sessions.verify(bearer, slug);
-    if (!session) throw HttpError.unauthorized(`the session token is not valid for service "${slug}" (expired, forged, or issued for another service); exchange a new one`);
+    if (!session)
+      throw HttpError.unauthorized(
+        `the session token is not valid for service "${slug}" (expired, forged, or issued for another service); exchange a new one`,
+      );
     const trust = ctx.store.trust(slug, session.trust);
     // A session ends with its trust, and never acts above the key type the trust grants now.
-    if (!trust || trust.key_type !== session.keyType) throw HttpError.unauthorized(`the trust that issued this session no longer grants it; exchange a new one`);
+    if (!trust || trust.key_type !== session.keyType)
+      throw HttpError.unauthorized(`the trust that issued this session no longer grants it; exchange a new one`);
     caller = {
       slug,
       // Keyed by trust and subject, not by session: re-exchanging does not reset the write rate limit.
-      identity: { slug, key: `${SESSION_IDENTITY_PREFIX}${session.trust}:${session.subject}`, type: session.keyType, revoked: false },
+      identity: {
+        slug,
+        key: `${SESSION_IDENTITY_PREFIX}${session.trust}:${session.subject}`,
+        type: session.keyType,
+        revoked: false,
+      },
       actor: `workload:${session.trust}`,
       expiresAtMs: session.expiresAtMs,
     };
   } else {
-    throw HttpError.unauthorized('send the service API key in the X-Service-API-Key header, or a session as "Authorization: Bearer <token>"');
+    throw HttpError.unauthorized(
+      'send the service API key in the X-Service-API-Key header, or a session as "Authorization: Bearer <token>"',
+    );
   }
   if (ctx.store.billingOverdue()) {
     throw new HttpError(402, 'billing_overdue', 'the account has invoices overdue by more than 14 days');
@@ -90,7 +107,13 @@ async function authorize(ctx: ServerContext, req: IncomingMessage): Promise<Call
   const until = ctx.store.quarantinedUntil();
   if (until) {
     const seconds = Math.max(1, Math.ceil((Date.parse(until) - ctx.clock.now()) / 1000));
-    throw new HttpError(429, 'quarantined', `the caller is quarantined until ${until}`, { until }, { 'retry-after': String(seconds) });
+    throw new HttpError(
+      429,
+      'quarantined',
+      `the caller is quarantined until ${until}`,
+      { until },
+      { 'retry-after': String(seconds) },
+    );
   }
   return caller;
 }
@@ -113,11 +136,16 @@ function sync(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, cal
 
 function stream(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): void {
   const header = req.headers['last-event-id'];
-  const lastEventId = typeof header === 'string' && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : undefined;
+  const lastEventId =
+    typeof header === 'string' && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : undefined;
   req.socket.setNoDelay(true);
   req.socket.setKeepAlive(true);
   const revision = ctx.store.service(caller.slug)!.revision;
-  ctx.hub.open({ slug: caller.slug, audience: caller.identity.type, key: caller.identity.key, res }, revision, lastEventId);
+  ctx.hub.open(
+    { slug: caller.slug, audience: caller.identity.type, key: caller.identity.key, res },
+    revision,
+    lastEventId,
+  );
   if (caller.expiresAtMs !== undefined) {
     // A stream must not outlive the session that opened it: end it at expiry; the client re-exchanges and reconnects.
     const expiry = ctx.clock.setTimer(() => res.end(), caller.expiresAtMs - ctx.clock.now());
@@ -125,22 +153,31 @@ function stream(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, c
   }
 }
 
-async function evaluateAb(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
+async function evaluateAb(
+  ctx: ServerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  caller: Caller,
+): Promise<void> {
   if (!ctx.store.tenant.ab_addon) {
     throw new HttpError(403, 'addon_inactive', 'the A/B testing add-on is not active for this account');
   }
   const body = await readJsonBody(req);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw HttpError.invalid(`the body must be a JSON object with keys, user_id and attributes, received ${describeType(body)}`);
+    throw HttpError.invalid(
+      `the body must be a JSON object with keys, user_id and attributes, received ${describeType(body)}`,
+    );
   }
   const { keys, user_id: userId, attributes } = body as Record<string, unknown>;
   if (!Array.isArray(keys) || keys.length < 1 || keys.length > MAX_AB_KEYS) {
     throw HttpError.invalid(`keys: expected an array of 1 to ${MAX_AB_KEYS} flag keys`);
   }
   keys.forEach((key, i) => {
-    if (typeof key !== 'string') throw HttpError.invalid(`keys[${i}]: expected a string, received ${describeType(key)}`);
+    if (typeof key !== 'string')
+      throw HttpError.invalid(`keys[${i}]: expected a string, received ${describeType(key)}`);
   });
-  if (typeof userId !== 'string') throw HttpError.invalid(`user_id: expected a string, received ${describeType(userId)}`);
+  if (typeof userId !== 'string')
+    throw HttpError.invalid(`user_id: expected a string, received ${describeType(userId)}`);
   const context: Record<string, string> = Object.create(null) as Record<string, string>;
   if (attributes !== undefined) {
     if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) {
@@ -165,7 +202,8 @@ async function evaluateAb(ctx: ServerContext, req: IncomingMessage, res: ServerR
 /** Secret writes: a secret key of a non-frontend service, within the per-key write rate. */
 async function authorizeSecretWrite(ctx: ServerContext, req: IncomingMessage): Promise<Caller> {
   const caller = await authorize(ctx, req);
-  if (caller.identity.type !== 'secret') throw HttpError.unauthorized('a public key (or a session with a public key type) cannot write secrets');
+  if (caller.identity.type !== 'secret')
+    throw HttpError.unauthorized('a public key (or a session with a public key type) cannot write secrets');
   if (ctx.store.service(caller.slug)!.kind === 'frontend') {
     throw HttpError.invalid(`service "${caller.slug}" is of kind frontend and holds no secrets`);
   }
@@ -194,7 +232,12 @@ async function setSecret(ctx: ServerContext, req: IncomingMessage, res: ServerRe
   sendJson(res, 200, { key: result.key, type: result.type, version: result.version });
 }
 
-async function deleteSecret(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, rawKey: string): Promise<void> {
+async function deleteSecret(
+  ctx: ServerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  rawKey: string,
+): Promise<void> {
   const caller = await authorizeSecretWrite(ctx, req);
   ctx.store.deleteSecret(caller.slug, decodeSegment(rawKey, 'secret key'), caller.actor);
   res.writeHead(204);
@@ -217,6 +260,7 @@ async function deleteSecretVersion(
 
 /** A secret version in a path: a 1-based integer. */
 export function parseVersion(raw: string): number {
-  if (!/^[1-9]\d{0,14}$/.test(raw)) throw HttpError.invalid('version: expected a positive integer (versions are 1-based)');
+  if (!/^[1-9]\d{0,14}$/.test(raw))
+    throw HttpError.invalid('version: expected a positive integer (versions are 1-based)');
   return Number(raw);
 }

@@ -27,21 +27,35 @@ export async function tokenExchange(ctx: ServerContext, req: IncomingMessage, re
   }
   const { provider, token } = body as Record<string, unknown>;
   if (typeof provider !== 'string' || !(TRUST_PROVIDERS as ReadonlyArray<string>).includes(provider)) {
-    throw HttpError.invalid(`provider: expected one of ${TRUST_PROVIDERS.join(', ')}, received ${describeType(provider)}`);
+    throw HttpError.invalid(
+      `provider: expected one of ${TRUST_PROVIDERS.join(', ')}, received ${describeType(provider)}`,
+    );
   }
   if (typeof token !== 'string' || token === '' || token.length > MAX_PLATFORM_TOKEN_LENGTH) {
     throw HttpError.invalid(`token: expected a non-empty string of at most ${MAX_PLATFORM_TOKEN_LENGTH} characters`);
   }
-  const trusts = [...service.trusts].filter(([, trust]) => trust.provider === provider).sort(([a], [b]) => (a < b ? -1 : 1));
+  const trusts = [...service.trusts]
+    .filter(([, trust]) => trust.provider === provider)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
   if (trusts.length === 0) throw HttpError.unauthorized(`service "${slug}" trusts no ${provider} identity`);
   const reasons: string[] = [];
   for (const [name, trust] of trusts) {
-    const verdict = trust.provider === 'aws' ? await ctx.awsVerifier.verify(token, trust) : await ctx.jwtVerifier.verify(token, trust);
+    const verdict =
+      trust.provider === 'aws'
+        ? await ctx.awsVerifier.verify(token, trust)
+        : await ctx.jwtVerifier.verify(token, trust);
     if ('subject' in verdict) {
-      const session = await ctx.sessions.issue({ slug, trust: name, subject: verdict.subject, keyType: trust.key_type });
+      const session = await ctx.sessions.issue({
+        slug,
+        trust: name,
+        subject: verdict.subject,
+        keyType: trust.key_type,
+      });
       return sendJson(res, 200, { token: session.token, expires_at: session.expiresAt });
     }
     reasons.push(`${name}: ${verdict.refused}`);
   }
-  throw HttpError.unauthorized(`no ${provider as TrustProvider} trust of service "${slug}" accepts this identity (${reasons.join('; ')})`);
+  throw HttpError.unauthorized(
+    `no ${provider as TrustProvider} trust of service "${slug}" accepts this identity (${reasons.join('; ')})`,
+  );
 }

@@ -2,7 +2,9 @@ import { arnFromStsAnswer, decodeSignedRequest, principalOf } from './aws-trust-
 
 describe('principalOf', () => {
   it('maps an assumed-role ARN to its role, and keeps IAM roles and users', () => {
-    expect(principalOf('arn:aws:sts::123456789012:assumed-role/shop-api/i-0abc')).toBe('aws:123456789012:role/shop-api');
+    expect(principalOf('arn:aws:sts::123456789012:assumed-role/shop-api/i-0abc')).toBe(
+      'aws:123456789012:role/shop-api',
+    );
     expect(principalOf('arn:aws:iam::123456789012:role/shop-api')).toBe('aws:123456789012:role/shop-api');
     expect(principalOf('arn:aws:iam::123456789012:role/team/service/shop-api')).toBe('aws:123456789012:role/shop-api');
     expect(principalOf('arn:aws:iam::123456789012:user/deploy')).toBe('aws:123456789012:user/deploy');
@@ -16,8 +18,14 @@ describe('principalOf', () => {
 
 describe('arnFromStsAnswer', () => {
   it('reads the XML and the JSON form', () => {
-    expect(arnFromStsAnswer('<GetCallerIdentityResponse><GetCallerIdentityResult><Arn>arn:aws:iam::1:user/u</Arn></GetCallerIdentityResult></GetCallerIdentityResponse>')).toBe('arn:aws:iam::1:user/u');
-    expect(arnFromStsAnswer(JSON.stringify({ GetCallerIdentityResponse: { GetCallerIdentityResult: { Arn: 'a' } } }))).toBe('a');
+    expect(
+      arnFromStsAnswer(
+        '<GetCallerIdentityResponse><GetCallerIdentityResult><Arn>arn:aws:iam::1:user/u</Arn></GetCallerIdentityResult></GetCallerIdentityResponse>',
+      ),
+    ).toBe('arn:aws:iam::1:user/u');
+    expect(
+      arnFromStsAnswer(JSON.stringify({ GetCallerIdentityResponse: { GetCallerIdentityResult: { Arn: 'a' } } })),
+    ).toBe('a');
     expect(arnFromStsAnswer('nonsense')).toBeUndefined();
   });
 });
@@ -25,7 +33,11 @@ describe('arnFromStsAnswer', () => {
 describe('decodeSignedRequest', () => {
   const encode = (doc: unknown): string => Buffer.from(JSON.stringify(doc)).toString('base64');
   it('decodes base64 JSON and lower-cases header names', () => {
-    expect(decodeSignedRequest(encode({ method: 'POST', url: 'https://sts.amazonaws.com/', headers: { Authorization: 'x' }, body: 'b' }))).toEqual({
+    expect(
+      decodeSignedRequest(
+        encode({ method: 'POST', url: 'https://sts.amazonaws.com/', headers: { Authorization: 'x' }, body: 'b' }),
+      ),
+    ).toEqual({
       method: 'POST',
       url: 'https://sts.amazonaws.com/',
       headers: { authorization: 'x' },

@@ -11,7 +11,16 @@ import type { AwsTrust } from '../model.js';
 /** How long STS may take to answer, in milliseconds. */
 export const STS_TIMEOUT_MS = 10_000;
 const MAX_STS_BODY_BYTES = 64 * 1024;
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'content-length']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'content-length',
+]);
 
 /** The signed request, as the client encodes it in the exchange's `token`. */
 export interface SignedStsRequest {
@@ -33,12 +42,14 @@ export function decodeSignedRequest(token: string): SignedStsRequest | { refused
   } catch {
     return { refused: 'the token is not base64 of a JSON request' };
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return { refused: 'the token is not base64 of a JSON object' };
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    return { refused: 'the token is not base64 of a JSON object' };
   const { method, url, headers, body } = doc as Record<string, unknown>;
   if (typeof method !== 'string' || typeof url !== 'string' || typeof body !== 'string') {
     return { refused: 'the signed request needs string "method", "url" and "body"' };
   }
-  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return { refused: 'the signed request needs a "headers" object' };
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers))
+    return { refused: 'the signed request needs a "headers" object' };
   const lower: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== 'string') return { refused: `header "${name.slice(0, 40)}" is not a string` };
@@ -66,7 +77,10 @@ export function arnFromStsAnswer(text: string): string | undefined {
   const xml = /<Arn>([^<]{1,2048})<\/Arn>/.exec(text);
   if (xml) return xml[1]!.trim();
   try {
-    const doc = JSON.parse(text) as { GetCallerIdentityResponse?: { GetCallerIdentityResult?: { Arn?: unknown } }; Arn?: unknown };
+    const doc = JSON.parse(text) as {
+      GetCallerIdentityResponse?: { GetCallerIdentityResult?: { Arn?: unknown } };
+      Arn?: unknown;
+    };
     const arn = doc.GetCallerIdentityResponse?.GetCallerIdentityResult?.Arn ?? doc.Arn;
     return typeof arn === 'string' ? arn : undefined;
   } catch {
@@ -94,15 +108,19 @@ export class AwsTrustVerifier {
     } catch {
       return { refused: 'the signed request has no valid URL' };
     }
-    if (target.origin !== endpoint.origin) return { refused: `the request was signed for ${target.host}, but this trust asks ${endpoint.host}` };
+    if (target.origin !== endpoint.origin)
+      return { refused: `the request was signed for ${target.host}, but this trust asks ${endpoint.host}` };
     const form = new URLSearchParams(signed.body);
-    if (form.get('Action') !== 'GetCallerIdentity') return { refused: 'the signed request must be sts:GetCallerIdentity' };
+    if (form.get('Action') !== 'GetCallerIdentity')
+      return { refused: 'the signed request must be sts:GetCallerIdentity' };
     const authorization = signed.headers['authorization'] ?? '';
     if (!authorization.startsWith('AWS4-HMAC-SHA256 ')) return { refused: 'the request is not SigV4-signed' };
     if (trust.audience !== undefined) {
       const signedHeaders = /SignedHeaders=([^,\s]+)/.exec(authorization)?.[1]?.split(';') ?? [];
       if (signed.headers['x-vane-audience'] !== trust.audience || !signedHeaders.includes('x-vane-audience')) {
-        return { refused: 'the signed request does not carry this trust\'s audience in a signed x-vane-audience header' };
+        return {
+          refused: "the signed request does not carry this trust's audience in a signed x-vane-audience header",
+        };
       }
     }
     let answer: { status: number; text: string };

@@ -7,7 +7,18 @@ import type { Clock } from '../clock.js';
 import type { JwtTrust } from '../model.js';
 
 /** Signature algorithms accepted from platforms: asymmetric only, so a public key can never act as an HMAC secret. */
-export const PLATFORM_JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const PLATFORM_JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 
 /** Skew allowed between the platform's clock and ours on `exp`/`nbf`, in seconds. */
 export const PLATFORM_CLOCK_TOLERANCE_S = 5;
@@ -25,7 +36,10 @@ export class JwtTrustVerifier {
    * @returns the subject, or a reason for the refusal (never the token).
    */
   async verify(token: string, trust: JwtTrust): Promise<{ subject: string } | { refused: string }> {
-    const keys = trust.jwks !== undefined ? createLocalJWKSet(trust.jwks as unknown as Parameters<typeof createLocalJWKSet>[0]) : this.#remoteKeys(trust.jwks_url!);
+    const keys =
+      trust.jwks !== undefined
+        ? createLocalJWKSet(trust.jwks as unknown as Parameters<typeof createLocalJWKSet>[0])
+        : this.#remoteKeys(trust.jwks_url!);
     let subject: string | undefined;
     try {
       const { payload } = await jwtVerify(token, keys, {

@@ -30,18 +30,29 @@ export interface Call {
 /** Sends one request to the server through a real socket on 127.0.0.1. */
 export function call(server: LocalServer, spec: Call): Promise<Answer> {
   const headers: Record<string, string> = { ...spec.headers };
-  if (spec.host !== null) headers['host'] = spec.host ?? (spec.slug ? `${spec.slug}.localhost:${server.port}` : `127.0.0.1:${server.port}`);
+  if (spec.host !== null)
+    headers['host'] = spec.host ?? (spec.slug ? `${spec.slug}.localhost:${server.port}` : `127.0.0.1:${server.port}`);
   if (spec.key !== undefined) headers['x-service-api-key'] = spec.key;
   if (spec.admin) headers['authorization'] = `Bearer ${spec.admin === true ? server.adminToken : spec.admin}`;
   let payload: Buffer | undefined;
   if (spec.body !== undefined) {
-    payload = Buffer.isBuffer(spec.body) ? spec.body : Buffer.from(typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body));
+    payload = Buffer.isBuffer(spec.body)
+      ? spec.body
+      : Buffer.from(typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body));
     headers['content-type'] ??= 'application/json';
     headers['content-length'] = String(payload.length);
   }
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: server.port, method: spec.method ?? 'GET', path: spec.path, headers, setHost: false, timeout: WAIT_MS },
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        method: spec.method ?? 'GET',
+        path: spec.path,
+        headers,
+        setHost: false,
+        timeout: WAIT_MS,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -52,7 +63,9 @@ export function call(server: LocalServer, spec: Call): Promise<Answer> {
         res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`no answer to ${spec.method ?? 'GET'} ${spec.path} within ${WAIT_MS} ms`)));
+    req.on('timeout', () =>
+      req.destroy(new Error(`no answer to ${spec.method ?? 'GET'} ${spec.path} within ${WAIT_MS} ms`)),
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -162,22 +175,25 @@ export function openStream(
   if (spec.bearer !== undefined) headers['authorization'] = `Bearer ${spec.bearer}`;
   if (spec.lastEventId !== undefined) headers['last-event-id'] = String(spec.lastEventId);
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, path: '/v1/stream', headers, setHost: false }, (res) => {
-      clearTimeout(timer);
-      res.setEncoding('utf8');
-      resolve(
-        new StreamReader(
-          res.statusCode ?? 0,
-          res.headers,
-          () => req.destroy(),
-          (onChunk, onEnd) => {
-            res.on('data', onChunk);
-            res.on('close', onEnd);
-            res.on('error', () => undefined);
-          },
-        ),
-      );
-    });
+    const req = request(
+      { host: '127.0.0.1', port: server.port, path: '/v1/stream', headers, setHost: false },
+      (res) => {
+        clearTimeout(timer);
+        res.setEncoding('utf8');
+        resolve(
+          new StreamReader(
+            res.statusCode ?? 0,
+            res.headers,
+            () => req.destroy(),
+            (onChunk, onEnd) => {
+              res.on('data', onChunk);
+              res.on('close', onEnd);
+              res.on('error', () => undefined);
+            },
+          ),
+        );
+      },
+    );
     const timer = setTimeout(() => req.destroy(new Error('stream did not open in time')), WAIT_MS);
     req.on('error', (error) => {
       clearTimeout(timer);

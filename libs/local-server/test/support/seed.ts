@@ -30,7 +30,7 @@ export function testSeed(): LocalServerSeed {
         },
         flags: {
           'new-checkout': { is_enabled: true, starts_at: null, ends_at: null },
-          'beta': { is_enabled: false, starts_at: null, ends_at: null },
+          beta: { is_enabled: false, starts_at: null, ends_at: null },
           'new-pricing': {
             is_enabled: true,
             starts_at: null,

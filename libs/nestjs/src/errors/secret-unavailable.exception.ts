@@ -31,7 +31,10 @@ export class SecretUnavailableException extends InternalServerErrorException {
         : reason === 'public-key'
           ? `${what} cannot be read: the Vane client uses a public key (svp_…), which never receives secrets; use a secret key (svs_…)`
           : `${what} cannot be read: the Vane service is of kind "frontend", which never holds secrets`;
-    super({ statusCode: 500, error: 'Internal Server Error', code: 'VANE_NEST_SECRET_UNAVAILABLE', key, reason, message }, { description: message });
+    super(
+      { statusCode: 500, error: 'Internal Server Error', code: 'VANE_NEST_SECRET_UNAVAILABLE', key, reason, message },
+      { description: message },
+    );
     this.name = 'SecretUnavailableException';
     this.key = key;
     this.reason = reason;

@@ -21,7 +21,10 @@ export interface VaneHealthDetails {
 }
 
 /** A `@nestjs/terminus` health indicator result: `{ [key]: { status, ...details } }`. */
-export type VaneHealthIndicatorResult<Key extends string = string> = Record<Key, { status: 'up' | 'down' } & VaneHealthDetails>;
+export type VaneHealthIndicatorResult<Key extends string = string> = Record<
+  Key,
+  { status: 'up' | 'down' } & VaneHealthDetails
+>;
 
 /**
  * A `@nestjs/terminus` health indicator (terminus is an optional peer,
@@ -47,10 +50,21 @@ export class VaneHealthIndicator {
     const c = this.client;
     const mode = c.closed ? 'closed' : c.billingOverdue ? 'halted' : c.connected ? 'stream' : 'polling';
     const maxAgeMs = this.options.healthMaxSnapshotAgeMs ?? 3 * (this.options.ttlMs ?? DEFAULTS.ttlMs);
-    const base = { mode, connected: c.connected, snapshotAgeMs: c.snapshotAgeMs, billingOverdue: c.billingOverdue, revision: c.revision } as const;
+    const base = {
+      mode,
+      connected: c.connected,
+      snapshotAgeMs: c.snapshotAgeMs,
+      billingOverdue: c.billingOverdue,
+      revision: c.revision,
+    } as const;
     if (mode === 'closed') return { ...base, reason: 'the Vane client is closed' };
-    if (mode === 'halted') return { ...base, reason: 'billing overdue (402): settle the invoices in the console; the last snapshot is served' };
-    if (mode === 'polling' && base.snapshotAgeMs > maxAgeMs) return { ...base, reason: `stream disconnected and snapshot older than ${maxAgeMs} ms` };
+    if (mode === 'halted')
+      return {
+        ...base,
+        reason: 'billing overdue (402): settle the invoices in the console; the last snapshot is served',
+      };
+    if (mode === 'polling' && base.snapshotAgeMs > maxAgeMs)
+      return { ...base, reason: `stream disconnected and snapshot older than ${maxAgeMs} ms` };
     return base;
   }
 
@@ -58,8 +72,14 @@ export class VaneHealthIndicator {
    * Checks the client and returns terminus's `up`/`down` result under `key`.
    * @throws OptionalPeerMissingError - when `@nestjs/terminus` is not installed.
    */
-  async isHealthy<const Key extends string = 'vane'>(key: Key = 'vane' as Key): Promise<VaneHealthIndicatorResult<Key>> {
-    const { HealthIndicatorService } = await loadOptionalPeer('@nestjs/terminus', 'VaneHealthIndicator', () => import('@nestjs/terminus'));
+  async isHealthy<const Key extends string = 'vane'>(
+    key: Key = 'vane' as Key,
+  ): Promise<VaneHealthIndicatorResult<Key>> {
+    const { HealthIndicatorService } = await loadOptionalPeer(
+      '@nestjs/terminus',
+      'VaneHealthIndicator',
+      () => import('@nestjs/terminus'),
+    );
     const session = new HealthIndicatorService().check(key);
     const details = this.details();
     const result = details.reason === undefined ? session.up({ ...details }) : session.down({ ...details });

@@ -1,10 +1,19 @@
-import { VaneClient, type ConfigValue, type SecretType, type Transport, type TransportRequest, type TransportResponse, type VaneLogger } from '@vane/client';
+import {
+  VaneClient,
+  type ConfigValue,
+  type SecretType,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+  type VaneLogger,
+} from '@vane/client';
 
 /** A secret of the testing backend: a string is a text secret. */
 export type VaneTestingSecret = string | { readonly type: SecretType; readonly value: string };
 
 /** An A/B answer of the testing backend: fixed, or computed from the user. */
-export type VaneTestingAbRule = boolean | ((user: { readonly userId: string; readonly attributes: Readonly<Record<string, string>> }) => boolean);
+export type VaneTestingAbRule =
+  boolean | ((user: { readonly userId: string; readonly attributes: Readonly<Record<string, string>> }) => boolean);
 
 /** The fixed values a testing backend starts with. */
 export interface VaneTestingValues {
@@ -78,7 +87,8 @@ export class VaneTestingBackend {
   constructor(values: VaneTestingValues = {}) {
     for (const [k, v] of Object.entries(values.configs ?? {})) this.#configs.set(k, v);
     for (const [k, v] of Object.entries(values.flags ?? {})) this.#flags.set(k, v);
-    for (const [k, v] of Object.entries(values.secrets ?? {})) this.#secrets.set(k, { ...(typeof v === 'string' ? { type: 'text' as const, value: v } : v), version: 1 });
+    for (const [k, v] of Object.entries(values.secrets ?? {}))
+      this.#secrets.set(k, { ...(typeof v === 'string' ? { type: 'text' as const, value: v } : v), version: 1 });
     for (const [k, v] of Object.entries(values.ab ?? {})) this.#ab.set(k, v);
     this.#serviceKind = values.serviceKind ?? 'backend';
     this.#publicKey = values.publicKey ?? false;
@@ -160,10 +170,20 @@ export class VaneTestingBackend {
   }
 
   #snapshot(): string {
-    const flags = Object.fromEntries([...this.#flags].map(([k, on]) => [k, { is_enabled: on, starts_at: null, ends_at: null, is_active: on }]));
-    const secrets = Object.fromEntries([...this.#secrets].map(([k, s]) => [k, { type: s.type, value: s.value, version: s.version }]));
+    const flags = Object.fromEntries(
+      [...this.#flags].map(([k, on]) => [k, { is_enabled: on, starts_at: null, ends_at: null, is_active: on }]),
+    );
+    const secrets = Object.fromEntries(
+      [...this.#secrets].map(([k, s]) => [k, { type: s.type, value: s.value, version: s.version }]),
+    );
     const service = { slug: 'vane-testing', kind: this.#serviceKind };
-    return JSON.stringify({ service, revision: this.#revision, configs: Object.fromEntries(this.#configs), flags, ...(this.#serviceKind === 'frontend' ? {} : { secrets }) });
+    return JSON.stringify({
+      service,
+      revision: this.#revision,
+      configs: Object.fromEntries(this.#configs),
+      flags,
+      ...(this.#serviceKind === 'frontend' ? {} : { secrets }),
+    });
   }
 
   async #answer(req: TransportRequest): Promise<TransportResponse> {
@@ -175,13 +195,19 @@ export class VaneTestingBackend {
       return response(200, this.#snapshot(), { ...json, etag });
     }
     if (req.method === 'POST' && path === '/v1/flags/evaluate-ab') {
-      const body = JSON.parse(req.body ?? '{}') as { keys: string[]; user_id: string; attributes: Record<string, string> };
+      const body = JSON.parse(req.body ?? '{}') as {
+        keys: string[];
+        user_id: string;
+        attributes: Record<string, string>;
+      };
       const call = { keys: body.keys, userId: body.user_id, attributes: body.attributes };
       this.#abCalls.push(call);
       const results = Object.fromEntries(
         body.keys.map((key) => {
           const rule = this.#ab.get(key);
-          const on = (this.#flags.get(key) ?? false) && (rule === undefined ? true : typeof rule === 'function' ? rule(call) : rule);
+          const on =
+            (this.#flags.get(key) ?? false) &&
+            (rule === undefined ? true : typeof rule === 'function' ? rule(call) : rule);
           return [key, on];
         }),
       );
@@ -198,10 +224,15 @@ export class VaneTestingBackend {
     }
     if (secret && req.method === 'DELETE') {
       const key = decodeURIComponent(secret[1]!);
-      if (!this.#secrets.delete(key)) return response(404, JSON.stringify({ error: 'not_found', message: 'no such secret' }), json);
+      if (!this.#secrets.delete(key))
+        return response(404, JSON.stringify({ error: 'not_found', message: 'no such secret' }), json);
       this.#revision += 1;
       return response(204, '');
     }
-    return response(404, JSON.stringify({ error: 'not_found', message: `the testing backend does not serve ${req.method} ${path}` }), json);
+    return response(
+      404,
+      JSON.stringify({ error: 'not_found', message: `the testing backend does not serve ${req.method} ${path}` }),
+      json,
+    );
   }
 }

@@ -9,8 +9,12 @@ import { VaneTestingBackend, type VaneTestingValues } from './vane-testing.backe
 
 /** Options of {@link VaneTestingModule.forRoot}: fixed values, plus the module options that shape behaviour. */
 export interface VaneTestingModuleOptions
-  extends VaneTestingValues,
-    Pick<VaneModuleOptions, 'abContext' | 'flagException' | 'startupCheck' | 'mirrorToConfigService' | 'logger' | 'secretsDir'> {
+  extends
+    VaneTestingValues,
+    Pick<
+      VaneModuleOptions,
+      'abContext' | 'flagException' | 'startupCheck' | 'mirrorToConfigService' | 'logger' | 'secretsDir'
+    > {
   /** Register globally, like `VaneModule.forRoot({ isGlobal: true })`. @default true */
   isGlobal?: boolean;
 }
@@ -55,7 +59,13 @@ export class VaneTestingModule {
         vaneLoggerProvider,
         {
           provide: VaneClient,
-          useFactory: (logger: VaneLogger) => createVaneClient(moduleOptions, logger, () => backend.createClient({ logger, ...(options.secretsDir !== undefined && { secretsDir: options.secretsDir }) })),
+          useFactory: (logger: VaneLogger) =>
+            createVaneClient(moduleOptions, logger, () =>
+              backend.createClient({
+                logger,
+                ...(options.secretsDir !== undefined && { secretsDir: options.secretsDir }),
+              }),
+            ),
           inject: [VANE_LOGGER],
         },
         ...VANE_SHARED_PROVIDERS,

@@ -10,7 +10,8 @@ export async function loadOptionalPeer<T>(packageName: string, feature: string, 
     return await load();
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code;
-    if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') throw new OptionalPeerMissingError(packageName, feature, { cause: err });
+    if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND')
+      throw new OptionalPeerMissingError(packageName, feature, { cause: err });
     throw err;
   }
 }

@@ -3,9 +3,13 @@ import { VANE_PARAMS_METADATA } from '../vane.constants.js';
 
 /** Records a `@Secret()`/`@Flag()` parameter on its method, as Nest records route arguments. @internal */
 export function recordParam(target: object, propertyKey: string | symbol | undefined, param: VaneParamMetadata): void {
-  if (propertyKey === undefined) throw new TypeError(`@${param.kind === 'secret' ? 'Secret' : 'Flag'}('${param.key}') decorates a method parameter, not a constructor parameter`);
+  if (propertyKey === undefined)
+    throw new TypeError(
+      `@${param.kind === 'secret' ? 'Secret' : 'Flag'}('${param.key}') decorates a method parameter, not a constructor parameter`,
+    );
   const cls = target.constructor;
-  const existing = (Reflect.getMetadata(VANE_PARAMS_METADATA, cls, propertyKey) as VaneParamMetadata[] | undefined) ?? [];
+  const existing =
+    (Reflect.getMetadata(VANE_PARAMS_METADATA, cls, propertyKey) as VaneParamMetadata[] | undefined) ?? [];
   Reflect.defineMetadata(VANE_PARAMS_METADATA, [...existing, param], cls, propertyKey);
 }
 
@@ -17,5 +21,6 @@ export function paramsOf(cls: Function, method: string | symbol): readonly VaneP
 
 /** Throws unless `key` is a usable flag or secret key. @internal */
 export function assertKey(decorator: string, key: unknown): asserts key is string {
-  if (typeof key !== 'string' || key === '') throw new TypeError(`@${decorator}() needs a non-empty key, got ${key === '' ? 'an empty string' : typeof key}`);
+  if (typeof key !== 'string' || key === '')
+    throw new TypeError(`@${decorator}() needs a non-empty key, got ${key === '' ? 'an empty string' : typeof key}`);
 }

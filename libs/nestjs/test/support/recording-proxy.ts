@@ -27,11 +27,18 @@ export async function startRecordingProxy(targetPort: number): Promise<Recording
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      requests.push({ method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0]!, body: body.toString('utf8') });
-      const upstream = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+      requests.push({
+        method: req.method ?? 'GET',
+        path: (req.url ?? '/').split('?')[0]!,
+        body: body.toString('utf8'),
       });
+      const upstream = request(
+        { host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', () => res.destroy());
       res.on('close', () => upstream.destroy());
       upstream.end(body);

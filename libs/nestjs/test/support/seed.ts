@@ -27,10 +27,21 @@ export function nestSeed(): LocalServerSeed {
           beta: { is_enabled: false },
           'new-pricing': {
             is_enabled: true,
-            ab: { percentage: 0, salt: 'np-1', cohorts: [{ conditions: [{ attribute: 'country', op: 'in', values: ['DE', 'FR'] }], percentage: 100 }] },
+            ab: {
+              percentage: 0,
+              salt: 'np-1',
+              cohorts: [{ conditions: [{ attribute: 'country', op: 'in', values: ['DE', 'FR'] }], percentage: 100 }],
+            },
           },
           'dark-mode': { is_enabled: true, ab: { percentage: 100, salt: 'dm-1', cohorts: [] } },
-          'fast-search': { is_enabled: true, ab: { percentage: 0, salt: 'fs-1', cohorts: [{ conditions: [{ attribute: 'plan', op: 'eq', values: ['pro'] }], percentage: 100 }] } },
+          'fast-search': {
+            is_enabled: true,
+            ab: {
+              percentage: 0,
+              salt: 'fs-1',
+              cohorts: [{ conditions: [{ attribute: 'plan', op: 'eq', values: ['pro'] }], percentage: 100 }],
+            },
+          },
         },
         secrets: {
           'stripe.api_key': { type: 'text', value: 'rk_test_v1' },
@@ -38,7 +49,12 @@ export function nestSeed(): LocalServerSeed {
         },
       },
       other: { kind: 'backend', keys: [KEYS.otherSecret], configs: { 'a.b': 1 } },
-      web: { kind: 'frontend', keys: [KEYS.webSecret], configs: { 'ui.theme': 'dark' }, flags: { 'dark-mode': { is_enabled: true } } },
+      web: {
+        kind: 'frontend',
+        keys: [KEYS.webSecret],
+        configs: { 'ui.theme': 'dark' },
+        flags: { 'dark-mode': { is_enabled: true } },
+      },
     },
   };
 }

@@ -2,7 +2,11 @@ import { request } from 'node:http';
 import type { ChangeEvent, VaneClient } from '@vane/client';
 
 /** Resolves with the first change event of `client` matching `predicate`; rejects after `timeoutMs` (a bound, not a sleep). */
-export function waitForChange(client: VaneClient, predicate: (e: ChangeEvent) => boolean, timeoutMs = 5000): Promise<ChangeEvent> {
+export function waitForChange(
+  client: VaneClient,
+  predicate: (e: ChangeEvent) => boolean,
+  timeoutMs = 5000,
+): Promise<ChangeEvent> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       off();
@@ -23,11 +27,23 @@ export function adminPut(serverUrl: string, token: string, path: string, body: u
   return new Promise((resolve, reject) => {
     const req = request(
       `${serverUrl}/admin/v1/${path}`,
-      { method: 'PUT', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      {
+        method: 'PUT',
+        agent: false,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`admin PUT ${path}: ${res.statusCode} ${Buffer.concat(chunks).toString()}`))));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve()
+            : reject(new Error(`admin PUT ${path}: ${res.statusCode} ${Buffer.concat(chunks).toString()}`)),
+        );
       },
     );
     req.on('error', reject);
