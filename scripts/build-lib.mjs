@@ -3,7 +3,7 @@
 // and as CommonJS (dist/cjs), because NestJS 12 apps are ESM-only and NestJS 11
 // apps are CommonJS: our packages must load natively in both.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -28,4 +28,12 @@ for (const build of builds) {
   mkdirSync(outDir, { recursive: true });
   // Tells Node (and TypeScript) which module system the files in this folder use.
   writeFileSync(join(outDir, 'package.json'), JSON.stringify({ type: build.type }) + '\n');
+}
+
+// A built file that starts with `#!` is a command (the local server's cli.js): make it executable, as
+// `npm pack` and a direct `./dist/cjs/cli.js` expect. tsc writes every file 0644.
+for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+  if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+  const file = join(entry.parentPath, entry.name);
+  if (readFileSync(file, 'utf8').startsWith('#!')) chmodSync(file, 0o755);
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 
@@ -30,10 +30,14 @@ describe.each(LIBS)('@vane/%s package', (lib) => {
     expect(JSON.parse(esm)).toEqual(JSON.parse(cjs));
   });
 
-  it('declares per-condition types that exist', () => {
-    const root = manifest.exports['.']!;
-    for (const file of [root.import.types, root.import.default, root.require.types, root.require.default]) {
-      expect(() => readFileSync(join(ROOT, 'libs', lib, file))).not.toThrow();
+  it('declares per-condition types that exist, for every entry', () => {
+    for (const [entry, conditions] of Object.entries(manifest.exports)) {
+      if (typeof conditions === 'string') continue; // ./package.json
+      const { import: esm, require: cjs } = conditions;
+      for (const file of [esm.types, esm.default, cjs.types, cjs.default]) {
+        expect(() => readFileSync(join(ROOT, 'libs', lib, file))).not.toThrow();
+      }
+      expect(entry).toMatch(/^\.(\/[a-z-]+)?$/);
     }
   });
 });
@@ -67,5 +71,87 @@ describe('dependency manifest', () => {
       }
     }
     expect([...missing]).toEqual([]);
+  });
+});
+
+describe('@vane/nestjs/testing', () => {
+  it('is an entry of its own, the same through require() and import(), and off the main entry', () => {
+    const cjs = node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/nestjs/testing')).sort()))`]);
+    const esm = node([
+      '--input-type=module',
+      '-e',
+      `const m = await import('@vane/nestjs/testing'); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default').sort()))`,
+    ]);
+    expect(JSON.parse(cjs)).toEqual(['VaneTestingBackend', 'VaneTestingModule']);
+    expect(JSON.parse(esm)).toEqual(JSON.parse(cjs));
+    const main = JSON.parse(
+      node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/nestjs'))))`]),
+    ) as string[];
+    expect(main).not.toContain('VaneTestingModule');
+    expect(main).not.toContain('VaneTestingBackend');
+  });
+
+  it('resolves for TypeScript with the old node10 resolution too (typesVersions), as Nest 11 projects may use', () => {
+    const resolved = ts.resolveModuleName(
+      '@vane/nestjs/testing',
+      join(ROOT, 'test', 'app.ts'),
+      { moduleResolution: ts.ModuleResolutionKind.Node10 },
+      ts.sys,
+    ).resolvedModule;
+    expect(resolved?.resolvedFileName).toBe(join(ROOT, 'libs/nestjs/dist/cjs/testing/index.d.ts'));
+  });
+});
+
+describe('the vane-local-server command', () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'libs/local-server/package.json'), 'utf8')) as {
+    bin: Record<string, string>;
+    files: string[];
+  };
+
+  it('is a committed launcher (npm links it at install time, before dist/ exists), executable in git, and shipped', () => {
+    const launcher = manifest.bin['vane-local-server']!;
+    expect(launcher).toMatch(/^\.\/bin\//);
+    const [mode] = execFileSync('git', ['ls-files', '--stage', join('libs/local-server', launcher)], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).split(' ');
+    expect(mode).toBe('100755');
+    expect(manifest.files).toContain('bin');
+  });
+
+  it('the built cli.js is executable in both builds', () => {
+    for (const build of ['cjs', 'esm']) {
+      expect(statSync(join(ROOT, 'libs/local-server/dist', build, 'cli.js')).mode & 0o111).toBe(0o111);
+    }
+  });
+
+  it('npx vane-local-server --help runs our own code from the repository root (never a registry package)', () => {
+    // --no: refuse to install anything, so a missing link fails here instead of fetching a stranger's package.
+    const out = execFileSync('npx', ['--no', '--', 'vane-local-server', '--help'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, npm_config_yes: 'false', npm_config_update_notifier: 'false' },
+    });
+    expect(out).toMatch(/^Usage: vane-local-server /);
+  });
+});
+
+describe('@vane/client and the AWS SDK', () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'libs/client/package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  };
+  const aws = ['@aws-crypto/sha256-js', '@aws-sdk/credential-providers', '@smithy/signature-v4'];
+
+  it('declares the AWS packages as optional peers only: an install of @vane/client does not download them', () => {
+    expect(manifest.optionalDependencies).toBeUndefined();
+    for (const name of aws) {
+      expect(manifest.dependencies[name]).toBeUndefined();
+      expect(manifest.peerDependencies[name]).toBeDefined();
+      expect(manifest.peerDependenciesMeta[name]).toEqual({ optional: true });
+    }
   });
 });

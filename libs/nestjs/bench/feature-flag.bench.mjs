@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import 'reflect-metadata';
 import { Reflector } from '@nestjs/core';
-import { FeatureFlag, FeatureFlagGuard, VaneRequestFlags, VaneTestingBackend } from '@vane/nestjs';
+import { FeatureFlag, FeatureFlagGuard, VaneRequestFlags } from '@vane/nestjs';
+import { VaneTestingBackend } from '@vane/nestjs/testing';
 import autocannon from 'autocannon';
 
 const QUICK = process.argv.includes('--quick');

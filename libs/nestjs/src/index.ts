@@ -2,7 +2,9 @@
  * `@vane/nestjs`: configs, secrets and feature flags from Vane in a NestJS
  * app, live. Import `VaneModule.forRoot()` (or `forRootAsync()`), inject
  * `VaneClient` by class, gate routes with `@FeatureFlag()`, inject secrets
- * with `@Secret()`, watch values with `VaneObservables`.
+ * with `@Secret()`, watch values with `VaneObservables`. The testing module
+ * and backend are on their own entry, `@vane/nestjs/testing`, so that an app's
+ * production bundle does not carry them.
  *
  * @packageDocumentation
  */
@@ -45,6 +47,5 @@ export {
   type VaneHealthIndicatorResult,
 } from './health/vane.health-indicator.js';
 export * from './errors/index.js';
-export * from './testing/index.js';
 /** Re-exported so an app can inject the client by class without importing `@vane/client` itself (same class, same token). */
 export { VaneClient } from '@vane/client';

@@ -4,16 +4,8 @@ import { VaneClient, type AbContext } from '@vane/client';
 import { startLocalServer } from '@vane/local-server';
 import { firstValueFrom, take, toArray, timeout } from 'rxjs';
 import request from 'supertest';
-import {
-  FeatureFlag,
-  Flag,
-  Secret,
-  VaneModule,
-  VaneObservables,
-  VaneTestingBackend,
-  VaneTestingModule,
-  VANE_MODULE_OPTIONS,
-} from '../src/index.js';
+import { FeatureFlag, Flag, Secret, VaneModule, VaneObservables, VANE_MODULE_OPTIONS } from '../src/index.js';
+import { VaneTestingBackend, VaneTestingModule } from '../src/testing/index.js';
 import { KEYS, nestSeed } from './support/seed.js';
 
 @Controller()
@@ -161,6 +153,31 @@ describe('a context factory that returns a non-string attribute', () => {
     } finally {
       await app.close();
       warn.mockRestore();
+    }
+  });
+});
+
+describe('VaneTestingModule.forRoot() and isGlobal', () => {
+  @Module({ controllers: [CheckoutController] })
+  class CheckoutModule {}
+
+  it('is not global by default, like VaneModule: a feature module does not see the client', async () => {
+    const compiled = Test.createTestingModule({
+      imports: [VaneTestingModule.forRoot(values), CheckoutModule],
+    }).compile();
+    await expect(compiled).rejects.toThrow(/VaneClient/);
+  });
+
+  it('with isGlobal: true, a feature module gets the client, the guard and the secrets', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [VaneTestingModule.forRoot({ ...values, isGlobal: true }), CheckoutModule],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    try {
+      await request(app.getHttpServer()).get('/checkout').expect(200, { key: 'sk_test_fixed', currency: 'CHF' });
+    } finally {
+      await app.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 /**
- * AWS's own signer and credential packages, optional dependencies of
- * `@vane/client`, loaded only when the AWS provider is used.
+ * AWS's own signer and credential packages, optional peer dependencies of
+ * `@vane/client`, loaded only when the AWS provider is used: about 17 MB that
+ * no other user of the client has to download.
  *
  * @packageDocumentation
  */
@@ -43,27 +44,38 @@ export type ModuleImporter = (name: string) => Promise<unknown>;
 
 const defaultImporter: ModuleImporter = (name) => import(name);
 
+/** Node's "module not found" codes, for `require()` (CommonJS build) and `import()` (ESM build). */
+const NOT_FOUND_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
+
 /**
  * Loads the AWS packages.
  *
- * @throws WorkloadIdentityNotConfiguredError - with the `npm install` command when one is missing.
+ * @throws WorkloadIdentityNotConfiguredError - naming the missing packages in an `npm install` line when any is
+ *   not installed, or naming the package that failed to load.
  */
 export async function loadAwsModules(importer: ModuleImporter = defaultImporter): Promise<AwsModules> {
-  let signature: { SignatureV4: new (init: object) => SigV4Signer };
-  let sha: { Sha256: unknown };
-  let providers: { fromNodeProviderChain: (init: object) => AwsCredentialsProvider };
-  try {
-    [signature, sha, providers] = (await Promise.all(AWS_PACKAGES.map((name) => importer(name)))) as [
-      typeof signature,
-      typeof sha,
-      typeof providers,
-    ];
-  } catch (error) {
+  const results = await Promise.allSettled(AWS_PACKAGES.map((name) => importer(name)));
+  const failed = AWS_PACKAGES.flatMap((name, i) => {
+    const result = results[i]!;
+    return result.status === 'rejected' ? [{ name, reason: result.reason as unknown }] : [];
+  });
+  if (failed.length > 0) {
+    const missing = failed.filter(({ reason }) => NOT_FOUND_CODES.has(String((reason as { code?: unknown }).code)));
+    const first = failed[0]!;
+    // Only the first line: Node's message goes on with the whole require stack.
+    const cause = first.reason instanceof Error ? new Error(first.reason.message.split('\n')[0]) : undefined;
     throw new WorkloadIdentityNotConfiguredError(
-      `workload identity (aws) needs AWS's signer and credential packages, which are optional dependencies of @vane/client: npm install ${AWS_PACKAGES.join(' ')}`,
-      { cause: error instanceof Error ? new Error(error.message.split('\n')[0]) : undefined },
+      missing.length > 0
+        ? `workload identity (aws) needs AWS's signer and credential packages, optional peer dependencies of @vane/client: npm install ${missing.map(({ name }) => name).join(' ')}`
+        : `workload identity (aws): ${first.name} is installed but could not be loaded`,
+      { cause },
     );
   }
+  const [signature, sha, providers] = results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
+    { SignatureV4: new (init: object) => SigV4Signer },
+    { Sha256: unknown },
+    { fromNodeProviderChain: (init: object) => AwsCredentialsProvider },
+  ];
   return {
     createSigner: (init) => new signature.SignatureV4({ ...init, sha256: sha.Sha256 }),
     defaultCredentials: ({ timeoutMs }) => providers.fromNodeProviderChain({ timeout: timeoutMs, maxRetries: 1 }),

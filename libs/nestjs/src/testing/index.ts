@@ -1,3 +1,10 @@
+/**
+ * `@vane/nestjs/testing`: fixed values and no network for the tests of a Nest
+ * app, with the real client, guard, pipes and observables over an in-memory
+ * backend. An entry of its own, kept off `@vane/nestjs`.
+ *
+ * @packageDocumentation
+ */
 export { VaneTestingModule, type VaneTestingModuleOptions } from './vane-testing.module.js';
 export {
   VaneTestingBackend,

@@ -15,7 +15,7 @@ export interface VaneTestingModuleOptions
       VaneModuleOptions,
       'abContext' | 'flagException' | 'startupCheck' | 'mirrorToConfigService' | 'logger' | 'secretsDir'
     > {
-  /** Register globally, like `VaneModule.forRoot({ isGlobal: true })`. @default true */
+  /** Register globally, as `VaneModule.forRoot({ isGlobal: true })` does; the default is `VaneModule`'s. @default false */
   isGlobal?: boolean;
 }
 
@@ -51,7 +51,7 @@ export class VaneTestingModule {
     };
     return {
       module: VaneTestingModule,
-      global: options.isGlobal ?? true,
+      global: options.isGlobal ?? false,
       imports: [DiscoveryModule],
       providers: [
         { provide: VANE_MODULE_OPTIONS, useValue: moduleOptions },
