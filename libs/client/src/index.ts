@@ -19,6 +19,15 @@ export type {
 export type { VaneClientOptions } from './options.js';
 export { DEFAULTS } from './options.js';
 export { checkConnectivity } from './connectivity.js';
+export { FileBackupStore, RedisBackupStore } from './last-known-good/index.js';
+export type {
+  LastKnownGoodStore,
+  LastKnownGoodOptions,
+  FileBackupStoreOptions,
+  RedisBackupStoreOptions,
+  RedisCommands,
+  StaleStartReason,
+} from './last-known-good/index.js';
 export type { ConnectivityOptions, ConnectivityResult } from './connectivity.js';
 export type {
   ChangeEvent,
