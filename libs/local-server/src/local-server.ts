@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
@@ -19,7 +18,8 @@ import { KeyRateLimiter } from './rate-limiter.js';
 import { parseServerData, readServerDataFile } from './seed.js';
 import { SnapshotRenderer, type Audience } from './snapshot-renderer.js';
 import { SessionTokens } from './session-tokens.js';
-import { StateFile } from './state-file.js';
+import { MemoryChangeLog, type ChangeLog } from './change-log.js';
+import { StateJournal } from './state-journal.js';
 import { Store, type SecretWriteResult } from './store.js';
 import { sseFrame, StreamHub, type StreamStats } from './stream-hub.js';
 import { AwsTrustVerifier } from './trust-verifiers/aws-trust-verifier.js';
@@ -102,8 +102,12 @@ export interface LocalServerOptions {
   /** Token of the admin API. @default a random token, readable as `adminToken` */
   adminToken?: string;
   /**
-   * Persist every change to this JSON file (atomically) and load it on start.
-   * When the file exists it wins over `seed`. @default no persistence
+   * Persist every change to this JSON file and load it on start. When the
+   * file exists it wins over `seed`. Every change is first appended to
+   * `<statePath>.journal` and fsynced, and nothing it changed is visible (no
+   * answer, patch or snapshot) before that: a crash loses no acknowledged
+   * write. The journal is folded into the file in the background.
+   * @default no persistence
    */
   statePath?: string;
   /** Interval of the stream's `: ping` keep-alive, in ms. @default 15000 */
@@ -204,10 +208,7 @@ export interface LocalServer {
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const stateFile = options.statePath
-    ? new StateFile(options.statePath, { onError: (e) => logger.error(`could not write state: ${e.message}`) })
-    : undefined;
-  const data = loadData(options, stateFile, new Date(clock.now()));
+  const { data, changes } = await openData(options, logger, new Date(clock.now()));
   const hub = new StreamHub({
     pingIntervalMs: options.pingIntervalMs ?? 15_000,
     historySize: options.historySize ?? 1000,
@@ -220,13 +221,15 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     change(change) {
       const frame = (audience: Audience): Buffer =>
         Buffer.from(sseFrame('patch', change.revision, JSON.stringify(renderer!.patch(change, audience))));
-      hub.publish(change.slug, {
+      // Rendered now, from the data as this revision left it; sent once the revision is durable.
+      const patch = {
         base: change.base,
         revision: change.revision,
         frames: { secret: frame('secret'), public: frame('public') },
-      });
+      };
+      changes.afterDurable(() => hub.publish(change.slug, patch));
     },
-    mutation: () => stateFile?.schedule(() => data),
+    mutation: (change) => changes.record(change),
     keyRevoked: (identity) => hub.endWhere((c) => c.key === identity.key),
     trustChanged: (slug, name) =>
       hub.endWhere((c) => c.slug === slug && c.key.startsWith(`${SESSION_IDENTITY_PREFIX}${name}:`)),
@@ -236,10 +239,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     },
   });
   renderer = new SnapshotRenderer(store);
+  for (const slug of store.slugs()) hub.setRevision(slug, store.service(slug)!.revision);
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
   const sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
   if (!Number.isFinite(sessionTtlMs) || sessionTtlMs < 1000) {
     store.close();
+    await changes.close();
     throw new RangeError('sessionTtlMs must be a number of milliseconds of at least 1000');
   }
   const ctx: ServerContext = {
@@ -247,6 +252,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     renderer,
     hub,
     limiter: new KeyRateLimiter(),
+    changes,
     clock,
     adminToken,
     sessions: new SessionTokens(clock, sessionTtlMs),
@@ -259,6 +265,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (error) {
     store.close();
+    await changes.close();
     throw error;
   }
   const address = server.address() as AddressInfo;
@@ -319,25 +326,38 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           server.close(() => resolve());
           server.closeAllConnections();
         });
-        await stateFile?.flush();
+        await changes.close();
       })()),
   };
 }
 
-function loadData(options: LocalServerOptions, stateFile: StateFile | undefined, now: Date): ServerData {
-  const saved = stateFile?.load();
-  if (saved) {
+/** The data to serve and where its changes go: a journal beside the state file, or nowhere. */
+async function openData(
+  options: LocalServerOptions,
+  logger: LocalServerLogger,
+  now: Date,
+): Promise<{ data: ServerData; changes: ChangeLog }> {
+  const seed = (): ServerData => {
+    if (typeof options.seed === 'string') return readServerDataFile(options.seed, { now });
+    if (options.seed) return parseServerData(options.seed, 'seed', { now });
+    return { tenant: { ...DEFAULT_TENANT }, services: new Map() };
+  };
+  if (!options.statePath) return { data: seed(), changes: new MemoryChangeLog() };
+  const { journal, data, recovery } = await StateJournal.open(options.statePath, {
+    initial: seed,
     // Flags may have turned while the server was down: a new revision makes every client re-check.
-    for (const service of saved.services.values()) service.revision += 1;
-    stateFile!.schedule(() => saved);
-    return saved;
+    onRestore: (restored) => {
+      for (const service of restored.services.values()) service.revision += 1;
+    },
+    onError: (error) => logger.error(`could not write state: ${error.message}`),
+  });
+  if (recovery.droppedBytes > 0) {
+    logger.info(`dropped the torn last record of the journal (${recovery.droppedBytes} bytes, never acknowledged)`);
   }
-  let data: ServerData;
-  if (typeof options.seed === 'string') data = readServerDataFile(options.seed, { now });
-  else if (options.seed) data = parseServerData(options.seed, 'seed', { now });
-  else data = { tenant: { ...DEFAULT_TENANT }, services: new Map() };
-  if (options.statePath && !existsSync(options.statePath)) stateFile?.schedule(() => data);
-  return data;
+  if (recovery.removedLeftovers.length > 0) {
+    logger.info(`removed ${recovery.removedLeftovers.length} temporary file(s) of an interrupted state write`);
+  }
+  return { data, changes: journal };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -10,6 +10,7 @@
  * everywhere; a state file is a valid seed.
  */
 import { readFileSync } from 'node:fs';
+import { describeFsError } from './fs-errors.js';
 import { appendJsonPath } from './json-path.js';
 import {
   DEFAULT_TENANT,
@@ -174,24 +175,6 @@ export function serializeServerData(data: ServerData): JsonValue {
     // fromEntries defines own members, so a key such as `__proto__` stays data.
     services: Object.fromEntries([...data.services].map(([slug, service]) => [slug, serializeService(service)])),
   };
-}
-
-/** How a failed read is described: the error code and what it means. */
-export function describeFsError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case 'ENOENT':
-      return 'ENOENT: no such file';
-    case 'EACCES':
-    case 'EPERM':
-      return `${code}: permission denied`;
-    case 'EISDIR':
-      return 'EISDIR: it is a directory';
-    case undefined:
-      return error instanceof Error ? error.message : String(error);
-    default:
-      return code;
-  }
 }
 
 function serializeService(service: ServiceData): JsonValue {

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerData } from './model.js';
 import { SeedError, parseServerData } from './seed.js';
-import { StateFile } from './state-file.js';
+import { removeCrashLeftovers, StateFile } from './state-file.js';
 
 /** Server data whose shop service carries `revision` and an optional large config value. */
 function dataAt(revision: number, padding = 0): ServerData {
@@ -57,24 +57,13 @@ async function within<T>(ms: number, what: string, promise: Promise<T>): Promise
   }
 }
 
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
 describe('StateFile', () => {
   let dir: string;
   let target: string;
-  const errors: Error[] = [];
-  const onError = (error: Error): void => {
-    errors.push(error);
-  };
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'vane-state-'));
     target = join(dir, 'state.json');
-    errors.length = 0;
   });
 
   afterEach(() => {
@@ -89,7 +78,7 @@ describe('StateFile', () => {
     });
 
     it('reads back what writeNow wrote', async () => {
-      const file = new StateFile(target, { onError });
+      const file = new StateFile(target);
       const data = dataAt(7);
       await file.writeNow(data);
       expect(file.load()).toStrictEqual(data);
@@ -138,7 +127,7 @@ describe('StateFile', () => {
     });
 
     it('is not disturbed by a temporary file a crash left behind', async () => {
-      const file = new StateFile(target, { onError });
+      const file = new StateFile(target);
       await file.writeNow(dataAt(2));
       writeFileSync(join(dir, '.state.json.999.1.tmp'), '{"half": ');
       expect(file.load()?.services.get('shop')?.revision).toBe(2);
@@ -176,7 +165,7 @@ describe('StateFile', () => {
     });
 
     it('replaces the target only by rename, so it is whole at every moment', async () => {
-      const file = new StateFile(target, { onError });
+      const file = new StateFile(target);
       await file.writeNow(dataAt(1, 100_000));
       const seen: Array<{ target: number; temp: number }> = [];
       const realRename = fsPromises.rename;
@@ -192,7 +181,7 @@ describe('StateFile', () => {
     });
 
     it('leaves the previous file whole and cleans up when the write fails', async () => {
-      const file = new StateFile(target, { onError });
+      const file = new StateFile(target);
       await file.writeNow(dataAt(1));
       jest
         .spyOn(fsPromises, 'rename')
@@ -211,152 +200,18 @@ describe('StateFile', () => {
     });
   });
 
-  describe('schedule and flush', () => {
-    it('coalesces a burst in one tick into one write of the latest data', async () => {
-      const file = new StateFile(target, { onError });
-      const rename = jest.spyOn(fsPromises, 'rename');
-      const snapshots: number[] = [];
-      for (let revision = 1; revision <= 1000; revision++) {
-        file.schedule(() => {
-          snapshots.push(revision);
-          return dataAt(revision);
-        });
-      }
-      expect(snapshots).toEqual([]);
-      await within(4000, 'flush', file.flush());
-      expect(snapshots).toEqual([1000]);
-      expect(rename).toHaveBeenCalledTimes(1);
-      expect(revisionIn(target)).toBe(1000);
-      expect(errors).toEqual([]);
+  describe('removeCrashLeftovers', () => {
+    it("removes the temporary files of this state file's interrupted writes, and nothing else", async () => {
+      writeFileSync(join(dir, '.state.json.4242.7.tmp'), 'secret-bearing half state');
+      writeFileSync(join(dir, '.other.json.4242.7.tmp'), 'not ours');
+      writeFileSync(join(dir, '.state.json.notes.tmp'), 'not a write of ours');
+      writeFileSync(target, '{}');
+      expect(await removeCrashLeftovers(target)).toEqual(['.state.json.4242.7.tmp']);
+      expect(readdirSync(dir).sort()).toEqual(['.other.json.4242.7.tmp', '.state.json.notes.tmp', 'state.json']);
     });
 
-    it('keeps one write in flight and writes the latest of what came meanwhile', async () => {
-      const file = new StateFile(target, { onError });
-      let inFlight = 0;
-      let mostInFlight = 0;
-      const realOpen = fsPromises.open;
-      const realRename = fsPromises.rename;
-      jest.spyOn(fsPromises, 'open').mockImplementation(async (path, flags, mode) => {
-        if (String(path).endsWith('.tmp')) mostInFlight = Math.max(mostInFlight, ++inFlight);
-        return realOpen(path, flags, mode);
-      });
-      const rename = jest.spyOn(fsPromises, 'rename').mockImplementation(async (from, to) => {
-        await realRename(from, to);
-        inFlight -= 1;
-      });
-
-      const firstStarted = deferred();
-      file.schedule(() => {
-        firstStarted.resolve();
-        return dataAt(1, 200_000);
-      });
-      await within(4000, 'the first write to start', firstStarted.promise);
-      const taken: number[] = [];
-      for (const revision of [2, 3, 4]) {
-        file.schedule(() => {
-          taken.push(revision);
-          return dataAt(revision, 200_000);
-        });
-      }
-      await within(4000, 'flush', file.flush());
-
-      expect(taken).toEqual([4]);
-      expect(rename).toHaveBeenCalledTimes(2);
-      expect(mostInFlight).toBe(1);
-      expect(revisionIn(target)).toBe(4);
-    });
-
-    it('survives many interleaved bursts and ends with the last data', async () => {
-      const file = new StateFile(target, { onError });
-      let latest = 0;
-      for (let burst = 0; burst < 20; burst++) {
-        for (let i = 0; i < 10; i++) {
-          latest += 1;
-          const revision = latest;
-          file.schedule(() => dataAt(revision, 10_000));
-        }
-        // Let some bursts land mid-write: yield to I/O, without waiting on time.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-      await within(4000, 'flush', file.flush());
-      expect(revisionIn(target)).toBe(latest);
-      expect(readdirSync(dir)).toEqual(['state.json']);
-      expect(errors).toEqual([]);
-    });
-
-    it('resolves flush at once when nothing is scheduled', async () => {
-      await within(1000, 'flush', new StateFile(target).flush());
-      expect(readdirSync(dir)).toEqual([]);
-    });
-
-    it('waits in flush for a writeNow already started', async () => {
-      const file = new StateFile(target);
-      void file.writeNow(dataAt(5, 100_000));
-      await within(4000, 'flush', file.flush());
-      expect(revisionIn(target)).toBe(5);
-    });
-
-    it('hands failed background writes to onError, never to an unhandled rejection', async () => {
-      const unhandled: unknown[] = [];
-      const listener = (reason: unknown): void => {
-        unhandled.push(reason);
-      };
-      process.on('unhandledRejection', listener);
-      try {
-        const file = new StateFile(join(dir, 'missing-dir', 'state.json'), { onError });
-        file.schedule(() => dataAt(1));
-        await within(4000, 'flush', file.flush());
-        file.schedule(() => {
-          throw new Error('snapshot failed');
-        });
-        await within(4000, 'flush', file.flush());
-        file.schedule(() => {
-          throw 'a string';
-        });
-        await within(4000, 'flush', file.flush());
-        // Unhandled rejections are reported after the microtask queue drains.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      } finally {
-        process.off('unhandledRejection', listener);
-      }
-      expect(errors.map((error) => error.message)).toEqual([
-        expect.stringContaining('ENOENT'),
-        'snapshot failed',
-        'a string',
-      ]);
-      expect(errors.every((error) => error instanceof Error)).toBe(true);
-      expect(unhandled).toEqual([]);
-    });
-
-    it('emits a process warning when no onError is given', async () => {
-      const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-      const file = new StateFile(join(dir, 'missing-dir', 'state.json'));
-      file.schedule(() => dataAt(1));
-      await within(4000, 'flush', file.flush());
-      expect(warn).toHaveBeenCalledWith(expect.stringContaining('could not write the state file'), {
-        code: 'VANE_STATE_FILE',
-      });
-    });
-
-    it('keeps writing after a failure', async () => {
-      const file = new StateFile(target, { onError });
-      jest.spyOn(fsPromises, 'rename').mockRejectedValueOnce(new Error('EIO'));
-      file.schedule(() => dataAt(1));
-      await within(4000, 'flush', file.flush());
-      file.schedule(() => dataAt(2));
-      await within(4000, 'flush', file.flush());
-      expect(errors.map((error) => error.message)).toEqual(['EIO']);
-      expect(revisionIn(target)).toBe(2);
-    });
-
-    it('leaves no timer or immediate behind after flush', async () => {
-      const pending = (): number =>
-        process.getActiveResourcesInfo().filter((kind) => kind === 'Immediate' || kind === 'Timeout').length;
-      const before = pending();
-      const file = new StateFile(target, { onError });
-      for (let i = 0; i < 5; i++) file.schedule(() => dataAt(i));
-      await file.flush();
-      expect(pending()).toBe(before);
+    it('answers an empty list for a directory that does not exist', async () => {
+      expect(await removeCrashLeftovers(join(dir, 'missing', 'state.json'))).toEqual([]);
     });
   });
 

@@ -4,21 +4,11 @@
  * next one, never a half-written file, even if the process dies mid-write.
  */
 import { readFileSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ServerData } from './model.js';
-import { SeedError, describeFsError, parseServerDataJson, serializeServerData } from './seed.js';
-
-/** Options of {@link StateFile}. */
-export interface StateFileOptions {
-  /**
-   * Receives the error of a write started by {@link StateFile.schedule} (or a
-   * snapshot that threw; a thrown non-Error is wrapped in an Error).
-   * Background writes never reject anywhere else.
-   * @default emits a process warning naming the file
-   */
-  onError?: (error: Error) => void;
-}
+import { describeFsError } from './fs-errors.js';
+import { SeedError, parseServerDataJson, serializeServerData } from './seed.js';
 
 /** Ends the name of temporary files, so a crash's leftovers are recognisable. */
 const TEMP_SUFFIX = '.tmp';
@@ -29,29 +19,18 @@ const TEMP_SUFFIX = '.tmp';
  * secret values).
  *
  * Writes are serialised: each goes to a temporary file in the same
- * directory, is fsynced, then renamed over the target. {@link schedule}
- * coalesces bursts of changes into as few writes as possible.
+ * directory, is fsynced, then renamed over the target. Between two writes,
+ * the journal ({@link StateJournal}) holds every change.
  */
 export class StateFile {
   /** The target file. */
   readonly path: string;
-  private readonly onError: (error: Error) => void;
-  /** The latest snapshot scheduled and not yet taken by a write. */
-  private pending: (() => ServerData) | undefined;
-  /** Set while a background write is waiting for its turn or running. */
-  private draining = false;
   /** The end of the chain of writes; every write waits for the previous one. */
   private tail: Promise<void> = Promise.resolve();
-  private idleWaiters: Array<() => void> = [];
   private tempCounter = 0;
 
-  constructor(path: string, options: StateFileOptions = {}) {
+  constructor(path: string) {
     this.path = path;
-    this.onError =
-      options.onError ??
-      ((error) => {
-        process.emitWarning(`could not write the state file ${path}: ${error.message}`, { code: 'VANE_STATE_FILE' });
-      });
   }
 
   /**
@@ -77,55 +56,17 @@ export class StateFile {
    * it is on disk. `data` is serialised before this returns, so later
    * changes to it are not written.
    */
-  async writeNow(data: ServerData): Promise<void> {
-    // Everything before the first await runs synchronously, so `data` is read now.
-    const text = `${JSON.stringify(serializeServerData(data), null, 2)}\n`;
+  writeNow(data: ServerData): Promise<void> {
+    // Serialised before anything is awaited, so `data` is read now.
+    return this.writeText(renderStateText(data));
+  }
+
+  /** Writes text made by {@link renderStateText} (after any write already under way); resolves once it is on disk. */
+  async writeText(text: string): Promise<void> {
     const write = this.tail.then(() => this.replace(text));
     // The chain must survive a failed write; the caller sees the failure through `write`.
     this.tail = write.catch(() => undefined);
     await write;
-  }
-
-  /**
-   * Asks for the data to be written soon. `snapshot` is called when the
-   * write starts (on `setImmediate`, or after the write under way), so a
-   * burst of calls costs one write and the latest snapshot wins. At most one
-   * write is in flight. Failures go to `onError`.
-   */
-  schedule(snapshot: () => ServerData): void {
-    this.pending = snapshot;
-    if (this.draining) return;
-    this.draining = true;
-    setImmediate(() => void this.drain());
-  }
-
-  /**
-   * Resolves when everything scheduled so far has been written (or has
-   * failed and been reported to `onError`), and every `writeNow` started
-   * before this call has settled. Never rejects.
-   */
-  flush(): Promise<void> {
-    const written = this.tail;
-    if (!this.draining) return written;
-    return new Promise<void>((resolve) => {
-      this.idleWaiters.push(resolve);
-    }).then(() => written);
-  }
-
-  private async drain(): Promise<void> {
-    while (this.pending !== undefined) {
-      const snapshot = this.pending;
-      this.pending = undefined;
-      try {
-        await this.writeNow(snapshot());
-      } catch (error) {
-        this.onError(error instanceof Error ? error : new Error(String(error)));
-      }
-    }
-    this.draining = false;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const resolve of waiters) resolve();
   }
 
   private async replace(text: string): Promise<void> {
@@ -152,8 +93,37 @@ export class StateFile {
   }
 }
 
-/** Makes the rename itself durable; not every platform can open a directory, so failure is ignored. */
-async function syncDirectory(directory: string): Promise<void> {
+/** The state file's text for `data`: the state form of `serializeServerData`, indented. */
+export function renderStateText(data: ServerData): string {
+  return `${JSON.stringify(serializeServerData(data), null, 2)}\n`;
+}
+
+/**
+ * Removes the temporary files an earlier process left when it died
+ * mid-write (`.<name>.<pid>.<n>.tmp` beside the state file): they may hold
+ * secret values. Files of a live process are never this process's own, and
+ * one server owns a state file at a time.
+ */
+export async function removeCrashLeftovers(path: string): Promise<string[]> {
+  const directory = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^\d+\.\d+\.tmp$/.test(name.slice(prefix.length))) continue;
+    await unlink(join(directory, name)).catch(() => undefined);
+    removed.push(name);
+  }
+  return removed;
+}
+
+/** Makes a rename in `directory` durable; not every platform can open a directory, so failure is ignored. */
+export async function syncDirectory(directory: string): Promise<void> {
   try {
     const handle = await open(directory, 'r');
     try {

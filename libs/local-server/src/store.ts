@@ -13,6 +13,7 @@ import type {
   TenantState,
   TrustDefinition,
 } from './model.js';
+import { emptyService, type StateChange } from './state-change.js';
 import { parseTrustDefinition, parseTrustName } from './trust-validation.js';
 import {
   describeType,
@@ -62,8 +63,8 @@ export interface SecretWriteResult {
 export interface StoreListeners {
   /** A service got a new revision. */
   change?(change: StoreChange): void;
-  /** Anything at all changed (keys, tenant, audit included): time to persist. */
-  mutation?(): void;
+  /** Anything at all changed (keys, tenant, audit included), before `change` is called: time to persist. */
+  mutation?(change: StateChange): void;
   /** A key was revoked. */
   keyRevoked?(identity: KeyIdentity): void;
   /** The tenant's settings changed. */
@@ -150,32 +151,20 @@ export class Store {
     const existing = this.data.services.get(slug);
     const kind = parseServiceKind(kindInput === undefined ? (existing?.kind ?? 'backend') : kindInput, 'kind');
     if (!existing) {
-      const service: ServiceData = {
-        kind,
-        keys: [],
-        revoked_keys: [],
-        configs: new Map(),
-        flags: new Map(),
-        secrets: new Map(),
-        next_versions: new Map(),
-        revision: 1,
-        audit: [],
-        trusts: new Map(),
-      };
+      const service: ServiceData = emptyService(kind);
       this.data.services.set(slug, service);
       this.published.set(slug, new Map());
-      this.listeners.mutation?.();
+      this.listeners.mutation?.({ type: 'service', slug, kind, revision: service.revision });
       return service.revision;
     }
     if (existing.kind === kind) return existing.revision;
     existing.kind = kind;
     // Secrets appear or disappear for secret keys when a service becomes, or stops being, frontend.
-    return this.commit(slug, {
-      service: true,
-      configs: EMPTY,
-      flags: EMPTY,
-      secrets: new Set(existing.secrets.keys()),
-    });
+    return this.commit(
+      slug,
+      { service: true, configs: EMPTY, flags: EMPTY, secrets: new Set(existing.secrets.keys()) },
+      (revision) => ({ type: 'service', slug, kind, revision }),
+    );
   }
 
   /** Issues a new key of the given type for a service. */
@@ -184,7 +173,7 @@ export class Store {
     const key = `${type === 'secret' ? 'svs' : 'svp'}_${slug.replace(/-/g, '_')}_${randomBytes(18).toString('base64url')}`;
     service.keys.push(key);
     this.keyIndex.set(key, { slug, key, type, revoked: false });
-    this.listeners.mutation?.();
+    this.listeners.mutation?.({ type: 'key', slug, key, revoked: false });
     return key;
   }
 
@@ -197,7 +186,7 @@ export class Store {
       identity.revoked = true;
       service.keys = service.keys.filter((k) => k !== key);
       service.revoked_keys.push(key);
-      this.listeners.mutation?.();
+      this.listeners.mutation?.({ type: 'key', slug, key, revoked: true });
       this.listeners.keyRevoked?.(identity);
     }
     return service.revision;
@@ -218,7 +207,7 @@ export class Store {
     const trust = parseTrustDefinition(trustInput, 'trust');
     const replaced = service.trusts.has(name);
     service.trusts.set(name, trust);
-    this.listeners.mutation?.();
+    this.listeners.mutation?.({ type: 'trust', slug, name, trust });
     if (replaced) this.listeners.trustChanged?.(slug, name);
     return trust;
   }
@@ -227,7 +216,7 @@ export class Store {
   deleteTrust(slug: string, name: string): void {
     const service = this.requireService(slug);
     if (!service.trusts.delete(name)) throw HttpError.notFound(`service "${slug}" has no trust "${name}"`);
-    this.listeners.mutation?.();
+    this.listeners.mutation?.({ type: 'trust', slug, name, trust: null });
     this.listeners.trustChanged?.(slug, name);
   }
 
@@ -238,14 +227,25 @@ export class Store {
     const value: ConfigValue = parseConfigValue(valueInput, 'value');
     if (service.configs.has(key) && sameJson(service.configs.get(key), value)) return service.revision;
     service.configs.set(key, value);
-    return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY });
+    return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY }, (revision) => ({
+      type: 'config',
+      slug,
+      revision,
+      key,
+      value,
+    }));
   }
 
   /** Deletes a config value. */
   deleteConfig(slug: string, key: string): number {
     const service = this.requireService(slug);
     if (!service.configs.delete(key)) throw HttpError.notFound(`service "${slug}" has no config "${key}"`);
-    return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY });
+    return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY }, (revision) => ({
+      type: 'config.delete',
+      slug,
+      revision,
+      key,
+    }));
   }
 
   /** Creates or replaces a flag; its `is_active` and schedule are recomputed. */
@@ -256,7 +256,17 @@ export class Store {
     if (service.flags.has(key) && sameJson(service.flags.get(key), flag)) return service.revision;
     service.flags.set(key, flag);
     this.published.get(slug)!.set(key, computeIsActive(flag, this.clock.now()));
-    const revision = this.commit(slug, { service: false, configs: EMPTY, flags: new Set([key]), secrets: EMPTY });
+    const revision = this.commit(
+      slug,
+      { service: false, configs: EMPTY, flags: new Set([key]), secrets: EMPTY },
+      (r) => ({
+        type: 'flag',
+        slug,
+        revision: r,
+        key,
+        flag,
+      }),
+    );
     this.scheduleNextBoundary(slug);
     return revision;
   }
@@ -266,7 +276,17 @@ export class Store {
     const service = this.requireService(slug);
     if (!service.flags.delete(key)) throw HttpError.notFound(`service "${slug}" has no flag "${key}"`);
     this.published.get(slug)!.delete(key);
-    const revision = this.commit(slug, { service: false, configs: EMPTY, flags: new Set([key]), secrets: EMPTY });
+    const revision = this.commit(
+      slug,
+      { service: false, configs: EMPTY, flags: new Set([key]), secrets: EMPTY },
+      (r) => ({
+        type: 'flag',
+        slug,
+        revision: r,
+        key,
+        flag: null,
+      }),
+    );
     this.scheduleNextBoundary(slug);
     return revision;
   }
@@ -296,8 +316,21 @@ export class Store {
       service.secrets.set(key, { type, versions: [entry] });
     }
     service.next_versions.set(key, version + 1);
-    this.audit(service, 'secret.set', key, version, actor);
-    const revision = this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) });
+    const audited = this.audit(service, 'secret.set', key, version, actor);
+    const revision = this.commit(
+      slug,
+      { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) },
+      (r) => ({
+        type: 'secret.version',
+        slug,
+        revision: r,
+        key,
+        secret_type: type,
+        version: entry,
+        next_version: version + 1,
+        ...audited,
+      }),
+    );
     return { revision, key, type, version };
   }
 
@@ -305,8 +338,14 @@ export class Store {
   deleteSecret(slug: string, key: string, actor: string): number {
     const service = this.requireService(slug);
     if (!service.secrets.delete(key)) throw HttpError.notFound(`service "${slug}" has no secret "${key}"`);
-    this.audit(service, 'secret.delete', key, null, actor);
-    return this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) });
+    const audited = this.audit(service, 'secret.delete', key, null, actor);
+    return this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) }, (revision) => ({
+      type: 'secret.delete',
+      slug,
+      revision,
+      key,
+      ...audited,
+    }));
   }
 
   /** Deletes one version of a secret; deleting the last one deletes the secret. */
@@ -318,15 +357,22 @@ export class Store {
     if (index === -1) throw HttpError.notFound(`secret "${key}" has no version ${version}`);
     record.versions.splice(index, 1);
     if (record.versions.length === 0) service.secrets.delete(key);
-    this.audit(service, 'secret.version.delete', key, version, actor);
-    return this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) });
+    const audited = this.audit(service, 'secret.version.delete', key, version, actor);
+    return this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) }, (revision) => ({
+      type: 'secret.version.delete',
+      slug,
+      revision,
+      key,
+      version,
+      ...audited,
+    }));
   }
 
   /** Changes any of the tenant's settings. */
   setTenant(patchInput: unknown): Readonly<TenantState> {
     const patch = parseTenantPatch(patchInput, 'tenant');
     Object.assign(this.data.tenant, patch);
-    this.listeners.mutation?.();
+    this.listeners.mutation?.({ type: 'tenant', tenant: { ...this.data.tenant } });
     this.listeners.tenantChanged?.(this.data.tenant);
     return this.data.tenant;
   }
@@ -355,18 +401,26 @@ export class Store {
     return service;
   }
 
-  private commit(slug: string, changes: ChangeSet): number {
+  /** Moves the service to its next revision, records `record(revision)`, then tells the change listener. */
+  private commit(slug: string, changes: ChangeSet, record: (revision: number) => StateChange): number {
     const service = this.data.services.get(slug)!;
     const base = service.revision;
     service.revision = base + 1;
+    this.listeners.mutation?.(record(service.revision));
     this.listeners.change?.({ slug, base, revision: service.revision, changes });
-    this.listeners.mutation?.();
     return service.revision;
   }
 
-  private audit(service: ServiceData, action: AuditAction, key: string, version: number | null, actor: string): void {
+  private audit(
+    service: ServiceData,
+    action: AuditAction,
+    key: string,
+    version: number | null,
+    actor: string,
+  ): { audit: AuditEntry; audit_index: number } {
     const entry: AuditEntry = { at: this.isoNow(), action, key, version, actor };
     service.audit.push(entry);
+    return { audit: entry, audit_index: service.audit.length - 1 };
   }
 
   private indexKeys(slug: string, service: ServiceData): void {
@@ -417,7 +471,13 @@ export class Store {
       if (published.get(key) !== active) turned.add(key);
     }
     this.published.set(slug, fresh);
-    if (turned.size > 0) this.commit(slug, { service: false, configs: EMPTY, flags: turned, secrets: EMPTY });
+    if (turned.size > 0) {
+      this.commit(slug, { service: false, configs: EMPTY, flags: turned, secrets: EMPTY }, (revision) => ({
+        type: 'revision',
+        slug,
+        revision,
+      }));
+    }
     this.scheduleNextBoundary(slug);
   }
 

@@ -54,6 +54,8 @@ const PING_FRAME = Buffer.from(': ping\n\n');
 export class StreamHub {
   private readonly bySlug = new Map<string, Set<StreamConnection>>();
   private readonly history = new Map<string, PublishedPatch[]>();
+  /** The last revision sent per service. */
+  private readonly revisions = new Map<string, number>();
   private pingTimer: NodeJS.Timeout | undefined;
   private count = 0;
   private dropped = 0;
@@ -93,8 +95,19 @@ export class StreamHub {
     this.write(connection, Buffer.concat(initial));
   }
 
+  /** The last revision published for `slug`, or the one given to {@link setRevision}; undefined for neither. */
+  revision(slug: string): number | undefined {
+    return this.revisions.get(slug);
+  }
+
+  /** Tells the hub a service's revision without a patch (at start, when the data is loaded). */
+  setRevision(slug: string, revision: number): void {
+    this.revisions.set(slug, revision);
+  }
+
   /** Records a revision's patch and sends it to every open stream of the service. */
   publish(slug: string, patch: PublishedPatch): void {
+    this.revisions.set(slug, patch.revision);
     let history = this.history.get(slug);
     if (!history) this.history.set(slug, (history = []));
     history.push(patch);

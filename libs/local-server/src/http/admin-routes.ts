@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serializeTrust } from '../trust-validation.js';
 import { describeType } from '../validation.js';
 import { HttpError } from './http-error.js';
-import { decodeSegment, readJsonBody, sendJson } from './http-io.js';
+import { decodeSegment, readJsonBody, sendJsonPayload } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 import { parseVersion } from './service-routes.js';
 
@@ -25,11 +25,11 @@ export async function handleAdminRoute(
   const { store } = ctx;
 
   if (resource === 'tenant' && rawSlug === undefined) {
-    if (method === 'GET') return sendJson(res, 200, { tenant: store.tenant });
-    if (method === 'PUT') return sendJson(res, 200, { tenant: store.setTenant(await readJsonBody(req)) });
+    if (method === 'GET') return await answer(ctx, res, 200, { tenant: store.tenant });
+    if (method === 'PUT') return await answer(ctx, res, 200, { tenant: store.setTenant(await readJsonBody(req)) });
   }
   if (resource === 'services' && rawSlug === undefined && method === 'GET') {
-    return sendJson(res, 200, {
+    return await answer(ctx, res, 200, {
       services: store.slugs().map((slug) => {
         const service = store.service(slug)!;
         return { slug, kind: service.kind, revision: service.revision };
@@ -41,17 +41,17 @@ export async function handleAdminRoute(
 
   if (collection === undefined && method === 'PUT') {
     const body = objectBody(await readJsonBody(req));
-    return sendJson(res, 200, { revision: store.putService(slug, body['kind']) });
+    return await answer(ctx, res, 200, { revision: store.putService(slug, body['kind']) });
   }
   if (collection === 'audit' && rawKey === undefined && method === 'GET') {
     const service = store.service(slug);
     if (!service) throw HttpError.notFound(`no service named "${slug}"`);
-    return sendJson(res, 200, { entries: service.audit });
+    return await answer(ctx, res, 200, { entries: service.audit });
   }
   if (collection === 'trusts' && rawKey === undefined && method === 'GET') {
     const service = store.service(slug);
     if (!service) throw HttpError.notFound(`no service named "${slug}"`);
-    return sendJson(res, 200, {
+    return await answer(ctx, res, 200, {
       trusts: Object.fromEntries([...service.trusts].map(([name, trust]) => [name, serializeTrust(trust)])),
     });
   }
@@ -60,46 +60,57 @@ export async function handleAdminRoute(
     if (type !== 'secret' && type !== 'public') {
       throw HttpError.invalid(`type: expected "secret" or "public", received ${describeType(type)}`);
     }
-    return sendJson(res, 201, { key: store.createKey(slug, type) });
+    return await answer(ctx, res, 201, { key: store.createKey(slug, type) });
   }
   if (rawKey === undefined) throw notFound(req);
 
   const key = decodeSegment(rawKey, 'key');
   switch (`${method} ${collection}${sub === undefined ? '' : `/${sub}`}`) {
     case 'DELETE keys':
-      return sendJson(res, 200, { revision: store.revokeKey(slug, key) });
+      return await answer(ctx, res, 200, { revision: store.revokeKey(slug, key) });
     case 'PUT configs': {
       const body = objectBody(await readJsonBody(req));
       if (!('value' in body)) throw HttpError.invalid('value: required (use DELETE to remove a config)');
-      return sendJson(res, 200, { revision: store.setConfig(slug, key, body['value']) });
+      return await answer(ctx, res, 200, { revision: store.setConfig(slug, key, body['value']) });
     }
     case 'PUT trusts': {
       const trust = store.putTrust(slug, key, await readJsonBody(req));
-      return sendJson(res, 200, { revision: store.service(slug)!.revision, name: key, trust: serializeTrust(trust) });
+      return await answer(ctx, res, 200, {
+        revision: store.service(slug)!.revision,
+        name: key,
+        trust: serializeTrust(trust),
+      });
     }
     case 'DELETE trusts':
       store.deleteTrust(slug, key);
-      return sendJson(res, 200, { revision: store.service(slug)!.revision });
+      return await answer(ctx, res, 200, { revision: store.service(slug)!.revision });
     case 'DELETE configs':
-      return sendJson(res, 200, { revision: store.deleteConfig(slug, key) });
+      return await answer(ctx, res, 200, { revision: store.deleteConfig(slug, key) });
     case 'PUT flags':
-      return sendJson(res, 200, { revision: store.setFlag(slug, key, await readJsonBody(req)) });
+      return await answer(ctx, res, 200, { revision: store.setFlag(slug, key, await readJsonBody(req)) });
     case 'DELETE flags':
-      return sendJson(res, 200, { revision: store.deleteFlag(slug, key) });
+      return await answer(ctx, res, 200, { revision: store.deleteFlag(slug, key) });
     case 'PUT secrets': {
       const body = objectBody(await readJsonBody(req));
       const result = store.setSecret(slug, key, body['value'], body['type'], ADMIN_ACTOR);
-      return sendJson(res, 200, result);
+      return await answer(ctx, res, 200, result);
     }
     case 'DELETE secrets':
-      return sendJson(res, 200, { revision: store.deleteSecret(slug, key, ADMIN_ACTOR) });
+      return await answer(ctx, res, 200, { revision: store.deleteSecret(slug, key, ADMIN_ACTOR) });
     case 'DELETE secrets/versions':
       if (rawVersion === undefined) break;
-      return sendJson(res, 200, {
+      return await answer(ctx, res, 200, {
         revision: store.deleteSecretVersion(slug, key, parseVersion(rawVersion), ADMIN_ACTOR),
       });
   }
   throw notFound(req);
+}
+
+/** Answers once every change made so far is durable: the body is rendered first, so it holds nothing that is not. */
+async function answer(ctx: ServerContext, res: ServerResponse, status: number, body: unknown): Promise<void> {
+  const payload = Buffer.from(JSON.stringify(body));
+  await ctx.changes.whenDurable();
+  sendJsonPayload(res, status, payload);
 }
 
 function checkAdminToken(ctx: ServerContext, req: IncomingMessage): void {

@@ -42,7 +42,16 @@ export function sendJson(
   body: unknown,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  const payload = Buffer.from(JSON.stringify(body));
+  sendJsonPayload(res, status, Buffer.from(JSON.stringify(body)), headers);
+}
+
+/** Writes a JSON answer already serialised. */
+export function sendJsonPayload(
+  res: ServerResponse,
+  status: number,
+  payload: Buffer,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(payload.length),

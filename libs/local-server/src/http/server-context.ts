@@ -1,3 +1,4 @@
+import type { ChangeLog } from '../change-log.js';
 import type { Clock } from '../clock.js';
 import type { KeyRateLimiter } from '../rate-limiter.js';
 import type { SnapshotRenderer } from '../snapshot-renderer.js';
@@ -12,6 +13,8 @@ export interface ServerContext {
   readonly store: Store;
   readonly renderer: SnapshotRenderer;
   readonly hub: StreamHub;
+  /** Every answer waits for it, so nothing not yet durable leaves the server. */
+  readonly changes: ChangeLog;
   readonly limiter: KeyRateLimiter;
   readonly clock: Clock;
   readonly adminToken: string;

@@ -118,8 +118,10 @@ async function authorize(ctx: ServerContext, req: IncomingMessage): Promise<Call
   return caller;
 }
 
-function sync(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): void {
+async function sync(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
   const snapshot = ctx.renderer.snapshot(caller.slug, caller.identity.type);
+  // Rendered first, then held until all it shows is durable.
+  await ctx.changes.whenDurable();
   const headers = { etag: snapshot.etag, 'cache-control': 'no-cache' };
   if (ifNoneMatchMatches(req.headers['if-none-match'], snapshot.etag)) {
     res.writeHead(304, headers);
@@ -140,7 +142,8 @@ function stream(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, c
     typeof header === 'string' && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : undefined;
   req.socket.setNoDelay(true);
   req.socket.setKeepAlive(true);
-  const revision = ctx.store.service(caller.slug)!.revision;
+  // The last revision streams were sent, which is durable; the store may be ahead by changes still being written.
+  const revision = ctx.hub.revision(caller.slug) ?? ctx.store.service(caller.slug)!.revision;
   ctx.hub.open(
     { slug: caller.slug, audience: caller.identity.type, key: caller.identity.key, res },
     revision,
@@ -196,6 +199,7 @@ async function evaluateAb(
     const flag = service.flags.get(key);
     results[key] = flag ? evaluateAbFlag(key, flag, ctx.store.isActive(caller.slug, key), userId, context) : false;
   }
+  await ctx.changes.whenDurable();
   sendJson(res, 200, { results });
 }
 
@@ -229,6 +233,7 @@ async function setSecret(ctx: ServerContext, req: IncomingMessage, res: ServerRe
   }
   const { value, type } = body as Record<string, unknown>;
   const result = ctx.store.setSecret(caller.slug, key, value, type, caller.actor);
+  await ctx.changes.whenDurable();
   sendJson(res, 200, { key: result.key, type: result.type, version: result.version });
 }
 
@@ -240,6 +245,7 @@ async function deleteSecret(
 ): Promise<void> {
   const caller = await authorizeSecretWrite(ctx, req);
   ctx.store.deleteSecret(caller.slug, decodeSegment(rawKey, 'secret key'), caller.actor);
+  await ctx.changes.whenDurable();
   res.writeHead(204);
   res.end();
 }
@@ -254,6 +260,7 @@ async function deleteSecretVersion(
   const caller = await authorizeSecretWrite(ctx, req);
   const version = parseVersion(rawVersion);
   ctx.store.deleteSecretVersion(caller.slug, decodeSegment(rawKey, 'secret key'), version, caller.actor);
+  await ctx.changes.whenDurable();
   res.writeHead(204);
   res.end();
 }

@@ -51,6 +51,7 @@ export async function tokenExchange(ctx: ServerContext, req: IncomingMessage, re
         subject: verdict.subject,
         keyType: trust.key_type,
       });
+      await ctx.changes.whenDurable();
       return sendJson(res, 200, { token: session.token, expires_at: session.expiresAt });
     }
     reasons.push(`${name}: ${verdict.refused}`);

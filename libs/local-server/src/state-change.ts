@@ -1,0 +1,152 @@
+/**
+ * One change to the server's data, as the store makes it and the journal
+ * records it. Every record states what a thing is after the change (never
+ * "add one"), so replaying a record that is already reflected in the data
+ * leaves the data as it is: compaction may die between writing the state file
+ * and removing the journal it covers.
+ */
+import type {
+  AuditEntry,
+  ConfigValue,
+  FlagDefinition,
+  SecretType,
+  SecretVersion,
+  ServerData,
+  ServiceData,
+  TenantState,
+  TrustDefinition,
+} from './model.js';
+
+/** A change that moves a service to `revision`. */
+interface RevisionChange {
+  readonly slug: string;
+  readonly revision: number;
+}
+
+/** A secret change, with the audit entry it adds at `audit_index`. */
+interface AuditedChange extends RevisionChange {
+  readonly key: string;
+  readonly audit: AuditEntry;
+  /** The entry's position in the service's audit trail; an entry already there is not added twice. */
+  readonly audit_index: number;
+}
+
+/** A change of the server's data, in the form the journal records. */
+export type StateChange =
+  | ({ readonly type: 'service'; readonly kind: string } & RevisionChange)
+  | { readonly type: 'key'; readonly slug: string; readonly key: string; readonly revoked: boolean }
+  | { readonly type: 'trust'; readonly slug: string; readonly name: string; readonly trust: TrustDefinition | null }
+  | ({ readonly type: 'config'; readonly key: string; readonly value: ConfigValue } & RevisionChange)
+  | ({ readonly type: 'config.delete'; readonly key: string } & RevisionChange)
+  | ({ readonly type: 'flag'; readonly key: string; readonly flag: FlagDefinition | null } & RevisionChange)
+  | ({
+      readonly type: 'secret.version';
+      readonly secret_type: SecretType;
+      readonly version: SecretVersion;
+      readonly next_version: number;
+    } & AuditedChange)
+  | ({ readonly type: 'secret.version.delete'; readonly version: number } & AuditedChange)
+  | ({ readonly type: 'secret.delete' } & AuditedChange)
+  | { readonly type: 'tenant'; readonly tenant: TenantState }
+  | ({ readonly type: 'revision' } & RevisionChange);
+
+/** A journal record names a service the data does not hold: the files do not belong together. */
+export class StateChangeError extends Error {
+  override readonly name = 'StateChangeError';
+}
+
+/** Applies one change to `data` in place. */
+export function applyStateChange(data: ServerData, change: StateChange): void {
+  if (change.type === 'tenant') {
+    Object.assign(data.tenant, change.tenant);
+    return;
+  }
+  if (change.type === 'service' && !data.services.has(change.slug)) {
+    data.services.set(change.slug, emptyService(change.kind));
+  }
+  const service = data.services.get(change.slug);
+  if (!service) throw new StateChangeError(`a ${change.type} change names service "${change.slug}", which is missing`);
+  switch (change.type) {
+    case 'service':
+      service.kind = change.kind;
+      break;
+    case 'key':
+      applyKey(service, change.key, change.revoked);
+      return;
+    case 'trust':
+      if (change.trust) service.trusts.set(change.name, change.trust);
+      else service.trusts.delete(change.name);
+      return;
+    case 'config':
+      service.configs.set(change.key, change.value);
+      break;
+    case 'config.delete':
+      service.configs.delete(change.key);
+      break;
+    case 'flag':
+      if (change.flag) service.flags.set(change.key, change.flag);
+      else service.flags.delete(change.key);
+      break;
+    case 'secret.version': {
+      const record = service.secrets.get(change.key);
+      if (!record) service.secrets.set(change.key, { type: change.secret_type, versions: [change.version] });
+      else {
+        record.type = change.secret_type;
+        if (!record.versions.some((v) => v.version === change.version.version)) {
+          record.versions.push(change.version);
+          // Versions stay ascending (the last is current) even when an older record is replayed.
+          record.versions.sort((a, b) => a.version - b.version);
+        }
+      }
+      service.next_versions.set(change.key, change.next_version);
+      addAudit(service, change);
+      break;
+    }
+    case 'secret.version.delete': {
+      const record = service.secrets.get(change.key);
+      if (record) {
+        record.versions = record.versions.filter((v) => v.version !== change.version);
+        if (record.versions.length === 0) service.secrets.delete(change.key);
+      }
+      addAudit(service, change);
+      break;
+    }
+    case 'secret.delete':
+      service.secrets.delete(change.key);
+      addAudit(service, change);
+      break;
+    case 'revision':
+      break;
+  }
+  service.revision = change.revision;
+}
+
+/** A service with nothing in it yet, at revision 1. */
+export function emptyService(kind: string): ServiceData {
+  return {
+    kind,
+    keys: [],
+    revoked_keys: [],
+    configs: new Map(),
+    flags: new Map(),
+    secrets: new Map(),
+    next_versions: new Map(),
+    revision: 1,
+    audit: [],
+    trusts: new Map(),
+  };
+}
+
+function applyKey(service: ServiceData, key: string, revoked: boolean): void {
+  if (!revoked) {
+    // A key already revoked stays revoked: this record is older than the revocation.
+    if (!service.keys.includes(key) && !service.revoked_keys.includes(key)) service.keys.push(key);
+    return;
+  }
+  service.keys = service.keys.filter((k) => k !== key);
+  if (!service.revoked_keys.includes(key)) service.revoked_keys.push(key);
+}
+
+function addAudit(service: ServiceData, change: AuditedChange): void {
+  if (service.audit.length <= change.audit_index) service.audit.push(change.audit);
+}
