@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Keeps the README's code examples identical to the code the tests run.
-// In README.md, a fenced block right after `<!-- snippet: path#name -->` must
+// In README.md and docs/protocol.md, a fenced block right after `<!-- snippet: path#name -->` must
 // equal the lines between `// #region name` and `// #endregion name` in that
 // file (common indentation removed).
 //   node scripts/readme-snippets.mjs --check   exit 1 and list every stale block
-//   node scripts/readme-snippets.mjs --write   rewrite the README's blocks from the sources
+//   node scripts/readme-snippets.mjs --write   rewrite the documents' blocks from the sources
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,20 +35,32 @@ export function snippets(readme) {
   }));
 }
 
+/** The documents whose snippets are kept, relative to the repository root. */
+export const DOCUMENTS = ['README.md', 'docs/protocol.md'];
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const path = join(root, 'README.md');
-  let readme = readFileSync(path, 'utf8');
-  const all = snippets(readme);
-  const stale = all.filter((s) => s.shown !== s.source);
-  if (process.argv.includes('--write')) {
-    for (const s of stale) {
-      readme = readme.replace(s.full, `<!-- snippet: ${s.file}#${s.name} -->\n\`\`\`${s.lang}\n${s.source}\`\`\``);
+  let count = 0;
+  let staleCount = 0;
+  for (const document of DOCUMENTS) {
+    const path = join(root, document);
+    let text = readFileSync(path, 'utf8');
+    const all = snippets(text);
+    const stale = all.filter((s) => s.shown !== s.source);
+    count += all.length;
+    staleCount += stale.length;
+    if (process.argv.includes('--write')) {
+      for (const s of stale) {
+        text = text.replace(s.full, `<!-- snippet: ${s.file}#${s.name} -->\n\`\`\`${s.lang}\n${s.source}\`\`\``);
+      }
+      if (stale.length > 0) writeFileSync(path, text);
+    } else {
+      for (const s of stale) console.error(`${document}: the snippet ${s.file}#${s.name} differs from its source`);
     }
-    writeFileSync(path, readme);
-    console.log(`${all.length} snippets, ${stale.length} rewritten`);
+  }
+  if (process.argv.includes('--write')) {
+    console.log(`${count} snippets, ${staleCount} rewritten`);
   } else {
-    for (const s of stale) console.error(`README.md: the snippet ${s.file}#${s.name} differs from its source`);
-    console.log(`${all.length} snippets, ${stale.length} stale`);
-    if (stale.length > 0) process.exitCode = 1;
+    console.log(`${count} snippets, ${staleCount} stale`);
+    if (staleCount > 0) process.exitCode = 1;
   }
 }

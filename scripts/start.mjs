@@ -98,6 +98,13 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+/** The curl that opens the demo service's stream with its secret key (the key goes in X-Service-API-Key). */
+function streamCurl(vaneUrl) {
+  const { port } = new URL(vaneUrl);
+  const serviceUrl = `http://shop.localhost:${port}`;
+  return `curl -N --resolve shop.localhost:${port}:127.0.0.1 -H 'X-Service-API-Key: ${apiKey}' ${serviceUrl}/v1/stream`;
+}
+
 function tryIt(vaneUrl, nestUrl, expressUrl) {
   const flagUrl = `${vaneUrl}/admin/v1/services/shop`;
   const admin = `curl -X PUT -H 'Authorization: Bearer ${adminToken}' -H 'Content-Type: application/json'`;
@@ -125,6 +132,8 @@ Express sample (sample-app/express):
   curl -i -H 'x-user-id: u-1' -H 'x-country: DE' ${expressUrl}/pricing
   curl ${expressUrl}/payments ${expressUrl}/tls
 
+Watch the service's live stream (server-sent events, docs/protocol.md §6) while you run the commands below:
+  ${streamCurl(vaneUrl)}
 Flip new-checkout off: both /checkout routes answer 404 at once
   ${admin} -d '{"is_enabled": false}' ${flagUrl}/flags/new-checkout
 Change the greeting, rotate the Stripe key:

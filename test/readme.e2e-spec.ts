@@ -1,7 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { DEFAULTS } from '@vane/client';
+import { startLocalServer } from '@vane/local-server';
 
 // The README is documentation users copy from: keep it true.
 const ROOT = resolve(__dirname, '..');
@@ -54,4 +56,41 @@ describe('README.md', () => {
       for (const code of codes) expect(readme).toContain(`\`${code}\``);
     },
   );
+});
+
+describe('docs/protocol.md', () => {
+  const protocol = source('docs/protocol.md');
+
+  it.each([
+    'README.md',
+    'libs/client/README.md',
+    'libs/nestjs/README.md',
+    'libs/express/README.md',
+    'libs/local-server/README.md',
+  ])('%s links it', (file) => {
+    expect(source(file)).toMatch(/\]\((\.\.\/\.\.\/)?docs\/protocol\.md\)/);
+  });
+
+  it('covers every section of the wire protocol, the key header and the healthy-interval rule', () => {
+    for (let n = 1; n <= 11; n++) expect(protocol).toMatch(new RegExp(`^## ${n}\\. `, 'm'));
+    expect(protocol).toContain('X-Service-API-Key');
+    expect(protocol).toContain('`streamHealthyMs`, default 60 s');
+    expect(readme).toContain('`X-Service-API-Key`');
+  });
+
+  it('its .localhost example, run as it is, reaches a local server through Node fetch', async () => {
+    const server = await startLocalServer({
+      seed: { services: { shop: { keys: ['svs_shop_docs_secret'], configs: { answer: 42 } } } },
+    });
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ['examples/localhost/fetch-localhost.mjs'], {
+        cwd: ROOT,
+        timeout: 20_000,
+        env: { ...process.env, VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: 'svs_shop_docs_secret' },
+      });
+      expect(stdout.trim()).toBe('200 1');
+    } finally {
+      await server.close();
+    }
+  });
 });

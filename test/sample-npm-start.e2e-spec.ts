@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { get, send } from './support/http.js';
 import { groupAlive, killLeftovers, spawnNodeGroup, type Proc } from './support/process.js';
 import { ROOT, baseEnv } from './support/samples.js';
@@ -12,7 +13,13 @@ describe('npm start (scripts/start.mjs)', () => {
   const ADMIN_TOKEN = 'e2e-admin-token';
 
   /** Starts the script and waits for its try-it block; returns the URLs and the flip command it printed. */
-  async function start(): Promise<{ proc: Proc; nestUrl: string; expressUrl: string; flip: string }> {
+  async function start(): Promise<{
+    proc: Proc;
+    nestUrl: string;
+    expressUrl: string;
+    flip: string;
+    streamCurl: string;
+  }> {
     const proc = spawnNodeGroup(['scripts/start.mjs'], {
       cwd: ROOT,
       env: { ...baseEnv(), VANE_PORT: '0', NEST_PORT: '0', EXPRESS_PORT: '0', VANE_ADMIN_TOKEN: ADMIN_TOKEN },
@@ -28,6 +35,32 @@ describe('npm start (scripts/start.mjs)', () => {
       nestUrl: find(/^\s+NestJS sample\s+(http:\/\/\S+)$/),
       expressUrl: find(/^\s+Express sample\s+(http:\/\/\S+)$/),
       flip: find(/^\s+(curl -X PUT .*"is_enabled": false.*flags\/new-checkout)$/),
+      streamCurl: find(/^\s+(curl -N .*\/v1\/stream)$/),
+    };
+  }
+
+  /** Runs a printed `curl -N …` line through the shell, as a reader would paste it; every wait is bounded. */
+  function runStreamCurl(command: string): { saw(pattern: RegExp): Promise<void>; close(): void } {
+    const child = spawn('sh', ['-c', `exec ${command}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    return {
+      saw: (pattern) =>
+        new Promise((resolve, reject) => {
+          const check = (): void => {
+            if (!pattern.test(output)) return;
+            clearTimeout(timer);
+            child.stdout.off('data', check);
+            resolve();
+          };
+          const timer = setTimeout(() => {
+            child.stdout.off('data', check);
+            reject(new Error(`the stream curl printed no ${pattern} within 10 s; it printed:\n${output}`));
+          }, 10_000);
+          child.stdout.on('data', check);
+          check();
+        }),
+      close: () => child.kill('SIGTERM'),
     };
   }
 
@@ -43,7 +76,7 @@ describe('npm start (scripts/start.mjs)', () => {
   }
 
   it('runs both samples against the local server; the printed flip changes the guarded routes at once; SIGINT stops everything, exit 0', async () => {
-    const { proc, nestUrl, expressUrl, flip } = await start();
+    const { proc, nestUrl, expressUrl, flip, streamCurl } = await start();
     expect(flip).toContain(`Authorization: Bearer ${ADMIN_TOKEN}`);
 
     expect(await get(`${nestUrl}/checkout`)).toMatchObject({ status: 200, body: { checkout: 'new' } });
@@ -51,10 +84,15 @@ describe('npm start (scripts/start.mjs)', () => {
     expect((await get(`${nestUrl}/greeting`)).body).toMatchObject({ greeting: 'Hello from the Vane local server' });
     expect((await get(`${nestUrl}/health`)).status).toBe(200);
 
+    // The printed stream curl, run by curl itself: the flip below reaches it as a patch.
+    const stream = runStreamCurl(streamCurl);
+    await stream.saw(/^event: resync$/m);
     const nestSaw = proc.nextLine(/^\[nest\].*vane: flag new-checkout changed/);
     const expressSaw = proc.nextLine(/^\[express\].*vane: flag new-checkout changed/);
     expect((await runCurl(flip)).status).toBe(200);
     await Promise.all([nestSaw, expressSaw]);
+    await stream.saw(/^event: patch\ndata: .*"new-checkout":\{"is_enabled":false/m);
+    stream.close();
     expect((await get(`${nestUrl}/checkout`)).status).toBe(404);
     expect((await get(`${expressUrl}/checkout`)).status).toBe(404);
 

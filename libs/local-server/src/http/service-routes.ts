@@ -75,6 +75,11 @@ async function authorize(ctx: ServerContext, req: IncomingMessage): Promise<Call
       );
     caller = { slug, identity, actor: redactKey(identity.key) };
   } else if (bearer !== undefined) {
+    // A common first mistake: the API key sent the way most APIs take one. Say so (never echoing the key).
+    if (/^sv[sp]_/.test(bearer))
+      throw HttpError.unauthorized(
+        'an API key goes in the X-Service-API-Key header, not in "Authorization: Bearer" (which carries workload-identity sessions only)',
+      );
     const session = await ctx.sessions.verify(bearer, slug);
     if (!session)
       throw HttpError.unauthorized(

@@ -1,0 +1,39 @@
+import { startLocalServer, type LocalServer } from '../src/index.js';
+import { call } from './support/http-client.js';
+import { KEYS, testSeed } from './support/seed.js';
+
+// A newcomer's first mistake: the API key sent as `Authorization: Bearer svs_…`, as most APIs take one.
+describe('an API key sent as Authorization: Bearer', () => {
+  let server: LocalServer;
+
+  beforeAll(async () => {
+    server = await startLocalServer({ seed: testSeed() });
+  });
+  afterAll(() => server.close());
+
+  it.each([KEYS.shopSecret, KEYS.shopPublic])(
+    'answers 401 naming the X-Service-API-Key header, never the key (%#)',
+    async (key) => {
+      const answer = await call(server, {
+        path: '/v1/sync',
+        slug: 'shop',
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(answer.status).toBe(401);
+      const body = answer.json<{ error: string; message: string }>();
+      expect(body.error).toBe('unauthorized');
+      expect(body.message).toContain('X-Service-API-Key');
+      expect(answer.text).not.toContain(key);
+    },
+  );
+
+  it('still answers an invalid session token as one', async () => {
+    const answer = await call(server, {
+      path: '/v1/sync',
+      slug: 'shop',
+      headers: { authorization: 'Bearer eyJnot.a.jwt' },
+    });
+    expect(answer.status).toBe(401);
+    expect(answer.json<{ message: string }>().message).toMatch(/session token is not valid/);
+  });
+});
