@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { backoffDelayMs, parseRetryAfterMs } from './backoff.js';
+import { Backoff, backoffDelayMs, parseRetryAfterMs } from './backoff.js';
 
 describe('backoffDelayMs', () => {
   const settings = (random: number) => ({ minMs: 1000, maxMs: 30_000, random: () => random });
@@ -47,5 +47,31 @@ describe('parseRetryAfterMs', () => {
   it('ignores what it cannot read', () => {
     expect(parseRetryAfterMs(undefined, 0)).toBeUndefined();
     expect(parseRetryAfterMs('soon', 0)).toBeUndefined();
+  });
+});
+
+describe('Backoff', () => {
+  const backoff = (): Backoff => new Backoff({ minMs: 1000, maxMs: 30_000, healthyMs: 60_000, random: () => 0 });
+
+  it('grows on consecutive failures, opened or not, until a connection proves healthy', () => {
+    const b = backoff();
+    expect(b.fail(0)).toEqual({ failures: 1, delayMs: 1000, afterHealthy: false });
+    b.opened(1000);
+    // Accepted, then cut after 59.999 s: not healthy, the count goes on.
+    expect(b.fail(60_999)).toEqual({ failures: 2, delayMs: 2000, afterHealthy: false });
+    b.opened(63_000);
+    expect(b.healthy(122_999)).toBe(false);
+    expect(b.healthy(123_000)).toBe(true);
+    expect(b.fail(123_000)).toEqual({ failures: 1, delayMs: 1000, afterHealthy: true });
+  });
+
+  it('never resets on a failure without an open connection, and reset() forgets everything', () => {
+    const b = backoff();
+    for (let i = 0; i < 6; i++) b.fail(i * 100_000);
+    expect(b.failures).toBe(6);
+    expect(b.fail(10 ** 9).delayMs).toBe(30_000);
+    b.reset();
+    expect(b.failures).toBe(0);
+    expect(b.fail(0).failures).toBe(1);
   });
 });

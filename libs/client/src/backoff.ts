@@ -31,6 +31,70 @@ export function backoffDelayMs(attempt: number, settings: BackoffSettings): numb
   return Math.round(base - r * 0.5 * base);
 }
 
+/** Settings of a {@link Backoff}. */
+export interface BackoffOptions extends BackoffSettings {
+  /**
+   * How long a connection must stay open to count as healthy, in
+   * milliseconds: only then does its end reset the failure count and the delay.
+   */
+  readonly healthyMs: number;
+}
+
+/** What {@link Backoff.fail} decided. */
+export interface BackoffStep {
+  /** Consecutive failures, this one included (1 after a healthy connection). */
+  readonly failures: number;
+  /** Delay before the next attempt, in milliseconds. */
+  readonly delayMs: number;
+  /** True when this failure ended a connection that had been healthy (the count restarted). */
+  readonly afterHealthy: boolean;
+}
+
+/**
+ * Reconnect state of one connection: counts consecutive failures and gives
+ * the next delay. A connection resets the count only once it has stayed open
+ * for `healthyMs`, so a server (or proxy) that accepts and then cuts at once
+ * cannot hold a client in a fast reconnect loop. Pure: the caller passes the
+ * time; no timer, no clock, randomness injected.
+ */
+export class Backoff {
+  #failures = 0;
+  #openedAtMs: number | undefined;
+
+  /** @param options - delays, healthy interval and randomness. */
+  constructor(private readonly options: BackoffOptions) {}
+
+  /** Consecutive failures so far. */
+  get failures(): number {
+    return this.#failures;
+  }
+
+  /** The connection opened at `nowMs`. The count stays until it proves healthy. */
+  opened(nowMs: number): void {
+    this.#openedAtMs = nowMs;
+  }
+
+  /** True when the open connection has been open for `healthyMs` at `nowMs`. */
+  healthy(nowMs: number): boolean {
+    return this.#openedAtMs !== undefined && nowMs - this.#openedAtMs >= this.options.healthyMs;
+  }
+
+  /** The attempt (or the open connection) failed at `nowMs`. */
+  fail(nowMs: number): BackoffStep {
+    const afterHealthy = this.healthy(nowMs);
+    if (afterHealthy) this.#failures = 0;
+    this.#openedAtMs = undefined;
+    this.#failures += 1;
+    return { failures: this.#failures, delayMs: backoffDelayMs(this.#failures - 1, this.options), afterHealthy };
+  }
+
+  /** Forgets every failure (e.g. after a billing halt was lifted). */
+  reset(): void {
+    this.#failures = 0;
+    this.#openedAtMs = undefined;
+  }
+}
+
 /**
  * Parses a `Retry-After` header (delay in seconds, or an HTTP date).
  *

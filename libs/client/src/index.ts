@@ -5,17 +5,10 @@
  * @packageDocumentation
  */
 export { VaneClient } from './vane-client.js';
-export type {
-  ConfigLookup,
-  FlagState,
-  SyncResult,
-  SecretWriteResult,
-  SetSecretOptions,
-  WidenConfig,
-  SyncMode,
-  VaneClientStatus,
-  StatusListener,
-} from './vane-client.js';
+export type { ConfigLookup, FlagState, WidenConfig } from './vane-client.js';
+export type { SyncResult } from './snapshot-sync.js';
+export type { SecretWriteResult, SetSecretOptions } from './secret-writes.js';
+export type { SyncMode, VaneClientStatus, StatusListener } from './client-status.js';
 export type { VaneClientOptions } from './options.js';
 export { DEFAULTS } from './options.js';
 export { checkConnectivity } from './connectivity.js';

@@ -15,6 +15,8 @@ describe('resolveOptions', () => {
       streamErrorThreshold: 3,
       streamCooldownMs: 60_000,
       streamIdleTimeoutMs: 45_000,
+      streamHealthyMs: 60_000,
+      maxRetryAfterMs: 300_000,
       backoffMinMs: 1_000,
       backoffMaxMs: 30_000,
     });
@@ -33,6 +35,8 @@ describe('resolveOptions', () => {
     [{ streamErrorThreshold: 1.5 }, 'positive integer'],
     [{ backoffMinMs: 5000, backoffMaxMs: 1000 }, 'backoffMaxMs'],
     [{ secretsDir: '' }, 'secretsDir'],
+    [{ streamHealthyMs: 0 }, 'streamHealthyMs must be a positive number of milliseconds'],
+    [{ maxRetryAfterMs: Number.NaN }, 'maxRetryAfterMs must be a positive number of milliseconds'],
   ])('refuses %p', (patch, message) => {
     expect(() => resolveOptions({ ...base, ...patch })).toThrow(InvalidArgumentError);
     expect(() => resolveOptions({ ...base, ...patch })).toThrow(message);

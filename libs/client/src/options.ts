@@ -72,6 +72,23 @@ export interface VaneClientOptions {
    */
   streamCooldownMs?: number;
   /**
+   * How long a stream connection must stay open to count as successful, in
+   * milliseconds. Only then is the error count (and the backoff) reset: a
+   * stream that a server or proxy accepts and then cuts sooner is a transport
+   * error like any other, so it cannot hold the client in a reconnect loop.
+   * @default 60000
+   */
+  streamHealthyMs?: number;
+  /**
+   * Longest wait the client accepts from a 429 (`Retry-After`, or a
+   * quarantine's `until`), in milliseconds. While it waits neither the stream
+   * nor the sync asks, `connected` is false and `status.mode` is
+   * `rate-limited` or `quarantined` with `status.retryAt`. Raise it to obey
+   * long waits in full.
+   * @default 300000 (five minutes)
+   */
+  maxRetryAfterMs?: number;
+  /**
    * Silence on the stream (no byte, not even a `: ping`) treated as a
    * transport error, in milliseconds. The server pings every 15 s.
    * @default 45000
@@ -131,6 +148,8 @@ export interface ResolvedOptions {
   readonly streamErrorThreshold: number;
   readonly streamCooldownMs: number;
   readonly streamIdleTimeoutMs: number;
+  readonly streamHealthyMs: number;
+  readonly maxRetryAfterMs: number;
   readonly backoffMinMs: number;
   readonly backoffMaxMs: number;
   readonly secretsDir: string | undefined;
@@ -148,6 +167,8 @@ export const DEFAULTS = Object.freeze({
   streamErrorThreshold: 3,
   streamCooldownMs: 60_000,
   streamIdleTimeoutMs: 45_000,
+  streamHealthyMs: 60_000,
+  maxRetryAfterMs: 300_000,
   backoffMinMs: 1_000,
   backoffMaxMs: 30_000,
 });
@@ -234,6 +255,8 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
     ),
     streamCooldownMs: positive('streamCooldownMs', options.streamCooldownMs, DEFAULTS.streamCooldownMs),
     streamIdleTimeoutMs: positive('streamIdleTimeoutMs', options.streamIdleTimeoutMs, DEFAULTS.streamIdleTimeoutMs),
+    streamHealthyMs: positive('streamHealthyMs', options.streamHealthyMs, DEFAULTS.streamHealthyMs),
+    maxRetryAfterMs: positive('maxRetryAfterMs', options.maxRetryAfterMs, DEFAULTS.maxRetryAfterMs),
   };
   if (options.stream !== undefined && typeof options.stream !== 'boolean')
     throw new InvalidArgumentError('stream must be a boolean');

@@ -137,8 +137,25 @@ function parseConfigValue(v: unknown, path: string): ConfigValue {
     if (!Number.isFinite(v)) throw new SnapshotFormatError(path, 'expected a finite number');
     return v;
   }
-  if (Array.isArray(v)) return deepFreeze(v as JsonValue[]);
+  if (Array.isArray(v)) {
+    checkDepth(v, path);
+    return deepFreeze(v as JsonValue[]);
+  }
   throw new SnapshotFormatError(path, `objects are not config values (got ${describe(v)})`);
+}
+
+/** Deepest nesting of arrays and objects a config value may have (far beyond any real config). */
+export const MAX_VALUE_DEPTH = 100;
+
+/** Refuses a value nested past {@link MAX_VALUE_DEPTH}, walking it without recursion (no stack overflow). */
+function checkDepth(root: unknown, path: string): void {
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_VALUE_DEPTH) throw new SnapshotFormatError(path, `nested deeper than ${MAX_VALUE_DEPTH} levels`);
+    for (const inner of Object.values(value)) stack.push([inner, depth + 1]);
+  }
 }
 
 function parseTimestamp(v: unknown, path: string): string | null {

@@ -757,11 +757,22 @@ describe('robustness', () => {
     rmSync(dir, { recursive: true });
   });
 
-  it('caps a far quarantine to a timer Node can hold', async () => {
+  it('caps a far quarantine at maxRetryAfterMs (then at a timer Node can hold) and says so in the status', async () => {
     const h = harness({ stream: false });
-    await create(h);
+    const client = await create(h);
     h.service.syncOverride = () => errorBody(429, 'quarantined', 'q', { until: '2099-01-01T00:00:00Z' });
     await h.timers.advance(60_000);
-    expect(h.timers.pendingDelays()).toEqual([2 ** 31 - 1]);
+    expect(h.timers.pendingDelays()).toEqual([300_000]);
+    expect(client.status).toEqual({
+      mode: 'quarantined',
+      connected: false,
+      billingOverdue: false,
+      retryAt: new Date(h.timers.now() + 300_000),
+    });
+    const far = harness({ stream: false, maxRetryAfterMs: 10 ** 12 });
+    await create(far);
+    far.service.syncOverride = h.service.syncOverride;
+    await far.timers.advance(60_000);
+    expect(far.timers.pendingDelays()).toEqual([2 ** 31 - 1]);
   });
 });

@@ -230,6 +230,58 @@ describe('fault injection', () => {
     await until(() => client.revision === next, 'live again');
   });
 
+  it('a stream accepted with 200 and resync, then cut (a buffering proxy), is an error: backoff grows, the client falls back to polling and retries once per cooldown', async () => {
+    await start();
+    await connected();
+    proxy.onRequest((line) =>
+      isStream(line)
+        ? rawResponse(200, `id: ${client.revision}\nevent: resync\ndata: {"revision": ${client.revision}}\n\n`, {
+            'content-type': 'text/event-stream',
+          })
+        : undefined,
+    );
+    proxy.reset(isStream);
+    await until(() => logger.text('warn').includes('stream error 1 of 3'), 'error 1');
+    await fire(1000);
+    // Accepted, resync, closed: still a failure, and the backoff doubles.
+    await until(() => logger.text('warn').includes('stream error 2 of 3'), 'error 2, not a reset count');
+    await fire(2000);
+    await until(() => !client.connected, 'fallback to polling');
+    expect(logger.text('warn')).toContain('3 consecutive stream errors');
+    expect(client.status.mode).toBe('polling');
+    const attempts = proxy.count('/v1/stream');
+    expect(attempts).toBe(3);
+    // The cooldown passes: one attempt, cut again, straight back to the cooldown (no fresh three tries).
+    await fire(300_000);
+    await until(() => proxy.count('/v1/stream') === attempts + 1, 'one attempt after the cooldown');
+    await until(
+      () => !client.connected && timers.pendingDelays().includes(300_000),
+      `back to the cooldown (pending: ${timers.pendingDelays().join(', ')})`,
+    );
+    checkInvariants('after flapping');
+    expect(proxy.count('/v1/stream')).toBe(attempts + 1);
+  });
+
+  it('a stream that stayed open for streamHealthyMs resets the error count and the backoff', async () => {
+    await start({ streamHealthyMs: 30_000, streamIdleTimeoutMs: 120_000 });
+    await connected();
+    proxy.reset(isStream);
+    await until(() => logger.text('warn').includes('stream error 1 of 3'), 'error 1');
+    await fire(1000);
+    await connected();
+    // Open for less than the healthy interval: the count goes on.
+    await timers.advance(29_000);
+    proxy.reset(isStream);
+    await until(() => logger.text('warn').includes('stream error 2 of 3'), 'error 2');
+    await fire(2000);
+    await connected();
+    await timers.advance(30_000);
+    proxy.reset(isStream);
+    await until(() => logger.text('warn').match(/stream error 1 of 3/g)?.length === 2, 'count reset to 1');
+    expect(timers.pendingDelays()).toContain(1000);
+    expect(client.connected).toBe(true);
+  });
+
   it('the stream failing while syncs work never raises to the caller and never empties the cache', async () => {
     await start({ streamErrorThreshold: 2 });
     await connected();

@@ -81,4 +81,30 @@ describe('VaneHealthIndicator (@nestjs/terminus)', () => {
       await polling.close();
     }
   });
+
+  it('is down (503) while the service quarantines the client, saying until when', async () => {
+    const client = app.get(VaneClient);
+    // A successful sync lifts the billing halt of the test before; the stream comes back.
+    await client.sync();
+    await firstValueFrom(app.get(VaneObservables).connected$().pipe(filter(Boolean), timeout(2000)));
+    server.admin.setTenant({ quarantined_until: new Date(Date.now() + 3_600_000).toISOString() });
+    try {
+      // The server ends the stream; the reconnect meets the 429 and the client waits, at most maxRetryAfterMs.
+      const deadline = Date.now() + 2500;
+      while (client.status.mode !== 'quarantined') {
+        if (Date.now() > deadline) throw new Error(`still ${client.status.mode} after 2.5 s`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const res = await request(app.getHttpServer()).get('/health').expect(503);
+      expect(res.body).toMatchObject({
+        status: 'error',
+        error: { vane: { status: 'down', mode: 'quarantined', connected: false } },
+      });
+      expect((res.body as { error: { vane: { reason: string } } }).error.vane.reason).toContain(
+        client.status.retryAt!.toISOString(),
+      );
+    } finally {
+      server.admin.setTenant({ quarantined_until: null });
+    }
+  });
 });

@@ -1,13 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DEFAULTS, VaneClient } from '@vane/client';
+import { DEFAULTS, VaneClient, type SyncMode } from '@vane/client';
 import type { VaneModuleOptions } from '../interfaces/vane-module-options.interface.js';
 import { VANE_MODULE_OPTIONS } from '../vane.constants.js';
 import { loadOptionalPeer } from '../utils/optional-peer.js';
 
 /** What the health indicator reports beside `status`. */
 export interface VaneHealthDetails {
-  /** `stream` while the live stream is connected, `polling` otherwise, `halted` after a 402, `closed` after shutdown. */
-  readonly mode: 'stream' | 'polling' | 'halted' | 'closed';
+  /**
+   * `stream` while the live stream is connected, `polling` otherwise, `rate-limited` or `quarantined` while
+   * the service makes the client wait (429), `halted` after a 402, `closed` after shutdown.
+   */
+  readonly mode: SyncMode;
   /** True while the stream is connected. */
   readonly connected: boolean;
   /** Milliseconds since the snapshot was last confirmed current. */
@@ -30,7 +33,8 @@ export type VaneHealthIndicatorResult<Key extends string = string> = Record<
  * A `@nestjs/terminus` health indicator (terminus is an optional peer,
  * loaded on the first check). `up` while the stream is connected, or while
  * polling keeps the snapshot younger than `healthMaxSnapshotAgeMs`; `down`
- * when billing is overdue, the client is closed, or the snapshot is too old.
+ * when billing is overdue, the service makes the client wait (429: rate-limited
+ * or quarantined), the client is closed, or the snapshot is too old.
  *
  * @example
  * ```ts
@@ -48,7 +52,8 @@ export class VaneHealthIndicator {
   /** The details, without terminus. */
   details(): VaneHealthDetails {
     const c = this.client;
-    const mode = c.closed ? 'closed' : c.billingOverdue ? 'halted' : c.connected ? 'stream' : 'polling';
+    const status = c.status;
+    const mode = status.mode;
     const maxAgeMs = this.options.healthMaxSnapshotAgeMs ?? 3 * (this.options.ttlMs ?? DEFAULTS.ttlMs);
     const base = {
       mode,
@@ -62,6 +67,11 @@ export class VaneHealthIndicator {
       return {
         ...base,
         reason: 'billing overdue (402): settle the invoices in the console; the last snapshot is served',
+      };
+    if (mode === 'rate-limited' || mode === 'quarantined')
+      return {
+        ...base,
+        reason: `${mode} by the service (429): nothing is updated until ${status.retryAt?.toISOString() ?? 'the wait ends'}; the last snapshot is served`,
       };
     if (mode === 'polling' && base.snapshotAgeMs > maxAgeMs)
       return { ...base, reason: `stream disconnected and snapshot older than ${maxAgeMs} ms` };

@@ -1,0 +1,139 @@
+/**
+ * Fetching snapshots and applying patches, one at a time.
+ *
+ * @packageDocumentation
+ */
+import { ClientClosedError, UnexpectedResponseError } from './errors.js';
+import { parseJsonAnswer } from './json-answer.js';
+import type { VaneLogger } from './logger.js';
+import type { ServiceHttp } from './service-http.js';
+import { applyPatch, decidePatch, parseSnapshot, SnapshotFormatError, type Patch, type Snapshot } from './snapshot.js';
+import type { SnapshotStore } from './snapshot-store.js';
+
+/** Outcome of a foreground `client.sync()`. */
+export interface SyncResult {
+  /** `updated` for a 200 (cache replaced), `not-modified` for a 304 (nothing downloaded). */
+  readonly status: 'updated' | 'not-modified';
+  /** Revision of the cache after the sync. */
+  readonly revision: number;
+}
+
+/** A promise that settles when `p` does, never rejecting (the tail of the serial queue). */
+function settled(p: Promise<unknown>): Promise<void> {
+  return p.then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
+/**
+ * Runs syncs (`GET /v1/sync`) and stream patches against the store, one at a
+ * time and in arrival order, so a patch never interleaves with a sync. Every
+ * failure is thrown to the caller; deciding what a failure means is the
+ * supervisor's job.
+ */
+export class SnapshotSync {
+  #chain: Promise<void> = Promise.resolve();
+  #queuedSync: Promise<SyncResult> | undefined;
+
+  /**
+   * @param signal - aborted by `close()`; a sync cut by it fails with `ClientClosedError`.
+   * @param onSynced - called after every successful sync (200 or 304).
+   */
+  constructor(
+    private readonly http: ServiceHttp,
+    private readonly store: SnapshotStore,
+    private readonly signal: AbortSignal,
+    private readonly logger: VaneLogger,
+    private readonly onSynced: () => void,
+  ) {}
+
+  /** The initial, unconditional sync of `create()`. */
+  initial(): Promise<SyncResult> {
+    return this.#serial(() => this.#syncNow(false));
+  }
+
+  /** Queues a conditional sync, or joins one queued and not started yet. */
+  sync(): Promise<SyncResult> {
+    if (this.#queuedSync) return this.#queuedSync;
+    const queued = this.#serial(() => {
+      this.#queuedSync = undefined;
+      return this.#syncNow(true);
+    });
+    this.#queuedSync = queued;
+    return queued;
+  }
+
+  /** A stream `resync` event: syncs, in turn, unless the store already has `revision`. */
+  resync(revision: unknown): Promise<void> {
+    return this.#serial(async () => {
+      if (revision !== this.store.snapshot.revision) await this.#syncNow(true);
+    });
+  }
+
+  /** A stream `patch` event: applied in turn when its base matches; a resync otherwise; dropped when stale. */
+  patch(patch: Patch): Promise<void> {
+    return this.#serial(async () => {
+      if (this.signal.aborted) return;
+      const current = this.store.snapshot;
+      const decision = decidePatch(current, patch);
+      if (decision === 'stale') return;
+      if (decision === 'resync') {
+        this.logger.debug?.(`stream: patch base ${patch.base} does not match revision ${current.revision}; resyncing`);
+        await this.#syncNow(true);
+        return;
+      }
+      await this.store.apply(applyPatch(current, patch), 'patch');
+    });
+  }
+
+  /** Resolves when everything queued so far has settled. */
+  idle(): Promise<void> {
+    return this.#chain;
+  }
+
+  #serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#chain.then(task);
+    this.#chain = settled(run);
+    return run;
+  }
+
+  async #syncNow(conditional: boolean): Promise<SyncResult> {
+    if (this.signal.aborted) throw new ClientClosedError();
+    const headers: Record<string, string> = {};
+    const etag = this.store.etag;
+    if (conditional && etag !== undefined) headers['if-none-match'] = etag;
+    let answer;
+    try {
+      answer = await this.http.fetch({ method: 'GET', path: 'v1/sync', headers, operation: 'sync' }, this.signal);
+    } catch (err) {
+      // A sync cut short by close() is reported as such, not as the network failure it looks like.
+      if (this.signal.aborted) throw new ClientClosedError('the Vane client was closed during the sync');
+      throw err;
+    }
+    if (answer.status === 304) {
+      await this.store.confirm(answer.header('etag'));
+      this.onSynced();
+      this.logger.debug?.(`sync: 304, revision ${this.store.snapshot.revision} unchanged`);
+      return { status: 'not-modified', revision: this.store.snapshot.revision };
+    }
+    if (answer.status !== 200) throw this.http.errorFor(answer.status, answer.text, answer.header, 'sync');
+    const next = readSnapshot(parseJsonAnswer(answer, 'sync'));
+    if (!(await this.store.apply(next, 'sync', answer.header('etag')))) throw new ClientClosedError();
+    this.onSynced();
+    this.logger.debug?.(`sync: 200, revision ${next.revision}`);
+    return { status: 'updated', revision: next.revision };
+  }
+}
+
+function readSnapshot(doc: unknown): Snapshot {
+  try {
+    return parseSnapshot(doc);
+  } catch (err) {
+    if (err instanceof SnapshotFormatError)
+      throw new UnexpectedResponseError(`sync: malformed snapshot (${err.message})`, 200);
+    // A document nested past the engine's stack: refused whole, with a code like any other answer.
+    if (err instanceof RangeError) throw new UnexpectedResponseError('sync: the snapshot is nested too deep', 200);
+    throw err;
+  }
+}

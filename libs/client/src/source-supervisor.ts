@@ -1,0 +1,207 @@
+/**
+ * The supervisor: decides which data source runs when — the stream, the
+ * fallback to polling, the cooldown and the return — and is the one place
+ * that handles the billing halt, the waits a 429 asks for, and the failures
+ * of background work (which never reach the app).
+ *
+ * @packageDocumentation
+ */
+import { Backoff } from './backoff.js';
+import type { ClientStatus, ServiceWait } from './client-status.js';
+import type { FailureKind, SourceEvents } from './data-source.js';
+import { BillingOverdueError, QuarantinedError, RateLimitedError, UnauthorizedError } from './errors.js';
+import type { ResolvedOptions } from './options.js';
+import type { PollingSource } from './polling-source.js';
+import { redactText } from './redact.js';
+import type { SnapshotStore } from './snapshot-store.js';
+import type { SnapshotSync } from './snapshot-sync.js';
+import type { StreamingSource } from './streaming-source.js';
+
+/** What the supervisor runs and reports to. */
+export interface SupervisedParts {
+  readonly options: ResolvedOptions;
+  readonly status: ClientStatus;
+  readonly store: SnapshotStore;
+  readonly sync: SnapshotSync;
+  readonly polling: PollingSource;
+  /** Absent with `stream: false`. */
+  readonly streaming: StreamingSource | undefined;
+}
+
+/**
+ * Runs the sources after the initial sync. The TTL poll runs in every mode
+ * but the halt and a wait; the stream runs unless disabled, backs off on
+ * failure, and after `streamErrorThreshold` consecutive failures leaves the
+ * field to polling for `streamCooldownMs` before it is tried again.
+ */
+export class SourceSupervisor implements SourceEvents {
+  readonly #o: ResolvedOptions;
+  readonly #backoff: Backoff;
+  #parts: SupervisedParts | undefined;
+  #closed = false;
+
+  /** @param options - thresholds, delays, clock and logger. */
+  constructor(options: ResolvedOptions) {
+    this.#o = options;
+    this.#backoff = new Backoff({
+      minMs: options.backoffMinMs,
+      maxMs: options.backoffMaxMs,
+      healthyMs: options.streamHealthyMs,
+      random: options.random,
+    });
+  }
+
+  get #p(): SupervisedParts {
+    if (this.#parts === undefined) throw new Error('SourceSupervisor used before start()');
+    return this.#parts;
+  }
+
+  /** Starts the sources once the initial sync is in. */
+  start(parts: SupervisedParts): void {
+    this.#parts = parts;
+    parts.polling.schedule(this.#o.ttlMs);
+    parts.streaming?.schedule(0);
+  }
+
+  /** A sync succeeded (background or foreground): lifts a halt or a wait, and restarts the TTL. */
+  synced(): void {
+    if (this.#closed || this.#parts === undefined) return;
+    const { status, polling, streaming } = this.#p;
+    if (status.facts.billingOverdue) {
+      status.update({ billingOverdue: false });
+      this.#o.logger.info?.('billing: the service answers again; resuming background sync');
+      this.#backoff.reset();
+      streaming?.schedule(0);
+    }
+    if (status.facts.wait !== undefined) status.update({ wait: undefined });
+    polling.schedule(this.#o.ttlMs);
+  }
+
+  /** A foreground call failed: only a 402 changes what runs in the background. */
+  foregroundFailed(error: unknown): void {
+    if (error instanceof BillingOverdueError) this.#halt(error);
+  }
+
+  streamOpened(): void {
+    if (this.#closed) return;
+    this.#backoff.opened(this.#o.clock.now());
+    const { status } = this.#p;
+    const wasConnected = status.current.connected;
+    status.update({ connected: true, wait: undefined });
+    if (!wasConnected) this.#o.logger.info?.(`stream: connected to ${this.#o.baseUrl.host}`);
+  }
+
+  syncInBackground(reason: string): void {
+    if (this.#closed || this.#p.status.facts.billingOverdue) return;
+    this.#p.sync.sync().catch((err: unknown) => this.failed('sync', err, reason));
+  }
+
+  failed(kind: FailureKind, error: unknown, reason: string): void {
+    if (this.#closed) return;
+    try {
+      if (error instanceof BillingOverdueError) return this.#halt(error);
+      if (this.#p.status.facts.billingOverdue) return;
+      const wait = this.#serviceWait(error);
+      if (kind === 'stream') this.#streamFailed(error, wait);
+      else this.#syncFailed(error, reason, wait);
+    } catch (bug) {
+      // Background work never throws into the app, not even through a defect of ours.
+      this.#o.logger.error(
+        `background ${kind} failure could not be handled: ${bug instanceof Error ? bug.name : typeof bug}`,
+      );
+    }
+  }
+
+  /** Stops both sources; status turns `closed`. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#parts === undefined) return;
+    await Promise.all([this.#parts.polling.stop(), this.#parts.streaming?.stop()]);
+  }
+
+  /** The wait a 429 asks for, capped by `maxRetryAfterMs`; undefined for any other failure. */
+  #serviceWait(error: unknown): { reason: ServiceWait['reason']; delayMs: number } | undefined {
+    if (!(error instanceof RateLimitedError || error instanceof QuarantinedError)) return undefined;
+    const untilMs = error instanceof QuarantinedError && error.until ? error.until.getTime() - this.#o.clock.now() : 0;
+    const askedMs = Math.max(error.retryAfterMs ?? 0, untilMs);
+    return {
+      reason: error instanceof QuarantinedError ? 'quarantined' : 'rate-limited',
+      delayMs: Math.min(askedMs, this.#o.maxRetryAfterMs),
+    };
+  }
+
+  #wait(reason: ServiceWait['reason'], delayMs: number): void {
+    this.#p.status.update({ wait: { reason, untilMs: this.#o.clock.now() + delayMs } });
+  }
+
+  #syncFailed(
+    error: unknown,
+    reason: string,
+    wait: { reason: ServiceWait['reason']; delayMs: number } | undefined,
+  ): void {
+    const { status, polling, store } = this.#p;
+    const message = error instanceof Error ? error.message : String(error);
+    let delayMs = this.#o.ttlMs;
+    if (wait !== undefined) {
+      delayMs = Math.max(delayMs, wait.delayMs);
+      this.#wait(wait.reason, delayMs);
+      const log = wait.reason === 'quarantined' ? this.#o.logger.error : this.#o.logger.warn;
+      log.call(this.#o.logger, `background sync (${reason}): ${message}; next try in ${delayMs} ms`);
+    } else {
+      if (status.facts.wait !== undefined) status.update({ wait: undefined });
+      if (error instanceof UnauthorizedError) this.#o.logger.error(`background sync (${reason}): ${message}`);
+      else
+        this.#o.logger.warn(
+          `background sync (${reason}) failed, serving revision ${store.snapshot.revision}: ${redactText(message)}`,
+        );
+    }
+    polling.schedule(delayMs);
+  }
+
+  #streamFailed(error: unknown, wait: { reason: ServiceWait['reason']; delayMs: number } | undefined): void {
+    const { status, streaming, polling } = this.#p;
+    const step = this.#backoff.fail(this.#o.clock.now());
+    const message = error instanceof Error ? redactText(error.message) : 'unknown failure';
+    const threshold = this.#o.streamErrorThreshold;
+    if (wait !== undefined) {
+      // The service said when: neither the stream nor the poll asks before.
+      const delayMs = Math.max(step.delayMs, wait.delayMs);
+      this.#wait(wait.reason, delayMs);
+      status.update({ connected: false });
+      this.#o.logger.warn(`${message}; stream and sync wait, next stream attempt in ${delayMs} ms`);
+      streaming?.schedule(delayMs);
+      polling.schedule(Math.max(delayMs, this.#o.ttlMs));
+      return;
+    }
+    if (step.failures >= threshold) {
+      const cooldownMs = this.#o.streamCooldownMs;
+      if (status.facts.connected || step.failures === threshold) {
+        this.#o.logger.warn(
+          `${message} (${step.failures} consecutive stream errors): polling every ${this.#o.ttlMs} ms, next stream attempt in ${cooldownMs} ms`,
+        );
+        status.update({ connected: false });
+        this.syncInBackground('fallback to polling');
+      } else {
+        this.#o.logger.debug?.(`${message}; still polling, next stream attempt in ${cooldownMs} ms`);
+      }
+      streaming?.schedule(cooldownMs);
+      return;
+    }
+    this.#o.logger.warn(
+      `${message} (stream error ${step.failures} of ${threshold}); reconnecting in ${step.delayMs} ms`,
+    );
+    streaming?.schedule(step.delayMs);
+  }
+
+  /** 402: stop background work, keep serving, raise the indicator. */
+  #halt(error: BillingOverdueError): void {
+    const { status, store, polling, streaming } = this.#p;
+    if (!status.facts.billingOverdue)
+      this.#o.logger.error(
+        `${error.message}; background sync and stream halted, serving revision ${store.snapshot.revision}`,
+      );
+    status.update({ billingOverdue: true, connected: false, wait: undefined });
+    void polling.stop();
+    void streaming?.stop();
+  }
+}
