@@ -28,6 +28,12 @@ import { JwtTrustVerifier } from './trust-verifiers/jwt-trust-verifier.js';
 /** How long a workload-identity session lives unless `sessionTtlMs` says otherwise, in milliseconds. */
 export const DEFAULT_SESSION_TTL_MS = 3_600_000;
 
+/** Default of `headersTimeoutMs`, in milliseconds. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+
+/** Default of `requestTimeoutMs`, in milliseconds. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
 /** A seed document (PROTOCOL §11), for seeds written in code. */
 export interface LocalServerSeed {
   tenant?: Partial<TenantState>;
@@ -110,6 +116,19 @@ export interface LocalServerOptions {
    * @default no persistence
    */
   statePath?: string;
+  /**
+   * Time a client has to send a request's headers, from the moment it
+   * connects, in milliseconds; then 408 and the connection closes. Open
+   * streams are not affected: the limit ends with the request.
+   * @default 10000
+   */
+  headersTimeoutMs?: number;
+  /**
+   * Time a client has to send a whole request (headers and body), in
+   * milliseconds; at least `headersTimeoutMs`. Open streams are not affected.
+   * @default 30000
+   */
+  requestTimeoutMs?: number;
   /** Interval of the stream's `: ping` keep-alive, in ms. @default 15000 */
   pingIntervalMs?: number;
   /** Patches kept per service for `Last-Event-ID` replay. @default 1000 */
@@ -260,7 +279,20 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     awsVerifier: new AwsTrustVerifier(),
   };
 
-  const server = createServer({ noDelay: true, requireHostHeader: false }, createRequestHandler(ctx, logger));
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeout = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
+  const server = createServer(
+    {
+      noDelay: true,
+      requireHostHeader: false,
+      // Both bound only the reading of a request: a stream's response runs as long as it likes.
+      headersTimeout,
+      requestTimeout,
+      // How often the limits are checked; the default (30 s) would let a short limit run long.
+      connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(headersTimeout / 4))),
+    },
+    createRequestHandler(ctx, logger),
+  );
   try {
     await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (error) {

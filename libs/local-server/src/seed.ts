@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describeFsError } from './fs-errors.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { appendJsonPath } from './json-path.js';
 import {
   DEFAULT_TENANT,
@@ -111,6 +112,10 @@ const AUDIT_ACTIONS: ReadonlyArray<AuditAction> = ['secret.set', 'secret.delete'
  * @throws SeedError naming the JSON path that is wrong.
  */
 export function parseServerData(json: unknown, source: string, options: ParseServerDataOptions = {}): ServerData {
+  // Checked first, without recursion: the checks below recurse into config values.
+  if (exceedsJsonDepth(json)) {
+    throw new SeedError(source, '', `arrays and objects are nested more than ${MAX_JSON_DEPTH} levels deep`);
+  }
   try {
     return buildServerData(json, formatTimestamp(options.now ?? new Date()));
   } catch (error) {

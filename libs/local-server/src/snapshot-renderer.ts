@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { dictionary } from './dictionary.js';
 import type { ConfigValue, ServiceData } from './model.js';
 import { currentVersion, type Store, type StoreChange } from './store.js';
 
@@ -71,12 +72,12 @@ export class SnapshotRenderer {
     if (changes.service) patch.service = { slug: change.slug, kind: service.kind };
 
     for (const key of changes.configs) {
-      if (service.configs.has(key)) (patch.configs ??= {})[key] = service.configs.get(key)!;
+      if (service.configs.has(key)) (patch.configs ??= dictionary())[key] = service.configs.get(key)!;
       else (deleted.configs ??= []).push(key);
     }
     for (const key of changes.flags) {
       const flag = this.flagView(change.slug, service, key);
-      if (flag) (patch.flags ??= {})[key] = flag;
+      if (flag) (patch.flags ??= dictionary())[key] = flag;
       else (deleted.flags ??= []).push(key);
     }
     // A frontend service serves no secrets; only the switch to or from frontend concerns secret keys then.
@@ -84,7 +85,7 @@ export class SnapshotRenderer {
       const visible = service.kind !== 'frontend';
       for (const key of changes.secrets) {
         const secret = visible ? this.secretView(service, key) : undefined;
-        if (secret) (patch.secrets ??= {})[key] = secret;
+        if (secret) (patch.secrets ??= dictionary())[key] = secret;
         else (deleted.secrets ??= []).push(key);
       }
     }
@@ -93,9 +94,9 @@ export class SnapshotRenderer {
   }
 
   private snapshotBody(slug: string, service: ServiceData, audience: Audience): Record<string, unknown> {
-    const configs: Record<string, ConfigValue> = {};
+    const configs = dictionary<ConfigValue>();
     for (const [key, value] of service.configs) configs[key] = value;
-    const flags: Record<string, FlagView> = {};
+    const flags = dictionary<FlagView>();
     for (const key of service.flags.keys()) flags[key] = this.flagView(slug, service, key)!;
     const body: Record<string, unknown> = {
       service: { slug, kind: service.kind },
@@ -104,7 +105,7 @@ export class SnapshotRenderer {
       flags,
     };
     if (audience === 'secret' && service.kind !== 'frontend') {
-      const secrets: Record<string, SecretView> = {};
+      const secrets = dictionary<SecretView>();
       for (const key of service.secrets.keys()) secrets[key] = this.secretView(service, key)!;
       body['secrets'] = secrets;
     }

@@ -64,8 +64,11 @@ export class StreamHub {
   constructor(private readonly options: StreamHubOptions) {}
 
   /**
-   * Starts the event stream on `res`: the patches after `lastEventId` when the
-   * history still holds them, then a `resync` naming the current revision.
+   * Starts the event stream on `res` with a `resync` first (PROTOCOL §6). When
+   * the history still holds every patch after `lastEventId` and they fit the
+   * slow-consumer bound, the `resync` names `lastEventId` (the client is
+   * there and need not sync) and the patches follow; otherwise it names the
+   * current revision and the client syncs.
    */
   open(connection: StreamConnection, currentRevision: number, lastEventId: number | undefined): void {
     const { res } = connection;
@@ -86,13 +89,15 @@ export class StreamHub {
     res.once('close', () => this.remove(connection));
     this.startPings();
 
-    const initial: Buffer[] = [];
-    if (lastEventId !== undefined && lastEventId !== currentRevision) {
-      const replay = this.replayable(connection.slug, lastEventId, currentRevision);
-      if (replay) initial.push(...replay.map((p) => p.frames[connection.audience]));
-    }
-    initial.push(Buffer.from(sseFrame('resync', currentRevision, JSON.stringify({ revision: currentRevision }))));
-    this.write(connection, Buffer.concat(initial));
+    const replay =
+      lastEventId !== undefined && lastEventId !== currentRevision
+        ? this.replayable(connection.slug, lastEventId, currentRevision)?.map((p) => p.frames[connection.audience])
+        : undefined;
+    // A replay larger than a slow consumer may hold would be that much memory per stalled reconnect: sync instead.
+    const fits = replay !== undefined && replay.reduce((sum, frame) => sum + frame.length, 0) <= this.options.bufferBytes;
+    const from = fits ? lastEventId! : currentRevision;
+    this.write(connection, Buffer.from(sseFrame('resync', from, JSON.stringify({ revision: from }))));
+    if (fits) for (const frame of replay) this.write(connection, frame);
   }
 
   /** The last revision published for `slug`, or the one given to {@link setRevision}; undefined for neither. */

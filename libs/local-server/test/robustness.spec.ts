@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { startLocalServer, type LocalServer } from '../src/index.js';
-import { admin, call, WAIT_MS, withTimeout } from './support/http-client.js';
+import { admin, call, openStream, WAIT_MS, withTimeout } from './support/http-client.js';
 import { KEYS, testSeed } from './support/seed.js';
 
 describe('bad requests never crash the server or corrupt its state', () => {
@@ -141,5 +141,112 @@ describe('bad requests never crash the server or corrupt its state', () => {
       }),
       { numRuns: 150, interruptAfterTimeLimit: WAIT_MS * 4 },
     );
+  });
+
+  const nested = (levels: number): string => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+
+  it.each([
+    ['PUT', '/admin/v1/services/shop/configs/deep.value', (deep: string) => `{"value": ${deep}}`],
+    ['PUT', '/admin/v1/services/shop/flags/deep-flag', (deep: string) => `{"is_enabled": true, "ab": ${deep}}`],
+    ['PUT', '/v1/secrets/deep.secret', (deep: string) => `{"value": ${deep}}`],
+    ['POST', '/v1/flags/evaluate-ab', (deep: string) => `{"keys": ${deep}, "user_id": "u"}`],
+  ] as const)('answers 400 to a body nested 2,000 levels deep (%s %s), and keeps serving', async (method, path, body) => {
+    const answer = await call(server, {
+      method,
+      path,
+      slug: 'shop',
+      key: KEYS.shopSecret,
+      admin: path.startsWith('/admin'),
+      body: body(nested(2000)),
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toEqual({
+      error: 'invalid_request',
+      message: 'the request body nests arrays and objects more than 64 levels deep',
+    });
+    const shallow = await admin(server, 'PUT', '/services/shop/configs/deep.value', { value: JSON.parse(nested(60)) });
+    expect(shallow.status).toBe(200);
+  });
+
+  it('refuses a seed nested too deep with a seed error, not a stack overflow', async () => {
+    const seed = { services: { shop: { configs: { deep: JSON.parse(nested(5000)) as unknown[] } } } };
+    await expect(startLocalServer({ seed })).rejects.toThrow(
+      'seed: arrays and objects are nested more than 64 levels deep',
+    );
+  });
+
+  it('logs a client that hangs up mid-request at debug, never as an internal error', async () => {
+    const lines: Array<[string, string]> = [];
+    const logger = {
+      debug: (m: string) => lines.push(['debug', m]),
+      info: (m: string) => lines.push(['info', m]),
+      warn: (m: string) => lines.push(['warn', m]),
+      error: (m: string) => lines.push(['error', m]),
+    };
+    const logged = await startLocalServer({ seed: testSeed(), logger });
+    try {
+      const socket = connect(logged.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      // `Expect: 100-continue`: the server says "100 Continue" as it hands the request to its handler.
+      const handling = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+      socket.write(
+        `PUT /admin/v1/services/shop/configs/a HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${logged.adminToken}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n',
+      );
+      await withTimeout(handling, 'the 100 Continue');
+      socket.write('{"value":');
+      socket.destroy();
+      const deadline = Date.now() + WAIT_MS;
+      while (lines.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(lines).toEqual([['debug', 'client ended PUT /admin/v1/services/shop/configs/a before its answer']]);
+    } finally {
+      await logged.close();
+    }
+  });
+});
+
+describe('header and request timeouts', () => {
+  let server: LocalServer;
+  beforeEach(async () => {
+    server = await startLocalServer({
+      seed: testSeed(),
+      headersTimeoutMs: 200,
+      requestTimeoutMs: 400,
+      pingIntervalMs: 50,
+    });
+  });
+  afterEach(() => server.close());
+
+  /** Sends `text` and resolves with what the server answered before it closed the connection. */
+  function halfSend(text: string): Promise<string> {
+    const socket = connect(server.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.write(text);
+    return withTimeout(
+      new Promise<string>((resolve) => socket.once('close', () => resolve(answer))),
+      'the server to close a half-sent request',
+    );
+  }
+
+  it('closes a connection whose headers never end, with 408', async () => {
+    expect(await halfSend('GET /v1/sync HTTP/1.1\r\nHost: shop.localhost\r\nX-Slow: ')).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('closes a connection whose body never ends, with 408', async () => {
+    const head = `PUT /admin/v1/services/shop/configs/a HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.adminToken}\r\nContent-Length: 50\r\n\r\n{"va`;
+    expect(await halfSend(head)).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('leaves open streams alone: they outlive both limits', async () => {
+    const reader = await openStream(server, { slug: 'shop', key: KEYS.shopSecret });
+    // Twelve pings at 50 ms apart: well past the 400 ms request limit.
+    await reader.until((r) => r.pings >= 12, 'twelve pings');
+    expect(reader.ended).toBe(false);
+    server.admin.setConfig('shop', 'db.host', 'still-streaming');
+    await reader.find((e) => e.data.includes('still-streaming'), 'a patch after the limits');
+    reader.close();
   });
 });

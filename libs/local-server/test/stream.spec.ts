@@ -99,14 +99,35 @@ describe('GET /v1/stream', () => {
     expect(reader.pings).toBeGreaterThanOrEqual(2);
   });
 
-  it('replays the patches after Last-Event-ID, then resyncs at the current revision', async () => {
+  it('answers Last-Event-ID with resync at that revision first (PROTOCOL §6), then the patches after it', async () => {
     server.admin.setConfig('shop', 'db.host', 'a'); // 2
     server.admin.setConfig('shop', 'db.host', 'b'); // 3
     server.admin.setConfig('shop', 'db.host', 'c'); // 4
     const reader = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 2 });
-    expect((await data(reader, 1)).json).toEqual({ base: 2, revision: 3, configs: { 'db.host': 'b' } });
-    expect((await data(reader, 2)).json).toEqual({ base: 3, revision: 4, configs: { 'db.host': 'c' } });
-    expect(await data(reader, 3)).toMatchObject({ event: 'resync', json: { revision: 4 } });
+    expect(await data(reader, 1)).toMatchObject({ event: 'resync', id: '2', json: { revision: 2 } });
+    expect(await data(reader, 2)).toMatchObject({
+      event: 'patch',
+      id: '3',
+      json: { base: 2, revision: 3, configs: { 'db.host': 'b' } },
+    });
+    expect((await data(reader, 3)).json).toEqual({ base: 3, revision: 4, configs: { 'db.host': 'c' } });
+  });
+
+  it('sends resync at the current revision instead of a replay larger than the slow-consumer bound', async () => {
+    await server.close();
+    server = await startLocalServer({ seed: testSeed(), streamBufferBytes: 64 * 1024 });
+    const big = 'x'.repeat(40 * 1024);
+    server.admin.setConfig('shop', 'blob.value', `${big}1`); // 2
+    server.admin.setConfig('shop', 'blob.value', `${big}2`); // 3: two patches of 40 KiB do not fit 64 KiB
+    server.admin.setConfig('shop', 'db.host', 'small'); // 4
+    const whole = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 1 });
+    expect(await data(whole, 1)).toMatchObject({ event: 'resync', json: { revision: 4 } });
+    const fits = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 3 });
+    expect(await data(fits, 1)).toMatchObject({ event: 'resync', json: { revision: 3 } });
+    expect((await data(fits, 2)).json).toEqual({ base: 3, revision: 4, configs: { 'db.host': 'small' } });
+    server.admin.setConfig('shop', 'db.host', 'after'); // 5: the next event of both, so nothing was replayed to `whole`
+    expect((await data(whole, 2)).json).toEqual({ base: 4, revision: 5, configs: { 'db.host': 'after' } });
+    expect((await data(fits, 3)).json).toEqual({ base: 4, revision: 5, configs: { 'db.host': 'after' } });
   });
 
   it.each([

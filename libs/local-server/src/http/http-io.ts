@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeJsonSyntaxError } from '../seed.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
 import { HttpError } from './http-error.js';
 
 /** Request bodies larger than this answer 413. */
@@ -7,7 +8,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Reads a request body of at most {@link MAX_BODY_BYTES} and parses it as JSON.
- * An empty body reads as `undefined`; anything that is not JSON is a 400.
+ * An empty body reads as `undefined`; anything that is not JSON, or nests
+ * deeper than {@link MAX_JSON_DEPTH} levels, is a 400.
  */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
@@ -21,14 +23,19 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
   if (size === 0) return undefined;
   const text = Buffer.concat(chunks, size).toString('utf8');
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     // Not V8's message: it quotes the text around the error, which could be the secret being written.
     throw HttpError.invalid(
       `the request body is not valid JSON (${describeJsonSyntaxError(text, 'the body').replace(/^invalid JSON:? ?/, '')})`,
     );
   }
+  if (exceedsJsonDepth(body)) {
+    throw HttpError.invalid(`the request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
+  }
+  return body;
 }
 
 function payloadTooLarge(): HttpError {

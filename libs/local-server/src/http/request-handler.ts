@@ -16,7 +16,7 @@ export function createRequestHandler(
   logger: LocalServerLogger,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    route(ctx, req, res).catch((error: unknown) => answerError(res, error, logger));
+    route(ctx, req, res).catch((error: unknown) => answerError(req, res, error, logger));
   };
 }
 
@@ -55,7 +55,13 @@ function answerPreflight(res: ServerResponse): void {
   res.end();
 }
 
-function answerError(res: ServerResponse, error: unknown, logger: LocalServerLogger): void {
+function answerError(req: IncomingMessage, res: ServerResponse, error: unknown, logger: LocalServerLogger): void {
+  if (isClientAbort(req, error)) {
+    // Nobody is left to answer: the client hung up mid-request. Routine, not a failure of ours.
+    logger.debug?.(`client ended ${req.method ?? 'GET'} ${(req.url ?? '/').split('?')[0]!} before its answer`);
+    res.destroy();
+    return;
+  }
   let answer: HttpError;
   if (error instanceof HttpError) answer = error;
   else if (error instanceof ValidationError) answer = HttpError.invalid(error.message, error);
@@ -68,4 +74,11 @@ function answerError(res: ServerResponse, error: unknown, logger: LocalServerLog
     return;
   }
   sendError(res, answer);
+}
+
+/** Whether `error` is the client hanging up while its request was being read (`Error: aborted`, ECONNRESET). */
+function isClientAbort(req: IncomingMessage, error: unknown): boolean {
+  if (error instanceof HttpError || !req.destroyed) return false;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE';
 }

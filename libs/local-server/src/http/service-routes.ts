@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { evaluateAbFlag } from '../ab-evaluation.js';
+import { dictionary } from '../dictionary.js';
 import { redactKey, type KeyIdentity } from '../store.js';
 import { describeType } from '../validation.js';
 import { HttpError } from './http-error.js';
@@ -186,7 +187,7 @@ async function evaluateAb(
   });
   if (typeof userId !== 'string')
     throw HttpError.invalid(`user_id: expected a string, received ${describeType(userId)}`);
-  const context: Record<string, string> = Object.create(null) as Record<string, string>;
+  const context = dictionary<string>();
   if (attributes !== undefined) {
     if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) {
       throw HttpError.invalid(`attributes: expected an object of strings, received ${describeType(attributes)}`);
@@ -199,7 +200,7 @@ async function evaluateAb(
     }
   }
   const service = ctx.store.service(caller.slug)!;
-  const results: Record<string, boolean> = {};
+  const results = dictionary<boolean>();
   for (const key of keys as string[]) {
     const flag = service.flags.get(key);
     results[key] = flag ? evaluateAbFlag(key, flag, ctx.store.isActive(caller.slug, key), userId, context) : false;

@@ -7,6 +7,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AwsTrust } from '../model.js';
+import { dictionary } from '../dictionary.js';
 
 /** How long STS may take to answer, in milliseconds. */
 export const STS_TIMEOUT_MS = 10_000;
@@ -50,7 +51,7 @@ export function decodeSignedRequest(token: string): SignedStsRequest | { refused
   }
   if (typeof headers !== 'object' || headers === null || Array.isArray(headers))
     return { refused: 'the signed request needs a "headers" object' };
-  const lower: Record<string, string> = {};
+  const lower = dictionary<string>();
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== 'string') return { refused: `header "${name.slice(0, 40)}" is not a string` };
     lower[name.toLowerCase()] = value;
@@ -140,7 +141,7 @@ export class AwsTrustVerifier {
 }
 
 function forward(url: URL, signed: SignedStsRequest): Promise<{ status: number; text: string }> {
-  const headers: Record<string, string> = {};
+  const headers = dictionary<string>();
   for (const [name, value] of Object.entries(signed.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
   const body = Buffer.from(signed.body, 'utf8');
   headers['content-length'] = String(body.length);
