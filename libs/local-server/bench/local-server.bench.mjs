@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Benchmarks of the local server, run on the built package (`npm run bench`):
 //  1. propagation: admin write → patch received, by 1, 100 and 1,000 concurrent streams (p50/p99);
-//  2. /v1/sync throughput: the 304 path against the 200 path, measured in the same run.
+//  2. /v1/sync throughput: the 304 path against the 200 path, measured in the same run;
+//  3. admin write throughput and latency with --state (durable writes), against a baseline build when
+//     `--baseline-cli PATH` names one (e.g. an older dist/cjs/cli.js), measured in the same run.
 // The server runs in its own process, as users run it; the streams and the load live in this one.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,8 +14,11 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createParser } from 'eventsource-parser';
+import { measureAdminWrites } from './admin-writes.mjs';
 
 const QUICK = process.argv.includes('--quick');
+const BASELINE_AT = process.argv.indexOf('--baseline-cli');
+const BASELINE_CLI = BASELINE_AT === -1 ? undefined : process.argv[BASELINE_AT + 1];
 const CLI = fileURLToPath(new URL('../dist/cjs/cli.js', import.meta.url));
 const KEY = 'svs_bench_secret';
 const TOKEN = 'bench-admin-token';
@@ -222,6 +227,18 @@ try {
   console.log(
     `| 304 (If-None-Match) | ${notModified.rps.toFixed(0)} | ${(notModified.bytesPerSec / 1e6).toFixed(2)} MB | ${notModified.p99} ms | ${(notModified.rps / full.rps).toFixed(2)} |`,
   );
+  const writeOptions = { durationS: DURATION_S };
+  const writes = [];
+  if (BASELINE_CLI) writes.push(['baseline', await measureAdminWrites(BASELINE_CLI, writeOptions)]);
+  writes.push(['this build', await measureAdminWrites(CLI, writeOptions)]);
+  console.log('\n| admin writes with --state | connections | writes/s | p50 | p99 | writes/s ratio | p99 ratio |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  const [, base] = writes[0];
+  for (const [name, r] of writes) {
+    console.log(
+      `| ${name} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50} ms | ${r.p99} ms | ${(r.rps / base.rps).toFixed(2)} | ${(r.p99 / base.p99).toFixed(2)} |`,
+    );
+  }
   const worst = rows[rows.length - 1];
   console.log(
     `\ntarget: p99 under 50 ms at ${worst.streams} streams → ${worst.p99 < 50 ? 'met' : 'NOT met'} (${fmt(worst.p99)})`,

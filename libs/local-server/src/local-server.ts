@@ -18,6 +18,7 @@ import { KeyRateLimiter } from './rate-limiter.js';
 import { parseServerData, readServerDataFile } from './seed.js';
 import { SnapshotRenderer, type Audience } from './snapshot-renderer.js';
 import { SessionTokens } from './session-tokens.js';
+import { AdminApi } from './admin-api.js';
 import { MemoryChangeLog, type ChangeLog } from './change-log.js';
 import { StateJournal } from './state-journal.js';
 import { Store, type SecretWriteResult } from './store.js';
@@ -266,8 +267,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     await changes.close();
     throw new RangeError('sessionTtlMs must be a number of milliseconds of at least 1000');
   }
+  const admin = new AdminApi(store);
   const ctx: ServerContext = {
     store,
+    admin,
     renderer,
     hub,
     limiter: new KeyRateLimiter(),
@@ -323,22 +326,22 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     port: address.port,
     adminToken,
     admin: {
-      putService: (slug, service = {}) => store.putService(slug, service.kind),
-      createKey: (slug, type) => store.createKey(slug, type),
-      revokeKey: (slug, key) => store.revokeKey(slug, key),
-      setConfig: (slug, key, value) => store.setConfig(slug, key, value),
-      deleteConfig: (slug, key) => store.deleteConfig(slug, key),
-      setFlag: (slug, key, flag) => store.setFlag(slug, key, flag),
-      deleteFlag: (slug, key) => store.deleteFlag(slug, key),
-      setSecret: (slug, key, value, type) => store.setSecret(slug, key, value, type, 'admin'),
-      deleteSecret: (slug, key) => store.deleteSecret(slug, key, 'admin'),
-      deleteSecretVersion: (slug, key, version) => store.deleteSecretVersion(slug, key, version, 'admin'),
-      setTenant: (tenant) => store.setTenant(tenant),
-      audit: (slug) => requireService(slug).audit,
+      putService: (slug, service = {}) => admin.putService(slug, service.kind),
+      createKey: (slug, type) => admin.createKey(slug, type),
+      revokeKey: (slug, key) => admin.revokeKey(slug, key),
+      setConfig: (slug, key, value) => admin.setConfig(slug, key, value),
+      deleteConfig: (slug, key) => admin.deleteConfig(slug, key),
+      setFlag: (slug, key, flag) => admin.setFlag(slug, key, flag),
+      deleteFlag: (slug, key) => admin.deleteFlag(slug, key),
+      setSecret: (slug, key, value, type) => admin.setSecret(slug, key, value, type, 'admin'),
+      deleteSecret: (slug, key) => admin.deleteSecret(slug, key, 'admin'),
+      deleteSecretVersion: (slug, key, version) => admin.deleteSecretVersion(slug, key, version, 'admin'),
+      setTenant: (tenant) => admin.setTenant(tenant),
+      audit: (slug) => admin.audit(slug),
       putTrust: (slug, name, trust) => {
-        store.putTrust(slug, name, trust);
+        admin.putTrust(slug, name, trust);
       },
-      deleteTrust: (slug, name) => store.deleteTrust(slug, name),
+      deleteTrust: (slug, name) => admin.deleteTrust(slug, name),
     },
     baseUrl: (slug) => `http://${slug}.localhost:${address.port}`,
     secretKey: (slug) => firstKey(slug, 'svs_'),

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock, TimerHandle } from './clock.js';
-import { HttpError } from './http/http-error.js';
 import type {
   AuditAction,
   AuditEntry,
@@ -14,17 +13,7 @@ import type {
   TrustDefinition,
 } from './model.js';
 import { emptyService, type StateChange } from './state-change.js';
-import { parseTrustDefinition, parseTrustName } from './trust-validation.js';
-import {
-  describeType,
-  parseConfigValue,
-  parseFlagDefinition,
-  parseKey,
-  parseSecretType,
-  parseServiceKind,
-  parseSlug,
-  parseTenantPatch,
-} from './validation.js';
+import { NotFoundError } from './not-found-error.js';
 
 /** Which of a service's values one revision touched. */
 export interface ChangeSet {
@@ -146,10 +135,9 @@ export class Store {
   }
 
   /** Creates a service (kind `backend` unless given), or changes its kind; no kind given keeps the current one. */
-  putService(slug: string, kindInput: unknown): number {
-    parseSlug(slug, 'slug');
+  putService(slug: string, kindGiven: string | undefined): number {
     const existing = this.data.services.get(slug);
-    const kind = parseServiceKind(kindInput === undefined ? (existing?.kind ?? 'backend') : kindInput, 'kind');
+    const kind = kindGiven ?? existing?.kind ?? 'backend';
     if (!existing) {
       const service: ServiceData = emptyService(kind);
       this.data.services.set(slug, service);
@@ -181,7 +169,7 @@ export class Store {
   revokeKey(slug: string, key: string): number {
     const service = this.requireService(slug);
     const identity = this.keyIndex.get(key);
-    if (!identity || identity.slug !== slug) throw HttpError.notFound(`service "${slug}" has no such key`);
+    if (!identity || identity.slug !== slug) throw new NotFoundError(`service "${slug}" has no such key`);
     if (!identity.revoked) {
       identity.revoked = true;
       service.keys = service.keys.filter((k) => k !== key);
@@ -201,10 +189,8 @@ export class Store {
    * Creates or replaces a workload-identity trust. Replacing one ends the
    * sessions it issued (their key type or subjects may no longer hold).
    */
-  putTrust(slug: string, nameInput: unknown, trustInput: unknown): TrustDefinition {
+  putTrust(slug: string, name: string, trust: TrustDefinition): TrustDefinition {
     const service = this.requireService(slug);
-    const name = parseTrustName(nameInput, 'name');
-    const trust = parseTrustDefinition(trustInput, 'trust');
     const replaced = service.trusts.has(name);
     service.trusts.set(name, trust);
     this.listeners.mutation?.({ type: 'trust', slug, name, trust });
@@ -215,16 +201,14 @@ export class Store {
   /** Deletes a trust; the sessions it issued answer 401 from now on. */
   deleteTrust(slug: string, name: string): void {
     const service = this.requireService(slug);
-    if (!service.trusts.delete(name)) throw HttpError.notFound(`service "${slug}" has no trust "${name}"`);
+    if (!service.trusts.delete(name)) throw new NotFoundError(`service "${slug}" has no trust "${name}"`);
     this.listeners.mutation?.({ type: 'trust', slug, name, trust: null });
     this.listeners.trustChanged?.(slug, name);
   }
 
   /** Sets a config value. */
-  setConfig(slug: string, keyInput: unknown, valueInput: unknown): number {
+  setConfig(slug: string, key: string, value: ConfigValue): number {
     const service = this.requireService(slug);
-    const key = parseKey(keyInput, 'key', 'config');
-    const value: ConfigValue = parseConfigValue(valueInput, 'value');
     if (service.configs.has(key) && sameJson(service.configs.get(key), value)) return service.revision;
     service.configs.set(key, value);
     return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY }, (revision) => ({
@@ -239,7 +223,7 @@ export class Store {
   /** Deletes a config value. */
   deleteConfig(slug: string, key: string): number {
     const service = this.requireService(slug);
-    if (!service.configs.delete(key)) throw HttpError.notFound(`service "${slug}" has no config "${key}"`);
+    if (!service.configs.delete(key)) throw new NotFoundError(`service "${slug}" has no config "${key}"`);
     return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY }, (revision) => ({
       type: 'config.delete',
       slug,
@@ -249,10 +233,8 @@ export class Store {
   }
 
   /** Creates or replaces a flag; its `is_active` and schedule are recomputed. */
-  setFlag(slug: string, keyInput: unknown, flagInput: unknown): number {
+  setFlag(slug: string, key: string, flag: FlagDefinition): number {
     const service = this.requireService(slug);
-    const key = parseKey(keyInput, 'key', 'flag');
-    const flag = parseFlagDefinition(flagInput, 'flag');
     if (service.flags.has(key) && sameJson(service.flags.get(key), flag)) return service.revision;
     service.flags.set(key, flag);
     this.published.get(slug)!.set(key, computeIsActive(flag, this.clock.now()));
@@ -274,7 +256,7 @@ export class Store {
   /** Deletes a flag. */
   deleteFlag(slug: string, key: string): number {
     const service = this.requireService(slug);
-    if (!service.flags.delete(key)) throw HttpError.notFound(`service "${slug}" has no flag "${key}"`);
+    if (!service.flags.delete(key)) throw new NotFoundError(`service "${slug}" has no flag "${key}"`);
     this.published.get(slug)!.delete(key);
     const revision = this.commit(
       slug,
@@ -292,23 +274,12 @@ export class Store {
   }
 
   /** Adds a new version of a secret (creating the secret if needed). */
-  setSecret(
-    slug: string,
-    keyInput: unknown,
-    valueInput: unknown,
-    typeInput: unknown,
-    actor: string,
-  ): SecretWriteResult {
+  setSecret(slug: string, key: string, value: string, type: SecretType, actor: string): SecretWriteResult {
     const service = this.requireService(slug);
-    const key = parseKey(keyInput, 'key', 'secret');
-    if (typeof valueInput !== 'string') {
-      throw HttpError.invalid(`value: expected a string, received ${describeType(valueInput)}`);
-    }
-    const type = parseSecretType(typeInput, 'type');
     const record = service.secrets.get(key);
     const highest = record ? currentVersion(record).version : 0;
     const version = Math.max(service.next_versions.get(key) ?? 1, highest + 1);
-    const entry = { version, value: valueInput, created_at: this.isoNow() };
+    const entry = { version, value, created_at: this.isoNow() };
     if (record) {
       record.type = type;
       record.versions.push(entry);
@@ -337,7 +308,7 @@ export class Store {
   /** Deletes every version of a secret. */
   deleteSecret(slug: string, key: string, actor: string): number {
     const service = this.requireService(slug);
-    if (!service.secrets.delete(key)) throw HttpError.notFound(`service "${slug}" has no secret "${key}"`);
+    if (!service.secrets.delete(key)) throw new NotFoundError(`service "${slug}" has no secret "${key}"`);
     const audited = this.audit(service, 'secret.delete', key, null, actor);
     return this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) }, (revision) => ({
       type: 'secret.delete',
@@ -352,9 +323,9 @@ export class Store {
   deleteSecretVersion(slug: string, key: string, version: number, actor: string): number {
     const service = this.requireService(slug);
     const record = service.secrets.get(key);
-    if (!record) throw HttpError.notFound(`service "${slug}" has no secret "${key}"`);
+    if (!record) throw new NotFoundError(`service "${slug}" has no secret "${key}"`);
     const index = record.versions.findIndex((v) => v.version === version);
-    if (index === -1) throw HttpError.notFound(`secret "${key}" has no version ${version}`);
+    if (index === -1) throw new NotFoundError(`secret "${key}" has no version ${version}`);
     record.versions.splice(index, 1);
     if (record.versions.length === 0) service.secrets.delete(key);
     const audited = this.audit(service, 'secret.version.delete', key, version, actor);
@@ -369,8 +340,7 @@ export class Store {
   }
 
   /** Changes any of the tenant's settings. */
-  setTenant(patchInput: unknown): Readonly<TenantState> {
-    const patch = parseTenantPatch(patchInput, 'tenant');
+  setTenant(patch: Partial<TenantState>): Readonly<TenantState> {
     Object.assign(this.data.tenant, patch);
     this.listeners.mutation?.({ type: 'tenant', tenant: { ...this.data.tenant } });
     this.listeners.tenantChanged?.(this.data.tenant);
@@ -395,9 +365,10 @@ export class Store {
     this.boundaryTimers.clear();
   }
 
-  private requireService(slug: string): ServiceData {
+  /** The service with this slug. @throws NotFoundError when there is none. */
+  requireService(slug: string): ServiceData {
     const service = this.data.services.get(slug);
-    if (!service) throw HttpError.notFound(`no service named "${slug}"`);
+    if (!service) throw new NotFoundError(`no service named "${slug}"`);
     return service;
   }
 

@@ -94,7 +94,8 @@ export class StreamHub {
         ? this.replayable(connection.slug, lastEventId, currentRevision)?.map((p) => p.frames[connection.audience])
         : undefined;
     // A replay larger than a slow consumer may hold would be that much memory per stalled reconnect: sync instead.
-    const fits = replay !== undefined && replay.reduce((sum, frame) => sum + frame.length, 0) <= this.options.bufferBytes;
+    const fits =
+      replay !== undefined && replay.reduce((sum, frame) => sum + frame.length, 0) <= this.options.bufferBytes;
     const from = fits ? lastEventId! : currentRevision;
     this.write(connection, Buffer.from(sseFrame('resync', from, JSON.stringify({ revision: from }))));
     if (fits) for (const frame of replay) this.write(connection, frame);

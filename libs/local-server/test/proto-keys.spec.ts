@@ -55,7 +55,7 @@ describe('a key named __proto__', () => {
     expect((await admin(server, 'PUT', `/services/shop/flags/${KEY}`, { is_enabled: true })).status).toBe(200);
     expect(own((await patch(3)).flags, KEY)).toBe(true);
     expect((await admin(server, 'PUT', `/services/shop/secrets/${KEY}`, { value: 'first' })).status).toBe(200);
-    expect((await patch(4)).secrets).toMatchObject(json(`{"${KEY}": {"value": "first", "version": 1}}`));
+    expect((await patch(4)).secrets).toMatchObject(json<object>(`{"${KEY}": {"value": "first", "version": 1}}`));
     const write = await call(server, {
       method: 'PUT',
       path: `/v1/secrets/${KEY}`,

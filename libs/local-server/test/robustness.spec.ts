@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startLocalServer, type ConfigValue, type LocalServer } from '../src/index.js';
 import { admin, call, openStream, WAIT_MS, withTimeout } from './support/http-client.js';
 import { KEYS, testSeed } from './support/seed.js';
 
@@ -150,26 +150,31 @@ describe('bad requests never crash the server or corrupt its state', () => {
     ['PUT', '/admin/v1/services/shop/flags/deep-flag', (deep: string) => `{"is_enabled": true, "ab": ${deep}}`],
     ['PUT', '/v1/secrets/deep.secret', (deep: string) => `{"value": ${deep}}`],
     ['POST', '/v1/flags/evaluate-ab', (deep: string) => `{"keys": ${deep}, "user_id": "u"}`],
-  ] as const)('answers 400 to a body nested 2,000 levels deep (%s %s), and keeps serving', async (method, path, body) => {
-    const answer = await call(server, {
-      method,
-      path,
-      slug: 'shop',
-      key: KEYS.shopSecret,
-      admin: path.startsWith('/admin'),
-      body: body(nested(2000)),
-    });
-    expect(answer.status).toBe(400);
-    expect(answer.json()).toEqual({
-      error: 'invalid_request',
-      message: 'the request body nests arrays and objects more than 64 levels deep',
-    });
-    const shallow = await admin(server, 'PUT', '/services/shop/configs/deep.value', { value: JSON.parse(nested(60)) });
-    expect(shallow.status).toBe(200);
-  });
+  ] as const)(
+    'answers 400 to a body nested 2,000 levels deep (%s %s), and keeps serving',
+    async (method, path, body) => {
+      const answer = await call(server, {
+        method,
+        path,
+        slug: 'shop',
+        key: KEYS.shopSecret,
+        admin: path.startsWith('/admin'),
+        body: body(nested(2000)),
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.json()).toEqual({
+        error: 'invalid_request',
+        message: 'the request body nests arrays and objects more than 64 levels deep',
+      });
+      const shallow = await admin(server, 'PUT', '/services/shop/configs/deep.value', {
+        value: JSON.parse(nested(60)),
+      });
+      expect(shallow.status).toBe(200);
+    },
+  );
 
   it('refuses a seed nested too deep with a seed error, not a stack overflow', async () => {
-    const seed = { services: { shop: { configs: { deep: JSON.parse(nested(5000)) as unknown[] } } } };
+    const seed = { services: { shop: { configs: { deep: JSON.parse(nested(5000)) as ConfigValue } } } };
     await expect(startLocalServer({ seed })).rejects.toThrow(
       'seed: arrays and objects are nested more than 64 levels deep',
     );

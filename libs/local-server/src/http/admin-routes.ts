@@ -22,11 +22,11 @@ export async function handleAdminRoute(
   checkAdminToken(ctx, req);
   const method = req.method ?? 'GET';
   const [, , resource, rawSlug, collection, rawKey, sub, rawVersion, ...rest] = segments; // 'admin', 'v1', ...
-  const { store } = ctx;
+  const { store, admin } = ctx;
 
   if (resource === 'tenant' && rawSlug === undefined) {
     if (method === 'GET') return await answer(ctx, res, 200, { tenant: store.tenant });
-    if (method === 'PUT') return await answer(ctx, res, 200, { tenant: store.setTenant(await readJsonBody(req)) });
+    if (method === 'PUT') return await answer(ctx, res, 200, { tenant: admin.setTenant(await readJsonBody(req)) });
   }
   if (resource === 'services' && rawSlug === undefined && method === 'GET') {
     return await answer(ctx, res, 200, {
@@ -41,40 +41,34 @@ export async function handleAdminRoute(
 
   if (collection === undefined && method === 'PUT') {
     const body = objectBody(await readJsonBody(req));
-    return await answer(ctx, res, 200, { revision: store.putService(slug, body['kind']) });
+    return await answer(ctx, res, 200, { revision: admin.putService(slug, body['kind']) });
   }
   if (collection === 'audit' && rawKey === undefined && method === 'GET') {
-    const service = store.service(slug);
-    if (!service) throw HttpError.notFound(`no service named "${slug}"`);
-    return await answer(ctx, res, 200, { entries: service.audit });
+    return await answer(ctx, res, 200, { entries: admin.audit(slug) });
   }
   if (collection === 'trusts' && rawKey === undefined && method === 'GET') {
-    const service = store.service(slug);
-    if (!service) throw HttpError.notFound(`no service named "${slug}"`);
+    const service = store.requireService(slug);
     return await answer(ctx, res, 200, {
       trusts: Object.fromEntries([...service.trusts].map(([name, trust]) => [name, serializeTrust(trust)])),
     });
   }
   if (collection === 'keys' && rawKey === undefined && method === 'POST') {
     const type = objectBody(await readJsonBody(req))['type'];
-    if (type !== 'secret' && type !== 'public') {
-      throw HttpError.invalid(`type: expected "secret" or "public", received ${describeType(type)}`);
-    }
-    return await answer(ctx, res, 201, { key: store.createKey(slug, type) });
+    return await answer(ctx, res, 201, { key: admin.createKey(slug, type) });
   }
   if (rawKey === undefined) throw notFound(req);
 
   const key = decodeSegment(rawKey, 'key');
   switch (`${method} ${collection}${sub === undefined ? '' : `/${sub}`}`) {
     case 'DELETE keys':
-      return await answer(ctx, res, 200, { revision: store.revokeKey(slug, key) });
+      return await answer(ctx, res, 200, { revision: admin.revokeKey(slug, key) });
     case 'PUT configs': {
       const body = objectBody(await readJsonBody(req));
       if (!('value' in body)) throw HttpError.invalid('value: required (use DELETE to remove a config)');
-      return await answer(ctx, res, 200, { revision: store.setConfig(slug, key, body['value']) });
+      return await answer(ctx, res, 200, { revision: admin.setConfig(slug, key, body['value']) });
     }
     case 'PUT trusts': {
-      const trust = store.putTrust(slug, key, await readJsonBody(req));
+      const trust = admin.putTrust(slug, key, await readJsonBody(req));
       return await answer(ctx, res, 200, {
         revision: store.service(slug)!.revision,
         name: key,
@@ -82,25 +76,25 @@ export async function handleAdminRoute(
       });
     }
     case 'DELETE trusts':
-      store.deleteTrust(slug, key);
+      admin.deleteTrust(slug, key);
       return await answer(ctx, res, 200, { revision: store.service(slug)!.revision });
     case 'DELETE configs':
-      return await answer(ctx, res, 200, { revision: store.deleteConfig(slug, key) });
+      return await answer(ctx, res, 200, { revision: admin.deleteConfig(slug, key) });
     case 'PUT flags':
-      return await answer(ctx, res, 200, { revision: store.setFlag(slug, key, await readJsonBody(req)) });
+      return await answer(ctx, res, 200, { revision: admin.setFlag(slug, key, await readJsonBody(req)) });
     case 'DELETE flags':
-      return await answer(ctx, res, 200, { revision: store.deleteFlag(slug, key) });
+      return await answer(ctx, res, 200, { revision: admin.deleteFlag(slug, key) });
     case 'PUT secrets': {
       const body = objectBody(await readJsonBody(req));
-      const result = store.setSecret(slug, key, body['value'], body['type'], ADMIN_ACTOR);
+      const result = admin.setSecret(slug, key, body['value'], body['type'], ADMIN_ACTOR);
       return await answer(ctx, res, 200, result);
     }
     case 'DELETE secrets':
-      return await answer(ctx, res, 200, { revision: store.deleteSecret(slug, key, ADMIN_ACTOR) });
+      return await answer(ctx, res, 200, { revision: admin.deleteSecret(slug, key, ADMIN_ACTOR) });
     case 'DELETE secrets/versions':
       if (rawVersion === undefined) break;
       return await answer(ctx, res, 200, {
-        revision: store.deleteSecretVersion(slug, key, parseVersion(rawVersion), ADMIN_ACTOR),
+        revision: admin.deleteSecretVersion(slug, key, parseVersion(rawVersion), ADMIN_ACTOR),
       });
   }
   throw notFound(req);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LocalServerLogger } from '../logger.js';
+import { NotFoundError } from '../not-found-error.js';
 import { ValidationError } from '../validation.js';
 import { handleAdminRoute } from './admin-routes.js';
 import { HttpError } from './http-error.js';
@@ -65,6 +66,8 @@ function answerError(req: IncomingMessage, res: ServerResponse, error: unknown, 
   let answer: HttpError;
   if (error instanceof HttpError) answer = error;
   else if (error instanceof ValidationError) answer = HttpError.invalid(error.message, error);
+  else if (error instanceof NotFoundError)
+    answer = new HttpError(404, 'not_found', error.message, {}, {}, { cause: error });
   else {
     logger.error(`internal error: ${error instanceof Error ? `${error.name}: ${error.message}` : 'unknown failure'}`);
     answer = new HttpError(500, 'internal_error', 'the local server failed to handle this request');

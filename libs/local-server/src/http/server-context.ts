@@ -1,3 +1,4 @@
+import type { AdminApi } from '../admin-api.js';
 import type { ChangeLog } from '../change-log.js';
 import type { Clock } from '../clock.js';
 import type { KeyRateLimiter } from '../rate-limiter.js';
@@ -11,6 +12,8 @@ import type { StreamHub } from '../stream-hub.js';
 /** What the request handlers share. */
 export interface ServerContext {
   readonly store: Store;
+  /** Changes on untrusted input: the admin routes and secret writes go through it. */
+  readonly admin: AdminApi;
   readonly renderer: SnapshotRenderer;
   readonly hub: StreamHub;
   /** Every answer waits for it, so nothing not yet durable leaves the server. */

@@ -238,7 +238,7 @@ async function setSecret(ctx: ServerContext, req: IncomingMessage, res: ServerRe
     throw HttpError.invalid(`the body must be a JSON object {"value", "type"}, received ${describeType(body)}`);
   }
   const { value, type } = body as Record<string, unknown>;
-  const result = ctx.store.setSecret(caller.slug, key, value, type, caller.actor);
+  const result = ctx.admin.setSecret(caller.slug, key, value, type, caller.actor);
   await ctx.changes.whenDurable();
   sendJson(res, 200, { key: result.key, type: result.type, version: result.version });
 }
@@ -250,7 +250,7 @@ async function deleteSecret(
   rawKey: string,
 ): Promise<void> {
   const caller = await authorizeSecretWrite(ctx, req);
-  ctx.store.deleteSecret(caller.slug, decodeSegment(rawKey, 'secret key'), caller.actor);
+  ctx.admin.deleteSecret(caller.slug, decodeSegment(rawKey, 'secret key'), caller.actor);
   await ctx.changes.whenDurable();
   res.writeHead(204);
   res.end();
@@ -265,7 +265,7 @@ async function deleteSecretVersion(
 ): Promise<void> {
   const caller = await authorizeSecretWrite(ctx, req);
   const version = parseVersion(rawVersion);
-  ctx.store.deleteSecretVersion(caller.slug, decodeSegment(rawKey, 'secret key'), version, caller.actor);
+  ctx.admin.deleteSecretVersion(caller.slug, decodeSegment(rawKey, 'secret key'), version, caller.actor);
   await ctx.changes.whenDurable();
   res.writeHead(204);
   res.end();

@@ -1,0 +1,109 @@
+import type { AuditEntry, SecretType, TenantState, TrustDefinition } from './model.js';
+import type { SecretWriteResult, Store } from './store.js';
+import { parseTrustDefinition, parseTrustName } from './trust-validation.js';
+import {
+  describeType,
+  parseConfigValue,
+  parseFlagDefinition,
+  parseKey,
+  parseSecretType,
+  parseServiceKind,
+  parseSlug,
+  parseTenantPatch,
+  ValidationError,
+} from './validation.js';
+
+/**
+ * The admin operations on untrusted input, shared by the admin HTTP routes
+ * and the in-process `server.admin`: each checks the service exists, parses
+ * its input into the model's types and calls the store. Failures are domain
+ * errors (`NotFoundError`, {@link ValidationError}); `http/` maps them
+ * to statuses.
+ */
+export class AdminApi {
+  constructor(private readonly store: Store) {}
+
+  /** Creates a service (kind `backend` unless given) or changes its kind; returns its revision. */
+  putService(slug: string, kind: unknown): number {
+    parseSlug(slug, 'slug');
+    return this.store.putService(slug, kind === undefined ? undefined : parseServiceKind(kind, 'kind'));
+  }
+
+  /** Issues a new key of `type` (`secret` or `public`). */
+  createKey(slug: string, type: unknown): string {
+    this.store.requireService(slug);
+    if (type !== 'secret' && type !== 'public') {
+      throw new ValidationError('type', `expected "secret" or "public", received ${describeType(type)}`);
+    }
+    return this.store.createKey(slug, type);
+  }
+
+  /** Revokes a key of the service. */
+  revokeKey(slug: string, key: string): number {
+    return this.store.revokeKey(slug, key);
+  }
+
+  /** Creates or replaces a workload-identity trust. */
+  putTrust(slug: string, name: unknown, trust: unknown): TrustDefinition {
+    this.store.requireService(slug);
+    return this.store.putTrust(slug, parseTrustName(name, 'name'), parseTrustDefinition(trust, 'trust'));
+  }
+
+  /** Deletes a trust. */
+  deleteTrust(slug: string, name: string): void {
+    this.store.deleteTrust(slug, name);
+  }
+
+  /** Sets a config value; returns the revision. */
+  setConfig(slug: string, key: unknown, value: unknown): number {
+    this.store.requireService(slug);
+    return this.store.setConfig(slug, parseKey(key, 'key', 'config'), parseConfigValue(value, 'value'));
+  }
+
+  /** Deletes a config value; returns the revision. */
+  deleteConfig(slug: string, key: string): number {
+    return this.store.deleteConfig(slug, key);
+  }
+
+  /** Creates or replaces a flag; returns the revision. */
+  setFlag(slug: string, key: unknown, flag: unknown): number {
+    this.store.requireService(slug);
+    return this.store.setFlag(slug, parseKey(key, 'key', 'flag'), parseFlagDefinition(flag, 'flag'));
+  }
+
+  /** Deletes a flag; returns the revision. */
+  deleteFlag(slug: string, key: string): number {
+    return this.store.deleteFlag(slug, key);
+  }
+
+  /** Adds a secret version written by `actor`; the value is never echoed in an error. */
+  setSecret(slug: string, key: unknown, value: unknown, type: unknown, actor: string): SecretWriteResult {
+    this.store.requireService(slug);
+    const secretKey = parseKey(key, 'key', 'secret');
+    if (typeof value !== 'string') {
+      throw new ValidationError('value', `expected a string, received ${describeType(value)}`);
+    }
+    const secretType: SecretType = parseSecretType(type, 'type');
+    return this.store.setSecret(slug, secretKey, value, secretType, actor);
+  }
+
+  /** Deletes every version of a secret; returns the revision. */
+  deleteSecret(slug: string, key: string, actor: string): number {
+    return this.store.deleteSecret(slug, key, actor);
+  }
+
+  /** Deletes one version of a secret; returns the revision. */
+  deleteSecretVersion(slug: string, key: string, version: number, actor: string): number {
+    return this.store.deleteSecretVersion(slug, key, version, actor);
+  }
+
+  /** Changes any of the tenant's settings. */
+  setTenant(patch: unknown): Readonly<TenantState> {
+    return this.store.setTenant(parseTenantPatch(patch, 'tenant'));
+  }
+
+  /** The secret audit trail of a service (never values). */
+  audit(slug: string): readonly AuditEntry[] {
+    return this.store.requireService(slug).audit;
+  }
+}
