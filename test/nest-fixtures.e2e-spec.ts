@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/local-server';
@@ -115,7 +116,7 @@ interface Started {
 function start(flavour: Flavour, env: Record<string, string>): Started {
   const child = spawn(process.execPath, [`main.${flavour.ext}`], {
     cwd: flavour.run,
-    env: { PATH: process.env['PATH'] ?? '', ...env },
+    env: { PATH: process.env['PATH'] ?? '', TMPDIR: tmpdir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

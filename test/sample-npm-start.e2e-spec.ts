@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { basename } from 'node:path';
+import { sweepStaleSecretDirs } from '@vane/client';
 import { get, send } from './support/http.js';
 import { groupAlive, killLeftovers, spawnNodeGroup, type Proc } from './support/process.js';
 import { ROOT, baseEnv } from './support/samples.js';
@@ -112,5 +114,9 @@ describe('npm start (scripts/start.mjs)', () => {
     expect(proc.lines).toContainEqual(expect.stringMatching(/^\[nest\]\s+exited \(SIGKILL\)$/));
     expect(proc.lines).toContainEqual(expect.stringMatching(/^\[express\]\s+exited \(code 0\)$/));
     expect(groupAlive(proc.pid)).toBe(false);
+    // A process killed outright cannot remove its file secrets: the next start sweeps them, as this does.
+    expect((await sweepStaleSecretDirs()).map((dir) => basename(dir))).toEqual([
+      expect.stringMatching(new RegExp(`^vane-secrets-${nestPid}-`)),
+    ]);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { sweepStaleSecretDirs } from '@vane/client';
 
 /** How a process ended. */
 export interface Exit {
@@ -112,18 +113,32 @@ export function spawnNodeGroup(args: readonly string[], options: { cwd: string; 
   return proc;
 }
 
-/** SIGKILLs every process still running, and every group from {@link spawnNodeGroup}. For `afterEach`. */
-export async function killLeftovers(): Promise<void> {
+/**
+ * Stops every process still running, and every group from {@link spawnNodeGroup}: SIGTERM first, so they
+ * close what they opened (file secrets included); SIGKILL for what is still there after `graceMs`; then
+ * the secrets directories of killed processes are swept, as the next client start would. For `afterEach`.
+ */
+export async function killLeftovers(graceMs = 5_000): Promise<void> {
   const left = [...live];
-  for (const pid of [...left.map((p) => p.pid), ...[...groups].map((pgid) => -pgid)]) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone.
+  const targets = [...left.map((p) => p.pid), ...[...groups].map((pgid) => -pgid)];
+  const signal = (sig: NodeJS.Signals): void => {
+    for (const pid of targets) {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // Already gone.
+      }
     }
-  }
+  };
+  signal('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+  await Promise.race([Promise.all(left.map((proc) => proc.exited)), graceOver]);
+  clearTimeout(timer);
+  signal('SIGKILL');
   groups.clear();
   await Promise.all(left.map((proc) => proc.exited));
+  await sweepStaleSecretDirs();
 }
 
 /** Whether any process of the group `pgid` is still alive. */

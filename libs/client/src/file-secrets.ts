@@ -2,69 +2,77 @@
  * File secrets on disk: a private directory (0700) of 0600 files, written
  * atomically (write, then rename) at a path that stays the same for a key.
  *
+ * When files exist and what removes them is told in the client README
+ * ("File secrets on disk"); in short: `close()` removes them, an exit
+ * without `close()` (a signal nobody handles, `process.exit`, an uncaught
+ * exception) removes them through `signal-exit`, and what a killed process
+ * left is swept by the next client that starts on the same directory.
+ *
  * @packageDocumentation
  */
-import { createHash } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rename, rm, unlink, writeFile } from 'node:fs/promises';
-import { rmSync, unlinkSync } from 'node:fs';
+import { constants } from 'node:fs';
+import { mkdir, mkdtemp, rename, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onExit } from 'signal-exit';
+import { secretDirPrefix } from './secret-dir-owner.js';
+import { secretFileName, tempSuffix } from './secret-file-name.js';
+import { assertSafeSecretsDir } from './secrets-dir-check.js';
 import type { SecretRecord } from './snapshot.js';
+import { removeSecretDir, removeSecretDirSync, sweepStaleSecretDirs } from './stale-secret-dirs.js';
+
+export { secretFileName } from './secret-file-name.js';
 
 const liveStores = new Set<FileSecretStore>();
-let exitHookInstalled = false;
-
-function onProcessExit(): void {
-  for (const store of liveStores) store.removeAllSync();
-}
+let removeExitHook: (() => void) | undefined;
 
 function track(store: FileSecretStore): void {
   liveStores.add(store);
-  if (!exitHookInstalled) {
-    process.on('exit', onProcessExit);
-    exitHookInstalled = true;
-  }
+  // signal-exit also covers a signal the app does not handle (the default action
+  // kills the process without an 'exit' event), and re-raises it afterwards.
+  removeExitHook ??= onExit(() => {
+    for (const live of liveStores) live.removeAllSync();
+  });
 }
 
 function untrack(store: FileSecretStore): void {
   liveStores.delete(store);
-  if (liveStores.size === 0 && exitHookInstalled) {
-    process.removeListener('exit', onProcessExit);
-    exitHookInstalled = false;
+  if (liveStores.size === 0 && removeExitHook) {
+    removeExitHook();
+    removeExitHook = undefined;
   }
 }
 
-/**
- * The file name of a secret: a hash (unique even on case-insensitive file
- * systems, safe for keys like `..`) followed by a readable part of the key.
- */
-export function secretFileName(key: string): string {
-  const hash = createHash('sha256').update(key).digest('hex').slice(0, 16);
-  const readable = key.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100);
-  return `${hash}-${readable}`;
-}
+// O_NOFOLLOW and O_EXCL: a name planted in the directory (a link to a file
+// elsewhere) is never followed; the write fails instead. O_NOFOLLOW is 0 on Windows.
+/** Flags of the temporary file each write creates. @internal */
+export const SECRET_FILE_OPEN_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 let tmpCounter = 0;
 
 /**
- * Keeps the files of file-type secrets. The directory is created on the
- * first write: a fresh `mkdtemp` under the OS temp dir (removed on close),
- * or the directory given (created if absent, set to 0700; only our files are
- * removed on close).
+ * Keeps the files of file-type secrets, in a directory of its own
+ * (`vane-secrets-<owner>-XXXXXX`, see `secret-dir-owner.ts`) created on the
+ * first write, under the OS temp dir or under the `secretsDir` given. A
+ * given `secretsDir` is created (0700) if absent and must be a real
+ * directory owned by the process's user and not writable by group or
+ * others; it and the store's own directory are checked again before every
+ * write. On close, the store's files and its directory are removed.
  */
 export class FileSecretStore {
   readonly #configuredDir: string | undefined;
+  #parent: string | undefined;
   #dir: string | undefined;
-  #ownsDir = false;
-  readonly #written = new Set<string>();
+  #swept = false;
   #closed = false;
 
-  /** @param dir - directory to use; a fresh private one under `os.tmpdir()` when omitted. */
+  /** @param dir - parent directory of the store's own; `os.tmpdir()` when omitted. */
   constructor(dir?: string) {
     this.#configuredDir = dir;
   }
 
-  /** The directory, once created (`undefined` before the first file secret). */
+  /** The store's directory, once created (`undefined` before the first file secret). */
   get directory(): string | undefined {
     return this.#dir;
   }
@@ -74,75 +82,91 @@ export class FileSecretStore {
     return this.#dir === undefined ? undefined : join(this.#dir, secretFileName(key));
   }
 
+  /** The parent directory, checked (a configured one is created if absent). */
+  async #checkedParent(): Promise<string> {
+    if (this.#configuredDir === undefined) return (this.#parent ??= tmpdir());
+    const parent = this.#configuredDir;
+    // Creates what is missing only; an existing directory (or link) is left as is, then checked.
+    await mkdir(parent, { recursive: true, mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err; // a file of that name: refused just below
+    });
+    await assertSafeSecretsDir(parent, 'secretsDir');
+    return (this.#parent = parent);
+  }
+
+  /** The store's directory, created on first use, checked (or recreated if removed) on every later one. */
   async #ensureDir(): Promise<string> {
-    if (this.#dir !== undefined) return this.#dir;
-    let dir: string;
-    if (this.#configuredDir === undefined) {
-      dir = await mkdtemp(join(tmpdir(), 'vane-secrets-'));
-      this.#ownsDir = true;
+    const parent = await this.#checkedParent();
+    if (this.#dir === undefined) {
+      this.#dir = await mkdtemp(join(parent, secretDirPrefix()));
+      track(this);
     } else {
-      dir = this.#configuredDir;
-      await mkdir(dir, { recursive: true, mode: 0o700 });
+      // Removed behind the client's back (a temp cleaner): made again at the same path.
+      await mkdir(this.#dir, { mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
     }
-    await chmod(dir, 0o700);
-    this.#dir = dir;
-    track(this);
-    return dir;
+    await assertSafeSecretsDir(this.#dir, 'the secrets directory', true);
+    return this.#dir;
+  }
+
+  /** Sweeps what dead processes left in the parent directory, once, before the first write. Never throws. */
+  async #sweepOnce(): Promise<void> {
+    if (this.#swept) return;
+    this.#swept = true;
+    try {
+      await sweepStaleSecretDirs(await this.#checkedParent());
+    } catch {
+      // An unfit secretsDir is reported by the first write; nothing is swept in it.
+    }
   }
 
   /**
    * Brings the files in line with `secrets`: writes every file secret given
    * (atomically) and removes files of keys in `removed`. Call it before the
-   * cache is swapped, so a path handed out always has its content.
+   * cache is swapped, so a path handed out always has its content. The first
+   * call also sweeps directories left by dead processes.
    *
    * @param write - file secrets to (re)write.
    * @param removed - keys whose file must go (deleted, or no longer file secrets).
+   * @throws SecretFileWriteError - when `secretsDir` or the store's directory is refused (the message says why).
    */
   async apply(write: Iterable<[string, SecretRecord]>, removed: Iterable<string>): Promise<void> {
     if (this.#closed) return;
-    for (const [key, secret] of write) {
-      if (secret.type !== 'file') continue;
+    await this.#sweepOnce();
+    const files = [...write].filter(([, secret]) => secret.type === 'file');
+    if (files.length > 0) {
       const dir = await this.#ensureDir();
-      const final = join(dir, secretFileName(key));
-      const tmp = `${final}.tmp-${process.pid}-${++tmpCounter}`;
-      try {
-        await writeFile(tmp, secret.value, { mode: 0o600, flag: 'wx' });
-        await rename(tmp, final);
-      } catch (err) {
-        await unlink(tmp).catch(() => undefined);
-        // The file system error names the path, never the content.
-        throw err;
+      for (const [key, secret] of files) {
+        const final = join(dir, secretFileName(key));
+        const tmp = `${final}${tempSuffix(process.pid, ++tmpCounter)}`;
+        try {
+          await writeFile(tmp, secret.value, { mode: 0o600, flag: SECRET_FILE_OPEN_FLAGS });
+          await rename(tmp, final);
+        } catch (err) {
+          await unlink(tmp).catch(() => undefined);
+          // The file system error names the path, never the content.
+          throw err;
+        }
       }
-      this.#written.add(final);
     }
     if (this.#dir === undefined) return;
     for (const key of removed) {
-      const path = join(this.#dir, secretFileName(key));
-      if (this.#written.delete(path)) await unlink(path).catch(() => undefined);
+      if (files.some(([written]) => written === key)) continue;
+      await unlink(join(this.#dir, secretFileName(key))).catch(() => undefined);
     }
   }
 
-  /** Removes every file written (and the directory if the store created it). Idempotent. */
+  /** Removes every file written and the store's directory. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     untrack(this);
-    if (this.#dir === undefined) return;
-    if (this.#ownsDir) await rm(this.#dir, { recursive: true, force: true });
-    else for (const path of this.#written) await unlink(path).catch(() => undefined);
-    this.#written.clear();
+    if (this.#dir !== undefined) await removeSecretDir(this.#dir);
   }
 
-  /** Synchronous best-effort removal, for the process `exit` hook. */
+  /** Synchronous best-effort removal, for the exit hook. */
   removeAllSync(): void {
-    const attempt = (remove: () => void): void => {
-      try {
-        remove();
-      } catch {
-        // Best effort at exit.
-      }
-    };
-    if (this.#dir !== undefined && this.#ownsDir) attempt(() => rmSync(this.#dir!, { recursive: true, force: true }));
-    else for (const path of this.#written) attempt(() => unlinkSync(path));
+    if (this.#dir !== undefined) removeSecretDirSync(this.#dir);
   }
 }

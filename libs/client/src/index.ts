@@ -21,6 +21,7 @@ export type {
   RedisCommands,
   StaleStartReason,
 } from './last-known-good/index.js';
+export { sweepStaleSecretDirs } from './stale-secret-dirs.js';
 export type { ConnectivityOptions, ConnectivityResult } from './connectivity.js';
 export type {
   ChangeEvent,

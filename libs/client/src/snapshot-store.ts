@@ -152,6 +152,8 @@ export class SnapshotStore {
     try {
       await this.files.apply(write, removed);
     } catch (err) {
+      // A refused directory: its error already names the directory and the reason.
+      if (err instanceof SecretFileWriteError) throw err;
       const code = (err as { code?: unknown }).code;
       throw new SecretFileWriteError(
         `cannot write file secrets in ${this.files.directory ?? 'the secrets directory'}${typeof code === 'string' ? ` (${code})` : ''}`,

@@ -66,6 +66,7 @@ describe('public door', () => {
         'checkConnectivity',
         'keyTypeOf',
         'redactKey',
+        'sweepStaleSecretDirs',
       ].sort(),
     );
   });

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
+import { once } from 'node:events';
+import { sweepStaleSecretDirs } from '@vane/client';
 import { createVane, type VaneExpress } from '@vane/express';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import request from 'supertest';
@@ -109,8 +111,14 @@ describe('the Express sample app', () => {
     type Child = ChildProcessByStdio<null, Readable, Readable>;
     let child: Child | undefined;
 
-    afterEach(() => {
-      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    afterEach(async () => {
+      // Only after a failed test: a killed sample cannot remove its file secrets, so they are swept as a next start would.
+      if (child && child.exitCode === null && child.signalCode === null) {
+        const exited = once(child, 'exit');
+        child.kill('SIGKILL');
+        await exited;
+        await sweepStaleSecretDirs();
+      }
       child = undefined;
     });
 

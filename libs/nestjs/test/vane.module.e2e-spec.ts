@@ -120,9 +120,25 @@ describe('VaneModule', () => {
   it('without isGlobal the client is not visible to a module that does not import VaneModule', async () => {
     @Module({ controllers: [HostController], providers: [Greeter] })
     class FeatureModule {}
+    // Nest closes nothing when a compile fails, and the client's factory may still run after it failed: the
+    // options are held back until then, and the client created from them is closed here (file secrets with it).
+    let release!: (o: VaneModuleOptions) => void;
+    const held = new Promise<VaneModuleOptions>((resolve) => (release = resolve));
+    const original = VaneClient.create.bind(VaneClient);
+    const created = new Promise<VaneClient>((resolve) =>
+      jest.spyOn(VaneClient, 'create').mockImplementationOnce((o) => {
+        const client = original(o);
+        resolve(client);
+        return client;
+      }),
+    );
     await expect(
-      Test.createTestingModule({ imports: [VaneModule.forRoot(options()), FeatureModule] }).compile(),
+      Test.createTestingModule({
+        imports: [VaneModule.forRootAsync({ useFactory: () => held }), FeatureModule],
+      }).compile(),
     ).rejects.toThrow(/VaneClient/);
+    release(options());
+    await (await created).close();
   });
 
   describe.each<[string, () => Partial<VaneModuleOptions>, new (...args: never[]) => VaneError, string, RegExp]>([
