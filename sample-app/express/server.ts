@@ -1,6 +1,6 @@
 /**
  * Starting and stopping the sample: create Vane (the blocking initial
- * sync), listen, and shut down in order.
+ * sync), listen, and shut down in order, within a bounded drain.
  */
 import type { AddressInfo } from 'node:net';
 import { createVane, type VaneExpress } from '@vane/express';
@@ -12,8 +12,14 @@ export interface RunningSample {
   /** `http://127.0.0.1:<port>`. */
   readonly url: string;
   readonly vane: VaneExpress;
-  /** Stops accepting connections, lets requests in flight finish, then closes Vane. Idempotent. */
+  /**
+   * Stops accepting connections and closes idle ones, lets requests in flight
+   * finish for up to `DRAIN_TIMEOUT_MS` (default 10000), closes the
+   * connections still open after that, then closes Vane. Idempotent.
+   */
   close(): Promise<void>;
+  /** Closes every connection now, then Vane (for a second signal). */
+  closeNow(): Promise<void>;
 }
 
 /**
@@ -35,10 +41,27 @@ export async function startSample(
     server.once('error', (err) => void vane.close().then(() => reject(err)));
   });
   const { port } = server.address() as AddressInfo;
+  const drainTimeoutMs = Number(env['DRAIN_TIMEOUT_MS'] ?? 10_000);
   let closing: Promise<void> | undefined;
+  const drainThenClose = async (): Promise<void> => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    // A client holding a half-sent request would otherwise keep the server, and the file secrets, for minutes.
+    const drain = setTimeout(() => {
+      log(`drain timeout (${drainTimeoutMs} ms): closing the connections still open`);
+      server.closeAllConnections();
+    }, drainTimeoutMs).unref();
+    await closed;
+    clearTimeout(drain);
+    await vane.close();
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     vane,
-    close: () => (closing ??= new Promise<void>((resolve) => server.close(() => resolve())).then(() => vane.close())),
+    close: () => (closing ??= drainThenClose()),
+    closeNow: () => {
+      server.closeAllConnections();
+      return vane.close();
+    },
   };
 }

@@ -3,6 +3,7 @@ import { VaneClient, type VaneClientOptions, type VaneLogger } from '@vane/clien
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
 import { createNestVaneLogger } from './vane-logger.js';
+import { drainTimeoutOf } from './vane-lifecycle.service.js';
 
 const HINTS: Readonly<Record<string, string>> = {
   VANE_UNAUTHORIZED:
@@ -34,6 +35,7 @@ export function clientOptionsOf(options: VaneModuleOptions, logger: VaneLogger):
     startupCheck: _startupCheck,
     mirrorToConfigService: _mirror,
     healthMaxSnapshotAgeMs: _healthMaxSnapshotAgeMs,
+    drainTimeoutMs: _drainTimeoutMs,
     ...client
   } = options;
   return { ...client, logger: options.logger ?? logger };
@@ -51,6 +53,7 @@ export async function createVaneClient(
   create: (o: VaneClientOptions) => Promise<VaneClient> = (o) => VaneClient.create(o),
 ): Promise<VaneClient> {
   try {
+    drainTimeoutOf(options); // checked before anything is started
     return await create(clientOptionsOf(options, logger));
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code;

@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import request from 'supertest';
 import { Secret, VaneModule, type VaneModuleOptions, type VaneOptionsFactory } from '../src/index.js';
+import { stuckConnection } from '../../../test/support/stuck-connection.js';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
 
@@ -203,5 +204,62 @@ describe('VaneModule', () => {
     app = undefined;
     expect(client.closed).toBe(true);
     expect(existsSync(path)).toBe(false);
+  });
+
+  describe('shutdown while a connection does not drain', () => {
+    async function listeningApp(drainTimeoutMs?: number): Promise<{ app: INestApplication; url: string }> {
+      const started = await createApp({
+        imports: [VaneModule.forRoot({ ...options(), ...(drainTimeoutMs === undefined ? {} : { drainTimeoutMs }) })],
+        controllers: [HostController],
+        providers: [Greeter],
+      });
+      await started.listen(0, '127.0.0.1');
+      return { app: started, url: await started.getUrl() };
+    }
+
+    it('the client closes, and its files go, drainTimeoutMs after shutdown starts, while the server still drains', async () => {
+      const started = await listeningApp(50);
+      app = started.app;
+      const { body } = await request(started.url).get('/pem').expect(200);
+      const path = (body as { path: string }).path;
+      const client = app.get(VaneClient);
+      const closedStatus = new Promise<void>((resolve) =>
+        client.onStatusChange((status) => status.mode === 'closed' && resolve()),
+      );
+      const stuck = await stuckConnection(started.url, '/host');
+      let appClosed = false;
+      const closingApp = app.close().then(() => (appClosed = true));
+      await closedStatus;
+      await client.close(); // the close the drain timeout started: resolves once the files are removed
+      expect(existsSync(path)).toBe(false);
+      expect(appClosed).toBe(false); // the server still waits for the stuck connection
+      stuck.socket.destroy();
+      await closingApp;
+      app = undefined;
+    });
+
+    it('drainTimeoutMs: 0 closes the client as shutdown starts', async () => {
+      const started = await listeningApp(0);
+      app = started.app;
+      const client = app.get(VaneClient);
+      const stuck = await stuckConnection(started.url, '/host');
+      const closedStatus = new Promise<void>((resolve) =>
+        client.onStatusChange((status) => status.mode === 'closed' && resolve()),
+      );
+      const closingApp = app.close();
+      await closedStatus;
+      stuck.socket.destroy();
+      await closingApp;
+      app = undefined;
+    });
+
+    it.each([-1, Number.NaN, Infinity, '5' as unknown as number])(
+      'drainTimeoutMs %p is refused at startup',
+      async (ms) => {
+        await expect(
+          createApp({ imports: [VaneModule.forRoot({ ...options(), drainTimeoutMs: ms })] }),
+        ).rejects.toMatchObject({ code: 'VANE_INVALID_ARGUMENT', message: expect.stringContaining('drainTimeoutMs') });
+      },
+    );
   });
 });
