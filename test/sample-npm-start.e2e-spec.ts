@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { basename } from 'node:path';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { sweepStaleSecretDirs } from '@vane/client';
 import { get, send } from './support/http.js';
 import { groupAlive, killLeftovers, spawnNodeGroup, type Proc } from './support/process.js';
@@ -15,7 +17,7 @@ describe('npm start (scripts/start.mjs)', () => {
   const ADMIN_TOKEN = 'e2e-admin-token';
 
   /** Starts the script and waits for its try-it block; returns the URLs and the flip command it printed. */
-  async function start(): Promise<{
+  async function start(env: NodeJS.ProcessEnv = {}): Promise<{
     proc: Proc;
     nestUrl: string;
     expressUrl: string;
@@ -24,7 +26,7 @@ describe('npm start (scripts/start.mjs)', () => {
   }> {
     const proc = spawnNodeGroup(['scripts/start.mjs'], {
       cwd: ROOT,
-      env: { ...baseEnv(), VANE_PORT: '0', NEST_PORT: '0', EXPRESS_PORT: '0', VANE_ADMIN_TOKEN: ADMIN_TOKEN },
+      env: { ...baseEnv(), VANE_PORT: '0', NEST_PORT: '0', EXPRESS_PORT: '0', VANE_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
     });
     await proc.nextLine(/^Press Ctrl-C to stop everything\.$/, 20_000);
     const find = (pattern: RegExp): string => {
@@ -106,7 +108,9 @@ describe('npm start (scripts/start.mjs)', () => {
   });
 
   it('a child that dies stops the others, and the script exits non-zero', async () => {
-    const { proc, expressUrl } = await start();
+    // A temp directory of its own: the sweep below then sees this run's samples only.
+    const tmp = mkdtempSync(join(tmpdir(), 'npm-start-'));
+    const { proc, expressUrl } = await start({ TMPDIR: tmp });
     expect((await get(`${expressUrl}/greeting`)).status).toBe(200); // the Express sample is past its startup code
     const nestPid = Number(proc.lines.map((line) => /^\[nest\]\s+\[Nest\] (\d+)/.exec(line)?.[1]).find(Boolean));
     process.kill(nestPid, 'SIGKILL');
@@ -115,8 +119,10 @@ describe('npm start (scripts/start.mjs)', () => {
     expect(proc.lines).toContainEqual(expect.stringMatching(/^\[express\]\s+exited \(code 0\)$/));
     expect(groupAlive(proc.pid)).toBe(false);
     // A process killed outright cannot remove its file secrets: the next start sweeps them, as this does.
-    expect((await sweepStaleSecretDirs()).map((dir) => basename(dir))).toEqual([
+    expect((await sweepStaleSecretDirs(tmp)).map((dir) => basename(dir))).toEqual([
       expect.stringMatching(new RegExp(`^vane-secrets-${nestPid}-`)),
     ]);
+    expect(readdirSync(tmp)).toEqual([]);
+    rmSync(tmp, { recursive: true });
   });
 });
