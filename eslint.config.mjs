@@ -68,4 +68,12 @@ export default tseslint.config(
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // The local server's web console: plain ES modules that run in the browser.
+    files: ['libs/local-server/src/console/static/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: { window: 'readonly', document: 'readonly', EventSource: 'readonly', fetch: 'readonly' },
+    },
+  },
 );

@@ -3,7 +3,7 @@
 // and as CommonJS (dist/cjs), because NestJS 12 apps are ESM-only and NestJS 11
 // apps are CommonJS: our packages must load natively in both.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -13,6 +13,9 @@ const cwd = process.cwd();
 const dist = join(cwd, 'dist');
 
 rmSync(dist, { recursive: true, force: true });
+
+/** Folders under src/ whose files ship unchanged. */
+const staticDirs = ['console/static'].filter((dir) => existsSync(join(cwd, 'src', dir)));
 
 const builds = [
   { dir: 'esm', type: 'module', args: ['--module', 'ES2022', '--moduleResolution', 'Bundler'] },
@@ -28,6 +31,8 @@ for (const build of builds) {
   mkdirSync(outDir, { recursive: true });
   // Tells Node (and TypeScript) which module system the files in this folder use.
   writeFileSync(join(outDir, 'package.json'), JSON.stringify({ type: build.type }) + '\n');
+  // Files the code serves as they are (the local server's web console), beside the modules that serve them.
+  for (const assets of staticDirs) cpSync(join(cwd, 'src', assets), join(outDir, assets), { recursive: true });
 }
 
 // A built file that starts with `#!` is a command (the local server's cli.js): make it executable, as

@@ -111,6 +111,7 @@ function tryIt(vaneUrl, nestUrl, expressUrl) {
   return `
 Vane demo running:
   local Vane server  ${vaneUrl}  (service shop: ${vaneUrl.replace('127.0.0.1', 'shop.localhost')}; keys in libs/local-server/seeds/demo.seed.json; admin token ${adminToken})
+  web console        ${vaneUrl}/console/  (log in with the admin token; flip flags, edit configs, rotate secrets)
   NestJS sample      ${nestUrl}
   Express sample     ${expressUrl}
 

@@ -74,6 +74,7 @@ async function main(argv: string[]): Promise<number> {
 
   console.log(`vane-local-server listening on ${server.url}`);
   console.log(`admin API: ${server.url}/admin/v1/  token: ${givenToken ? '(as given)' : server.adminToken}`);
+  console.log(`web console: ${server.url}/console/  (log in with the admin token)`);
   for (const { slug, kind, keys } of server.services()) {
     console.log(
       `service ${slug} (${kind}): ${server.baseUrl(slug)}  keys: ${keys.map(redactKey).join(', ') || 'none'}`,

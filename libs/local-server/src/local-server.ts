@@ -2,6 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
+import { ConsoleAssets } from './console/console-assets.js';
+import { ConsoleFeed } from './console/console-feed.js';
+import { ConsoleSessions } from './console/console-sessions.js';
+import { consoleOverview } from './console/console-view.js';
 import { createRequestHandler } from './http/request-handler.js';
 import { SESSION_IDENTITY_PREFIX } from './http/service-routes.js';
 import type { ServerContext } from './http/server-context.js';
@@ -229,10 +233,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const { data, changes } = await openData(options, logger, new Date(clock.now()));
+  const pingIntervalMs = options.pingIntervalMs ?? 15_000;
+  // The web console follows every change and every stream opening or closing (ctx is set below, before any event).
+  const consoleFeed = new ConsoleFeed(() => JSON.stringify(consoleOverview(ctx)), pingIntervalMs);
   const hub = new StreamHub({
-    pingIntervalMs: options.pingIntervalMs ?? 15_000,
+    pingIntervalMs,
     historySize: options.historySize ?? 1000,
     bufferBytes: options.streamBufferBytes ?? 1024 * 1024,
+    onStreamsChanged: () => consoleFeed.notify(),
   });
   // Assigned once below: the store's change callback needs the renderer, and the renderer needs the store.
   // eslint-disable-next-line prefer-const
@@ -249,7 +257,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       };
       changes.afterDurable(() => hub.publish(change.slug, patch));
     },
-    mutation: (change) => changes.record(change),
+    mutation: (change) => {
+      changes.record(change);
+      // The console shows what clients can get: durable changes.
+      changes.afterDurable(() => consoleFeed.notify());
+    },
     keyRevoked: (identity) => hub.endWhere((c) => c.key === identity.key),
     trustChanged: (slug, name) =>
       hub.endWhere((c) => c.slug === slug && c.key.startsWith(`${SESSION_IDENTITY_PREFIX}${name}:`)),
@@ -280,6 +292,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     sessions: new SessionTokens(clock, sessionTtlMs),
     jwtVerifier: new JwtTrustVerifier(clock),
     awsVerifier: new AwsTrustVerifier(),
+    console: { sessions: new ConsoleSessions(adminToken), feed: consoleFeed, assets: new ConsoleAssets() },
   };
 
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
@@ -355,6 +368,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     stats: () => hub.stats(),
     close: () =>
       (closing ??= (async () => {
+        consoleFeed.close();
         hub.close();
         store.close();
         await new Promise<void>((resolve) => {

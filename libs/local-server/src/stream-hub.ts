@@ -12,6 +12,8 @@ export interface StreamHubOptions {
    * its memory stays under this plus one event.
    */
   bufferBytes: number;
+  /** Called whenever a stream opens or closes (the console shows the counts live). */
+  onStreamsChanged?: () => void;
 }
 
 /** One revision's `patch` event, rendered and encoded once for each audience. */
@@ -86,6 +88,7 @@ export class StreamHub {
     if (!set) this.bySlug.set(connection.slug, (set = new Set()));
     set.add(connection);
     this.count++;
+    this.options.onStreamsChanged?.();
     res.once('close', () => this.remove(connection));
     this.startPings();
 
@@ -137,6 +140,11 @@ export class StreamHub {
     this.stopPings();
   }
 
+  /** Streams open now for one service. */
+  streamsOf(slug: string): number {
+    return this.bySlug.get(slug)?.size ?? 0;
+  }
+
   /** Current counters. */
   stats(): StreamStats {
     return { streams: this.count, droppedSlowConsumers: this.dropped };
@@ -165,7 +173,10 @@ export class StreamHub {
 
   private remove(connection: StreamConnection): void {
     const set = this.bySlug.get(connection.slug);
-    if (set?.delete(connection)) this.count--;
+    if (set?.delete(connection)) {
+      this.count--;
+      this.options.onStreamsChanged?.();
+    }
     if (this.count === 0) this.stopPings();
   }
 

@@ -73,6 +73,7 @@ describe('vane-local-server (command line)', () => {
     expect(running.output()).toContain(`service shop (backend): http://shop.localhost:${port}`);
     expect(running.output()).not.toContain(KEYS.shopSecret);
     expect(running.output()).toContain('svs_…cret');
+    expect(running.output()).toContain(`web console: ${url}/console/`);
     expect(await get(`${url}/v1/sync`, { host: `shop.localhost:${port}`, 'x-service-api-key': KEYS.shopSecret })).toBe(
       200,
     );

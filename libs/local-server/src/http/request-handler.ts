@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { handleConsoleRoute } from '../console/console-routes.js';
 import type { LocalServerLogger } from '../logger.js';
 import { NotFoundError } from '../not-found-error.js';
 import { ValidationError } from '../validation.js';
@@ -31,6 +32,11 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
     return handleServiceRoute(ctx, req, res, segments);
   }
   if (segments[0] === 'admin' && segments[1] === 'v1') return handleAdminRoute(ctx, req, res, segments);
+  if (segments[0] === 'console') {
+    return handleConsoleRoute(ctx, req, res, segments, (adminSegments) =>
+      handleAdminRoute(ctx, req, res, adminSegments),
+    );
+  }
   throw HttpError.notFound(`no route ${req.method ?? 'GET'} ${path}: every route lives under /v1/`);
 }
 

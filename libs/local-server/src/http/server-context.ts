@@ -1,6 +1,7 @@
 import type { AdminApi } from '../admin-api.js';
 import type { ChangeLog } from '../change-log.js';
 import type { Clock } from '../clock.js';
+import type { ConsoleRuntime } from '../console/console-routes.js';
 import type { KeyRateLimiter } from '../rate-limiter.js';
 import type { SnapshotRenderer } from '../snapshot-renderer.js';
 import type { SessionTokens } from '../session-tokens.js';
@@ -27,4 +28,6 @@ export interface ServerContext {
   readonly jwtVerifier: JwtTrustVerifier;
   /** Verifies AWS identities through STS. */
   readonly awsVerifier: AwsTrustVerifier;
+  /** The web console's sessions, live feed and files (`/console`). */
+  readonly console: ConsoleRuntime;
 }

@@ -1,0 +1,225 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ConsoleAssets } from './console-assets.js';
+import type { ConsoleFeed } from './console-feed.js';
+import { setConsoleHeaders } from './console-headers.js';
+import type { ConsoleSession, ConsoleSessions } from './console-sessions.js';
+import { consoleOverview, consoleServiceView, revealSecretValue, type ConsoleSource } from './console-view.js';
+
+/** The console's parts, made once per server. */
+export interface ConsoleRuntime {
+  readonly sessions: ConsoleSessions;
+  readonly feed: ConsoleFeed;
+  readonly assets: ConsoleAssets;
+}
+
+/** What the console routes need from the server. */
+export interface ConsoleRouteContext extends ConsoleSource {
+  readonly console: ConsoleRuntime;
+  readonly adminToken: string;
+}
+
+/** Sends a request on to the admin API (`/admin/v1/...`); its answer is the console's answer. */
+export type AdminForwarder = (adminSegments: string[]) => Promise<void>;
+
+/** Login forms are small; anything larger is not one. */
+const MAX_LOGIN_BODY_BYTES = 8 * 1024;
+
+/** Where the login form says the token was wrong; the page is static, the server fills this in. */
+const LOGIN_ERROR_MARKER = '<!-- login-error -->';
+
+/**
+ * Serves the web console under `/console` (see the README's "Console"):
+ * its pages and files, the login that trades the admin token for an
+ * HttpOnly, SameSite=Strict session cookie, and `/console/api/`, which reads
+ * the server's state for the page and forwards every change to the admin
+ * API, so the console validates and refuses exactly as the admin API does.
+ * Every change needs the session's CSRF token in `X-CSRF-Token`, which a
+ * plain form post or another site cannot send.
+ */
+export async function handleConsoleRoute(
+  ctx: ConsoleRouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  segments: string[],
+  forwardToAdmin: AdminForwarder,
+): Promise<void> {
+  setConsoleHeaders(res);
+  const method = req.method ?? 'GET';
+  const [, page, ...rest] = segments; // segments[0] is 'console'
+  const session = ctx.console.sessions.fromCookieHeader(req.headers.cookie);
+
+  if (page === 'api') return api(ctx, req, res, rest, session, forwardToAdmin);
+  if (method !== 'GET' && !sameOrigin(req)) return sendText(res, 403, 'cross-origin requests are refused');
+  if (page === undefined && method === 'GET') return redirect(res, '/console/');
+  if (page === '' && rest.length === 0 && method === 'GET') {
+    return session ? sendAsset(ctx, res, 'index.html') : redirect(res, '/console/login');
+  }
+  if (page === 'login' && rest.length === 0) {
+    if (method === 'GET') return session ? redirect(res, '/console/') : sendLoginPage(ctx, res, 200, false);
+    if (method === 'POST') return login(ctx, req, res);
+  }
+  if (page === 'logout' && rest.length === 0 && method === 'POST') {
+    if (!session) return redirect(res, '/console/login');
+    const form = await readForm(req, res);
+    if (form === undefined) return;
+    if (!ctx.console.sessions.csrfMatches(session, form.get('csrf_token') ?? req.headers['x-csrf-token']?.toString())) {
+      return sendText(res, 403, 'the CSRF token is missing or wrong: log out from the console page');
+    }
+    ctx.console.sessions.logout(session);
+    res.setHeader('set-cookie', ctx.console.sessions.clearingCookie());
+    return redirect(res, '/console/login');
+  }
+  if (page === 'assets' && rest.length === 1 && method === 'GET' && rest[0] !== 'index.html') {
+    return sendAsset(ctx, res, rest[0]!);
+  }
+  sendText(res, 404, `no console page ${method} ${req.url?.split('?')[0] ?? ''}`);
+}
+
+async function api(
+  ctx: ConsoleRouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  segments: string[],
+  session: ConsoleSession | undefined,
+  forwardToAdmin: AdminForwarder,
+): Promise<void> {
+  const method = req.method ?? 'GET';
+  if (!session) return sendJson(res, 401, { error: 'unauthorized', message: 'log in to the console first' });
+  if (method !== 'GET') {
+    if (!sameOrigin(req))
+      return sendJson(res, 403, { error: 'forbidden', message: 'cross-origin requests are refused' });
+    if (!ctx.console.sessions.csrfMatches(session, req.headers['x-csrf-token']?.toString())) {
+      return sendJson(res, 403, {
+        error: 'csrf_token_invalid',
+        message: 'every change needs the session CSRF token in X-CSRF-Token: reload the console',
+      });
+    }
+  }
+  const [first, slug, collection, key, sub, version, action, ...rest] = segments.map(decode);
+
+  if (first === 'admin' && slug === 'v1') {
+    // The page never holds the admin token: the session stands in for it here.
+    req.headers['authorization'] = `Bearer ${ctx.adminToken}`;
+    return forwardToAdmin(segments);
+  }
+  if (method === 'GET' && segments.length === 1) {
+    if (first === 'session') {
+      return sendJson(res, 200, {
+        csrf_token: session.csrfToken,
+        expires_at: new Date(session.expiresAtMs).toISOString(),
+      });
+    }
+    if (first === 'overview') return sendJson(res, 200, consoleOverview(ctx));
+    if (first === 'events') return ctx.console.feed.open(res);
+  }
+  if (first === 'services' && slug !== undefined) {
+    if (method === 'GET' && segments.length === 2) {
+      const view = consoleServiceView(ctx, slug);
+      if (!view) return sendJson(res, 404, { error: 'not_found', message: `no service named "${slug}"` });
+      return sendJson(res, 200, view);
+    }
+    const reveal =
+      method === 'POST' &&
+      collection === 'secrets' &&
+      sub === 'versions' &&
+      action === 'reveal' &&
+      rest.length === 0 &&
+      key !== undefined;
+    if (reveal) {
+      const number = /^[1-9]\d{0,8}$/.test(version ?? '') ? Number(version) : NaN;
+      const value = Number.isNaN(number) ? undefined : revealSecretValue(ctx, slug, key, number);
+      if (value === undefined) {
+        return sendJson(res, 404, { error: 'not_found', message: `secret "${key}" has no version ${version ?? ''}` });
+      }
+      return sendJson(res, 200, { value });
+    }
+  }
+  sendJson(res, 404, { error: 'not_found', message: `no console API route ${method} ${req.url?.split('?')[0] ?? ''}` });
+}
+
+async function login(ctx: ConsoleRouteContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const form = await readForm(req, res);
+  if (form === undefined) return;
+  const session = ctx.console.sessions.login(form.get('token')?.trim() ?? '');
+  if (!session) return sendLoginPage(ctx, res, 401, true);
+  res.setHeader('set-cookie', ctx.console.sessions.cookieFor(session));
+  redirect(res, '/console/');
+}
+
+/**
+ * Whether a change comes from the console's own pages. Browsers send
+ * `Sec-Fetch-Site` (and `Origin`) with every POST, PUT and DELETE; a request
+ * with neither is not from a browser, so it carries no cookie unless one was
+ * copied by hand.
+ */
+function sameOrigin(req: IncomingMessage): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin';
+  const origin = req.headers.origin;
+  return origin === undefined || origin === `http://${req.headers.host ?? ''}`;
+}
+
+/** Reads an `application/x-www-form-urlencoded` body; answers 413 itself (and resolves undefined) when too large. */
+async function readForm(req: IncomingMessage, res: ServerResponse): Promise<URLSearchParams | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_LOGIN_BODY_BYTES) {
+      res.setHeader('connection', 'close');
+      sendText(res, 413, 'the form is too large');
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+function sendLoginPage(ctx: ConsoleRouteContext, res: ServerResponse, status: number, failed: boolean): void {
+  const asset = ctx.console.assets.get('login.html')!;
+  const html = failed
+    ? asset.body
+        .toString('utf8')
+        .replace(
+          LOGIN_ERROR_MARKER,
+          '<p class="alert" role="alert" id="login-error">That is not the admin token. Try again.</p>',
+        )
+    : asset.body;
+  res.writeHead(status, { 'content-type': asset.contentType });
+  res.end(html);
+}
+
+function sendAsset(ctx: ConsoleRouteContext, res: ServerResponse, name: string): void {
+  const asset = ctx.console.assets.get(name);
+  if (!asset) return sendText(res, 404, `no console file ${name}`);
+  res.writeHead(200, { 'content-type': asset.contentType, 'content-length': String(asset.body.length) });
+  res.end(asset.body);
+}
+
+function redirect(res: ServerResponse, location: string): void {
+  res.writeHead(303, { location, 'content-length': '0' });
+  res.end();
+}
+
+function sendText(res: ServerResponse, status: number, text: string): void {
+  const body = Buffer.from(`${text}\n`);
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(body.length) });
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const payload = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(payload.length),
+  });
+  res.end(payload);
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '\u0000'; // matches no route and no key: the answer is a 404
+  }
+}
