@@ -20,6 +20,11 @@ const state = {
   panels: undefined,
 };
 
+/** "open stream" or "open streams". */
+function streams(count) {
+  return count === 1 ? 'open stream' : 'open streams';
+}
+
 function report(message) {
   showError(byId('banner'), message);
 }
@@ -34,6 +39,7 @@ function selectedSlug() {
 function renderServiceList() {
   const { services, open_streams: total } = state.overview;
   byId('total-streams').textContent = String(total);
+  byId('total-streams-label').textContent = streams(total);
   byId('no-services').hidden = services.length > 0;
   byId('service-list').replaceChildren(
     ...services.map((service) =>
@@ -49,7 +55,7 @@ function renderServiceList() {
           h('span', { class: 'slug', text: service.slug }),
           h('span', {
             class: 'meta',
-            text: `${service.kind} · rev ${service.revision} · ${service.open_streams} ${service.open_streams === 1 ? 'stream' : 'streams'}`,
+            text: `${service.kind} · rev ${service.revision} · ${service.open_streams} ${streams(service.open_streams)}`,
           }),
         ),
       ),
@@ -82,11 +88,17 @@ function mountService(slug) {
         h('strong', { id: 'service-revision' }),
         ' · ',
         h('strong', { id: 'service-streams' }),
-        ' open streams',
+        ' ',
+        h('span', { id: 'service-streams-label', text: 'open streams' }),
       ),
     ),
     ...state.panels.map((panel) => panel.element),
   );
+}
+
+function showStreams(count) {
+  byId('service-streams').textContent = String(count);
+  byId('service-streams-label').textContent = streams(count);
 }
 
 /** Fetches and shows the selected service when its revision moved (or `force`). */
@@ -94,17 +106,14 @@ async function showService(force = false) {
   const slug = state.slug;
   if (!slug) return;
   const summary = state.overview.services.find((s) => s.slug === slug);
-  if (!force && summary && summary.revision === state.shownRevision) {
-    byId('service-streams').textContent = String(summary.open_streams);
-    return;
-  }
+  if (!force && summary && summary.revision === state.shownRevision) return showStreams(summary.open_streams);
   try {
     const view = await state.api.service(slug);
     if (state.slug !== slug) return; // another service was picked meanwhile
     state.shownRevision = view.revision;
     byId('service-kind').textContent = view.kind;
     byId('service-revision').textContent = String(view.revision);
-    byId('service-streams').textContent = String(view.open_streams);
+    showStreams(view.open_streams);
     for (const panel of state.panels) panel.update(view);
     report('');
   } catch (e) {
