@@ -25,6 +25,9 @@ declare const document: {
 };
 
 describeInBrowser('the web console, in headless chromium', () => {
+  // A test is a few page steps, each bounded by WAIT_MS; on a loaded machine their sum can pass jest's 5 s.
+  jest.setTimeout(4 * WAIT_MS);
+
   let chromium: HeadlessChromium;
   let server: LocalServer;
   let page: Page;
