@@ -27,7 +27,7 @@ module.exports = function preset(dir, overrides = {}) {
       ],
     },
     moduleNameMapper: {
-      '^@vane/(client|local-server|nestjs|express)$': path.join(root, 'libs/$1/src/index.ts'),
+      '^@vane/(client|local-server|nestjs|express|openfeature)$': path.join(root, 'libs/$1/src/index.ts'),
       '^@vane/nestjs/testing$': path.join(root, 'libs/nestjs/src/testing/index.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },

@@ -6,7 +6,7 @@ import ts from 'typescript';
 // Runs on the built packages (`npm test` builds first), through Node's own resolver,
 // as an app that installed them would load them.
 const ROOT = resolve(__dirname, '..');
-const LIBS = ['client', 'local-server', 'nestjs', 'express'] as const;
+const LIBS = ['client', 'local-server', 'nestjs', 'express', 'openfeature'] as const;
 
 function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
