@@ -1,7 +1,6 @@
 import {
   ErrorCode,
   OpenFeatureEventEmitter,
-  ProviderEvents,
   StandardResolutionReasons,
   type EvaluationContext,
   type Hook,
@@ -14,12 +13,11 @@ import {
   InvalidArgumentError,
   VaneClient,
   WorkloadIdentityCredentials,
-  type ChangeEvent,
   type VaneClientOptions,
 } from '@vane/client';
 import { AbBatcher } from './ab-batcher.js';
 import { abContextOf } from './ab-context.js';
-import { ProviderCondition, type Condition } from './provider-condition.js';
+import { ClientEventBridge } from './client-events.bridge.js';
 import { describeError, failed, jsonTypeOf, resolved, vaneCodeOf } from './resolution.js';
 import { isSessionExpired, SessionWatchCredentials, type SessionObserver } from './session-watch.credentials.js';
 import { abFlagPredicate, type VaneProviderOptions, type VaneProviderSettings } from './vane-provider.options.js';
@@ -67,14 +65,9 @@ export class VaneProvider implements Provider {
   readonly #isAbFlag: (flagKey: string) => boolean;
   #client: VaneClient | undefined;
   #batcher: AbBatcher | undefined;
-  #condition: ProviderCondition | undefined;
-  #emitted: Condition = 'ready';
-  #unsubscribe: (() => void)[] = [];
-  #changedKeys = new Set<string>();
-  #changedRevision = 0;
-  #staleAtStart: NodeJS.Immediate | undefined;
-  /** The session error behind the `error` condition (its message holds no credential). */
-  #lastSessionError: unknown;
+  #bridge: ClientEventBridge | undefined;
+  /** Counts `onClose()` calls: a client created by an `initialize()` that a close overtook is closed at once. */
+  #generation = 0;
 
   /**
    * @param options - client options (plus `abFlags`): `initialize()` creates
@@ -110,12 +103,16 @@ export class VaneProvider implements Provider {
    */
   async initialize(): Promise<void> {
     if (this.#client !== undefined) return;
-    let client: VaneClient;
     if (this.#given !== undefined) {
       if (this.#given.closed) throw new InvalidArgumentError('the VaneClient given to VaneProvider is closed');
-      client = this.#given;
-    } else {
-      client = await VaneClient.create(this.#watchSessions(this.#options!));
+      this.#attach(this.#given);
+      return;
+    }
+    const generation = this.#generation;
+    const client = await VaneClient.create(this.#watchSessions(this.#options!));
+    if (generation !== this.#generation) {
+      await client.close();
+      throw new ClientClosedError('VaneProvider was closed while it initialized');
     }
     this.#attach(client);
   }
@@ -125,16 +122,13 @@ export class VaneProvider implements Provider {
    * Closes the client only if this provider created it.
    */
   async onClose(): Promise<void> {
+    this.#generation++;
     const client = this.#client;
     this.#client = undefined;
-    for (const off of this.#unsubscribe) off();
-    this.#unsubscribe = [];
-    if (this.#staleAtStart !== undefined) clearImmediate(this.#staleAtStart);
-    this.#staleAtStart = undefined;
+    this.#bridge?.close();
+    this.#bridge = undefined;
     this.#batcher?.cancel(new ClientClosedError());
     this.#batcher = undefined;
-    this.#condition = undefined;
-    this.#changedKeys = new Set();
     if (client !== undefined && client !== this.#given) await client.close();
   }
 
@@ -170,7 +164,7 @@ export class VaneProvider implements Provider {
       const value = await this.#batcher!.evaluate(flagKey, ab.context, ab.batchKey);
       return resolved(value, StandardResolutionReasons.TARGETING_MATCH, client.revision);
     } catch (error) {
-      if (isSessionExpired(error)) this.#sessionExpired(error);
+      if (isSessionExpired(error)) this.#bridge?.sessionExpired(error);
       const code = vaneCodeOf(error);
       return failed(defaultValue, ErrorCode.GENERAL, `A/B evaluation failed: ${describeError(error)}`, {
         revision: client.revision,
@@ -223,30 +217,15 @@ export class VaneProvider implements Provider {
   #attach(client: VaneClient): void {
     this.#client = client;
     this.#batcher = new AbBatcher((keys, context) => client.evaluateAb(keys, context));
-    const condition = new ProviderCondition(client.status);
-    this.#condition = condition;
-    this.#emitted = 'ready';
-    this.#unsubscribe.push(
-      client.onChange((event) => this.#changed(event)),
-      client.onStatusChange((status) => this.#show(condition.status(status))),
-    );
-    // OpenFeature emits Ready once initialize() resolves; a client adopted while billing is
-    // overdue must turn Stale after that, not before.
-    if (condition.current === 'stale') {
-      this.#staleAtStart = setImmediate(() => {
-        this.#staleAtStart = undefined;
-        this.#show(condition.current);
-      });
-    }
+    this.#bridge = new ClientEventBridge(client, this.events);
   }
 
   /** Client options whose credentials report session expiry to this provider. */
   #watchSessions(options: VaneClientOptions): VaneClientOptions {
+    // The bridge is attached only after the initial sync: an expiry during it fails initialize() instead.
     const observer: SessionObserver = {
-      expired: (error) => this.#sessionExpired(error),
-      renewed: () => {
-        if (this.#condition !== undefined) this.#show(this.#condition.session(false));
-      },
+      expired: (error) => this.#bridge?.sessionExpired(error),
+      renewed: () => this.#bridge?.sessionRenewed(),
     };
     if (options.credentials !== undefined) {
       return { ...options, credentials: new SessionWatchCredentials(options.credentials, observer) };
@@ -258,49 +237,6 @@ export class VaneProvider implements Provider {
       ...rest,
       credentials: new SessionWatchCredentials(new WorkloadIdentityCredentials(workloadIdentity), observer),
     };
-  }
-
-  #sessionExpired(error: unknown): void {
-    if (this.#condition === undefined) return;
-    this.#lastSessionError = error;
-    this.#show(this.#condition.session(true));
-  }
-
-  /** Emits the event of a condition change (nothing when the condition is unchanged). */
-  #show(condition: Condition): void {
-    if (condition === this.#emitted || this.#client === undefined) return;
-    this.#emitted = condition;
-    if (condition === 'error') {
-      const message = describeError(this.#lastSessionError);
-      this.events.emit(ProviderEvents.Error, { message, metadata: { vaneErrorCode: 'VANE_SESSION_EXPIRED' } });
-    } else if (condition === 'stale') {
-      const message = this.#client.billingOverdue
-        ? 'VANE_BILLING_OVERDUE: background sync is halted; the last snapshot is served'
-        : 'the live stream fell back to polling; values may lag by up to ttlMs';
-      this.events.emit(ProviderEvents.Stale, { message, metadata: { revision: this.#client.revision } });
-    } else {
-      this.events.emit(ProviderEvents.Ready, { metadata: { revision: this.#client.revision } });
-    }
-  }
-
-  /** Gathers the change events of one applied update into one `ConfigurationChanged`. */
-  #changed(event: ChangeEvent): void {
-    if (event.kind === 'secret') return;
-    const first = this.#changedKeys.size === 0;
-    this.#changedKeys.add(event.key);
-    this.#changedRevision = event.revision;
-    // The client calls listeners synchronously, once per value, for one update: a microtask sees them all.
-    if (first) queueMicrotask(() => this.#emitChanged());
-  }
-
-  #emitChanged(): void {
-    const keys = [...this.#changedKeys];
-    this.#changedKeys = new Set();
-    if (keys.length === 0 || this.#client === undefined) return;
-    this.events.emit(ProviderEvents.ConfigurationChanged, {
-      flagsChanged: keys,
-      metadata: { revision: this.#changedRevision },
-    });
   }
 }
 

@@ -202,6 +202,16 @@ describe('lifecycle', () => {
     });
   });
 
+  it('onClose() while initialize() runs: the client it creates is closed at once and initialize() rejects', async () => {
+    const racing = new VaneProvider({ baseUrl: server.baseUrl('shop'), apiKey: SECRET_KEY, logger: silent });
+    const initializing = racing.initialize();
+    await racing.onClose();
+    await expect(initializing).rejects.toMatchObject({ code: 'VANE_CLIENT_CLOSED' });
+    await expect(racing.resolveBooleanEvaluation('new-checkout', false, {})).resolves.toMatchObject({
+      errorCode: ErrorCode.PROVIDER_NOT_READY,
+    });
+  });
+
   it('an initial sync that fails rejects initialize() with the client error: OpenFeature reports the provider in error', async () => {
     const wrong = new VaneProvider({
       baseUrl: server.baseUrl('shop'),
