@@ -11,7 +11,7 @@ import {
   parseSlug,
   parseTenantPatch,
   ValidationError,
-} from './validation.js';
+} from './validation/index.js';
 
 /**
  * The admin operations on untrusted input, shared by the admin HTTP routes

@@ -16,7 +16,7 @@ export {
 } from './local-server.js';
 export { ManualClock, systemClock, type Clock, type TimerHandle } from './clock.js';
 export { consoleLogger, silentLogger, type LocalServerLogger } from './logger.js';
-export { SeedError } from './seed.js';
+export { SeedError } from './seed-error.js';
 export { abBucket, evaluateAbFlag } from './ab-evaluation.js';
 export type { StreamStats } from './stream-hub.js';
 export type { SecretWriteResult } from './store.js';

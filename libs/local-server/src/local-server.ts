@@ -19,7 +19,7 @@ import {
   type TenantState,
 } from './model.js';
 import { KeyRateLimiter } from './rate-limiter.js';
-import { parseServerData, readServerDataFile } from './seed.js';
+import { parseServerData, readServerDataFile } from './seed-parser.js';
 import { SnapshotRenderer, type Audience } from './snapshot-renderer.js';
 import { SessionTokens } from './session-tokens.js';
 import { AdminApi } from './admin-api.js';

@@ -13,7 +13,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerData } from './model.js';
-import { SeedError, parseServerData } from './seed.js';
+import { SeedError } from './seed-error.js';
+import { parseServerData } from './seed-parser.js';
 import { removeCrashLeftovers, StateFile } from './state-file.js';
 
 /** Server data whose shop service carries `revision` and an optional large config value. */
@@ -240,7 +241,7 @@ Module._resolveFilename = function (request, ...rest) {
   return resolve.call(this, request, ...rest);
 };
 const { StateFile } = require(${JSON.stringify(join(__dirname, 'state-file.ts'))});
-const { parseServerData } = require(${JSON.stringify(join(__dirname, 'seed.ts'))});
+const { parseServerData } = require(${JSON.stringify(join(__dirname, 'seed-parser.ts'))});
 const file = new StateFile(process.argv[2]);
 (async () => {
   for (let generation = 1; ; generation++) {

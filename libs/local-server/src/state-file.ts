@@ -8,7 +8,9 @@ import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ServerData } from './model.js';
 import { describeFsError } from './fs-errors.js';
-import { SeedError, parseServerDataJson, serializeServerData } from './seed.js';
+import { SeedError } from './seed-error.js';
+import { parseServerDataJson } from './seed-parser.js';
+import { serializeServerData } from './state-serializer.js';
 
 /** Ends the name of temporary files, so a crash's leftovers are recognisable. */
 const TEMP_SUFFIX = '.tmp';

@@ -11,7 +11,7 @@ import {
   parseStringArray,
   rejectUnknownMembers,
   ValidationError,
-} from './validation.js';
+} from './validation/index.js';
 
 /** The providers a trust may name. */
 export const TRUST_PROVIDERS: ReadonlyArray<TrustProvider> = Object.freeze(['kubernetes', 'aws', 'gcp', 'azure']);

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serializeTrust } from '../trust-validation.js';
-import { describeType } from '../validation.js';
+import { describeType } from '../validation/index.js';
 import { HttpError } from './http-error.js';
 import { decodeSegment, readJsonBody, sendJsonPayload } from './http-io.js';
 import type { ServerContext } from './server-context.js';

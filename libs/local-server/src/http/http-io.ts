@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeJsonSyntaxError } from '../seed.js';
+import { describeJsonSyntaxError } from '../json-syntax-error.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
 import { HttpError } from './http-error.js';
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { evaluateAbFlag } from '../ab-evaluation.js';
 import { dictionary } from '../dictionary.js';
 import { redactKey, type KeyIdentity } from '../store.js';
-import { describeType } from '../validation.js';
+import { describeType } from '../validation/index.js';
 import { HttpError } from './http-error.js';
 import { decodeSegment, ifNoneMatchMatches, readJsonBody, sendJson, slugFromHost } from './http-io.js';
 import type { ServerContext } from './server-context.js';

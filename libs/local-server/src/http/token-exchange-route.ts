@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TrustProvider } from '../model.js';
 import { TRUST_PROVIDERS } from '../trust-validation.js';
-import { describeType } from '../validation.js';
+import { describeType } from '../validation/index.js';
 import { HttpError } from './http-error.js';
 import { readJsonBody, sendJson, slugFromHost } from './http-io.js';
 import type { ServerContext } from './server-context.js';

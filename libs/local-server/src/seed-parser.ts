@@ -1,10 +1,9 @@
 /**
- * Seed and state files (PROTOCOL §11): reading either into {@link ServerData},
- * and writing the richer state form back.
+ * Seed and state files (PROTOCOL §11): reading either into {@link ServerData}.
  *
  * The seed form is what people write: secrets as `{type, value}` or
  * `{type, versions: ["v1", "v2"]}`. The state form, written by
- * {@link serializeServerData}, has the same top-level shape plus per service
+ * `serializeServerData`, has the same top-level shape plus per service
  * `revision`, `audit`, `next_versions`, and secrets as
  * `{type, versions: [{version, value, created_at}]}`. Both forms are accepted
  * everywhere; a state file is a valid seed.
@@ -15,12 +14,10 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { appendJsonPath } from './json-path.js';
 import {
   DEFAULT_TENANT,
-  type AbRule,
   type AuditAction,
   type AuditEntry,
   type ConfigValue,
   type FlagDefinition,
-  type JsonValue,
   type SecretRecord,
   type SecretVersion,
   type ServerData,
@@ -28,7 +25,9 @@ import {
   type TenantState,
   type TrustDefinition,
 } from './model.js';
-import { parseTrustDefinition, parseTrustName, serializeTrust } from './trust-validation.js';
+import { describeJsonSyntaxError } from './json-syntax-error.js';
+import { SeedError } from './seed-error.js';
+import { parseTrustDefinition, parseTrustName } from './trust-validation.js';
 import {
   ValidationError,
   describeType,
@@ -46,31 +45,7 @@ import {
   parseTenantPatch,
   parseTimestamp,
   rejectUnknownMembers,
-} from './validation.js';
-
-/**
- * A seed or state file that cannot be used. The message is
- * `<file>: <JSON path>: <problem>` and never contains a secret value or an
- * API key; match on {@link SeedError.code}.
- */
-export class SeedError extends Error {
-  /** Stable error code. */
-  readonly code = 'invalid_seed';
-  /** The file (or other source name) that was read. */
-  readonly file: string;
-  /** JSON path of the offending value, e.g. `services.shop.keys[1]`; empty when the whole file is at fault. */
-  readonly path: string;
-  /** What was wrong, without file and path. */
-  readonly problem: string;
-
-  constructor(file: string, path: string, problem: string, options?: { cause?: unknown }) {
-    super(path === '' ? `${file}: ${problem}` : `${file}: ${path}: ${problem}`, options);
-    this.name = 'SeedError';
-    this.file = file;
-    this.path = path;
-    this.problem = problem;
-  }
-}
+} from './validation/index.js';
 
 /** Options of {@link parseServerData} and the functions built on it. */
 export interface ParseServerDataOptions {
@@ -162,77 +137,6 @@ export function readServerDataFile(file: string, options: ParseServerDataOptions
     throw new SeedError(file, '', `cannot read the file (${describeFsError(error)})`, { cause: error });
   }
   return parseServerDataJson(text, file, options);
-}
-
-/**
- * Writes the server's data in state form, the JSON that
- * {@link parseServerData} reads back into equal data.
- */
-export function serializeServerData(data: ServerData): JsonValue {
-  const tenant: TenantState = data.tenant;
-  return {
-    tenant: {
-      overdue_days: tenant.overdue_days,
-      ab_addon: tenant.ab_addon,
-      quarantined_until: tenant.quarantined_until,
-      write_rate_per_minute: tenant.write_rate_per_minute,
-    },
-    // fromEntries defines own members, so a key such as `__proto__` stays data.
-    services: Object.fromEntries([...data.services].map(([slug, service]) => [slug, serializeService(service)])),
-  };
-}
-
-function serializeService(service: ServiceData): JsonValue {
-  return {
-    kind: service.kind,
-    keys: [...service.keys],
-    revoked_keys: [...service.revoked_keys],
-    revision: service.revision,
-    configs: Object.fromEntries(service.configs),
-    flags: Object.fromEntries([...service.flags].map(([key, flag]) => [key, serializeFlag(flag)])),
-    secrets: Object.fromEntries(
-      [...service.secrets].map(([key, secret]) => [
-        key,
-        {
-          type: secret.type,
-          versions: secret.versions.map((v) => ({ version: v.version, value: v.value, created_at: v.created_at })),
-        },
-      ]),
-    ),
-    next_versions: Object.fromEntries(service.next_versions),
-    audit: service.audit.map((entry) => ({
-      at: entry.at,
-      action: entry.action,
-      key: entry.key,
-      version: entry.version,
-      actor: entry.actor,
-    })),
-    // Written only when there are some, so state files of services without trusts keep their shape.
-    ...(service.trusts.size === 0
-      ? {}
-      : { trusts: Object.fromEntries([...service.trusts].map(([name, trust]) => [name, serializeTrust(trust)])) }),
-  };
-}
-
-function serializeFlag(flag: FlagDefinition): JsonValue {
-  const out: { [key: string]: JsonValue } = {
-    is_enabled: flag.is_enabled,
-    starts_at: flag.starts_at,
-    ends_at: flag.ends_at,
-  };
-  if (flag.ab !== undefined) out['ab'] = serializeAbRule(flag.ab);
-  return out;
-}
-
-function serializeAbRule(rule: AbRule): JsonValue {
-  return {
-    percentage: rule.percentage,
-    salt: rule.salt,
-    cohorts: rule.cohorts.map((cohort) => ({
-      conditions: cohort.conditions.map((c) => ({ attribute: c.attribute, op: c.op, values: [...c.values] })),
-      percentage: cohort.percentage,
-    })),
-  };
 }
 
 function buildServerData(json: unknown, now: string): ServerData {
@@ -427,133 +331,4 @@ function optionalEntries(json: unknown, path: string): Array<[string, unknown]> 
 
 function fail(path: string, problem: string): never {
   throw new ValidationError(path, problem);
-}
-
-/**
- * Finds where JSON.parse gave up, as `line L, column C` (1-based), and what
- * it expected there. JSON.parse's own message is not used: V8 quotes the
- * text around the error, which could be a secret.
- */
-export function describeJsonSyntaxError(text: string, subject = 'the file'): string {
-  if (/^[ \t\n\r]*$/.test(text)) return `invalid JSON: ${subject} is empty`;
-  const error = findJsonSyntaxError(text, subject);
-  if (error === undefined) return 'invalid JSON';
-  const before = text.slice(0, error.offset);
-  const line = before.split('\n').length;
-  const column = error.offset - before.lastIndexOf('\n');
-  return `invalid JSON at line ${line}, column ${column}: ${error.problem}`;
-}
-
-function describeChar(text: string, offset: number, subject: string): string {
-  if (offset >= text.length) return `the end of ${subject}`;
-  const code = text.codePointAt(offset)!;
-  return code > 0x20 && code < 0x7f
-    ? JSON.stringify(String.fromCodePoint(code))
-    : `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-}
-
-/** Scans `text` as JSON without recursion; returns the first error, or undefined when it is valid. */
-function findJsonSyntaxError(text: string, subject: string): { offset: number; problem: string } | undefined {
-  let i = 0;
-  const stack: Array<'object' | 'array'> = [];
-  const skipSpace = (): void => {
-    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
-  };
-  const expected = (what: string): { offset: number; problem: string } => ({
-    offset: i,
-    problem: `expected ${what}, found ${describeChar(text, i, subject)}`,
-  });
-  const scanString = (): { offset: number; problem: string } | undefined => {
-    const start = i;
-    i++;
-    while (i < text.length) {
-      const c = text.charCodeAt(i);
-      if (c === 0x22) {
-        i++;
-        return undefined;
-      }
-      if (c < 0x20) return { offset: i, problem: 'unescaped control character in a string' };
-      if (c === 0x5c) {
-        const escape = text[i + 1];
-        if (escape !== undefined && '"\\/bfnrt'.includes(escape)) {
-          i += 2;
-        } else if (escape === 'u' && /^[0-9A-Fa-f]{4}$/.test(text.slice(i + 2, i + 6))) {
-          i += 6;
-        } else {
-          return { offset: i, problem: 'invalid escape sequence in a string' };
-        }
-      } else {
-        i++;
-      }
-    }
-    return { offset: start, problem: 'unterminated string' };
-  };
-  const scanMemberName = (): { offset: number; problem: string } | undefined => {
-    skipSpace();
-    if (text[i] !== '"') return expected('a member name in double quotes');
-    const error = scanString();
-    if (error !== undefined) return error;
-    skipSpace();
-    if (text[i] !== ':') return expected('":"');
-    i++;
-    return undefined;
-  };
-
-  skipSpace();
-  for (;;) {
-    // Here a value must start.
-    skipSpace();
-    const c = text[i];
-    let opened = false;
-    if (c === '{' || c === '[') {
-      i++;
-      skipSpace();
-      if (text[i] === (c === '{' ? '}' : ']')) {
-        i++;
-      } else {
-        stack.push(c === '{' ? 'object' : 'array');
-        opened = true;
-        if (c === '{') {
-          const error = scanMemberName();
-          if (error !== undefined) return error;
-        }
-      }
-    } else if (c === '"') {
-      const error = scanString();
-      if (error !== undefined) return error;
-    } else if (c !== undefined && /[-0-9]/.test(c)) {
-      const number = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 1024));
-      if (number === null || number[0] === '-') return expected('a number');
-      i += number[0].length;
-    } else if (text.startsWith('true', i) || text.startsWith('null', i)) {
-      i += 4;
-    } else if (text.startsWith('false', i)) {
-      i += 5;
-    } else {
-      return expected('a value');
-    }
-    if (opened) continue;
-    // A value ended: close containers until a separator asks for the next value.
-    for (;;) {
-      skipSpace();
-      const top = stack[stack.length - 1];
-      if (top === undefined) {
-        return i < text.length ? expected(`the end of ${subject} after the JSON value`) : undefined;
-      }
-      if (text[i] === ',') {
-        i++;
-        if (top === 'object') {
-          const error = scanMemberName();
-          if (error !== undefined) return error;
-        }
-        break;
-      }
-      if (text[i] === (top === 'object' ? '}' : ']')) {
-        stack.pop();
-        i++;
-        continue;
-      }
-      return expected(top === 'object' ? '"," or "}"' : '"," or "]"');
-    }
-  }
 }

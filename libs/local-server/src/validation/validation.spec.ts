@@ -18,7 +18,7 @@ import {
   parseSlug,
   parseTenantPatch,
   parseTimestamp,
-} from './validation.js';
+} from './index.js';
 
 /** Runs `action`, expects a ValidationError, returns it. */
 function rejection(action: () => unknown): ValidationError {

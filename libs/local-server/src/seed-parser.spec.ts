@@ -15,8 +15,10 @@ import {
   type ServiceData,
   type TenantState,
 } from './model.js';
-import { SeedError, parseServerData, parseServerDataJson, readServerDataFile, serializeServerData } from './seed.js';
-import { AB_OPERATORS, SECRET_TYPES, ValidationError, formatTimestamp } from './validation.js';
+import { SeedError } from './seed-error.js';
+import { parseServerData, parseServerDataJson, readServerDataFile } from './seed-parser.js';
+import { serializeServerData } from './state-serializer.js';
+import { AB_OPERATORS, SECRET_TYPES, ValidationError, formatTimestamp } from './validation/index.js';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
 const DEMO_SEED = join(__dirname, '..', 'seeds', 'demo.seed.json');

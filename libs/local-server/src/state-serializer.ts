@@ -1,0 +1,78 @@
+/**
+ * The state form of the server's data (PROTOCOL §11 plus `revision`,
+ * `audit`, `next_versions`, and secrets with their version history): what
+ * the state file holds and what the seed parser reads back into equal data.
+ */
+import type { AbRule, FlagDefinition, JsonValue, ServerData, ServiceData, TenantState } from './model.js';
+import { serializeTrust } from './trust-validation.js';
+
+/**
+ * Writes the server's data in state form, the JSON that
+ * {@link parseServerData} reads back into equal data.
+ */
+export function serializeServerData(data: ServerData): JsonValue {
+  const tenant: TenantState = data.tenant;
+  return {
+    tenant: {
+      overdue_days: tenant.overdue_days,
+      ab_addon: tenant.ab_addon,
+      quarantined_until: tenant.quarantined_until,
+      write_rate_per_minute: tenant.write_rate_per_minute,
+    },
+    // fromEntries defines own members, so a key such as `__proto__` stays data.
+    services: Object.fromEntries([...data.services].map(([slug, service]) => [slug, serializeService(service)])),
+  };
+}
+
+function serializeService(service: ServiceData): JsonValue {
+  return {
+    kind: service.kind,
+    keys: [...service.keys],
+    revoked_keys: [...service.revoked_keys],
+    revision: service.revision,
+    configs: Object.fromEntries(service.configs),
+    flags: Object.fromEntries([...service.flags].map(([key, flag]) => [key, serializeFlag(flag)])),
+    secrets: Object.fromEntries(
+      [...service.secrets].map(([key, secret]) => [
+        key,
+        {
+          type: secret.type,
+          versions: secret.versions.map((v) => ({ version: v.version, value: v.value, created_at: v.created_at })),
+        },
+      ]),
+    ),
+    next_versions: Object.fromEntries(service.next_versions),
+    audit: service.audit.map((entry) => ({
+      at: entry.at,
+      action: entry.action,
+      key: entry.key,
+      version: entry.version,
+      actor: entry.actor,
+    })),
+    // Written only when there are some, so state files of services without trusts keep their shape.
+    ...(service.trusts.size === 0
+      ? {}
+      : { trusts: Object.fromEntries([...service.trusts].map(([name, trust]) => [name, serializeTrust(trust)])) }),
+  };
+}
+
+function serializeFlag(flag: FlagDefinition): JsonValue {
+  const out: { [key: string]: JsonValue } = {
+    is_enabled: flag.is_enabled,
+    starts_at: flag.starts_at,
+    ends_at: flag.ends_at,
+  };
+  if (flag.ab !== undefined) out['ab'] = serializeAbRule(flag.ab);
+  return out;
+}
+
+function serializeAbRule(rule: AbRule): JsonValue {
+  return {
+    percentage: rule.percentage,
+    salt: rule.salt,
+    cohorts: rule.cohorts.map((cohort) => ({
+      conditions: cohort.conditions.map((c) => ({ attribute: c.attribute, op: c.op, values: [...c.values] })),
+      percentage: cohort.percentage,
+    })),
+  };
+}
