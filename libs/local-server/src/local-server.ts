@@ -41,6 +41,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** A seed document (PROTOCOL §11), for seeds written in code. */
 export interface LocalServerSeed {
+  /** The JSON Schema of seed files, for editors (`./vane-seed.schema.json` beside the demo seed); ignored. */
+  $schema?: string;
   tenant?: Partial<TenantState>;
   services?: Record<
     string,

@@ -253,7 +253,7 @@ describe('parseServerData errors', () => {
     [
       'an unknown top-level member',
       (_shop, root) => (root['service'] = {}),
-      'unknown member "service"; allowed: tenant, services',
+      'unknown member "service"; allowed: tenant, services, $schema',
     ],
     [
       'an unknown service member',

@@ -57,7 +57,8 @@ export interface ParseServerDataOptions {
   now?: Date;
 }
 
-const TOP_MEMBERS = ['tenant', 'services'];
+// `$schema` names the JSON Schema for editors (seeds/vane-seed.schema.json); the parser ignores it.
+const TOP_MEMBERS = ['tenant', 'services', '$schema'];
 const SERVICE_MEMBERS = [
   'kind',
   'keys',

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serializeTrust } from '../trust-validation.js';
-import { describeType } from '../validation/index.js';
 import { HttpError } from './http-error.js';
+import { objectBody, parseBody } from './request-bodies.js';
 import { decodeSegment, readJsonBody, sendJsonPayload } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 import { parseVersion } from './service-routes.js';
@@ -40,7 +40,7 @@ export async function handleAdminRoute(
   const slug = decodeSegment(rawSlug, 'slug');
 
   if (collection === undefined && method === 'PUT') {
-    const body = objectBody(await readJsonBody(req));
+    const body = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object');
     return await answer(ctx, res, 200, { revision: admin.putService(slug, body['kind']) });
   }
   if (collection === 'audit' && rawKey === undefined && method === 'GET') {
@@ -53,7 +53,7 @@ export async function handleAdminRoute(
     });
   }
   if (collection === 'keys' && rawKey === undefined && method === 'POST') {
-    const type = objectBody(await readJsonBody(req))['type'];
+    const type = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object')['type'];
     return await answer(ctx, res, 201, { key: admin.createKey(slug, type) });
   }
   if (rawKey === undefined) throw notFound(req);
@@ -63,7 +63,7 @@ export async function handleAdminRoute(
     case 'DELETE keys':
       return await answer(ctx, res, 200, { revision: admin.revokeKey(slug, key) });
     case 'PUT configs': {
-      const body = objectBody(await readJsonBody(req));
+      const body = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object');
       if (!('value' in body)) throw HttpError.invalid('value: required (use DELETE to remove a config)');
       return await answer(ctx, res, 200, { revision: admin.setConfig(slug, key, body['value']) });
     }
@@ -85,7 +85,7 @@ export async function handleAdminRoute(
     case 'DELETE flags':
       return await answer(ctx, res, 200, { revision: admin.deleteFlag(slug, key) });
     case 'PUT secrets': {
-      const body = objectBody(await readJsonBody(req));
+      const body = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object');
       const result = admin.setSecret(slug, key, body['value'], body['type'], ADMIN_ACTOR);
       return await answer(ctx, res, 200, result);
     }
@@ -118,14 +118,6 @@ function checkAdminToken(ctx: ServerContext, req: IncomingMessage): void {
   if (!match || !timingSafeEqual(given, wanted)) {
     throw HttpError.unauthorized('the admin API needs "Authorization: Bearer <admin token>"');
   }
-}
-
-function objectBody(body: unknown): Record<string, unknown> {
-  if (body === undefined) return {};
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw HttpError.invalid(`the body must be a JSON object, received ${describeType(body)}`);
-  }
-  return body as Record<string, unknown>;
 }
 
 function notFound(req: IncomingMessage): HttpError {

@@ -4,12 +4,10 @@ import { dictionary } from '../dictionary.js';
 import { redactKey, type KeyIdentity } from '../store.js';
 import { describeType } from '../validation/index.js';
 import { HttpError } from './http-error.js';
+import { evaluateAbBody, objectBody, parseBody } from './request-bodies.js';
 import { decodeSegment, ifNoneMatchMatches, readJsonBody, sendJson, slugFromHost } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 import { tokenExchange } from './token-exchange-route.js';
-
-/** Keys per evaluate-ab call (PROTOCOL §7). */
-export const MAX_AB_KEYS = 200;
 
 interface Caller {
   slug: string;
@@ -172,26 +170,11 @@ async function evaluateAb(
     throw new HttpError(403, 'addon_inactive', 'the A/B testing add-on is not active for this account');
   }
   const body = await readJsonBody(req);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw HttpError.invalid(
-      `the body must be a JSON object with keys, user_id and attributes, received ${describeType(body)}`,
-    );
-  }
-  const { keys, user_id: userId, attributes } = body as Record<string, unknown>;
-  if (!Array.isArray(keys) || keys.length < 1 || keys.length > MAX_AB_KEYS) {
-    throw HttpError.invalid(`keys: expected an array of 1 to ${MAX_AB_KEYS} flag keys`);
-  }
-  keys.forEach((key, i) => {
-    if (typeof key !== 'string')
-      throw HttpError.invalid(`keys[${i}]: expected a string, received ${describeType(key)}`);
-  });
-  if (typeof userId !== 'string')
-    throw HttpError.invalid(`user_id: expected a string, received ${describeType(userId)}`);
+  const { keys, user_id: userId } = parseBody(evaluateAbBody, body, 'a JSON object with keys, user_id and attributes');
+  // Read from the body itself: zod's records drop a member named `__proto__`, which is a valid attribute name.
+  const attributes = (body as { attributes?: Record<string, unknown> }).attributes;
   const context = dictionary<string>();
   if (attributes !== undefined) {
-    if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) {
-      throw HttpError.invalid(`attributes: expected an object of strings, received ${describeType(attributes)}`);
-    }
     for (const [name, value] of Object.entries(attributes)) {
       if (typeof value !== 'string') {
         throw HttpError.invalid(`attributes.${name}: expected a string, received ${describeType(value)}`);
@@ -201,7 +184,7 @@ async function evaluateAb(
   }
   const service = ctx.store.service(caller.slug)!;
   const results = dictionary<boolean>();
-  for (const key of keys as string[]) {
+  for (const key of keys) {
     const flag = service.flags.get(key);
     results[key] = flag ? evaluateAbFlag(key, flag, ctx.store.isActive(caller.slug, key), userId, context) : false;
   }
@@ -233,11 +216,7 @@ async function authorizeSecretWrite(ctx: ServerContext, req: IncomingMessage): P
 async function setSecret(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, rawKey: string): Promise<void> {
   const caller = await authorizeSecretWrite(ctx, req);
   const key = decodeSegment(rawKey, 'secret key');
-  const body = await readJsonBody(req);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw HttpError.invalid(`the body must be a JSON object {"value", "type"}, received ${describeType(body)}`);
-  }
-  const { value, type } = body as Record<string, unknown>;
+  const { value, type } = parseBody(objectBody, await readJsonBody(req), 'a JSON object {"value", "type"}');
   const result = ctx.admin.setSecret(caller.slug, key, value, type, caller.actor);
   await ctx.changes.whenDurable();
   sendJson(res, 200, { key: result.key, type: result.type, version: result.version });

@@ -1,13 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TrustProvider } from '../model.js';
-import { TRUST_PROVIDERS } from '../trust-validation.js';
-import { describeType } from '../validation/index.js';
 import { HttpError } from './http-error.js';
+import { parseBody, tokenExchangeBody } from './request-bodies.js';
 import { readJsonBody, sendJson, slugFromHost } from './http-io.js';
 import type { ServerContext } from './server-context.js';
-
-/** Longest `token` accepted, in characters (a signed STS request or a JWT is far smaller). */
-export const MAX_PLATFORM_TOKEN_LENGTH = 64 * 1024;
 
 /**
  * `POST /v1/auth/token-exchange` (PROTOCOL §8): verifies a platform identity
@@ -21,19 +17,11 @@ export async function tokenExchange(ctx: ServerContext, req: IncomingMessage, re
   const slug = slugFromHost(host);
   const service = ctx.store.service(slug);
   if (!service) throw HttpError.notFound(`no service named "${slug.slice(0, 63)}"`);
-  const body = await readJsonBody(req);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw HttpError.invalid(`the body must be a JSON object {"provider", "token"}, received ${describeType(body)}`);
-  }
-  const { provider, token } = body as Record<string, unknown>;
-  if (typeof provider !== 'string' || !(TRUST_PROVIDERS as ReadonlyArray<string>).includes(provider)) {
-    throw HttpError.invalid(
-      `provider: expected one of ${TRUST_PROVIDERS.join(', ')}, received ${describeType(provider)}`,
-    );
-  }
-  if (typeof token !== 'string' || token === '' || token.length > MAX_PLATFORM_TOKEN_LENGTH) {
-    throw HttpError.invalid(`token: expected a non-empty string of at most ${MAX_PLATFORM_TOKEN_LENGTH} characters`);
-  }
+  const { provider, token } = parseBody(
+    tokenExchangeBody,
+    await readJsonBody(req),
+    'a JSON object {"provider", "token"}',
+  );
   const trusts = [...service.trusts]
     .filter(([, trust]) => trust.provider === provider)
     .sort(([a], [b]) => (a < b ? -1 : 1));

@@ -1,0 +1,124 @@
+/**
+ * The shape of a seed (or state) file as a valibot schema, published as a
+ * JSON Schema (`seeds/vane-seed.schema.json`, written by
+ * `npm run seed-schema`) so editors complete and check seed files. The
+ * parser (`seed-parser.ts`) stays the authority at start: it also checks
+ * what a JSON Schema cannot say (a key in one service only, versions
+ * ascending, exactly one of `jwks` and `jwks_url`) and names the JSON path
+ * in its errors. A test holds the two to the same verdicts.
+ */
+import * as v from 'valibot';
+
+const KEY = /^[A-Za-z0-9._-]{1,256}$/;
+const SLUG = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const SERVICE_KIND = /^[a-z0-9_-]{1,64}$/;
+const API_KEY = /^(svs|svp)_[A-Za-z0-9_-]{1,200}$/;
+const TRUST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.description('RFC 3339 date-time with Z or an offset'));
+const percentage = v.pipe(v.number(), v.minValue(0), v.maxValue(100));
+const integerFrom = (min: number) => v.pipe(v.number(), v.integer(), v.minValue(min));
+const key = v.pipe(v.string(), v.regex(KEY));
+const apiKey = v.pipe(v.string(), v.regex(API_KEY), v.description('"svs_…" (secret) or "svp_…" (public)'));
+const httpUrl = v.pipe(v.string(), v.url());
+
+const configValue = v.pipe(
+  v.union([v.string(), v.number(), v.boolean(), v.null(), v.array(v.unknown())]),
+  v.description('A string, number, boolean, null or array; never an object (PROTOCOL §4)'),
+);
+
+const abRule = v.object({
+  percentage: v.pipe(percentage, v.description('Rollout percentage when no cohort matches')),
+  salt: v.string(),
+  cohorts: v.optional(
+    v.array(
+      v.object({
+        conditions: v.array(
+          v.object({
+            attribute: v.string(),
+            op: v.picklist(['eq', 'neq', 'in', 'not_in', 'starts_with', 'ends_with', 'contains']),
+            values: v.array(v.string()),
+          }),
+        ),
+        percentage,
+      }),
+    ),
+  ),
+});
+
+const flag = v.object({
+  is_enabled: v.boolean(),
+  starts_at: v.nullish(timestamp),
+  ends_at: v.nullish(timestamp),
+  ab: v.nullish(abRule),
+});
+
+const secretType = v.optional(v.pipe(v.picklist(['text', 'file']), v.description('Default "text"')));
+const secretVersion = v.strictObject({ version: integerFrom(1), value: v.string(), created_at: timestamp });
+const secret = v.union([
+  v.strictObject({ type: secretType, value: v.string() }),
+  v.strictObject({
+    type: secretType,
+    versions: v.union([v.pipe(v.array(v.string()), v.minLength(1)), v.pipe(v.array(secretVersion), v.minLength(1))]),
+  }),
+]);
+
+const keyType = v.picklist(['secret', 'public']);
+const jwtTrust = v.strictObject({
+  provider: v.picklist(['kubernetes', 'gcp', 'azure']),
+  issuer: v.string(),
+  audience: v.string(),
+  subjects: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1)),
+  jwks: v.optional(v.object({ keys: v.array(v.record(v.string(), v.unknown())) })),
+  jwks_url: v.optional(httpUrl),
+  key_type: keyType,
+});
+const awsTrust = v.strictObject({
+  provider: v.literal('aws'),
+  sts_endpoint: v.optional(httpUrl),
+  role_arns: v.pipe(v.array(v.string()), v.minLength(1)),
+  audience: v.optional(v.string()),
+  key_type: keyType,
+});
+
+const auditEntry = v.strictObject({
+  at: timestamp,
+  action: v.picklist(['secret.set', 'secret.delete', 'secret.version.delete']),
+  key,
+  version: v.nullable(integerFrom(1)),
+  actor: v.string(),
+});
+
+const service = v.strictObject({
+  kind: v.optional(v.pipe(v.string(), v.regex(SERVICE_KIND), v.description('"backend" (default), "frontend", …'))),
+  keys: v.optional(v.array(apiKey)),
+  revoked_keys: v.optional(v.array(apiKey)),
+  configs: v.optional(v.record(key, configValue)),
+  flags: v.optional(v.record(key, flag)),
+  secrets: v.optional(v.record(key, secret)),
+  trusts: v.optional(v.record(v.pipe(v.string(), v.regex(TRUST_NAME)), v.union([jwtTrust, awsTrust]))),
+  // The state form adds these three; a state file is a valid seed.
+  revision: v.optional(integerFrom(0)),
+  next_versions: v.optional(v.record(key, integerFrom(1))),
+  audit: v.optional(v.array(auditEntry)),
+});
+
+/** A seed or state file (PROTOCOL §11). */
+export const seedSchema = v.strictObject({
+  $schema: v.optional(v.pipe(v.string(), v.description('This schema, for editors'))),
+  tenant: v.optional(
+    v.strictObject({
+      overdue_days: v.optional(integerFrom(0)),
+      ab_addon: v.optional(v.boolean()),
+      quarantined_until: v.nullish(timestamp),
+      write_rate_per_minute: v.optional(integerFrom(1)),
+    }),
+  ),
+  services: v.optional(v.record(v.pipe(v.string(), v.regex(SLUG)), service)),
+});
+
+/** What the published JSON Schema says about itself, beside what the converter writes. */
+export const SEED_SCHEMA_HEADER = Object.freeze({
+  title: 'Vane local server seed',
+  description: 'A seed or state file of vane-local-server (PROTOCOL §11).',
+});
