@@ -2,8 +2,13 @@ import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { DEFAULTS } from '@vane/client';
-import { startLocalServer } from '@vane/local-server';
+import { DEFAULTS, VaneClient } from '@vane/client';
+import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { Test } from '@nestjs/testing';
+import request from 'supertest';
+import { AppModule } from '../examples/nestjs/src/app.module';
+import { get } from './support/http.js';
+import { killLeftovers, spawnNode } from './support/process.js';
 
 // The README is documentation users copy from: keep it true.
 const ROOT = resolve(__dirname, '..');
@@ -91,6 +96,71 @@ describe('docs/protocol.md', () => {
       expect(stdout.trim()).toBe('200 1');
     } finally {
       await server.close();
+    }
+  });
+});
+
+// The quick starts, from their sources in this repository (the workspace packages, Express 5, NestJS 11):
+// fast checks for `npm test`. `npm run test:newcomer` runs them as a newcomer would, from the README, in
+// fresh apps on every supported major.
+describe('the README quick starts, run here', () => {
+  let server: LocalServer;
+  const demoKey = 'svs_shop_local_secret';
+
+  beforeEach(async () => {
+    server = await startLocalServer({ seed: join(ROOT, 'libs/local-server/seeds/demo.seed.json') });
+  });
+  afterEach(async () => {
+    await killLeftovers();
+    await server.close();
+  });
+
+  it.each(['examples/express/server.js', 'examples/express/server.mjs'])(
+    '%s: a guarded route, a secret, a config; a flag flip changes the answer; SIGTERM exits 0',
+    async (file) => {
+      const app = spawnNode([file], {
+        cwd: ROOT,
+        env: { ...process.env, VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: demoKey, PORT: '0' },
+      });
+      const [, port] = await app.nextLine(/listening on http:\/\/localhost:(\d+)$/);
+      const url = `http://127.0.0.1:${port}`;
+      expect(await get(`${url}/checkout`)).toMatchObject({ status: 200, body: { checkout: 'new' } });
+      expect((await get(`${url}/payments`)).body).toEqual({ stripeConfigured: true });
+      expect((await get(`${url}/greeting`)).body).toEqual({ greeting: 'Hello from the Vane local server' });
+      const changed = app.nextLine(/vane: flag new-checkout changed/);
+      server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
+      await changed;
+      expect((await get(`${url}/checkout`)).status).toBe(404);
+      app.child.kill('SIGTERM');
+      await expect(app.exited).resolves.toEqual({ code: 0, signal: null });
+    },
+  );
+
+  it('examples/nestjs: the module takes its options from ConfigService, and follows a flag flip', async () => {
+    const saved = { ...process.env };
+    process.env['VANE_BASE_URL'] = server.baseUrl('shop');
+    process.env['VANE_API_KEY'] = demoKey;
+    const app = (await Test.createTestingModule({ imports: [AppModule] }).compile()).createNestApplication({
+      logger: false,
+    });
+    try {
+      await app.init();
+      await request(app.getHttpServer()).get('/checkout').expect(200, { checkout: 'new' });
+      await request(app.getHttpServer()).get('/payments').expect(200, { stripeConfigured: true });
+      server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
+      // The flip is applied once the client's revision has reached the server's.
+      const client = app.get(VaneClient);
+      await new Promise<void>((resolve) => {
+        if (!client.flag('new-checkout')) return resolve();
+        const off = client.onChange(() => {
+          off();
+          resolve();
+        });
+      });
+      await request(app.getHttpServer()).get('/checkout').expect(404);
+    } finally {
+      await app.close();
+      process.env = saved;
     }
   });
 });
