@@ -1,4 +1,4 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { InvalidArgumentError, VaneClient, type VaneLogger } from '@vane/client';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
@@ -29,11 +29,14 @@ export function drainTimeoutOf(options: VaneModuleOptions): number {
  * The client closes in `onApplicationShutdown`, so requests in flight keep their
  * secrets; but a connection that never finishes (a client holding a half-sent
  * request) would keep the server, and the secret files, there for minutes. So
- * `beforeApplicationShutdown` also arms a timer: `drainTimeoutMs` after shutdown
- * starts, the client is closed whether or not the server has drained.
+ * the first shutdown hook, `onModuleDestroy`, also arms a timer: `drainTimeoutMs`
+ * after shutdown starts, the client is closed whether or not the server has
+ * drained. (Nest runs destroy hooks from the root module down: the
+ * `onModuleDestroy` hooks of the modules importing Vane run before the timer
+ * is armed, and are not bounded by it.)
  */
 @Injectable()
-export class VaneLifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
+export class VaneLifecycle implements OnModuleDestroy, OnApplicationShutdown {
   readonly #drainTimeoutMs: number;
   #drainTimer: NodeJS.Timeout | undefined;
 
@@ -46,7 +49,7 @@ export class VaneLifecycle implements BeforeApplicationShutdown, OnApplicationSh
   }
 
   /** Shutdown starts: the client closes `drainTimeoutMs` from now at the latest. */
-  beforeApplicationShutdown(): void {
+  onModuleDestroy(): void {
     if (this.#drainTimer !== undefined) return;
     const closeNow = (): void => {
       this.client.close().catch((err: unknown) => {

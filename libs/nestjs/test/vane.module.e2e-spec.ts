@@ -1,4 +1,12 @@
-import { Controller, Get, Injectable, Logger, Module, type INestApplication } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Injectable,
+  Logger,
+  Module,
+  type BeforeApplicationShutdown,
+  type INestApplication,
+} from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import {
@@ -234,6 +242,30 @@ describe('VaneModule', () => {
       expect(existsSync(path)).toBe(false);
       expect(appClosed).toBe(false); // the server still waits for the stuck connection
       stuck.socket.destroy();
+      await closingApp;
+      app = undefined;
+    });
+
+    it('the bound holds while a later shutdown hook of the app still runs', async () => {
+      let releaseHook!: () => void;
+      const hookHeld = new Promise<void>((resolve) => (releaseHook = resolve));
+      @Injectable()
+      class SlowShutdown implements BeforeApplicationShutdown {
+        beforeApplicationShutdown(): Promise<void> {
+          return hookHeld;
+        }
+      }
+      app = await createApp({
+        imports: [VaneModule.forRoot({ ...options(), drainTimeoutMs: 50 })],
+        providers: [SlowShutdown],
+      });
+      const client = app.get(VaneClient);
+      const closedStatus = new Promise<void>((resolve) =>
+        client.onStatusChange((status) => status.mode === 'closed' && resolve()),
+      );
+      const closingApp = app.close();
+      await closedStatus; // while SlowShutdown still holds the shutdown
+      releaseHook();
       await closingApp;
       app = undefined;
     });

@@ -50,8 +50,8 @@ export interface VaneModuleOptions extends VaneClientOptions {
   /**
    * How long requests in flight keep the client once shutdown starts, in
    * milliseconds. The client is closed (file secrets removed) when the HTTP
-   * server has drained, or this long after shutdown started
-   * (`beforeApplicationShutdown`), whichever comes first: a connection that
+   * server has drained, or this long after shutdown started (its module's
+   * `onModuleDestroy`), whichever comes first: a connection that
    * never finishes cannot keep secret files on disk. `0` closes the client as
    * shutdown starts. Cannot be disabled.
    * @default 10000
