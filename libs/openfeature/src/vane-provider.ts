@@ -193,19 +193,14 @@ export class VaneProvider implements Provider {
     if (client === undefined) return this.#notReady(defaultValue);
     const lookup = client.configLookup(key);
     const revision = client.revision;
-    if (!lookup.found)
+    if (!lookup.found) {
       return failed(defaultValue, ErrorCode.FLAG_NOT_FOUND, `config "${key}" is not defined`, { revision });
+    }
     const actual = jsonTypeOf(lookup.value);
     const matches = type === 'object' ? actual === 'object' || actual === 'array' : actual === type;
     if (!matches) {
-      return failed(
-        defaultValue,
-        ErrorCode.TYPE_MISMATCH,
-        `config "${key}" holds ${article(actual)}, not ${article(type)}`,
-        {
-          revision,
-        },
-      );
+      const message = `config "${key}" holds ${article(actual)}, not ${article(type)}`;
+      return failed(defaultValue, ErrorCode.TYPE_MISMATCH, message, { revision });
     }
     return resolved(lookup.value as T, StandardResolutionReasons.STATIC, revision);
   }
@@ -240,6 +235,7 @@ export class VaneProvider implements Provider {
   }
 }
 
+/** `a string`, `an object`: the type names of messages with their article. */
 function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
