@@ -34,23 +34,31 @@ const configs = {};
 for (let i = 0; i < CONFIG_KEYS; i++) configs[`section${i % 50}.key${i}`] = i % 3 === 0 ? `value-${i}` : i;
 writeFileSync(seedPath, JSON.stringify({ services: { bench: { kind: 'backend', keys: [KEY], configs } } }));
 
-const server = spawn(process.execPath, [CLI, '--seed', seedPath, '--port', '0', '--admin-token', TOKEN], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const url = await new Promise((resolve, reject) => {
-  let out = '';
-  const timer = setTimeout(() => reject(new Error('the server did not start')), WAIT_MS);
-  server.stdout.on('data', (chunk) => {
-    out += chunk;
-    const match = /listening on (\S+)/.exec(out);
-    if (match) {
-      clearTimeout(timer);
-      resolve(match[1]);
-    }
+/** Starts `cli` on the bench seed; resolves with the child and its port. */
+async function startServer(cli) {
+  const child = spawn(process.execPath, [cli, '--seed', seedPath, '--port', '0', '--admin-token', TOKEN], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-});
-const port = Number(new URL(url).port);
-const host = `bench.localhost:${port}`;
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('the server did not start')), WAIT_MS);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /listening on (\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+  });
+  return { child, port: Number(new URL(url).port) };
+}
+
+const started = await startServer(CLI);
+const server = started.child;
+// Reassigned while the baseline build is measured, so the helpers below talk to it.
+let port = started.port;
+let host = `bench.localhost:${port}`;
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -227,6 +235,27 @@ try {
   console.log(
     `| 304 (If-None-Match) | ${notModified.rps.toFixed(0)} | ${(notModified.bytesPerSec / 1e6).toFixed(2)} MB | ${notModified.p99} ms | ${(notModified.rps / full.rps).toFixed(2)} |`,
   );
+  // Propagation through the baseline build, at the largest stream count, in the same run.
+  let baselinePropagation;
+  if (BASELINE_CLI) {
+    const baseline = await startServer(BASELINE_CLI);
+    const ours = port;
+    port = baseline.port;
+    host = `bench.localhost:${port}`;
+    try {
+      baselinePropagation = await propagation(STREAM_COUNTS[STREAM_COUNTS.length - 1]);
+    } finally {
+      baseline.child.kill('SIGTERM');
+      port = ours;
+      host = `bench.localhost:${port}`;
+    }
+    const r = baselinePropagation;
+    const worst = rows[rows.length - 1];
+    console.log(
+      `\npropagation at ${r.streams} streams, baseline build: p50 ${fmt(r.p50)}, p99 ${fmt(r.p99)}, max ${fmt(r.max)}; this build / baseline: p50 ${(worst.p50 / r.p50).toFixed(2)}, p99 ${(worst.p99 / r.p99).toFixed(2)}`,
+    );
+  }
+
   const writeOptions = { durationS: DURATION_S };
   const writes = [];
   if (BASELINE_CLI) writes.push(['baseline', await measureAdminWrites(BASELINE_CLI, writeOptions)]);
