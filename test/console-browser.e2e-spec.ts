@@ -246,6 +246,18 @@ describeInBrowser('the web console, in headless chromium', () => {
     expect(await page.evaluate(() => (globalThis as unknown as { marker?: string }).marker)).toBe('same page');
   });
 
+  it('after a server restart (sessions are in memory), an open page goes back to the login form by itself', async () => {
+    await logIn();
+    const { port } = server;
+    await server.close();
+    await page.locator('#live[data-state="down"]').waitFor();
+    server = await startLocalServer({ seed: DEMO_SEED, adminToken: TOKEN, port });
+    await page.waitForURL(`${server.url}/console/login`);
+    await page.getByLabel('Admin token').fill(TOKEN);
+    await page.keyboard.press('Enter');
+    await page.locator('#live[data-state="live"]').waitFor();
+  });
+
   it('refuses a form post without the CSRF token (403) and a script’s change without it', async () => {
     await logIn();
     const keys = server.services().find((s) => s.slug === 'shop')!.keys.length;

@@ -10,6 +10,9 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.png': 'image/png',
 };
 
+/** Folders already read: a process that starts many servers (a test suite) reads the files once. */
+const loaded = new Map<string, ReadonlyMap<string, ConsoleAsset>>();
+
 /** One static file of the console, read once. */
 export interface ConsoleAsset {
   readonly body: Buffer;
@@ -22,13 +25,19 @@ export interface ConsoleAsset {
  * served, looked up by exact name, so no path can reach outside it.
  */
 export class ConsoleAssets {
-  private readonly files = new Map<string, ConsoleAsset>();
+  private readonly files: ReadonlyMap<string, ConsoleAsset>;
 
   constructor(dir: string = consoleStaticDir()) {
-    for (const name of readdirSync(dir)) {
-      const contentType = CONTENT_TYPES[extname(name)];
-      if (contentType) this.files.set(name, { body: readFileSync(join(dir, name)), contentType });
+    let files = loaded.get(dir);
+    if (!files) {
+      const read = new Map<string, ConsoleAsset>();
+      for (const name of readdirSync(dir)) {
+        const contentType = CONTENT_TYPES[extname(name)];
+        if (contentType) read.set(name, { body: readFileSync(join(dir, name)), contentType });
+      }
+      loaded.set(dir, (files = read));
     }
+    this.files = files;
   }
 
   /** The file of that exact name, if the console has one. */

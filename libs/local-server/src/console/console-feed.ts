@@ -42,7 +42,8 @@ export class ConsoleFeed {
       this.pages.delete(res);
       if (this.pages.size === 0) this.stopPings();
     });
-    res.write(`event: overview\ndata: ${this.render()}\n\n`);
+    // A page whose server went away tries again after 1 s (browsers wait about 3 s by default).
+    res.write(`retry: 1000\nevent: overview\ndata: ${this.render()}\n\n`);
     this.pingTimer ??= setInterval(() => this.writeAll(': ping\n\n'), this.pingIntervalMs);
   }
 

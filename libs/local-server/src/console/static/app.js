@@ -130,7 +130,15 @@ async function applyOverview(overview, tenantPanel) {
   await showService();
 }
 
-/** The live feed. EventSource reconnects by itself; the status line says when it is down. */
+/** How long to wait before checking on a server that refused or dropped the live feed, in ms. */
+const RECHECK_MS = 3000;
+
+/**
+ * The live feed. EventSource reconnects by itself while the server is away;
+ * when the server refuses the feed (a restart ended the session: 401), it
+ * gives up, and the page asks the server directly, which sends it to the
+ * login form, or starts the feed again once the server answers.
+ */
 function follow(tenantPanel) {
   const live = byId('live');
   const events = new EventSource('/console/api/events');
@@ -140,7 +148,21 @@ function follow(tenantPanel) {
   });
   events.addEventListener('error', () => {
     live.dataset.state = 'down';
-    live.textContent = 'Reconnecting…';
+    if (events.readyState !== EventSource.CLOSED) {
+      live.textContent = 'Reconnecting…';
+      return;
+    }
+    live.textContent = 'Disconnected';
+    const recheck = async () => {
+      try {
+        await applyOverview(await state.api.overview(), tenantPanel); // a 401 goes to the login form
+        follow(tenantPanel);
+      } catch (e) {
+        report(`The live feed stopped: ${refusal(e)}. Trying again…`);
+        setTimeout(() => void recheck(), RECHECK_MS);
+      }
+    };
+    void recheck();
   });
   events.addEventListener('overview', (event) => {
     void applyOverview(JSON.parse(event.data), tenantPanel);
