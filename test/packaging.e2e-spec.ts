@@ -1,5 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 
@@ -117,6 +118,19 @@ describe('the vane-local-server command', () => {
     }).split(' ');
     expect(mode).toBe('100755');
     expect(manifest.files).toContain('bin');
+  });
+
+  it('before a build, the launcher says to build (exit 1) instead of failing with a stack trace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vane-launcher-'));
+    try {
+      mkdirSync(join(dir, 'bin'));
+      copyFileSync(join(ROOT, 'libs/local-server', manifest.bin['vane-local-server']!), join(dir, 'bin/launcher.cjs'));
+      const result = spawnSync(process.execPath, [join(dir, 'bin/launcher.cjs'), '--help'], { encoding: 'utf8' });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toMatch(/dist[\\/]cjs[\\/]cli\.js is missing: build the package first \(npm run build/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the built cli.js is executable in both builds', () => {
