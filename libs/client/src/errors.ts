@@ -10,6 +10,7 @@
  *
  * @packageDocumentation
  */
+import type { InvalidConfig } from './schema/invalid-config.js';
 
 /** Every stable error code the client can raise. */
 export type VaneErrorCode =
@@ -29,7 +30,8 @@ export type VaneErrorCode =
   | 'VANE_INVALID_ARGUMENT'
   | 'VANE_UNEXPECTED_RESPONSE'
   | 'VANE_CLIENT_CLOSED'
-  | 'VANE_SECRET_FILE_WRITE';
+  | 'VANE_SECRET_FILE_WRITE'
+  | 'VANE_CONFIG_INVALID';
 
 /** Options shared by every Vane error constructor. */
 export interface VaneErrorOptions {
@@ -271,5 +273,24 @@ export class SecretFileWriteError extends VaneError {
   /** @param message - names the directory, never the content. */
   constructor(message: string, options?: VaneErrorOptions) {
     super(message, options);
+  }
+}
+
+/**
+ * The first snapshot broke the app's schema: a required config is missing or
+ * invalid. Lists every key with its validator's issues (never the values).
+ */
+export class ConfigInvalidError extends VaneError {
+  readonly code = 'VANE_CONFIG_INVALID' as const;
+  /** Every key that failed, with its issues. */
+  readonly invalid: readonly InvalidConfig[];
+  /** @param invalid - the keys that failed, with their issues. */
+  constructor(invalid: readonly InvalidConfig[]) {
+    super(
+      `the service's configs do not match the schema: ${invalid
+        .map((i) => `"${i.key}" (${i.issues.join('; ')})`)
+        .join(', ')}`,
+    );
+    this.invalid = invalid;
   }
 }
