@@ -10,6 +10,18 @@ export type { SyncResult } from './snapshot-sync.js';
 export type { SecretWriteResult, SetSecretOptions } from './secret-writes.js';
 export type { SyncMode, VaneClientStatus, StatusListener } from './client-status.js';
 export type { VaneClientOptions } from './options.js';
+export { defineSchema } from './schema/vane-schema.js';
+export type {
+  VaneSchema,
+  VaneRegister,
+  RegisteredSchema,
+  ConfigValidator,
+  ConfigKey,
+  ListedConfigKey,
+  ConfigOutput,
+  FlagKey,
+} from './schema/vane-schema.js';
+export type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';
 export { DEFAULTS } from './options.js';
 export { checkConnectivity } from './connectivity.js';
 export { FileBackupStore, RedisBackupStore } from './last-known-good/index.js';
@@ -70,6 +82,7 @@ export {
   InvalidArgumentError,
   ClientClosedError,
   SecretFileWriteError,
+  ConfigInvalidError,
 } from './errors.js';
 export type {
   VaneErrorCode,

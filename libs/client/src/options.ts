@@ -3,6 +3,8 @@
  *
  * @packageDocumentation
  */
+import { SchemaValidator } from './schema/schema-validator.js';
+import type { VaneSchema } from './schema/vane-schema.js';
 import type { Dispatcher } from 'undici';
 import { ApiKeyCredentials, type Credentials } from './credentials.js';
 import { InvalidArgumentError } from './errors.js';
@@ -136,6 +138,17 @@ export interface VaneClientOptions {
   timers?: Timers;
   /** Randomness in [0, 1) for backoff jitter, for tests. @default `Math.random` */
   random?: () => number;
+  /**
+   * The app's schema: a Standard Schema validator (zod, valibot, arktype, …)
+   * per config key, checked before every value goes live. A required key
+   * missing or invalid in the first snapshot fails `create()` with
+   * `ConfigInvalidError`; later, a failing value keeps the key's last valid
+   * one (the rest of the update applies) and is reported through `onInvalid`.
+   * Readers get the validators' outputs (coercions, defaults). Build it with
+   * `defineSchema()` to type reads. Validators must be synchronous.
+   * @default none: values are served as the service sends them
+   */
+  schema?: VaneSchema;
 }
 
 /** Options after defaults and validation. Internal. */
@@ -158,6 +171,7 @@ export interface ResolvedOptions {
   readonly clock: Clock;
   readonly timers: Timers;
   readonly random: () => number;
+  readonly schema: SchemaValidator | undefined;
 }
 
 /** Defaults of every optional duration and count, in milliseconds where durations. */
@@ -260,6 +274,9 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
   };
   if (options.stream !== undefined && typeof options.stream !== 'boolean')
     throw new InvalidArgumentError('stream must be a boolean');
+  if (options.schema !== undefined && (typeof options.schema !== 'object' || options.schema === null))
+    throw new InvalidArgumentError('schema must be an object: { configs?, flags?, strict? } (see defineSchema)');
+  const schema = options.schema === undefined ? undefined : new SchemaValidator(options.schema);
   // Built last, once every option is known to be valid, so a refusal leaves nothing open.
   const transport =
     options.transport ??
@@ -281,5 +298,6 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
     clock: options.clock ?? systemClock,
     timers: options.timers ?? systemTimers,
     random: options.random ?? Math.random,
+    schema,
   };
 }

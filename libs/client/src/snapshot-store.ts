@@ -10,15 +10,22 @@ import type { FileSecretStore } from './file-secrets.js';
 import { ListenerSet } from './listener-set.js';
 import type { VaneLogger } from './logger.js';
 import { sanitizeCause } from './redact.js';
-import { EMPTY_SNAPSHOT, type SecretRecord, type Snapshot } from './snapshot.js';
+import { EMPTY_SNAPSHOT, type ConfigValue, type SecretRecord, type Snapshot } from './snapshot.js';
 import type { Clock } from './timers.js';
+import type { InvalidConfig } from './schema/invalid-config.js';
+import type { SchemaValidator } from './schema/schema-validator.js';
+
+const NO_INVALID: ReadonlyMap<string, InvalidConfig> = new Map();
 
 /** Where a snapshot given to {@link SnapshotStore.apply} came from. */
 export type SnapshotOrigin = 'sync' | 'patch';
 
 /** A snapshot the store has just installed, as {@link SnapshotStore.onApplied} hooks receive it. */
 export interface AppliedSnapshot {
-  /** The snapshot now served. */
+  /**
+   * The snapshot as the service sent it (what a backup must keep). With a
+   * schema, readers are served validated outputs instead: see {@link SnapshotStore.snapshot}.
+   */
   readonly snapshot: Snapshot;
   /** The one it replaced ({@link EMPTY_SNAPSHOT} for the first). */
   readonly previous: Snapshot;
@@ -37,29 +44,54 @@ export interface AppliedSnapshot {
  */
 export class SnapshotStore {
   #snapshot: Snapshot = EMPTY_SNAPSHOT;
+  /** The snapshot as the service sent it: the base of the next patch. The same object as `#snapshot` without a schema. */
+  #raw: Snapshot = EMPTY_SNAPSHOT;
   #etag: string | undefined;
   #confirmedAtMs: number | undefined;
   #closed = false;
   readonly #changes: ListenerSet<ChangeEvent>;
   readonly #applied: ListenerSet<AppliedSnapshot>;
+  readonly #invalid: ListenerSet<InvalidConfig>;
 
   /**
    * @param files - where file secrets are materialised.
    * @param clock - stamps {@link SnapshotStore.confirmedAtMs}.
-   * @param logger - where failing listeners are reported.
+   * @param logger - where failing listeners and invalid configs are reported.
+   * @param validator - the app's schema: every update is checked before it is swapped in.
    */
   constructor(
     private readonly files: FileSecretStore,
     private readonly clock: Clock,
-    logger: VaneLogger,
+    private readonly logger: VaneLogger,
+    private readonly validator?: SchemaValidator,
   ) {
     this.#changes = new ListenerSet(logger, (e) => `change listener threw on ${e.kind} "${e.key}"`);
     this.#applied = new ListenerSet(logger, (a) => `snapshot hook threw on revision ${a.snapshot.revision}`);
+    this.#invalid = new ListenerSet(logger, (i) => `invalid-config listener threw on "${i.key}"`);
   }
 
-  /** The snapshot served now ({@link EMPTY_SNAPSHOT} before the first sync). */
+  /**
+   * The snapshot served now ({@link EMPTY_SNAPSHOT} before the first sync).
+   * With a schema, its configs are the validators' outputs, and a key whose
+   * latest value failed keeps its last valid one.
+   */
   get snapshot(): Snapshot {
     return this.#snapshot;
+  }
+
+  /** The snapshot as the service sent it, before validation: the base of the next patch. */
+  get raw(): Snapshot {
+    return this.#raw;
+  }
+
+  /** Config keys whose current value failed the schema, with the issues (empty without a schema). */
+  get invalid(): ReadonlyMap<string, InvalidConfig> {
+    return this.validator?.invalid ?? NO_INVALID;
+  }
+
+  /** Subscribes to configs that fail the schema (once per key and bad value). @returns a function that unsubscribes. */
+  onInvalid(listener: (invalid: InvalidConfig) => void): () => void {
+    return this.#invalid.add(listener, 'onInvalid');
   }
 
   /** ETag of the last `200 /v1/sync`, sent as `If-None-Match`. */
@@ -97,6 +129,9 @@ export class SnapshotStore {
    */
   async apply(next: Snapshot, origin: SnapshotOrigin, etag?: string): Promise<boolean> {
     if (this.#closed) return false;
+    const raw = next;
+    const validated = this.#validate(next);
+    next = validated.snapshot;
     const previous = this.#snapshot;
     // A sync rewrites every file (one removed behind the client's back comes back); a patch only what it changed.
     const write = [...next.secrets].filter(([key, s]) => origin === 'sync' || previous.secrets.get(key) !== s);
@@ -106,12 +141,42 @@ export class SnapshotStore {
     await this.#writeFiles(write, removed);
     if (this.#closed) return false;
     this.#snapshot = next;
+    this.#raw = raw;
     if (origin === 'sync') this.#etag = etag;
     this.#confirmedAtMs = this.clock.now();
     if (previous !== EMPTY_SNAPSHOT && this.#changes.size > 0)
       for (const event of diffSnapshots(previous, next)) this.#changes.emit(event);
-    this.#applied.emit({ snapshot: next, previous, origin, etag: this.#etag });
+    this.#reportValidation(validated.invalid, validated.recovered);
+    this.#applied.emit({ snapshot: raw, previous, origin, etag: this.#etag });
     return true;
+  }
+
+  /**
+   * Checks `raw` against the schema. The first snapshot must satisfy it whole
+   * (a `ConfigInvalidError` fails the start); later ones keep each failing
+   * key's last valid value and apply the rest.
+   */
+  #validate(raw: Snapshot): { snapshot: Snapshot; invalid: readonly InvalidConfig[]; recovered: readonly string[] } {
+    if (this.validator === undefined) return { snapshot: raw, invalid: [], recovered: [] };
+    if (this.#raw === EMPTY_SNAPSHOT) {
+      const configs = this.validator.initial(raw.configs, raw.revision);
+      return { snapshot: { ...raw, configs: configs as ReadonlyMap<string, ConfigValue> }, invalid: [], recovered: [] };
+    }
+    const result = this.validator.update(raw.configs, raw.revision);
+    const snapshot = { ...raw, configs: result.configs as ReadonlyMap<string, ConfigValue> };
+    return { snapshot, invalid: result.invalid, recovered: result.recovered };
+  }
+
+  #reportValidation(invalid: readonly InvalidConfig[], recovered: readonly string[]): void {
+    for (const entry of invalid) {
+      this.logger.warn(
+        `config "${entry.key}" at revision ${entry.revision} fails the schema; ${
+          entry.keptLastValid ? 'readers keep its last valid value' : 'readers see it as missing'
+        }: ${entry.issues.join('; ')}`,
+      );
+      this.#invalid.emit(entry);
+    }
+    for (const key of recovered) this.logger.info?.(`config "${key}" is valid again`);
   }
 
   /**
@@ -138,6 +203,7 @@ export class SnapshotStore {
     this.#closed = true;
     this.#changes.clear();
     this.#applied.clear();
+    this.#invalid.clear();
     await this.files.close();
   }
 
@@ -146,6 +212,7 @@ export class SnapshotStore {
     this.#closed = true;
     this.#changes.clear();
     this.#applied.clear();
+    this.#invalid.clear();
   }
 
   async #writeFiles(write: Iterable<[string, SecretRecord]>, removed: Iterable<string>): Promise<void> {

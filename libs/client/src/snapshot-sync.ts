@@ -75,7 +75,8 @@ export class SnapshotSync {
   patch(patch: Patch): Promise<void> {
     return this.#serial(async () => {
       if (this.signal.aborted) return;
-      const current = this.store.snapshot;
+      // Patches apply to what the service sent, not to the validated view readers get.
+      const current = this.store.raw;
       const decision = decidePatch(current, patch);
       if (decision === 'stale') return;
       if (decision === 'resync') {

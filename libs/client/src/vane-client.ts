@@ -21,6 +21,8 @@ import { resolveOptions, type ResolvedOptions, type VaneClientOptions } from './
 import { PollingSource } from './polling-source.js';
 import { SecretWriter, type SecretWriteResult, type SetSecretOptions } from './secret-writes.js';
 import { ServiceHttp } from './service-http.js';
+import type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';
+import type { ConfigKey, ConfigOutput, FlagKey, ListedConfigKey, RegisteredSchema } from './schema/vane-schema.js';
 import type { ConfigValue } from './snapshot.js';
 import { SnapshotStore } from './snapshot-store.js';
 import { SnapshotSync, type SyncResult } from './snapshot-sync.js';
@@ -29,6 +31,14 @@ import { StreamingSource } from './streaming-source.js';
 import { USER_AGENT } from './version.js';
 
 export type { SyncResult } from './snapshot-sync.js';
+
+// Reads are typed by the schema registered through `VaneRegister` (one per app): a generic client would
+// be invariant in its schema, so `app.get(VaneClient)` and helpers taking a `VaneClient` would stop compiling.
+type S = RegisteredSchema;
+/** Config keys the registered schema lists (none without one). */
+type SchemaConfigKey = ListedConfigKey<S>;
+/** Keys readable with a JSON-typed result: any string, unless the registered schema is strict. */
+type UnlistedConfigKey = S extends { readonly strict: true } ? never : string;
 export type { SecretWriteResult, SetSecretOptions } from './secret-writes.js';
 export type { SyncMode, VaneClientStatus, StatusListener } from './client-status.js';
 
@@ -84,7 +94,12 @@ export class VaneClient {
       userAgent: USER_AGENT,
     });
     const signal = this.#closeController.signal;
-    this.#store = new SnapshotStore(new FileSecretStore(options.secretsDir), options.clock, options.logger);
+    this.#store = new SnapshotStore(
+      new FileSecretStore(options.secretsDir),
+      options.clock,
+      options.logger,
+      options.schema,
+    );
     this.#status = new ClientStatus(options.logger);
     this.#supervisor = new SourceSupervisor(options);
     this.#sync = new SnapshotSync(this.#http, this.#store, signal, options.logger, () => this.#supervisor.synced());
@@ -154,19 +169,26 @@ export class VaneClient {
   // Reads: each one looks at the snapshot the store serves now.
 
   /**
-   * A config value, with its JSON type. `defaultValue` is returned only when
-   * the key is missing (a key holding `null` returns `null`). The type
-   * parameter is a claim, not a runtime check.
+   * A config value. With a schema, a listed key returns its validator's
+   * output type (a required key is always present after `create()`).
+   * Otherwise the value has its JSON type, and `defaultValue` is returned only
+   * when the key is missing (a key holding `null` returns `null`); the type
+   * parameter is then a claim, not a runtime check.
    */
-  config<T extends ConfigValue = ConfigValue>(key: string): T | undefined;
-  config<T extends ConfigValue>(key: string, defaultValue: T): WidenConfig<T>;
-  config(key: string, defaultValue?: ConfigValue): ConfigValue | undefined {
+  config<K extends SchemaConfigKey>(key: K): ConfigOutput<S, K>;
+  config<K extends SchemaConfigKey>(
+    key: K,
+    defaultValue: Exclude<ConfigOutput<S, K>, undefined>,
+  ): Exclude<ConfigOutput<S, K>, undefined>;
+  config<T extends ConfigValue = ConfigValue>(key: UnlistedConfigKey): T | undefined;
+  config<T extends ConfigValue>(key: UnlistedConfigKey, defaultValue: T): WidenConfig<T>;
+  config(key: string, defaultValue?: unknown): unknown {
     const value = this.#store.snapshot.configs.get(key);
     return value === undefined ? defaultValue : value;
   }
 
   /** Looks a config up, telling "not found" from a value (including `null`). */
-  configLookup(key: string): ConfigLookup {
+  configLookup(key: ConfigKey<S>): ConfigLookup {
     const value = this.#store.snapshot.configs.get(key);
     return value === undefined ? { found: false, value: undefined } : { found: true, value };
   }
@@ -179,14 +201,34 @@ export class VaneClient {
     return this.#store.snapshot.configs;
   }
 
+  /**
+   * Config keys whose latest value failed the schema, with the validator's
+   * issues (never the value). Readers get such a key's last valid value.
+   * Empty without a schema, or when everything is valid.
+   */
+  get invalidConfigs(): ReadonlyMap<string, InvalidConfig> {
+    return this.#store.invalid;
+  }
+
+  /**
+   * Subscribes to configs that fail the schema: called once per key and bad
+   * value, after the rest of the update was applied. Errors thrown by the
+   * listener are logged and ignored.
+   *
+   * @returns a function that unsubscribes.
+   */
+  onInvalid(listener: InvalidConfigListener): () => void {
+    return this.#store.onInvalid(listener);
+  }
+
   /** A flag's server-computed `is_active`, or `defaultValue` (false) when the flag is not defined. */
-  flag(key: string, defaultValue = false): boolean {
+  flag(key: FlagKey<S>, defaultValue = false): boolean {
     const flag = this.#store.snapshot.flags.get(key);
     return flag === undefined ? defaultValue : flag.isActive;
   }
 
   /** Tells "not defined" from "defined and off". */
-  flagState(key: string): FlagState {
+  flagState(key: FlagKey<S>): FlagState {
     const flag = this.#store.snapshot.flags.get(key);
     return flag === undefined ? { defined: false, active: false } : { defined: true, active: flag.isActive };
   }

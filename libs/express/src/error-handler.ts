@@ -55,6 +55,7 @@ const ANSWERS: Readonly<Record<VaneAnyErrorCode, Answer>> = {
     status: 503,
     message: 'The configuration service is rate limiting this application; try again later.',
   },
+  VANE_CONFIG_INVALID: { status: 503, message: 'The application is not configured correctly.' },
   VANE_ADDON_NOT_AVAILABLE: { status: 503, message: 'A/B testing is not available to this application.' },
   VANE_UNEXPECTED_RESPONSE: {
     status: 502,

@@ -69,6 +69,9 @@ type ConfigsOf<S> = S extends { readonly configs: infer C } ? C : Record<never, 
 /** A string that keeps editor completion of literal keys (`'a' | 'b' | (string & {})`). */
 type AnyString = string & Record<never, never>;
 
+/** The config keys a schema lists (`never` without a schema). */
+export type ListedConfigKey<S> = keyof ConfigsOf<S> & string;
+
 /** The config keys a schema allows: the listed ones, plus any string unless the schema is strict. */
 export type ConfigKey<S> = S extends { readonly strict: true }
   ? keyof ConfigsOf<S> & string
