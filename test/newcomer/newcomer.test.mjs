@@ -405,7 +405,11 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
     const serverLine = README.split('\n').find((l) => l.startsWith('npm install --save-dev @vane/local-server'));
     assert.ok(serverLine, 'README.md has no "npm install --save-dev @vane/local-server" line');
     await npm(dir, [...withTarballs(serverLine.trim().split(/\s+/).slice(1)), '--no-audit', '--prefer-offline']);
-    const help = await npm(dir, ['exec', '--no', '--', 'vane-local-server', '--help']);
+    // `npx` as a reader types it; --no: never fetch a registry package of that name if the link is missing.
+    const { stdout: help } = await run('npx', ['--no', '--', 'vane-local-server', '--help'], {
+      cwd: dir,
+      timeout: WAIT_MS,
+    });
     assert.match(help, /^Usage: vane-local-server /);
     const seed = 'node_modules/@vane/local-server/seeds/demo.seed.json';
     assert.ok(README.includes(`npx vane-local-server --seed ${seed}`), 'the README starts the server on the demo seed');
