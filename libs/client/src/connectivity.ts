@@ -95,7 +95,9 @@ export async function checkConnectivity(options: ConnectivityOptions): Promise<C
       message = `no service at ${baseUrl.host} (404): the slug in baseUrl is wrong; copy the base URL shown for this service in the console`;
     return { ok: false, status: answer.status, code: error.code, message };
   } catch (err) {
-    if (err instanceof VaneError) return { ok: false, status: undefined, code: err.code, message: err.message };
+    // Only the client's own errors can arise here.
+    if (err instanceof VaneError)
+      return { ok: false, status: undefined, code: err.code as VaneErrorCode, message: err.message };
     throw err;
   } finally {
     closed.abort();

@@ -40,7 +40,11 @@ export interface VaneErrorOptions {
 }
 
 /**
- * Base class of every error raised by the Vane client.
+ * Base class of every error Vane raises: the client's, and those of
+ * `@vane/nestjs` and `@vane/express` (whose codes start `VANE_NEST_` and
+ * `VANE_AB_`). One `instanceof VaneError` check covers them all.
+ *
+ * @typeParam Code - the codes of one package's errors (`string` for "any Vane error").
  *
  * @example
  * ```ts
@@ -48,9 +52,9 @@ export interface VaneErrorOptions {
  * catch (err) { if (err instanceof VaneError && err.code === 'VANE_UNAUTHORIZED') … }
  * ```
  */
-export abstract class VaneError extends Error {
+export abstract class VaneError<Code extends string = string> extends Error {
   /** Stable, machine-readable code of the condition. */
-  abstract readonly code: VaneErrorCode;
+  abstract readonly code: Code;
 
   protected constructor(message: string, options?: VaneErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
@@ -65,7 +69,7 @@ export interface HttpErrorOptions extends VaneErrorOptions {
 }
 
 /** Base of the errors that correspond to an HTTP status answered by the service. */
-export abstract class VaneHttpError extends VaneError {
+export abstract class VaneHttpError extends VaneError<VaneErrorCode> {
   /** The HTTP status the service answered. */
   readonly status: number;
   /** The `error` member of the service's error body (e.g. `"unauthorized"`), if any. */
@@ -154,7 +158,7 @@ export class AddonNotAvailableError extends VaneHttpError {
 }
 
 /** Any other answer the client cannot use: an unexpected status (400, 5xx…) or a malformed body. */
-export class UnexpectedResponseError extends VaneError {
+export class UnexpectedResponseError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_UNEXPECTED_RESPONSE' as const;
   /** The HTTP status, when the problem is the status or the body of an answer. */
   readonly status: number | undefined;
@@ -169,7 +173,7 @@ export class UnexpectedResponseError extends VaneError {
 }
 
 /** A secret was read or written with a public key (`svp_…`); refused before any network call. */
-export class PublicKeySecretAccessError extends VaneError {
+export class PublicKeySecretAccessError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_PUBLIC_KEY_SECRET_ACCESS' as const;
   /** @param message - what happened and what to fix. */
   constructor(message = 'secrets are not available to a public key (svp_…): use a secret key (svs_…)') {
@@ -178,7 +182,7 @@ export class PublicKeySecretAccessError extends VaneError {
 }
 
 /** A secret was read from a service whose kind is `frontend`; refused whatever the key. */
-export class FrontendSecretReadError extends VaneError {
+export class FrontendSecretReadError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_FRONTEND_SECRET_READ' as const;
   /** @param message - what happened and what to fix. */
   constructor(message = 'the service kind is "frontend": it never holds secrets, whatever the key') {
@@ -187,7 +191,7 @@ export class FrontendSecretReadError extends VaneError {
 }
 
 /** A strict secret read (`requireSecret`, `requireSecretFile`) found no secret of that name and type. */
-export class SecretNotFoundError extends VaneError {
+export class SecretNotFoundError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_SECRET_NOT_FOUND' as const;
   /** Name of the secret (a name, never a value). */
   readonly key: string;
@@ -199,7 +203,7 @@ export class SecretNotFoundError extends VaneError {
 }
 
 /** Workload identity is enabled but no provider matches the runtime environment. */
-export class WorkloadIdentityNotConfiguredError extends VaneError {
+export class WorkloadIdentityNotConfiguredError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_WORKLOAD_IDENTITY_NOT_CONFIGURED' as const;
   /** @param message - what was looked for. */
   constructor(message: string, options?: VaneErrorOptions) {
@@ -208,7 +212,7 @@ export class WorkloadIdentityNotConfiguredError extends VaneError {
 }
 
 /** The token exchange (`/v1/auth/token-exchange`) answered a non-2xx status or failed. */
-export class TokenExchangeFailedError extends VaneError {
+export class TokenExchangeFailedError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_TOKEN_EXCHANGE_FAILED' as const;
   /** The HTTP status of the exchange, when there was an answer. */
   readonly status: number | undefined;
@@ -220,7 +224,7 @@ export class TokenExchangeFailedError extends VaneError {
 }
 
 /** The workload-identity session expired and could not be refreshed. */
-export class SessionExpiredError extends VaneError {
+export class SessionExpiredError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_SESSION_EXPIRED' as const;
   /** @param message - what happened. */
   constructor(
@@ -232,7 +236,7 @@ export class SessionExpiredError extends VaneError {
 }
 
 /** Network failure: connection refused or reset, DNS, TLS, proxy, or timeout. */
-export class TransportError extends VaneError {
+export class TransportError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_TRANSPORT' as const;
   /** True when the failure was the client's own timeout. */
   readonly timedOut: boolean;
@@ -247,7 +251,7 @@ export class TransportError extends VaneError {
 }
 
 /** An argument or an option was invalid; nothing was sent. */
-export class InvalidArgumentError extends VaneError {
+export class InvalidArgumentError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_INVALID_ARGUMENT' as const;
   /** @param message - which argument, and what was wrong with it (never its secret content). */
   constructor(message: string) {
@@ -256,7 +260,7 @@ export class InvalidArgumentError extends VaneError {
 }
 
 /** A foreground operation was called on a closed client. */
-export class ClientClosedError extends VaneError {
+export class ClientClosedError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_CLIENT_CLOSED' as const;
   /** @param message - what was attempted. */
   constructor(message = 'the Vane client is closed') {
@@ -268,7 +272,7 @@ export class ClientClosedError extends VaneError {
  * A file secret could not be written to disk (permissions, disk full). The
  * snapshot that carried it is not installed, so the cache stays whole.
  */
-export class SecretFileWriteError extends VaneError {
+export class SecretFileWriteError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_SECRET_FILE_WRITE' as const;
   /** @param message - names the directory, never the content. */
   constructor(message: string, options?: VaneErrorOptions) {

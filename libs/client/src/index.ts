@@ -5,7 +5,9 @@
  * @packageDocumentation
  */
 export { VaneClient } from './vane-client.js';
-export type { ConfigLookup, FlagState, WidenConfig } from './vane-client.js';
+export type { ConfigLookup, FlagState, WidenConfig, VaneReader } from './vane-reader.js';
+export { RequestAbEvaluation } from './request-ab-evaluation.js';
+export type { RequestAbEvaluationOptions } from './request-ab-evaluation.js';
 export type { SyncResult } from './snapshot-sync.js';
 export type { SecretWriteResult, SetSecretOptions } from './secret-writes.js';
 export type { SyncMode, VaneClientStatus, StatusListener } from './client-status.js';

@@ -17,6 +17,7 @@ import {
   UnauthorizedError,
   UnexpectedResponseError,
   VaneError,
+  type VaneErrorCode,
 } from './errors.js';
 import { redactText, sanitizeCause } from './redact.js';
 import type { Clock, Timers } from './timers.js';
@@ -214,7 +215,7 @@ export class ServiceHttp {
     operation: Operation,
     subject?: string,
     conceal?: string,
-  ): VaneError {
+  ): VaneError<VaneErrorCode> {
     let serverCode: string | undefined;
     let serverMessage = '';
     let until: Date | undefined;

@@ -29,6 +29,7 @@ import { SnapshotSync, type SyncResult } from './snapshot-sync.js';
 import { SourceSupervisor } from './source-supervisor.js';
 import { StreamingSource } from './streaming-source.js';
 import { USER_AGENT } from './version.js';
+import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from './vane-reader.js';
 
 export type { SyncResult } from './snapshot-sync.js';
 
@@ -41,21 +42,7 @@ type SchemaConfigKey = ListedConfigKey<S>;
 type UnlistedConfigKey = S extends { readonly strict: true } ? never : string;
 export type { SecretWriteResult, SetSecretOptions } from './secret-writes.js';
 export type { SyncMode, VaneClientStatus, StatusListener } from './client-status.js';
-
-/** Result of a config lookup: tells a missing key from a key holding `null`. */
-export type ConfigLookup =
-  { readonly found: true; readonly value: ConfigValue } | { readonly found: false; readonly value: undefined };
-
-/** A flag's state: `defined` tells "not defined" from "defined and off". */
-export interface FlagState {
-  /** True when the snapshot has the flag. */
-  readonly defined: boolean;
-  /** The server-computed `is_active`; false when not defined. */
-  readonly active: boolean;
-}
-
-/** Widens a literal default (`5`) to its JSON type (`number`). */
-export type WidenConfig<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean : T;
+export type { ConfigLookup, FlagState, WidenConfig } from './vane-reader.js';
 
 /**
  * A client of one Vane service. Build it with {@link VaneClient.create},
@@ -71,7 +58,7 @@ export type WidenConfig<T> = T extends string ? string : T extends number ? numb
  * await vane.close();
  * ```
  */
-export class VaneClient {
+export class VaneClient implements VaneReader {
   readonly #o: ResolvedOptions;
   readonly #http: ServiceHttp;
   readonly #store: SnapshotStore;

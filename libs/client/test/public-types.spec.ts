@@ -51,6 +51,7 @@ describe('public door', () => {
         'QuarantinedError',
         'RateLimitedError',
         'RedisBackupStore',
+        'RequestAbEvaluation',
         'SecretFileWriteError',
         'SecretNotFoundError',
         'SessionExpiredError',

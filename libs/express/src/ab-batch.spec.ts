@@ -1,7 +1,6 @@
 import { InvalidArgumentError, type VaneClient } from '@vane/client';
 import type { Request } from 'express';
 import { AbBatch, routeAbKeys, type AbGuardRegistry } from './ab-batch.js';
-import { AbContextError } from './errors/ab-context.error.js';
 
 const guardA = (): void => undefined;
 const guardB = (): void => undefined;
@@ -70,14 +69,35 @@ describe('AbBatch', () => {
     expect(calls).toEqual([['x', 'off'], ['y']]);
   });
 
-  it('runs the context factory once, and wraps a refused context in AbContextError', async () => {
+  it('runs the context factory once; a context the client refuses fails closed with one warning', async () => {
     const { client, calls } = fakeClient(() => ({}));
     const factory = jest.fn(() => ({ userId: '' }));
-    const batch = new AbBatch(client, fakeRequest('GET'), factory, new WeakMap());
-    await expect(batch.evaluate(['x'])).rejects.toBeInstanceOf(AbContextError);
-    await expect(batch.evaluate(['y'])).rejects.toMatchObject({ code: 'VANE_AB_CONTEXT_INVALID', status: 400 });
+    const warnings: string[] = [];
+    const logger = { warn: (m: string) => void warnings.push(m), error: () => undefined };
+    const batch = new AbBatch(client, fakeRequest('GET'), factory, new WeakMap(), logger);
+    expect({ ...(await batch.evaluate(['x'])) }).toEqual({ x: false });
+    expect({ ...(await batch.evaluate(['x', 'y'])) }).toEqual({ x: false, y: false });
     expect(factory).toHaveBeenCalledTimes(1);
     expect(calls).toEqual([]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^A\/B evaluation of "x" failed \(VANE_INVALID_ARGUMENT\), treating them as off: /),
+      expect.stringMatching(/^A\/B evaluation of "y" failed \(VANE_INVALID_ARGUMENT\)/),
+    ]);
+  });
+
+  it('rejects when the context factory itself throws, or without one', async () => {
+    const { client } = fakeClient(() => ({}));
+    const failing = new AbBatch(
+      client,
+      fakeRequest('GET'),
+      () => {
+        throw new TypeError('session store down');
+      },
+      new WeakMap(),
+    );
+    await expect(failing.evaluate(['x'])).rejects.toThrow('session store down');
+    const none = new AbBatch(client, fakeRequest('GET'), undefined, new WeakMap());
+    await expect(none.evaluate(['x'])).rejects.toMatchObject({ code: 'VANE_INVALID_ARGUMENT' });
   });
 
   it('answers false without a call when the factory returns null', async () => {

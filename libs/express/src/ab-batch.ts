@@ -5,9 +5,8 @@
  *
  * @packageDocumentation
  */
-import { InvalidArgumentError, type AbContext, type VaneClient } from '@vane/client';
+import { InvalidArgumentError, RequestAbEvaluation, type VaneClient, type VaneLogger } from '@vane/client';
 import type { Request } from 'express';
-import { AbContextError } from './errors/ab-context.error.js';
 import type { AbContextFactory } from './vane-express.options.js';
 
 /** The part of Express's routing a batch reads: the matched route's layers. */
@@ -44,73 +43,45 @@ export function routeAbKeys(req: Request, registry: AbGuardRegistry): string[] {
   return keys;
 }
 
-const noop = (): void => undefined;
+/** Where a failed evaluation is reported when `createVane()` was given no logger: the client's default. */
+const consoleWarnings: VaneLogger = {
+  warn: (m) => console.warn(`[vane] ${m}`),
+  error: (m) => console.error(`[vane] ${m}`),
+};
 
 /**
- * The A/B memo of one request. Each key is evaluated at most once; a call
- * carries the keys asked plus every key of the route's A/B guards not
- * evaluated yet; concurrent asks share calls.
+ * The A/B memo of one request: `RequestAbEvaluation` from `@vane/client`
+ * (the one `@vane/nestjs` uses too), planned with the keys of the route's
+ * A/B guards. Each key is evaluated at most once; a call carries the keys
+ * asked plus every key of the route's A/B guards not evaluated yet;
+ * concurrent asks share calls. A failed call fails closed (its keys are
+ * `false`, one warning is logged); an exception of the `abContext` function
+ * itself, or no `abContext` option, rejects.
  */
 export class AbBatch {
-  readonly #client: VaneClient;
-  readonly #req: Request;
-  readonly #factory: AbContextFactory | undefined;
-  readonly #registry: AbGuardRegistry;
-  readonly #results = new Map<string, Promise<boolean>>();
-  #context: Promise<AbContext | null> | undefined;
+  readonly #evaluation: RequestAbEvaluation;
 
-  constructor(client: VaneClient, req: Request, factory: AbContextFactory | undefined, registry: AbGuardRegistry) {
-    this.#client = client;
-    this.#req = req;
-    this.#factory = factory;
-    this.#registry = registry;
+  constructor(
+    client: VaneClient,
+    req: Request,
+    factory: AbContextFactory | undefined,
+    registry: AbGuardRegistry,
+    logger: VaneLogger = consoleWarnings,
+  ) {
+    this.#evaluation = new RequestAbEvaluation({
+      evaluate: (keys, context) => client.evaluateAb(keys, context),
+      context: () => {
+        if (!factory)
+          throw new InvalidArgumentError('req.vane.ab(): give createVane() an abContext option to evaluate A/B flags');
+        return factory(req);
+      },
+      plannedKeys: () => routeAbKeys(req, registry),
+      logger,
+    });
   }
 
   /** Evaluates `keys` for the request's user. @returns key → boolean for each key asked. */
-  async evaluate(keys: readonly string[]): Promise<Record<string, boolean>> {
-    const missing = [...new Set([...keys, ...routeAbKeys(this.#req, this.#registry)])].filter(
-      (k) => !this.#results.has(k),
-    );
-    if (missing.length > 0) {
-      const call = this.#call(missing);
-      for (const key of missing) {
-        const result = call.then((results) => results[key] === true);
-        // Keys nobody awaits (a guard never reached) must not turn a failure into an unhandled rejection.
-        result.catch(noop);
-        this.#results.set(key, result);
-      }
-    }
-    const values = await Promise.all(keys.map((k) => this.#results.get(k)!));
-    const out: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
-    keys.forEach((k, i) => (out[k] = values[i]!));
-    return out;
-  }
-
-  async #call(keys: string[]): Promise<Readonly<Record<string, boolean>>> {
-    const context = await this.#contextOnce();
-    if (context === null) return {};
-    let pending: Promise<Readonly<Record<string, boolean>>>;
-    try {
-      pending = this.#client.evaluateAb(keys, context);
-    } catch (err) {
-      // The keys are the guards' own, checked when they were created: a refusal here is about the context.
-      if (err instanceof InvalidArgumentError)
-        throw new AbContextError(`abContext: ${err.message.replace(/^evaluateAb: /, '')}`, { cause: err });
-      throw err;
-    }
-    return pending;
-  }
-
-  #contextOnce(): Promise<AbContext | null> {
-    if (!this.#context) {
-      const factory = this.#factory;
-      this.#context = factory
-        ? Promise.resolve().then(() => factory(this.#req))
-        : Promise.reject(
-            new InvalidArgumentError('req.vane.ab(): give createVane() an abContext option to evaluate A/B flags'),
-          );
-      this.#context.catch(noop);
-    }
-    return this.#context;
+  evaluate(keys: readonly string[]): Promise<Record<string, boolean>> {
+    return this.#evaluation.evaluate(keys);
   }
 }

@@ -113,7 +113,10 @@ export class VaneExpress {
   #accessorFor(req: Request): RequestVaneAccessor {
     let accessor = this.#accessors.get(req);
     if (!accessor) {
-      accessor = new RequestVaneAccessor(this.client, new AbBatch(this.client, req, this.#abContext, this.#registry));
+      accessor = new RequestVaneAccessor(
+        this.client,
+        new AbBatch(this.client, req, this.#abContext, this.#registry, this.#logger),
+      );
       this.#accessors.set(req, accessor);
       req.vane = accessor;
     }

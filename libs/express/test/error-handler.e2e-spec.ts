@@ -169,30 +169,38 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
       return app;
     }
 
-    async function withAbContext(): Promise<void> {
-      await fx.close();
-      fx = await startFixture({ abContext: () => ({ userId: 'u-1', attributes: { country: 'DE' } }) });
-    }
-
     it.each([
-      ['402 billing overdue', () => fx.server.admin.setTenant({ overdue_days: 30 }), 503, 'VANE_BILLING_OVERDUE'],
-      ['403 add-on off', () => fx.server.admin.setTenant({ ab_addon: false }), 503, 'VANE_ADDON_NOT_AVAILABLE'],
+      ['402 billing overdue', () => fx.server.admin.setTenant({ overdue_days: 30 }), 'VANE_BILLING_OVERDUE'],
+      ['403 add-on off', () => fx.server.admin.setTenant({ ab_addon: false }), 'VANE_ADDON_NOT_AVAILABLE'],
       [
         '429 quarantine',
         () => fx.server.admin.setTenant({ quarantined_until: new Date(Date.now() + 3_600_000).toISOString() }),
-        503,
         'VANE_QUARANTINED',
       ],
-      ['401 revoked key', () => fx.server.admin.revokeKey('shop', KEYS.secret), 503, 'VANE_UNAUTHORIZED'],
-    ])('answers an A/B evaluation that meets %s cleanly', async (_case, breakIt, status, code) => {
-      await withAbContext();
-      const app = abApp();
-      expect((await request(app).get('/ab').expect(200)).body).toEqual({ on: true });
-      breakIt();
-      const res = await request(app).get('/ab').expect(status);
-      expect(res.body).toEqual({ statusCode: status, code, message: expect.any(String) });
-      expectNoLeak(res.text);
-    });
+      ['401 revoked key', () => fx.server.admin.revokeKey('shop', KEYS.secret), 'VANE_UNAUTHORIZED'],
+    ])(
+      'an A/B evaluation that meets %s fails closed (off), with one warning and no leak',
+      async (_case, breakIt, code) => {
+        const logged: string[] = [];
+        await fx.close();
+        fx = await startFixture({
+          abContext: () => ({ userId: 'u-1', attributes: { country: 'DE' } }),
+          logger: { warn: (m) => logged.push(m), error: () => undefined },
+        });
+        const app = abApp();
+        expect((await request(app).get('/ab').expect(200)).body).toEqual({ on: true });
+        breakIt();
+        const res = await request(app).get('/ab').expect(200);
+        expect(res.body).toEqual({ on: false });
+        expect(logged.filter((m) => m.startsWith('A/B evaluation'))).toEqual([
+          expect.stringContaining(`failed (${code}), treating them as off`),
+        ]);
+        expectNoLeak(res.text);
+        // Logs may name a key only redacted (svs_…abcd), never in full, and never a secret value.
+        expect(logged.join('\n')).not.toContain(KEYS.secret);
+        expect(logged.join('\n')).not.toContain(SECRET_VALUES.stripe);
+      },
+    );
 
     it('answers a missing required secret with 500 VANE_SECRET_NOT_FOUND, naming no secret', async () => {
       const res = await request(abApp()).get('/secret').expect(500);

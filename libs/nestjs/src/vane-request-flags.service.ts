@@ -1,17 +1,11 @@
 import { Inject, Injectable, Logger, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { VaneClient, type AbResults } from '@vane/client';
+import { RequestAbEvaluation, VaneClient, type AbResults, type VaneLogger } from '@vane/client';
 import { FeatureFlagRequirement } from './feature-flag.metadata.js';
 import type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';
 import { VANE_CONTEXT_FACTORY } from './vane.constants.js';
 import { paramsOf } from './utils/param-metadata.js';
 import { requestKeyOf } from './utils/request-key.js';
-
-/** The A/B evaluation of one request: the keys asked so far and their answer. */
-interface AbBatch {
-  readonly keys: Set<string>;
-  results: Promise<AbResults>;
-}
 
 /** A flag's answer for one request. */
 export interface RequestFlagState {
@@ -35,7 +29,11 @@ export interface RequestFlagState {
 @Injectable()
 export class VaneRequestFlags {
   readonly #logger = new Logger('Vane');
-  readonly #batches = new WeakMap<object, AbBatch>();
+  readonly #warnings: VaneLogger = {
+    warn: (message) => this.#logger.warn(message),
+    error: (message) => this.#logger.error(message),
+  };
+  readonly #evaluations = new WeakMap<object, RequestAbEvaluation>();
   readonly #plans = new WeakMap<Function, readonly string[]>();
 
   constructor(
@@ -82,37 +80,21 @@ export class VaneRequestFlags {
    * of the same request share it. A key asked later that the first call did
    * not carry costs one more call. An anonymous request (the context factory
    * returns `undefined`) or a failed call answers `false` for every key (the
-   * failure is logged): a flag fails closed.
+   * failure is logged once): a flag fails closed. The batching is
+   * `RequestAbEvaluation` from `@vane/client`, shared with `@vane/express`.
    */
   abResults(context: ExecutionContext, extraKeys: readonly string[] = []): Promise<AbResults> {
     const requestKey = requestKeyOf(context);
-    const batch = requestKey === undefined ? undefined : this.#batches.get(requestKey);
-    if (batch === undefined) {
-      const keys = [...new Set([...this.abKeysOf(context), ...extraKeys])];
-      const fresh: AbBatch = { keys: new Set(keys), results: this.#evaluate(keys, context) };
-      if (requestKey !== undefined) this.#batches.set(requestKey, fresh);
-      return fresh.results;
+    let evaluation = requestKey === undefined ? undefined : this.#evaluations.get(requestKey);
+    if (evaluation === undefined) {
+      evaluation = new RequestAbEvaluation({
+        evaluate: (keys, user) => this.client.evaluateAb(keys, user),
+        context: () => this.contextFactory(context),
+        plannedKeys: () => this.abKeysOf(context),
+        logger: this.#warnings,
+      });
+      if (requestKey !== undefined) this.#evaluations.set(requestKey, evaluation);
     }
-    const missing = [...new Set(extraKeys)].filter((k) => !batch.keys.has(k));
-    if (missing.length === 0) return batch.results;
-    for (const key of missing) batch.keys.add(key);
-    batch.results = Promise.all([batch.results, this.#evaluate(missing, context)]).then(([a, b]) => ({ ...a, ...b }));
-    return batch.results;
-  }
-
-  async #evaluate(keys: readonly string[], context: ExecutionContext): Promise<AbResults> {
-    const off = (): AbResults => Object.fromEntries(keys.map((k) => [k, false]));
-    if (keys.length === 0) return {};
-    const user = await this.contextFactory(context);
-    if (user === undefined) return off();
-    try {
-      return await this.client.evaluateAb(keys, user);
-    } catch (err) {
-      const code = (err as { code?: unknown } | null)?.code;
-      this.#logger.warn(
-        `A/B evaluation of ${keys.map((k) => `"${k}"`).join(', ')} failed${typeof code === 'string' ? ` (${code})` : ''}, treating them as off: ${err instanceof Error ? err.message : String(err)}`,
-      );
-      return off();
-    }
+    return evaluation.evaluate([...new Set([...this.abKeysOf(context), ...extraKeys])]);
   }
 }

@@ -6,11 +6,12 @@
 import { VaneExpressError } from './vane-express.error.js';
 
 /**
- * The user context that the `abContext` option produced for a request is
- * not valid (an empty user id, or an attribute that is not a string). The
- * client refused it before sending anything; the refusal is the `cause`.
- * {@link errorHandler} answers it with 400 and a fixed message: the
- * attribute's name stays in the logs, never in the response.
+ * The request carries no usable A/B context. Throw it from your `abContext`
+ * function (e.g. a malformed session) to answer the request with 400:
+ * {@link errorHandler} answers it with a fixed message, the details stay in
+ * the logs. A context the client refuses (an empty user id, an attribute
+ * that is not a string) does not raise it: the A/B flags of the request
+ * fail closed and one warning is logged, as in `@vane/nestjs`.
  */
 export class AbContextError extends VaneExpressError {
   readonly code = 'VANE_AB_CONTEXT_INVALID' as const;

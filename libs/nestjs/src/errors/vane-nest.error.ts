@@ -1,3 +1,5 @@
+import { VaneError, type VaneErrorOptions } from '@vane/client';
+
 /** Every stable error code `@vane/nestjs` itself raises (the client's errors keep their own `VANE_*` codes). */
 export type VaneNestErrorCode =
   | 'VANE_NEST_SECRET_UNAVAILABLE'
@@ -7,16 +9,13 @@ export type VaneNestErrorCode =
 
 /**
  * Base class of the errors `@vane/nestjs` raises outside of a request (the
- * request-time `SecretUnavailableException` is an `HttpException`). Match on
- * `code`, not on the class or the message.
+ * request-time `SecretUnavailableException` is an `HttpException`). It is a
+ * `VaneError` from `@vane/client`, like every Vane error. Match on `code`,
+ * not on the class or the message.
  */
-export abstract class VaneNestError extends Error {
-  /** Stable, machine-readable code. */
-  abstract readonly code: VaneNestErrorCode;
-
+export abstract class VaneNestError extends VaneError<VaneNestErrorCode> {
   /** @param message - what happened and what to do. */
-  protected constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
+  protected constructor(message: string, options?: VaneErrorOptions) {
+    super(message, options);
   }
 }

@@ -1,0 +1,63 @@
+/**
+ * The read-only surface of a Vane client.
+ *
+ * @packageDocumentation
+ */
+import type { SecretVersionInfo } from './change-event.js';
+import type { ConfigValue } from './snapshot.js';
+
+/** Result of a config lookup: tells a missing key from a key holding `null`. */
+export type ConfigLookup =
+  { readonly found: true; readonly value: ConfigValue } | { readonly found: false; readonly value: undefined };
+
+/** A flag's state: `defined` tells "not defined" from "defined and off". */
+export interface FlagState {
+  /** True when the snapshot has the flag. */
+  readonly defined: boolean;
+  /** The server-computed `is_active`; false when not defined. */
+  readonly active: boolean;
+}
+
+/** Widens a literal default (`5`) to its JSON type (`number`). */
+export type WidenConfig<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean : T;
+
+/**
+ * What code that only reads (a request handler, a template, a test double)
+ * needs from a Vane client: synchronous reads of the current snapshot.
+ * `VaneClient` implements it; `req.vane` in `@vane/express` extends it.
+ */
+export interface VaneReader {
+  /**
+   * A config value with its JSON type; `defaultValue` only when the key is
+   * missing (a key holding `null` gives `null`). The type parameter is a
+   * claim, not a runtime check.
+   */
+  config<T extends ConfigValue = ConfigValue>(key: string): T | undefined;
+  /** A config value, or `defaultValue` when the key is missing. */
+  config<T extends ConfigValue>(key: string, defaultValue: T): WidenConfig<T>;
+  /** Looks a config up, telling "not found" from a value (including `null`). */
+  configLookup(key: string): ConfigLookup;
+  /** A flag's server-computed value, or `defaultValue` (false) when the flag is not defined. */
+  flag(key: string, defaultValue?: boolean): boolean;
+  /** Tells "not defined" from "defined and off". */
+  flagState(key: string): FlagState;
+  /**
+   * A text secret; `null` for an absent key or a file secret.
+   * @throws PublicKeySecretAccessError - with a public key.
+   * @throws FrontendSecretReadError - when the service kind is `frontend`.
+   */
+  secret(key: string): string | null;
+  /**
+   * The path of a file secret's private file (0600); `null` for an absent
+   * key or a text secret.
+   * @throws PublicKeySecretAccessError - with a public key.
+   * @throws FrontendSecretReadError - when the service kind is `frontend`.
+   */
+  secretFile(key: string): string | null;
+  /** Type and version of a secret, never its value; `null` when absent. */
+  secretInfo(key: string): SecretVersionInfo | null;
+  /** Like {@link VaneReader.secret}, but throws `SecretNotFoundError` instead of returning `null`. */
+  requireSecret(key: string): string;
+  /** Like {@link VaneReader.secretFile}, but throws `SecretNotFoundError` instead of returning `null`. */
+  requireSecretFile(key: string): string;
+}

@@ -1,0 +1,76 @@
+import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { RequestAbEvaluation, VaneClient, type AbContext } from '../src/index.js';
+import { MemoryLogger } from './helpers/fake-transport.js';
+import { FaultProxy } from './helpers/fault-proxy.js';
+import { SHOP_SK, seed } from './helpers/seed.js';
+
+/** The request-scoped A/B evaluation both adapters use, against the local server behind a counting proxy. */
+let server: LocalServer;
+let proxy: FaultProxy;
+let client: VaneClient;
+let logger: MemoryLogger;
+
+beforeEach(async () => {
+  server = await startLocalServer({ seed: seed(), port: 0 });
+  proxy = await FaultProxy.start(server.port);
+  logger = new MemoryLogger();
+  client = await VaneClient.create({ baseUrl: proxy.baseUrl('shop'), apiKey: SHOP_SK, stream: false, logger });
+});
+
+afterEach(async () => {
+  await client.close();
+  await proxy.close();
+  await server.close();
+});
+
+const calls = (): number => proxy.count('/v1/flags/evaluate-ab');
+
+function evaluation(context: () => AbContext | null | undefined, planned: readonly string[] = []): RequestAbEvaluation {
+  return new RequestAbEvaluation({
+    evaluate: (keys, user) => client.evaluateAb(keys, user),
+    context,
+    plannedKeys: () => planned,
+    logger,
+  });
+}
+
+describe('RequestAbEvaluation', () => {
+  it('sends the planned keys with the first ask, once; concurrent and later asks share the answer', async () => {
+    const context = jest.fn(() => ({ userId: 'u-8812' }));
+    const request = evaluation(context, ['always-on', 'dark-mode']);
+    const [a, b] = await Promise.all([request.evaluate(['always-on']), request.evaluate(['dark-mode', 'always-on'])]);
+    expect({ ...a }).toEqual({ 'always-on': true });
+    expect({ ...b }).toEqual({ 'dark-mode': false, 'always-on': true });
+    expect({ ...(await request.evaluate(['dark-mode'])) }).toEqual({ 'dark-mode': false });
+    expect(calls()).toBe(1);
+    expect(context).toHaveBeenCalledTimes(1);
+  });
+
+  it('an anonymous request is off for every key, with no call', async () => {
+    expect({ ...(await evaluation(() => undefined).evaluate(['always-on'])) }).toEqual({ 'always-on': false });
+    expect(calls()).toBe(0);
+  });
+
+  it('fails closed when the service refuses (add-on off): every key false, one warning with the code', async () => {
+    server.admin.setTenant({ ab_addon: false });
+    const request = evaluation(() => ({ userId: 'u' }), ['dark-mode']);
+    expect({ ...(await request.evaluate(['always-on'])) }).toEqual({ 'always-on': false });
+    expect({ ...(await request.evaluate(['dark-mode'])) }).toEqual({ 'dark-mode': false });
+    expect(logger.lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual([
+      expect.stringMatching(
+        /^A\/B evaluation of "always-on", "dark-mode" failed \(VANE_ADDON_NOT_AVAILABLE\), treating them as off/,
+      ),
+    ]);
+  });
+
+  it('rejects what the app context function throws, and after close()', async () => {
+    const failing = evaluation(() => {
+      throw new TypeError('session store down');
+    });
+    await expect(failing.evaluate(['always-on'])).rejects.toThrow('session store down');
+    await client.close();
+    await expect(evaluation(() => ({ userId: 'u' })).evaluate(['always-on'])).rejects.toMatchObject({
+      code: 'VANE_CLIENT_CLOSED',
+    });
+  });
+});
