@@ -46,6 +46,7 @@ export class SnapshotStore {
   #snapshot: Snapshot = EMPTY_SNAPSHOT;
   /** The snapshot as the service sent it: the base of the next patch. The same object as `#snapshot` without a schema. */
   #raw: Snapshot = EMPTY_SNAPSHOT;
+  #flagValues: ReadonlyMap<string, boolean> = new Map();
   #etag: string | undefined;
   #confirmedAtMs: number | undefined;
   #closed = false;
@@ -94,6 +95,15 @@ export class SnapshotStore {
     return this.#invalid.add(listener, 'onInvalid');
   }
 
+  /**
+   * Every flag's `is_active`, by key: derived from the snapshot when it is
+   * swapped, so a flag read is one `Map.get` of a boolean, like a config read
+   * (reading through the flag's record costs a second dependent load per read).
+   */
+  get flagValues(): ReadonlyMap<string, boolean> {
+    return this.#flagValues;
+  }
+
   /** ETag of the last `200 /v1/sync`, sent as `If-None-Match`. */
   get etag(): string | undefined {
     return this.#etag;
@@ -140,8 +150,7 @@ export class SnapshotStore {
       .map(([key]) => key);
     await this.#writeFiles(write, removed);
     if (this.#closed) return false;
-    this.#snapshot = next;
-    this.#raw = raw;
+    this.#swap(next, raw);
     if (origin === 'sync') this.#etag = etag;
     this.#confirmedAtMs = this.clock.now();
     if (previous !== EMPTY_SNAPSHOT && this.#changes.size > 0)
@@ -215,6 +224,13 @@ export class SnapshotStore {
     this.#invalid.clear();
   }
 
+  /** Serves `next` (and what is derived from it; `raw` is the base of the next patch) from now on: the only assignment of the snapshot. */
+  #swap(next: Snapshot, raw: Snapshot): void {
+    if (next.flags !== this.#snapshot.flags) this.#flagValues = flagValuesOf(next);
+    this.#snapshot = next;
+    this.#raw = raw;
+  }
+
   async #writeFiles(write: Iterable<[string, SecretRecord]>, removed: Iterable<string>): Promise<void> {
     try {
       await this.files.apply(write, removed);
@@ -228,4 +244,10 @@ export class SnapshotStore {
       );
     }
   }
+}
+
+function flagValuesOf(snapshot: Snapshot): ReadonlyMap<string, boolean> {
+  const values = new Map<string, boolean>();
+  for (const [key, flag] of snapshot.flags) values.set(key, flag.isActive);
+  return values;
 }

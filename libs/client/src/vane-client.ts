@@ -210,8 +210,8 @@ export class VaneClient implements VaneReader {
 
   /** A flag's server-computed `is_active`, or `defaultValue` (false) when the flag is not defined. */
   flag(key: FlagKey<S>, defaultValue = false): boolean {
-    const flag = this.#store.snapshot.flags.get(key);
-    return flag === undefined ? defaultValue : flag.isActive;
+    const active = this.#store.flagValues.get(key);
+    return active === undefined ? defaultValue : active;
   }
 
   /** Tells "not defined" from "defined and off". */
