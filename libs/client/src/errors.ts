@@ -31,7 +31,8 @@ export type VaneErrorCode =
   | 'VANE_UNEXPECTED_RESPONSE'
   | 'VANE_CLIENT_CLOSED'
   | 'VANE_SECRET_FILE_WRITE'
-  | 'VANE_CONFIG_INVALID';
+  | 'VANE_CONFIG_INVALID'
+  | 'VANE_SECRETS_NOT_AVAILABLE';
 
 /** Options shared by every Vane error constructor. */
 export interface VaneErrorOptions {
@@ -296,5 +297,21 @@ export class ConfigInvalidError extends VaneError {
         .join(', ')}`,
     );
     this.invalid = invalid;
+  }
+}
+
+/**
+ * A secret was read while the client serves a last-known-good backup that
+ * holds none: with workload identity and no `lastKnownGood.encryptionKey`,
+ * secrets are never written to the backup. They arrive with the first
+ * successful sync; configs and flags are served meanwhile.
+ */
+export class SecretsNotAvailableError extends VaneError {
+  readonly code = 'VANE_SECRETS_NOT_AVAILABLE' as const;
+  /** @param message - what happened and when it ends. */
+  constructor(
+    message = 'secrets are not available yet: the client started from a last-known-good backup that holds none (workload identity without lastKnownGood.encryptionKey); they arrive with the first successful sync',
+  ) {
+    super(message);
   }
 }

@@ -85,6 +85,7 @@ export {
   ClientClosedError,
   SecretFileWriteError,
   ConfigInvalidError,
+  SecretsNotAvailableError,
 } from './errors.js';
 export type {
   VaneErrorCode,

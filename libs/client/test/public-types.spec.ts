@@ -53,6 +53,7 @@ describe('public door', () => {
         'RedisBackupStore',
         'RequestAbEvaluation',
         'SecretFileWriteError',
+        'SecretsNotAvailableError',
         'SecretNotFoundError',
         'SessionExpiredError',
         'TokenExchangeFailedError',

@@ -84,6 +84,7 @@ const ANSWERS: Readonly<Record<VaneAnyErrorCode, Answer>> = {
   },
   VANE_SECRET_NOT_FOUND: { status: 500, message: 'A secret this route needs is not available.' },
   VANE_SECRET_FILE_WRITE: { status: 500, message: 'A secret this route needs is not available.' },
+  VANE_SECRETS_NOT_AVAILABLE: { status: 503, message: 'A secret this route needs is not available yet.' },
   VANE_INVALID_ARGUMENT: { status: 500, message: 'This application made an invalid call to its configuration client.' },
   VANE_CLIENT_CLOSED: { status: 503, message: 'This application is shutting down.' },
   VANE_AB_CONTEXT_INVALID: { status: 400, message: 'The request does not carry a valid A/B testing context.' },
