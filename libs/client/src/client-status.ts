@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import type { StaleState } from './last-known-good/stale-state.js';
 import { ListenerSet } from './listener-set.js';
 import type { VaneLogger } from './logger.js';
 
@@ -32,6 +33,12 @@ export interface VaneClientStatus {
    * again (the service's `Retry-After` or quarantine end, capped by `maxRetryAfterMs`).
    */
   readonly retryAt?: Date;
+  /**
+   * Set only while the client serves its last-known-good backup (it started
+   * while the service could not be reached): why, since which save, and
+   * whether secrets are in it. Absent once a sync succeeds.
+   */
+  readonly stale?: StaleState;
 }
 
 /** Listener given to `client.onStatusChange`. Exceptions it throws are logged, never propagated. */
@@ -55,6 +62,8 @@ export interface StatusFacts {
   readonly wait: ServiceWait | undefined;
   /** `close()` was called. */
   readonly closed: boolean;
+  /** The client serves its last-known-good backup. */
+  readonly stale: StaleState | undefined;
 }
 
 /**
@@ -62,7 +71,7 @@ export interface StatusFacts {
  * place, and tells the listeners when it really changed.
  */
 export class ClientStatus {
-  #facts: StatusFacts = { connected: false, billingOverdue: false, wait: undefined, closed: false };
+  #facts: StatusFacts = { connected: false, billingOverdue: false, wait: undefined, closed: false, stale: undefined };
   #status: VaneClientStatus = compute(this.#facts);
   /** Listeners of status changes. */
   readonly listeners: ListenerSet<VaneClientStatus>;
@@ -92,7 +101,8 @@ export class ClientStatus {
       next.mode === before.mode &&
       next.connected === before.connected &&
       next.billingOverdue === before.billingOverdue &&
-      next.retryAt?.getTime() === before.retryAt?.getTime()
+      next.retryAt?.getTime() === before.retryAt?.getTime() &&
+      next.stale === before.stale
     )
       return;
     this.#status = next;
@@ -102,7 +112,11 @@ export class ClientStatus {
 
 function compute(facts: StatusFacts): VaneClientStatus {
   const connected = facts.connected && !facts.closed && !facts.billingOverdue && facts.wait === undefined;
-  const base = { connected, billingOverdue: facts.billingOverdue };
+  const base = {
+    connected,
+    billingOverdue: facts.billingOverdue,
+    ...(facts.stale !== undefined && !facts.closed ? { stale: facts.stale } : {}),
+  };
   if (facts.closed) return Object.freeze({ mode: 'closed', ...base });
   if (facts.billingOverdue) return Object.freeze({ mode: 'halted', ...base });
   if (facts.wait !== undefined)

@@ -34,6 +34,7 @@ export type {
   RedisBackupStoreOptions,
   RedisCommands,
   StaleStartReason,
+  StaleState,
 } from './last-known-good/index.js';
 export { sweepStaleSecretDirs } from './stale-secret-dirs.js';
 export type { ConnectivityOptions, ConnectivityResult } from './connectivity.js';

@@ -8,6 +8,11 @@ import type { VaneSchema } from './schema/vane-schema.js';
 import type { Dispatcher } from 'undici';
 import { ApiKeyCredentials, type Credentials } from './credentials.js';
 import { InvalidArgumentError } from './errors.js';
+import {
+  resolveLastKnownGood,
+  type LastKnownGoodOptions,
+  type ResolvedLastKnownGood,
+} from './last-known-good/last-known-good-options.js';
 import { consoleLogger, type VaneLogger } from './logger.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './timers.js';
 import { createDefaultDispatcher, UndiciTransport, type Transport } from './transport.js';
@@ -114,6 +119,16 @@ export interface VaneClientOptions {
    */
   secretsDir?: string;
   /**
+   * Start from a last-known-good backup of the snapshot when the service
+   * cannot be reached: `{ store, encryptionKey?, maxAgeMs?, initTimeoutMs? }`
+   * (see {@link LastKnownGoodOptions}). The client saves every snapshot it
+   * applies to `store`; a start that fails on the network, a timeout, a 5xx,
+   * a 429 or a 402 serves the backup and reports `stale` until the service
+   * answers. 401 and 404 still fail the start.
+   * @default off: the initial sync is blocking and any failure stops the start
+   */
+  lastKnownGood?: LastKnownGoodOptions;
+  /**
    * Where the client logs. Keys appear only redacted (`svs_…abcd`), secret values never.
    * @default warnings and errors to `console`
    */
@@ -166,6 +181,7 @@ export interface ResolvedOptions {
   readonly backoffMinMs: number;
   readonly backoffMaxMs: number;
   readonly secretsDir: string | undefined;
+  readonly lastKnownGood: ResolvedLastKnownGood | undefined;
   readonly logger: VaneLogger;
   readonly transport: Transport;
   readonly clock: Clock;
@@ -277,6 +293,9 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
   if (options.schema !== undefined && (typeof options.schema !== 'object' || options.schema === null))
     throw new InvalidArgumentError('schema must be an object: { configs?, flags?, strict? } (see defineSchema)');
   const schema = options.schema === undefined ? undefined : new SchemaValidator(options.schema);
+  // The backup's key comes from the static key only when that key is what authenticates.
+  const staticKey = options.credentials === undefined ? options.apiKey : undefined;
+  const lastKnownGood = resolveLastKnownGood(options.lastKnownGood, baseUrl, staticKey);
   // Built last, once every option is known to be valid, so a refusal leaves nothing open.
   const transport =
     options.transport ??
@@ -293,6 +312,7 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
     backoffMinMs,
     backoffMaxMs,
     secretsDir: options.secretsDir,
+    lastKnownGood,
     logger,
     transport,
     clock: options.clock ?? systemClock,

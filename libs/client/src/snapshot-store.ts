@@ -161,6 +161,35 @@ export class SnapshotStore {
   }
 
   /**
+   * Serves a snapshot restored from a last-known-good backup, before any
+   * from the service: its file secrets are written, then it is installed
+   * with no ETag (the next sync downloads in full), stamped with the time of
+   * the backup's save, with no change event and no `onApplied` hook (a
+   * backup is never saved back as if it were fresh).
+   * With a schema, a backup that breaks it fails like a first snapshot would.
+   *
+   * @param confirmedAtMs - when the backup was saved.
+   * @returns false when the service's snapshot came first, or the store closed (nothing installed).
+   * @throws SecretFileWriteError
+   */
+  async restore(backup: Snapshot, confirmedAtMs: number): Promise<boolean> {
+    if (this.#closed || this.#snapshot !== EMPTY_SNAPSHOT) return false;
+    // With a schema, a backup is checked like a first snapshot (it was saved as the service sent it).
+    const served = this.#validate(backup).snapshot;
+    await this.#writeFiles(served.secrets, []);
+    if (this.#closed) return false;
+    if (this.#snapshot !== EMPTY_SNAPSHOT) {
+      // The service answered while the backup's files were written: its files win.
+      await this.#writeFiles(this.#snapshot.secrets, []);
+      return false;
+    }
+    this.#snapshot = served;
+    this.#raw = backup;
+    this.#confirmedAtMs = confirmedAtMs;
+    return true;
+  }
+
+  /**
    * Checks `raw` against the schema. The first snapshot must satisfy it whole
    * (a `ConfigInvalidError` fails the start); later ones keep each failing
    * key's last valid value and apply the rest.

@@ -15,8 +15,12 @@ import {
   FrontendSecretReadError,
   PublicKeySecretAccessError,
   SecretNotFoundError,
+  SecretsNotAvailableError,
 } from './errors.js';
 import { FileSecretStore } from './file-secrets.js';
+import { LastKnownGoodBackup } from './last-known-good/last-known-good-backup.js';
+import type { StaleStart } from './last-known-good/stale-start.js';
+import type { StaleState } from './last-known-good/stale-state.js';
 import { resolveOptions, type ResolvedOptions, type VaneClientOptions } from './options.js';
 import { PollingSource } from './polling-source.js';
 import { SecretWriter, type SecretWriteResult, type SetSecretOptions } from './secret-writes.js';
@@ -66,6 +70,7 @@ export class VaneClient implements VaneReader {
   readonly #sync: SnapshotSync;
   readonly #supervisor: SourceSupervisor;
   readonly #secrets: SecretWriter;
+  readonly #backup: LastKnownGoodBackup | undefined;
   readonly #closeController = new AbortController();
   #closing: Promise<void> | undefined;
 
@@ -89,8 +94,19 @@ export class VaneClient implements VaneReader {
     );
     this.#status = new ClientStatus(options.logger);
     this.#supervisor = new SourceSupervisor(options);
-    this.#sync = new SnapshotSync(this.#http, this.#store, signal, options.logger, () => this.#supervisor.synced());
+    this.#sync = new SnapshotSync(this.#http, this.#store, signal, options.logger, () => {
+      this.#backup?.synced(this.#store.snapshot);
+      this.#supervisor.synced();
+    });
     this.#secrets = new SecretWriter(this.#http, options.credentials, signal);
+    if (options.lastKnownGood !== undefined) {
+      const backup = new LastKnownGoodBackup(options.lastKnownGood, options);
+      this.#backup = backup;
+      // Every snapshot from the service, the first included, is saved; the first one after a stale start ends it.
+      this.#store.onApplied(({ snapshot, origin }) => {
+        if (backup.applied(snapshot, origin)) this.#status.update({ stale: undefined });
+      });
+    }
   }
 
   /**
@@ -102,29 +118,64 @@ export class VaneClient implements VaneReader {
    * `InvalidArgumentError` (bad options, e.g. a key that is neither `svs_`
    * nor `svp_`; thrown before any request). Match on `error.code`.
    *
+   * With `lastKnownGood`, a start that fails for a reason that says nothing
+   * about the caller's rights (network, timeout, 5xx, 429, 402) resolves
+   * with the client serving its backup: {@link VaneClient.stale} says so,
+   * and the service's snapshot replaces it as soon as a sync succeeds.
+   *
    * After the initial sync, the stream (unless `stream: false`) and the TTL
    * poll run in the background; their failures are logged, never thrown.
    */
   static async create(options: VaneClientOptions): Promise<VaneClient> {
     const client = new VaneClient(resolveOptions(options));
+    let stale: StaleStart | undefined;
     try {
-      const o = client.#o;
-      await o.credentials.start?.({
-        baseUrl: o.baseUrl,
-        transport: o.transport,
-        timeoutMs: o.timeoutMs,
-        timers: o.timers,
-        clock: o.clock,
-        logger: o.logger,
-        signal: client.#closeController.signal,
-      });
-      await client.#sync.initial();
+      const initial = client.#initial();
+      if (client.#backup === undefined) await initial;
+      else stale = await client.#serveBackup(await client.#backup.start(initial));
     } catch (err) {
       await client.close();
       throw err;
     }
     client.#startSources();
+    if (stale !== undefined) client.#recover(stale);
     return client;
+  }
+
+  /** Credentials, then the unconditional first sync. */
+  async #initial(): Promise<void> {
+    const o = this.#o;
+    await o.credentials.start?.({
+      baseUrl: o.baseUrl,
+      transport: o.transport,
+      timeoutMs: o.timeoutMs,
+      timers: o.timers,
+      clock: o.clock,
+      logger: o.logger,
+      signal: this.#closeController.signal,
+    });
+    await this.#sync.initial();
+  }
+
+  /** Installs the backup of a stale start (unless the service's snapshot came first). */
+  async #serveBackup(start: StaleStart | undefined): Promise<StaleStart | undefined> {
+    if (start === undefined || !(await this.#store.restore(start.backup.snapshot, start.backup.savedAtMs)))
+      return undefined;
+    this.#status.update({ stale: this.#backup!.becomeStale(start) });
+    return start;
+  }
+
+  /** After a stale start: a 402 halts background work (the specification's rule); anything else is retried. */
+  #recover(start: StaleStart): void {
+    const reportHalt = (err: unknown): never => {
+      this.#supervisor.foregroundFailed(err);
+      throw err;
+    };
+    if (start.reason === 'billing-overdue') {
+      this.#supervisor.foregroundFailed(start.error);
+      return;
+    }
+    this.#backup!.recover(() => this.#sync.sync().catch(reportHalt), start.pending?.catch(reportHalt));
   }
 
   #startSources(): void {
@@ -279,6 +330,7 @@ export class VaneClient implements VaneReader {
   #assertSecretRead(): void {
     if (this.#o.credentials.keyType === 'pk') throw new PublicKeySecretAccessError();
     if (this.#store.snapshot.service.kind === 'frontend') throw new FrontendSecretReadError();
+    if (this.#status.facts.stale?.secretsAvailable === false) throw new SecretsNotAvailableError();
   }
 
   // State.
@@ -326,6 +378,17 @@ export class VaneClient implements VaneReader {
   /** Milliseconds since {@link VaneClient.lastSyncAt}, on the client's clock. */
   get snapshotAgeMs(): number {
     return Math.max(0, this.#o.clock.now() - (this.#store.confirmedAtMs ?? 0));
+  }
+
+  /**
+   * Set while the client serves its last-known-good backup (`lastKnownGood`
+   * option; it started while the service could not be reached): why, the
+   * start's error, the backup's revision and time of save, and whether it
+   * holds secrets. `null` once a sync succeeds (status listeners are told),
+   * and always `null` without the option.
+   */
+  get stale(): StaleState | null {
+    return this.#status.facts.stale ?? null;
   }
 
   /** True once {@link VaneClient.close} was called. */
@@ -444,10 +507,13 @@ export class VaneClient implements VaneReader {
     this.#status.update({ closed: true, connected: false });
     this.#status.listeners.clear();
     this.#store.stop();
+    this.#backup?.stop();
     this.#closeController.abort();
     this.#closing = (async () => {
       await this.#supervisor.close();
       await this.#sync.idle();
+      // The last snapshot applied is saved (bounded by timeoutMs) before the client lets go.
+      await this.#backup?.close();
       await this.#store.close();
       await this.#o.credentials.close?.();
       await this.#o.transport.close();

@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { VaneClient, VaneLogger } from '@vane/client';
+import type { VaneClient, VaneClientStatus, VaneLogger } from '@vane/client';
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { AbBatch, type AbGuardRegistry } from './ab-batch.js';
 import { createErrorHandler, type ErrorHandlerOptions } from './error-handler.js';
@@ -48,6 +48,16 @@ export class VaneExpress {
     this.#abContext = parts.abContext;
     this.#flagOff = parts.flagOff;
     this.#logger = parts.logger;
+  }
+
+  /**
+   * The client's connection state, for a health route: `mode`, `connected`,
+   * `billingOverdue`, and `stale` while the app serves its last-known-good
+   * backup (`lastKnownGood` option; it started during an outage): why, the
+   * start's error, the backup's revision and time of save.
+   */
+  get status(): VaneClientStatus {
+    return this.client.status;
   }
 
   /**

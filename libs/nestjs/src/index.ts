@@ -44,6 +44,7 @@ export { VaneLifecycle } from './vane-lifecycle.service.js';
 export {
   VaneHealthIndicator,
   type VaneHealthDetails,
+  type VaneHealthStaleDetails,
   type VaneHealthIndicatorResult,
 } from './health/vane.health-indicator.js';
 export * from './errors/index.js';

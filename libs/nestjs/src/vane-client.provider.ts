@@ -12,7 +12,7 @@ const HINTS: Readonly<Record<string, string>> = {
   VANE_BILLING_OVERDUE:
     'billing: the tenant has invoices overdue by more than 14 days; settle them in the console, then restart',
   VANE_TRANSPORT:
-    'unreachable: check baseUrl, DNS, proxy settings (HTTPS_PROXY/NO_PROXY) and firewalls, or raise timeoutMs',
+    'unreachable: check baseUrl, DNS, proxy settings (HTTPS_PROXY/NO_PROXY) and firewalls, or raise timeoutMs; to start during an outage from the last snapshot, set lastKnownGood',
   VANE_RATE_LIMITED: 'rate limited: too many starts at once; retry after the delay the error gives',
   VANE_QUARANTINED: 'quarantined: this caller is quarantined by the service; retry after the date the error gives',
   VANE_INVALID_ARGUMENT: 'invalid option: fix the option the message names',

@@ -4,6 +4,7 @@ import {
   type ChangeEvent,
   type ConfigValue,
   type FlagState,
+  type StaleState,
   type VaneClientStatus,
   type WidenConfig,
 } from '@vane/client';
@@ -115,6 +116,21 @@ export class VaneObservables implements OnModuleDestroy {
   /** Whether the client is halted on a 402 (billing overdue): now, then on every change. */
   billingOverdue$(): Observable<boolean> {
     return this.#sample((status) => status.billingOverdue);
+  }
+
+  /**
+   * While the client serves its last-known-good backup (it started during an
+   * outage), why and since which save; `null` once it is fresh: now, then on
+   * every change.
+   */
+  stale$(): Observable<StaleState | null> {
+    return defer(() =>
+      this.#status.pipe(
+        map((status) => status.stale ?? null),
+        distinctUntilChanged(),
+        takeUntil(this.#destroyed),
+      ),
+    );
   }
 
   #sample(read: (status: VaneClientStatus) => boolean): Observable<boolean> {

@@ -10,3 +10,4 @@ export { RedisBackupStore } from './redis-backup-store.js';
 export type { RedisBackupStoreOptions, RedisCommands } from './redis-backup-store.js';
 export type { LastKnownGoodOptions } from './last-known-good-options.js';
 export type { StaleStartReason } from './stale-start-reason.js';
+export type { StaleState } from './stale-state.js';

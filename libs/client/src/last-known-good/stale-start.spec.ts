@@ -14,7 +14,7 @@ import { parseSnapshot } from '../snapshot.js';
 import { encodeBackup } from './backup-document.js';
 import type { LastKnownGoodStore } from './last-known-good-store.js';
 import { resolveLastKnownGood } from './last-known-good-options.js';
-import { startFromServiceOrBackup, type StaleStartContext } from './stale-start.js';
+import { formatAge, staleStartMessage, startFromServiceOrBackup, type StaleStartContext } from './stale-start.js';
 
 const API_KEY = 'svs_stale_start_spec_key_0000001';
 const BASE = new URL('http://shop.localhost:4400');
@@ -60,16 +60,16 @@ describe('startFromServiceOrBackup', () => {
     ['a 429', new RateLimitedError('sync: rate limited (429)'), 'rate-limited'],
     ['a quarantine', new QuarantinedError('sync: quarantined (429)'), 'quarantined'],
     ['a 402', new BillingOverdueError('sync: billing overdue (402)'), 'billing-overdue'],
-  ])('%s serves the backup, with one warning naming the store', async (_name, error, reason) => {
+  ])('%s serves the backup', async (_name, error, reason) => {
     const { ctx, save, logger } = setup();
     save(90_000);
     const stale = await startFromServiceOrBackup(Promise.reject(error), ctx);
     expect(stale).toMatchObject({ reason, error, pending: undefined });
     expect(stale!.backup.snapshot.revision).toBe(12);
     expect(stale!.backup.ageMs).toBe(90_000);
-    expect(logger.lines).toHaveLength(1);
-    expect(logger.text('warn')).toMatch(
-      /starting STALE from the last-known-good backup in memory http:\/\/shop.localhost:4400 \(revision 12, saved 90 s ago\)/,
+    expect(logger.lines).toEqual([]);
+    expect(staleStartMessage(stale!, 'memory store')).toMatch(
+      /^starting STALE from the last-known-good backup in memory store \(revision 12, saved 90 s ago\): sync: .*; (retrying the service in the background|background sync halted \(billing\) until a sync\(\) succeeds)$/,
     );
   });
 
@@ -138,5 +138,9 @@ describe('startFromServiceOrBackup', () => {
     await timers.advance(5_000);
     fail(error);
     await expect(failed).rejects.toBe(error);
+  });
+
+  it('says ages in seconds, minutes or hours', () => {
+    expect([formatAge(90_000), formatAge(600_000), formatAge(5 * 3600_000)]).toEqual(['90 s', '10 min', '5.0 h']);
   });
 });

@@ -67,12 +67,6 @@ async function fulfilledAlready(p: Promise<void>): Promise<boolean> {
   return settled === true;
 }
 
-function formatAge(ms: number): string {
-  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
-  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
-  return `${(ms / 3_600_000).toFixed(1)} h`;
-}
-
 async function usableBackup(ctx: StaleStartContext, error: VaneError): Promise<UsableBackup | undefined> {
   const { store, identity, maxAgeMs } = ctx.lastKnownGood;
   const where = store.describe(identity.serviceId);
@@ -102,7 +96,7 @@ async function usableBackup(ctx: StaleStartContext, error: VaneError): Promise<U
  * - The sync succeeds (in time, or later when there is no usable backup): resolves `undefined`.
  * - It fails with 401, 404 or another reason that forbids the backup: rejects with that error.
  * - It fails with an outage reason, or runs past `initTimeoutMs`, and the backup is usable: resolves
- *   a {@link StaleStart} and logs one warning saying so.
+ *   a {@link StaleStart} (the caller logs {@link staleStartMessage} once it serves it).
  * - Same, but there is no usable backup (none, bad, expired; a warning names the store and why):
  *   rejects with the sync's own error (after `initTimeoutMs`, once the sync has failed).
  *
@@ -138,9 +132,18 @@ export async function startFromServiceOrBackup(
   }
   // The service may have answered while the store was read: then it wins.
   if (pending !== undefined && (await fulfilledAlready(pending))) return undefined;
-  const { store, identity } = ctx.lastKnownGood;
-  ctx.logger.warn(
-    `starting STALE from the last-known-good backup in ${store.describe(identity.serviceId)} (revision ${backup.snapshot.revision}, saved ${formatAge(backup.ageMs)} ago${backup.secrets === 'omitted' ? ', without secrets' : ''}): ${error.message}; retrying the service in the background`,
-  );
   return { backup, reason, error, pending };
+}
+
+/** The one line logged when a client starts stale. */
+export function staleStartMessage(stale: StaleStart, where: string): string {
+  const { backup, error } = stale;
+  return `starting STALE from the last-known-good backup in ${where} (revision ${backup.snapshot.revision}, saved ${formatAge(backup.ageMs)} ago${backup.secrets === 'omitted' ? ', without secrets' : ''}): ${error.message}; ${stale.reason === 'billing-overdue' ? 'background sync halted (billing) until a sync() succeeds' : 'retrying the service in the background'}`;
+}
+
+/** A duration for people: seconds, minutes or hours. */
+export function formatAge(ms: number): string {
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  return `${(ms / 3_600_000).toFixed(1)} h`;
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DEFAULTS, VaneClient, type SyncMode } from '@vane/client';
+import { DEFAULTS, VaneClient, type StaleStartReason, type SyncMode } from '@vane/client';
 import type { VaneModuleOptions } from '../interfaces/vane-module-options.interface.js';
 import { VANE_MODULE_OPTIONS } from '../vane.constants.js';
 import { loadOptionalPeer } from '../utils/optional-peer.js';
@@ -21,6 +21,24 @@ export interface VaneHealthDetails {
   readonly revision: number;
   /** Why the status is `down`, when it is. */
   readonly reason?: string;
+  /**
+   * Present while the client serves its last-known-good backup (it started
+   * while the service could not be reached): the backup's age, why the
+   * service was not used, and the start's error as `CODE: message`. A stale
+   * client is `up` (serving the backup is the point) unless another rule
+   * makes it `down`.
+   */
+  readonly stale?: VaneHealthStaleDetails;
+}
+
+/** The `stale` member of {@link VaneHealthDetails}. */
+export interface VaneHealthStaleDetails {
+  /** Milliseconds since the backup was saved. */
+  readonly ageMs: number;
+  /** Why the service was not used at startup (`transport`, `timeout`, `server-error`, …). */
+  readonly reason: StaleStartReason;
+  /** The start's error: its code and message (never a key or a secret value). */
+  readonly cause: string;
 }
 
 /** A `@nestjs/terminus` health indicator result: `{ [key]: { status, ...details } }`. */
@@ -32,7 +50,8 @@ export type VaneHealthIndicatorResult<Key extends string = string> = Record<
 /**
  * A `@nestjs/terminus` health indicator (terminus is an optional peer,
  * loaded on the first check). `up` while the stream is connected, or while
- * polling keeps the snapshot younger than `healthMaxSnapshotAgeMs`; `down`
+ * polling keeps the snapshot younger than `healthMaxSnapshotAgeMs`, or while
+ * it serves its last-known-good backup (with `stale` details); `down`
  * when billing is overdue, the service makes the client wait (429: rate-limited
  * or quarantined), the client is closed, or the snapshot is too old.
  *
@@ -55,12 +74,20 @@ export class VaneHealthIndicator {
     const status = c.status;
     const mode = status.mode;
     const maxAgeMs = this.options.healthMaxSnapshotAgeMs ?? 3 * (this.options.ttlMs ?? DEFAULTS.ttlMs);
+    const stale = status.stale;
     const base = {
       mode,
       connected: c.connected,
       snapshotAgeMs: c.snapshotAgeMs,
       billingOverdue: c.billingOverdue,
       revision: c.revision,
+      ...(stale && {
+        stale: {
+          ageMs: Math.max(0, Date.now() - stale.savedAt.getTime()),
+          reason: stale.reason,
+          cause: `${stale.error.code}: ${stale.error.message}`,
+        },
+      }),
     } as const;
     if (mode === 'closed') return { ...base, reason: 'the Vane client is closed' };
     if (mode === 'halted')
@@ -73,7 +100,8 @@ export class VaneHealthIndicator {
         ...base,
         reason: `${mode} by the service (429): nothing is updated until ${status.retryAt?.toISOString() ?? 'the wait ends'}; the last snapshot is served`,
       };
-    if (mode === 'polling' && base.snapshotAgeMs > maxAgeMs)
+    // A stale snapshot is old by nature: serving it during the outage is what the app asked for.
+    if (mode === 'polling' && stale === undefined && base.snapshotAgeMs > maxAgeMs)
       return { ...base, reason: `stream disconnected and snapshot older than ${maxAgeMs} ms` };
     return base;
   }
