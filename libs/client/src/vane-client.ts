@@ -95,7 +95,7 @@ export class VaneClient implements VaneReader {
     this.#status = new ClientStatus(options.logger);
     this.#supervisor = new SourceSupervisor(options);
     this.#sync = new SnapshotSync(this.#http, this.#store, signal, options.logger, () => {
-      this.#backup?.synced(this.#store.snapshot);
+      this.#backup?.synced(this.#store.raw);
       this.#supervisor.synced();
     });
     this.#secrets = new SecretWriter(this.#http, options.credentials, signal);
