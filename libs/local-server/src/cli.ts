@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { consoleLogger } from './logger.js';
-import { startLocalServer } from './local-server.js';
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, startLocalServer } from './local-server.js';
 import { redactKey } from './store.js';
 
 const USAGE = `Usage: vane-local-server [--seed FILE] [--port 4400] [--host 127.0.0.1] [--state FILE] [--admin-token TOKEN]
@@ -13,6 +13,9 @@ const USAGE = `Usage: vane-local-server [--seed FILE] [--port 4400] [--host 127.
   --admin-token TOKEN   admin API token; default $VANE_ADMIN_TOKEN, else a generated one (printed)
   --ping-interval-ms N  stream keep-alive interval; default 15000
   --session-ttl-ms N    lifetime of workload-identity sessions; default 3600000
+  --headers-timeout-ms N   time a client has to send a request's headers (then 408); default 10000
+  --request-timeout-ms N   time a client has to send a whole request (then 408); default 30000,
+                           at least --headers-timeout-ms; open streams are never cut by either
   --help                show this text`;
 
 /** Runs the command line; resolves with the exit code it wants when it cannot start. */
@@ -29,6 +32,8 @@ async function main(argv: string[]): Promise<number> {
         'admin-token': { type: 'string' },
         'ping-interval-ms': { type: 'string' },
         'session-ttl-ms': { type: 'string' },
+        'headers-timeout-ms': { type: 'string' },
+        'request-timeout-ms': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -48,9 +53,43 @@ async function main(argv: string[]): Promise<number> {
   const port = integerOption(values['port'], 4400, '--port', 65_535);
   const pingIntervalMs = integerOption(values['ping-interval-ms'], 15_000, '--ping-interval-ms', 3_600_000);
   const sessionTtlMs = integerOption(values['session-ttl-ms'], 3_600_000, '--session-ttl-ms', 86_400_000);
-  if (port === undefined || pingIntervalMs === undefined || sessionTtlMs === undefined) return 2;
+  const headersTimeoutMs = integerOption(
+    values['headers-timeout-ms'],
+    DEFAULT_HEADERS_TIMEOUT_MS,
+    '--headers-timeout-ms',
+    3_600_000,
+  );
+  const requestTimeoutMs = integerOption(
+    values['request-timeout-ms'],
+    DEFAULT_REQUEST_TIMEOUT_MS,
+    '--request-timeout-ms',
+    3_600_000,
+  );
+  if (
+    port === undefined ||
+    pingIntervalMs === undefined ||
+    sessionTtlMs === undefined ||
+    headersTimeoutMs === undefined ||
+    requestTimeoutMs === undefined
+  ) {
+    return 2;
+  }
   if (sessionTtlMs < 1000) {
     console.error(`--session-ttl-ms must be at least 1000\n\n${USAGE}`);
+    return 2;
+  }
+  // A timeout under a second would cut off slow but honest clients; 0 would disable Node's check altogether.
+  for (const [name, value] of [
+    ['--headers-timeout-ms', headersTimeoutMs],
+    ['--request-timeout-ms', requestTimeoutMs],
+  ] as const) {
+    if (value < 1000) {
+      console.error(`${name} must be at least 1000\n\n${USAGE}`);
+      return 2;
+    }
+  }
+  if (requestTimeoutMs < headersTimeoutMs) {
+    console.error(`--request-timeout-ms must be at least --headers-timeout-ms (${headersTimeoutMs})\n\n${USAGE}`);
     return 2;
   }
 
@@ -65,6 +104,8 @@ async function main(argv: string[]): Promise<number> {
       adminToken: givenToken || undefined,
       pingIntervalMs,
       sessionTtlMs,
+      headersTimeoutMs,
+      requestTimeoutMs,
       logger: consoleLogger,
     });
   } catch (error) {

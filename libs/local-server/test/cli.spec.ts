@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { WAIT_MS, withTimeout } from './support/http-client.js';
@@ -109,11 +110,32 @@ describe('vane-local-server (command line)', () => {
       ['--port', '70000'],
       ['--session-ttl-ms', '5'],
       ['--session-ttl-ms', 'x'],
+      ['--headers-timeout-ms', '999'],
+      ['--request-timeout-ms', 'soon'],
+      ['--headers-timeout-ms', '5000', '--request-timeout-ms', '2000'],
     ]) {
       const running = run(args);
       children.push(running);
       expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(2);
     }
+  });
+
+  it('answers 408 to a half-sent request after --headers-timeout-ms', async () => {
+    // The default (10 s) is past WAIT_MS: a 408 within it shows the option took effect.
+    const running = run(['--port', '0', '--headers-timeout-ms', '1000', '--request-timeout-ms', '1000']);
+    children.push(running);
+    const [, url] = await waitForOutput(running, /listening on (\S+)/);
+    const socket = connect(Number(new URL(url!).port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    const closed = new Promise<void>((done) => socket.once('close', () => done()));
+    socket.write('GET /admin/v1/services HTTP/1.1\r\nHost: x\r\n');
+    try {
+      await withTimeout(closed, 'the server to close the half-sent request');
+    } finally {
+      socket.destroy();
+    }
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
   });
 
   it('refuses a stray argument without echoing it (it is often a token)', async () => {
