@@ -2,22 +2,22 @@ import type { AuditEntry, SecretType, TenantState, TrustDefinition } from './mod
 import type { SecretWriteResult, Store } from './store.js';
 import { parseTrustDefinition, parseTrustName } from './trust-validation.js';
 import {
-  describeType,
   parseConfigValue,
   parseFlagDefinition,
   parseKey,
+  parseKeyType,
   parseSecretType,
+  parseSecretValue,
   parseServiceKind,
   parseSlug,
   parseTenantPatch,
-  ValidationError,
 } from './validation/index.js';
 
 /**
  * The admin operations on untrusted input, shared by the admin HTTP routes
  * and the in-process `server.admin`: each checks the service exists, parses
  * its input into the model's types and calls the store. Failures are domain
- * errors (`NotFoundError`, {@link ValidationError}); `http/` maps them
+ * errors (`NotFoundError`, `ValidationError`); `http/` maps them
  * to statuses.
  */
 export class AdminApi {
@@ -32,10 +32,7 @@ export class AdminApi {
   /** Issues a new key of `type` (`secret` or `public`). */
   createKey(slug: string, type: unknown): string {
     this.store.requireService(slug);
-    if (type !== 'secret' && type !== 'public') {
-      throw new ValidationError('type', `expected "secret" or "public", received ${describeType(type)}`);
-    }
-    return this.store.createKey(slug, type);
+    return this.store.createKey(slug, parseKeyType(type, 'type'));
   }
 
   /** Revokes a key of the service. */
@@ -80,11 +77,9 @@ export class AdminApi {
   setSecret(slug: string, key: unknown, value: unknown, type: unknown, actor: string): SecretWriteResult {
     this.store.requireService(slug);
     const secretKey = parseKey(key, 'key', 'secret');
-    if (typeof value !== 'string') {
-      throw new ValidationError('value', `expected a string, received ${describeType(value)}`);
-    }
+    const secretValue = parseSecretValue(value, 'value');
     const secretType: SecretType = parseSecretType(type, 'type');
-    return this.store.setSecret(slug, secretKey, value, secretType, actor);
+    return this.store.setSecret(slug, secretKey, secretValue, secretType, actor);
   }
 
   /** Deletes every version of a secret; returns the revision. */

@@ -7,6 +7,12 @@
  * `revision`, `audit`, `next_versions`, and secrets as
  * `{type, versions: [{version, value, created_at}]}`. Both forms are accepted
  * everywhere; a state file is a valid seed.
+ *
+ * Every value is checked by a valibot schema (`validation/`,
+ * `state-entries.ts`, `trust-validation.ts`); this file walks the maps whose
+ * keys come from the user (into `Map`s, never plain objects: valibot's
+ * `record` would drop a `__proto__` key) and checks what spans members: a
+ * key in one service only, versions ascending, `next_versions` past them.
  */
 import { readFileSync } from 'node:fs';
 import { describeFsError } from './fs-errors.js';
@@ -14,8 +20,6 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { appendJsonPath } from './json-path.js';
 import {
   DEFAULT_TENANT,
-  type AuditAction,
-  type AuditEntry,
   type ConfigValue,
   type FlagDefinition,
   type SecretRecord,
@@ -27,23 +31,22 @@ import {
 } from './model.js';
 import { describeJsonSyntaxError } from './json-syntax-error.js';
 import { SeedError } from './seed-error.js';
+import { apiKeyListSchema, auditTrailSchema, secretVersionListSchema, secretVersionSchema } from './state-entries.js';
 import { parseTrustDefinition, parseTrustName } from './trust-validation.js';
 import {
   ValidationError,
-  describeType,
+  checkSchema,
   formatTimestamp,
-  parseApiKey,
   parseConfigValue,
   parseFlagDefinition,
   parseInteger,
   parseKey,
   parseObject,
   parseSecretType,
+  parseSecretValue,
   parseServiceKind,
   parseSlug,
-  parseString,
   parseTenantPatch,
-  parseTimestamp,
   rejectUnknownMembers,
 } from './validation/index.js';
 
@@ -72,9 +75,6 @@ const SERVICE_MEMBERS = [
   'trusts',
 ];
 const SECRET_MEMBERS = ['type', 'value', 'versions'];
-const VERSION_MEMBERS = ['version', 'value', 'created_at'];
-const AUDIT_MEMBERS = ['at', 'action', 'key', 'version', 'actor'];
-const AUDIT_ACTIONS: ReadonlyArray<AuditAction> = ['secret.set', 'secret.delete', 'secret.version.delete'];
 
 /**
  * Validates a parsed seed or state file and builds the server's data.
@@ -214,8 +214,7 @@ function buildService(json: unknown, path: string, now: string, keyOwners: Map<s
     trusts.set(name, parseTrustDefinition(value, trustPath));
   }
 
-  const auditJson = object['audit'] ?? [];
-  if (!Array.isArray(auditJson)) fail(at('audit'), `must be an array, got ${describeType(auditJson)}`);
+  const audit = object['audit'] === undefined ? [] : checkSchema(auditTrailSchema, object['audit'], at('audit'));
 
   return {
     kind: object['kind'] === undefined ? 'backend' : parseServiceKind(object['kind'], at('kind')),
@@ -226,17 +225,15 @@ function buildService(json: unknown, path: string, now: string, keyOwners: Map<s
     secrets,
     next_versions: nextVersions,
     revision: object['revision'] === undefined ? 1 : parseInteger(object['revision'], at('revision'), 0),
-    audit: auditJson.map((entry, index) => buildAuditEntry(entry, appendJsonPath(at('audit'), index))),
+    audit,
     trusts,
   };
 }
 
 function buildKeys(json: unknown, path: string, keyOwners: Map<string, string>): string[] {
   if (json === undefined) return [];
-  if (!Array.isArray(json)) fail(path, `must be an array of API keys, got ${describeType(json)}`);
-  return json.map((value, index) => {
+  return checkSchema(apiKeyListSchema, json, path).map((key, index) => {
     const keyPath = appendJsonPath(path, index);
-    const key = parseApiKey(value, keyPath);
     const owner = keyOwners.get(key);
     if (owner !== undefined) {
       fail(
@@ -264,11 +261,9 @@ function buildSecret(json: unknown, path: string, now: string): SecretRecord {
   }
   const versionsPath = appendJsonPath(path, 'versions');
   if (versions === undefined) fail(path, 'needs "value" (a string) or "versions" (an array)');
-  if (!Array.isArray(versions)) fail(versionsPath, `must be an array, got ${describeType(versions)}`);
-  if (versions.length === 0)
-    fail(versionsPath, 'must hold at least one version (deleting the last version deletes the secret)');
-  const seedForm = typeof versions[0] === 'string';
-  const parsed = versions.map((element, index): SecretVersion => {
+  const list = checkSchema(secretVersionListSchema, versions, versionsPath);
+  const seedForm = typeof list[0] === 'string';
+  const parsed = list.map((element, index): SecretVersion => {
     const elementPath = appendJsonPath(versionsPath, index);
     if (seedForm) {
       return { version: index + 1, value: parseSecretValue(element, elementPath), created_at: now };
@@ -276,7 +271,7 @@ function buildSecret(json: unknown, path: string, now: string): SecretRecord {
     if (typeof element === 'string') {
       fail(elementPath, 'must be an object like the versions before it ({"version", "value", "created_at"})');
     }
-    return buildSecretVersion(element, elementPath);
+    return checkSchema(secretVersionSchema, element, elementPath);
   });
   parsed.forEach((version, index) => {
     const previous = parsed[index - 1];
@@ -288,42 +283,6 @@ function buildSecret(json: unknown, path: string, now: string): SecretRecord {
     }
   });
   return { type, versions: parsed };
-}
-
-function buildSecretVersion(json: unknown, path: string): SecretVersion {
-  const object = parseObject(json, path);
-  rejectUnknownMembers(object, VERSION_MEMBERS, path);
-  const createdAt = parseTimestamp(object['created_at'], appendJsonPath(path, 'created_at'));
-  if (createdAt === null) fail(appendJsonPath(path, 'created_at'), 'must be a timestamp, got null');
-  return {
-    version: parseInteger(object['version'], appendJsonPath(path, 'version'), 1),
-    value: parseSecretValue(object['value'], appendJsonPath(path, 'value')),
-    created_at: createdAt,
-  };
-}
-
-function parseSecretValue(value: unknown, path: string): string {
-  if (typeof value !== 'string') fail(path, `a secret value must be a string, got ${describeType(value)}`);
-  return value;
-}
-
-function buildAuditEntry(json: unknown, path: string): AuditEntry {
-  const object = parseObject(json, path);
-  rejectUnknownMembers(object, AUDIT_MEMBERS, path);
-  const at = parseTimestamp(object['at'], appendJsonPath(path, 'at'));
-  if (at === null) fail(appendJsonPath(path, 'at'), 'must be a timestamp, got null');
-  const action = object['action'];
-  if (typeof action !== 'string' || !(AUDIT_ACTIONS as ReadonlyArray<string>).includes(action)) {
-    fail(appendJsonPath(path, 'action'), `must be one of ${AUDIT_ACTIONS.join(', ')}`);
-  }
-  const version = object['version'];
-  return {
-    at,
-    action: action as AuditAction,
-    key: parseKey(object['key'], appendJsonPath(path, 'key'), 'secret'),
-    version: version === null ? null : parseInteger(version, appendJsonPath(path, 'version'), 1),
-    actor: parseString(object['actor'], appendJsonPath(path, 'actor')),
-  };
 }
 
 function optionalEntries(json: unknown, path: string): Array<[string, unknown]> {

@@ -1,16 +1,17 @@
 /**
  * Validation of workload-identity trusts (PROTOCOL §8), as the seed file, the
- * state file and the admin API give them.
+ * state file and the admin API give them: valibot schemas per provider.
  */
-import { appendJsonPath } from './json-path.js';
-import type { JsonValue, TrustDefinition, TrustKeyType, TrustProvider } from './model.js';
+import * as v from 'valibot';
+import type { AwsTrust, JsonValue, JwtTrust, TrustDefinition, TrustProvider } from './model.js';
 import {
+  checkSchema,
   describeType,
-  parseObject,
-  parseString,
-  parseStringArray,
-  rejectUnknownMembers,
-  ValidationError,
+  keyTypeSchema,
+  knownMembersOnly,
+  membersSchema,
+  objectSchema,
+  stringSchema,
 } from './validation/index.js';
 
 /** The providers a trust may name. */
@@ -24,126 +25,159 @@ const AWS_MEMBERS = ['provider', 'sts_endpoint', 'role_arns', 'audience', 'key_t
 const TRUST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]{1,512}$/;
 
-function fail(path: string, problem: string): never {
-  throw new ValidationError(path, problem);
-}
-
 /** A trust name: 1–64 characters of `[A-Za-z0-9._-]`, starting with a letter or digit. */
+export const trustNameSchema = v.pipe(
+  stringSchema,
+  v.regex(TRUST_NAME, 'a trust name is 1 to 64 characters of A-Z a-z 0-9 . _ -, starting with a letter or a digit'),
+);
+
+/** Returns `value` when it is a trust name (see {@link trustNameSchema}). */
 export function parseTrustName(value: unknown, path: string): string {
-  const name = parseString(value, path);
-  if (!TRUST_NAME.test(name))
-    fail(path, 'a trust name is 1 to 64 characters of A-Z a-z 0-9 . _ -, starting with a letter or a digit');
-  return name;
+  return checkSchema(trustNameSchema, value, path);
 }
 
-function parseKeyType(value: unknown, path: string): TrustKeyType {
-  if (value !== 'secret' && value !== 'public') fail(path, `must be "secret" or "public", got ${describeType(value)}`);
-  return value;
+const httpUrlSchema = v.pipe(
+  stringSchema,
+  v.rawCheck<string>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    let url: URL;
+    try {
+      url = new URL(dataset.value);
+    } catch {
+      addIssue({ message: 'must be an absolute http or https URL' });
+      return;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      addIssue({ message: `must use http or https, not ${url.protocol}` });
+    }
+  }),
+);
+
+const arrayOfStringsMessage = (issue: v.BaseIssue<unknown>): string =>
+  `must be an array of strings, got ${describeType(issue.input)}`;
+
+/** A non-empty list of non-empty strings; `what` names an element in messages. */
+function nonEmptyStringsSchema(what: string) {
+  return v.pipe(
+    v.array(v.pipe(stringSchema, v.minLength(1, `an empty ${what} is not allowed`)), arrayOfStringsMessage),
+    v.minLength(1, `must list at least one ${what}`),
+  );
 }
 
-function parseHttpUrl(value: unknown, path: string): string {
-  const text = parseString(value, path);
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    fail(path, 'must be an absolute http or https URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(path, `must use http or https, not ${url.protocol}`);
-  return text;
-}
+const roleArnsSchema = v.pipe(
+  v.array(
+    v.pipe(
+      stringSchema,
+      v.minLength(1, 'an empty role ARN is not allowed'),
+      v.regex(ROLE_ARN, 'must be an IAM role or user ARN such as "arn:aws:iam::123456789012:role/shop"'),
+    ),
+    arrayOfStringsMessage,
+  ),
+  v.minLength(1, 'must list at least one role ARN'),
+);
 
-function parseNonEmptyStrings(value: unknown, path: string, what: string): string[] {
-  const list = parseStringArray(value, path);
-  if (list.length === 0) fail(path, `must list at least one ${what}`);
-  list.forEach((item, index) => {
-    if (item === '') fail(appendJsonPath(path, index), `an empty ${what} is not allowed`);
-  });
-  return [...list];
-}
+const nonEmptyStringSchema = (problem: string) => v.pipe(stringSchema, v.minLength(1, problem));
 
-function parseJwks(value: unknown, path: string): { keys: Array<{ [key: string]: JsonValue }> } {
-  const object = parseObject(value, path);
-  const keys = object['keys'];
-  const keysPath = appendJsonPath(path, 'keys');
-  if (!Array.isArray(keys) || keys.length === 0) fail(keysPath, 'a JSON Web Key Set needs a non-empty "keys" array');
-  keys.forEach((key, index) => {
-    const jwk = parseObject(key, appendJsonPath(keysPath, index));
-    if (typeof jwk['kty'] !== 'string')
-      fail(appendJsonPath(appendJsonPath(keysPath, index), 'kty'), 'every JWK needs a "kty" string');
-    if ('d' in jwk || jwk['kty'] === 'oct')
-      fail(
-        appendJsonPath(keysPath, index),
-        'a JWKS for verification holds public keys only (this key is private or symmetric)',
-      );
-  });
+const jwkSchema = v.pipe(
+  objectSchema,
+  v.rawCheck<Record<string, unknown>>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const jwk = dataset.value;
+    if (typeof jwk['kty'] !== 'string') {
+      addIssue({
+        message: 'every JWK needs a "kty" string',
+        path: [{ type: 'object', origin: 'value', input: jwk, key: 'kty', value: jwk['kty'] }],
+      });
+    } else if (Object.hasOwn(jwk, 'd') || jwk['kty'] === 'oct') {
+      addIssue({ message: 'a JWKS for verification holds public keys only (this key is private or symmetric)' });
+    }
+  }),
+);
+
+const NO_KEYS = 'a JSON Web Key Set needs a non-empty "keys" array';
+
+const jwksSchema = v.pipe(
+  membersSchema({ keys: v.pipe(v.array(jwkSchema, NO_KEYS), v.minLength(1, NO_KEYS)) }),
   // A JSON round trip keeps the stored copy independent of the caller's object.
-  return JSON.parse(JSON.stringify({ keys })) as { keys: Array<{ [key: string]: JsonValue }> };
-}
+  v.transform(({ keys }) => JSON.parse(JSON.stringify({ keys })) as { keys: Array<{ [key: string]: JsonValue }> }),
+);
+
+/** What every trust starts with, checked first: its provider, then the key type it grants. */
+const trustHeadSchema = membersSchema({
+  provider: v.picklist(
+    TRUST_PROVIDERS as TrustProvider[],
+    (issue) => `must be one of ${TRUST_PROVIDERS.map((p) => `"${p}"`).join(', ')}, got ${describeType(issue.input)}`,
+  ),
+  key_type: keyTypeSchema,
+});
+
+/** AWS: `{provider: "aws", role_arns, sts_endpoint?, audience?, key_type}`. */
+export const awsTrustSchema = v.pipe(
+  objectSchema,
+  knownMembersOnly(AWS_MEMBERS),
+  membersSchema({
+    provider: v.literal('aws'),
+    key_type: keyTypeSchema,
+    role_arns: roleArnsSchema,
+    sts_endpoint: v.optional(httpUrlSchema, DEFAULT_STS_ENDPOINT),
+    audience: v.optional(nonEmptyStringSchema('must not be empty (leave it out to accept any)')),
+  }),
+  v.transform((trust): AwsTrust => {
+    const aws: AwsTrust = {
+      provider: 'aws',
+      sts_endpoint: trust.sts_endpoint,
+      role_arns: trust.role_arns,
+      key_type: trust.key_type,
+    };
+    if (trust.audience !== undefined) aws.audience = trust.audience;
+    return aws;
+  }),
+);
 
 /**
- * Validates one trust.
- *
- * Kubernetes, GCP and Azure: `{provider, issuer, audience, subjects, jwks | jwks_url, key_type}`.
- * AWS: `{provider: "aws", role_arns, sts_endpoint?, audience?, key_type}`.
+ * Kubernetes, GCP and Azure: `{provider, issuer, audience, subjects, jwks | jwks_url, key_type}`,
+ * with exactly one of `jwks` and `jwks_url`, which {@link jwtKeySourceSchema} then checks.
+ */
+export const jwtTrustSchema = v.pipe(
+  objectSchema,
+  knownMembersOnly(JWT_MEMBERS),
+  membersSchema({
+    provider: v.picklist(['kubernetes', 'gcp', 'azure']),
+    key_type: keyTypeSchema,
+    issuer: nonEmptyStringSchema('must not be empty'),
+    audience: nonEmptyStringSchema('must not be empty'),
+    subjects: nonEmptyStringsSchema('subject'),
+    jwks: v.optional(v.unknown()),
+    jwks_url: v.optional(v.unknown()),
+  }),
+  // Before the key set itself: with both given, which one is broken matters less than that one is extra.
+  v.check(
+    (trust) => (trust.jwks === undefined) !== (trust.jwks_url === undefined),
+    'give exactly one of "jwks" (an inline key set) and "jwks_url"',
+  ),
+);
+
+/** Where a JWT trust's keys come from: an inline key set or an http(s) URL. */
+export const jwtKeySourceSchema = membersSchema({
+  jwks: v.optional(jwksSchema),
+  jwks_url: v.optional(httpUrlSchema),
+});
+
+/**
+ * Validates one trust: its provider and key type first, then the members of
+ * that provider (see {@link awsTrustSchema}, {@link jwtTrustSchema} and
+ * {@link jwtKeySourceSchema}).
  *
  * @throws ValidationError naming the JSON path that is wrong.
  */
 export function parseTrustDefinition(value: unknown, path: string): TrustDefinition {
-  const object = parseObject(value, path);
-  const at = (member: string): string => appendJsonPath(path, member);
-  const provider = object['provider'];
-  if (typeof provider !== 'string' || !(TRUST_PROVIDERS as ReadonlyArray<string>).includes(provider)) {
-    fail(
-      at('provider'),
-      `must be one of ${TRUST_PROVIDERS.map((p) => `"${p}"`).join(', ')}, got ${describeType(provider)}`,
-    );
-  }
-  const keyType = parseKeyType(object['key_type'], at('key_type'));
-  if (provider === 'aws') {
-    rejectUnknownMembers(object, AWS_MEMBERS, path);
-    const roleArns = parseNonEmptyStrings(object['role_arns'], at('role_arns'), 'role ARN');
-    roleArns.forEach((arn, index) => {
-      if (!ROLE_ARN.test(arn))
-        fail(
-          appendJsonPath(at('role_arns'), index),
-          'must be an IAM role or user ARN such as "arn:aws:iam::123456789012:role/shop"',
-        );
-    });
-    const trust: TrustDefinition = {
-      provider: 'aws',
-      sts_endpoint:
-        object['sts_endpoint'] === undefined
-          ? DEFAULT_STS_ENDPOINT
-          : parseHttpUrl(object['sts_endpoint'], at('sts_endpoint')),
-      role_arns: roleArns,
-      key_type: keyType,
-    };
-    if (object['audience'] !== undefined) {
-      const audience = parseString(object['audience'], at('audience'));
-      if (audience === '') fail(at('audience'), 'must not be empty (leave it out to accept any)');
-      trust.audience = audience;
-    }
-    return trust;
-  }
-  rejectUnknownMembers(object, JWT_MEMBERS, path);
-  const issuer = parseString(object['issuer'], at('issuer'));
-  if (issuer === '') fail(at('issuer'), 'must not be empty');
-  const audience = parseString(object['audience'], at('audience'));
-  if (audience === '') fail(at('audience'), 'must not be empty');
-  const subjects = parseNonEmptyStrings(object['subjects'], at('subjects'), 'subject');
-  const hasJwks = object['jwks'] !== undefined;
-  const hasUrl = object['jwks_url'] !== undefined;
-  if (hasJwks === hasUrl) fail(path, 'give exactly one of "jwks" (an inline key set) and "jwks_url"');
-  const trust: TrustDefinition = {
-    provider: provider as 'kubernetes' | 'gcp' | 'azure',
-    issuer,
-    audience,
-    subjects,
-    key_type: keyType,
-  };
-  if (hasJwks) trust.jwks = parseJwks(object['jwks'], at('jwks'));
-  else trust.jwks_url = parseHttpUrl(object['jwks_url'], at('jwks_url'));
+  const { provider } = checkSchema(trustHeadSchema, value, path);
+  if (provider === 'aws') return checkSchema(awsTrustSchema, value, path);
+  const { issuer, audience, subjects, key_type } = checkSchema(jwtTrustSchema, value, path);
+  const { jwks, jwks_url } = checkSchema(jwtKeySourceSchema, value, path);
+  const trust: JwtTrust = { provider: provider as JwtTrust['provider'], issuer, audience, subjects, key_type };
+  if (jwks !== undefined) trust.jwks = jwks;
+  else trust.jwks_url = jwks_url;
   return trust;
 }
 

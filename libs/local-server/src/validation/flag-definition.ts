@@ -1,10 +1,10 @@
 /** Flag definitions and their A/B rules (PROTOCOL §10). */
-import { appendJsonPath } from '../json-path.js';
-import type { AbCohort, AbCondition, AbOperator, AbRule, FlagDefinition } from '../model.js';
+import * as v from 'valibot';
+import type { AbOperator, AbRule, FlagDefinition } from '../model.js';
 import { describeType, quote } from './json-type.js';
-import { parseBoolean, parseObject, parsePercentage, parseString, parseStringArray } from './primitives.js';
-import { parseTimestamp } from './timestamp.js';
-import { fail } from './validation-error.js';
+import { booleanSchema, membersSchema, percentageSchema, stringArraySchema, stringSchema } from './primitives.js';
+import { checkSchema } from './schema-check.js';
+import { timestampSchema } from './timestamp.js';
 
 /** The seven cohort condition operators of PROTOCOL §7, in their documented order. */
 export const AB_OPERATORS: ReadonlyArray<AbOperator> = Object.freeze([
@@ -17,68 +17,67 @@ export const AB_OPERATORS: ReadonlyArray<AbOperator> = Object.freeze([
   'contains',
 ]);
 
-function parseOperator(value: unknown, path: string): AbOperator {
-  if (typeof value !== 'string' || !(AB_OPERATORS as ReadonlyArray<string>).includes(value)) {
-    const got = typeof value === 'string' ? quote(value) : describeType(value);
-    fail(path, `must be one of ${AB_OPERATORS.join(', ')}; got ${got}`);
-  }
-  return value as AbOperator;
-}
+const operatorSchema = v.picklist(
+  AB_OPERATORS as AbOperator[],
+  (issue) =>
+    `must be one of ${AB_OPERATORS.join(', ')}; got ${typeof issue.input === 'string' ? quote(issue.input) : describeType(issue.input)}`,
+);
 
-function parseCondition(value: unknown, path: string): AbCondition {
-  const object = parseObject(value, path);
-  return {
-    attribute: parseString(object['attribute'], appendJsonPath(path, 'attribute')),
-    op: parseOperator(object['op'], appendJsonPath(path, 'op')),
-    values: parseStringArray(object['values'], appendJsonPath(path, 'values')).slice(),
-  };
-}
+const arrayOf = <TItem extends v.GenericSchema>(item: TItem) =>
+  v.array(item, (issue) => `must be an array, got ${describeType(issue.input)}`);
 
-function parseCohort(value: unknown, path: string): AbCohort {
-  const object = parseObject(value, path);
-  const conditionsPath = appendJsonPath(path, 'conditions');
-  const conditions = object['conditions'];
-  if (!Array.isArray(conditions)) fail(conditionsPath, `must be an array, got ${describeType(conditions)}`);
-  return {
-    conditions: conditions.map((condition, index) => parseCondition(condition, appendJsonPath(conditionsPath, index))),
-    percentage: parsePercentage(object['percentage'], appendJsonPath(path, 'percentage')),
-  };
-}
+const conditionSchema = membersSchema({ attribute: stringSchema, op: operatorSchema, values: stringArraySchema });
+
+const cohortSchema = membersSchema({ conditions: arrayOf(conditionSchema), percentage: percentageSchema });
 
 /**
- * Parses a flag's A/B rule (PROTOCOL §10): `percentage` 0–100, `salt`
- * string, optional `cohorts` (default `[]`), each with `conditions` and a
+ * A flag's A/B rule (PROTOCOL §10): `percentage` 0–100, `salt` string,
+ * optional `cohorts` (absent or null: `[]`), each with `conditions` and a
  * `percentage`. Unknown members are ignored, as PROTOCOL asks of readers.
  */
-export function parseAbRule(value: unknown, path: string): AbRule {
-  const object = parseObject(value, path);
-  const cohortsPath = appendJsonPath(path, 'cohorts');
-  const cohorts = object['cohorts'] ?? [];
-  if (!Array.isArray(cohorts)) fail(cohortsPath, `must be an array, got ${describeType(cohorts)}`);
-  return {
-    percentage: parsePercentage(object['percentage'], appendJsonPath(path, 'percentage')),
-    salt: parseString(object['salt'], appendJsonPath(path, 'salt')),
-    cohorts: cohorts.map((cohort, index) => parseCohort(cohort, appendJsonPath(cohortsPath, index))),
-  };
-}
+export const abRuleSchema = v.pipe(
+  membersSchema({
+    percentage: percentageSchema,
+    salt: stringSchema,
+    cohorts: v.nullish(arrayOf(cohortSchema), () => []),
+  }),
+  v.transform((rule): AbRule => ({ percentage: rule.percentage, salt: rule.salt, cohorts: rule.cohorts })),
+);
 
 /**
- * Parses a flag definition (PROTOCOL §10): `is_enabled` boolean (required),
+ * A flag definition (PROTOCOL §10): `is_enabled` boolean (required),
  * `starts_at` and `ends_at` timestamps or null (default null; when both are
  * set, `starts_at` must come first), and `ab` (absent or null: no rule).
  * Unknown members such as a copied `is_active` are ignored.
  */
+export const flagDefinitionSchema = v.pipe(
+  membersSchema({
+    is_enabled: booleanSchema,
+    starts_at: v.optional(timestampSchema, null),
+    ends_at: v.optional(timestampSchema, null),
+    ab: v.nullish(abRuleSchema),
+  }),
+  v.rawTransform(({ dataset, addIssue, NEVER }): FlagDefinition => {
+    const { is_enabled, starts_at, ends_at, ab } = dataset.value;
+    if (starts_at !== null && ends_at !== null && Date.parse(starts_at) >= Date.parse(ends_at)) {
+      addIssue({
+        message: `must be after starts_at (${starts_at}), got ${ends_at}`,
+        path: [{ type: 'object', origin: 'value', input: dataset.value, key: 'ends_at', value: ends_at }],
+      });
+      return NEVER;
+    }
+    const flag: FlagDefinition = { is_enabled, starts_at, ends_at };
+    if (ab !== undefined && ab !== null) flag.ab = ab;
+    return flag;
+  }),
+);
+
+/** Parses a flag's A/B rule (see {@link abRuleSchema}). */
+export function parseAbRule(value: unknown, path: string): AbRule {
+  return checkSchema(abRuleSchema, value, path);
+}
+
+/** Parses a flag definition (see {@link flagDefinitionSchema}). */
 export function parseFlagDefinition(value: unknown, path: string): FlagDefinition {
-  const object = parseObject(value, path);
-  const flag: FlagDefinition = {
-    is_enabled: parseBoolean(object['is_enabled'], appendJsonPath(path, 'is_enabled')),
-    starts_at: parseTimestamp(object['starts_at'] ?? null, appendJsonPath(path, 'starts_at')),
-    ends_at: parseTimestamp(object['ends_at'] ?? null, appendJsonPath(path, 'ends_at')),
-  };
-  if (flag.starts_at !== null && flag.ends_at !== null && Date.parse(flag.starts_at) >= Date.parse(flag.ends_at)) {
-    fail(appendJsonPath(path, 'ends_at'), `must be after starts_at (${flag.starts_at}), got ${flag.ends_at}`);
-  }
-  const ab = object['ab'];
-  if (ab !== undefined && ab !== null) flag.ab = parseAbRule(ab, appendJsonPath(path, 'ab'));
-  return flag;
+  return checkSchema(flagDefinitionSchema, value, path);
 }

@@ -1,15 +1,26 @@
 /**
- * Parsers for everything the local server accepts from outside: admin API
- * bodies, secret writes, seed and state files. Each takes the untrusted value
- * and the JSON path it came from, and returns the typed value or throws a
- * {@link ValidationError} that names the path and what was wrong.
+ * Schemas (valibot) and parsers for everything the local server accepts from
+ * outside: admin API bodies, secret writes, seed and state files. Each
+ * parser runs its schema through {@link checkSchema}: it takes the untrusted
+ * value and the JSON path it came from, and returns the typed value or throws
+ * a {@link ValidationError} that names the path and what was wrong.
  *
  * No message ever repeats a secret value or an API key: where the offending
  * value could be one, only its JSON type is described.
  */
 export { ValidationError, fail } from './validation-error.js';
+export { checkSchema } from './schema-check.js';
 export { describeType, quote } from './json-type.js';
 export {
+  booleanSchema,
+  integerSchema,
+  jsonValueSchema,
+  knownMembersOnly,
+  membersSchema,
+  objectSchema,
+  percentageSchema,
+  stringArraySchema,
+  stringSchema,
   parseBoolean,
   parseInteger,
   parseJsonValue,
@@ -20,6 +31,10 @@ export {
   rejectUnknownMembers,
 } from './primitives.js';
 export {
+  apiKeySchema,
+  keySchema,
+  serviceKindSchema,
+  slugSchema,
   isValidKey,
   isValidSlug,
   keyTypeOf,
@@ -28,8 +43,23 @@ export {
   parseServiceKind,
   parseSlug,
 } from './identifiers.js';
-export { formatTimestamp, parseTimestamp } from './timestamp.js';
-export { parseConfigValue } from './config-value.js';
-export { AB_OPERATORS, parseAbRule, parseFlagDefinition } from './flag-definition.js';
-export { SECRET_TYPES, parseSecretType, parseSecretWrite } from './secret-input.js';
-export { TENANT_MEMBERS, parseTenantPatch } from './tenant-patch.js';
+export { formatTimestamp, parseTimestamp, timestampSchema } from './timestamp.js';
+export { configValueSchema, parseConfigValue } from './config-value.js';
+export {
+  AB_OPERATORS,
+  abRuleSchema,
+  flagDefinitionSchema,
+  parseAbRule,
+  parseFlagDefinition,
+} from './flag-definition.js';
+export { keyTypeSchema, parseKeyType } from './key-type.js';
+export {
+  SECRET_TYPES,
+  parseSecretType,
+  parseSecretValue,
+  parseSecretWrite,
+  secretTypeSchema,
+  secretValueSchema,
+  secretWriteSchema,
+} from './secret-input.js';
+export { TENANT_MEMBERS, parseTenantPatch, tenantPatchSchema } from './tenant-patch.js';

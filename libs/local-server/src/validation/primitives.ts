@@ -1,92 +1,195 @@
-/** Parsers of JSON's building blocks: objects, strings, booleans, integers, percentages, string arrays, any JSON. */
-import { appendJsonPath } from '../json-path.js';
+/**
+ * Schemas of JSON's building blocks: objects (with their members), strings,
+ * booleans, integers, percentages, string arrays, any JSON. Each message
+ * describes a wrong value by its JSON type, or echoes a number, never a string.
+ */
+import * as v from 'valibot';
 import type { JsonValue } from '../model.js';
 import { describeType, quote } from './json-type.js';
-import { fail } from './validation-error.js';
+import { checkSchema, messageOf } from './schema-check.js';
 
-/** Returns `value` when it is a plain JSON object (not null, not an array). */
-export function parseObject(value: unknown, path: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    fail(path, `must be an object, got ${describeType(value)}`);
-  }
-  return value as Record<string, unknown>;
+/** `got …` for a message: a finite number as itself, anything else by its JSON type. */
+function got(input: unknown): string {
+  return typeof input === 'number' && Number.isFinite(input) ? String(input) : describeType(input);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
- * Refuses members of `object` outside `allowed`, naming them; catches typos
+ * A JSON object (not null, not an array: valibot's `object` and `record`
+ * take an array as an object of its indices).
+ */
+export const objectSchema = v.custom<Record<string, unknown>>(
+  isPlainObject,
+  (issue) => `must be an object, got ${describeType(issue.input)}`,
+);
+
+/**
+ * An object with the given members, checked in their order; other members
+ * are ignored (and left out of the output), as are members given as
+ * `undefined`. A missing required member gets
+ * the message its own schema gives for nothing (`must be a boolean, got
+ * nothing`), not valibot's generic one.
+ */
+export function membersSchema<const TEntries extends v.ObjectEntries>(entries: TEntries) {
+  return v.pipe(
+    objectSchema,
+    v.object(entries, (issue) => {
+      const member = issue.path?.[issue.path.length - 1]?.key;
+      const schema = typeof member === 'string' && Object.hasOwn(entries, member) ? entries[member] : undefined;
+      return (schema && messageOf(schema, undefined)) ?? `must be an object, got ${describeType(issue.input)}`;
+    }),
+    // A member given as `undefined` (in-process callers) counts as absent, as it would in JSON.
+    v.transform((output) => {
+      for (const member of Object.keys(output)) {
+        if ((output as Record<string, unknown>)[member] === undefined)
+          delete (output as Record<string, unknown>)[member];
+      }
+      return output;
+    }),
+  );
+}
+
+/**
+ * Refuses members of an object outside `allowed`, naming them; catches typos
  * such as `config` for `configs` that would otherwise drop data silently.
  */
+export function knownMembersOnly(allowed: ReadonlyArray<string>) {
+  return v.rawCheck<Record<string, unknown>>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const unknown = Object.keys(dataset.value).filter((member) => !allowed.includes(member));
+    if (unknown.length > 0) {
+      const names = unknown.map(quote).join(', ');
+      addIssue({
+        message: `unknown member${unknown.length === 1 ? '' : 's'} ${names}; allowed: ${allowed.join(', ')}`,
+      });
+    }
+  });
+}
+
+/** A string. */
+export const stringSchema = v.string((issue) => `must be a string, got ${describeType(issue.input)}`);
+
+/** A boolean. */
+export const booleanSchema = v.boolean((issue) => `must be a boolean, got ${describeType(issue.input)}`);
+
+/** A safe integer of at least `min`. */
+export function integerSchema(min: number) {
+  const notInteger = (issue: v.BaseIssue<unknown>): string => `must be an integer, got ${got(issue.input)}`;
+  return v.pipe(
+    v.number(notInteger),
+    v.safeInteger(notInteger),
+    v.minValue(min, (issue) => `must be at least ${min}, got ${got(issue.input)}`),
+  );
+}
+
+/** A finite number from 0 to 100 inclusive. */
+export const percentageSchema = v.pipe(
+  v.number((issue) => `must be a number from 0 to 100, got ${describeType(issue.input)}`),
+  v.finite((issue) => `must be a number from 0 to 100, got ${describeType(issue.input)}`),
+  v.minValue(0, (issue) => `must be a number from 0 to 100, got ${got(issue.input)}`),
+  v.maxValue(100, (issue) => `must be a number from 0 to 100, got ${got(issue.input)}`),
+);
+
+/** An array of strings. */
+export const stringArraySchema = v.array(
+  stringSchema,
+  (issue) => `must be an array of strings, got ${describeType(issue.input)}`,
+);
+
+/**
+ * Where `value` stops being JSON (a non-finite number, a function, …), as
+ * path segments, or `undefined` when it is all JSON. Iterative: a deep value
+ * cannot overflow the stack here.
+ */
+function firstNonJson(value: unknown): Array<string | number> | undefined {
+  const stack: Array<{ value: unknown; at: Array<string | number> }> = [{ value, at: [] }];
+  while (stack.length > 0) {
+    const { value: current, at } = stack.pop()!;
+    if (current === null || typeof current === 'string' || typeof current === 'boolean') continue;
+    if (typeof current === 'number') {
+      if (Number.isFinite(current)) continue;
+      return at;
+    }
+    if (Array.isArray(current)) {
+      for (let index = current.length - 1; index >= 0; index--)
+        stack.push({ value: current[index], at: [...at, index] });
+      continue;
+    }
+    if (typeof current !== 'object') return at;
+    const entries = Object.entries(current);
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const [member, element] = entries[index]!;
+      stack.push({ value: element, at: [...at, member] });
+    }
+  }
+  return undefined;
+}
+
+/** Any JSON: strings, finite numbers, booleans, null, arrays and plain objects of those. */
+export const jsonValueSchema = v.pipe(
+  v.unknown(),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const at = firstNonJson(dataset.value);
+    if (at === undefined) return;
+    const wrong = at.reduce<unknown>((inner, key) => (inner as Record<string | number, unknown>)[key], dataset.value);
+    addIssue({
+      message: `must be JSON, got ${describeType(wrong)}`,
+      path:
+        at.length === 0
+          ? undefined
+          : (at.map((key) => ({ type: 'unknown', origin: 'value', input: undefined, key, value: undefined })) as [
+              v.UnknownPathItem,
+              ...v.UnknownPathItem[],
+            ]),
+    });
+  }),
+  v.transform((value) => value as JsonValue),
+);
+
+/** Returns `value` when it is a plain JSON object (not null, not an array). */
+export function parseObject(value: unknown, path: string): Record<string, unknown> {
+  return checkSchema(objectSchema, value, path);
+}
+
+/** Refuses members of `object` outside `allowed`, naming them (see {@link knownMembersOnly}). */
 export function rejectUnknownMembers(
   object: Record<string, unknown>,
   allowed: ReadonlyArray<string>,
   path: string,
 ): void {
-  const unknown = Object.keys(object).filter((member) => !allowed.includes(member));
-  if (unknown.length > 0) {
-    const names = unknown.map(quote).join(', ');
-    fail(path, `unknown member${unknown.length === 1 ? '' : 's'} ${names}; allowed: ${allowed.join(', ')}`);
-  }
+  checkSchema(v.pipe(objectSchema, knownMembersOnly(allowed)), object, path);
 }
 
 /** Returns `value` when it is a string. */
 export function parseString(value: unknown, path: string): string {
-  if (typeof value !== 'string') fail(path, `must be a string, got ${describeType(value)}`);
-  return value;
+  return checkSchema(stringSchema, value, path);
 }
 
 /** Returns `value` when it is a boolean. */
 export function parseBoolean(value: unknown, path: string): boolean {
-  if (typeof value !== 'boolean') fail(path, `must be a boolean, got ${describeType(value)}`);
-  return value;
+  return checkSchema(booleanSchema, value, path);
 }
 
 /** Returns `value` when it is a safe integer of at least `min`. */
 export function parseInteger(value: unknown, path: string, min: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-    fail(
-      path,
-      `must be an integer, got ${typeof value === 'number' && Number.isFinite(value) ? String(value) : describeType(value)}`,
-    );
-  }
-  if (value < min) fail(path, `must be at least ${min}, got ${value}`);
-  return value;
+  return checkSchema(integerSchema(min), value, path);
 }
 
 /** Returns `value` when it is a finite number from 0 to 100 inclusive. */
 export function parsePercentage(value: unknown, path: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    fail(path, `must be a number from 0 to 100, got ${describeType(value)}`);
-  }
-  if (value < 0 || value > 100) fail(path, `must be a number from 0 to 100, got ${value}`);
-  return value;
+  return checkSchema(percentageSchema, value, path);
 }
 
 /** Returns `value` when it is an array of strings. */
 export function parseStringArray(value: unknown, path: string): string[] {
-  if (!Array.isArray(value)) fail(path, `must be an array of strings, got ${describeType(value)}`);
-  value.forEach((element, index) => parseString(element, appendJsonPath(path, index)));
-  return value as string[];
+  return checkSchema(stringArraySchema, value, path);
 }
 
-/**
- * Checks that `value` is JSON: strings, finite numbers, booleans, null,
- * arrays and plain objects of those.
- */
+/** Checks that `value` is JSON (see {@link jsonValueSchema}). */
 export function parseJsonValue(value: unknown, path: string): JsonValue {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) fail(path, `must be JSON, got ${describeType(value)}`);
-    return value;
-  }
-  if (Array.isArray(value)) {
-    value.forEach((element, index) => parseJsonValue(element, appendJsonPath(path, index)));
-    return value as JsonValue[];
-  }
-  if (typeof value === 'object') {
-    for (const [member, element] of Object.entries(value)) {
-      parseJsonValue(element, appendJsonPath(path, member));
-    }
-    return value as { [key: string]: JsonValue };
-  }
-  return fail(path, `must be JSON, got ${describeType(value)}`);
+  return checkSchema(jsonValueSchema, value, path);
 }

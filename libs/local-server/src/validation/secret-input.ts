@@ -1,32 +1,42 @@
-/** Secret types and secret write bodies (PROTOCOL §9). */
-import { appendJsonPath } from '../json-path.js';
+/** Secret types, values and write bodies (PROTOCOL §9). */
+import * as v from 'valibot';
 import type { SecretType } from '../model.js';
 import { describeType, quote } from './json-type.js';
-import { parseObject } from './primitives.js';
-import { fail } from './validation-error.js';
+import { membersSchema } from './primitives.js';
+import { checkSchema } from './schema-check.js';
 
 /** The secret types of PROTOCOL §9. */
 export const SECRET_TYPES: ReadonlyArray<SecretType> = Object.freeze(['text', 'file']);
 
-/** Parses a secret type, `text` or `file`; absent means `text`. */
+/** A secret type, `text` or `file`; absent means `text`. */
+export const secretTypeSchema = v.optional(
+  v.picklist(
+    SECRET_TYPES as SecretType[],
+    (issue) =>
+      `must be one of ${SECRET_TYPES.join(', ')}; got ${typeof issue.input === 'string' ? quote(issue.input) : describeType(issue.input)}`,
+  ),
+  'text',
+);
+
+/** A secret value: a string, described by its type only when it is wrong, never echoed. */
+export const secretValueSchema = v.string(
+  (issue) => `a secret value must be a string, got ${describeType(issue.input)}`,
+);
+
+/** A secret write body (PROTOCOL §9): `value` string and `type` (default `text`). */
+export const secretWriteSchema = membersSchema({ value: secretValueSchema, type: secretTypeSchema });
+
+/** Parses a secret type (see {@link secretTypeSchema}). */
 export function parseSecretType(value: unknown, path: string): SecretType {
-  if (value === undefined) return 'text';
-  if (typeof value !== 'string' || !(SECRET_TYPES as ReadonlyArray<string>).includes(value)) {
-    const got = typeof value === 'string' ? quote(value) : describeType(value);
-    fail(path, `must be one of ${SECRET_TYPES.join(', ')}; got ${got}`);
-  }
-  return value as SecretType;
+  return checkSchema(secretTypeSchema, value, path);
 }
 
-/**
- * Parses a secret write body (PROTOCOL §9): `value` string (never echoed)
- * and `type` (default `text`).
- */
+/** Parses a secret value (see {@link secretValueSchema}). */
+export function parseSecretValue(value: unknown, path: string): string {
+  return checkSchema(secretValueSchema, value, path);
+}
+
+/** Parses a secret write body (see {@link secretWriteSchema}). */
 export function parseSecretWrite(value: unknown, path: string): { value: string; type: SecretType } {
-  const object = parseObject(value, path);
-  const secret = object['value'];
-  if (typeof secret !== 'string') {
-    fail(appendJsonPath(path, 'value'), `a secret value must be a string, got ${describeType(secret)}`);
-  }
-  return { value: secret, type: parseSecretType(object['type'], appendJsonPath(path, 'type')) };
+  return checkSchema(secretWriteSchema, value, path);
 }

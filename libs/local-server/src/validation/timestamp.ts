@@ -1,6 +1,7 @@
 /** RFC 3339 timestamps as the wire writes them. */
+import * as v from 'valibot';
 import { describeType, quote } from './json-type.js';
-import { fail } from './validation-error.js';
+import { checkSchema } from './schema-check.js';
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
@@ -22,18 +23,16 @@ function daysInMonth(year: number, month: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
+const EXPECTED = 'must be an RFC 3339 date-time with Z or an offset, e.g. "2026-11-22T10:00:00Z"';
+
 /**
- * Parses an RFC 3339 date-time with `Z` or a numeric offset, or `null`
- * (unbounded), and returns it normalised by {@link formatTimestamp}. Digits
- * beyond milliseconds are truncated. Date-only strings, local times without
- * an offset, impossible dates and leap seconds are refused.
+ * Normalises an RFC 3339 date-time, or says what is wrong with it. valibot's
+ * `isoTimestamp` accepts impossible dates and leap seconds and normalises
+ * nothing, hence this arithmetic.
  */
-export function parseTimestamp(value: unknown, path: string): string | null {
-  if (value === null) return null;
-  const expected = 'must be an RFC 3339 date-time with Z or an offset, e.g. "2026-11-22T10:00:00Z"';
-  if (typeof value !== 'string') fail(path, `${expected}, or null; got ${describeType(value)}`);
-  const match = RFC3339.exec(value);
-  if (match === null) fail(path, `${expected}; got ${quote(value)}`);
+function normaliseTimestamp(text: string): { timestamp: string } | { problem: string } {
+  const match = RFC3339.exec(text);
+  if (match === null) return { problem: `${EXPECTED}; got ${quote(text)}` };
   const [, y, mo, d, h, mi, s, fraction, zulu, sign, oh, om] = match;
   const year = Number(y);
   const month = Number(mo);
@@ -42,13 +41,13 @@ export function parseTimestamp(value: unknown, path: string): string | null {
   const minute = Number(mi);
   const second = Number(s);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) {
-    fail(path, `is not a valid date-time: ${quote(value)}`);
+    return { problem: `is not a valid date-time: ${quote(text)}` };
   }
   let offsetMinutes = 0;
   if (zulu === undefined) {
     const offsetHours = Number(oh);
     const offsetMins = Number(om);
-    if (offsetHours > 23 || offsetMins > 59) fail(path, `has an invalid UTC offset: ${quote(value)}`);
+    if (offsetHours > 23 || offsetMins > 59) return { problem: `has an invalid UTC offset: ${quote(text)}` };
     offsetMinutes = (sign === '-' ? -1 : 1) * (offsetHours * 60 + offsetMins);
   }
   const millis = fraction === undefined ? 0 : Number(fraction.slice(1, 4).padEnd(3, '0'));
@@ -57,6 +56,30 @@ export function parseTimestamp(value: unknown, path: string): string | null {
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute - offsetMinutes, second, millis);
   const utcYear = date.getUTCFullYear();
-  if (utcYear < 0 || utcYear > 9999) fail(path, `is out of range once converted to UTC: ${quote(value)}`);
-  return formatTimestamp(date);
+  if (utcYear < 0 || utcYear > 9999) return { problem: `is out of range once converted to UTC: ${quote(text)}` };
+  return { timestamp: formatTimestamp(date) };
+}
+
+/**
+ * An RFC 3339 date-time with `Z` or a numeric offset, or `null` (unbounded),
+ * normalised by {@link formatTimestamp}. Digits beyond milliseconds are
+ * truncated. Date-only strings, local times without an offset, impossible
+ * dates and leap seconds are refused.
+ */
+export const timestampSchema = v.pipe(
+  v.nullable(v.string((issue) => `${EXPECTED}, or null; got ${describeType(issue.input)}`)),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    if (dataset.value === null) return null;
+    const result = normaliseTimestamp(dataset.value);
+    if ('problem' in result) {
+      addIssue({ message: result.problem });
+      return NEVER;
+    }
+    return result.timestamp;
+  }),
+);
+
+/** Parses a timestamp or `null` (see {@link timestampSchema}). */
+export function parseTimestamp(value: unknown, path: string): string | null {
+  return checkSchema(timestampSchema, value, path);
 }

@@ -1,6 +1,10 @@
+import * as v from 'valibot';
 import {
   AB_OPERATORS,
   ValidationError,
+  checkSchema,
+  parseKeyType,
+  parseSecretValue,
   describeType,
   formatTimestamp,
   isValidKey,
@@ -431,5 +435,60 @@ describe('API keys', () => {
   it('tells the key type', () => {
     expect(keyTypeOf('svs_x')).toBe('secret');
     expect(keyTypeOf('svp_x')).toBe('public');
+  });
+});
+
+describe('the valibot schemas behind the parsers', () => {
+  it("never pass on valibot's default message, which quotes the value", () => {
+    const error = rejection(() => checkSchema(v.object({ token: v.literal('x') }), { token: 'svs_leaked' }, 'body'));
+    expect(error.path).toBe('body.token');
+    expect(error.problem).toBe('must be "x", got a string');
+    expect(error.message).not.toContain('svs_leaked');
+  });
+
+  it('name the path of a non-JSON value deep inside a config value', () => {
+    expect(rejection(() => parseConfigValue([1, { a: [Number.POSITIVE_INFINITY] }], 'value')).message).toBe(
+      'value[1].a[0]: must be JSON, got a non-finite number (Infinity)',
+    );
+    expect(rejection(() => parseConfigValue(undefined, 'value')).problem).toBe(
+      'a config value is required (null is allowed)',
+    );
+  });
+
+  it('treat a member given as undefined as absent', () => {
+    expect(parseTenantPatch({ ab_addon: undefined, overdue_days: 2 }, 'tenant')).toStrictEqual({ overdue_days: 2 });
+    expect(parseFlagDefinition({ is_enabled: true, ab: undefined }, 'f')).toStrictEqual({
+      is_enabled: true,
+      starts_at: null,
+      ends_at: null,
+    });
+  });
+
+  it('see a "__proto__" member (valibot\'s record would drop it)', () => {
+    expect(rejection(() => parseTenantPatch(JSON.parse('{"__proto__": {"ab_addon": true}}'), 'tenant')).problem).toBe(
+      'unknown member "__proto__"; allowed: overdue_days, ab_addon, quarantined_until, write_rate_per_minute',
+    );
+    const flag = parseFlagDefinition(JSON.parse('{"is_enabled": false, "__proto__": {"is_enabled": true}}'), 'f');
+    expect(flag).toStrictEqual({ is_enabled: false, starts_at: null, ends_at: null });
+    expect(Object.getPrototypeOf(flag)).toBe(Object.prototype);
+  });
+
+  it("refuse arrays where objects belong (valibot's object takes them)", () => {
+    expect(rejection(() => parseSecretWrite(['x'], '')).problem).toBe('must be an object, got an array');
+    expect(rejection(() => parseAbRule({ percentage: 1, salt: 's', cohorts: [[]] }, 'ab')).message).toBe(
+      'ab.cohorts[0]: must be an object, got an array',
+    );
+  });
+
+  it('check key types and secret values without echoing a value', () => {
+    expect(parseKeyType('public', 'type')).toBe('public');
+    expect(rejection(() => parseKeyType('admin', 'type')).message).toBe(
+      'type: must be "secret" or "public", got "admin"',
+    );
+    expect(rejection(() => parseKeyType(1, 'type')).message).toBe('type: must be "secret" or "public", got a number');
+    expect(parseSecretValue('', 'value')).toBe('');
+    expect(rejection(() => parseSecretValue(['hunter2'], 'value')).message).toBe(
+      'value: a secret value must be a string, got an array',
+    );
   });
 });

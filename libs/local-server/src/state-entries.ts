@@ -1,0 +1,76 @@
+/**
+ * Schemas of the members only a state file has (PROTOCOL §11): secret
+ * versions with their number and time, and the secret audit trail.
+ */
+import * as v from 'valibot';
+import type { AuditAction, AuditEntry, SecretVersion } from './model.js';
+import {
+  apiKeySchema,
+  describeType,
+  integerSchema,
+  keySchema,
+  knownMembersOnly,
+  membersSchema,
+  objectSchema,
+  secretValueSchema,
+  stringSchema,
+  timestampSchema,
+} from './validation/index.js';
+
+const AUDIT_ACTIONS: ReadonlyArray<AuditAction> = ['secret.set', 'secret.delete', 'secret.version.delete'];
+
+/** A timestamp that must be there: `null` (unbounded) means nothing for a moment in the past. */
+const instantSchema = v.pipe(
+  timestampSchema,
+  v.check((value) => value !== null, 'must be a timestamp, got null'),
+  v.transform((value) => value!),
+);
+
+/** A secret version in state form: `{version, value, created_at}`, nothing else. */
+export const secretVersionSchema = v.pipe(
+  objectSchema,
+  knownMembersOnly(['version', 'value', 'created_at']),
+  membersSchema({ created_at: instantSchema, version: integerSchema(1), value: secretValueSchema }),
+  v.transform((entry): SecretVersion => ({ version: entry.version, value: entry.value, created_at: entry.created_at })),
+);
+
+/** An entry of a service's secret audit trail: `{at, action, key, version, actor}`, nothing else. */
+export const auditEntrySchema = v.pipe(
+  objectSchema,
+  knownMembersOnly(['at', 'action', 'key', 'version', 'actor']),
+  membersSchema({
+    at: instantSchema,
+    action: v.picklist(AUDIT_ACTIONS as AuditAction[], `must be one of ${AUDIT_ACTIONS.join(', ')}`),
+    key: keySchema('secret'),
+    version: v.nullable(integerSchema(1)),
+    actor: stringSchema,
+  }),
+  v.transform((entry): AuditEntry => ({
+    at: entry.at,
+    action: entry.action,
+    key: entry.key,
+    version: entry.version,
+    actor: entry.actor,
+  })),
+);
+
+/** A service's audit trail. */
+export const auditTrailSchema = v.array(
+  auditEntrySchema,
+  (issue) => `must be an array, got ${describeType(issue.input)}`,
+);
+
+/** A list of API keys (`keys`, `revoked_keys`); that each key belongs to one service is the parser's check. */
+export const apiKeyListSchema = v.array(
+  apiKeySchema,
+  (issue) => `must be an array of API keys, got ${describeType(issue.input)}`,
+);
+
+/**
+ * A secret's `versions`: at least one, each a string (seed form) or a
+ * {@link secretVersionSchema} (state form); which form, the parser decides.
+ */
+export const secretVersionListSchema = v.pipe(
+  v.array(v.unknown(), (issue) => `must be an array, got ${describeType(issue.input)}`),
+  v.minLength(1, 'must hold at least one version (deleting the last version deletes the secret)'),
+);
