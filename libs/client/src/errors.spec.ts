@@ -67,6 +67,16 @@ describe('errors', () => {
     expect(new SecretNotFoundError('db.password').message).toContain('db.password');
   });
 
+  it('takes status as a named option too, with the cause beside it', () => {
+    const cause = new Error('inner');
+    const unexpected = new UnexpectedResponseError('m', { status: 502, cause });
+    expect([unexpected.status, unexpected.cause]).toEqual([502, cause]);
+    const exchange = new TokenExchangeFailedError('m', { status: 403, cause });
+    expect([exchange.status, exchange.cause]).toEqual([403, cause]);
+    expect(new TokenExchangeFailedError('m', {}).status).toBeUndefined();
+    expect(new UnexpectedResponseError('m', 500, { cause }).cause).toBe(cause);
+  });
+
   it('passes cause to Error', () => {
     const cause = new Error('inner');
     expect(new TransportError('outer', { cause }).cause).toBe(cause);

@@ -69,6 +69,12 @@ export interface HttpErrorOptions extends VaneErrorOptions {
   serverCode?: string;
 }
 
+/** Options of the errors whose HTTP status is optional ({@link UnexpectedResponseError}, {@link TokenExchangeFailedError}). */
+export interface StatusErrorOptions extends HttpErrorOptions {
+  /** The HTTP status of the answer, when there was one. */
+  status?: number;
+}
+
 /** Base of the errors that correspond to an HTTP status answered by the service. */
 export abstract class VaneHttpError extends VaneError<VaneErrorCode> {
   /** The HTTP status the service answered. */
@@ -165,11 +171,13 @@ export class UnexpectedResponseError extends VaneError<VaneErrorCode> {
   readonly status: number | undefined;
   /**
    * @param message - what happened; never contains the body (it could hold secrets).
-   * @param status - the HTTP status, if any.
+   * @param status - the HTTP status, if any, or the options with `status` named (preferred).
+   * @param options - when `status` is given as a number.
    */
-  constructor(message: string, status?: number, options?: HttpErrorOptions) {
-    super(message, options);
-    this.status = status;
+  constructor(message: string, status?: number | StatusErrorOptions, options?: HttpErrorOptions) {
+    const named = typeof status === 'object' ? status : undefined;
+    super(message, named ?? options);
+    this.status = typeof status === 'number' ? status : named?.status;
   }
 }
 
@@ -217,10 +225,15 @@ export class TokenExchangeFailedError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_TOKEN_EXCHANGE_FAILED' as const;
   /** The HTTP status of the exchange, when there was an answer. */
   readonly status: number | undefined;
-  /** @param message - what happened. @param status - the HTTP status, if any. */
-  constructor(message: string, status?: number, options?: VaneErrorOptions) {
-    super(message, options);
-    this.status = status;
+  /**
+   * @param message - what happened.
+   * @param status - the HTTP status, if any, or the options with `status` named (preferred).
+   * @param options - when `status` is given as a number.
+   */
+  constructor(message: string, status?: number | StatusErrorOptions, options?: VaneErrorOptions) {
+    const named = typeof status === 'object' ? status : undefined;
+    super(message, named ?? options);
+    this.status = typeof status === 'number' ? status : named?.status;
   }
 }
 

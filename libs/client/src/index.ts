@@ -92,6 +92,7 @@ export type {
   VaneErrorCode,
   VaneErrorOptions,
   HttpErrorOptions,
+  StatusErrorOptions,
   RateLimitedErrorOptions,
   QuarantinedErrorOptions,
 } from './errors.js';

@@ -17,9 +17,8 @@ export function parseJsonAnswer(answer: ServiceAnswer, operation: string): unkno
     return JSON.parse(answer.text) as unknown;
   } catch {
     // Never attach the SyntaxError: V8 quotes part of the body, which may hold secrets.
-    throw new UnexpectedResponseError(
-      `${operation}: the answer is not valid JSON (${answer.text.length} characters)`,
-      answer.status,
-    );
+    throw new UnexpectedResponseError(`${operation}: the answer is not valid JSON (${answer.text.length} characters)`, {
+      status: answer.status,
+    });
   }
 }

@@ -63,7 +63,9 @@ export class SecretWriter {
         const version = doc['version'];
         const gotType = doc['type'];
         if (typeof version !== 'number' || !Number.isSafeInteger(version))
-          throw new UnexpectedResponseError('secret-write: the answer has no integer "version"', answer.status);
+          throw new UnexpectedResponseError('secret-write: the answer has no integer "version"', {
+            status: answer.status,
+          });
         return { key, type: gotType === 'file' || gotType === 'text' ? gotType : type, version };
       },
     );

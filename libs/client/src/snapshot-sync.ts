@@ -132,9 +132,10 @@ function readSnapshot(doc: unknown): Snapshot {
     return parseSnapshot(doc);
   } catch (err) {
     if (err instanceof SnapshotFormatError)
-      throw new UnexpectedResponseError(`sync: malformed snapshot (${err.message})`, 200);
+      throw new UnexpectedResponseError(`sync: malformed snapshot (${err.message})`, { status: 200 });
     // A document nested past the engine's stack: refused whole, with a code like any other answer.
-    if (err instanceof RangeError) throw new UnexpectedResponseError('sync: the snapshot is nested too deep', 200);
+    if (err instanceof RangeError)
+      throw new UnexpectedResponseError('sync: the snapshot is nested too deep', { status: 200 });
     throw err;
   }
 }

@@ -114,7 +114,9 @@ export class StreamingSource implements DataSource {
       }
       const type = res.header('content-type') ?? '';
       if (!type.toLowerCase().startsWith('text/event-stream'))
-        throw new UnexpectedResponseError(`stream: expected text/event-stream, got "${type.slice(0, 60)}"`, res.status);
+        throw new UnexpectedResponseError(`stream: expected text/event-stream, got "${type.slice(0, 60)}"`, {
+          status: res.status,
+        });
       this.s.events.streamOpened();
       return await readEventStream({
         body: res.body,
