@@ -5,15 +5,18 @@
  * parser (`seed-parser.ts`) stays the authority at start: it also checks
  * what a JSON Schema cannot say (a key in one service only, versions
  * ascending, exactly one of `jwks` and `jwks_url`) and names the JSON path
- * in its errors. A test holds the two to the same verdicts.
+ * in its errors. The patterns of names are the parser's own; a test holds the
+ * two to the same verdicts. (The parser's schemas cannot be converted as they
+ * are: their custom checks, messages and transforms have no JSON Schema form.)
  */
 import * as v from 'valibot';
-
-const KEY = /^[A-Za-z0-9._-]{1,256}$/;
-const SLUG = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const SERVICE_KIND = /^[a-z0-9_-]{1,64}$/;
-const API_KEY = /^(svs|svp)_[A-Za-z0-9_-]{1,200}$/;
-const TRUST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+import { TRUST_NAME_PATTERN as TRUST_NAME } from './trust-validation.js';
+import {
+  API_KEY_PATTERN as API_KEY,
+  KEY_PATTERN as KEY,
+  SERVICE_KIND_PATTERN as SERVICE_KIND,
+  SLUG_PATTERN as SLUG,
+} from './validation/index.js';
 
 const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.description('RFC 3339 date-time with Z or an offset'));
 const percentage = v.pipe(v.number(), v.minValue(0), v.maxValue(100));

@@ -22,13 +22,17 @@ export const DEFAULT_STS_ENDPOINT = 'https://sts.amazonaws.com';
 
 const JWT_MEMBERS = ['provider', 'issuer', 'audience', 'subjects', 'jwks', 'jwks_url', 'key_type'];
 const AWS_MEMBERS = ['provider', 'sts_endpoint', 'role_arns', 'audience', 'key_type'];
-const TRUST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** Trust names; also the pattern the seed JSON Schema publishes. */
+export const TRUST_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]{1,512}$/;
 
 /** A trust name: 1–64 characters of `[A-Za-z0-9._-]`, starting with a letter or digit. */
 export const trustNameSchema = v.pipe(
   stringSchema,
-  v.regex(TRUST_NAME, 'a trust name is 1 to 64 characters of A-Z a-z 0-9 . _ -, starting with a letter or a digit'),
+  v.regex(
+    TRUST_NAME_PATTERN,
+    'a trust name is 1 to 64 characters of A-Z a-z 0-9 . _ -, starting with a letter or a digit',
+  ),
 );
 
 /** Returns `value` when it is a trust name (see {@link trustNameSchema}). */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { evaluateAbFlag } from '../ab-evaluation.js';
 import { dictionary } from '../dictionary.js';
+import { appendJsonPath } from '../json-path.js';
 import { redactKey, type KeyIdentity } from '../store.js';
 import { describeType } from '../validation/index.js';
 import { HttpError } from './http-error.js';
@@ -171,13 +172,15 @@ async function evaluateAb(
   }
   const body = await readJsonBody(req);
   const { keys, user_id: userId } = parseBody(evaluateAbBody, body, 'a JSON object with keys, user_id and attributes');
-  // Read from the body itself: zod's records drop a member named `__proto__`, which is a valid attribute name.
+  // Read from the body itself: valibot's records drop a member named `__proto__`, which is a valid attribute name.
   const attributes = (body as { attributes?: Record<string, unknown> }).attributes;
   const context = dictionary<string>();
   if (attributes !== undefined) {
     for (const [name, value] of Object.entries(attributes)) {
       if (typeof value !== 'string') {
-        throw HttpError.invalid(`attributes.${name}: expected a string, received ${describeType(value)}`);
+        throw HttpError.invalid(
+          `${appendJsonPath('attributes', name)}: expected a string, received ${describeType(value)}`,
+        );
       }
       context[name] = value;
     }

@@ -3,14 +3,18 @@ import * as v from 'valibot';
 import { describeType, quote } from './json-type.js';
 import { checkSchema } from './schema-check.js';
 
-const KEY = /^[A-Za-z0-9._-]{1,256}$/;
-const SERVICE_KIND = /^[a-z0-9_-]{1,64}$/;
-const SLUG = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const API_KEY = /^(svs|svp)_[A-Za-z0-9_-]{1,200}$/;
+/** Flag, secret and config keys (PROTOCOL §4); also the pattern the seed JSON Schema publishes. */
+export const KEY_PATTERN = /^[A-Za-z0-9._-]{1,256}$/;
+/** Service kinds. */
+export const SERVICE_KIND_PATTERN = /^[a-z0-9_-]{1,64}$/;
+/** Service slugs: a DNS label. */
+export const SLUG_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+/** API keys. */
+export const API_KEY_PATTERN = /^(svs|svp)_[A-Za-z0-9_-]{1,200}$/;
 
 /** Whether `key` is a valid flag or secret key: 1–256 characters of `[A-Za-z0-9._-]` (PROTOCOL §4). */
 export function isValidKey(key: string): boolean {
-  return KEY.test(key);
+  return KEY_PATTERN.test(key);
 }
 
 /**
@@ -21,7 +25,7 @@ export function keySchema(what: 'flag' | 'secret' | 'config') {
   return v.pipe(
     v.string((issue) => `a ${what} key must be a string, got ${describeType(issue.input)}`),
     v.regex(
-      KEY,
+      KEY_PATTERN,
       (issue) => `a ${what} key must be 1–256 characters of [A-Za-z0-9._-], got ${issue.input.length} characters`,
     ),
   );
@@ -34,13 +38,16 @@ export function parseKey(value: unknown, path: string, what: 'flag' | 'secret' |
 
 /** Whether `slug` is a valid service slug: a DNS label of `[a-z0-9-]`, 1–63 characters. */
 export function isValidSlug(slug: string): boolean {
-  return SLUG.test(slug);
+  return SLUG_PATTERN.test(slug);
 }
 
 /** A service slug (see {@link isValidSlug}). */
 export const slugSchema = v.pipe(
   v.string((issue) => `a service slug must be a string, got ${describeType(issue.input)}`),
-  v.regex(SLUG, 'a service slug must be 1–63 characters of [a-z0-9-] that start and end with a letter or digit'),
+  v.regex(
+    SLUG_PATTERN,
+    'a service slug must be 1–63 characters of [a-z0-9-] that start and end with a letter or digit',
+  ),
 );
 
 /** Returns `value` when it is a valid service slug (see {@link isValidSlug}). */
@@ -51,7 +58,10 @@ export function parseSlug(value: unknown, path: string): string {
 /** A service kind: 1–64 characters of `[a-z0-9_-]` (`backend`, `frontend`, ...). */
 export const serviceKindSchema = v.pipe(
   v.string((issue) => `a service kind must be a string, got ${describeType(issue.input)}`),
-  v.regex(SERVICE_KIND, (issue) => `a service kind must be 1–64 characters of [a-z0-9_-], got ${quote(issue.input)}`),
+  v.regex(
+    SERVICE_KIND_PATTERN,
+    (issue) => `a service kind must be 1–64 characters of [a-z0-9_-], got ${quote(issue.input)}`,
+  ),
 );
 
 /** Parses a service kind (see {@link serviceKindSchema}). */
@@ -65,7 +75,7 @@ export function parseServiceKind(value: unknown, path: string): string {
  */
 export const apiKeySchema = v.pipe(
   v.string((issue) => `an API key must be a string, got ${describeType(issue.input)}`),
-  v.regex(API_KEY, 'an API key must be "svs_" or "svp_" followed by 1–200 characters of [A-Za-z0-9_-]'),
+  v.regex(API_KEY_PATTERN, 'an API key must be "svs_" or "svp_" followed by 1–200 characters of [A-Za-z0-9_-]'),
 );
 
 /** Returns `value` when it is an API key (see {@link apiKeySchema}). */

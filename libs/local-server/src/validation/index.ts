@@ -31,6 +31,10 @@ export {
   rejectUnknownMembers,
 } from './primitives.js';
 export {
+  API_KEY_PATTERN,
+  KEY_PATTERN,
+  SERVICE_KIND_PATTERN,
+  SLUG_PATTERN,
   apiKeySchema,
   keySchema,
   serviceKindSchema,

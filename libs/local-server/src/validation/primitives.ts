@@ -99,31 +99,42 @@ export const stringArraySchema = v.array(
   (issue) => `must be an array of strings, got ${describeType(issue.input)}`,
 );
 
+/** A value met while walking a JSON tree, with the way back to the root. */
+interface WalkNode {
+  value: unknown;
+  parent: WalkNode | undefined;
+  key: string | number;
+}
+
 /**
- * Where `value` stops being JSON (a non-finite number, a function, …), as
- * path segments, or `undefined` when it is all JSON. Iterative: a deep value
- * cannot overflow the stack here.
+ * Where `value` stops being JSON (a non-finite number, a function, …): the
+ * path segments and the offending value, or `undefined` when it is all JSON.
+ * Iterative, so a deep value cannot overflow the stack here; the path is only
+ * built for the value at fault.
  */
-function firstNonJson(value: unknown): Array<string | number> | undefined {
-  const stack: Array<{ value: unknown; at: Array<string | number> }> = [{ value, at: [] }];
+function firstNonJson(value: unknown): { at: Array<string | number>; wrong: unknown } | undefined {
+  const stack: WalkNode[] = [{ value, parent: undefined, key: '' }];
   while (stack.length > 0) {
-    const { value: current, at } = stack.pop()!;
+    const node = stack.pop()!;
+    const current = node.value;
     if (current === null || typeof current === 'string' || typeof current === 'boolean') continue;
-    if (typeof current === 'number') {
-      if (Number.isFinite(current)) continue;
-      return at;
-    }
+    if (typeof current === 'number' && Number.isFinite(current)) continue;
     if (Array.isArray(current)) {
-      for (let index = current.length - 1; index >= 0; index--)
-        stack.push({ value: current[index], at: [...at, index] });
+      for (let index = current.length - 1; index >= 0; index--) {
+        stack.push({ value: current[index], parent: node, key: index });
+      }
       continue;
     }
-    if (typeof current !== 'object') return at;
-    const entries = Object.entries(current);
-    for (let index = entries.length - 1; index >= 0; index--) {
-      const [member, element] = entries[index]!;
-      stack.push({ value: element, at: [...at, member] });
+    if (typeof current === 'object') {
+      const entries = Object.entries(current);
+      for (let index = entries.length - 1; index >= 0; index--) {
+        stack.push({ value: entries[index]![1], parent: node, key: entries[index]![0] });
+      }
+      continue;
     }
+    const at: Array<string | number> = [];
+    for (let step: WalkNode | undefined = node; step?.parent !== undefined; step = step.parent) at.unshift(step.key);
+    return { at, wrong: current };
   }
   return undefined;
 }
@@ -133,9 +144,9 @@ export const jsonValueSchema = v.pipe(
   v.unknown(),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
-    const at = firstNonJson(dataset.value);
-    if (at === undefined) return;
-    const wrong = at.reduce<unknown>((inner, key) => (inner as Record<string | number, unknown>)[key], dataset.value);
+    const found = firstNonJson(dataset.value);
+    if (found === undefined) return;
+    const { at, wrong } = found;
     addIssue({
       message: `must be JSON, got ${describeType(wrong)}`,
       path:
