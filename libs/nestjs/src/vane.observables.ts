@@ -2,7 +2,13 @@ import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import {
   VaneClient,
   type ChangeEvent,
+  type ConfigKey,
+  type ConfigOutput,
   type ConfigValue,
+  type FlagKey,
+  type InvalidConfig,
+  type ListedConfigKey,
+  type RegisteredSchema,
   type FlagState,
   type StaleState,
   type VaneClientStatus,
@@ -35,9 +41,13 @@ import { jsonEqual } from './utils/json-equal.js';
  * }
  * ```
  */
+/** Keys readable with a JSON-typed result: any string, unless the registered schema is strict. */
+type UnlistedKey = RegisteredSchema extends { readonly strict: true } ? never : string;
+
 @Injectable()
 export class VaneObservables implements OnModuleDestroy {
   readonly #changes = new Subject<ChangeEvent>();
+  readonly #invalid = new Subject<InvalidConfig>();
   readonly #destroyed = new Subject<void>();
   readonly #status: BehaviorSubject<VaneClientStatus>;
   readonly #unsubscribe: Array<() => void>;
@@ -54,18 +64,25 @@ export class VaneObservables implements OnModuleDestroy {
     this.#unsubscribe = [
       client.onChange((event) => this.#changes.next(event)),
       client.onStatusChange((status) => this.#status.next(status)),
+      client.onInvalid((invalid) => this.#invalid.next(invalid)),
     ];
     this.changes$ = this.#changes.asObservable().pipe(takeUntil(this.#destroyed));
+    this.invalid$ = this.#invalid.asObservable().pipe(takeUntil(this.#destroyed));
   }
 
   /**
    * A config's value: now, then on every change. A missing (or deleted) key
    * emits `defaultValue` (`undefined` when none is given).
    */
-  config$<T extends ConfigValue = ConfigValue>(key: string): Observable<T | undefined>;
-  config$<T extends ConfigValue>(key: string, defaultValue: T): Observable<WidenConfig<T>>;
-  config$(key: string, defaultValue?: ConfigValue): Observable<ConfigValue | undefined> {
-    const read = (): ConfigValue | undefined => {
+  config$<K extends ListedConfigKey<RegisteredSchema>>(key: K): Observable<ConfigOutput<RegisteredSchema, K>>;
+  config$<K extends ListedConfigKey<RegisteredSchema>>(
+    key: K,
+    defaultValue: Exclude<ConfigOutput<RegisteredSchema, K>, undefined>,
+  ): Observable<Exclude<ConfigOutput<RegisteredSchema, K>, undefined>>;
+  config$<T extends ConfigValue = ConfigValue>(key: UnlistedKey): Observable<T | undefined>;
+  config$<T extends ConfigValue>(key: UnlistedKey, defaultValue: T): Observable<WidenConfig<T>>;
+  config$(key: ConfigKey<RegisteredSchema>, defaultValue?: unknown): Observable<unknown> {
+    const read = (): unknown => {
       const lookup = this.client.configLookup(key);
       return lookup.found ? lookup.value : defaultValue;
     };
@@ -74,7 +91,7 @@ export class VaneObservables implements OnModuleDestroy {
         filter((e) => e.kind === 'config' && e.key === key),
         map(read),
         startWith(read()),
-        distinctUntilChanged<ConfigValue | undefined>(jsonEqual),
+        distinctUntilChanged<unknown>(jsonEqual),
       ),
     );
   }
@@ -93,7 +110,7 @@ export class VaneObservables implements OnModuleDestroy {
   }
 
   /** A flag's state (`defined`, `active`): now, then on every change. */
-  flag$(key: string): Observable<FlagState> {
+  flag$(key: FlagKey<RegisteredSchema>): Observable<FlagState> {
     return defer(() =>
       this.changes$.pipe(
         filter((e) => e.kind === 'flag' && e.key === key),
@@ -103,6 +120,13 @@ export class VaneObservables implements OnModuleDestroy {
       ),
     );
   }
+
+  /**
+   * Configs that fail the app's `schema`, as they arrive (once per key and
+   * bad value): `{ key, issues, revision, keptLastValid }`, never the value.
+   * Readers keep the key's last valid value. Emits nothing without a schema.
+   */
+  readonly invalid$: Observable<InvalidConfig>;
 
   /**
    * Whether the live stream is connected (`false` while the client polls,
@@ -144,5 +168,6 @@ export class VaneObservables implements OnModuleDestroy {
     this.#status.complete();
     this.#destroyed.complete();
     this.#changes.complete();
+    this.#invalid.complete();
   }
 }

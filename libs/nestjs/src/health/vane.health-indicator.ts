@@ -29,6 +29,12 @@ export interface VaneHealthDetails {
    * makes it `down`.
    */
   readonly stale?: VaneHealthStaleDetails;
+  /**
+   * With a `schema`: the config keys whose latest value failed it, with the
+   * validator's issues (never the value). Present only when there are some;
+   * the status stays `up`, since readers keep getting each key's last valid value.
+   */
+  readonly invalidConfigs?: readonly { readonly key: string; readonly issues: readonly string[] }[];
 }
 
 /** The `stale` member of {@link VaneHealthDetails}. */
@@ -88,6 +94,9 @@ export class VaneHealthIndicator {
           cause: `${stale.error.code}: ${stale.error.message}`,
         },
       }),
+      ...(c.invalidConfigs.size > 0
+        ? { invalidConfigs: [...c.invalidConfigs.values()].map(({ key, issues }) => ({ key, issues })) }
+        : {}),
     } as const;
     if (mode === 'closed') return { ...base, reason: 'the Vane client is closed' };
     if (mode === 'halted')
