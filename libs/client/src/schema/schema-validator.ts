@@ -94,58 +94,63 @@ export class SchemaValidator {
   }
 
   #validate(raw: ReadonlyMap<string, ConfigValue>, revision: number, initial: boolean): ValidatedConfigs {
-    if (this.#validators.length === 0) return { configs: raw, invalid: [], recovered: [] };
-    const configs = new Map<string, unknown>(raw);
     const invalid: InvalidConfig[] = [];
     const recovered: string[] = [];
+    // Served values that differ from the raw ones (a coercion, a default, a kept last valid value, a removal).
+    // Without any, readers get the raw map itself: no copy on the apply path.
+    const overrides: [string, unknown][] = [];
     for (const [key, validator] of this.#validators) {
       const value = raw.get(key);
       const last = this.#lastRaw.get(key);
-      if (last !== UNSEEN && (Object.is(last, value) || (value !== undefined && jsonEqual(last, value)))) {
-        this.#serveLastValid(configs, key);
-        continue;
+      if (last === UNSEEN || !(Object.is(last, value) || (value !== undefined && jsonEqual(last, value)))) {
+        this.#lastRaw.set(key, value);
+        const entry = this.#check(key, validator, value, revision, initial);
+        if (entry === 'recovered') recovered.push(key);
+        else if (entry !== undefined) invalid.push(entry);
       }
-      this.#lastRaw.set(key, value);
-      const result = validator['~standard'].validate(value);
-      if (isThenable(result)) {
-        // Swallow the pending validation: its outcome can never be used.
-        Promise.resolve(result).catch(() => undefined);
-        if (initial)
-          throw new InvalidArgumentError(
-            `options.schema.configs[${JSON.stringify(key)}] validates asynchronously; Vane validates on the apply path, synchronously: use a synchronous schema`,
-          );
-        const entry = this.#markInvalid(key, ['the validator answered asynchronously'], revision);
-        invalid.push(entry);
-        this.#serveLastValid(configs, key);
-        continue;
-      }
-      if (result.issues === undefined) {
-        if (this.#invalid.delete(key)) recovered.push(key);
-        if (result.value === undefined) {
-          this.#lastValid.delete(key);
-          configs.delete(key);
-        } else {
-          this.#lastValid.set(key, result.value);
-          configs.set(key, result.value);
-        }
-        continue;
-      }
-      const issues = result.issues.length > 0 ? result.issues.map(describeIssue) : ['rejected by its validator'];
-      invalid.push(this.#markInvalid(key, value === undefined ? ['missing (required)', ...issues] : issues, revision));
-      this.#serveLastValid(configs, key);
+      const served = this.#lastValid.get(key);
+      if (!Object.is(served, value) && !(served !== undefined && value !== undefined && jsonEqual(served, value)))
+        overrides.push([key, served]);
+    }
+    if (overrides.length === 0) return { configs: raw, invalid, recovered };
+    const configs = new Map<string, unknown>(raw);
+    for (const [key, served] of overrides) {
+      if (served === undefined) configs.delete(key);
+      else configs.set(key, served);
     }
     return { configs, invalid, recovered };
+  }
+
+  /** Runs one validator; records the outcome. @returns the new invalid entry, `'recovered'`, or nothing. */
+  #check(
+    key: string,
+    validator: StandardSchemaV1,
+    value: ConfigValue | undefined,
+    revision: number,
+    initial: boolean,
+  ): InvalidConfig | 'recovered' | undefined {
+    const result = validator['~standard'].validate(value);
+    if (isThenable(result)) {
+      // Swallow the pending validation: its outcome can never be used.
+      Promise.resolve(result).catch(() => undefined);
+      if (initial)
+        throw new InvalidArgumentError(
+          `options.schema.configs[${JSON.stringify(key)}] validates asynchronously; Vane validates on the apply path, synchronously: use a synchronous schema`,
+        );
+      return this.#markInvalid(key, ['the validator answered asynchronously'], revision);
+    }
+    if (result.issues === undefined) {
+      if (result.value === undefined) this.#lastValid.delete(key);
+      else this.#lastValid.set(key, result.value);
+      return this.#invalid.delete(key) ? 'recovered' : undefined;
+    }
+    const issues = result.issues.length > 0 ? result.issues.map(describeIssue) : ['rejected by its validator'];
+    return this.#markInvalid(key, value === undefined ? ['missing (required)', ...issues] : issues, revision);
   }
 
   #markInvalid(key: string, issues: readonly string[], revision: number): InvalidConfig {
     const entry: InvalidConfig = { key, issues, revision, keptLastValid: this.#lastValid.has(key) };
     this.#invalid.set(key, entry);
     return entry;
-  }
-
-  #serveLastValid(configs: Map<string, unknown>, key: string): void {
-    const value = this.#lastValid.get(key);
-    if (value === undefined) configs.delete(key);
-    else configs.set(key, value);
   }
 }
