@@ -12,6 +12,7 @@ import type { ChangeListener, SecretVersionInfo } from './change-event.js';
 import { ClientStatus, type StatusListener, type VaneClientStatus } from './client-status.js';
 import {
   ClientClosedError,
+  ConfigInvalidError,
   FrontendSecretReadError,
   PublicKeySecretAccessError,
   SecretNotFoundError,
@@ -159,8 +160,21 @@ export class VaneClient implements VaneReader {
 
   /** Installs the backup of a stale start (unless the service's snapshot came first). */
   async #serveBackup(start: StaleStart | undefined): Promise<StaleStart | undefined> {
-    if (start === undefined || !(await this.#store.restore(start.backup.snapshot, start.backup.savedAtMs)))
-      return undefined;
+    if (start === undefined) return undefined;
+    let restored: boolean;
+    try {
+      restored = await this.#store.restore(start.backup.snapshot, start.backup.savedAtMs);
+    } catch (err) {
+      // A backup that breaks the app's schema is a bad backup like a tampered one: never served.
+      if (!(err instanceof ConfigInvalidError)) throw err;
+      this.#o.logger.warn(
+        `last-known-good: ignoring the backup in ${this.#backup!.where}: it does not satisfy the schema (${err.invalid
+          .map((i) => i.key)
+          .join(', ')}); the start fails (${start.error.code})`,
+      );
+      throw start.error;
+    }
+    if (!restored) return undefined;
     this.#status.update({ stale: this.#backup!.becomeStale(start) });
     return start;
   }

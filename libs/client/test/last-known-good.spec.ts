@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { z } from 'zod';
 import {
   ApiKeyCredentials,
   FileBackupStore,
@@ -263,6 +264,17 @@ describe('last-known-good: bad backups are never served', () => {
     ).rejects.toMatchObject({ code: 'VANE_TRANSPORT' });
     expect(logger.text('warn')).toMatch(
       /expired: revision \d+ was saved \d+ ms ago, more than maxAgeMs \(3600000 ms\)/,
+    );
+  });
+
+  it('one that breaks the app’s schema: ignored with a warning naming the keys; the start fails with the service’s error', async () => {
+    await prime();
+    down();
+    // The schema was tightened since the backup was saved: db.pool.max is 20 in it.
+    const schema = { configs: { 'db.pool.max': z.number().max(10) } };
+    await expect(VaneClient.create(options({ schema }))).rejects.toMatchObject({ code: 'VANE_TRANSPORT' });
+    expect(logger.text('warn')).toContain(
+      `ignoring the backup in file ${backupFile()}: it does not satisfy the schema (db.pool.max)`,
     );
   });
 

@@ -102,6 +102,19 @@ describe('backup document', () => {
     expect(decodeBackup(encodeBackup(snap, SAVED_AT, sealed), sealed).snapshot.configs.get('__proto__')).toBe(7);
   });
 
+  it('a flag and a secret named __proto__ survive the round trip', () => {
+    const snap = parseSnapshot(
+      JSON.parse(
+        '{"service":{"slug":"s","kind":"backend"},"revision":1,' +
+          '"flags":{"__proto__":{"is_enabled":true,"starts_at":null,"ends_at":null,"is_active":true}},' +
+          '"secrets":{"__proto__":{"type":"text","value":"v","version":2}}}',
+      ),
+    );
+    const back = decodeBackup(encodeBackup(snap, SAVED_AT, sealed), sealed).snapshot;
+    expect(back.flags.get('__proto__')?.isActive).toBe(true);
+    expect(back.secrets.get('__proto__')).toEqual({ type: 'text', value: 'v', version: 2 });
+  });
+
   describe('refuses a bad backup, saying why', () => {
     const good = (): string => encodeBackup(snapshot(), SAVED_AT, sealed);
 

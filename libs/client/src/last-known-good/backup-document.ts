@@ -60,8 +60,9 @@ function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+// Keys come from users: null-prototype objects, so a flag or secret named `__proto__` is an own member.
 function snapshotToWire(snapshot: Snapshot): Obj {
-  const flags: Obj = {};
+  const flags: Obj = Object.create(null) as Obj;
   for (const [key, f] of snapshot.flags) {
     flags[key] = { is_enabled: f.isEnabled, starts_at: f.startsAt, ends_at: f.endsAt, is_active: f.isActive };
   }
@@ -74,7 +75,7 @@ function snapshotToWire(snapshot: Snapshot): Obj {
 }
 
 function secretsToWire(snapshot: Snapshot): Obj {
-  const secrets: Obj = {};
+  const secrets: Obj = Object.create(null) as Obj;
   for (const [key, s] of snapshot.secrets) secrets[key] = { type: s.type, value: s.value, version: s.version };
   return secrets;
 }
