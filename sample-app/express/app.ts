@@ -17,7 +17,7 @@ export function createApp(vane: VaneExpress): Express {
     res.json({ greeting: req.vane.config('greeting.text', 'Hello'), poolMax: req.vane.config('db.pool.max', 10) });
   });
 
-  // A route behind a flag: 404 while `new-checkout` is off.
+  // A route behind a flag: while `new-checkout` is off, it is as absent as any unknown path (the app's 404 below).
   app.get('/checkout', vane.requireFlag('new-checkout'), (_req, res) => {
     res.json({ checkout: 'new' });
   });
@@ -37,6 +37,11 @@ export function createApp(vane: VaneExpress): Express {
   app.get('/tls', (req, res) => {
     const path = req.vane.requireSecretFile('tls.client_pem');
     res.json({ bytes: statSync(path).size, version: req.vane.secretInfo('tls.client_pem')?.version });
+  });
+
+  // The app's own 404, for a path no route has and for a route whose flag is off alike.
+  app.use((_req, res) => {
+    res.status(404).json({ statusCode: 404, message: 'Not Found' });
   });
 
   // Vane errors (a missing secret, the service unreachable for an A/B call…) as clean JSON.

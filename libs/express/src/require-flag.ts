@@ -62,11 +62,36 @@ export function checkFlagOffOptions(options: FlagOffOptions | undefined): void {
   checkOff(options, 'flagOff');
 }
 
-function deny(off: FlagOffOptions, req: Request, res: Response, next: NextFunction, denial: FlagDenial): void {
+/** The part of Express's `req.route` (Express 4 and 5) that tells which handlers the route has. */
+interface RouteOfRequest {
+  readonly stack?: readonly { readonly handle?: unknown }[];
+}
+
+/**
+ * Lets the request go on as if the guarded route did not exist: in a route
+ * (`app.get(path, guard, handler)`) `next('route')` skips the rest of it, so
+ * a later route of the same path, the app's own 404 handler or Express's
+ * final 404 answers, exactly as for a path no route has. As middleware
+ * (`router.use(guard)`, `app.use(prefix, guard)`) there is no route to skip:
+ * `next('router')` leaves the router the guard is mounted on.
+ */
+function fallThrough(guard: RequestHandler, req: Request, next: NextFunction): void {
+  const route = req.route as RouteOfRequest | undefined;
+  next(route?.stack?.some((layer) => layer.handle === guard) === true ? 'route' : 'router');
+}
+
+function deny(
+  off: FlagOffOptions,
+  guard: RequestHandler,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  denial: FlagDenial,
+): void {
   if (off.handler) return off.handler(req, res, next, denial);
   if (off.error) return next(off.error(denial));
-  const status = off.status ?? 404;
-  res.status(status).json({ statusCode: status, message: STATUS_CODES[status] ?? 'Error' });
+  if (off.status === undefined) return fallThrough(guard, req, next);
+  res.status(off.status).json({ statusCode: off.status, message: STATUS_CODES[off.status] ?? 'Error' });
 }
 
 /**
@@ -94,12 +119,13 @@ export function createFlagGuard(
   const denialFor = (key: string): FlagDenial => ({ key, defined: deps.client.flagState(key).defined, ab });
 
   if (!ab) {
-    return function vaneFlagGuard(req, res, next) {
+    const plain: RequestHandler = function vaneFlagGuard(req, res, next) {
       deps.accessorFor(req);
       const offKey = list.find((key) => !deps.client.flag(key));
       if (offKey === undefined) return next();
-      deny(off, req, res, next, denialFor(offKey));
+      deny(off, plain, req, res, next, denialFor(offKey));
     };
+    return plain;
   }
 
   const guard: RequestHandler = function vaneAbFlagGuard(req, res, next) {
@@ -111,7 +137,7 @@ export function createFlagGuard(
           const offKey = list.find((key) => !results[key]);
           if (offKey === undefined) return next();
           try {
-            deny(off, req, res, next, denialFor(offKey));
+            deny(off, guard, req, res, next, denialFor(offKey));
           } catch (err) {
             // A user handler that throws here is outside Express's own try/catch.
             next(err);

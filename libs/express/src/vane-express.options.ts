@@ -40,14 +40,17 @@ export type FlagOffHandler = (req: Request, res: Response, next: NextFunction, d
 
 /**
  * What a guard does when its flag is off or not defined. When several are
- * given, `handler` wins over `error`, which wins over `status`.
+ * given, `handler` wins over `error`, which wins over `status`. With none,
+ * the request falls through to the app's own 404 handling: the route looks
+ * absent, answered exactly like a path no route has.
  */
 export interface FlagOffOptions {
   /**
-   * Status of the default answer, a JSON body `{ statusCode, message }`
-   * whose message is the status's standard text (`"Not Found"`): it names
-   * no flag, so a gated route looks like any other route that does not exist.
-   * @default 404
+   * Answer with this status and a JSON body `{ statusCode, message }` whose
+   * message is the status's standard text (`"Not Found"`, naming no flag),
+   * instead of falling through: `{ status: 404 }` gives a JSON 404.
+   * @default none: the request falls through to the app's 404 handling
+   * (`next('route')` in a route, `next('router')` as router middleware)
    */
   readonly status?: number;
   /**
@@ -78,7 +81,7 @@ export interface VaneExpressOptions extends VaneClientOptions {
   /**
    * Default answer of every guard whose flag is off; a guard's own options
    * replace it.
-   * @default `{ status: 404 }`
+   * @default `{}`: the request falls through to the app's own 404 handling
    */
   flagOff?: FlagOffOptions;
 }

@@ -39,14 +39,63 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
     it.each([
       ['off', 'beta'],
       ['not defined', 'no-such-flag'],
-    ])('answers 404 with a body that names no flag when the flag is %s', async (_case, key) => {
+    ])(
+      "falls through to Express's own 404 when the flag is %s: the same answer as a path no route has",
+      async (_case, key) => {
+        const app = makeApp();
+        const handler = jest.fn((_req: Request, res: Response) => res.json({ reached: true }));
+        app.get('/gated', vane.requireFlag(key), handler);
+        const refused = await request(app).get('/gated?page=2').expect(404);
+        const absent = await request(app).get('/nothere?page=2').expect(404);
+        expect(refused.headers['content-type']).toBe(absent.headers['content-type']);
+        expect(refused.text).toBe(absent.text.replace('/nothere', '/gated'));
+        expect(refused.text).not.toContain(key);
+        expect(handler).not.toHaveBeenCalled();
+      },
+    );
+
+    it("falls through to the app's own 404 handler, A/B guards too", async () => {
+      await fx.close();
+      fx = await startFixture({ abContext: headerContext });
       const app = makeApp();
-      const handler = jest.fn((_req: Request, res: Response) => res.json({ reached: true }));
-      app.get('/gated', vane.requireFlag(key), handler);
-      const res = await request(app).get('/gated').expect(404);
-      expect(res.body).toEqual({ statusCode: 404, message: 'Not Found' });
-      expect(res.text).not.toContain(key);
-      expect(handler).not.toHaveBeenCalled();
+      app.get('/gated', fx.vane.requireFlag('beta'), (_req, res) => res.json({ reached: true }));
+      app.get('/pricing', fx.vane.requireFlag('new-pricing', { ab: true }), (_req, res) => res.json({ reached: true }));
+      app.use((req, res) => void res.status(404).json({ notFound: req.path }));
+      await request(app).get('/gated').expect(404, { notFound: '/gated' });
+      await request(app).get('/nothere').expect(404, { notFound: '/nothere' });
+      await request(app)
+        .get('/pricing')
+        .set({ 'x-user-id': 'u-1', 'x-country': 'US' })
+        .expect(404, { notFound: '/pricing' });
+      await request(app).get('/pricing').set({ 'x-user-id': 'u-1', 'x-country': 'DE' }).expect(200, { reached: true });
+    });
+
+    it('lets a later route of the same path serve while the flag is off (old and new handler side by side)', async () => {
+      const app = makeApp();
+      app.get('/checkout', vane.requireFlag('beta'), (_req, res) => res.json({ checkout: 'new' }));
+      app.get('/checkout', (_req, res) => res.json({ checkout: 'old' }));
+      await request(app).get('/checkout').expect(200, { checkout: 'old' });
+    });
+
+    it("as middleware of a mounted router leaves that router: the app's 404 handler answers", async () => {
+      const app = makeApp();
+      const admin = makeApp(); // a sub-app: a router of the same Express major
+      admin.use(vane.requireFlag('beta'));
+      admin.get('/panel', (_req, res) => res.json({ reached: true }));
+      app.use('/admin', admin);
+      app.use((req, res) => void res.status(404).json({ notFound: req.originalUrl }));
+      await request(app).get('/admin/panel').expect(404, { notFound: '/admin/panel' });
+    });
+
+    it("answers today's JSON 404 with { status: 404 }, per guard or app-wide with flagOff", async () => {
+      const app = makeApp();
+      app.get('/json', vane.requireFlag('beta', { status: 404 }), (_req, res) => res.json({}));
+      await request(app).get('/json').expect(404, { statusCode: 404, message: 'Not Found' });
+      await fx.close();
+      fx = await startFixture({ flagOff: { status: 404 } });
+      const withDefault = makeApp();
+      withDefault.get('/json', fx.vane.requireFlag('beta'), (_req, res) => res.json({}));
+      await request(withDefault).get('/json').expect(404, { statusCode: 404, message: 'Not Found' });
     });
 
     it('changes its answer when the flag is flipped through the admin API, without a restart', async () => {

@@ -1,11 +1,4 @@
-import {
-  ForbiddenException,
-  Inject,
-  Injectable,
-  NotFoundException,
-  type CanActivate,
-  type ExecutionContext,
-} from '@nestjs/common';
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { VaneClient } from '@vane/client';
 import { FeatureFlagRequirement } from './feature-flag.metadata.js';
@@ -17,6 +10,7 @@ import type {
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { VANE_MODULE_OPTIONS } from './vane.constants.js';
 import { VaneRequestFlags } from './vane-request-flags.service.js';
+import { refusalFor, refusalReady } from './transport-exceptions.js';
 import { requestKeyOf } from './utils/request-key.js';
 
 /**
@@ -74,9 +68,22 @@ export class FeatureFlagGuard implements CanActivate {
     for (const key of requirement.keys) {
       if (this.client.flag(key)) continue;
       const state = this.client.flagState(key);
-      throw this.createException({ key, reason: state.defined ? 'off' : 'undefined', ab: false }, requirement, context);
+      return this.#refuse({ key, reason: state.defined ? 'off' : 'undefined', ab: false }, requirement, context);
     }
     return this.#pass(request, handler);
+  }
+
+  /**
+   * Throws the refusal, at once when the transport's exception class is at
+   * hand (always over HTTP and GraphQL), else once it is loaded (the first
+   * refusal in a microservice or a gateway).
+   */
+  #refuse(denial: FeatureFlagDenial, requirement: FeatureFlagMetadata, context: ExecutionContext): Promise<never> {
+    const ready = refusalReady(context);
+    if (ready === undefined) throw this.createException(denial, requirement, context);
+    return ready.then(() => {
+      throw this.createException(denial, requirement, context);
+    });
   }
 
   #pass(request: object | undefined, handler: Function): true {
@@ -103,11 +110,7 @@ export class FeatureFlagGuard implements CanActivate {
     for (const key of requirement.keys) {
       const state = await this.flags.state(key, true, context);
       if (!state.on)
-        throw this.createException(
-          { key, reason: state.defined ? 'off' : 'undefined', ab: true },
-          requirement,
-          context,
-        );
+        await this.#refuse({ key, reason: state.defined ? 'off' : 'undefined', ab: true }, requirement, context);
     }
   }
 
@@ -130,8 +133,11 @@ export class FeatureFlagGuard implements CanActivate {
 
   /**
    * The error a refused request gets: the decorator's `exception`, else the
-   * module's `flagException`, else a 404 that looks like Nest's own
-   * "Cannot GET /path".
+   * module's `flagException`, else a 404 in the form the transport expects:
+   * over HTTP a `NotFoundException` worded like the platform's own
+   * "Cannot GET /path" (Express or Fastify), in GraphQL a
+   * `FeatureFlagGraphQLError` (`extensions.code: 'NOT_FOUND'`), in a
+   * microservice an `RpcException`, on a WebSocket a `WsException`.
    */
   protected createException(
     denial: FeatureFlagDenial,
@@ -139,13 +145,6 @@ export class FeatureFlagGuard implements CanActivate {
     context: ExecutionContext,
   ): Error {
     const choice: FeatureFlagException = requirement.exception ?? this.options.flagException ?? 404;
-    if (typeof choice === 'function') return choice(denial, context);
-    if (choice === 403) return new ForbiddenException();
-    if (context.getType() === 'http') {
-      const req = context.switchToHttp().getRequest<{ method?: string; url?: string }>();
-      if (req.method !== undefined && req.url !== undefined)
-        return new NotFoundException(`Cannot ${req.method} ${req.url.split('?')[0]}`);
-    }
-    return new NotFoundException();
+    return typeof choice === 'function' ? choice(denial, context) : refusalFor(choice, context);
   }
 }

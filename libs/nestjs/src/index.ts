@@ -36,6 +36,7 @@ export { SecretPipe } from './secret.pipe.js';
 export { Flag } from './flag.decorator.js';
 export { FlagPipe } from './flag.pipe.js';
 export { defaultVaneContextFactory } from './vane-context.provider.js';
+export { requestOf, userOf, transportOf, type VaneTransport } from './request-context.js';
 export { createNestVaneLogger } from './vane-logger.js';
 export { initialSyncHint } from './vane-client.provider.js';
 export { VaneStartupCheck } from './vane-startup-check.service.js';

@@ -1,6 +1,6 @@
-import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
+import { Injectable, Logger, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
 import { VaneClient } from '@vane/client';
-import { SecretUnavailableException } from './errors/secret-unavailable.exception.js';
+import { SecretUnavailableException, type SecretUnavailableReason } from './errors/secret-unavailable.exception.js';
 import type { SecretOptions } from './interfaces/secret-options.interface.js';
 
 /** What `@Secret()` hands to its pipe. @internal */
@@ -15,16 +15,28 @@ export interface SecretParamData extends SecretOptions {
  */
 @Injectable()
 export class SecretPipe implements PipeTransform<unknown, string | undefined> {
+  readonly #logger = new Logger('Vane');
+
   constructor(private readonly client: VaneClient) {}
 
-  /** Returns the secret's value (or file path), `undefined` if optional and absent, or throws a `SecretUnavailableException`. */
+  /**
+   * Returns the secret's value (or file path), `undefined` if optional and
+   * absent, or logs why it cannot and throws a `SecretUnavailableException`
+   * (a generic 500 for the caller).
+   */
   transform(_value: unknown, metadata: ArgumentMetadata): string | undefined {
     const { key, file = false, optional = false } = metadata.data as unknown as SecretParamData;
-    if (this.client.keyType === 'pk') throw new SecretUnavailableException(key, 'public-key', file);
-    if (this.client.serviceKind === 'frontend') throw new SecretUnavailableException(key, 'frontend-service', file);
+    if (this.client.keyType === 'pk') throw this.#unavailable(key, 'public-key', file);
+    if (this.client.serviceKind === 'frontend') throw this.#unavailable(key, 'frontend-service', file);
     const value = file ? this.client.secretFile(key) : this.client.secret(key);
     if (value !== null) return value;
     if (optional) return undefined;
-    throw new SecretUnavailableException(key, 'absent', file);
+    throw this.#unavailable(key, 'absent', file);
+  }
+
+  #unavailable(key: string, reason: SecretUnavailableReason, file: boolean): SecretUnavailableException {
+    const exception = new SecretUnavailableException(key, reason, file);
+    this.#logger.error(`@Secret() failed a request (500): ${exception.detail}`);
+    return exception;
   }
 }

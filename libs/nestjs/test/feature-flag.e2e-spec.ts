@@ -136,6 +136,13 @@ describe('@FeatureFlag()', () => {
     await request(app.getHttpServer()).get('/typo').expect(404);
   });
 
+  it("words the 404 exactly like Express's own route-not-found answer, query included", async () => {
+    const absent = await request(app.getHttpServer()).get('/no-such-route?page=2').expect(404);
+    const refused = await request(app.getHttpServer()).get('/beta/page?page=2').expect(404);
+    expect(absent.body).toEqual({ statusCode: 404, error: 'Not Found', message: 'Cannot GET /no-such-route?page=2' });
+    expect(refused.body).toEqual({ ...absent.body, message: 'Cannot GET /beta/page?page=2' });
+  });
+
   it('on a controller applies to every handler, and a handler decorator wins over it', async () => {
     await request(app.getHttpServer()).get('/beta/page').expect(404);
     await request(app.getHttpServer()).get('/beta/checkout').expect(200, 'checkout (handler flag wins)');

@@ -5,10 +5,11 @@ export type SecretUnavailableReason = 'absent' | 'public-key' | 'frontend-servic
 
 /**
  * Thrown by `@Secret()` when a required secret cannot be read: the request
- * fails with a 500 whose message names the key (never a value) and says why.
- * Mark the parameter `{ optional: true }` to get `undefined` instead.
- *
- * Body: `{ statusCode: 500, error: 'Internal Server Error', code: 'VANE_NEST_SECRET_UNAVAILABLE', key, reason, message }`.
+ * fails with a 500 whose body is Nest's generic one,
+ * `{ statusCode: 500, message: 'Internal server error' }`, so a caller learns
+ * nothing about the app's secrets. The key, the reason and what to do are on
+ * the exception (`key`, `reason`, `detail`) and in the error line `@Secret()`
+ * logs. Mark the parameter `{ optional: true }` to get `undefined` instead.
  */
 export class SecretUnavailableException extends InternalServerErrorException {
   /** Stable code. */
@@ -17,6 +18,8 @@ export class SecretUnavailableException extends InternalServerErrorException {
   readonly key: string;
   /** Why it is unavailable. */
   readonly reason: SecretUnavailableReason;
+  /** What happened and what to do, naming the key (never a value); logged, never sent to the caller. */
+  readonly detail: string;
 
   /**
    * @param key - the secret's key.
@@ -31,12 +34,10 @@ export class SecretUnavailableException extends InternalServerErrorException {
         : reason === 'public-key'
           ? `${what} cannot be read: the Vane client uses a public key (svp_…), which never receives secrets; use a secret key (svs_…)`
           : `${what} cannot be read: the Vane service is of kind "frontend", which never holds secrets`;
-    super(
-      { statusCode: 500, error: 'Internal Server Error', code: 'VANE_NEST_SECRET_UNAVAILABLE', key, reason, message },
-      { description: message },
-    );
+    super({ statusCode: 500, message: 'Internal server error' });
     this.name = 'SecretUnavailableException';
     this.key = key;
     this.reason = reason;
+    this.detail = message;
   }
 }

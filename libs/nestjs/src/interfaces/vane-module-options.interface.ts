@@ -14,8 +14,10 @@ export interface VaneModuleOptions extends VaneClientOptions {
   /**
    * Reads the A/B user context of a request (user id and string attributes),
    * for `@FeatureFlag(key, { ab: true })` and `@Flag(key, { ab: true })`.
-   * Return `undefined` for an anonymous request (its A/B flags are off).
-   * @default reads `request.user.id` (or `request.user.sub`), no attributes
+   * Return `undefined` for an anonymous request (its A/B flags are off). A
+   * factory that throws or rejects makes the request anonymous too, with one
+   * warning: it never fails the request.
+   * @default reads the user's `id` (or `sub`) where the transport keeps it (`userOf(context)`: `request.user` over HTTP), no attributes
    */
   abContext?: VaneContextFactory;
   /**

@@ -1,0 +1,103 @@
+import type { ExecutionContext } from '@nestjs/common';
+
+/**
+ * The transports `@vane/nestjs` tells apart: Nest's own context types
+ * (`http` on Express or Fastify, `rpc` for microservices, `ws` for gateways)
+ * and `graphql` (resolvers of `@nestjs/graphql`).
+ */
+export type VaneTransport = 'http' | 'graphql' | 'rpc' | 'ws';
+
+/**
+ * The transport of an execution context (`context.getType()`, which is
+ * `graphql` in a resolver). Any other type a third-party transport brings is
+ * returned as it is.
+ */
+export function transportOf(context: ExecutionContext): VaneTransport | (string & {}) {
+  return context.getType<string>();
+}
+
+function objectOrUndefined(value: unknown): object | undefined {
+  return typeof value === 'object' && value !== null ? value : undefined;
+}
+
+/** The GraphQL context of a resolver call: its third argument (`root, args, context, info`). */
+function graphqlContextOf(context: ExecutionContext): object | undefined {
+  return objectOrUndefined(context.getArgByIndex(2));
+}
+
+/**
+ * "The request" of any execution context, where the user and the headers live:
+ *
+ * - `http`: the platform's request (an Express `Request` or a `FastifyRequest`);
+ * - `graphql`: the HTTP request the GraphQL context carries (`context.req`,
+ *   which `@nestjs/apollo` always sets), else the GraphQL context itself;
+ * - `rpc`: the message's data, when it is an object;
+ * - `ws`: the client (the socket), which lives as long as the connection.
+ *
+ * Both HTTP platforms give `headers` (lower-case names) and `query` (an
+ * object); only Express has `req.get()`, so portable code reads `headers`.
+ * `undefined` when the context has no such object.
+ */
+export function requestOf(context: ExecutionContext): object | undefined {
+  switch (context.getType<string>()) {
+    case 'http':
+      return objectOrUndefined(context.switchToHttp().getRequest());
+    case 'graphql': {
+      const gql = graphqlContextOf(context);
+      return objectOrUndefined((gql as { req?: unknown } | undefined)?.req) ?? gql;
+    }
+    case 'rpc':
+      return objectOrUndefined(context.switchToRpc().getData());
+    case 'ws':
+      return objectOrUndefined(context.switchToWs().getClient());
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * "The user" of any execution context, as authentication usually leaves it:
+ * `request.user` over HTTP (Passport on Express or Fastify); in GraphQL the
+ * HTTP request's `user`, else the GraphQL context's `user`; in a
+ * microservice the message data's `user` (services vouch for their
+ * callers); on a WebSocket the client's `user`, else `client.data.user`
+ * (socket.io), never the message (a browser writes what it likes there).
+ * `undefined` when there is none.
+ */
+export function userOf(context: ExecutionContext): unknown {
+  const request = requestOf(context) as { user?: unknown; data?: unknown } | undefined;
+  switch (context.getType<string>()) {
+    case 'graphql':
+      return request?.user ?? (graphqlContextOf(context) as { user?: unknown } | undefined)?.user;
+    case 'ws':
+      return request?.user ?? (objectOrUndefined(request?.data) as { user?: unknown } | undefined)?.user;
+    default:
+      return request?.user;
+  }
+}
+
+/**
+ * The object that stands for one call, used as a WeakMap key (the A/B batch
+ * of a request, the mark a guard subclass leaves): the HTTP request, the
+ * GraphQL context (one per operation), the RPC data (or else its transport
+ * context, made per message), the WebSocket message data when it is an
+ * object. `undefined` (nothing cached) when no object lives exactly as long
+ * as the call: a WebSocket client outlives its messages.
+ * @internal
+ */
+export function callKeyOf(context: ExecutionContext): object | undefined {
+  switch (context.getType<string>()) {
+    case 'http':
+      return objectOrUndefined(context.switchToHttp().getRequest());
+    case 'graphql':
+      return graphqlContextOf(context);
+    case 'rpc':
+      return (
+        objectOrUndefined(context.switchToRpc().getData()) ?? objectOrUndefined(context.switchToRpc().getContext())
+      );
+    case 'ws':
+      return objectOrUndefined(context.switchToWs().getData());
+    default:
+      return undefined;
+  }
+}
