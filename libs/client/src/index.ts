@@ -20,6 +20,8 @@ export type {
   ConfigValidator,
   ConfigKey,
   ListedConfigKey,
+  RegisteredConfigKey,
+  UnlistedConfigKey,
   ConfigOutput,
   FlagKey,
 } from './schema/vane-schema.js';

@@ -27,7 +27,14 @@ import { PollingSource } from './polling-source.js';
 import { SecretWriter, type SecretWriteResult, type SetSecretOptions } from './secret-writes.js';
 import { ServiceHttp } from './service-http.js';
 import type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';
-import type { ConfigKey, ConfigOutput, FlagKey, ListedConfigKey, RegisteredSchema } from './schema/vane-schema.js';
+import type {
+  ConfigKey,
+  ConfigOutput,
+  FlagKey,
+  RegisteredConfigKey,
+  RegisteredSchema,
+  UnlistedConfigKey,
+} from './schema/vane-schema.js';
 import type { ConfigValue } from './snapshot.js';
 import { SnapshotStore } from './snapshot-store.js';
 import { SnapshotSync, type SyncResult } from './snapshot-sync.js';
@@ -41,10 +48,7 @@ export type { SyncResult } from './snapshot-sync.js';
 // Reads are typed by the schema registered through `VaneRegister` (one per app): a generic client would
 // be invariant in its schema, so `app.get(VaneClient)` and helpers taking a `VaneClient` would stop compiling.
 type S = RegisteredSchema;
-/** Config keys the registered schema lists (none without one). */
-type SchemaConfigKey = ListedConfigKey<S>;
-/** Keys readable with a JSON-typed result: any string, unless the registered schema is strict. */
-type UnlistedConfigKey = S extends { readonly strict: true } ? never : string;
+type SchemaConfigKey = RegisteredConfigKey;
 export type { SecretWriteResult, SetSecretOptions } from './secret-writes.js';
 export type { SyncMode, VaneClientStatus, StatusListener } from './client-status.js';
 export type { ConfigLookup, FlagState, WidenConfig } from './vane-reader.js';

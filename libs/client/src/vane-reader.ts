@@ -4,6 +4,14 @@
  * @packageDocumentation
  */
 import type { SecretVersionInfo } from './change-event.js';
+import type {
+  ConfigKey,
+  ConfigOutput,
+  FlagKey,
+  RegisteredConfigKey,
+  RegisteredSchema,
+  UnlistedConfigKey,
+} from './schema/vane-schema.js';
 import type { ConfigValue } from './snapshot.js';
 
 /** Result of a config lookup: tells a missing key from a key holding `null`. */
@@ -28,19 +36,30 @@ export type WidenConfig<T> = T extends string ? string : T extends number ? numb
  */
 export interface VaneReader {
   /**
+   * A config value. A key the registered schema lists reads as its
+   * validator's output type (see `VaneRegister`).
+   */
+  config<K extends RegisteredConfigKey>(key: K): ConfigOutput<RegisteredSchema, K>;
+  /** A listed config value, or `defaultValue` when the key is missing. */
+  config<K extends RegisteredConfigKey>(
+    key: K,
+    defaultValue: Exclude<ConfigOutput<RegisteredSchema, K>, undefined>,
+  ): Exclude<ConfigOutput<RegisteredSchema, K>, undefined>;
+  /**
    * A config value with its JSON type; `defaultValue` only when the key is
    * missing (a key holding `null` gives `null`). The type parameter is a
-   * claim, not a runtime check.
+   * claim, not a runtime check. With a strict registered schema, a key it does
+   * not list is a compile error.
    */
-  config<T extends ConfigValue = ConfigValue>(key: string): T | undefined;
+  config<T extends ConfigValue = ConfigValue>(key: UnlistedConfigKey): T | undefined;
   /** A config value, or `defaultValue` when the key is missing. */
-  config<T extends ConfigValue>(key: string, defaultValue: T): WidenConfig<T>;
+  config<T extends ConfigValue>(key: UnlistedConfigKey, defaultValue: T): WidenConfig<T>;
   /** Looks a config up, telling "not found" from a value (including `null`). */
-  configLookup(key: string): ConfigLookup;
+  configLookup(key: ConfigKey<RegisteredSchema>): ConfigLookup;
   /** A flag's server-computed value, or `defaultValue` (false) when the flag is not defined. */
-  flag(key: string, defaultValue?: boolean): boolean;
+  flag(key: FlagKey<RegisteredSchema>, defaultValue?: boolean): boolean;
   /** Tells "not defined" from "defined and off". */
-  flagState(key: string): FlagState;
+  flagState(key: FlagKey<RegisteredSchema>): FlagState;
   /**
    * A text secret; `null` for an absent key or a file secret.
    * @throws PublicKeySecretAccessError - with a public key.

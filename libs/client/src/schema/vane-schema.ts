@@ -90,3 +90,9 @@ export type FlagKey<S> = S extends { readonly flags: readonly (infer F extends s
     ? F
     : F | AnyString
   : string;
+
+/** Config keys of the registered schema that read as its output type (none without one). */
+export type RegisteredConfigKey = ListedConfigKey<RegisteredSchema>;
+
+/** Config keys read with a JSON-typed result: any string, unless the registered schema is strict. */
+export type UnlistedConfigKey = RegisteredSchema extends { readonly strict: true } ? never : string;

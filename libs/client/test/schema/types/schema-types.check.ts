@@ -1,7 +1,10 @@
 // Type tests for reads typed by a registered schema. Compiled by schema-types.spec.ts; every
 // `@ts-expect-error` line must be an error, every other line must compile.
-import { type VaneClient } from '@vane/client';
-import { type schema } from '../app-schema.js';
+import type { VaneClient } from '@vane/client';
+import type { RequestVane } from '@vane/express';
+import type { VaneObservables } from '@vane/nestjs';
+import type { Observable } from 'rxjs';
+import type { schema } from '../app-schema.js';
 
 // #region register
 declare module '@vane/client' {
@@ -35,4 +38,26 @@ client.flagState('dark-mode');
 // @ts-expect-error strict: an unlisted flag is a compile error
 client.flag('beta');
 
+// req.vane in Express reads the same way.
+declare const reqVane: RequestVane;
+const reqPoolMax: number = reqVane.config('db.pool.max');
+reqVane.flag('new-checkout');
+// @ts-expect-error strict: unlisted config through req.vane
+reqVane.config('db.host');
+// @ts-expect-error strict: unlisted flag through req.vane
+reqVane.flag('beta');
+
+// Nest observables: outputs and keys from the schema.
+declare const live: VaneObservables;
+const poolMax$: Observable<number> = live.config$('db.pool.max');
+const apiUrl$: Observable<string | undefined> = live.config$('api.url');
+live.flag$('dark-mode');
+// @ts-expect-error the observable carries numbers
+const wrong$: Observable<string> = live.config$('db.pool.max');
+// @ts-expect-error strict: unlisted config key
+live.config$('db.host');
+// @ts-expect-error strict: unlisted flag key
+live.flag$('beta');
+
+export { reqPoolMax, poolMax$, apiUrl$, wrong$ };
 export { poolMax, discount, timeout, apiUrl, withDefault, wrong, notOptional, on };
