@@ -1,4 +1,5 @@
 import { applyDecorators, UseGuards } from '@nestjs/common';
+import type { FlagKey, RegisteredSchema } from '@vane/client';
 import { FeatureFlagRequirement } from './feature-flag.metadata.js';
 import { FeatureFlagGuard } from './feature-flag.guard.js';
 import type { FeatureFlagOptions } from './interfaces/feature-flag-options.interface.js';
@@ -26,7 +27,7 @@ import { assertKey } from './utils/param-metadata.js';
  * ```
  */
 export function FeatureFlag(
-  key: string | readonly string[],
+  key: FlagKey<RegisteredSchema> | readonly FlagKey<RegisteredSchema>[],
   options: FeatureFlagOptions = {},
 ): ClassDecorator & MethodDecorator {
   const keys = typeof key === 'string' ? [key] : [...key];

@@ -1,4 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { FlagKey, RegisteredSchema } from '@vane/client';
 import { FlagPipe, type FlagParamData } from './flag.pipe.js';
 import type { FlagOptions } from './interfaces/flag-options.interface.js';
 import { assertKey, recordParam } from './utils/param-metadata.js';
@@ -17,7 +18,7 @@ const FlagParam = createParamDecorator((_data: FlagParamData, context: Execution
  * pricing(@Flag('new-pricing', { ab: true }) newPricing: boolean, @Flag('dark-mode') dark: boolean) { … }
  * ```
  */
-export function Flag(key: string, options: FlagOptions = {}): ParameterDecorator {
+export function Flag(key: FlagKey<RegisteredSchema>, options: FlagOptions = {}): ParameterDecorator {
   assertKey('Flag', key);
   const decorate = FlagParam({ ...options, key }, FlagPipe);
   return (target, propertyKey, index) => {

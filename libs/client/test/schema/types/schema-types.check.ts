@@ -2,7 +2,7 @@
 // `@ts-expect-error` line must be an error, every other line must compile.
 import type { VaneClient } from '@vane/client';
 import type { RequestVane } from '@vane/express';
-import type { VaneObservables } from '@vane/nestjs';
+import { Flag, FeatureFlag, type VaneObservables } from '@vane/nestjs';
 import type { Observable } from 'rxjs';
 import type { schema } from '../app-schema.js';
 
@@ -58,6 +58,23 @@ const wrong$: Observable<string> = live.config$('db.pool.max');
 live.config$('db.host');
 // @ts-expect-error strict: unlisted flag key
 live.flag$('beta');
+
+// Nest decorators take the schema's flag keys.
+export class CheckoutController {
+  @FeatureFlag('new-checkout')
+  page(@Flag('dark-mode') dark: boolean): boolean {
+    return dark;
+  }
+
+  // @ts-expect-error strict: an unlisted flag in @FeatureFlag()
+  @FeatureFlag(['new-checkout', 'beta'])
+  other(): void {}
+
+  // @ts-expect-error strict: an unlisted flag in @Flag()
+  third(@Flag('beta') beta: boolean): boolean {
+    return beta;
+  }
+}
 
 export { reqPoolMax, poolMax$, apiUrl$, wrong$ };
 export { poolMax, discount, timeout, apiUrl, withDefault, wrong, notOptional, on };
