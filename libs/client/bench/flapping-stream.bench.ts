@@ -3,7 +3,8 @@
  * proxy that buffers or cuts SSE does) — for 10 minutes of hand-driven time:
  * how many times the client reconnects. In-memory transport, default options.
  *
- * Run from libs/client: `node --import ../../scripts/ts-register.mjs bench/flapping-stream.bench.ts [<path>]`.
+ * Run: `npm run bench -w @vane/client`, or from libs/client
+ * `node --import ../../scripts/ts-register.mjs bench/flapping-stream.bench.ts [<path>]`.
  * With the path of another client's `src/index.ts` (e.g. an older commit's
  * sources, from `git archive`), that client is measured in the same run as
  * the baseline.
