@@ -36,7 +36,13 @@ export function snippets(readme) {
 }
 
 /** The documents whose snippets are kept, relative to the repository root. */
-export const DOCUMENTS = ['README.md', 'docs/protocol.md', 'libs/client/README.md', 'libs/nestjs/README.md'];
+export const DOCUMENTS = [
+  'README.md',
+  'docs/protocol.md',
+  'libs/client/README.md',
+  'libs/nestjs/README.md',
+  'libs/openfeature/README.md',
+];
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   let count = 0;
