@@ -1,5 +1,5 @@
 import { refusal } from './api.js';
-import { h, idFor, renderRows, showError } from './dom.js';
+import { h, idFor, panel, renderKeyed, showError } from './dom.js';
 import { parseJsonInput } from './json-input.js';
 
 /**
@@ -118,23 +118,14 @@ export function createConfigsPanel(ctx) {
     h('button', { type: 'submit', text: 'Save config' }),
   );
 
-  const element = h(
-    'section',
-    { class: 'panel', 'aria-labelledby': 'configs-title' },
-    h('h3', { id: 'configs-title', text: 'Configs' }),
-    empty,
-    list,
-    form,
-  );
+  const element = panel('configs', 'Configs', empty, list, form);
 
   return {
     element,
     /** @param {{ configs: Record<string, unknown> }} view */
     update(view) {
       configs = view.configs;
-      const keys = Object.keys(configs).sort();
-      empty.hidden = keys.length > 0;
-      renderRows(list, keys, row);
+      renderKeyed(list, empty, configs, row);
     },
   };
 }

@@ -50,6 +50,35 @@ export function renderRows(list, keys, makeRow) {
 }
 
 /**
+ * A keyed panel: a titled section holding its empty state, its list and its form.
+ * @param {string} id - prefix of the heading's id (`<id>-title`)
+ * @param {string} title
+ * @param {...HTMLElement} children
+ * @returns {HTMLElement}
+ */
+export function panel(id, title, ...children) {
+  return h(
+    'section',
+    { class: 'panel', 'aria-labelledby': `${id}-title` },
+    h('h3', { id: `${id}-title`, text: title }),
+    ...children,
+  );
+}
+
+/**
+ * Shows one row per key of `record`, sorted, or the empty state when it has none.
+ * @param {HTMLElement} list
+ * @param {HTMLElement} empty
+ * @param {Record<string, unknown>} record
+ * @param {(key: string) => HTMLElement} makeRow
+ */
+export function renderKeyed(list, empty, record, makeRow) {
+  const keys = Object.keys(record).sort();
+  empty.hidden = keys.length > 0;
+  renderRows(list, keys, makeRow);
+}
+
+/**
  * Shows an error (or clears it with an empty message) in an alert element.
  * @param {HTMLElement} element
  * @param {string} message

@@ -1,5 +1,5 @@
 import { refusal } from './api.js';
-import { h, idFor, renderRows, showError } from './dom.js';
+import { h, idFor, panel, renderKeyed, showError } from './dom.js';
 import { describeInstant, fromLocalInput, toLocalInput } from './time-input.js';
 
 /**
@@ -161,20 +161,11 @@ export function createFlagsPanel(ctx) {
   );
 
   return {
-    element: h(
-      'section',
-      { class: 'panel', 'aria-labelledby': 'flags-title' },
-      h('h3', { id: 'flags-title', text: 'Flags' }),
-      empty,
-      list,
-      form,
-    ),
+    element: panel('flags', 'Flags', empty, list, form),
     /** @param {{ flags: Record<string, object> }} view */
     update(view) {
       flags = view.flags;
-      const keys = Object.keys(flags).sort();
-      empty.hidden = keys.length > 0;
-      renderRows(list, keys, row);
+      renderKeyed(list, empty, flags, row);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { refusal } from './api.js';
-import { h, idFor, renderRows, showError } from './dom.js';
+import { h, idFor, panel, renderKeyed, showError } from './dom.js';
 
 /** How long a revealed value stays on screen, in ms. */
 const REVEAL_MS = 30_000;
@@ -183,20 +183,11 @@ export function createSecretsPanel(ctx) {
   );
 
   return {
-    element: h(
-      'section',
-      { class: 'panel', 'aria-labelledby': 'secrets-title' },
-      h('h3', { id: 'secrets-title', text: 'Secrets' }),
-      empty,
-      list,
-      form,
-    ),
+    element: panel('secrets', 'Secrets', empty, list, form),
     /** @param {{ secrets: Record<string, { type: string, versions: Array<{ version: number, created_at: string }> }> }} view */
     update(view) {
       secrets = view.secrets;
-      const keys = Object.keys(secrets).sort();
-      empty.hidden = keys.length > 0;
-      renderRows(list, keys, row);
+      renderKeyed(list, empty, secrets, row);
     },
   };
 }
