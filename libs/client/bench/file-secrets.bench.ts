@@ -15,10 +15,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileSecretStore } from '../src/file-secrets.js';
-import { currentOwner, secretDirPrefix } from '../src/secret-dir-owner.js';
-import { secretFileName } from '../src/secret-file-name.js';
-import { sweepStaleSecretDirs } from '../src/stale-secret-dirs.js';
+import { FileSecretStore } from '../src/secrets/file-secrets.js';
+import { currentOwner, secretDirPrefix } from '../src/secrets/secret-dir-owner.js';
+import { secretFileName } from '../src/secrets/secret-file-name.js';
+import { sweepStaleSecretDirs } from '../src/secrets/stale-secret-dirs.js';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

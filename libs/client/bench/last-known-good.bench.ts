@@ -19,7 +19,7 @@ import { startLocalServer, type LocalServerSeed } from '@vane/local-server';
 import { FileBackupStore, VaneClient, type ChangeEvent } from '@vane/client';
 import { encodeBackup } from '../src/last-known-good/backup-document.js';
 import { deriveBackupKey } from '../src/last-known-good/backup-key.js';
-import { parseSnapshot } from '../src/snapshot.js';
+import { parseSnapshot } from '../src/store/snapshot.js';
 
 const SK = 'svs_bench_lkg_secret_key_000001';
 const silent = { warn() {}, error() {} };

@@ -9,10 +9,10 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { z } from 'zod';
-import { FileSecretStore } from '../src/file-secrets.js';
+import { FileSecretStore } from '../src/secrets/file-secrets.js';
 import { SchemaValidator } from '../src/schema/schema-validator.js';
-import { SnapshotStore } from '../src/snapshot-store.js';
-import { applyPatch, parsePatch, parseSnapshot, type Snapshot } from '../src/snapshot.js';
+import { SnapshotStore } from '../src/store/snapshot-store.js';
+import { applyPatch, parsePatch, parseSnapshot, type Snapshot } from '../src/store/snapshot.js';
 import type { VaneSchema } from '../src/schema/vane-schema.js';
 
 const silent = { warn() {}, error() {} };

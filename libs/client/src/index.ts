@@ -6,11 +6,11 @@
  */
 export { VaneClient } from './vane-client.js';
 export type { ConfigLookup, FlagState, WidenConfig, VaneReader } from './vane-reader.js';
-export { RequestAbEvaluation } from './request-ab-evaluation.js';
-export type { RequestAbEvaluationOptions } from './request-ab-evaluation.js';
-export type { SyncResult } from './snapshot-sync.js';
-export type { SecretWriteResult, SetSecretOptions } from './secret-writes.js';
-export type { SyncMode, VaneClientStatus, StatusListener } from './client-status.js';
+export { RequestAbEvaluation } from './ab/request-ab-evaluation.js';
+export type { RequestAbEvaluationOptions } from './ab/request-ab-evaluation.js';
+export type { SyncResult } from './data-sources/snapshot-sync.js';
+export type { SecretWriteResult, SetSecretOptions } from './secrets/secret-writes.js';
+export type { SyncMode, VaneClientStatus, StatusListener } from './data-sources/client-status.js';
 export type { VaneClientOptions } from './options.js';
 export { defineSchema } from './schema/vane-schema.js';
 export type {
@@ -27,7 +27,7 @@ export type {
 } from './schema/vane-schema.js';
 export type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';
 export { DEFAULTS } from './options.js';
-export { checkConnectivity } from './connectivity.js';
+export { checkConnectivity } from './data-sources/connectivity.js';
 export { FileBackupStore, RedisBackupStore } from './last-known-good/index.js';
 export type {
   LastKnownGoodStore,
@@ -38,8 +38,8 @@ export type {
   StaleStartReason,
   StaleState,
 } from './last-known-good/index.js';
-export { sweepStaleSecretDirs } from './stale-secret-dirs.js';
-export type { ConnectivityOptions, ConnectivityResult } from './connectivity.js';
+export { sweepStaleSecretDirs } from './secrets/stale-secret-dirs.js';
+export type { ConnectivityOptions, ConnectivityResult } from './data-sources/connectivity.js';
 export type {
   ChangeEvent,
   ChangeListener,
@@ -47,14 +47,14 @@ export type {
   FlagChangeEvent,
   SecretChangeEvent,
   SecretVersionInfo,
-} from './change-event.js';
-export type { AbContext, AbResults } from './ab-evaluation.js';
-export { MAX_AB_KEYS_PER_CALL } from './ab-evaluation.js';
-export type { ConfigValue, JsonValue, SecretType } from './snapshot.js';
-export type { KeyType } from './api-key.js';
-export { keyTypeOf } from './api-key.js';
-export { ApiKeyCredentials } from './credentials.js';
-export type { Credentials, CredentialsContext } from './credentials.js';
+} from './store/change-event.js';
+export type { AbContext, AbResults } from './ab/ab-evaluation.js';
+export { MAX_AB_KEYS_PER_CALL } from './ab/ab-evaluation.js';
+export type { ConfigValue, JsonValue, SecretType } from './store/snapshot.js';
+export type { KeyType } from './http/api-key.js';
+export { keyTypeOf } from './http/api-key.js';
+export { ApiKeyCredentials } from './http/credentials.js';
+export type { Credentials, CredentialsContext } from './http/credentials.js';
 export { WorkloadIdentityCredentials } from './workload-identity/workload-identity-credentials.js';
 export { WORKLOAD_IDENTITY_DEFAULTS } from './workload-identity/workload-identity-options.js';
 export type {
@@ -63,10 +63,10 @@ export type {
   AwsCredentials,
   AwsCredentialsProvider,
 } from './workload-identity/workload-identity-options.js';
-export { redactKey } from './redact.js';
-export type { VaneLogger } from './logger.js';
-export type { Clock, Timers, TimerHandle } from './timers.js';
-export type { Transport, TransportRequest, TransportResponse } from './transport.js';
+export { redactKey } from './util/redact.js';
+export type { VaneLogger } from './util/logger.js';
+export type { Clock, Timers, TimerHandle } from './util/timers.js';
+export type { Transport, TransportRequest, TransportResponse } from './http/transport.js';
 export {
   VaneError,
   VaneHttpError,

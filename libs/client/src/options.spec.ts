@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from './errors.js';
 import { DEFAULTS, resolveOptions } from './options.js';
-import type { Transport } from './transport.js';
+import type { Transport } from './http/transport.js';
 
 const transport: Transport = { request: () => Promise.reject(new Error('unused')), close: () => Promise.resolve() };
 const base = { baseUrl: 'http://shop.localhost:4400', apiKey: 'svs_shop_local_secret', transport };

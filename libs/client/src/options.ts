@@ -6,16 +6,16 @@
 import { SchemaValidator } from './schema/schema-validator.js';
 import type { VaneSchema } from './schema/vane-schema.js';
 import type { Dispatcher } from 'undici';
-import { ApiKeyCredentials, type Credentials } from './credentials.js';
+import { ApiKeyCredentials, type Credentials } from './http/credentials.js';
 import { InvalidArgumentError } from './errors.js';
 import {
   resolveLastKnownGood,
   type LastKnownGoodOptions,
   type ResolvedLastKnownGood,
 } from './last-known-good/last-known-good-options.js';
-import { consoleLogger, type VaneLogger } from './logger.js';
-import { systemClock, systemTimers, type Clock, type Timers } from './timers.js';
-import { createDefaultDispatcher, UndiciTransport, type Transport } from './transport.js';
+import { consoleLogger, type VaneLogger } from './util/logger.js';
+import { systemClock, systemTimers, type Clock, type Timers } from './util/timers.js';
+import { createDefaultDispatcher, UndiciTransport, type Transport } from './http/transport.js';
 import { WorkloadIdentityCredentials } from './workload-identity/workload-identity-credentials.js';
 import type { WorkloadIdentityOptions } from './workload-identity/workload-identity-options.js';
 

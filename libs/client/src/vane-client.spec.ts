@@ -8,9 +8,9 @@ import {
   json,
   type FakeResponse,
 } from '../test/helpers/fake-transport.js';
-import type { ChangeEvent } from './change-event.js';
+import type { ChangeEvent } from './store/change-event.js';
 import { VaneError } from './errors.js';
-import type { TransportRequest } from './transport.js';
+import type { TransportRequest } from './http/transport.js';
 import { VaneClient } from './vane-client.js';
 import type { VaneClientOptions } from './options.js';
 

@@ -5,11 +5,11 @@
  *
  * @packageDocumentation
  */
-import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from './ab-evaluation.js';
-import { sendAbEvaluation } from './ab-request.js';
-import type { KeyType } from './api-key.js';
-import type { ChangeListener, SecretVersionInfo } from './change-event.js';
-import { ClientStatus, type StatusListener, type VaneClientStatus } from './client-status.js';
+import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from './ab/ab-evaluation.js';
+import { sendAbEvaluation } from './ab/ab-request.js';
+import type { KeyType } from './http/api-key.js';
+import type { ChangeListener, SecretVersionInfo } from './store/change-event.js';
+import { ClientStatus, type StatusListener, type VaneClientStatus } from './data-sources/client-status.js';
 import {
   ClientClosedError,
   ConfigInvalidError,
@@ -18,14 +18,14 @@ import {
   SecretNotFoundError,
   SecretsNotAvailableError,
 } from './errors.js';
-import { FileSecretStore } from './file-secrets.js';
+import { FileSecretStore } from './secrets/file-secrets.js';
 import { LastKnownGoodBackup } from './last-known-good/last-known-good-backup.js';
 import type { StaleStart } from './last-known-good/stale-start.js';
 import type { StaleState } from './last-known-good/stale-state.js';
 import { resolveOptions, type ResolvedOptions, type VaneClientOptions } from './options.js';
-import { PollingSource } from './polling-source.js';
-import { SecretWriter, type SecretWriteResult, type SetSecretOptions } from './secret-writes.js';
-import { ServiceHttp } from './service-http.js';
+import { PollingSource } from './data-sources/polling-source.js';
+import { SecretWriter, type SecretWriteResult, type SetSecretOptions } from './secrets/secret-writes.js';
+import { ServiceHttp } from './http/service-http.js';
 import type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';
 import type {
   ConfigKey,
@@ -35,22 +35,22 @@ import type {
   RegisteredSchema,
   UnlistedConfigKey,
 } from './schema/vane-schema.js';
-import type { ConfigValue } from './snapshot.js';
-import { SnapshotStore } from './snapshot-store.js';
-import { SnapshotSync, type SyncResult } from './snapshot-sync.js';
-import { SourceSupervisor } from './source-supervisor.js';
-import { StreamingSource } from './streaming-source.js';
-import { USER_AGENT } from './version.js';
+import type { ConfigValue } from './store/snapshot.js';
+import { SnapshotStore } from './store/snapshot-store.js';
+import { SnapshotSync, type SyncResult } from './data-sources/snapshot-sync.js';
+import { SourceSupervisor } from './data-sources/source-supervisor.js';
+import { StreamingSource } from './data-sources/streaming-source.js';
+import { USER_AGENT } from './http/version.js';
 import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from './vane-reader.js';
 
-export type { SyncResult } from './snapshot-sync.js';
+export type { SyncResult } from './data-sources/snapshot-sync.js';
 
 // Reads are typed by the schema registered through `VaneRegister` (one per app): a generic client would
 // be invariant in its schema, so `app.get(VaneClient)` and helpers taking a `VaneClient` would stop compiling.
 type S = RegisteredSchema;
 type SchemaConfigKey = RegisteredConfigKey;
-export type { SecretWriteResult, SetSecretOptions } from './secret-writes.js';
-export type { SyncMode, VaneClientStatus, StatusListener } from './client-status.js';
+export type { SecretWriteResult, SetSecretOptions } from './secrets/secret-writes.js';
+export type { SyncMode, VaneClientStatus, StatusListener } from './data-sources/client-status.js';
 export type { ConfigLookup, FlagState, WidenConfig } from './vane-reader.js';
 
 /**

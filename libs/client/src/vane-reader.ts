@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { SecretVersionInfo } from './change-event.js';
+import type { SecretVersionInfo } from './store/change-event.js';
 import type {
   ConfigKey,
   ConfigOutput,
@@ -12,7 +12,7 @@ import type {
   RegisteredSchema,
   UnlistedConfigKey,
 } from './schema/vane-schema.js';
-import type { ConfigValue } from './snapshot.js';
+import type { ConfigValue } from './store/snapshot.js';
 
 /** Result of a config lookup: tells a missing key from a key holding `null`. */
 export type ConfigLookup =

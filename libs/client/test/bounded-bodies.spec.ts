@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkConnectivity } from '../src/index.js';
-import { MAX_ERROR_BODY_BYTES } from '../src/service-http.js';
+import { MAX_ERROR_BODY_BYTES } from '../src/http/service-http.js';
 
 // A server that answers 500 with a body that would go on for 64 MiB, writing
 // only as fast as the client reads, and counts what it managed to send.

@@ -12,7 +12,7 @@ import {
   type VaneClientOptions,
   type VaneClientStatus,
 } from '../src/index.js';
-import { systemTimers, type TimerHandle, type Timers } from '../src/timers.js';
+import { systemTimers, type TimerHandle, type Timers } from '../src/util/timers.js';
 import { FaultProxy, rawResponse } from './helpers/fault-proxy.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { until } from './helpers/manual-timers.js';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
-import { CLIENT_VERSION } from '../src/version.js';
+import { CLIENT_VERSION } from '../src/http/version.js';
 
 const root = join(__dirname, '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {

@@ -3,7 +3,7 @@ import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { Agent } from 'undici';
 import { VaneClient } from '../src/index.js';
-import { createDefaultDispatcher } from '../src/transport.js';
+import { createDefaultDispatcher } from '../src/http/transport.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
 

@@ -18,7 +18,7 @@
  *
  * @packageDocumentation
  */
-import { parseSnapshot, SnapshotFormatError, type Snapshot } from '../snapshot.js';
+import { parseSnapshot, SnapshotFormatError, type Snapshot } from '../store/snapshot.js';
 import { openPayload, sealPayload, SealBrokenError, type SealedPayload } from './backup-cipher.js';
 import type { BackupKey, BackupKeySource } from './backup-key.js';
 import { UnusableBackupError } from './unusable-backup-error.js';

@@ -4,8 +4,8 @@
  *
  * @packageDocumentation
  */
-import { redactText } from '../redact.js';
-import type { Clock, Timers } from '../timers.js';
+import { redactText } from '../util/redact.js';
+import type { Clock, Timers } from '../util/timers.js';
 import { decodeBackup, type BackupContents, type BackupIdentity } from './backup-document.js';
 import type { LastKnownGoodStore } from './last-known-good-store.js';
 import { UnusableBackupError } from './unusable-backup-error.js';

@@ -5,10 +5,10 @@
  *
  * @packageDocumentation
  */
-import type { VaneLogger } from '../logger.js';
-import { redactText } from '../redact.js';
-import type { Snapshot } from '../snapshot.js';
-import type { Clock, TimerHandle, Timers } from '../timers.js';
+import type { VaneLogger } from '../util/logger.js';
+import { redactText } from '../util/redact.js';
+import type { Snapshot } from '../store/snapshot.js';
+import type { Clock, TimerHandle, Timers } from '../util/timers.js';
 import { encodeBackup, type BackupIdentity } from './backup-document.js';
 import type { LastKnownGoodStore } from './last-known-good-store.js';
 

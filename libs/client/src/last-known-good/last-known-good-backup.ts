@@ -4,9 +4,9 @@
  *
  * @packageDocumentation
  */
-import type { VaneLogger } from '../logger.js';
-import type { Snapshot } from '../snapshot.js';
-import type { Clock, Timers } from '../timers.js';
+import type { VaneLogger } from '../util/logger.js';
+import type { Snapshot } from '../store/snapshot.js';
+import type { Clock, Timers } from '../util/timers.js';
 import { BackupWriter } from './backup-writer.js';
 import type { ResolvedLastKnownGood } from './last-known-good-options.js';
 import { StaleRecovery } from './stale-recovery.js';

@@ -4,11 +4,11 @@
  *
  * @packageDocumentation
  */
-import { backoffDelayMs } from '../backoff.js';
+import { backoffDelayMs } from '../data-sources/backoff.js';
 import { BillingOverdueError, QuarantinedError, RateLimitedError } from '../errors.js';
-import type { VaneLogger } from '../logger.js';
-import { redactText } from '../redact.js';
-import type { Clock, TimerHandle, Timers } from '../timers.js';
+import type { VaneLogger } from '../util/logger.js';
+import { redactText } from '../util/redact.js';
+import type { Clock, TimerHandle, Timers } from '../util/timers.js';
 
 /** What a {@link StaleRecovery} needs. */
 export interface StaleRecoveryContext {

@@ -6,8 +6,8 @@
  * @packageDocumentation
  */
 import { TransportError, type VaneError } from '../errors.js';
-import type { VaneLogger } from '../logger.js';
-import type { Clock, TimerHandle, Timers } from '../timers.js';
+import type { VaneLogger } from '../util/logger.js';
+import type { Clock, TimerHandle, Timers } from '../util/timers.js';
 import { readBackup, type UsableBackup } from './backup-reader.js';
 import type { ResolvedLastKnownGood } from './last-known-good-options.js';
 import { staleStartReason, type StaleStartReason } from './stale-start-reason.js';

@@ -6,10 +6,10 @@
  * @packageDocumentation
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { jsonEqual } from '../change-event.js';
+import { jsonEqual } from '../store/change-event.js';
 import { ConfigInvalidError, InvalidArgumentError } from '../errors.js';
-import { redactText } from '../redact.js';
-import type { ConfigValue } from '../snapshot.js';
+import { redactText } from '../util/redact.js';
+import type { ConfigValue } from '../store/snapshot.js';
 import type { InvalidConfig } from './invalid-config.js';
 import type { VaneSchema } from './vane-schema.js';
 

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { ConfigValue } from '../snapshot.js';
+import type { ConfigValue } from '../store/snapshot.js';
 
 /** A validator of one config value: anything implementing Standard Schema v1 (zod, valibot, arktype, …). */
 export type ConfigValidator = StandardSchemaV1;

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { TokenExchangeFailedError, WorkloadIdentityNotConfiguredError } from '../errors.js';
-import { redactText } from '../redact.js';
+import { redactText } from '../util/redact.js';
 import { loadAwsModules, type AwsModules, type ModuleImporter } from './aws-modules.js';
 import type { PlatformTokenSource } from './platform-token-source.js';
 import type { AwsCredentialsProvider } from './workload-identity-options.js';

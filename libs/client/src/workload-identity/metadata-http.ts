@@ -7,8 +7,8 @@
  * @packageDocumentation
  */
 import { Agent, request } from 'undici';
-import { sanitizeCause } from '../redact.js';
-import type { Timers } from '../timers.js';
+import { sanitizeCause } from '../util/redact.js';
+import type { Timers } from '../util/timers.js';
 
 /** A metadata answer, read whole. */
 export interface MetadataAnswer {

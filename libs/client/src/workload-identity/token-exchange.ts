@@ -3,10 +3,10 @@
  *
  * @packageDocumentation
  */
-import type { CredentialsContext } from '../credentials.js';
+import type { CredentialsContext } from '../http/credentials.js';
 import { TokenExchangeFailedError, TransportError } from '../errors.js';
-import { redactText, sanitizeCause } from '../redact.js';
-import { serviceUrl } from '../service-http.js';
+import { redactText, sanitizeCause } from '../util/redact.js';
+import { serviceUrl } from '../http/service-http.js';
 import type { WorkloadIdentityProvider } from './workload-identity-options.js';
 
 /** A session as the exchange answers it. */

@@ -5,10 +5,10 @@
  *
  * @packageDocumentation
  */
-import type { KeyType } from '../api-key.js';
-import type { Credentials, CredentialsContext } from '../credentials.js';
+import type { KeyType } from '../http/api-key.js';
+import type { Credentials, CredentialsContext } from '../http/credentials.js';
 import { ClientClosedError, SessionExpiredError, type VaneError } from '../errors.js';
-import type { TimerHandle } from '../timers.js';
+import type { TimerHandle } from '../util/timers.js';
 import type { ModuleImporter } from './aws-modules.js';
 import { selectTokenSource } from './detect-platform.js';
 import { MetadataHttp } from './metadata-http.js';

@@ -1,4 +1,4 @@
-import type { Transport, TransportRequest, TransportResponse } from '../../src/transport.js';
+import type { Transport, TransportRequest, TransportResponse } from '../../src/http/transport.js';
 
 /** A response a fake handler returns. */
 export interface FakeResponse {

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle, Timers } from '../../src/timers.js';
+import type { Clock, TimerHandle, Timers } from '../../src/util/timers.js';
 
 interface Entry {
   readonly id: number;

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '../errors.js';
 import { normalizeAbContext, planAbEvaluation, readAbResults } from './ab-evaluation.js';
 
 describe('normalizeAbContext', () => {

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { parseRetryAfterMs } from './backoff.js';
+import { parseRetryAfterMs } from '../data-sources/backoff.js';
 import type { Credentials } from './credentials.js';
 import {
   AddonNotAvailableError,
@@ -18,9 +18,9 @@ import {
   UnexpectedResponseError,
   VaneError,
   type VaneErrorCode,
-} from './errors.js';
-import { redactText, sanitizeCause } from './redact.js';
-import type { Clock, Timers } from './timers.js';
+} from '../errors.js';
+import { redactText, sanitizeCause } from '../util/redact.js';
+import type { Clock, Timers } from '../util/timers.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
 /** What a request is for; shapes the error messages so a person knows what to fix. */

@@ -4,16 +4,16 @@
  *
  * @packageDocumentation
  */
-import type { Credentials } from './credentials.js';
+import type { Credentials } from '../http/credentials.js';
 import {
   ClientClosedError,
   InvalidArgumentError,
   PublicKeySecretAccessError,
   UnexpectedResponseError,
-} from './errors.js';
-import { parseJsonAnswer } from './json-answer.js';
-import type { ServiceAnswer, ServiceHttp } from './service-http.js';
-import type { SecretType } from './snapshot.js';
+} from '../errors.js';
+import { parseJsonAnswer } from '../http/json-answer.js';
+import type { ServiceAnswer, ServiceHttp } from '../http/service-http.js';
+import type { SecretType } from '../store/snapshot.js';
 
 /** Answer of a secret write. */
 export interface SecretWriteResult {

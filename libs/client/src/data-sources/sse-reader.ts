@@ -5,9 +5,9 @@
  * @packageDocumentation
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { TransportError } from './errors.js';
-import { sanitizeCause } from './redact.js';
-import type { Timers } from './timers.js';
+import { TransportError } from '../errors.js';
+import { sanitizeCause } from '../util/redact.js';
+import type { Timers } from '../util/timers.js';
 
 /** Settings of {@link readEventStream}. */
 export interface EventStreamReading {

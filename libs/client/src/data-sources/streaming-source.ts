@@ -6,15 +6,15 @@
  */
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { DataSource, SourceEvents } from './data-source.js';
-import { UnexpectedResponseError } from './errors.js';
+import { UnexpectedResponseError } from '../errors.js';
 import { MAX_TIMER_MS } from './polling-source.js';
-import type { ServiceHttp } from './service-http.js';
-import { parsePatch, SnapshotFormatError, type Patch } from './snapshot.js';
-import type { SnapshotStore } from './snapshot-store.js';
+import type { ServiceHttp } from '../http/service-http.js';
+import { parsePatch, SnapshotFormatError, type Patch } from '../store/snapshot.js';
+import type { SnapshotStore } from '../store/snapshot-store.js';
 import type { SnapshotSync } from './snapshot-sync.js';
 import { readEventStream } from './sse-reader.js';
-import type { TimerHandle, Timers } from './timers.js';
-import type { VaneLogger } from './logger.js';
+import type { TimerHandle, Timers } from '../util/timers.js';
+import type { VaneLogger } from '../util/logger.js';
 
 /** Settings of a {@link StreamingSource}. */
 export interface StreamingSettings {

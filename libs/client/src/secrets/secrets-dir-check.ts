@@ -8,7 +8,7 @@
  */
 import type { Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
-import { SecretFileWriteError } from './errors.js';
+import { SecretFileWriteError } from '../errors.js';
 
 /** Why a directory is refused, or undefined when it is fit. Ownership is not checked where uids do not exist (Windows). */
 export function unsafeDirReason(stats: Stats, options: { privateMode: boolean }): string | undefined {

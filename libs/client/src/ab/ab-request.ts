@@ -5,8 +5,8 @@
  * @packageDocumentation
  */
 import { readAbResults, type AbPlan, type AbResults } from './ab-evaluation.js';
-import { parseJsonAnswer } from './json-answer.js';
-import type { ServiceHttp } from './service-http.js';
+import { parseJsonAnswer } from '../http/json-answer.js';
+import type { ServiceHttp } from '../http/service-http.js';
 
 /**
  * Sends `plan` for one user.

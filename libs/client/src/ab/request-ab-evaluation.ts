@@ -4,9 +4,9 @@
  * @packageDocumentation
  */
 import type { AbContext, AbResults } from './ab-evaluation.js';
-import { ClientClosedError } from './errors.js';
-import type { VaneLogger } from './logger.js';
-import { redactText } from './redact.js';
+import { ClientClosedError } from '../errors.js';
+import type { VaneLogger } from '../util/logger.js';
+import { redactText } from '../util/redact.js';
 
 /** What a {@link RequestAbEvaluation} needs. */
 export interface RequestAbEvaluationOptions {

@@ -4,9 +4,9 @@
  * @packageDocumentation
  */
 import { assertValidApiKey, keyTypeOf, type KeyType } from './api-key.js';
-import type { VaneLogger } from './logger.js';
-import { redactKey } from './redact.js';
-import type { Clock, Timers } from './timers.js';
+import type { VaneLogger } from '../util/logger.js';
+import { redactKey } from '../util/redact.js';
+import type { Clock, Timers } from '../util/timers.js';
 import type { Transport } from './transport.js';
 
 /**

@@ -15,9 +15,9 @@ import {
 import * as fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { SecretFileWriteError } from './errors.js';
+import { SecretFileWriteError } from '../errors.js';
 import { FileSecretStore, SECRET_FILE_OPEN_FLAGS, secretFileName } from './file-secrets.js';
-import type { SecretRecord } from './snapshot.js';
+import type { SecretRecord } from '../store/snapshot.js';
 
 const file = (value: string, version = 1): SecretRecord => ({ type: 'file', value, version });
 

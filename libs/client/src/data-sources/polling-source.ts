@@ -5,7 +5,7 @@
  */
 import type { DataSource, SourceEvents } from './data-source.js';
 import type { SnapshotSync } from './snapshot-sync.js';
-import type { TimerHandle, Timers } from './timers.js';
+import type { TimerHandle, Timers } from '../util/timers.js';
 
 /** Node fires longer timeouts at once: every delay is capped to this (about 24.8 days). */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -9,11 +9,11 @@
 import { Backoff } from './backoff.js';
 import type { ClientStatus, ServiceWait } from './client-status.js';
 import type { FailureKind, SourceEvents } from './data-source.js';
-import { BillingOverdueError, QuarantinedError, RateLimitedError, UnauthorizedError } from './errors.js';
-import type { ResolvedOptions } from './options.js';
+import { BillingOverdueError, QuarantinedError, RateLimitedError, UnauthorizedError } from '../errors.js';
+import type { ResolvedOptions } from '../options.js';
 import type { PollingSource } from './polling-source.js';
-import { redactText } from './redact.js';
-import type { SnapshotStore } from './snapshot-store.js';
+import { redactText } from '../util/redact.js';
+import type { SnapshotStore } from '../store/snapshot-store.js';
 import type { SnapshotSync } from './snapshot-sync.js';
 import type { StreamingSource } from './streaming-source.js';
 

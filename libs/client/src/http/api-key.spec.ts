@@ -1,6 +1,6 @@
 import { ApiKeyCredentials } from './credentials.js';
 import { assertValidApiKey, keyTypeOf } from './api-key.js';
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '../errors.js';
 
 describe('key type', () => {
   it.each([

@@ -18,7 +18,7 @@ import { onExit } from 'signal-exit';
 import { secretDirPrefix } from './secret-dir-owner.js';
 import { secretFileName, tempSuffix } from './secret-file-name.js';
 import { assertSafeSecretsDir } from './secrets-dir-check.js';
-import type { SecretRecord } from './snapshot.js';
+import type { SecretRecord } from '../store/snapshot.js';
 import { removeSecretDir, removeSecretDirSync, sweepStaleSecretDirs } from './stale-secret-dirs.js';
 
 export { secretFileName } from './secret-file-name.js';

@@ -4,15 +4,15 @@
  * @packageDocumentation
  */
 import type { Dispatcher } from 'undici';
-import type { Credentials } from './credentials.js';
-import { VaneError, type VaneErrorCode } from './errors.js';
-import { silentLogger } from './logger.js';
-import { DEFAULTS, parseBaseUrl, resolveCredentials } from './options.js';
-import { ServiceHttp } from './service-http.js';
-import { systemClock, systemTimers } from './timers.js';
-import { createDefaultDispatcher, UndiciTransport, type Transport } from './transport.js';
-import { USER_AGENT } from './version.js';
-import type { WorkloadIdentityOptions } from './workload-identity/workload-identity-options.js';
+import type { Credentials } from '../http/credentials.js';
+import { VaneError, type VaneErrorCode } from '../errors.js';
+import { silentLogger } from '../util/logger.js';
+import { DEFAULTS, parseBaseUrl, resolveCredentials } from '../options.js';
+import { ServiceHttp } from '../http/service-http.js';
+import { systemClock, systemTimers } from '../util/timers.js';
+import { createDefaultDispatcher, UndiciTransport, type Transport } from '../http/transport.js';
+import { USER_AGENT } from '../http/version.js';
+import type { WorkloadIdentityOptions } from '../workload-identity/workload-identity-options.js';
 
 /** Options of {@link checkConnectivity}: the addressing and transport subset of the client's. */
 export interface ConnectivityOptions {

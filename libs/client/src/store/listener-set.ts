@@ -4,9 +4,9 @@
  *
  * @packageDocumentation
  */
-import { InvalidArgumentError } from './errors.js';
-import type { VaneLogger } from './logger.js';
-import { redactText } from './redact.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { VaneLogger } from '../util/logger.js';
+import { redactText } from '../util/redact.js';
 
 /**
  * A set of listeners of one kind of event. A listener that throws, or an

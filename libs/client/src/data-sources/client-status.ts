@@ -4,9 +4,9 @@
  *
  * @packageDocumentation
  */
-import type { StaleState } from './last-known-good/stale-state.js';
-import { ListenerSet } from './listener-set.js';
-import type { VaneLogger } from './logger.js';
+import type { StaleState } from '../last-known-good/stale-state.js';
+import { ListenerSet } from '../store/listener-set.js';
+import type { VaneLogger } from '../util/logger.js';
 
 /**
  * How the client keeps its cache current:

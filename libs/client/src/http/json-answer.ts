@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import { UnexpectedResponseError } from './errors.js';
+import { UnexpectedResponseError } from '../errors.js';
 import type { ServiceAnswer } from './service-http.js';
 
 /**

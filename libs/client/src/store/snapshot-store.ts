@@ -5,15 +5,15 @@
  * @packageDocumentation
  */
 import { diffSnapshots, type ChangeEvent, type ChangeListener } from './change-event.js';
-import { SecretFileWriteError } from './errors.js';
-import type { FileSecretStore } from './file-secrets.js';
+import { SecretFileWriteError } from '../errors.js';
+import type { FileSecretStore } from '../secrets/file-secrets.js';
 import { ListenerSet } from './listener-set.js';
-import type { VaneLogger } from './logger.js';
-import { sanitizeCause } from './redact.js';
+import type { VaneLogger } from '../util/logger.js';
+import { sanitizeCause } from '../util/redact.js';
 import { EMPTY_SNAPSHOT, type ConfigValue, type SecretRecord, type Snapshot } from './snapshot.js';
-import type { Clock } from './timers.js';
-import type { InvalidConfig } from './schema/invalid-config.js';
-import type { SchemaValidator } from './schema/schema-validator.js';
+import type { Clock } from '../util/timers.js';
+import type { InvalidConfig } from '../schema/invalid-config.js';
+import type { SchemaValidator } from '../schema/schema-validator.js';
 
 const NO_INVALID: ReadonlyMap<string, InvalidConfig> = new Map();
 

@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import { ManualTimers } from '../test/helpers/manual-timers.js';
-import { TransportError } from './errors.js';
+import { ManualTimers } from '../../test/helpers/manual-timers.js';
+import { TransportError } from '../errors.js';
 import { readEventStream } from './sse-reader.js';
 
 async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
