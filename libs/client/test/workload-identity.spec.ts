@@ -15,7 +15,12 @@ import {
   type VaneClientOptions,
   type WorkloadIdentityOptions,
 } from '../src/index.js';
-import { createDefaultDispatcher, UndiciTransport, type Transport, type TransportRequest } from '../src/http/transport.js';
+import {
+  createDefaultDispatcher,
+  UndiciTransport,
+  type Transport,
+  type TransportRequest,
+} from '../src/http/transport.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { flush, ManualTimers, until } from './helpers/manual-timers.js';
 import { seed } from './helpers/seed.js';

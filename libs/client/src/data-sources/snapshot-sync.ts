@@ -7,7 +7,14 @@ import { ClientClosedError, UnexpectedResponseError } from '../errors.js';
 import { parseJsonAnswer } from '../http/json-answer.js';
 import type { VaneLogger } from '../util/logger.js';
 import type { ServiceHttp } from '../http/service-http.js';
-import { applyPatch, decidePatch, parseSnapshot, SnapshotFormatError, type Patch, type Snapshot } from '../store/snapshot.js';
+import {
+  applyPatch,
+  decidePatch,
+  parseSnapshot,
+  SnapshotFormatError,
+  type Patch,
+  type Snapshot,
+} from '../store/snapshot.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 
 /** Outcome of a foreground `client.sync()`. */
