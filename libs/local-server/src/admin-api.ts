@@ -1,6 +1,6 @@
-import type { AuditEntry, SecretType, TenantState, TrustDefinition } from './model.js';
-import type { SecretWriteResult, Store } from './store.js';
-import { parseTrustDefinition, parseTrustName } from './trust-validation.js';
+import type { AuditEntry, SecretType, TenantState, TrustDefinition } from './domain/model.js';
+import type { SecretWriteResult, Store } from './domain/store.js';
+import { parseTrustDefinition, parseTrustName } from './domain/trust-validation.js';
 import {
   parseConfigValue,
   parseFlagDefinition,

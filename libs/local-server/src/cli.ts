@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { consoleLogger } from './logger.js';
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, startLocalServer } from './local-server.js';
-import { redactKey } from './store.js';
+import { redactKey } from './domain/store.js';
 
 const USAGE = `Usage: vane-local-server [--seed FILE] [--port 4400] [--host 127.0.0.1] [--state FILE] [--admin-token TOKEN]
 

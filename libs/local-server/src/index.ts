@@ -14,12 +14,12 @@ export {
   type LocalServerTrustInput,
   DEFAULT_SESSION_TTL_MS,
 } from './local-server.js';
-export { ManualClock, systemClock, type Clock, type TimerHandle } from './clock.js';
+export { ManualClock, systemClock, type Clock, type TimerHandle } from './domain/clock.js';
 export { consoleLogger, silentLogger, type LocalServerLogger } from './logger.js';
-export { SeedError } from './seed-error.js';
-export { abBucket, evaluateAbFlag } from './ab-evaluation.js';
-export type { StreamStats } from './stream-hub.js';
-export type { SecretWriteResult } from './store.js';
+export { SeedError } from './seed/seed-error.js';
+export { abBucket, evaluateAbFlag } from './domain/ab-evaluation.js';
+export type { StreamStats } from './domain/stream-hub.js';
+export type { SecretWriteResult } from './domain/store.js';
 export type {
   AbCohort,
   AbCondition,
@@ -30,4 +30,4 @@ export type {
   JsonValue,
   SecretType,
   TenantState,
-} from './model.js';
+} from './domain/model.js';

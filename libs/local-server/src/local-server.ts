@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from './domain/clock.js';
 import { ConsoleAssets } from './console/console-assets.js';
 import { ConsoleFeed } from './console/console-feed.js';
 import { ConsoleSessions } from './console/console-sessions.js';
@@ -17,16 +17,16 @@ import {
   type ConfigValue,
   type ServerData,
   type TenantState,
-} from './model.js';
-import { KeyRateLimiter } from './rate-limiter.js';
-import { parseServerData, readServerDataFile } from './seed-parser.js';
-import { SnapshotRenderer, type Audience } from './snapshot-renderer.js';
-import { SessionTokens } from './session-tokens.js';
+} from './domain/model.js';
+import { KeyRateLimiter } from './domain/rate-limiter.js';
+import { parseServerData, readServerDataFile } from './seed/seed-parser.js';
+import { SnapshotRenderer, type Audience } from './domain/snapshot-renderer.js';
+import { SessionTokens } from './domain/session-tokens.js';
 import { AdminApi } from './admin-api.js';
-import { MemoryChangeLog, type ChangeLog } from './change-log.js';
-import { StateJournal } from './state-journal.js';
-import { Store, type SecretWriteResult } from './store.js';
-import { sseFrame, StreamHub, type StreamStats } from './stream-hub.js';
+import { MemoryChangeLog, type ChangeLog } from './domain/change-log.js';
+import { StateJournal } from './persistence/state-journal.js';
+import { Store, type SecretWriteResult } from './domain/store.js';
+import { sseFrame, StreamHub, type StreamStats } from './domain/stream-hub.js';
 import { AwsTrustVerifier } from './trust-verifiers/aws-trust-verifier.js';
 import { JwtTrustVerifier } from './trust-verifiers/jwt-trust-verifier.js';
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose';
 import { ManualClock, startLocalServer, type LocalServer, type LocalServerSeed } from '../src/index.js';
-import { parseServerData } from '../src/seed-parser.js';
-import { serializeServerData } from '../src/state-serializer.js';
+import { parseServerData } from '../src/seed/seed-parser.js';
+import { serializeServerData } from '../src/persistence/state-serializer.js';
 import { admin, call, openStream, type Answer } from './support/http-client.js';
 import { KEYS, testSeed } from './support/seed.js';
 

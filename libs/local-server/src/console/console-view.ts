@@ -1,6 +1,6 @@
-import type { AbRule, ConfigValue, SecretType, TenantState } from '../model.js';
-import type { Store } from '../store.js';
-import type { StreamHub } from '../stream-hub.js';
+import type { AbRule, ConfigValue, SecretType, TenantState } from '../domain/model.js';
+import type { Store } from '../domain/store.js';
+import type { StreamHub } from '../domain/stream-hub.js';
 
 /**
  * What the console reads: the server's store and stream hub. This file is the

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serializeTrust } from '../trust-validation.js';
+import { serializeTrust } from '../domain/trust-validation.js';
 import { HttpError } from './http-error.js';
 import { objectBody, parseBody } from './request-bodies.js';
 import { decodeSegment, readJsonBody, sendJsonPayload } from './http-io.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeJsonSyntaxError } from '../json-syntax-error.js';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
+import { describeJsonSyntaxError } from '../json/json-syntax-error.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json/json-depth.js';
 import { HttpError } from './http-error.js';
 
 /** Request bodies larger than this answer 413. */

@@ -5,8 +5,8 @@
  * domain's parsers (`validation/`), which name the JSON path at fault.
  */
 import * as v from 'valibot';
-import { appendJsonPath } from '../json-path.js';
-import { TRUST_PROVIDERS } from '../trust-validation.js';
+import { appendJsonPath } from '../json/json-path.js';
+import { TRUST_PROVIDERS } from '../domain/trust-validation.js';
 import { describeType } from '../validation/index.js';
 import { HttpError } from './http-error.js';
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleConsoleRoute } from '../console/console-routes.js';
 import type { LocalServerLogger } from '../logger.js';
-import { NotFoundError } from '../not-found-error.js';
+import { NotFoundError } from '../domain/not-found-error.js';
 import { ValidationError } from '../validation/index.js';
 import { handleAdminRoute } from './admin-routes.js';
 import { HttpError } from './http-error.js';

@@ -1,14 +1,14 @@
 import type { AdminApi } from '../admin-api.js';
-import type { ChangeLog } from '../change-log.js';
-import type { Clock } from '../clock.js';
+import type { ChangeLog } from '../domain/change-log.js';
+import type { Clock } from '../domain/clock.js';
 import type { ConsoleRuntime } from '../console/console-routes.js';
-import type { KeyRateLimiter } from '../rate-limiter.js';
-import type { SnapshotRenderer } from '../snapshot-renderer.js';
-import type { SessionTokens } from '../session-tokens.js';
-import type { Store } from '../store.js';
+import type { KeyRateLimiter } from '../domain/rate-limiter.js';
+import type { SnapshotRenderer } from '../domain/snapshot-renderer.js';
+import type { SessionTokens } from '../domain/session-tokens.js';
+import type { Store } from '../domain/store.js';
 import type { AwsTrustVerifier } from '../trust-verifiers/aws-trust-verifier.js';
 import type { JwtTrustVerifier } from '../trust-verifiers/jwt-trust-verifier.js';
-import type { StreamHub } from '../stream-hub.js';
+import type { StreamHub } from '../domain/stream-hub.js';
 
 /** What the request handlers share. */
 export interface ServerContext {

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { evaluateAbFlag } from '../ab-evaluation.js';
-import { dictionary } from '../dictionary.js';
-import { appendJsonPath } from '../json-path.js';
-import { redactKey, type KeyIdentity } from '../store.js';
+import { evaluateAbFlag } from '../domain/ab-evaluation.js';
+import { dictionary } from '../domain/dictionary.js';
+import { appendJsonPath } from '../json/json-path.js';
+import { redactKey, type KeyIdentity } from '../domain/store.js';
 import { describeType } from '../validation/index.js';
 import { HttpError } from './http-error.js';
 import { evaluateAbBody, objectBody, parseBody } from './request-bodies.js';

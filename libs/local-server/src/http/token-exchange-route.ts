@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TrustProvider } from '../model.js';
+import type { TrustProvider } from '../domain/model.js';
 import { HttpError } from './http-error.js';
 import { parseBody, tokenExchangeBody } from './request-bodies.js';
 import { readJsonBody, sendJson, slugFromHost } from './http-io.js';

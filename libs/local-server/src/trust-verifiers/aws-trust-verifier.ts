@@ -6,8 +6,8 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { AwsTrust } from '../model.js';
-import { dictionary } from '../dictionary.js';
+import type { AwsTrust } from '../domain/model.js';
+import { dictionary } from '../domain/dictionary.js';
 
 /** How long STS may take to answer, in milliseconds. */
 export const STS_TIMEOUT_MS = 10_000;

@@ -3,8 +3,8 @@
  * identity tokens, Azure managed-identity tokens) against a trust.
  */
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import type { Clock } from '../clock.js';
-import type { JwtTrust } from '../model.js';
+import type { Clock } from '../domain/clock.js';
+import type { JwtTrust } from '../domain/model.js';
 
 /** Signature algorithms accepted from platforms: asymmetric only, so a public key can never act as an HMAC secret. */
 export const PLATFORM_JWT_ALGORITHMS = [

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { ConfigValue } from '../model.js';
+import type { ConfigValue } from '../domain/model.js';
 import { jsonValueSchema } from './primitives.js';
 import { checkSchema } from './schema-check.js';
 

@@ -1,6 +1,6 @@
 /** Flag definitions and their A/B rules (PROTOCOL §10). */
 import * as v from 'valibot';
-import type { AbOperator, AbRule, FlagDefinition } from '../model.js';
+import type { AbOperator, AbRule, FlagDefinition } from '../domain/model.js';
 import { describeType, quote } from './json-type.js';
 import { booleanSchema, membersSchema, percentageSchema, stringArraySchema, stringSchema } from './primitives.js';
 import { checkSchema } from './schema-check.js';

@@ -4,7 +4,7 @@
  * describes a wrong value by its JSON type, or echoes a number, never a string.
  */
 import * as v from 'valibot';
-import type { JsonValue } from '../model.js';
+import type { JsonValue } from '../domain/model.js';
 import { describeType, quote } from './json-type.js';
 import { checkSchema, messageOf } from './schema-check.js';
 

@@ -3,7 +3,7 @@
  * into a {@link ValidationError} that names the JSON path at fault.
  */
 import * as v from 'valibot';
-import { appendJsonPath } from '../json-path.js';
+import { appendJsonPath } from '../json/json-path.js';
 import { describeType } from './json-type.js';
 import { ValidationError } from './validation-error.js';
 

@@ -1,6 +1,6 @@
 /** Secret types, values and write bodies (PROTOCOL §9). */
 import * as v from 'valibot';
-import type { SecretType } from '../model.js';
+import type { SecretType } from '../domain/model.js';
 import { describeType, quote } from './json-type.js';
 import { membersSchema } from './primitives.js';
 import { checkSchema } from './schema-check.js';

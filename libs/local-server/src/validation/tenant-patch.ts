@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { TenantState } from '../model.js';
+import type { TenantState } from '../domain/model.js';
 import { booleanSchema, integerSchema, knownMembersOnly, membersSchema, objectSchema } from './primitives.js';
 import { checkSchema } from './schema-check.js';
 import { timestampSchema } from './timestamp.js';

@@ -5,9 +5,9 @@
  */
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { ChangeLog } from './change-log.js';
+import type { ChangeLog } from '../domain/change-log.js';
 import { encodeJournalRecord, JournalFileError, readJournalFile } from './journal-file.js';
-import type { ServerData } from './model.js';
+import type { ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from './state-change.js';
 import { removeCrashLeftovers, renderStateText, StateFile, syncDirectory } from './state-file.js';
 

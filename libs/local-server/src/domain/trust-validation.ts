@@ -12,7 +12,7 @@ import {
   membersSchema,
   objectSchema,
   stringSchema,
-} from './validation/index.js';
+} from '../validation/index.js';
 
 /** The providers a trust may name. */
 export const TRUST_PROVIDERS: ReadonlyArray<TrustProvider> = Object.freeze(['kubernetes', 'aws', 'gcp', 'azure']);

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JournalFileError } from './journal-file.js';
-import { DEFAULT_TENANT, type ServerData } from './model.js';
+import { DEFAULT_TENANT, type ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from './state-change.js';
 import { journalPathOf, StateJournal, type StateJournalOptions } from './state-journal.js';
 

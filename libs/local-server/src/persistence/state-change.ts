@@ -15,7 +15,7 @@ import type {
   ServiceData,
   TenantState,
   TrustDefinition,
-} from './model.js';
+} from '../domain/model.js';
 
 /** A change that moves a service to `revision`. */
 interface RevisionChange {

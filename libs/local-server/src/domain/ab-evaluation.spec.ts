@@ -17,7 +17,7 @@ interface Vector {
 
 /** Reads the test-vector table of the published doc, so the doc and the code cannot disagree. */
 function readVectors(): Vector[] {
-  const file = join(__dirname, '..', '..', '..', 'docs', 'ab-bucketing.md');
+  const file = join(__dirname, '..', '..', '..', '..', 'docs', 'ab-bucketing.md');
   const lines = readFileSync(file, 'utf8').split('\n');
   const start = lines.findIndex((line) => line.trim() === '## Test vectors');
   expect(start).toBeGreaterThan(-1);

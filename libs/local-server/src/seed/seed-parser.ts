@@ -15,9 +15,9 @@
  * key in one service only, versions ascending, `next_versions` past them.
  */
 import { readFileSync } from 'node:fs';
-import { describeFsError } from './fs-errors.js';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
-import { appendJsonPath } from './json-path.js';
+import { describeFsError } from '../persistence/fs-errors.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json/json-depth.js';
+import { appendJsonPath } from '../json/json-path.js';
 import {
   DEFAULT_TENANT,
   type ConfigValue,
@@ -28,11 +28,16 @@ import {
   type ServiceData,
   type TenantState,
   type TrustDefinition,
-} from './model.js';
-import { describeJsonSyntaxError } from './json-syntax-error.js';
+} from '../domain/model.js';
+import { describeJsonSyntaxError } from '../json/json-syntax-error.js';
 import { SeedError } from './seed-error.js';
-import { apiKeyListSchema, auditTrailSchema, secretVersionListSchema, secretVersionSchema } from './state-entries.js';
-import { parseTrustDefinition, parseTrustName } from './trust-validation.js';
+import {
+  apiKeyListSchema,
+  auditTrailSchema,
+  secretVersionListSchema,
+  secretVersionSchema,
+} from '../persistence/state-entries.js';
+import { parseTrustDefinition, parseTrustName } from '../domain/trust-validation.js';
 import {
   ValidationError,
   checkSchema,
@@ -48,7 +53,7 @@ import {
   parseSlug,
   parseTenantPatch,
   rejectUnknownMembers,
-} from './validation/index.js';
+} from '../validation/index.js';
 
 /** Options of {@link parseServerData} and the functions built on it. */
 export interface ParseServerDataOptions {

@@ -3,8 +3,8 @@
  * `audit`, `next_versions`, and secrets with their version history): what
  * the state file holds and what the seed parser reads back into equal data.
  */
-import type { AbRule, FlagDefinition, JsonValue, ServerData, ServiceData, TenantState } from './model.js';
-import { serializeTrust } from './trust-validation.js';
+import type { AbRule, FlagDefinition, JsonValue, ServerData, ServiceData, TenantState } from '../domain/model.js';
+import { serializeTrust } from '../domain/trust-validation.js';
 
 /**
  * Writes the server's data in state form, the JSON that

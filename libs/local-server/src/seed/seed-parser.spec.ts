@@ -14,14 +14,14 @@ import {
   type ServerData,
   type ServiceData,
   type TenantState,
-} from './model.js';
+} from '../domain/model.js';
 import { SeedError } from './seed-error.js';
 import { parseServerData, parseServerDataJson, readServerDataFile } from './seed-parser.js';
-import { serializeServerData } from './state-serializer.js';
-import { AB_OPERATORS, SECRET_TYPES, ValidationError, formatTimestamp } from './validation/index.js';
+import { serializeServerData } from '../persistence/state-serializer.js';
+import { AB_OPERATORS, SECRET_TYPES, ValidationError, formatTimestamp } from '../validation/index.js';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
-const DEMO_SEED = join(__dirname, '..', 'seeds', 'demo.seed.json');
+const DEMO_SEED = join(__dirname, '..', '..', 'seeds', 'demo.seed.json');
 
 /** Runs `action`, expects a SeedError, returns it. */
 function seedError(action: () => unknown): SeedError {

@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { ServerData } from './model.js';
+import type { ServerData } from '../domain/model.js';
 import { describeFsError } from './fs-errors.js';
-import { SeedError } from './seed-error.js';
-import { parseServerDataJson } from './seed-parser.js';
+import { SeedError } from '../seed/seed-error.js';
+import { parseServerDataJson } from '../seed/seed-parser.js';
 import { serializeServerData } from './state-serializer.js';
 
 /** Ends the name of temporary files, so a crash's leftovers are recognisable. */

@@ -6,9 +6,9 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import { SeedError } from './seed-error.js';
 import { parseServerData, readServerDataFile } from './seed-parser.js';
 import { SEED_SCHEMA_HEADER, seedSchema } from './seed-schema.js';
-import { serializeServerData } from './state-serializer.js';
+import { serializeServerData } from '../persistence/state-serializer.js';
 
-const SEEDS = join(__dirname, '..', 'seeds');
+const SEEDS = join(__dirname, '..', '..', 'seeds');
 const published = JSON.parse(readFileSync(join(SEEDS, 'vane-seed.schema.json'), 'utf8')) as Record<string, unknown>;
 
 // A real JSON Schema validator, strict about the schema itself, checking formats (date-time, uri).

@@ -10,13 +10,13 @@
  * are: their custom checks, messages and transforms have no JSON Schema form.)
  */
 import * as v from 'valibot';
-import { TRUST_NAME_PATTERN as TRUST_NAME } from './trust-validation.js';
+import { TRUST_NAME_PATTERN as TRUST_NAME } from '../domain/trust-validation.js';
 import {
   API_KEY_PATTERN as API_KEY,
   KEY_PATTERN as KEY,
   SERVICE_KIND_PATTERN as SERVICE_KIND,
   SLUG_PATTERN as SLUG,
-} from './validation/index.js';
+} from '../validation/index.js';
 
 const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.description('RFC 3339 date-time with Z or an offset'));
 const percentage = v.pipe(v.number(), v.minValue(0), v.maxValue(100));

@@ -12,9 +12,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServerData } from './model.js';
-import { SeedError } from './seed-error.js';
-import { parseServerData } from './seed-parser.js';
+import type { ServerData } from '../domain/model.js';
+import { SeedError } from '../seed/seed-error.js';
+import { parseServerData } from '../seed/seed-parser.js';
 import { removeCrashLeftovers, StateFile } from './state-file.js';
 
 /** Server data whose shop service carries `revision` and an optional large config value. */
@@ -241,7 +241,7 @@ Module._resolveFilename = function (request, ...rest) {
   return resolve.call(this, request, ...rest);
 };
 const { StateFile } = require(${JSON.stringify(join(__dirname, 'state-file.ts'))});
-const { parseServerData } = require(${JSON.stringify(join(__dirname, 'seed-parser.ts'))});
+const { parseServerData } = require(${JSON.stringify(join(__dirname, '..', 'seed', 'seed-parser.ts'))});
 const file = new StateFile(process.argv[2]);
 (async () => {
   for (let generation = 1; ; generation++) {

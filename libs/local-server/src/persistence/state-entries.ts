@@ -3,7 +3,7 @@
  * versions with their number and time, and the secret audit trail.
  */
 import * as v from 'valibot';
-import type { AuditAction, AuditEntry, SecretVersion } from './model.js';
+import type { AuditAction, AuditEntry, SecretVersion } from '../domain/model.js';
 import {
   apiKeySchema,
   describeType,
@@ -15,7 +15,7 @@ import {
   secretValueSchema,
   stringSchema,
   timestampSchema,
-} from './validation/index.js';
+} from '../validation/index.js';
 
 const AUDIT_ACTIONS: ReadonlyArray<AuditAction> = ['secret.set', 'secret.delete', 'secret.version.delete'];
 

@@ -1,4 +1,4 @@
-import type { StateChange } from './state-change.js';
+import type { StateChange } from '../persistence/state-change.js';
 
 /**
  * Where the store's changes go to become durable. Nothing a change makes

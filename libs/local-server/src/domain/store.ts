@@ -12,7 +12,7 @@ import type {
   TenantState,
   TrustDefinition,
 } from './model.js';
-import { emptyService, type StateChange } from './state-change.js';
+import { emptyService, type StateChange } from '../persistence/state-change.js';
 import { NotFoundError } from './not-found-error.js';
 
 /** Which of a service's values one revision touched. */
