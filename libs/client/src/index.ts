@@ -48,6 +48,7 @@ export type {
   SecretChangeEvent,
   SecretVersionInfo,
 } from './store/change-event.js';
+export type { SnapshotUpdate, UpdateListener, SnapshotOrigin } from './store/snapshot-update.js';
 export type { AbContext, AbResults } from './ab/ab-evaluation.js';
 export { MAX_AB_KEYS_PER_CALL } from './ab/ab-evaluation.js';
 export type { ConfigValue, JsonValue, SecretType } from './store/snapshot.js';

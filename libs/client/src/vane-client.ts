@@ -37,6 +37,7 @@ import type {
 } from './schema/vane-schema.js';
 import type { ConfigValue } from './store/snapshot.js';
 import { SnapshotStore } from './store/snapshot-store.js';
+import type { UpdateListener } from './store/snapshot-update.js';
 import { SnapshotSync, type SyncResult } from './data-sources/snapshot-sync.js';
 import { SourceSupervisor } from './data-sources/source-supervisor.js';
 import { StreamingSource } from './data-sources/streaming-source.js';
@@ -279,7 +280,7 @@ export class VaneClient implements VaneReader {
 
   /** A flag's server-computed `is_active`, or `defaultValue` (false) when the flag is not defined. */
   flag(key: FlagKey<S>, defaultValue = false): boolean {
-    const active = this.#store.flagValues.get(key);
+    const active = this.#store.state.flagValues.get(key);
     return active === undefined ? defaultValue : active;
   }
 
@@ -442,6 +443,20 @@ export class VaneClient implements VaneReader {
    */
   onChange(listener: ChangeListener): () => void {
     return this.#store.onChange(listener);
+  }
+
+  /**
+   * Subscribes to installed revisions: called synchronously once per applied
+   * sync or patch that moved the revision or changed a value, with the new
+   * revision and every change in it (the same events `onChange` gets one by
+   * one), the patch's commit time when the service sent one, and when this
+   * client applied it. Not called for the first snapshot. Errors thrown by
+   * the listener are logged and ignored.
+   *
+   * @returns a function that unsubscribes.
+   */
+  onUpdate(listener: UpdateListener): () => void {
+    return this.#store.onUpdate(listener);
   }
 
   // Network operations.

@@ -163,6 +163,12 @@ describe('last-known-good: which start failures use the backup', () => {
     expect(client.stale?.error).toMatchObject({ code });
     expect(client.status.stale).toBe(client.stale);
     expect(client.config('db.host')).toBe('db.internal');
+    // Flags read from the backup through the same derived map as after a sync (a kill switch that is
+    // off in the backup reads off even when called with default `true`).
+    expect(client.flag('new-checkout')).toBe(true);
+    expect(client.flagState('new-checkout')).toEqual({ defined: true, active: true });
+    expect(client.flag('dark-mode', true)).toBe(false);
+    expect(client.flag('never-defined', true)).toBe(true);
     expect(client.secret('stripe.api_key')).toBe(SECRET);
     expect(await readFile(client.requireSecretFile('tls.client_pem'), 'utf8')).toBe(TLS_PEM);
     expect(logger.text('warn')).toMatch(

@@ -91,7 +91,7 @@ export class SnapshotSync {
         await this.#syncNow(true);
         return;
       }
-      await this.store.apply(applyPatch(current, patch), 'patch');
+      await this.store.apply(applyPatch(current, patch), 'patch', { committedAtMs: patch.committedAtMs });
     });
   }
 
@@ -127,7 +127,7 @@ export class SnapshotSync {
     }
     if (answer.status !== 200) throw this.http.errorFor(answer.status, answer.text, answer.header, 'sync');
     const next = readSnapshot(parseJsonAnswer(answer, 'sync'));
-    if (!(await this.store.apply(next, 'sync', answer.header('etag')))) throw new ClientClosedError();
+    if (!(await this.store.apply(next, 'sync', { etag: answer.header('etag') }))) throw new ClientClosedError();
     this.onSynced();
     this.logger.debug?.(`sync: 200, revision ${next.revision}`);
     return { status: 'updated', revision: next.revision };

@@ -50,25 +50,34 @@ export class ListenerSet<T> {
 
   /** Calls every listener with `event`. Never throws. */
   emit(event: T): void {
-    for (const listener of this.#listeners) {
-      const report = (err: unknown): void =>
-        this.logger.warn(`${this.failure(event)}: ${err instanceof Error ? redactText(err.name) : typeof err}`);
-      try {
-        const result = listener(event);
-        if (
-          typeof result === 'object' &&
-          result !== null &&
-          typeof (result as PromiseLike<unknown>).then === 'function'
-        )
-          (result as PromiseLike<unknown>).then(undefined, report);
-      } catch (err) {
-        report(err);
-      }
-    }
+    for (const listener of this.#listeners) callIsolated(listener, event, this.logger, this.failure);
   }
 
   /** Unsubscribes everyone. */
   clear(): void {
     this.#listeners.clear();
+  }
+}
+
+/**
+ * Calls one listener so that nothing it does reaches the caller: a throw, or
+ * a rejection of the promise an async listener returns, is reported to
+ * `logger` as `failure(event)` plus the error's name (never its message,
+ * which may hold a value).
+ */
+export function callIsolated<T>(
+  listener: (event: T) => unknown,
+  event: T,
+  logger: VaneLogger,
+  failure: (event: T) => string,
+): void {
+  const report = (err: unknown): void =>
+    logger.warn(`${failure(event)}: ${err instanceof Error ? redactText(err.name) : typeof err}`);
+  try {
+    const result = listener(event);
+    if (typeof result === 'object' && result !== null && typeof (result as PromiseLike<unknown>).then === 'function')
+      (result as PromiseLike<unknown>).then(undefined, report);
+  } catch (err) {
+    report(err);
   }
 }

@@ -5,26 +5,28 @@
  * @packageDocumentation
  */
 import { diffSnapshots, type ChangeEvent, type ChangeListener } from './change-event.js';
-import { SecretFileWriteError } from '../errors.js';
+import { InvalidArgumentError, SecretFileWriteError } from '../errors.js';
 import type { FileSecretStore } from '../secrets/file-secrets.js';
-import { ListenerSet } from './listener-set.js';
+import { callIsolated, ListenerSet } from './listener-set.js';
 import type { VaneLogger } from '../util/logger.js';
 import { sanitizeCause } from '../util/redact.js';
 import { EMPTY_SNAPSHOT, type ConfigValue, type SecretRecord, type Snapshot } from './snapshot.js';
+import { snapshotState, type SnapshotState } from './snapshot-state.js';
+import type { SnapshotOrigin, SnapshotUpdate, UpdateListener } from './snapshot-update.js';
 import type { Clock } from '../util/timers.js';
 import type { InvalidConfig } from '../schema/invalid-config.js';
 import type { SchemaValidator } from '../schema/schema-validator.js';
 
 const NO_INVALID: ReadonlyMap<string, InvalidConfig> = new Map();
+const EMPTY_STATE: SnapshotState = snapshotState(EMPTY_SNAPSHOT, EMPTY_SNAPSHOT);
 
-/** Where a snapshot given to {@link SnapshotStore.apply} came from. */
-export type SnapshotOrigin = 'sync' | 'patch';
+export type { SnapshotOrigin, SnapshotUpdate, UpdateListener } from './snapshot-update.js';
 
 /** A snapshot the store has just installed, as {@link SnapshotStore.onApplied} hooks receive it. */
 export interface AppliedSnapshot {
   /**
    * The snapshot as the service sent it (what a backup must keep). With a
-   * schema, readers are served validated outputs instead: see {@link SnapshotStore.snapshot}.
+   * schema, readers are served validated outputs instead: see {@link SnapshotStore.state}.
    */
   readonly snapshot: Snapshot;
   /** The one it replaced ({@link EMPTY_SNAPSHOT} for the first). */
@@ -35,22 +37,30 @@ export interface AppliedSnapshot {
   readonly etag: string | undefined;
 }
 
+/** What came with a snapshot given to {@link SnapshotStore.apply}. */
+export interface ApplyMeta {
+  /** The ETag of the sync that carried it (ignored for a patch). */
+  readonly etag?: string;
+  /** A patch's `committed_at`, ms since the epoch. */
+  readonly committedAtMs?: number;
+}
+
 /**
- * Holds the current snapshot. Every update, from a sync or from a patch,
- * goes through {@link SnapshotStore.apply}: file secrets are written first,
- * then the snapshot is swapped in one assignment, then change listeners and
- * `onApplied` hooks run. Readers therefore never see half an update, and a
- * path handed out for a file secret always has its content.
+ * Holds the served {@link SnapshotState}. Every snapshot, from a sync, a
+ * patch or a last-known-good backup, becomes a state through
+ * {@link snapshotState} and is installed by one assignment in `#install`:
+ * file secrets are written first, then the state is swapped, then one
+ * {@link SnapshotUpdate} is emitted (per-value change listeners are derived
+ * from it), then `onApplied` hooks run. Readers therefore never see half an
+ * update, derived data cannot lag its snapshot, and a path handed out for a
+ * file secret always has its content.
  */
 export class SnapshotStore {
-  #snapshot: Snapshot = EMPTY_SNAPSHOT;
-  /** The snapshot as the service sent it: the base of the next patch. The same object as `#snapshot` without a schema. */
-  #raw: Snapshot = EMPTY_SNAPSHOT;
-  #flagValues: ReadonlyMap<string, boolean> = new Map();
+  #state: SnapshotState = EMPTY_STATE;
   #etag: string | undefined;
   #confirmedAtMs: number | undefined;
   #closed = false;
-  readonly #changes: ListenerSet<ChangeEvent>;
+  readonly #updates: ListenerSet<SnapshotUpdate>;
   readonly #applied: ListenerSet<AppliedSnapshot>;
   readonly #invalid: ListenerSet<InvalidConfig>;
 
@@ -66,23 +76,29 @@ export class SnapshotStore {
     private readonly logger: VaneLogger,
     private readonly validator?: SchemaValidator,
   ) {
-    this.#changes = new ListenerSet(logger, (e) => `change listener threw on ${e.kind} "${e.key}"`);
+    this.#updates = new ListenerSet(logger, (u) => `update listener threw on revision ${u.revision}`);
     this.#applied = new ListenerSet(logger, (a) => `snapshot hook threw on revision ${a.snapshot.revision}`);
     this.#invalid = new ListenerSet(logger, (i) => `invalid-config listener threw on "${i.key}"`);
   }
 
   /**
-   * The snapshot served now ({@link EMPTY_SNAPSHOT} before the first sync).
-   * With a schema, its configs are the validators' outputs, and a key whose
-   * latest value failed keeps its last valid one.
+   * The state served now: the snapshot (with a schema, configs are the
+   * validators' outputs, and a key whose latest value failed keeps its last
+   * valid one), the raw snapshot, and derived maps. Empty before the first
+   * snapshot. Immutable: hold on to it to keep reading one revision.
    */
+  get state(): SnapshotState {
+    return this.#state;
+  }
+
+  /** The snapshot served now (`state.snapshot`). */
   get snapshot(): Snapshot {
-    return this.#snapshot;
+    return this.#state.snapshot;
   }
 
   /** The snapshot as the service sent it, before validation: the base of the next patch. */
   get raw(): Snapshot {
-    return this.#raw;
+    return this.#state.raw;
   }
 
   /** Config keys whose current value failed the schema, with the issues (empty without a schema). */
@@ -95,15 +111,6 @@ export class SnapshotStore {
     return this.#invalid.add(listener, 'onInvalid');
   }
 
-  /**
-   * Every flag's `is_active`, by key: derived from the snapshot when it is
-   * swapped, so a flag read is one `Map.get` of a boolean, like a config read
-   * (reading through the flag's record costs a second dependent load per read).
-   */
-  get flagValues(): ReadonlyMap<string, boolean> {
-    return this.#flagValues;
-  }
-
   /** ETag of the last `200 /v1/sync`, sent as `If-None-Match`. */
   get etag(): string | undefined {
     return this.#etag;
@@ -114,14 +121,36 @@ export class SnapshotStore {
     return this.#confirmedAtMs;
   }
 
-  /** Subscribes to value changes (not called for the first snapshot). @returns a function that unsubscribes. */
-  onChange(listener: ChangeListener): () => void {
-    return this.#changes.add(listener, 'onChange');
+  /**
+   * Subscribes to installed revisions: one {@link SnapshotUpdate} per
+   * applied sync or patch that moved the revision or changed a value (not
+   * for the first snapshot, nor for a restored backup).
+   *
+   * @returns a function that unsubscribes.
+   */
+  onUpdate(listener: UpdateListener): () => void {
+    return this.#updates.add(listener, 'onUpdate');
   }
 
   /**
-   * Subscribes a hook called after every installed snapshot, the first one
-   * included (e.g. to keep a copy on disk). Called after the change listeners.
+   * Subscribes to value changes: derived from {@link SnapshotStore.onUpdate},
+   * called once per change of each update, each call isolated (a throw is
+   * logged and the next change still arrives).
+   *
+   * @returns a function that unsubscribes.
+   */
+  onChange(listener: ChangeListener): () => void {
+    if (typeof listener !== 'function') throw new InvalidArgumentError('onChange: listener must be a function');
+    const failure = (event: ChangeEvent): string => `change listener threw on ${event.kind} "${event.key}"`;
+    return this.#updates.add((update) => {
+      for (const event of update.changes) callIsolated(listener, event, this.logger, failure);
+    }, 'onChange');
+  }
+
+  /**
+   * Subscribes a hook called after every installed snapshot from the
+   * service, the first one included (e.g. to keep a copy on disk). Called
+   * after the update listeners.
    *
    * @returns a function that unsubscribes.
    */
@@ -130,62 +159,58 @@ export class SnapshotStore {
   }
 
   /**
-   * Installs `next`: writes its file secrets, swaps it in, stamps the
-   * confirmation time, and notifies. The single path of every update.
+   * Installs `next` from the service: validates it, writes its file
+   * secrets, swaps it in, stamps the confirmation time, and notifies.
    *
-   * @param etag - the ETag of the sync that carried `next`; ignored for a patch.
    * @returns false when the store was closed meanwhile (nothing installed).
    * @throws SecretFileWriteError - a file secret could not be written (nothing installed).
    */
-  async apply(next: Snapshot, origin: SnapshotOrigin, etag?: string): Promise<boolean> {
+  async apply(next: Snapshot, origin: SnapshotOrigin, meta: ApplyMeta = {}): Promise<boolean> {
     if (this.#closed) return false;
-    const raw = next;
     const validated = this.#validate(next);
-    next = validated.snapshot;
-    const previous = this.#snapshot;
+    const served = validated.snapshot;
+    const previous = this.#state;
     // A sync rewrites every file (one removed behind the client's back comes back); a patch only what it changed.
-    const write = [...next.secrets].filter(([key, s]) => origin === 'sync' || previous.secrets.get(key) !== s);
-    const removed = [...previous.secrets]
-      .filter(([key, s]) => s.type === 'file' && next.secrets.get(key)?.type !== 'file')
+    const write = [...served.secrets].filter(
+      ([key, s]) => origin === 'sync' || previous.snapshot.secrets.get(key) !== s,
+    );
+    const removed = [...previous.snapshot.secrets]
+      .filter(([key, s]) => s.type === 'file' && served.secrets.get(key)?.type !== 'file')
       .map(([key]) => key);
     await this.#writeFiles(write, removed);
     if (this.#closed) return false;
-    this.#swap(next, raw);
-    if (origin === 'sync') this.#etag = etag;
-    this.#confirmedAtMs = this.clock.now();
-    if (previous !== EMPTY_SNAPSHOT && this.#changes.size > 0)
-      for (const event of diffSnapshots(previous, next)) this.#changes.emit(event);
+    const appliedAtMs = this.clock.now();
+    this.#install(snapshotState(served, next, previous), appliedAtMs);
+    if (origin === 'sync') this.#etag = meta.etag;
+    if (previous !== EMPTY_STATE) this.#emitUpdate(previous, origin, appliedAtMs, meta.committedAtMs);
     this.#reportValidation(validated.invalid, validated.recovered);
-    this.#applied.emit({ snapshot: raw, previous, origin, etag: this.#etag });
+    this.#applied.emit({ snapshot: next, previous: previous.raw, origin, etag: this.#etag });
     return true;
   }
 
   /**
    * Serves a snapshot restored from a last-known-good backup, before any
-   * from the service: its file secrets are written, then it is installed
+   * from the service: validated like a first snapshot, its file secrets
+   * written, then installed through the same swap as every other snapshot,
    * with no ETag (the next sync downloads in full), stamped with the time of
-   * the backup's save, with no change event and no `onApplied` hook (a
+   * the backup's save, with no update event and no `onApplied` hook (a
    * backup is never saved back as if it were fresh).
-   * With a schema, a backup that breaks it fails like a first snapshot would.
    *
    * @param confirmedAtMs - when the backup was saved.
    * @returns false when the service's snapshot came first, or the store closed (nothing installed).
-   * @throws SecretFileWriteError
+   * @throws SecretFileWriteError; ConfigInvalidError - the backup breaks the schema.
    */
   async restore(backup: Snapshot, confirmedAtMs: number): Promise<boolean> {
-    if (this.#closed || this.#snapshot !== EMPTY_SNAPSHOT) return false;
-    // With a schema, a backup is checked like a first snapshot (it was saved as the service sent it).
+    if (this.#closed || this.#state !== EMPTY_STATE) return false;
     const served = this.#validate(backup).snapshot;
     await this.#writeFiles(served.secrets, []);
     if (this.#closed) return false;
-    if (this.#snapshot !== EMPTY_SNAPSHOT) {
+    if (this.#state !== EMPTY_STATE) {
       // The service answered while the backup's files were written: its files win.
-      await this.#writeFiles(this.#snapshot.secrets, []);
+      await this.#writeFiles(this.#state.snapshot.secrets, []);
       return false;
     }
-    this.#snapshot = served;
-    this.#raw = backup;
-    this.#confirmedAtMs = confirmedAtMs;
+    this.#install(snapshotState(served, backup), confirmedAtMs);
     return true;
   }
 
@@ -196,7 +221,7 @@ export class SnapshotStore {
    */
   #validate(raw: Snapshot): { snapshot: Snapshot; invalid: readonly InvalidConfig[]; recovered: readonly string[] } {
     if (this.validator === undefined) return { snapshot: raw, invalid: [], recovered: [] };
-    if (this.#raw === EMPTY_SNAPSHOT) {
+    if (this.#state.raw === EMPTY_SNAPSHOT) {
       const configs = this.validator.initial(raw.configs, raw.revision);
       return { snapshot: { ...raw, configs: configs as ReadonlyMap<string, ConfigValue> }, invalid: [], recovered: [] };
     }
@@ -225,21 +250,21 @@ export class SnapshotStore {
    */
   async confirm(etag: string | undefined): Promise<void> {
     if (this.#closed) return;
-    await this.#writeFiles(this.#snapshot.secrets, []);
+    await this.#writeFiles(this.#state.snapshot.secrets, []);
     if (etag !== undefined) this.#etag = etag;
     this.#confirmedAtMs = this.clock.now();
   }
 
   /** Path of a file secret's file; `undefined` when absent, not a file, or closed. */
   filePath(key: string): string | undefined {
-    if (this.#closed || this.#snapshot.secrets.get(key)?.type !== 'file') return undefined;
+    if (this.#closed || this.#state.snapshot.secrets.get(key)?.type !== 'file') return undefined;
     return this.files.pathFor(key);
   }
 
   /** Stops updates and listeners, and removes the file secrets. Reads keep the last snapshot. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#changes.clear();
+    this.#updates.clear();
     this.#applied.clear();
     this.#invalid.clear();
     await this.files.close();
@@ -248,16 +273,32 @@ export class SnapshotStore {
   /** Stops updates and listeners at once (the files go with {@link SnapshotStore.close}). */
   stop(): void {
     this.#closed = true;
-    this.#changes.clear();
+    this.#updates.clear();
     this.#applied.clear();
     this.#invalid.clear();
   }
 
-  /** Serves `next` (and what is derived from it; `raw` is the base of the next patch) from now on: the only assignment of the snapshot. */
-  #swap(next: Snapshot, raw: Snapshot): void {
-    if (next.flags !== this.#snapshot.flags) this.#flagValues = flagValuesOf(next);
-    this.#snapshot = next;
-    this.#raw = raw;
+  /** Serves `state` from now on: the only assignment of the served state. */
+  #install(state: SnapshotState, confirmedAtMs: number): void {
+    this.#state = state;
+    this.#confirmedAtMs = confirmedAtMs;
+  }
+
+  #emitUpdate(previous: SnapshotState, origin: SnapshotOrigin, appliedAtMs: number, committedAtMs?: number): void {
+    const current = this.#state;
+    if (this.#updates.size === 0) return;
+    const changes = diffSnapshots(previous.snapshot, current.snapshot);
+    if (changes.length === 0 && current.snapshot.revision === previous.snapshot.revision) return;
+    this.#updates.emit(
+      Object.freeze({
+        revision: current.snapshot.revision,
+        previousRevision: previous.snapshot.revision,
+        origin,
+        changes: Object.freeze(changes),
+        appliedAtMs,
+        ...(committedAtMs !== undefined && { committedAtMs }),
+      }),
+    );
   }
 
   async #writeFiles(write: Iterable<[string, SecretRecord]>, removed: Iterable<string>): Promise<void> {
@@ -273,10 +314,4 @@ export class SnapshotStore {
       );
     }
   }
-}
-
-function flagValuesOf(snapshot: Snapshot): ReadonlyMap<string, boolean> {
-  const values = new Map<string, boolean>();
-  for (const [key, flag] of snapshot.flags) values.set(key, flag.isActive);
-  return values;
 }

@@ -79,6 +79,12 @@ export interface Patch {
     readonly flags: readonly string[];
     readonly secrets: readonly string[];
   };
+  /**
+   * When the service committed the change (`committed_at`, its clock), in ms
+   * since the epoch; `undefined` when absent or unreadable. Used for nothing
+   * but the propagation-lag measure (PROTOCOL §6).
+   */
+  readonly committedAtMs?: number;
 }
 
 /** Thrown by the parsers below; its message names the JSON path, never a value. */
@@ -250,9 +256,26 @@ export function parsePatch(doc: unknown): Patch {
       secrets: parseKeyList(deleted?.['secrets'], '$.deleted.secrets'),
     }),
   };
-  if (doc['service'] !== undefined)
-    return Object.freeze({ ...patch, service: parseService(doc['service'], '$.service') });
-  return Object.freeze(patch);
+  const committedAtMs = parseCommittedAt(doc['committed_at']);
+  const service = doc['service'] === undefined ? undefined : parseService(doc['service'], '$.service');
+  return Object.freeze({
+    ...patch,
+    ...(service !== undefined && { service }),
+    ...(committedAtMs !== undefined && { committedAtMs }),
+  });
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * `committed_at` is informative only (PROTOCOL §6: a client tolerates its
+ * absence), so a value that is not an RFC 3339 time is ignored, never an
+ * error that would cost the patch.
+ */
+function parseCommittedAt(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 function applyGroup<T>(
