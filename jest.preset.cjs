@@ -11,7 +11,8 @@ module.exports = function preset(dir, overrides = {}) {
     rootDir: dir,
     testEnvironment: 'node',
     testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/**/*.e2e-spec.ts'],
-    testPathIgnorePatterns: ['/node_modules/', '/dist/', '/fixtures/'],
+    // Anchored at the project: a checkout inside a folder named `fixtures` still runs its tests.
+    testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/(.+/)?fixtures/'],
     transform: {
       '^.+\\.(t|j)s$': [
         '@swc/jest',
