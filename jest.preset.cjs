@@ -32,6 +32,7 @@ module.exports = function preset(dir, overrides = {}) {
     moduleNameMapper: {
       '^@vane/(client|local-server|nestjs|express|openfeature)$': path.join(root, 'libs/$1/src/index.ts'),
       '^@vane/nestjs/testing$': path.join(root, 'libs/nestjs/src/testing/index.ts'),
+      '^@vane/local-server/testing$': path.join(root, 'libs/local-server/src/testing/index.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
     ...overrides,
