@@ -6,6 +6,7 @@ import { MemoryLogger } from './helpers/fake-transport.js';
 import { until } from './helpers/manual-timers.js';
 import { describeWithRedis, startRedis, type TestRedis } from './helpers/redis-server.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
+import { PROCESS_TEST_MS } from '@vane/local-server/testing';
 
 const SECRET = 'rk_test_TOPSECRET';
 
@@ -27,7 +28,7 @@ describeWithRedis('last-known-good in Redis, shared by a fleet (real redis-serve
     podB = await connect(redis.url);
     server = await startLocalServer({ seed: seed(), port: 0 });
     proxy = await FaultProxy.start(server.port);
-  });
+  }, PROCESS_TEST_MS);
 
   afterAll(async () => {
     podA?.destroy();
@@ -35,7 +36,7 @@ describeWithRedis('last-known-good in Redis, shared by a fleet (real redis-serve
     await proxy?.close();
     await server?.close();
     await redis?.stop();
-  });
+  }, PROCESS_TEST_MS);
 
   const key = (): string => `vane:last-known-good:${proxy.baseUrl('shop')}`;
   const options = (client: Awaited<ReturnType<typeof connect>>): VaneClientOptions => ({
