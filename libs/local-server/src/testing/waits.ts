@@ -219,7 +219,9 @@ export function waitForUpdate<U extends { readonly revision: number }>(
 /**
  * Resolves once `client` serves `revision` or a later one: at once when it
  * already does, else on the update that installs it. Resolves with the
- * revision served then.
+ * revision served then. It resolves as the snapshot is installed: what the
+ * client does once the sync that brought it ends (a status change, say)
+ * may follow; wait for that with {@link waitForStatus}.
  *
  * @example
  * ```ts
