@@ -418,7 +418,7 @@ describe('stream', () => {
 });
 
 describe('secrets access rules', () => {
-  it('a public key refuses every secret read and write synchronously, before any request', async () => {
+  it('a public key refuses every secret read (a throw) and write (a rejection, never a throw) before any request', async () => {
     const h = harness({ apiKey: PK, stream: false });
     h.service.secrets = {};
     const client = await create(h);
@@ -437,7 +437,9 @@ describe('secrets access rules', () => {
       () => client.deleteSecret('a'),
       () => client.deleteSecretVersion('a', 1),
     ]) {
-      expect(write).toThrow(expect.objectContaining({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' }));
+      let pending: Promise<unknown> | undefined;
+      expect(() => (pending = write())).not.toThrow();
+      await expect(pending).rejects.toMatchObject({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' });
     }
     expect(h.transport.requests.length).toBe(before);
   });
@@ -478,14 +480,14 @@ describe('secret writes', () => {
     const h = harness({ stream: false });
     const client = await create(h);
     const before = h.transport.requests.length;
-    expect(() => client.deleteSecretVersion('a', 0)).toThrow(
+    await expect(client.deleteSecretVersion('a', 0)).rejects.toThrow(
       expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }),
     );
-    expect(() => client.deleteSecretVersion('a', 1.5)).toThrow('1-based integer');
-    expect(() => client.setSecret('bad key', 'v')).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
-    expect(() => client.setSecret('a', 5 as unknown as string)).toThrow('value must be a string');
-    expect(() => client.setSecret('a', 'v', { type: 'blob' as 'text' })).toThrow('type must be');
-    expect(() => client.setSecret('a', 'v', null as unknown as { type: 'text' })).toThrow(
+    await expect(client.deleteSecretVersion('a', 1.5)).rejects.toThrow('1-based integer');
+    await expect(client.setSecret('bad key', 'v')).rejects.toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
+    await expect(client.setSecret('a', 5 as unknown as string)).rejects.toThrow('value must be a string');
+    await expect(client.setSecret('a', 'v', { type: 'blob' as 'text' })).rejects.toThrow('type must be');
+    await expect(client.setSecret('a', 'v', null as unknown as { type: 'text' })).rejects.toThrow(
       expect.objectContaining({
         code: 'VANE_INVALID_ARGUMENT',
         message: 'setSecret: options must be an object, got null',
@@ -542,7 +544,7 @@ describe('evaluateAb', () => {
     const h = harness({ stream: false });
     const client = await create(h);
     const before = h.transport.requests.length;
-    expect(() => client.evaluateAb(['on'], { userId: 'u', attributes: { age: 42 as unknown as string } })).toThrow(
+    await expect(client.evaluateAb(['on'], { userId: 'u', attributes: { age: 42 as unknown as string } })).rejects.toThrow(
       'attribute "age" must be a string, got number',
     );
     expect(h.transport.requests.length).toBe(before);

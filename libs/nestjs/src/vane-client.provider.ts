@@ -1,4 +1,4 @@
-import { Logger, type Provider } from '@nestjs/common';
+import type { Provider } from '@nestjs/common';
 import { VaneClient, type VaneClientOptions, type VaneLogger } from '@vane/client';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
@@ -59,7 +59,7 @@ export async function createVaneClient(
     const code = (err as { code?: unknown } | null)?.code;
     const hint = initialSyncHint(typeof code === 'string' ? code : undefined);
     const message = err instanceof Error ? err.message : String(err);
-    new Logger('Vane').error(
+    logger.error(
       `initial sync failed, the app cannot start${typeof code === 'string' ? ` (${code})` : ''}: ${message}${hint ? `\n  What to do: ${hint}` : ''}`,
     );
     throw err;

@@ -1,10 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { VaneClient } from '@vane/client';
+import { VaneClient, type VaneLogger } from '@vane/client';
 import { VaneStartupCheckError, type VaneStartupFinding } from './errors/vane-startup-check.error.js';
 import { FeatureFlagRequirement } from './feature-flag.metadata.js';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
-import { VANE_MODULE_OPTIONS } from './vane.constants.js';
+import { VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
 import { paramsOf } from './utils/param-metadata.js';
 
 /** A decorator use the startup check found. */
@@ -25,14 +25,13 @@ interface KeyUse {
  */
 @Injectable()
 export class VaneStartupCheck implements OnApplicationBootstrap {
-  readonly #logger = new Logger('Vane');
-
   constructor(
     private readonly client: VaneClient,
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
     @Inject(VANE_MODULE_OPTIONS) private readonly options: VaneModuleOptions,
+    @Inject(VANE_LOGGER) private readonly logger: VaneLogger,
   ) {}
 
   /** Runs the check (unless `startupCheck: 'off'`). */
@@ -42,10 +41,10 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
     const findings = this.check();
     const unreadable = this.#secretsUnreadable();
     if (unreadable !== undefined && !findings.some((f) => f.kind === 'secrets-unreadable'))
-      this.#logger.log(`connected to "${this.client.serviceSlug}": ${unreadable}`);
+      this.logger.info?.(`connected to "${this.client.serviceSlug}": ${unreadable}`);
     for (const finding of findings) {
-      if (finding.kind === 'secrets-unreadable') this.#logger.error(finding.message);
-      else this.#logger.warn(finding.message);
+      if (finding.kind === 'secrets-unreadable') this.logger.error(finding.message);
+      else this.logger.warn(finding.message);
     }
     if (findings.length > 0 && mode === 'throw') throw new VaneStartupCheckError(findings);
   }
@@ -99,10 +98,15 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
 
   /** Why this client can never read secrets (public key, frontend service), or undefined. */
   #secretsUnreadable(): string | undefined {
-    if (this.client.keyType === 'pk') return 'the client uses a public key (svp_…), which never receives secrets';
-    if (this.client.serviceKind === 'frontend')
-      return `the service "${this.client.serviceSlug}" is of kind "frontend", which never holds secrets`;
-    return undefined;
+    // Only the refusals that never go away: secrets missing from a stale start come with the first sync.
+    switch (this.client.secretReadRefusal()?.code) {
+      case 'VANE_PUBLIC_KEY_SECRET_ACCESS':
+        return 'the client uses a public key (svp_…), which never receives secrets';
+      case 'VANE_FRONTEND_SECRET_READ':
+        return `the service "${this.client.serviceSlug}" is of kind "frontend", which never holds secrets`;
+      default:
+        return undefined;
+    }
   }
 
   /** Every `@FeatureFlag()`, `@Flag()` and `@Secret()` key in the app, with where it is used. */
