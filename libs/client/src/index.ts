@@ -50,7 +50,10 @@ export type {
 } from './store/change-event.js';
 export type { SnapshotUpdate, UpdateListener, SnapshotOrigin } from './store/snapshot-update.js';
 export type { AbContext, AbResults } from './ab/ab-evaluation.js';
-export { MAX_AB_KEYS_PER_CALL } from './ab/ab-evaluation.js';
+export { MAX_AB_KEYS_PER_CALL, abContextKey } from './ab/ab-evaluation.js';
+export type { AbCacheOptions } from './ab/ab-cache-options.js';
+export { AB_CACHE_DEFAULTS } from './ab/ab-cache-options.js';
+export type { AbCacheStats } from './ab/ab-evaluator.js';
 export type { ConfigValue, JsonValue, SecretType } from './store/snapshot.js';
 export type { KeyType } from './http/api-key.js';
 export { keyTypeOf } from './http/api-key.js';

@@ -7,6 +7,7 @@
  */
 import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from './ab/ab-evaluation.js';
 import { sendAbEvaluation } from './ab/ab-request.js';
+import { AbEvaluator, type AbCacheStats } from './ab/ab-evaluator.js';
 import type { KeyType } from './http/api-key.js';
 import type { ChangeListener, SecretVersionInfo } from './store/change-event.js';
 import { ClientStatus, type StatusListener, type VaneClientStatus } from './data-sources/client-status.js';
@@ -77,6 +78,7 @@ export class VaneClient implements VaneReader {
   readonly #supervisor: SourceSupervisor;
   readonly #secrets: SecretWriter;
   readonly #backup: LastKnownGoodBackup | undefined;
+  readonly #ab: AbEvaluator;
   readonly #closeController = new AbortController();
   #closing: Promise<void> | undefined;
 
@@ -105,6 +107,11 @@ export class VaneClient implements VaneReader {
       this.#supervisor.synced();
     });
     this.#secrets = new SecretWriter(this.#http, options.credentials, signal);
+    this.#ab = new AbEvaluator(
+      (plan, userId, attributes) => sendAbEvaluation(this.#http, signal, plan, userId, attributes),
+      options.abCache,
+      options.clock,
+    );
     if (options.lastKnownGood !== undefined) {
       const backup = new LastKnownGoodBackup(options.lastKnownGood, options);
       this.#backup = backup;
@@ -499,15 +506,29 @@ export class VaneClient implements VaneReader {
    * errors (`InvalidArgumentError`, naming the attribute and the type it
    * got) reject before any request, and so does a closed client.
    *
+   * Answers are cached per revision unless `abCache: false` (see
+   * {@link VaneClientOptions.abCache}): a user asking again before the
+   * service's revision moves costs no call, and concurrent questions for
+   * the same answer share one call. Errors are never cached.
+   *
    * @returns flag key → boolean for every key asked (a null-prototype object).
    * @throws AddonNotAvailableError - 403, the add-on is off for the tenant.
    */
   async evaluateAb(keys: readonly string[], context: AbContext): Promise<AbResults> {
     const { userId, attributes } = normalizeAbContext(context);
-    const flags = this.#store.snapshot.flags;
+    const { flags, revision } = this.#store.snapshot;
     const plan = planAbEvaluation(keys, (key) => flags.has(key));
     if (this.closed) throw new ClientClosedError();
-    return sendAbEvaluation(this.#http, this.#closeController.signal, plan, userId, attributes);
+    return this.#ab.evaluate(plan, userId, attributes, revision);
+  }
+
+  /**
+   * Counters of the cache of A/B answers: hits, misses, answers that shared
+   * a call in flight, entries and estimated bytes kept, evictions. A new
+   * object at each read.
+   */
+  get abCacheStats(): AbCacheStats {
+    return this.#ab.stats;
   }
 
   /**

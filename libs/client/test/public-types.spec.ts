@@ -36,6 +36,7 @@ describe('public door', () => {
   it('exports a small surface: the client, the check, errors, and helpers', () => {
     expect(Object.keys(api).sort()).toEqual(
       [
+        'AB_CACHE_DEFAULTS',
         'AddonNotAvailableError',
         'ApiKeyCredentials',
         'BillingOverdueError',
@@ -66,6 +67,7 @@ describe('public door', () => {
         'WorkloadIdentityNotConfiguredError',
         'WorkloadIdentityCredentials',
         'WORKLOAD_IDENTITY_DEFAULTS',
+        'abContextKey',
         'checkConnectivity',
         'defineSchema',
         'keyTypeOf',

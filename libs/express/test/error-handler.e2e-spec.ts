@@ -186,13 +186,14 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
         const logged: string[] = [];
         await fx.close();
         fx = await startFixture({
-          abContext: () => ({ userId: 'u-1', attributes: { country: 'DE' } }),
+          abContext: (req) => ({ userId: req.get('x-user-id') ?? 'u-1', attributes: { country: 'DE' } }),
           logger: { warn: (m) => logged.push(m), error: () => undefined },
         });
         const app = abApp();
         expect((await request(app).get('/ab').expect(200)).body).toEqual({ on: true });
         breakIt();
-        const res = await request(app).get('/ab').expect(200);
+        // Another user: u-1's answer is cached, and would be served without meeting the service.
+        const res = await request(app).get('/ab').set('x-user-id', 'u-2').expect(200);
         expect(res.body).toEqual({ on: false });
         expect(logged.filter((m) => m.startsWith('A/B evaluation'))).toEqual([
           expect.stringContaining(`failed (${code}), treating them as off`),

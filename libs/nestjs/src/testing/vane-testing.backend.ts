@@ -98,6 +98,9 @@ export class VaneTestingBackend {
    * A real `VaneClient` served by this backend (no stream, no network), its
    * initial sync done. Give it to a test module in place of the real one:
    * `.overrideProvider(VaneClient).useFactory({ factory: () => backend.createClient() })`.
+   * Its cache of A/B answers is off (`abCache: false`): {@link setAb} changes
+   * answers at once, and every request's evaluation reaches the backend, so
+   * {@link abCalls} counts one call per request.
    */
   async createClient(options: VaneTestingClientOptions = {}): Promise<VaneClient> {
     const client = await VaneClient.create({
@@ -106,6 +109,7 @@ export class VaneTestingBackend {
       transport: this.transport,
       stream: false,
       ttlMs: 24 * 60 * 60 * 1000,
+      abCache: false,
       ...(options.logger !== undefined && { logger: options.logger }),
       ...(options.secretsDir !== undefined && { secretsDir: options.secretsDir }),
     });
@@ -159,7 +163,7 @@ export class VaneTestingBackend {
     return this.#changed();
   }
 
-  /** Sets the A/B answer of a flag (no sync needed: evaluations are not cached). */
+  /** Sets the A/B answer of a flag (no sync needed: the testing client does not cache A/B answers). */
   setAb(key: string, rule: VaneTestingAbRule): void {
     this.#ab.set(key, rule);
   }
