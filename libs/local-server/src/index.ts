@@ -8,6 +8,7 @@ export {
   type LocalServer,
   type LocalServerAdmin,
   type LocalServerFlagInput,
+  type LocalServerFlagPatch,
   type LocalServerOptions,
   type LocalServerSeed,
   type LocalServiceSummary,

@@ -104,6 +104,17 @@ export interface LocalServerFlagInput {
   ab?: AbRule | null;
 }
 
+/** A partial update of a flag: the members given change, the others stay. */
+export interface LocalServerFlagPatch {
+  is_enabled?: boolean;
+  /** RFC 3339, or null to remove the start of the schedule. */
+  starts_at?: string | null;
+  /** RFC 3339, or null to remove the end of the schedule. */
+  ends_at?: string | null;
+  /** A new A/B rule, or null to remove it. */
+  ab?: AbRule | null;
+}
+
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
   /** The seed: a document, or the path of a JSON seed file. Default: no services. */
@@ -167,8 +178,17 @@ export interface LocalServerAdmin {
   setConfig(slug: string, key: string, value: ConfigValue): number;
   /** Deletes a config value; returns the new revision. */
   deleteConfig(slug: string, key: string): number;
-  /** Creates or replaces a flag; returns the new revision. */
+  /**
+   * Creates or replaces a flag: members left out take their defaults (no
+   * schedule, no A/B rule). Returns the new revision.
+   */
   setFlag(slug: string, key: string, flag: LocalServerFlagInput): number;
+  /**
+   * Changes only the members of an existing flag that `patch` names
+   * (`ab: null` removes the rule, a `null` schedule end removes that end);
+   * returns the new revision. Throws a `NotFoundError` for an unknown flag.
+   */
+  patchFlag(slug: string, key: string, patch: LocalServerFlagPatch): number;
   /** Deletes a flag; returns the new revision. */
   deleteFlag(slug: string, key: string): number;
   /** Adds a secret version. */
@@ -346,7 +366,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       revokeKey: (slug, key) => admin.revokeKey(slug, key),
       setConfig: (slug, key, value) => admin.setConfig(slug, key, value),
       deleteConfig: (slug, key) => admin.deleteConfig(slug, key),
-      setFlag: (slug, key, flag) => admin.setFlag(slug, key, flag),
+      setFlag: (slug, key, flag) => admin.setFlag(slug, key, flag).revision,
+      patchFlag: (slug, key, patch) => admin.patchFlag(slug, key, patch),
       deleteFlag: (slug, key) => admin.deleteFlag(slug, key),
       setSecret: (slug, key, value, type) => admin.setSecret(slug, key, value, type, 'admin'),
       deleteSecret: (slug, key) => admin.deleteSecret(slug, key, 'admin'),

@@ -80,8 +80,13 @@ export async function handleAdminRoute(
       return await answer(ctx, res, 200, { revision: store.service(slug)!.revision });
     case 'DELETE configs':
       return await answer(ctx, res, 200, { revision: admin.deleteConfig(slug, key) });
-    case 'PUT flags':
-      return await answer(ctx, res, 200, { revision: admin.setFlag(slug, key, await readJsonBody(req)) });
+    case 'PUT flags': {
+      const { revision, removed } = admin.setFlag(slug, key, await readJsonBody(req));
+      if (removed.length === 0) return await answer(ctx, res, 200, { revision });
+      return await answer(ctx, res, 200, { revision, removed, warning: replacedWarning(removed) });
+    }
+    case 'PATCH flags':
+      return await answer(ctx, res, 200, { revision: admin.patchFlag(slug, key, await readJsonBody(req)) });
     case 'DELETE flags':
       return await answer(ctx, res, 200, { revision: admin.deleteFlag(slug, key) });
     case 'PUT secrets': {
@@ -118,6 +123,15 @@ function checkAdminToken(ctx: ServerContext, req: IncomingMessage): void {
   if (!match || !timingSafeEqual(given, wanted)) {
     throw HttpError.unauthorized('the admin API needs "Authorization: Bearer <admin token>"');
   }
+}
+
+/** What a `PUT` that left out members the flag had did, in words (the answer's `warning`). */
+function replacedWarning(removed: readonly string[]): string {
+  const names = removed.join(' and ');
+  return (
+    `PUT replaces the whole flag: ${names} ${removed.length === 1 ? 'was' : 'were'} not in the body and ` +
+    `${removed.length === 1 ? 'is' : 'are'} now removed. PATCH changes only the members it names.`
+  );
 }
 
 function notFound(req: IncomingMessage): HttpError {
