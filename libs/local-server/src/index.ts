@@ -15,6 +15,10 @@ export {
   type LocalServerTrustInput,
   DEFAULT_SESSION_TTL_MS,
 } from './local-server.js';
+export {
+  DEFAULT_FAILED_ATTEMPT_THROTTLE,
+  type FailedAttemptThrottleOptions,
+} from './domain/failed-attempt-throttle.js';
 export { ManualClock, systemClock, type Clock, type TimerHandle } from './domain/clock.js';
 export { consoleLogger, silentLogger, type LocalServerLogger } from './logger.js';
 export { SeedError } from './seed/seed-error.js';

@@ -19,6 +19,7 @@ import {
   type TenantState,
 } from './domain/model.js';
 import { KeyRateLimiter } from './domain/rate-limiter.js';
+import { FailedAttemptThrottle, type FailedAttemptThrottleOptions } from './domain/failed-attempt-throttle.js';
 import { parseServerData, readServerDataFile } from './seed/seed-parser.js';
 import { SnapshotRenderer, type Audience } from './domain/snapshot-renderer.js';
 import { SessionTokens } from './domain/session-tokens.js';
@@ -160,7 +161,19 @@ export interface LocalServerOptions {
    * @default 3600000 (one hour)
    */
   sessionTtlMs?: number;
-  /** Time source for flag schedules, quarantine, rate limits and session expiry. @default the system clock */
+  /**
+   * The throttle of wrong admin tokens, per client address, shared by the
+   * admin API's bearer token and the console's login form: after
+   * `freeFailures` wrong tokens, each further one makes the address wait
+   * (`429 rate_limited` with `Retry-After`) before its next token is even
+   * checked, `baseDelayMs` doubling up to `maxDelayMs`; an address with no
+   * wrong token for `forgetAfterMs` starts afresh. The right token always
+   * gets in once the wait is over. Give any of the members to change them,
+   * or `false` to turn the throttle off.
+   * @default { freeFailures: 5, baseDelayMs: 1000, maxDelayMs: 60000, forgetAfterMs: 600000 }
+   */
+  authThrottle?: Partial<FailedAttemptThrottleOptions> | false;
+  /** Time source for flag schedules, quarantine, rate limits (the admin-token throttle too) and session expiry. @default the system clock */
   clock?: Clock;
   /** Where to log. @default silent */
   logger?: LocalServerLogger;
@@ -301,6 +314,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     await changes.close();
     throw new RangeError('sessionTtlMs must be a number of milliseconds of at least 1000');
   }
+  let authThrottle: FailedAttemptThrottle | undefined;
+  try {
+    authThrottle = options.authThrottle === false ? undefined : new FailedAttemptThrottle(options.authThrottle);
+  } catch (error) {
+    store.close();
+    await changes.close();
+    throw error;
+  }
   const admin = new AdminApi(store);
   const ctx: ServerContext = {
     store,
@@ -314,7 +335,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     sessions: new SessionTokens(clock, sessionTtlMs),
     jwtVerifier: new JwtTrustVerifier(clock),
     awsVerifier: new AwsTrustVerifier(),
-    console: { sessions: new ConsoleSessions(adminToken), feed: consoleFeed, assets: new ConsoleAssets() },
+    authThrottle,
+    console: { sessions: new ConsoleSessions(), feed: consoleFeed, assets: new ConsoleAssets() },
   };
 
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
