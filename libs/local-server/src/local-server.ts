@@ -152,6 +152,16 @@ export interface LocalServerOptions {
   pingIntervalMs?: number;
   /** Patches kept per service for `Last-Event-ID` replay. @default 1000 */
   historySize?: number;
+  /**
+   * Bytes of patches kept per service for `Last-Event-ID` replay (the
+   * encoded events for secret and public keys together); beyond it the
+   * oldest are dropped, as beyond `historySize`, and a client whose
+   * `Last-Event-ID` went with them is sent `resync`. A replay larger than
+   * `streamBufferBytes` is never sent anyway, so the default keeps all that
+   * can be replayed. `Infinity` leaves only `historySize`.
+   * @default twice `streamBufferBytes` (2097152)
+   */
+  historyBytes?: number;
   /** Bytes a stream may have queued before the server drops it as a slow consumer. @default 1048576 */
   streamBufferBytes?: number;
   /**
@@ -249,7 +259,7 @@ export interface LocalServer {
   revision(slug: string): number;
   /** Every service with its kind, revision and active keys. */
   services(): LocalServiceSummary[];
-  /** Open streams and dropped slow consumers. */
+  /** Open streams, dropped slow consumers and the bytes kept for replay. */
   stats(): StreamStats;
   /** Ends open streams, stops timers, writes pending state and stops listening. Idempotent. */
   close(): Promise<void>;
@@ -267,6 +277,11 @@ export interface LocalServer {
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
+  // Options are checked before anything is opened, so a bad one leaves nothing to clean up.
+  const authThrottle = options.authThrottle === false ? undefined : new FailedAttemptThrottle(options.authThrottle);
+  const bufferBytes = options.streamBufferBytes ?? 1024 * 1024;
+  const historyBytes = options.historyBytes ?? 2 * bufferBytes;
+  if (!(historyBytes >= 0)) throw new RangeError('historyBytes must be a number of bytes of at least 0');
   const { data, changes } = await openData(options, logger, new Date(clock.now()));
   const pingIntervalMs = options.pingIntervalMs ?? 15_000;
   // The web console follows every change and every stream opening or closing (ctx is set below, before any event).
@@ -274,7 +289,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const hub = new StreamHub({
     pingIntervalMs,
     historySize: options.historySize ?? 1000,
-    bufferBytes: options.streamBufferBytes ?? 1024 * 1024,
+    historyBytes,
+    bufferBytes,
     onStreamsChanged: () => consoleFeed.notify(),
   });
   // Assigned once below: the store's change callback needs the renderer, and the renderer needs the store.
@@ -313,14 +329,6 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     store.close();
     await changes.close();
     throw new RangeError('sessionTtlMs must be a number of milliseconds of at least 1000');
-  }
-  let authThrottle: FailedAttemptThrottle | undefined;
-  try {
-    authThrottle = options.authThrottle === false ? undefined : new FailedAttemptThrottle(options.authThrottle);
-  } catch (error) {
-    store.close();
-    await changes.close();
-    throw error;
   }
   const admin = new AdminApi(store);
   const ctx: ServerContext = {

@@ -462,5 +462,8 @@ function keyType(key: string): 'secret' | 'public' {
 }
 
 function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  // Two JSON primitives are the same value exactly when ===: no need to serialise a large string twice.
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   return JSON.stringify(a) === JSON.stringify(b);
 }
