@@ -34,7 +34,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
   if (segments[0] === 'admin' && segments[1] === 'v1') return handleAdminRoute(ctx, req, res, segments);
   if (segments[0] === 'console') {
     return handleConsoleRoute(ctx, req, res, segments, (adminSegments) =>
-      handleAdminRoute(ctx, req, res, adminSegments),
+      handleAdminRoute(ctx, req, res, adminSegments, { viaConsole: true }),
     );
   }
   throw HttpError.notFound(`no route ${req.method ?? 'GET'} ${path}: every route lives under /v1/`);
