@@ -46,10 +46,10 @@ describe('a custom logger gets every line of the module (none goes to a Logger o
   const nestLines: string[] = [];
 
   beforeAll(async () => {
-    for (const level of ['log', 'warn', 'error'] as const)
-      jest
-        .spyOn(Logger.prototype, level)
-        .mockImplementation((message: unknown) => void nestLines.push(String(message)));
+    const record = (message: unknown): void => void nestLines.push(String(message));
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(record);
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(record);
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(record);
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
     app = await createApp({
       imports: [
