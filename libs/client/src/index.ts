@@ -77,6 +77,7 @@ export {
   QuarantinedError,
   AddonNotAvailableError,
   UnexpectedResponseError,
+  NotAVaneServiceError,
   PublicKeySecretAccessError,
   FrontendSecretReadError,
   SecretNotFoundError,

@@ -46,6 +46,7 @@ describe('public door', () => {
         'FrontendSecretReadError',
         'InvalidArgumentError',
         'MAX_AB_KEYS_PER_CALL',
+        'NotAVaneServiceError',
         'NotFoundError',
         'PublicKeySecretAccessError',
         'QuarantinedError',
