@@ -46,11 +46,13 @@ export interface VaneTestingAbCall {
   readonly attributes: Readonly<Record<string, string>>;
 }
 
+/** An answer of the backend; like every answer of a Vane service, it carries `Vane-Protocol: 1`. */
 function response(status: number, body: string, headers: Record<string, string> = {}): TransportResponse {
   const bytes = new TextEncoder().encode(body);
+  const all: Record<string, string> = { 'vane-protocol': '1', ...headers };
   return {
     status,
-    header: (name) => headers[name.toLowerCase()],
+    header: (name) => all[name.toLowerCase()],
     body: (async function* () {
       if (bytes.length > 0) yield bytes;
     })(),
