@@ -12,5 +12,6 @@ module.exports = {
     '<rootDir>/libs/express',
     '<rootDir>/libs/openfeature',
     '<rootDir>/test',
+    '<rootDir>/examples',
   ],
 };

@@ -81,6 +81,7 @@ export {
   QuarantinedError,
   AddonNotAvailableError,
   UnexpectedResponseError,
+  NotAVaneServiceError,
   PublicKeySecretAccessError,
   FrontendSecretReadError,
   SecretNotFoundError,

@@ -235,6 +235,11 @@ function positive(name: string, value: unknown, fallback: number, integer = fals
 export function parseBaseUrl(value: unknown): URL {
   if (typeof value !== 'string' || value === '')
     throw new InvalidArgumentError('baseUrl must be a URL such as "https://shop.vane.example"');
+  if (!value.includes('://'))
+    // `new URL('shop.localhost:4400')` parses, with `shop.localhost:` as its scheme.
+    throw new InvalidArgumentError(
+      'baseUrl has no scheme: add "https://" in front (or "http://" for the local server), e.g. "http://shop.localhost:4400"',
+    );
   let url: URL;
   try {
     url = new URL(value);

@@ -179,6 +179,10 @@ describe('VaneClient.create', () => {
     [errorBody(500, 'oops'), 'VANE_UNEXPECTED_RESPONSE', 500],
     [json(200, { revision: 'x' }), 'VANE_UNEXPECTED_RESPONSE', 200],
     [{ status: 200, body: '{"service": {"slug": "rk_live_TOPSECRET' }, 'VANE_UNEXPECTED_RESPONSE', 200],
+    // Without Vane-Protocol, whatever the status says: something else answers at baseUrl.
+    [{ ...errorBody(404, 'not_found'), foreign: true }, 'VANE_NOT_A_VANE_SERVICE', 404],
+    [{ ...errorBody(401, 'unauthorized'), foreign: true }, 'VANE_NOT_A_VANE_SERVICE', 401],
+    [{ ...json(200, new FakeService().body()), foreign: true }, 'VANE_NOT_A_VANE_SERVICE', 200],
   ])('rejects with a typed error and leaves nothing running (%#)', async (answer, code, status) => {
     const h = harness();
     h.service.syncOverride = () => answer;
@@ -400,6 +404,24 @@ describe('stream', () => {
     await create(h);
     await flush();
     expect(h.transport.to('/v1/stream')).toHaveLength(0);
+  });
+
+  it("a stream answered by something else (a proxy's own page) is a stream error that says so, its body unread", async () => {
+    const { h, client } = await streaming();
+    const page = new StreamBody();
+    h.service.streamOverride = () => ({
+      status: 502,
+      headers: { 'content-type': 'text/html' },
+      body: page,
+      foreign: true,
+    });
+    h.service.stream.end();
+    await until(() => h.timers.pendingDelays().includes(1000), 'backoff scheduled');
+    await h.timers.advance(1000);
+    await until(() => h.logger.text('warn').includes('no Vane service answers at shop.vane.example'), 'logged');
+    expect(h.logger.text('warn')).toContain('answered 502 without the Vane-Protocol header');
+    expect(page.signal?.aborted).toBe(true);
+    expect(client.revision).toBe(7);
   });
 
   it('a 402 on the stream halts everything', async () => {

@@ -47,6 +47,7 @@ describe('public door', () => {
         'FrontendSecretReadError',
         'InvalidArgumentError',
         'MAX_AB_KEYS_PER_CALL',
+        'NotAVaneServiceError',
         'NotFoundError',
         'PublicKeySecretAccessError',
         'QuarantinedError',

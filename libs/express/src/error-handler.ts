@@ -62,6 +62,7 @@ const ANSWERS: Readonly<Record<VaneAnyErrorCode, Answer>> = {
     message: 'The configuration service sent an answer this application cannot use.',
   },
   VANE_TRANSPORT: { status: 502, message: 'The configuration service could not be reached.' },
+  VANE_NOT_A_VANE_SERVICE: { status: 502, message: 'The configuration service could not be reached.' },
   VANE_TOKEN_EXCHANGE_FAILED: {
     status: 503,
     message: 'This application could not authenticate to the configuration service.',

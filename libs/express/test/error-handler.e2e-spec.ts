@@ -4,6 +4,7 @@ import {
   ClientClosedError,
   FrontendSecretReadError,
   InvalidArgumentError,
+  NotAVaneServiceError,
   NotFoundError,
   PublicKeySecretAccessError,
   QuarantinedError,
@@ -42,6 +43,7 @@ const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]>
   ['VANE_ADDON_NOT_AVAILABLE', new AddonNotAvailableError(LEAK), 503, undefined],
   ['VANE_UNEXPECTED_RESPONSE', new UnexpectedResponseError(LEAK, 500), 502, undefined],
   ['VANE_TRANSPORT', new TransportError(LEAK), 502, undefined],
+  ['VANE_NOT_A_VANE_SERVICE', new NotAVaneServiceError(LEAK, 404), 502, undefined],
   ['VANE_TRANSPORT', new TransportError(LEAK, { timedOut: true }), 504, undefined],
   ['VANE_TOKEN_EXCHANGE_FAILED', new TokenExchangeFailedError(LEAK, 403), 503, undefined],
   ['VANE_SESSION_EXPIRED', new SessionExpiredError(LEAK), 503, undefined],
@@ -105,7 +107,7 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
 
   it('covers every code of the client and of @vane/express', () => {
     const codes = new Set(KINDS.map(([code]) => code));
-    expect(codes.size).toBe(19);
+    expect(codes.size).toBe(20);
   });
 
   it('passes other errors, and errors after headers were sent, to next()', async () => {

@@ -9,6 +9,8 @@ const HINTS: Readonly<Record<string, string>> = {
   VANE_UNAUTHORIZED:
     'wrong key: set apiKey to a secret key (svs_…) of this very service, as shown in the console; a key of another service or a revoked key is refused too',
   VANE_NOT_FOUND: 'wrong slug: baseUrl must be the base URL shown for the service in the console (https://<slug>.…)',
+  VANE_NOT_A_VANE_SERVICE:
+    'wrong address: something other than a Vane service answers at baseUrl; check its host and port (the local server prints its URL at start), or the proxy in between',
   VANE_BILLING_OVERDUE:
     'billing: the tenant has invoices overdue by more than 14 days; settle them in the console, then restart',
   VANE_TRANSPORT:

@@ -13,6 +13,8 @@ interface KeyUse {
   readonly key: string;
   readonly where: string;
   readonly file?: boolean;
+  /** For a flag: evaluated for the requesting user (`{ ab: true }`), through `@FeatureFlag()` or `@Flag()`. */
+  readonly ab?: '@FeatureFlag' | '@Flag';
 }
 
 /**
@@ -20,7 +22,8 @@ interface KeyUse {
  * `@FeatureFlag()`, `@Flag()` and `@Secret()` in every controller and
  * provider is looked up in the snapshot, so a typo shows in the startup log
  * (by name, never a value) rather than on the first request. `@Secret()`
- * under a public key or a `frontend` service is reported the same way. With
+ * under a public key or a `frontend` service is reported the same way, and so
+ * is an A/B flag (`{ ab: true }`) in a module with no `abContext`. With
  * `startupCheck: 'throw'` any finding stops the start.
  */
 @Injectable()
@@ -56,6 +59,14 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
     const unreadable = this.#secretsUnreadable();
     for (const use of uses) {
       if (use.kind === 'flag') {
+        if (use.ab !== undefined && this.options.abContext === undefined) {
+          findings.push({
+            kind: 'ab-context-missing',
+            key: use.key,
+            where: use.where,
+            message: `${use.ab}('${use.key}', { ab: true }) in ${use.where} needs the requesting user, and the module has no abContext option: the default reads the id of request.user, so unless your auth sets request.user every request is anonymous and the flag is off for it${use.ab === '@FeatureFlag' ? ' (the route answers 404)' : ''}; set abContext in the module's options to a function (ctx) => ({ userId, attributes }) or undefined, or to defaultVaneContextFactory when your auth sets request.user`,
+          });
+        }
         if (!this.client.flagState(use.key).defined) {
           findings.push({
             kind: 'unknown-flag',
@@ -119,23 +130,27 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
       seen.add(cls);
       const name = cls.name || 'anonymous class';
       const onClass = this.reflector.get(FeatureFlagRequirement, cls);
-      if (onClass) for (const key of onClass.keys) uses.push({ kind: 'flag', key, where: name });
+      if (onClass) for (const key of onClass.keys) uses.push(flagUse(key, name, onClass.ab, '@FeatureFlag'));
       for (const method of this.scanner.getAllMethodNames(cls.prototype as object)) {
         const where = `${name}.${method}`;
         const handler: unknown = (cls.prototype as Record<string, unknown>)[method];
         if (typeof handler === 'function') {
           const onMethod = this.reflector.get(FeatureFlagRequirement, handler);
-          if (onMethod) for (const key of onMethod.keys) uses.push({ kind: 'flag', key, where });
+          if (onMethod) for (const key of onMethod.keys) uses.push(flagUse(key, where, onMethod.ab, '@FeatureFlag'));
         }
         for (const param of paramsOf(cls, method)) {
           uses.push(
             param.kind === 'secret'
               ? { kind: 'secret', key: param.key, where, file: param.options.file === true }
-              : { kind: 'flag', key: param.key, where },
+              : flagUse(param.key, where, param.options.ab, '@Flag'),
           );
         }
       }
     }
     return uses;
   }
+}
+
+function flagUse(key: string, where: string, ab: boolean | undefined, decorator: '@FeatureFlag' | '@Flag'): KeyUse {
+  return ab === true ? { kind: 'flag', key, where, ab: decorator } : { kind: 'flag', key, where };
 }
