@@ -14,7 +14,8 @@ export interface FlagKeyUse {
 
 /**
  * The warnings of the startup check, one per unknown key (by name, never a
- * value), each listing where the key is named.
+ * value), each listing where the key is named (a HEAD route Fastify made for
+ * a GET route is not listed twice).
  */
 export function unknownFlagWarnings(client: VaneClient, uses: Iterable<FlagKeyUse>): string[] {
   const wheres = new Map<string, Set<string>>();
@@ -26,7 +27,7 @@ export function unknownFlagWarnings(client: VaneClient, uses: Iterable<FlagKeyUs
   }
   return [...wheres].map(
     ([key, where]) =>
-      `unknown flag "${key}" in ${[...where].join(', ')}: the snapshot of "${client.serviceSlug}" has no such flag (a typo, or not created yet); the route answers as if it were off`,
+      `unknown flag "${key}" in ${[...where].filter((w) => !(w.startsWith('HEAD ') && where.has(`GET ${w.slice(5)}`))).join(', ')}: the snapshot of "${client.serviceSlug}" has no such flag (a typo, or not created yet); the route answers as if it were off`,
   );
 }
 

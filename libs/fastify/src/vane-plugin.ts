@@ -103,11 +103,11 @@ async function clientFor(
   const pluginTimeout = Number(fastify.initialConfig.pluginTimeout ?? 0);
   const tookMs = Math.round(performance.now() - started);
   if (pluginTimeout > 0 && tookMs >= pluginTimeout) {
-    await client.close();
     const err = new InvalidArgumentError(
       `the initial sync took ${tookMs} ms, longer than Fastify's pluginTimeout (${pluginTimeout} ms): raise pluginTimeout in Fastify's options`,
     );
     logger.error(initialSyncFailureLine(err));
+    await client.close();
     throw err;
   }
   return { client, owned: true };
