@@ -39,10 +39,7 @@ function routeAbKeys(request: FastifyRequest): readonly string[] {
  */
 class AbContextFailure extends Error {
   constructor(cause: unknown) {
-    super(
-      `abContext threw ${cause instanceof Error ? `${cause.name}: ${cause.message}` : typeof cause}`,
-      { cause },
-    );
+    super(`abContext threw ${cause instanceof Error ? `${cause.name}: ${cause.message}` : typeof cause}`, { cause });
     this.name = 'AbContextFailure';
   }
 }

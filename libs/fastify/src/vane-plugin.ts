@@ -175,7 +175,11 @@ const plugin: FastifyPluginAsync<VaneFastifyOptions> = async (fastify, rawOption
     fastify.addHook('onReady', async () => {
       const onRoutes = new Set(uses.map((use) => use.key));
       const elsewhere = [...vane.requiredKeys()].filter((key) => !onRoutes.has(key));
-      runStartupCheck(client, [...uses, ...elsewhere.map((key) => ({ key, where: 'a requireFlag() hook' }))], appLogger);
+      runStartupCheck(
+        client,
+        [...uses, ...elsewhere.map((key) => ({ key, where: 'a requireFlag() hook' }))],
+        appLogger,
+      );
     });
   }
 };

@@ -116,7 +116,11 @@ describe.each(FASTIFY_VERSIONS)('the error handler on %s', (_name, makeApp: AppF
     });
     expect((await app.inject('/fail')).statusCode).toBe(500);
     expect(log.entries()).toEqual([
-      expect.objectContaining({ level: 50, reqId: expect.anything(), msg: expect.stringMatching(/^GET \/fail: 500 VANE_SECRET_NOT_FOUND: /) }),
+      expect.objectContaining({
+        level: 50,
+        reqId: expect.anything(),
+        msg: expect.stringMatching(/^GET \/fail: 500 VANE_SECRET_NOT_FOUND: /),
+      }),
     ]);
   });
 
@@ -131,7 +135,10 @@ describe.each(FASTIFY_VERSIONS)('the error handler on %s', (_name, makeApp: AppF
   });
 
   it('takes statuses by code; errorHandler: false sets none, and app.vane.errorHandler() goes where you want', async () => {
-    await app.register(vane, fx.options({ logger: keptLogger(), errorHandler: { statuses: { VANE_SECRET_NOT_FOUND: 404 } } }));
+    await app.register(
+      vane,
+      fx.options({ logger: keptLogger(), errorHandler: { statuses: { VANE_SECRET_NOT_FOUND: 404 } } }),
+    );
     app.get('/secret', async () => {
       throw new SecretNotFoundError('x');
     });

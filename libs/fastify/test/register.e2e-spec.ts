@@ -63,11 +63,15 @@ describe.each(FASTIFY_VERSIONS)('app.register(vane) on %s', (_name, makeApp: App
       const log = logStream();
       const app = track(makeApp({ logger: { level: 'info', stream: log.stream } }));
       const options =
-        change === 'slug' ? fx.options({ baseUrl: fx.server.baseUrl('shop').replace('shop.', 'nope.') }) : fx.options(change);
+        change === 'slug'
+          ? fx.options({ baseUrl: fx.server.baseUrl('shop').replace('shop.', 'nope.') })
+          : fx.options(change);
       await expect(app.register(vane, options)).rejects.toMatchObject({ code });
       await expect(app.ready()).rejects.toMatchObject({ code });
       const errors = log.entries().filter((e) => e.level === 50);
-      expect(errors.map((e) => e.msg)).toEqual([expect.stringContaining(`initial sync failed, the app cannot start (${code})`)]);
+      expect(errors.map((e) => e.msg)).toEqual([
+        expect.stringContaining(`initial sync failed, the app cannot start (${code})`),
+      ]);
       expect(errors[0]!.msg).toMatch(hint);
       expectNoLeak(log.text());
       expect(log.text()).not.toContain('svs_shop_wrong_key_1234567890');
@@ -84,7 +88,9 @@ describe.each(FASTIFY_VERSIONS)('app.register(vane) on %s', (_name, makeApp: App
     expect(warnings).toEqual([
       expect.objectContaining({
         name: 'vane',
-        msg: expect.stringMatching(/^unknown flag "no-such-flag" in GET \/typo: the snapshot of "shop" has no such flag/),
+        msg: expect.stringMatching(
+          /^unknown flag "no-such-flag" in GET \/typo: the snapshot of "shop" has no such flag/,
+        ),
       }),
     ]);
     expect(log.entries().some((e) => e.level === 20)).toBe(true); // the client's debug lines go there too
@@ -199,7 +205,7 @@ describe.each(FASTIFY_VERSIONS)('app.register(vane) on %s', (_name, makeApp: App
       void app.register(vane, fx.options({ dispatcher: held, logger }));
       await expect(app.ready()).rejects.toThrow(/timed? ?out|did not start in time/i);
       release();
-      await (await closedOnce);
+      await await closedOnce;
       expect(logger.lines).toEqual([
         expect.stringMatching(/longer than Fastify's pluginTimeout \(100 ms\): raise pluginTimeout/),
       ]);

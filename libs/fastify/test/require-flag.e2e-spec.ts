@@ -156,7 +156,10 @@ describe.each(FASTIFY_VERSIONS)('flag guards on %s', (_name, makeApp: AppFactory
       ['a key with spaces', () => app.vane.requireFlag('a b')],
       ['a status that is not a status', () => app.vane.requireFlag('beta', { status: 700 })],
       ['ab without an abContext option', () => app.vane.requireFlag('beta', { ab: true })],
-      ['a route option with a bad key', () => app.get('/bad', { config: { vane: { flags: 'a b' } } }, async () => ({}))],
+      [
+        'a route option with a bad key',
+        () => app.get('/bad', { config: { vane: { flags: 'a b' } } }, async () => ({})),
+      ],
       [
         'an A/B route option without an abContext option',
         () => app.get('/ab', { config: { vane: { flags: 'new-pricing', ab: true } } }, async () => ({})),
@@ -197,7 +200,12 @@ describe.each(FASTIFY_VERSIONS)('flag guards on %s', (_name, makeApp: AppFactory
       app.get(
         '/three',
         {
-          config: { vane: [{ flags: 'new-pricing', ab: true }, { flags: 'dark-mode', ab: true }] },
+          config: {
+            vane: [
+              { flags: 'new-pricing', ab: true },
+              { flags: 'dark-mode', ab: true },
+            ],
+          },
           preHandler: app.vane.requireFlag('big-banner', { ab: true }),
         },
         async (request) => ({ ...(await request.vane.ab(['new-pricing', 'dark-mode'])) }),
