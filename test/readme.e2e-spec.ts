@@ -71,6 +71,7 @@ describe('docs/protocol.md', () => {
     'libs/client/README.md',
     'libs/nestjs/README.md',
     'libs/express/README.md',
+    'libs/fastify/README.md',
     'libs/local-server/README.md',
   ])('%s links it', (file) => {
     expect(source(file)).toMatch(/\]\((\.\.\/\.\.\/)?docs\/protocol\.md\)/);
@@ -115,7 +116,12 @@ describe('the README quick starts, run here', () => {
     await server.close();
   });
 
-  it.each(['examples/express/server.js', 'examples/express/server.mjs'])(
+  it.each([
+    'examples/express/server.js',
+    'examples/express/server.mjs',
+    'examples/fastify/server.js',
+    'examples/fastify/server.mjs',
+  ])(
     '%s: a guarded route, a secret, a config; a flag flip changes the answer; SIGTERM exits 0',
     async (file) => {
       const app = spawnNode([file], {
@@ -134,6 +140,7 @@ describe('the README quick starts, run here', () => {
       app.child.kill('SIGTERM');
       await expect(app.exited).resolves.toEqual({ code: 0, signal: null });
     },
+    30_000,
   );
 
   it('examples/nestjs: the module takes its options from ConfigService, and follows a flag flip', async () => {

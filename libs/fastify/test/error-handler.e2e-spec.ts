@@ -163,4 +163,21 @@ describe.each(FASTIFY_VERSIONS)('the error handler on %s', (_name, makeApp: AppF
       await own.close();
     }
   });
+
+  it('is called from an app error handler of its own for the Vane errors (the README way)', async () => {
+    await app.register(vane, fx.options({ logger: keptLogger(), errorHandler: false }));
+    const vaneErrors = app.vane.errorHandler();
+    app.setErrorHandler((error, request, reply) => {
+      if (String((error as { code?: unknown }).code).startsWith('VANE_')) return vaneErrors(error, request, reply);
+      void reply.code((error as { statusCode?: number }).statusCode ?? 500).send({ oops: true });
+    });
+    app.get('/vane', async () => {
+      throw new ClientClosedError('closed');
+    });
+    app.get('/other', async () => {
+      throw new TypeError('boom');
+    });
+    expect((await app.inject('/vane')).json()).toMatchObject({ statusCode: 503, code: 'VANE_CLIENT_CLOSED' });
+    expect((await app.inject('/other')).json()).toEqual({ oops: true });
+  });
 });
