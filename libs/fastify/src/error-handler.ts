@@ -4,16 +4,12 @@
  * @packageDocumentation
  */
 import { answerVaneError, hasVaneErrorCode, VANE_ERROR_ANSWERS, type VaneLogger } from '@vane/client';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pinoVaneLogger } from './pino-vane-logger.js';
 import type { VaneErrorHandlerOptions } from './vane-fastify.options.js';
 
 /** A Fastify error handler (`setErrorHandler`). */
-export type VaneFastifyErrorHandler = (
-  error: FastifyError | Error,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) => void;
+export type VaneFastifyErrorHandler = (error: unknown, request: FastifyRequest, reply: FastifyReply) => void;
 
 /**
  * Builds the handler. For an error of `@vane/client` (recognised by its

@@ -19,7 +19,7 @@ import {
   WorkloadIdentityNotConfiguredError,
 } from '@vane/client';
 import vane from '@vane/fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import { KEYS, SECRET_VALUES } from '../../express/test/support/seed.js';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { keptLogger, logStream, startServer, type ServerFixture } from './support/vane-fixture.js';
@@ -167,9 +167,9 @@ describe.each(FASTIFY_VERSIONS)('the error handler on %s', (_name, makeApp: AppF
   it('is called from an app error handler of its own for the Vane errors (the README way)', async () => {
     await app.register(vane, fx.options({ logger: keptLogger(), errorHandler: false }));
     const vaneErrors = app.vane.errorHandler();
-    app.setErrorHandler((error, request, reply) => {
-      if (String((error as { code?: unknown }).code).startsWith('VANE_')) return vaneErrors(error, request, reply);
-      void reply.code((error as { statusCode?: number }).statusCode ?? 500).send({ oops: true });
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error.code?.startsWith('VANE_')) return vaneErrors(error, request, reply);
+      void reply.code(error.statusCode ?? 500).send({ oops: true });
     });
     app.get('/vane', async () => {
       throw new ClientClosedError('closed');

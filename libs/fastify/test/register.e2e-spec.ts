@@ -192,7 +192,7 @@ describe.each(FASTIFY_VERSIONS)('app.register(vane) on %s', (_name, makeApp: App
       return true;
     });
     let closed!: (closing: Promise<void>) => void;
-    const closedOnce = new Promise<Promise<void>>((resolve) => (closed = resolve));
+    const closedOnce = new Promise<void>((resolve) => (closed = resolve));
     const close = VaneClient.prototype.close;
     const spy = jest.spyOn(VaneClient.prototype, 'close').mockImplementation(function (this: VaneClient) {
       const closing = close.call(this);
@@ -205,7 +205,7 @@ describe.each(FASTIFY_VERSIONS)('app.register(vane) on %s', (_name, makeApp: App
       void app.register(vane, fx.options({ dispatcher: held, logger }));
       await expect(app.ready()).rejects.toThrow(/timed? ?out|did not start in time/i);
       release();
-      await await closedOnce;
+      await closedOnce; // resolved with the close() promise: settles once the client is closed
       expect(logger.lines).toEqual([
         expect.stringMatching(/longer than Fastify's pluginTimeout \(100 ms\): raise pluginTimeout/),
       ]);

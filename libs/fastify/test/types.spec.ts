@@ -38,8 +38,18 @@ function diagnostics(fastifyTypes: string, files: Record<string, string>): strin
 }
 
 const APP = `
-  import Fastify from 'fastify';
+  import Fastify, { type FastifyError } from 'fastify';
   import vane from '@vane/fastify';
+
+  export async function own() {
+    const app = Fastify();
+    await app.register(vane, { baseUrl: 'http://shop.localhost:4400', apiKey: 'svs_x', errorHandler: false });
+    const vaneErrors = app.vane.errorHandler();
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error.code?.startsWith('VANE_')) return vaneErrors(error, request, reply);
+      void reply.code(error.statusCode ?? 500).send({ oops: true });
+    });
+  }
 
   export async function build() {
     const app = Fastify();
