@@ -129,7 +129,9 @@ export interface VaneFastifyPluginOptions {
 
 /** Options that make the plugin create the client: every option of `VaneClient.create`, passed through. */
 export interface VaneFastifyClientOptions extends VaneClientOptions, VaneFastifyPluginOptions {
+  /** Not with the client's options: give either the options or a client. */
   readonly client?: undefined;
+  /** Only with `client`. */
   readonly closeClient?: undefined;
 }
 

@@ -80,8 +80,11 @@ export interface VaneErrorBody<C extends string = VaneErrorCode> {
 
 /** What an adapter sends for a Vane error: status, `Retry-After` (seconds) when known, body. */
 export interface VaneErrorReply<C extends string = VaneErrorCode> {
+  /** The HTTP status to answer with. */
   readonly status: number;
+  /** The `Retry-After` header's value, in whole seconds; undefined when the error gives no delay. */
   readonly retryAfterSeconds: number | undefined;
+  /** The JSON body. */
   readonly body: VaneErrorBody<C>;
 }
 
