@@ -10,6 +10,7 @@ module.exports = {
     '<rootDir>/libs/local-server',
     '<rootDir>/libs/nestjs',
     '<rootDir>/libs/express',
+    '<rootDir>/libs/fastify',
     '<rootDir>/libs/openfeature',
     '<rootDir>/test',
     '<rootDir>/examples',

@@ -75,6 +75,7 @@ describe('docs/protocol.md', () => {
     'libs/client/README.md',
     'libs/nestjs/README.md',
     'libs/express/README.md',
+    'libs/fastify/README.md',
     'libs/local-server/README.md',
   ])('%s links it', (file) => {
     expect(source(file)).toMatch(/\]\((\.\.\/\.\.\/)?docs\/protocol\.md\)/);
@@ -119,7 +120,12 @@ describe('the README quick starts, run here', () => {
     await server.close();
   });
 
-  it.each(['examples/express/server.js', 'examples/express/server.mjs'])(
+  it.each([
+    'examples/express/server.js',
+    'examples/express/server.mjs',
+    'examples/fastify/server.js',
+    'examples/fastify/server.mjs',
+  ])(
     '%s: a guarded route, a secret, a config; a flag flip changes the answer; SIGTERM exits 0',
     async (file) => {
       const app = spawnNode([file], {
@@ -138,6 +144,7 @@ describe('the README quick starts, run here', () => {
       app.child.kill('SIGTERM');
       await expect(app.exited).resolves.toEqual({ code: 0, signal: null });
     },
+    30_000,
   );
 
   it('examples/nestjs: the A/B route with its abContext serves a user in the rule, 404 to an anonymous one', async () => {

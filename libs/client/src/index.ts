@@ -68,6 +68,9 @@ export type {
   AwsCredentialsProvider,
 } from './workload-identity/workload-identity-options.js';
 export { redactKey } from './util/redact.js';
+export { VANE_ERROR_ANSWERS, answerVaneError, hasVaneErrorCode } from './adapter/error-answers.js';
+export type { VaneErrorAnswer, VaneErrorBody, VaneErrorReply } from './adapter/error-answers.js';
+export { initialSyncHint, initialSyncFailureLine } from './adapter/initial-sync-hint.js';
 export type { VaneLogger } from './util/logger.js';
 export type { Clock, Timers, TimerHandle } from './util/timers.js';
 export type { Transport, TransportRequest, TransportResponse } from './http/transport.js';
