@@ -7,7 +7,7 @@ import ts from 'typescript';
 // Runs on the built packages (`npm test` builds first), through Node's own resolver,
 // as an app that installed them would load them.
 const ROOT = resolve(__dirname, '..');
-const LIBS = ['client', 'local-server', 'nestjs', 'express', 'fastify', 'openfeature'] as const;
+const LIBS = ['common', 'client', 'local-server', 'nestjs', 'express', 'fastify', 'openfeature'] as const;
 
 function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
