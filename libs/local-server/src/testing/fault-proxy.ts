@@ -308,11 +308,13 @@ function isStream(requestLine: string): boolean {
 }
 
 /**
- * A raw HTTP/1.1 answer for {@link FaultProxy.onRequest}: the status, a JSON
- * content type unless `headers` says otherwise, and `connection: close`.
+ * A raw HTTP/1.1 answer for {@link FaultProxy.onRequest}, as the service
+ * would send it: the status, `Vane-Protocol: 1`, a JSON content type unless
+ * `headers` says otherwise, and `connection: close`.
  */
 export function rawResponse(status: number, body: string, headers: Record<string, string> = {}): string {
   const all = {
+    'vane-protocol': '1',
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(body)),
     connection: 'close',
