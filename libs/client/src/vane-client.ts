@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { setMaxListeners } from 'node:events';
 import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from './ab/ab-evaluation.js';
 import { sendAbEvaluation } from './ab/ab-request.js';
 import { AbEvaluator, type AbCacheStats } from './ab/ab-evaluator.js';
@@ -93,6 +94,8 @@ export class VaneClient implements VaneReader {
       userAgent: USER_AGENT,
     });
     const signal = this.#closeController.signal;
+    // Every request in flight listens on it: dozens of concurrent A/B calls are normal, not a leak.
+    setMaxListeners(0, signal);
     this.#store = new SnapshotStore(
       new FileSecretStore(options.secretsDir),
       options.clock,
