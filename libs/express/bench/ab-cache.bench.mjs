@@ -10,7 +10,9 @@
 //     way: what the cache costs when it never hits), /open beside them;
 //  3. the memory of the cache full at its default bound (10,000 answers), measured in the
 //     app: heap after a full GC with the cache full, minus the heap once a new revision
-//     has emptied it.
+//     has emptied it;
+//  4. the CPU cost of a cached answer, free of network noise: `evaluateAb` for a returning
+//     user in a loop in this process, against `client.flag()` awaited the same way.
 // The machine is shared and its speed drifts, so routes are measured in short rounds back
 // to back, the order rotating, and each figure is the median of the per-round ratios.
 import { spawn } from 'node:child_process';
@@ -18,13 +20,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { AB_CACHE_DEFAULTS } from '@vane/client';
+import { AB_CACHE_DEFAULTS, VaneClient } from '@vane/client';
 
 const QUICK = process.argv.includes('--quick');
-const ROUNDS = QUICK ? 3 : 12;
-const DURATION_S = QUICK ? 1 : 2;
+const ROUNDS = QUICK ? 3 : 20;
+const DURATION_S = 1;
 const WARMUP_S = QUICK ? 1 : 3;
 const CONNECTIONS = 10;
 const USERS = 1000;
@@ -287,4 +290,39 @@ console.log('\n3. memory of the cache at its default bound');
 console.log(
   `answers kept: ${full.cache.size} (evictions so far ${full.cache.evictions}); estimated by the cache: ${(full.cache.bytes / 1e6).toFixed(2)} MB (${Math.round(full.cache.bytes / full.cache.size)} B per answer); measured (heap full − heap emptied, after GC): ${(measured / 1e6).toFixed(2)} MB (${Math.round(measured / full.cache.size)} B per answer); after: ${empty.cache.size} kept, ${empty.cache.invalidations} invalidation(s)`,
 );
+// 4. In this process: a client of its own on the same local server, 1,000 users answered once.
+const client = await VaneClient.create({
+  baseUrl: `http://bench.localhost:${serverPort}`,
+  apiKey: KEY,
+  logger: { warn: () => undefined, error: (m) => console.error(m) },
+});
+const contexts = Array.from({ length: USERS }, (_, i) => ({
+  userId: `u-${i}`,
+  attributes: { country: 'DE', plan: 'pro' },
+}));
+for (const context of contexts) await client.evaluateAb(['new-pricing'], context);
+const LOOPS = QUICK ? 100_000 : 1_000_000;
+const perCall = async (body) => {
+  const t = performance.now();
+  for (let i = 0; i < LOOPS; i++) await body(i);
+  return ((performance.now() - t) * 1e6) / LOOPS;
+};
+const cachedNs = [];
+const flagNs = [];
+for (let round = 0; round < 7; round++) {
+  cachedNs.push(await perCall((i) => client.evaluateAb(['new-pricing'], contexts[i % USERS])));
+  flagNs.push(await perCall(() => Promise.resolve(client.flag('new-checkout'))));
+}
+const misses = client.abCacheStats.misses;
+await client.close();
+const requestNs = 1e9 / median(returning.rps['/open']);
+console.log('\n4. CPU cost of a cached answer (this process, 7 alternating rounds, medians)');
+console.log(
+  `evaluateAb(['new-pricing'], returning user): ${Math.round(median(cachedNs))} ns per call (misses after priming: ${misses - USERS}); await Promise.resolve(client.flag()): ${Math.round(median(flagNs))} ns; the difference is ${(((median(cachedNs) - median(flagNs)) / requestNs) * 100).toFixed(1)} % of one unguarded request (${(requestNs / 1000).toFixed(0)} µs at the median req/s)`,
+);
+
+// The app first, so it does not log its stream being cut by the server going away.
+const exited = new Promise((resolve) => app.child.once('exit', resolve));
+app.child.kill('SIGTERM');
+await exited;
 process.exit(0);
