@@ -19,6 +19,9 @@ import {
   SecretsNotAvailableError,
 } from './errors.js';
 import { FileSecretStore } from './secrets/file-secrets.js';
+import type { LiveResource } from './live-resource/live-resource.js';
+import type { LiveResourceDefinition } from './live-resource/live-resource-definition.js';
+import { LiveResourceRegistry } from './live-resource/live-resource-registry.js';
 import { LastKnownGoodBackup } from './last-known-good/last-known-good-backup.js';
 import type { StaleStart } from './last-known-good/stale-start.js';
 import type { StaleState } from './last-known-good/stale-state.js';
@@ -77,6 +80,7 @@ export class VaneClient implements VaneReader {
   readonly #supervisor: SourceSupervisor;
   readonly #secrets: SecretWriter;
   readonly #backup: LastKnownGoodBackup | undefined;
+  readonly #live: LiveResourceRegistry;
   readonly #closeController = new AbortController();
   #closing: Promise<void> | undefined;
 
@@ -105,6 +109,7 @@ export class VaneClient implements VaneReader {
       this.#supervisor.synced();
     });
     this.#secrets = new SecretWriter(this.#http, options.credentials, signal);
+    this.#live = new LiveResourceRegistry({ source: this, ...options });
     if (options.lastKnownGood !== undefined) {
       const backup = new LastKnownGoodBackup(options.lastKnownGood, options);
       this.#backup = backup;
@@ -459,6 +464,24 @@ export class VaneClient implements VaneReader {
     return this.#store.onUpdate(listener);
   }
 
+  /**
+   * Opens a live resource: builds it now from the values it names (`create`,
+   * then `ready`), and rebuilds it whenever one of them changes, swapping the
+   * new instance in and disposing of the old one once its borrowers have
+   * finished. A failed rebuild keeps the instance in service and is retried.
+   * Disposed of by its own `close()` or this client's. See {@link LiveResource}.
+   *
+   * @returns the handle, once the first instance is built.
+   * @throws LiveResourceBuildError - (a rejection) the first build failed; nothing is left open.
+   * @throws InvalidArgumentError, ClientClosedError - (rejections).
+   */
+  liveResource<T, C extends string = never, S extends string = never, F extends string = never>(
+    definition: LiveResourceDefinition<T, C, S, F>,
+  ): Promise<LiveResource<T>> {
+    if (this.closed) return Promise.reject(new ClientClosedError());
+    return this.#live.open(definition as unknown as LiveResourceDefinition<T>);
+  }
+
   // Network operations.
 
   /**
@@ -543,6 +566,7 @@ export class VaneClient implements VaneReader {
     this.#backup?.stop();
     this.#closeController.abort();
     this.#closing = (async () => {
+      const live = this.#live.close();
       await this.#supervisor.close();
       await this.#sync.idle();
       // The last snapshot applied is saved (bounded by timeoutMs) before the client lets go.
@@ -550,6 +574,7 @@ export class VaneClient implements VaneReader {
       await this.#store.close();
       await this.#o.credentials.close?.();
       await this.#o.transport.close();
+      await live;
     })();
     return this.#closing;
   }

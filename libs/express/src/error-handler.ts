@@ -87,6 +87,8 @@ const ANSWERS: Readonly<Record<VaneAnyErrorCode, Answer>> = {
   VANE_SECRETS_NOT_AVAILABLE: { status: 503, message: 'A secret this route needs is not available yet.' },
   VANE_INVALID_ARGUMENT: { status: 500, message: 'This application made an invalid call to its configuration client.' },
   VANE_CLIENT_CLOSED: { status: 503, message: 'This application is shutting down.' },
+  VANE_LIVE_RESOURCE_BUILD_FAILED: { status: 503, message: 'A resource this route needs is not available.' },
+  VANE_LIVE_RESOURCE_CLOSED: { status: 503, message: 'This application is shutting down.' },
   VANE_AB_CONTEXT_INVALID: { status: 400, message: 'The request does not carry a valid A/B testing context.' },
 };
 
