@@ -176,7 +176,9 @@ function duration(field: string, value: unknown, fallback: number, min: 'zero' |
  * @throws InvalidArgumentError - naming the field.
  * @internal
  */
-export function resolveDefinition<T>(definition: LiveResourceDefinition<T, string, string, string>): ResolvedDefinition<T> {
+export function resolveDefinition<T>(
+  definition: LiveResourceDefinition<T, string, string, string>,
+): ResolvedDefinition<T> {
   if (typeof definition !== 'object' || definition === null)
     throw new InvalidArgumentError('liveResource: the definition must be an object');
   const configs = keysOf('configs', definition.configs);
@@ -184,7 +186,8 @@ export function resolveDefinition<T>(definition: LiveResourceDefinition<T, strin
   const secretFiles = keysOf('secretFiles', definition.secretFiles);
   if (configs.length + secrets.length + secretFiles.length === 0)
     throw new InvalidArgumentError('liveResource: name at least one key in configs, secrets or secretFiles');
-  if (typeof definition.create !== 'function') throw new InvalidArgumentError('liveResource: create must be a function');
+  if (typeof definition.create !== 'function')
+    throw new InvalidArgumentError('liveResource: create must be a function');
   if (typeof definition.dispose !== 'function')
     throw new InvalidArgumentError('liveResource: dispose must be a function');
   if (definition.ready !== undefined && typeof definition.ready !== 'function')
@@ -208,7 +211,12 @@ export function resolveDefinition<T>(definition: LiveResourceDefinition<T, strin
     create,
     dispose: definition.dispose.bind(definition),
     ready: definition.ready?.bind(definition),
-    drainTimeoutMs: duration('drainTimeoutMs', definition.drainTimeoutMs, LIVE_RESOURCE_DEFAULTS.drainTimeoutMs, 'zero'),
+    drainTimeoutMs: duration(
+      'drainTimeoutMs',
+      definition.drainTimeoutMs,
+      LIVE_RESOURCE_DEFAULTS.drainTimeoutMs,
+      'zero',
+    ),
     buildTimeoutMs: duration(
       'buildTimeoutMs',
       definition.buildTimeoutMs,

@@ -102,7 +102,13 @@ export class LiveResource<T> {
     try {
       const read = this.#read();
       const instance = await this.#attempt(read);
-      this.#current = new Generation(instance, ++this.#generations, read.values.revision, read.fingerprint, this.#now());
+      this.#current = new Generation(
+        instance,
+        ++this.#generations,
+        read.values.revision,
+        read.fingerprint,
+        this.#now(),
+      );
     } catch (err) {
       await this.close();
       throw err;
