@@ -64,7 +64,7 @@ let events: LiveResourceEvent[];
 let createHook: ((pool: FakePool) => Promise<void> | void) | undefined;
 let readyHook: ((pool: FakePool) => Promise<void> | void) | undefined;
 
-function definition(overrides: Partial<LiveResourceDefinition<FakePool>> = {}) {
+function definition(overrides: Partial<LiveResourceDefinition<FakePool>> = {}): LiveResourceDefinition<FakePool> {
   return {
     name: 'pool',
     configs: ['db.host'],
@@ -74,8 +74,8 @@ function definition(overrides: Partial<LiveResourceDefinition<FakePool>> = {}) {
       const pool: FakePool = {
         id: pools.length + 1,
         host: configs['db.host'],
-        password: secrets['db.password'],
-        ca: readFileSync(secretFiles['db.ca'], 'utf8'),
+        password: secrets['db.password']!,
+        ca: readFileSync(secretFiles['db.ca']!, 'utf8'),
         disposed: false,
       };
       pools.push(pool);
@@ -87,7 +87,7 @@ function definition(overrides: Partial<LiveResourceDefinition<FakePool>> = {}) {
       pool.disposed = true;
     },
     ...overrides,
-  } satisfies LiveResourceDefinition<FakePool, 'db.host', 'db.password', 'db.ca'>;
+  };
 }
 
 async function open(overrides: Partial<LiveResourceDefinition<FakePool>> = {}): Promise<LiveResource<FakePool>> {
