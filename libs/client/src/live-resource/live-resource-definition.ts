@@ -141,9 +141,10 @@ export interface ResolvedDefinition<T> {
   readonly configs: readonly string[];
   readonly secrets: readonly string[];
   readonly secretFiles: readonly string[];
-  readonly create: (values: LiveResourceValues) => T | Promise<T>;
-  readonly dispose: (instance: T) => void | Promise<void>;
-  readonly ready: ((instance: T) => unknown) | undefined;
+  // Methods, not function-typed fields: a LiveResource<Pool> is then usable as a LiveResource<unknown>.
+  create(values: LiveResourceValues): T | Promise<T>;
+  dispose(instance: T): void | Promise<void>;
+  ready?(instance: T): unknown;
   readonly drainTimeoutMs: number;
   readonly buildTimeoutMs: number;
   readonly retryMinMs: number;
@@ -203,6 +204,7 @@ export function resolveDefinition<T>(
   );
   if (retryMaxMs < retryMinMs) throw new InvalidArgumentError('liveResource: retryMaxMs must be at least retryMinMs');
   const create = definition.create.bind(definition) as ResolvedDefinition<T>['create'];
+  const ready = definition.ready?.bind(definition);
   return {
     name: definition.name ?? [...configs, ...secrets, ...secretFiles].join('+'),
     configs,
@@ -210,7 +212,7 @@ export function resolveDefinition<T>(
     secretFiles,
     create,
     dispose: definition.dispose.bind(definition),
-    ready: definition.ready?.bind(definition),
+    ...(ready === undefined ? {} : { ready }),
     drainTimeoutMs: duration(
       'drainTimeoutMs',
       definition.drainTimeoutMs,
