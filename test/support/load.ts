@@ -92,7 +92,10 @@ export function startLoad(url: string, options: LoadOptions): Load {
     more(count, timeoutMs = 10_000) {
       const target = ok + count;
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => finish(new Error(`fewer than ${count} more requests within ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => finish(new Error(`fewer than ${count} more requests within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         const check = (): void => {
           if (ok >= target) finish();
           else if (ended || stopped) finish(new Error(`the load ended before ${count} more requests`));

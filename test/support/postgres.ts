@@ -68,7 +68,9 @@ export function describeWithPostgres(name: string, body: () => void): void {
   }
   if (!announced) {
     announced = true;
-    console.warn(`PostgreSQL (initdb, postgres) is not installed: skipping the PostgreSQL specs ("${name}"…); ${INSTALL_HINT}`);
+    console.warn(
+      `PostgreSQL (initdb, postgres) is not installed: skipping the PostgreSQL specs ("${name}"…); ${INSTALL_HINT}`,
+    );
   }
   describe.skip(name, body);
 }
