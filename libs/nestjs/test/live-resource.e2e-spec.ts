@@ -133,7 +133,7 @@ describeWithPostgres('a live PostgreSQL pool in a Nest app', () => {
   }, 120_000);
 
   it('stops the start when the first build fails (factory form, with inject)', async () => {
-    const moduleRef = await Test.createTestingModule({
+    const builder = Test.createTestingModule({
       imports: [
         VaneModule.forRoot({
           isGlobal: true,
@@ -157,7 +157,7 @@ describeWithPostgres('a live PostgreSQL pool in a Nest app', () => {
         }),
       ],
     });
-    await expect(moduleRef.compile()).rejects.toMatchObject({
+    await expect(builder.compile()).rejects.toMatchObject({
       code: 'VANE_LIVE_RESOURCE_BUILD_FAILED',
       stage: 'values',
       resource: 'pool of orders.localhost',
