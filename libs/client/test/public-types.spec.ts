@@ -57,6 +57,7 @@ describe('public door', () => {
   it('exports a small surface: the client, the check, errors, and helpers', () => {
     expect(Object.keys(api).sort()).toEqual(
       [
+        'AB_CACHE_DEFAULTS',
         'AddonNotAvailableError',
         'ApiKeyCredentials',
         'BillingOverdueError',
@@ -71,6 +72,7 @@ describe('public door', () => {
         'LiveResourceBuildError',
         'LiveResourceClosedError',
         'MAX_AB_KEYS_PER_CALL',
+        'NotAVaneServiceError',
         'NotFoundError',
         'PublicKeySecretAccessError',
         'QuarantinedError',
@@ -91,6 +93,7 @@ describe('public door', () => {
         'WorkloadIdentityNotConfiguredError',
         'WorkloadIdentityCredentials',
         'WORKLOAD_IDENTITY_DEFAULTS',
+        'abContextKey',
         'checkConnectivity',
         'defineSchema',
         'keepSecureContextCurrent',
