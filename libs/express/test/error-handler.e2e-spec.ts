@@ -116,7 +116,7 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
 
   it('covers every code of the client and of @vane/express', () => {
     const codes = new Set(KINDS.map(([code]) => code));
-    expect(codes.size).toBe(20);
+    expect(codes.size).toBe(22);
   });
 
   it('passes other errors, and errors after headers were sent, to next()', async () => {
