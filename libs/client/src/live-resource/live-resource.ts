@@ -48,6 +48,7 @@ export class LiveResource<T> {
   readonly name: string;
   readonly #def: ResolvedDefinition<T>;
   readonly #host: LiveResourceHost;
+  readonly #onClosed: () => void;
   readonly #events: ListenerSet<LiveResourceEvent>;
   readonly #backoff: Backoff;
   readonly #closer = new AbortController();
@@ -70,11 +71,8 @@ export class LiveResource<T> {
    * @internal Use `client.liveResource(definition)`: it builds the first
    * instance and ties the resource to the client's lifetime.
    */
-  constructor(
-    host: LiveResourceHost,
-    definition: LiveResourceDefinition<T>,
-    private readonly onClosed: () => void = () => undefined,
-  ) {
+  constructor(host: LiveResourceHost, definition: LiveResourceDefinition<T>, onClosed: () => void = () => undefined) {
+    this.#onClosed = onClosed;
     this.#host = host;
     this.#def = resolveDefinition(definition);
     this.name = this.#def.name;
@@ -202,7 +200,7 @@ export class LiveResource<T> {
       if (this.#current !== undefined) this.#retire(this.#current);
       await Promise.all([...this.#draining]);
       this.#events.clear();
-      this.onClosed();
+      this.#onClosed();
     })();
     return this.#closing;
   }
