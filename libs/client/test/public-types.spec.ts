@@ -106,6 +106,13 @@ describe('public door', () => {
         'redactKey',
         'sweepStaleSecretDirs',
         'tlsCertificate',
+        'VANE_KEY_PATTERN',
+        'checkFlagKeys',
+        'consoleLogger',
+        'flagDenialOf',
+        'isVaneKey',
+        'runStartupCheck',
+        'unknownFlagWarnings',
       ].sort(),
     );
   });
