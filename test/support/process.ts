@@ -141,6 +141,14 @@ export async function killLeftovers(graceMs = 5_000): Promise<void> {
   await sweepStaleSecretDirs();
 }
 
+/**
+ * Adds a process group for {@link killLeftovers} to kill: one a spawned
+ * process made for a child of its own (`detached`), out of the spawned group.
+ */
+export function trackGroup(pgid: number): void {
+  groups.add(pgid);
+}
+
 /** Whether any process of the group `pgid` is still alive. */
 export function groupAlive(pgid: number): boolean {
   try {
