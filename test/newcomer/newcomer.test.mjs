@@ -50,17 +50,17 @@ function readmeBlock(source) {
   return found.shown;
 }
 
-/** An npm command in `cwd`; its output goes to a log file, shown when it fails. */
+/** An npm command in `cwd`; resolves with its output (stdout, then stderr, colours removed), shown when it fails. */
 async function npm(cwd, args, env = {}) {
   try {
-    return (
-      await run('npm', args, {
-        cwd,
-        env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', ...env },
-        maxBuffer: 64 * 1024 * 1024,
-        timeout: 600_000,
-      })
-    ).stdout;
+    const { stdout, stderr } = await run('npm', args, {
+      cwd,
+      env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', ...env },
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 600_000,
+    });
+    // eslint-disable-next-line no-control-regex -- ESC starts every ANSI colour sequence
+    return `${stdout}\n${stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
   } catch (error) {
     throw new Error(`npm ${args.join(' ')} in ${cwd} failed:\n${error.stdout}\n${error.stderr}`);
   }
@@ -550,6 +550,8 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
       for (const script of app.tests ?? []) {
         const out = await npm(dir, ['run', script], { CI: 'true', VANE_BASE_URL: '', VANE_API_KEY: '' });
         assert.doesNotMatch(out, /Must use import to load ES Module/);
+        // jest: "Tests:       1 passed, 1 total"; vitest: "Tests  1 passed (1)".
+        assert.match(out, /Tests:?\s+[1-9]\d* passed/, `npm run ${script} ran no test:\n${out}`);
       }
       await setFlag('new-checkout', true);
       const { proc, url } = await startApp(app, dir);
