@@ -233,13 +233,28 @@ function addAbRoute(appModule, js) {
   return text.replace('controllers: [AppController],', 'controllers: [AppController, PricingController],');
 }
 
+/**
+ * A package.json that installs our packed `@vane/common` wherever a packed
+ * package depends on it: the registry has no such version before release,
+ * and a user's install resolves it from there like any dependency.
+ */
+function withPackedCommon(manifest, tarballs = packed) {
+  return { ...manifest, overrides: { ...manifest.overrides, '@vane/common': tarballs.get('@vane/common') } };
+}
+
 /** Writes an app's skeleton (what `nest new` / `npm init` gives), then its README files, then runs the README's install. */
 async function makeApp(app) {
   const dir = join(work, app.name);
   mkdirSync(dir, { recursive: true });
   for (const [file, content] of Object.entries(app.skeleton)) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
-    writeFileSync(join(dir, file), typeof content === 'string' ? content : JSON.stringify(content, null, 2) + '\n');
+    const text =
+      file === 'package.json'
+        ? JSON.stringify(withPackedCommon(typeof content === 'string' ? JSON.parse(content) : content), null, 2) + '\n'
+        : typeof content === 'string'
+          ? content
+          : JSON.stringify(content, null, 2) + '\n';
+    writeFileSync(join(dir, file), text);
   }
   for (const [file, spec] of Object.entries(app.files)) {
     const { source, edit = (text) => text } = typeof spec === 'string' ? { source: spec } : spec;
@@ -499,7 +514,7 @@ const APPS = [
 describe('a newcomer, from the README and the packed packages', { concurrency: 1 }, () => {
   before(async () => {
     mkdirSync(tarballs);
-    const names = ['client', 'nestjs', 'express', 'local-server'];
+    const names = ['common', 'client', 'nestjs', 'express', 'local-server'];
     await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', tarballs]);
     for (const file of readdirSync(tarballs)) {
       const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
@@ -623,7 +638,10 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
     for (const [i, size] of SIZES.entries()) {
       const dir = join(work, `size-${i}`);
       mkdirSync(dir);
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `size-${i}`, version: '0.0.0', private: true }));
+      writeFileSync(
+        join(dir, 'package.json'),
+        JSON.stringify(withPackedCommon({ name: `size-${i}`, version: '0.0.0', private: true })),
+      );
       await npm(dir, ['install', ...size.install, '--no-audit', '--prefer-offline']);
       const total = await kib(dir, 'node_modules');
       const own = size.own ? await kib(dir, `node_modules/${size.own}`) : undefined;
@@ -704,7 +722,10 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
   async function makeFastifyApp(app) {
     const dir = join(fastifyWork, app.name);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: app.name, version: '0.0.0', private: true }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify(withPackedCommon({ name: app.name, version: '0.0.0', private: true }, fastifyPacked)),
+    );
     for (const [file, source] of Object.entries(app.files)) writeFileSync(join(dir, file), fastifyBlock(source));
     await npm(dir, [...fastifyInstall(app.installLabel), '--no-audit', '--prefer-offline']);
     const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8'));
@@ -728,7 +749,7 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
     fastifyWork = mkdtempSync(join(tmpdir(), 'vane-newcomer-fastify-'));
     const out = join(fastifyWork, 'tarballs');
     mkdirSync(out);
-    const names = ['client', 'fastify', 'local-server'];
+    const names = ['common', 'client', 'fastify', 'local-server'];
     await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', out]);
     for (const file of readdirSync(out)) {
       const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
