@@ -161,7 +161,10 @@ const expressDriver: Driver = async ({ baseUrl, apiKey, dispatcher, logger }) =>
   app.get('/custom-ab', vane.requireFlag('new-pricing', { ab: true, handler }), ok);
   app.get('/ab', vane.requireFlag('dark-mode', { ab: true }), ok);
   app.get('/ab-many', vane.requireFlag('dark-mode', { ab: true }), vane.requireFlag('big-banner', { ab: true }), ok);
-  app.get('/secret', (req, res) => void res.send((req as unknown as { vane: RequestVane }).vane.requireSecret(MISSING_SECRET)));
+  app.get(
+    '/secret',
+    (req, res) => void res.send((req as unknown as { vane: RequestVane }).vane.requireSecret(MISSING_SECRET)),
+  );
   app.use(vane.errorHandler());
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

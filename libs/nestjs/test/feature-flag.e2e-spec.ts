@@ -395,8 +395,9 @@ describe('a FeatureFlagGuard subclass that reads requirements its own way', () =
           apiKey: KEYS.shopSecret,
           startupCheck: 'off',
           abContext: (context) => {
-            const plan = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>()
-              .headers['x-plan'];
+            const plan = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers[
+              'x-plan'
+            ];
             return plan === undefined ? null : { userId: 'u-table', attributes: { plan } };
           },
         }),
