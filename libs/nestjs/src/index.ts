@@ -27,7 +27,11 @@ export type { SecretOptions } from './interfaces/secret-options.interface.js';
 export type { FlagOptions } from './interfaces/flag-options.interface.js';
 export { VANE_MODULE_OPTIONS, VANE_CONTEXT_FACTORY, VANE_LOGGER } from './vane.constants.js';
 export { VaneObservables } from './vane.observables.js';
-export { VaneRequestFlags, type RequestFlagState } from './vane-request-flags.service.js';
+export {
+  VaneRequestFlags,
+  type FeatureFlagRequirementReader,
+  type RequestFlagState,
+} from './vane-request-flags.service.js';
 export { FeatureFlag } from './feature-flag.decorator.js';
 export { FeatureFlagRequirement } from './feature-flag.metadata.js';
 export { FeatureFlagGuard } from './feature-flag.guard.js';
