@@ -73,6 +73,19 @@ describe('README.md', () => {
   );
 });
 
+describe('the package READMEs', () => {
+  it.each(['client', 'nestjs', 'express', 'local-server', 'openfeature'])(
+    'libs/%s/README.md names every dependency its package.json has',
+    (name) => {
+      const { dependencies = {} } = JSON.parse(source(`libs/${name}/package.json`)) as {
+        dependencies?: Record<string, string>;
+      };
+      const text = source(`libs/${name}/README.md`);
+      for (const dependency of Object.keys(dependencies)) expect(text).toContain(`\`${dependency}\``);
+    },
+  );
+});
+
 describe('docs/protocol.md', () => {
   const protocol = source('docs/protocol.md');
 
@@ -154,41 +167,37 @@ describe('the README quick starts, run here', () => {
       app.child.kill('SIGTERM');
       await expect(app.exited).resolves.toEqual({ code: 0, signal: null });
     },
-    30_000,
-  );
-
-  it(
-    'examples/nestjs: the A/B route with its abContext serves a user in the rule, 404 to an anonymous one',
-    async () => {
-      const warn = jest.spyOn(Logger.prototype, 'warn');
-      const app = (
-        await Test.createTestingModule({
-          imports: [
-            VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: demoKey, abContext: abContextFromRequest }),
-          ],
-          controllers: [PricingController],
-        }).compile()
-      ).createNestApplication({ logger: false });
-      try {
-        await app.init();
-        const http = app.getHttpServer();
-        await request(http)
-          .get('/pricing')
-          .set({ 'x-user-id': 'u-1', 'x-country': 'DE' })
-          .expect(200, { pricing: 'new', discount: 0.15 });
-        await request(http).get('/pricing').expect(404);
-        await request(http).get('/pricing/variant').set('x-user-id', 'u-1').set('x-country', 'FR').expect(200, {
-          variant: 'new',
-        });
-        await request(http).get('/pricing/variant').expect(200, { variant: 'classic' });
-        expect(warn.mock.calls.map((c) => String(c[0])).filter((line) => line.includes('abContext'))).toEqual([]);
-      } finally {
-        await app.close();
-        warn.mockRestore();
-      }
-    },
     PROCESS_TEST_MS,
   );
+
+  it('examples/nestjs: the A/B route with its abContext serves a user in the rule, 404 to an anonymous one', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    const app = (
+      await Test.createTestingModule({
+        imports: [
+          VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: demoKey, abContext: abContextFromRequest }),
+        ],
+        controllers: [PricingController],
+      }).compile()
+    ).createNestApplication({ logger: false });
+    try {
+      await app.init();
+      const http = app.getHttpServer();
+      await request(http)
+        .get('/pricing')
+        .set({ 'x-user-id': 'u-1', 'x-country': 'DE' })
+        .expect(200, { pricing: 'new', discount: 0.15 });
+      await request(http).get('/pricing').expect(404);
+      await request(http).get('/pricing/variant').set('x-user-id', 'u-1').set('x-country', 'FR').expect(200, {
+        variant: 'new',
+      });
+      await request(http).get('/pricing/variant').expect(200, { variant: 'classic' });
+      expect(warn.mock.calls.map((c) => String(c[0])).filter((line) => line.includes('abContext'))).toEqual([]);
+    } finally {
+      await app.close();
+      warn.mockRestore();
+    }
+  });
 
   it(
     'examples/nestjs: the module takes its options from ConfigService, and follows a flag flip',

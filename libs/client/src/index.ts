@@ -29,6 +29,27 @@ export type { InvalidConfig, InvalidConfigListener } from './schema/invalid-conf
 export { DEFAULTS } from './options.js';
 export { checkConnectivity } from './data-sources/connectivity.js';
 export { FileBackupStore, RedisBackupStore } from './last-known-good/index.js';
+export {
+  LiveResource,
+  LIVE_RESOURCE_DEFAULTS,
+  tlsCertificate,
+  keepSecureContextCurrent,
+} from './live-resource/index.js';
+export type {
+  LiveResourceDefinition,
+  LiveResourceValues,
+  LiveResourceConfigValue,
+  LiveResourceState,
+  LiveResourceStatus,
+  LiveResourceEvent,
+  LiveResourceRebuiltEvent,
+  LiveResourceRebuildFailedEvent,
+  LiveResourceDisposedEvent,
+  LiveResourceListener,
+  TlsCertificate,
+  TlsCertificateOptions,
+  TlsPemSource,
+} from './live-resource/index.js';
 export type {
   LastKnownGoodStore,
   LastKnownGoodOptions,
@@ -72,6 +93,7 @@ export { VANE_ERROR_ANSWERS, answerVaneError, hasVaneErrorCode } from './adapter
 export type { VaneErrorAnswer, VaneErrorBody, VaneErrorReply } from './adapter/error-answers.js';
 export { initialSyncHint, initialSyncFailureLine } from './adapter/initial-sync-hint.js';
 export type { VaneLogger } from './util/logger.js';
+export { consoleLogger } from './util/logger.js';
 export type { Clock, Timers, TimerHandle } from './util/timers.js';
 export type { Transport, TransportRequest, TransportResponse } from './http/transport.js';
 export {
@@ -97,6 +119,8 @@ export {
   SecretFileWriteError,
   ConfigInvalidError,
   SecretsNotAvailableError,
+  LiveResourceBuildError,
+  LiveResourceClosedError,
 } from './errors.js';
 export type {
   VaneErrorCode,
@@ -105,4 +129,12 @@ export type {
   StatusErrorOptions,
   RateLimitedErrorOptions,
   QuarantinedErrorOptions,
+  LiveResourceBuildStage,
+  LiveResourceBuildErrorOptions,
 } from './errors.js';
+export type { FlagDenial } from './adapter/flag-denial.js';
+export { flagDenialOf } from './adapter/flag-denial.js';
+export { checkFlagKeys } from './adapter/flag-keys.js';
+export { runStartupCheck, unknownFlagWarnings } from './adapter/unknown-flag-keys.js';
+export type { FlagKeyUse } from './adapter/unknown-flag-keys.js';
+export { isVaneKey, VANE_KEY_PATTERN } from './util/vane-key.js';

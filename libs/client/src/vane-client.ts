@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { setMaxListeners } from 'node:events';
 import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from './ab/ab-evaluation.js';
 import { sendAbEvaluation } from './ab/ab-request.js';
 import { AbEvaluator, type AbCacheStats } from './ab/ab-evaluator.js';
@@ -20,6 +21,9 @@ import {
 } from './errors.js';
 import { FileSecretStore } from './secrets/file-secrets.js';
 import { StaleStartCoordinator } from './last-known-good/stale-start-coordinator.js';
+import type { LiveResource } from './live-resource/live-resource.js';
+import type { LiveResourceDefinition } from './live-resource/live-resource-definition.js';
+import { LiveResourceRegistry } from './live-resource/live-resource-registry.js';
 import type { StaleState } from './last-known-good/stale-state.js';
 import { resolveOptions, type ResolvedOptions, type VaneClientOptions } from './options.js';
 import { createDataSources } from './data-sources/data-sources.js';
@@ -75,9 +79,10 @@ export class VaneClient implements VaneReader {
   readonly #sync: SnapshotSync;
   readonly #supervisor: SourceSupervisor;
   readonly #secrets: SecretWriter;
+  readonly #live: LiveResourceRegistry;
+  readonly #ab: AbEvaluator;
   /** Set with `lastKnownGood`: saves what is applied, and runs a stale start. */
   readonly #lastKnownGood: StaleStartCoordinator | undefined;
-  readonly #ab: AbEvaluator;
   readonly #closeController = new AbortController();
   #closing: Promise<void> | undefined;
 
@@ -93,6 +98,8 @@ export class VaneClient implements VaneReader {
       userAgent: USER_AGENT,
     });
     const signal = this.#closeController.signal;
+    // Every request in flight (A/B evaluations of concurrent requests: hundreds) listens for close().
+    setMaxListeners(0, signal);
     this.#store = new SnapshotStore(
       new FileSecretStore(options.secretsDir),
       options.clock,
@@ -107,6 +114,7 @@ export class VaneClient implements VaneReader {
       this.#supervisor.report(event);
     });
     this.#secrets = new SecretWriter(this.#http, options.credentials, signal);
+    this.#live = new LiveResourceRegistry({ source: this, ...options });
     this.#ab = new AbEvaluator(
       (plan, userId, attributes) => sendAbEvaluation(this.#http, signal, plan, userId, attributes),
       options.abCache,
@@ -422,6 +430,24 @@ export class VaneClient implements VaneReader {
     return this.#store.onUpdate(listener);
   }
 
+  /**
+   * Opens a live resource: builds it now from the values it names (`create`,
+   * then `ready`), and rebuilds it whenever one of them changes, swapping the
+   * new instance in and disposing of the old one once its borrowers have
+   * finished. A failed rebuild keeps the instance in service and is retried.
+   * Disposed of by its own `close()` or this client's. See {@link LiveResource}.
+   *
+   * @returns the handle, once the first instance is built.
+   * @throws LiveResourceBuildError - (a rejection) the first build failed; nothing is left open.
+   * @throws InvalidArgumentError, ClientClosedError - (rejections).
+   */
+  liveResource<T, C extends string = never, S extends string = never, F extends string = never>(
+    definition: LiveResourceDefinition<T, C, S, F>,
+  ): Promise<LiveResource<T>> {
+    if (this.closed) return Promise.reject(new ClientClosedError());
+    return this.#live.open(definition as unknown as LiveResourceDefinition<T>);
+  }
+
   // Network operations.
 
   /**
@@ -521,6 +547,7 @@ export class VaneClient implements VaneReader {
     this.#lastKnownGood?.stop();
     this.#closeController.abort();
     this.#closing = (async () => {
+      const live = this.#live.close();
       await this.#supervisor.close();
       await this.#sync.idle();
       // The last snapshot applied is saved (bounded by timeoutMs) before the client lets go.
@@ -528,6 +555,7 @@ export class VaneClient implements VaneReader {
       await this.#store.close();
       await this.#o.credentials.close?.();
       await this.#o.transport.close();
+      await live;
     })();
     return this.#closing;
   }

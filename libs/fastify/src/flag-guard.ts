@@ -4,10 +4,8 @@
  * @packageDocumentation
  */
 import { STATUS_CODES } from 'node:http';
-import { InvalidArgumentError, type AbResults, type VaneClient } from '@vane/client';
+import { checkFlagKeys, InvalidArgumentError, type AbResults, type FlagDenial, type VaneClient } from '@vane/client';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { FlagDenial } from './flag-denial.js';
-import { checkFlagKeys } from './flag-keys.js';
 import type { FlagOffOptions, RequireFlagOptions } from './vane-fastify.options.js';
 
 /**

@@ -135,7 +135,9 @@ export class VaneProvider implements Provider {
   /**
    * A Vane flag: `is_active` with reason `STATIC` (on) or `DISABLED` (off);
    * per user (`TARGETING_MATCH`) when `abFlags` selects it and the context
-   * has a `targetingKey`. `FLAG_NOT_FOUND` for a flag the snapshot does not
+   * has a `targetingKey`; off (`false`, `DISABLED`, nothing sent) when `abFlags`
+   * selects it and the context has none: an anonymous user, as in every Vane
+   * adapter. `FLAG_NOT_FOUND` for a flag the snapshot does not
    * define, `INVALID_CONTEXT` for a non-string attribute (nothing is sent),
    * `GENERAL` when the A/B call fails (`flagMetadata.vaneErrorCode` says why).
    */
@@ -151,14 +153,16 @@ export class VaneProvider implements Provider {
     if (!state.defined) {
       return failed(defaultValue, ErrorCode.FLAG_NOT_FOUND, `flag "${flagKey}" is not defined`, { revision });
     }
-    const ab = this.#isAbFlag(flagKey) ? abContextOf(context) : undefined;
-    if (ab === undefined) {
+    if (!this.#isAbFlag(flagKey)) {
       return resolved(
         state.active,
         state.active ? StandardResolutionReasons.STATIC : StandardResolutionReasons.DISABLED,
         revision,
       );
     }
+    const ab = abContextOf(context);
+    // Anonymous (no targetingKey): an A/B flag is off, nothing is sent, as in every Vane adapter.
+    if (ab === null) return resolved(false, StandardResolutionReasons.DISABLED, revision);
     if (!ab.ok) return failed(defaultValue, ErrorCode.INVALID_CONTEXT, ab.message, { revision });
     try {
       const value = await this.#batcher!.evaluate(flagKey, ab.context, ab.batchKey);

@@ -73,7 +73,7 @@ describe('SourceSupervisor', () => {
     expect(s.status.current).toMatchObject({ mode: 'polling', connected: false });
     expect(s.streaming.last).toBe(60_000);
     expect(s.parts.transport.to('/v1/sync')).toHaveLength(syncs + 1);
-    expect(s.parts.logger.text('warn')).toContain('(3 consecutive stream errors): polling every 30000 ms');
+    expect(s.parts.logger.text('warn')).toContain('(3 consecutive stream errors): polling now, then every 30000 ms');
     // Further failures while cooling down: quiet, the cooldown again.
     fail();
     expect(s.streaming.last).toBe(60_000);
