@@ -43,6 +43,7 @@ import { SourceSupervisor } from './data-sources/source-supervisor.js';
 import { StreamingSource } from './data-sources/streaming-source.js';
 import { USER_AGENT } from './http/version.js';
 import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from './vane-reader.js';
+import type { VaneTelemetry } from './telemetry/client-telemetry.js';
 
 export type { SyncResult } from './data-sources/snapshot-sync.js';
 
@@ -136,6 +137,7 @@ export class VaneClient implements VaneReader {
     const client = new VaneClient(resolveOptions(options));
     let stale: StaleStart | undefined;
     try {
+      await client.#o.telemetry.start({ store: client.#store, status: client.#status, sync: client.#sync });
       const initial = client.#initial();
       if (client.#backup === undefined) await initial;
       else stale = await client.#serveBackup(await client.#backup.start(initial));
@@ -410,6 +412,15 @@ export class VaneClient implements VaneReader {
     return this.#status.facts.stale ?? null;
   }
 
+  /**
+   * The client's OpenTelemetry side (option `telemetry`): record a flag
+   * decision of your own code as a `feature_flag.evaluation` span event, the
+   * way Vane's guards do. A no-op without `@opentelemetry/api`.
+   */
+  get telemetry(): VaneTelemetry {
+    return this.#o.telemetry;
+  }
+
   /** True once {@link VaneClient.close} was called. */
   get closed(): boolean {
     return this.#closing !== undefined;
@@ -492,7 +503,9 @@ export class VaneClient implements VaneReader {
     const flags = this.#store.snapshot.flags;
     const plan = planAbEvaluation(keys, (key) => flags.has(key));
     if (this.closed) throw new ClientClosedError();
-    return sendAbEvaluation(this.#http, this.#closeController.signal, plan, userId, attributes);
+    return this.#o.telemetry.evaluateAb(plan, userId, () =>
+      sendAbEvaluation(this.#http, this.#closeController.signal, plan, userId, attributes),
+    );
   }
 
   /**
@@ -539,6 +552,7 @@ export class VaneClient implements VaneReader {
     if (this.#closing) return this.#closing;
     this.#status.update({ closed: true, connected: false });
     this.#status.listeners.clear();
+    this.#o.telemetry.stop();
     this.#store.stop();
     this.#backup?.stop();
     this.#closeController.abort();
