@@ -5,6 +5,7 @@ module.exports = {
   globalTeardown: '<rootDir>/scripts/jest-global-teardown.cjs',
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
   projects: [
+    '<rootDir>/libs/common',
     '<rootDir>/libs/client',
     '<rootDir>/libs/local-server',
     '<rootDir>/libs/nestjs',

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { jsonEqual } from '@vane/common';
 import type { Clock, TimerHandle } from './clock.js';
 import type {
   AuditAction,
@@ -74,10 +75,7 @@ export function computeIsActive(flag: FlagDefinition, nowMs: number): boolean {
   return true;
 }
 
-/** A key shown as `svs_…abcd`: enough to tell keys apart, too little to use one. */
-export function redactKey(key: string): string {
-  return `${key.slice(0, 4)}…${key.length > 12 ? key.slice(-4) : ''}`;
-}
+export { redactKey } from '@vane/common';
 
 /** The value a secret serves: its highest remaining version. */
 export function currentVersion(record: SecretRecord): SecretRecord['versions'][number] {
@@ -211,7 +209,7 @@ export class Store {
   /** Sets a config value. */
   setConfig(slug: string, key: string, value: ConfigValue): number {
     const service = this.requireService(slug);
-    if (service.configs.has(key) && sameJson(service.configs.get(key), value)) return service.revision;
+    if (service.configs.has(key) && jsonEqual(service.configs.get(key), value)) return service.revision;
     service.configs.set(key, value);
     return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY }, (revision) => ({
       type: 'config',
@@ -237,7 +235,7 @@ export class Store {
   /** Creates or replaces a flag; its `is_active` and schedule are recomputed. */
   setFlag(slug: string, key: string, flag: FlagDefinition): number {
     const service = this.requireService(slug);
-    if (service.flags.has(key) && sameJson(service.flags.get(key), flag)) return service.revision;
+    if (service.flags.has(key) && jsonEqual(service.flags.get(key), flag)) return service.revision;
     service.flags.set(key, flag);
     this.published.get(slug)!.set(key, computeIsActive(flag, this.clock.now()));
     const revision = this.commit(
@@ -461,8 +459,4 @@ export class Store {
 
 function keyType(key: string): 'secret' | 'public' {
   return key.startsWith('svs_') ? 'secret' : 'public';
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
