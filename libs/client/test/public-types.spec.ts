@@ -52,6 +52,7 @@ describe('public door', () => {
         'RateLimitedError',
         'RedisBackupStore',
         'RequestAbEvaluation',
+        'SYNC_MODES',
         'SecretFileWriteError',
         'SecretsNotAvailableError',
         'SecretNotFoundError',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startLocalServer, systemClock, type LocalServer, type LocalServerSeed } from '@vane/local-server';
 import { z } from 'zod';
 import { FileBackupStore, VaneClient, defineSchema, type VaneClientOptions } from '../src/index.js';
+import type { ClientTelemetry } from '../src/telemetry/client-telemetry.js';
 import { VANE_METRICS } from '../src/telemetry/vane-metrics.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { FaultProxy, rawResponse } from './helpers/fault-proxy.js';
@@ -366,6 +367,26 @@ describe('spans', () => {
     } finally {
       dir.remove();
     }
+  });
+});
+
+describe('extension point', () => {
+  it("another feature's metrics get the meter and the slug, and stop when the client closes", async () => {
+    const client = await start({ stream: false });
+    const stopped = jest.fn();
+    (client.telemetry as ClientTelemetry).extend({
+      start({ meter, attributes }) {
+        meter.createCounter('vane.client.live_resource.rebuilds', { unit: '{rebuild}' }).add(2, attributes());
+        return stopped;
+      },
+    });
+    expect(await sdk.value('vane.client.live_resource.rebuilds')).toEqual({ attributes: SLUG, value: 2 });
+    const ageBefore = (await sdk.value(M.snapshotAge.name))?.value;
+    await client.close();
+    expect(stopped).toHaveBeenCalledTimes(1);
+    // A closed client is observed no more: its last points stay as the SDK last saw them.
+    await timers.advance(10_000);
+    expect((await sdk.value(M.snapshotAge.name))?.value).toBe(ageBefore);
   });
 });
 
