@@ -66,6 +66,7 @@ export class FeatureFlagGuard implements CanActivate {
     if (this.shouldSkip(context)) return this.#pass(request, handler);
     if (requirement.ab) return this.#checkAb(requirement, context).then(() => this.#pass(request, handler));
     for (const key of requirement.keys) {
+      this.client.telemetry.recordFlag(key); // a feature_flag.evaluation event on the request's span, when tracing
       if (this.client.flag(key)) continue;
       const state = this.client.flagState(key);
       return this.#refuse({ key, reason: state.defined ? 'off' : 'undefined', ab: false }, requirement, context);
