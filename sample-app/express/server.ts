@@ -33,7 +33,7 @@ export async function startSample(
   log: (line: string) => void = console.log,
 ): Promise<RunningSample> {
   // Before Vane: the client finds the registered meter provider when it is created.
-  const telemetry = startTelemetry(env);
+  const telemetry = await startTelemetry(env);
   // #region create
   const vane = await createVane(vaneOptionsFromEnv(env));
   vane.client.onChange((e) => log(`vane: ${e.kind} ${e.key} changed (revision ${e.revision})`));
