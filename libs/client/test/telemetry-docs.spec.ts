@@ -32,9 +32,12 @@ function metricTable(): string {
 }
 
 describe('the metric table', () => {
-  it.each(['libs/client/README.md', 'docs/telemetry.md'])('%s shows every metric as vane-metrics.ts defines it', (doc) => {
-    expect(read(doc)).toContain(`${metricTable()}\n`);
-  });
+  it.each(['libs/client/README.md', 'docs/telemetry.md'])(
+    '%s shows every metric as vane-metrics.ts defines it',
+    (doc) => {
+      expect(read(doc)).toContain(`${metricTable()}\n`);
+    },
+  );
 
   it('docs/telemetry.md shows the alert rules file as it is', () => {
     const rules = read('docs/prometheus/vane-alerts.yml');
