@@ -9,7 +9,14 @@
  * @packageDocumentation
  */
 import type { Transport, TransportRequest, TransportResponse } from '../http/transport.js';
-import { SPAN_KIND_CLIENT, SPAN_STATUS_ERROR, type OtelApi, type OtelAttributes, type OtelTracer } from './otel-api.js';
+import {
+  SPAN_KIND_CLIENT,
+  SPAN_STATUS_ERROR,
+  type OtelApi,
+  type OtelAttributes,
+  type OtelSpan,
+  type OtelTracer,
+} from './otel-api.js';
 import { VANE_ATTRIBUTES } from './vane-metrics.js';
 
 /** What a traced transport needs once telemetry has started. */
@@ -87,33 +94,17 @@ export class TracedTransport implements Transport {
   request(request: TransportRequest): Promise<TransportResponse> {
     const target = this.target();
     if (target === undefined) return this.inner.request(request);
-    const { api, tracer } = target;
-    let url: URL;
+    let started: { span: OtelSpan; run: () => Promise<TransportResponse> };
     try {
-      url = new URL(request.url);
+      started = this.#start(target, request);
     } catch {
+      // A failing tracer (an SDK's defect) costs the span, never the request.
       return this.inner.request(request);
     }
-    const route = routeOf(url, this.#prefix);
-    const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-    const attributes: OtelAttributes = {
-      'http.request.method': request.method,
-      'server.address': url.hostname,
-      'server.port': port,
-      'url.full': `${url.origin}${route.redactedPath === '' ? '/' : route.redactedPath}`,
-      [VANE_ATTRIBUTES.operation]: route.operation,
-      [VANE_ATTRIBUTES.slug]: target.slug(),
-    };
-    if (route.template !== '') attributes['url.template'] = route.template;
-    const name = route.template === '' ? request.method : `${request.method} ${route.template}`;
-    const parent = api.context.active();
-    const span = tracer.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes }, parent);
-    const spanContext = api.trace.setSpan(parent, span);
-    const headers: Record<string, string> = { ...request.headers };
-    api.propagation.inject(spanContext, headers);
+    const { span, run } = started;
     let pending: Promise<TransportResponse>;
     try {
-      pending = api.context.with(spanContext, () => this.inner.request({ ...request, headers }));
+      pending = run();
     } catch (error) {
       pending = Promise.reject(error as Error);
     }
@@ -134,6 +125,30 @@ export class TracedTransport implements Transport {
         throw error;
       },
     );
+  }
+
+  /** Starts the span of `request` and returns it with the call to make inside its context. */
+  #start(target: SpanTarget, request: TransportRequest): { span: OtelSpan; run: () => Promise<TransportResponse> } {
+    const { api, tracer } = target;
+    const url = new URL(request.url);
+    const route = routeOf(url, this.#prefix);
+    const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    const attributes: OtelAttributes = {
+      'http.request.method': request.method,
+      'server.address': url.hostname,
+      'server.port': port,
+      'url.full': `${url.origin}${route.redactedPath === '' ? '/' : route.redactedPath}`,
+      [VANE_ATTRIBUTES.operation]: route.operation,
+      [VANE_ATTRIBUTES.slug]: target.slug(),
+    };
+    if (route.template !== '') attributes['url.template'] = route.template;
+    const name = route.template === '' ? request.method : `${request.method} ${route.template}`;
+    const parent = api.context.active();
+    const span = tracer.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes }, parent);
+    const spanContext = api.trace.setSpan(parent, span);
+    const headers: Record<string, string> = { ...request.headers };
+    api.propagation.inject(spanContext, headers);
+    return { span, run: () => api.context.with(spanContext, () => this.inner.request({ ...request, headers })) };
   }
 
   close(): Promise<void> {
