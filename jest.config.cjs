@@ -10,7 +10,9 @@ module.exports = {
     '<rootDir>/libs/local-server',
     '<rootDir>/libs/nestjs',
     '<rootDir>/libs/express',
+    '<rootDir>/libs/fastify',
     '<rootDir>/libs/openfeature',
     '<rootDir>/test',
+    '<rootDir>/examples',
   ],
 };

@@ -52,7 +52,10 @@ export type {
 } from './store/change-event.js';
 export type { SnapshotUpdate, UpdateListener, SnapshotOrigin } from './store/snapshot-update.js';
 export type { AbContext, AbResults } from './ab/ab-evaluation.js';
-export { MAX_AB_KEYS_PER_CALL } from './ab/ab-evaluation.js';
+export { MAX_AB_KEYS_PER_CALL, abContextKey } from './ab/ab-evaluation.js';
+export type { AbCacheOptions } from './ab/ab-cache-options.js';
+export { AB_CACHE_DEFAULTS } from './ab/ab-cache-options.js';
+export type { AbCacheStats } from './ab/ab-evaluator.js';
 export type { ConfigValue, JsonValue, SecretType } from './store/snapshot.js';
 export type { KeyType } from './http/api-key.js';
 export { keyTypeOf } from './http/api-key.js';
@@ -67,7 +70,11 @@ export type {
   AwsCredentialsProvider,
 } from './workload-identity/workload-identity-options.js';
 export { redactKey } from './util/redact.js';
+export { VANE_ERROR_ANSWERS, answerVaneError, hasVaneErrorCode } from './adapter/error-answers.js';
+export type { VaneErrorAnswer, VaneErrorBody, VaneErrorReply } from './adapter/error-answers.js';
+export { initialSyncHint, initialSyncFailureLine } from './adapter/initial-sync-hint.js';
 export type { VaneLogger } from './util/logger.js';
+export { consoleLogger } from './util/logger.js';
 export type { Clock, Timers, TimerHandle } from './util/timers.js';
 export type { Transport, TransportRequest, TransportResponse } from './http/transport.js';
 export {
@@ -80,6 +87,7 @@ export {
   QuarantinedError,
   AddonNotAvailableError,
   UnexpectedResponseError,
+  NotAVaneServiceError,
   PublicKeySecretAccessError,
   FrontendSecretReadError,
   SecretNotFoundError,
@@ -101,3 +109,9 @@ export type {
   RateLimitedErrorOptions,
   QuarantinedErrorOptions,
 } from './errors.js';
+export type { FlagDenial } from './adapter/flag-denial.js';
+export { flagDenialOf } from './adapter/flag-denial.js';
+export { checkFlagKeys } from './adapter/flag-keys.js';
+export { runStartupCheck, unknownFlagWarnings } from './adapter/unknown-flag-keys.js';
+export type { FlagKeyUse } from './adapter/unknown-flag-keys.js';
+export { isVaneKey, VANE_KEY_PATTERN } from './util/vane-key.js';

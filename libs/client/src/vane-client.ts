@@ -5,8 +5,10 @@
  *
  * @packageDocumentation
  */
+import { setMaxListeners } from 'node:events';
 import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from './ab/ab-evaluation.js';
 import { sendAbEvaluation } from './ab/ab-request.js';
+import { AbEvaluator, type AbCacheStats } from './ab/ab-evaluator.js';
 import type { KeyType } from './http/api-key.js';
 import type { ChangeListener, SecretVersionInfo } from './store/change-event.js';
 import { ClientStatus, type StatusListener, type VaneClientStatus } from './data-sources/client-status.js';
@@ -78,6 +80,7 @@ export class VaneClient implements VaneReader {
   readonly #supervisor: SourceSupervisor;
   readonly #secrets: SecretWriter;
   readonly #backup: LastKnownGoodBackup | undefined;
+  readonly #ab: AbEvaluator;
   readonly #closeController = new AbortController();
   #closing: Promise<void> | undefined;
 
@@ -93,6 +96,8 @@ export class VaneClient implements VaneReader {
       userAgent: USER_AGENT,
     });
     const signal = this.#closeController.signal;
+    // Every request in flight (A/B evaluations of concurrent requests: hundreds) listens for close().
+    setMaxListeners(0, signal);
     this.#store = new SnapshotStore(
       new FileSecretStore(options.secretsDir),
       options.clock,
@@ -106,6 +111,11 @@ export class VaneClient implements VaneReader {
       this.#supervisor.synced();
     });
     this.#secrets = new SecretWriter(this.#http, options.credentials, signal);
+    this.#ab = new AbEvaluator(
+      (plan, userId, attributes) => sendAbEvaluation(this.#http, signal, plan, userId, attributes),
+      options.abCache,
+      options.clock,
+    );
     if (options.lastKnownGood !== undefined) {
       const backup = new LastKnownGoodBackup(options.lastKnownGood, options);
       this.#backup = backup;
@@ -348,10 +358,24 @@ export class VaneClient implements VaneReader {
     return path;
   }
 
+  /**
+   * Why a secret read would be refused right now, or `null` when it would
+   * be served: the one rule every secret read follows (the client's, the
+   * Nest `@Secret()` pipe's and its startup check's). A
+   * `PublicKeySecretAccessError` or `FrontendSecretReadError` never goes
+   * away; a `SecretsNotAvailableError` (started stale from a backup without
+   * secrets) ends with the first sync.
+   */
+  secretReadRefusal(): PublicKeySecretAccessError | FrontendSecretReadError | SecretsNotAvailableError | null {
+    if (this.#o.credentials.keyType === 'pk') return new PublicKeySecretAccessError();
+    if (this.#store.snapshot.service.kind === 'frontend') return new FrontendSecretReadError();
+    if (this.#status.facts.stale?.secretsAvailable === false) return new SecretsNotAvailableError();
+    return null;
+  }
+
   #assertSecretRead(): void {
-    if (this.#o.credentials.keyType === 'pk') throw new PublicKeySecretAccessError();
-    if (this.#store.snapshot.service.kind === 'frontend') throw new FrontendSecretReadError();
-    if (this.#status.facts.stale?.secretsAvailable === false) throw new SecretsNotAvailableError();
+    const refusal = this.secretReadRefusal();
+    if (refusal !== null) throw refusal;
   }
 
   // State.
@@ -492,28 +516,41 @@ export class VaneClient implements VaneReader {
    * sent once; more than 200 keys go in several calls; a key missing from
    * the answer is `false`.
    *
-   * Argument errors (`InvalidArgumentError`, naming the attribute and the
-   * type it got) are thrown synchronously, before any request.
+   * Every failure is a rejection (never a synchronous throw): argument
+   * errors (`InvalidArgumentError`, naming the attribute and the type it
+   * got) reject before any request, and so does a closed client.
+   *
+   * Answers are cached per revision unless `abCache: false` (see
+   * {@link VaneClientOptions.abCache}): a user asking again before the
+   * service's revision moves costs no call, and concurrent questions for
+   * the same answer share one call. Errors are never cached.
    *
    * @returns flag key → boolean for every key asked (a null-prototype object).
    * @throws AddonNotAvailableError - 403, the add-on is off for the tenant.
    */
-  evaluateAb(keys: readonly string[], context: AbContext): Promise<AbResults> {
+  async evaluateAb(keys: readonly string[], context: AbContext): Promise<AbResults> {
     const { userId, attributes } = normalizeAbContext(context);
-    const flags = this.#store.snapshot.flags;
+    const { flags, revision } = this.#store.snapshot;
     const plan = planAbEvaluation(keys, (key) => flags.has(key));
     if (this.closed) throw new ClientClosedError();
-    return this.#o.telemetry.evaluateAb(plan, userId, () =>
-      sendAbEvaluation(this.#http, this.#closeController.signal, plan, userId, attributes),
-    );
+    return this.#o.telemetry.evaluateAb(plan, userId, () => this.#ab.evaluate(plan, userId, attributes, revision));
+  }
+
+  /**
+   * Counters of the cache of A/B answers: hits, misses, answers that shared
+   * a call in flight, entries and estimated bytes kept, evictions. A new
+   * object at each read.
+   */
+  get abCacheStats(): AbCacheStats {
+    return this.#ab.stats;
   }
 
   /**
    * Creates or updates a secret (`PUT /v1/secrets/{key}`). Does not touch
    * the cache: the change arrives by the stream or the next sync.
-   * Refused synchronously with a public key; argument errors are thrown synchronously.
+   * With a public key it rejects before any request; so do argument errors.
    *
-   * @throws PublicKeySecretAccessError, InvalidArgumentError (synchronously);
+   * @throws PublicKeySecretAccessError, InvalidArgumentError (rejections, before any request);
    *   UnauthorizedError, BillingOverdueError, NotFoundError, RateLimitedError (rejections).
    */
   setSecret(key: string, value: string, options: SetSecretOptions = {}): Promise<SecretWriteResult> {
@@ -523,7 +560,7 @@ export class VaneClient implements VaneReader {
   /**
    * Deletes every version of a secret (`DELETE /v1/secrets/{key}`). Does not touch the cache.
    *
-   * @throws PublicKeySecretAccessError, InvalidArgumentError (synchronously);
+   * @throws PublicKeySecretAccessError, InvalidArgumentError (rejections, before any request);
    *   NotFoundError (unknown secret) and the other HTTP errors (rejections).
    */
   deleteSecret(key: string): Promise<void> {
@@ -535,7 +572,7 @@ export class VaneClient implements VaneReader {
    * Does not touch the cache.
    *
    * @param version - 1-based integer.
-   * @throws PublicKeySecretAccessError, InvalidArgumentError (synchronously);
+   * @throws PublicKeySecretAccessError, InvalidArgumentError (rejections, before any request);
    *   NotFoundError (unknown secret or version) and the other HTTP errors (rejections).
    */
   deleteSecretVersion(key: string, version: number): Promise<void> {

@@ -1,48 +1,46 @@
-// The app the telemetry benchmark loads: a route behind vane.requireFlag(), on the built packages, with a
-// local server in the same process. TRACING=on registers the OpenTelemetry SDK (a tracer provider whose
-// spans are dropped once ended, an async-hooks context manager) and opens a span per request, as HTTP
-// instrumentation does, so the guard's feature_flag.evaluation event has somewhere to go. TRACING=off:
-// no SDK, no span, `telemetry: false`. TRACING=app: the SDK and the spans, but `telemetry: false` (what
-// tracing costs without Vane's share). Prints {"port": n} once it listens.
-import { context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { createVane } from '@vane/express';
-import { startLocalServer } from '@vane/local-server';
+// The benchmarked app, in its own process (started with --expose-gc): an
+// Express 5 app on the built @vane/express, connected to the local server
+// named by BENCH_VANE_URL / BENCH_VANE_KEY, with two Vanes on the same
+// service: one with the default cache of A/B answers, one with
+// `abCache: false` (every evaluation one call, as before the cache). Routes,
+// identical but for their guard:
+//   GET /open          no guard
+//   GET /flag          requireFlag('new-checkout') (a plain flag, on)
+//   GET /ab            requireFlag('new-pricing', { ab: true }), cache on
+//   GET /ab-uncached   the same on the Vane with abCache: false
+// The A/B user is the `x-user-id` header, with two attributes. GET /stats
+// and GET /heap (after a full GC) report the cache. Prints {"port": n} when ready.
 import express from 'express';
+import { createVane } from '@vane/express';
 
-const TRACING = process.env.TRACING === 'on' || process.env.TRACING === 'app';
-if (TRACING) {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  const dropped = { export: (_spans, done) => done({ code: 0 }), shutdown: () => Promise.resolve() };
-  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(dropped)] }));
-}
+const baseUrl = process.env.BENCH_VANE_URL;
+const apiKey = process.env.BENCH_VANE_KEY;
+const logger = { warn: (m) => console.error(`[app] ${m}`), error: (m) => console.error(`[app] ${m}`) };
+const abContext = (req) => ({
+  userId: req.get('x-user-id') ?? 'anonymous',
+  attributes: { country: 'DE', plan: 'pro' },
+});
 
-const KEY = 'svs_bench_secret_key_0000000001';
-const server = await startLocalServer({
-  seed: { services: { bench: { keys: [KEY], flags: { 'bench-flag': { is_enabled: true } } } } },
-  port: 0,
-});
-const vane = await createVane({
-  baseUrl: server.baseUrl('bench'),
-  apiKey: KEY,
-  logger: { warn() {}, error() {} },
-  telemetry: process.env.TRACING === 'on',
-});
+const cached = await createVane({ baseUrl, apiKey, abContext, logger });
+const uncached = await createVane({ baseUrl, apiKey, abContext, logger, abCache: false });
+
+const ok = (_req, res) => res.send('ok');
 const app = express();
-if (TRACING) {
-  const tracer = trace.getTracer('http');
-  app.use((req, res, next) => {
-    tracer.startActiveSpan(`${req.method} ${req.path}`, (span) => {
-      res.on('finish', () => span.end());
-      next();
-    });
-  });
-}
-app.use(vane.middleware());
-app.get('/guarded', vane.requireFlag('bench-flag'), (_req, res) => res.json({ ok: true }));
-const listener = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: listener.address().port })));
+app.get('/open', ok);
+app.get('/flag', cached.requireFlag('new-checkout'), ok);
+app.get('/ab', cached.requireFlag('new-pricing', { ab: true }), ok);
+app.get('/ab-uncached', uncached.requireFlag('new-pricing', { ab: true }), ok);
+const stats = () => ({ revision: cached.client.revision, cache: cached.client.abCacheStats });
+app.get('/stats', (_req, res) => res.json(stats()));
+app.get('/heap', (_req, res) => {
+  globalThis.gc();
+  globalThis.gc();
+  res.json({ heapUsed: process.memoryUsage().heapUsed, ...stats() });
+});
+
+const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
 process.on('SIGTERM', () => {
-  listener.close();
-  void vane.close().then(() => server.close());
+  server.close();
+  server.closeAllConnections();
+  void Promise.all([cached.close(), uncached.close()]).then(() => process.exit(0));
 });

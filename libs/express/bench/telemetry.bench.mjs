@@ -17,7 +17,7 @@ const WARMUP_S = QUICK ? 1 : 3;
 const CONNECTIONS = 10;
 
 function startApp(tracing) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./app.mjs', import.meta.url))], {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./telemetry-app.mjs', import.meta.url))], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, TRACING: tracing },
   });

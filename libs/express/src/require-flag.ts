@@ -5,7 +5,14 @@
  * @packageDocumentation
  */
 import { STATUS_CODES } from 'node:http';
-import { InvalidArgumentError, type VaneClient } from '@vane/client';
+import {
+  checkFlagKeys,
+  flagDenialOf,
+  InvalidArgumentError,
+  runStartupCheck,
+  type VaneClient,
+  type VaneLogger,
+} from '@vane/client';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AbGuardRegistry } from './ab-batch.js';
 import type { RequestVaneAccessor } from './request-vane.accessor.js';
@@ -29,20 +36,8 @@ export interface FlagGuardDeps {
   readonly registry: AbGuardRegistry;
   readonly hasAbContext: boolean;
   readonly flagOff: FlagOffOptions | undefined;
+  readonly logger: VaneLogger;
   accessorFor(req: Request): RequestVaneAccessor;
-}
-
-const FLAG_KEY = /^[A-Za-z0-9._-]{1,256}$/;
-
-function checkKeys(keys: string | readonly string[]): readonly string[] {
-  const list = typeof keys === 'string' ? [keys] : keys;
-  if (!Array.isArray(list) || list.length === 0)
-    throw new InvalidArgumentError('requireFlag: give a flag key or a non-empty array of flag keys');
-  for (const key of list) {
-    if (typeof key !== 'string' || !FLAG_KEY.test(key))
-      throw new InvalidArgumentError('requireFlag: flag keys are 1 to 256 characters from [A-Za-z0-9._-]');
-  }
-  return [...new Set(list)];
 }
 
 function checkOff(options: FlagOffOptions | undefined, where: string): void {
@@ -104,7 +99,13 @@ export function createFlagGuard(
   keys: string | readonly string[],
   options: RequireFlagOptions = {},
 ): RequestHandler {
-  const list = checkKeys(keys);
+  const list = checkFlagKeys(keys, 'requireFlag');
+  // The startup check of the other adapters: a typo is a warning now, not a silent 404 later.
+  runStartupCheck(
+    deps.client,
+    list.map((key) => ({ key, where: `requireFlag(${JSON.stringify(key)})` })),
+    deps.logger,
+  );
   if (typeof options !== 'object' || options === null)
     throw new InvalidArgumentError('requireFlag: options must be an object');
   checkOff(options, 'requireFlag');
@@ -116,7 +117,7 @@ export function createFlagGuard(
       'requireFlag(…, { ab: true }): give createVane() an abContext option to tell the user of a request',
     );
 
-  const denialFor = (key: string): FlagDenial => ({ key, defined: deps.client.flagState(key).defined, ab });
+  const denialFor = (key: string): FlagDenial => flagDenialOf(deps.client, key, ab);
 
   if (!ab) {
     const plain: RequestHandler = function vaneFlagGuard(req, res, next) {

@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { VaneClient, VaneClientStatus, VaneLogger } from '@vane/client';
+import { consoleLogger, type VaneClient, type VaneClientStatus, type VaneLogger } from '@vane/client';
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { AbBatch, type AbGuardRegistry } from './ab-batch.js';
 import { createErrorHandler, type ErrorHandlerOptions } from './error-handler.js';
@@ -37,7 +37,7 @@ export class VaneExpress {
   readonly client: VaneClient;
   readonly #abContext: AbContextFactory | undefined;
   readonly #flagOff: FlagOffOptions | undefined;
-  readonly #logger: VaneLogger | undefined;
+  readonly #logger: VaneLogger;
   readonly #registry: AbGuardRegistry = new WeakMap();
   readonly #accessors = new WeakMap<Request, RequestVaneAccessor>();
   #closing: Promise<void> | undefined;
@@ -47,7 +47,7 @@ export class VaneExpress {
     this.client = parts.client;
     this.#abContext = parts.abContext;
     this.#flagOff = parts.flagOff;
-    this.#logger = parts.logger;
+    this.#logger = parts.logger ?? consoleLogger;
   }
 
   /**
@@ -92,6 +92,7 @@ export class VaneExpress {
         registry: this.#registry,
         hasAbContext: this.#abContext !== undefined,
         flagOff: this.#flagOff,
+        logger: this.#logger,
         accessorFor: (req) => this.#accessorFor(req),
       },
       keys,

@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { isVaneKey } from '../util/vane-key.js';
 import type { Credentials } from '../http/credentials.js';
 import {
   ClientClosedError,
@@ -31,8 +32,6 @@ export interface SetSecretOptions {
   readonly type?: SecretType;
 }
 
-const SECRET_KEY = /^[A-Za-z0-9._-]{1,256}$/;
-
 /**
  * Sends secret writes. Every argument is checked synchronously, before any
  * request; a public key is refused first of all.
@@ -45,7 +44,7 @@ export class SecretWriter {
   ) {}
 
   /** `PUT /v1/secrets/{key}`. */
-  set(key: string, value: string, options: SetSecretOptions): Promise<SecretWriteResult> {
+  async set(key: string, value: string, options: SetSecretOptions): Promise<SecretWriteResult> {
     this.#check(key);
     if (typeof value !== 'string')
       throw new InvalidArgumentError(
@@ -72,7 +71,7 @@ export class SecretWriter {
   }
 
   /** `DELETE /v1/secrets/{key}`. */
-  delete(key: string): Promise<void> {
+  async delete(key: string): Promise<void> {
     this.#check(key);
     return this.#send('DELETE', `v1/secrets/${encodeURIComponent(key)}`, undefined, `secret "${key}"`).then(
       () => undefined,
@@ -80,7 +79,7 @@ export class SecretWriter {
   }
 
   /** `DELETE /v1/secrets/{key}/versions/{version}`. */
-  deleteVersion(key: string, version: number): Promise<void> {
+  async deleteVersion(key: string, version: number): Promise<void> {
     this.#check(key);
     if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) {
       throw new InvalidArgumentError(
@@ -97,7 +96,7 @@ export class SecretWriter {
 
   #check(key: string): void {
     if (this.credentials.keyType === 'pk') throw new PublicKeySecretAccessError();
-    if (typeof key !== 'string' || !SECRET_KEY.test(key))
+    if (typeof key !== 'string' || !isVaneKey(key))
       throw new InvalidArgumentError('secret key must be 1 to 256 characters from [A-Za-z0-9._-]');
     if (this.signal.aborted) throw new ClientClosedError();
   }

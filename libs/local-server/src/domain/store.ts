@@ -339,11 +339,27 @@ export class Store {
     }));
   }
 
-  /** Changes any of the tenant's settings. */
+  /**
+   * Changes any of the tenant's settings. Turning the A/B add-on on or off
+   * changes every A/B answer (PROTOCOL §7), so each service with flags moves
+   * to a new revision whose patch carries every flag's record.
+   */
   setTenant(patch: Partial<TenantState>): Readonly<TenantState> {
+    const addonTurned = patch.ab_addon !== undefined && patch.ab_addon !== this.data.tenant.ab_addon;
     Object.assign(this.data.tenant, patch);
     this.listeners.mutation?.({ type: 'tenant', tenant: { ...this.data.tenant } });
     this.listeners.tenantChanged?.(this.data.tenant);
+    if (addonTurned) {
+      for (const [slug, service] of this.data.services) {
+        if (service.flags.size === 0) continue;
+        const flags = new Set(service.flags.keys());
+        this.commit(slug, { service: false, configs: EMPTY, flags, secrets: EMPTY }, (revision) => ({
+          type: 'revision',
+          slug,
+          revision,
+        }));
+      }
+    }
     return this.data.tenant;
   }
 
