@@ -42,6 +42,7 @@ export const DOCUMENTS = [
   'libs/client/README.md',
   'libs/express/README.md',
   'libs/nestjs/README.md',
+  'libs/express/README.md',
   'libs/fastify/README.md',
   'libs/openfeature/README.md',
 ];

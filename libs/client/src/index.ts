@@ -31,6 +31,27 @@ export type { InvalidConfig, InvalidConfigListener } from './schema/invalid-conf
 export { DEFAULTS } from './options.js';
 export { checkConnectivity } from './data-sources/connectivity.js';
 export { FileBackupStore, RedisBackupStore } from './last-known-good/index.js';
+export {
+  LiveResource,
+  LIVE_RESOURCE_DEFAULTS,
+  tlsCertificate,
+  keepSecureContextCurrent,
+} from './live-resource/index.js';
+export type {
+  LiveResourceDefinition,
+  LiveResourceValues,
+  LiveResourceConfigValue,
+  LiveResourceState,
+  LiveResourceStatus,
+  LiveResourceEvent,
+  LiveResourceRebuiltEvent,
+  LiveResourceRebuildFailedEvent,
+  LiveResourceDisposedEvent,
+  LiveResourceListener,
+  TlsCertificate,
+  TlsCertificateOptions,
+  TlsPemSource,
+} from './live-resource/index.js';
 export type {
   LastKnownGoodStore,
   LastKnownGoodOptions,
@@ -100,6 +121,8 @@ export {
   SecretFileWriteError,
   ConfigInvalidError,
   SecretsNotAvailableError,
+  LiveResourceBuildError,
+  LiveResourceClosedError,
 } from './errors.js';
 export type {
   VaneErrorCode,
@@ -108,6 +131,8 @@ export type {
   StatusErrorOptions,
   RateLimitedErrorOptions,
   QuarantinedErrorOptions,
+  LiveResourceBuildStage,
+  LiveResourceBuildErrorOptions,
 } from './errors.js';
 export type { FlagDenial } from './adapter/flag-denial.js';
 export { flagDenialOf } from './adapter/flag-denial.js';

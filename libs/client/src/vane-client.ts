@@ -14,18 +14,19 @@ import type { ChangeListener, SecretVersionInfo } from './store/change-event.js'
 import { ClientStatus, type StatusListener, type VaneClientStatus } from './data-sources/client-status.js';
 import {
   ClientClosedError,
-  ConfigInvalidError,
   FrontendSecretReadError,
   PublicKeySecretAccessError,
   SecretNotFoundError,
   SecretsNotAvailableError,
 } from './errors.js';
 import { FileSecretStore } from './secrets/file-secrets.js';
-import { LastKnownGoodBackup } from './last-known-good/last-known-good-backup.js';
-import type { StaleStart } from './last-known-good/stale-start.js';
+import { StaleStartCoordinator } from './last-known-good/stale-start-coordinator.js';
+import type { LiveResource } from './live-resource/live-resource.js';
+import type { LiveResourceDefinition } from './live-resource/live-resource-definition.js';
+import { LiveResourceRegistry } from './live-resource/live-resource-registry.js';
 import type { StaleState } from './last-known-good/stale-state.js';
 import { resolveOptions, type ResolvedOptions, type VaneClientOptions } from './options.js';
-import { PollingSource } from './data-sources/polling-source.js';
+import { createDataSources } from './data-sources/data-sources.js';
 import { SecretWriter, type SecretWriteResult, type SetSecretOptions } from './secrets/secret-writes.js';
 import { ServiceHttp } from './http/service-http.js';
 import type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';
@@ -42,7 +43,6 @@ import { SnapshotStore } from './store/snapshot-store.js';
 import type { UpdateListener } from './store/snapshot-update.js';
 import { SnapshotSync, type SyncResult } from './data-sources/snapshot-sync.js';
 import { SourceSupervisor } from './data-sources/source-supervisor.js';
-import { StreamingSource } from './data-sources/streaming-source.js';
 import { USER_AGENT } from './http/version.js';
 import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from './vane-reader.js';
 import type { VaneTelemetry } from './telemetry/client-telemetry.js';
@@ -79,8 +79,10 @@ export class VaneClient implements VaneReader {
   readonly #sync: SnapshotSync;
   readonly #supervisor: SourceSupervisor;
   readonly #secrets: SecretWriter;
-  readonly #backup: LastKnownGoodBackup | undefined;
+  readonly #live: LiveResourceRegistry;
   readonly #ab: AbEvaluator;
+  /** Set with `lastKnownGood`: saves what is applied, and runs a stale start. */
+  readonly #lastKnownGood: StaleStartCoordinator | undefined;
   readonly #closeController = new AbortController();
   #closing: Promise<void> | undefined;
 
@@ -107,23 +109,25 @@ export class VaneClient implements VaneReader {
     this.#status = new ClientStatus(options.logger);
     this.#supervisor = new SourceSupervisor(options);
     this.#sync = new SnapshotSync(this.#http, this.#store, signal, options.logger, () => {
-      this.#backup?.synced(this.#store.raw);
+      this.#lastKnownGood?.synced(this.#store.raw);
       this.#supervisor.synced();
     });
     this.#secrets = new SecretWriter(this.#http, options.credentials, signal);
+    this.#live = new LiveResourceRegistry({ source: this, ...options });
     this.#ab = new AbEvaluator(
       (plan, userId, attributes) => sendAbEvaluation(this.#http, signal, plan, userId, attributes),
       options.abCache,
       options.clock,
     );
-    if (options.lastKnownGood !== undefined) {
-      const backup = new LastKnownGoodBackup(options.lastKnownGood, options);
-      this.#backup = backup;
-      // Every snapshot from the service, the first included, is saved; the first one after a stale start ends it.
-      this.#store.onApplied(({ snapshot, origin }) => {
-        if (backup.applied(snapshot, origin)) this.#status.update({ stale: undefined });
-      });
-    }
+    this.#lastKnownGood =
+      options.lastKnownGood === undefined
+        ? undefined
+        : new StaleStartCoordinator(options.lastKnownGood, options, {
+            store: this.#store,
+            status: this.#status,
+            sync: () => this.#sync.sync(),
+            foregroundFailed: (err) => this.#supervisor.foregroundFailed(err),
+          });
   }
 
   /**
@@ -145,18 +149,18 @@ export class VaneClient implements VaneReader {
    */
   static async create(options: VaneClientOptions): Promise<VaneClient> {
     const client = new VaneClient(resolveOptions(options));
-    let stale: StaleStart | undefined;
     try {
       await client.#o.telemetry.start({ store: client.#store, status: client.#status, sync: client.#sync });
       const initial = client.#initial();
-      if (client.#backup === undefined) await initial;
-      else stale = await client.#serveBackup(await client.#backup.start(initial));
+      await (client.#lastKnownGood?.start(initial) ?? initial);
     } catch (err) {
       await client.close();
       throw err;
     }
-    client.#startSources();
-    if (stale !== undefined) client.#recover(stale);
+    const parts = { status: client.#status, store: client.#store, sync: client.#sync };
+    const sources = createDataSources({ ...parts, options: client.#o, http: client.#http, events: client.#supervisor });
+    client.#supervisor.start({ ...parts, ...sources });
+    client.#lastKnownGood?.recover();
     return client;
   }
 
@@ -173,66 +177,6 @@ export class VaneClient implements VaneReader {
       signal: this.#closeController.signal,
     });
     await this.#sync.initial();
-  }
-
-  /** Installs the backup of a stale start (unless the service's snapshot came first). */
-  async #serveBackup(start: StaleStart | undefined): Promise<StaleStart | undefined> {
-    if (start === undefined) return undefined;
-    let restored: boolean;
-    try {
-      restored = await this.#store.restore(start.backup.snapshot, start.backup.savedAtMs);
-    } catch (err) {
-      // A backup that breaks the app's schema is a bad backup like a tampered one: never served.
-      if (!(err instanceof ConfigInvalidError)) throw err;
-      this.#o.logger.warn(
-        `last-known-good: ignoring the backup in ${this.#backup!.where}: it does not satisfy the schema (${err.invalid
-          .map((i) => i.key)
-          .join(', ')}); the start fails (${start.error.code})`,
-      );
-      throw start.error;
-    }
-    if (!restored) return undefined;
-    this.#status.update({ stale: this.#backup!.becomeStale(start) });
-    return start;
-  }
-
-  /** After a stale start: a 402 halts background work (the specification's rule); anything else is retried. */
-  #recover(start: StaleStart): void {
-    const reportHalt = (err: unknown): never => {
-      this.#supervisor.foregroundFailed(err);
-      throw err;
-    };
-    if (start.reason === 'billing-overdue') {
-      this.#supervisor.foregroundFailed(start.error);
-      return;
-    }
-    this.#backup!.recover(() => this.#sync.sync().catch(reportHalt), start.pending?.catch(reportHalt));
-  }
-
-  #startSources(): void {
-    const o = this.#o;
-    const events = this.#supervisor;
-    const polling = new PollingSource(this.#sync, o.timers, events);
-    const streaming = o.stream
-      ? new StreamingSource({
-          http: this.#http,
-          store: this.#store,
-          sync: this.#sync,
-          timers: o.timers,
-          logger: o.logger,
-          events,
-          idleTimeoutMs: o.streamIdleTimeoutMs,
-          timeoutMs: o.timeoutMs,
-        })
-      : undefined;
-    this.#supervisor.start({
-      options: o,
-      status: this.#status,
-      store: this.#store,
-      sync: this.#sync,
-      polling,
-      streaming,
-    });
   }
 
   // Reads: each one looks at the snapshot the store serves now.
@@ -494,6 +438,24 @@ export class VaneClient implements VaneReader {
     return this.#store.onUpdate(listener);
   }
 
+  /**
+   * Opens a live resource: builds it now from the values it names (`create`,
+   * then `ready`), and rebuilds it whenever one of them changes, swapping the
+   * new instance in and disposing of the old one once its borrowers have
+   * finished. A failed rebuild keeps the instance in service and is retried.
+   * Disposed of by its own `close()` or this client's. See {@link LiveResource}.
+   *
+   * @returns the handle, once the first instance is built.
+   * @throws LiveResourceBuildError - (a rejection) the first build failed; nothing is left open.
+   * @throws InvalidArgumentError, ClientClosedError - (rejections).
+   */
+  liveResource<T, C extends string = never, S extends string = never, F extends string = never>(
+    definition: LiveResourceDefinition<T, C, S, F>,
+  ): Promise<LiveResource<T>> {
+    if (this.closed) return Promise.reject(new ClientClosedError());
+    return this.#live.open(definition as unknown as LiveResourceDefinition<T>);
+  }
+
   // Network operations.
 
   /**
@@ -591,16 +553,18 @@ export class VaneClient implements VaneReader {
     this.#status.listeners.clear();
     this.#o.telemetry.stop();
     this.#store.stop();
-    this.#backup?.stop();
+    this.#lastKnownGood?.stop();
     this.#closeController.abort();
     this.#closing = (async () => {
+      const live = this.#live.close();
       await this.#supervisor.close();
       await this.#sync.idle();
       // The last snapshot applied is saved (bounded by timeoutMs) before the client lets go.
-      await this.#backup?.close();
+      await this.#lastKnownGood?.close();
       await this.#store.close();
       await this.#o.credentials.close?.();
       await this.#o.transport.close();
+      await live;
     })();
     return this.#closing;
   }

@@ -2,8 +2,8 @@ import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { RequestAbEvaluation, VaneClient, type AbContext } from '../src/index.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
-import { FaultProxy } from './helpers/fault-proxy.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
+import { FaultProxy } from '@vane/local-server/testing';
 
 /** The request-scoped A/B evaluation both adapters use, against the local server behind a counting proxy. */
 let server: LocalServer;

@@ -48,6 +48,21 @@ export {
   type VaneHealthStaleDetails,
   type VaneHealthIndicatorResult,
 } from './health/vane.health-indicator.js';
+export {
+  provideLiveResource,
+  type LiveResourceProviderOptions,
+  type LiveResourceFactoryProviderOptions,
+} from './live-resource.provider.js';
 export * from './errors/index.js';
 /** Re-exported so an app can inject the client by class without importing `@vane/client` itself (same class, same token). */
 export { VaneClient } from '@vane/client';
+/** Re-exported for live resources: the handle's type, and the TLS certificate helpers for `httpsOptions` apps. */
+export { tlsCertificate, keepSecureContextCurrent } from '@vane/client';
+export type {
+  LiveResource,
+  LiveResourceDefinition,
+  LiveResourceEvent,
+  LiveResourceStatus,
+  TlsCertificate,
+  TlsCertificateOptions,
+} from '@vane/client';
