@@ -7,11 +7,11 @@ import { FileBackupStore, VaneClient, defineSchema, type VaneClientOptions } fro
 import type { ClientTelemetry } from '../src/telemetry/client-telemetry.js';
 import { VANE_METRICS } from '../src/telemetry/vane-metrics.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
-import { FaultProxy, rawResponse } from './helpers/fault-proxy.js';
-import { ManualTimers, until } from './helpers/manual-timers.js';
+import { ManualTimers } from './helpers/manual-timers.js';
 import { OtelSdk } from './helpers/otel-sdk.js';
 import { SHOP_SK, TLS_PEM, seed } from './helpers/seed.js';
 import { jwtPlatform, jwtTrust, tempDir } from './helpers/workload-platforms.js';
+import { FaultProxy, rawResponse, until } from '@vane/local-server/testing';
 
 /**
  * Vane's telemetry with the OpenTelemetry SDK registered (in-memory
@@ -88,19 +88,10 @@ async function currentMode(): Promise<string | undefined> {
   return Object.entries(await modeGauge()).find(([, v]) => v === 1)?.[0];
 }
 
-/** Waits (bounded) for an async condition on collected telemetry. */
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${WAIT_MS} ms waiting for: ${what}`);
-    await new Promise<void>((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 describe('metrics', () => {
   it('after the start: revision, snapshot age, stream connected, mode stream, no rejected config, the initial sync by outcome', async () => {
     const client = await start();
-    await until(() => client.connected, 'stream connected', WAIT_MS);
+    await until(() => client.connected, 'stream connected', { timeoutMs: WAIT_MS });
     expect(await sdk.value(M.revision.name)).toEqual({ attributes: SLUG, value: client.revision });
     expect(await sdk.value(M.snapshotAge.name)).toEqual({ attributes: SLUG, value: 0 });
     await timers.advance(1500);
@@ -127,10 +118,10 @@ describe('metrics', () => {
   it('a change with its lag: the commit time on the wire against the apply time, and the changes by kind', async () => {
     serverOffsetMs = -250; // the server's clock 250 ms behind the app's: the lag reads 0.25 s more
     const client = await start();
-    await until(() => client.connected, 'stream connected', WAIT_MS);
+    await until(() => client.connected, 'stream connected', { timeoutMs: WAIT_MS });
     server.admin.setConfig('shop', 'db.pool.max', 30);
     const revision = server.admin.setFlag('shop', 'dark-mode', { is_enabled: true });
-    await until(() => client.revision === revision, 'both patches applied', WAIT_MS);
+    await until(() => client.revision === revision, 'both patches applied', { timeoutMs: WAIT_MS });
     expect(await sdk.value(M.propagationLag.name)).toEqual({ attributes: SLUG, value: 0.5, count: 2 });
     expect(await sdk.value(M.changesApplied.name, { 'vane.change.kind': 'config' })).toMatchObject({ value: 1 });
     expect(await sdk.value(M.changesApplied.name, { 'vane.change.kind': 'flag' })).toMatchObject({ value: 1 });
@@ -139,18 +130,20 @@ describe('metrics', () => {
     // A server clock ahead of the app's would give a negative lag: it is recorded as 0.
     serverOffsetMs = 10_000;
     const next = server.admin.setConfig('shop', 'db.pool.max', 31);
-    await until(() => client.revision === next, 'third patch applied', WAIT_MS);
+    await until(() => client.revision === next, 'third patch applied', { timeoutMs: WAIT_MS });
     expect(await sdk.value(M.propagationLag.name)).toMatchObject({ value: 0.5, count: 3 });
   });
 
   it('a stream cut, then the fallback to polling: connected 0, mode polling, the stream spans in error', async () => {
     const client = await start({ streamErrorThreshold: 2 });
-    await until(() => client.connected, 'stream connected', WAIT_MS);
+    await until(() => client.connected, 'stream connected', { timeoutMs: WAIT_MS });
     proxy.onRequest((line) => (isStream(line) ? 'reset' : undefined));
     proxy.reset(isStream);
-    await until(() => logger.text('warn').includes('stream error 1 of 2'), 'first stream error', WAIT_MS);
+    await until(() => logger.text('warn').includes('stream error 1 of 2'), 'first stream error', {
+      timeoutMs: WAIT_MS,
+    });
     await timers.advance(1000);
-    await until(() => client.status.mode === 'polling', 'fallen back to polling', WAIT_MS);
+    await until(() => client.status.mode === 'polling', 'fallen back to polling', { timeoutMs: WAIT_MS });
     expect(await currentMode()).toBe('polling');
     expect((await sdk.value(M.streamConnected.name))?.value).toBe(0);
     const streams = sdk.spans().filter((s) => s.name === 'GET /v1/stream');
@@ -171,7 +164,7 @@ describe('metrics', () => {
         : undefined,
     );
     await timers.advance(60_000);
-    await until(() => client.status.mode === 'rate-limited', 'rate limit reported', WAIT_MS);
+    await until(() => client.status.mode === 'rate-limited', 'rate limit reported', { timeoutMs: WAIT_MS });
     expect(await currentMode()).toBe('rate-limited');
     expect(await sdk.value(M.syncDuration.name, { 'vane.sync.outcome': 'VANE_RATE_LIMITED' })).toMatchObject({
       count: 1,
@@ -195,8 +188,8 @@ describe('metrics', () => {
       expect(client.status.mode).toBe('stale');
       expect(await currentMode()).toBe('stale');
       proxy.onRequest(undefined);
-      await until(() => client.status.mode === 'stream', 'fresh again, on the stream', WAIT_MS);
-      await eventually(async () => (await currentMode()) === 'stream', 'the metric to say stream');
+      await until(() => client.status.mode === 'stream', 'fresh again, on the stream', { timeoutMs: WAIT_MS });
+      await until(async () => (await currentMode()) === 'stream', 'the metric to say stream');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -205,12 +198,12 @@ describe('metrics', () => {
   it('configs the schema rejects now', async () => {
     const schema = defineSchema({ configs: { 'db.pool.max': z.number().int().max(100) } });
     const client = await start({ schema });
-    await until(() => client.connected, 'stream connected', WAIT_MS);
+    await until(() => client.connected, 'stream connected', { timeoutMs: WAIT_MS });
     const revision = server.admin.setConfig('shop', 'db.pool.max', 500);
-    await until(() => client.revision === revision, 'patch applied', WAIT_MS);
+    await until(() => client.revision === revision, 'patch applied', { timeoutMs: WAIT_MS });
     expect((await sdk.value(M.invalidConfigs.name))?.value).toBe(1);
     const fixed = server.admin.setConfig('shop', 'db.pool.max', 50);
-    await until(() => client.revision === fixed, 'fixed', WAIT_MS);
+    await until(() => client.revision === fixed, 'fixed', { timeoutMs: WAIT_MS });
     expect((await sdk.value(M.invalidConfigs.name))?.value).toBe(0);
   });
 
@@ -218,12 +211,13 @@ describe('metrics', () => {
     const dir = await mkdtemp(join(tmpdir(), 'vane-otel-secrets-'));
     try {
       const client = await start({ secretsDir: dir });
-      await until(() => client.connected, 'stream connected', WAIT_MS);
+      await until(() => client.connected, 'stream connected', { timeoutMs: WAIT_MS });
       await chmod(dir, 0o777);
       server.admin.setSecret('shop', 'tls.client_pem', `${TLS_PEM}rotated`, 'file');
-      await eventually(
+      await until(
         async () => (await sdk.value(M.fileSecretWriteErrors.name))?.value === 1,
         'the failed write counted',
+        { timeoutMs: WAIT_MS },
       );
       await chmod(dir, 0o700);
     } finally {
@@ -292,7 +286,7 @@ describe('A/B evaluations', () => {
 describe('spans', () => {
   it('the initial sync and the stream connect, with HTTP attributes; secret writes with the key redacted', async () => {
     const client = await start();
-    await until(() => client.connected, 'stream connected', WAIT_MS);
+    await until(() => client.connected, 'stream connected', { timeoutMs: WAIT_MS });
     const port = proxy.port;
     expect(sdk.spans().find((s) => s.name === 'GET /v1/sync')).toMatchObject({
       kind: 2,
@@ -329,7 +323,7 @@ describe('spans', () => {
     expect(foreground.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
     const before = sdk.spans().length;
     await timers.advance(60_000);
-    await until(() => sdk.spans().length > before, 'the poll', WAIT_MS);
+    await until(() => sdk.spans().length > before, 'the poll', { timeoutMs: WAIT_MS });
     const poll = sdk.spans().at(-1)!;
     expect(poll.name).toBe('GET /v1/sync');
     expect(poll.parentSpanContext).toBeUndefined();
@@ -393,7 +387,7 @@ describe('extension point', () => {
 describe('off', () => {
   it('telemetry: false records nothing and leaves the transport as it is', async () => {
     const client = await start({ telemetry: false });
-    await until(() => client.connected, 'stream connected', WAIT_MS);
+    await until(() => client.connected, 'stream connected', { timeoutMs: WAIT_MS });
     await sdk.inSpan('GET /x', () => client.evaluateAb(['always-on'], { userId: 'u' }));
     expect(client.telemetry.active).toBe(false);
     expect((await sdk.collect()).filter((m) => m.descriptor.name.startsWith('vane.'))).toEqual([]);
