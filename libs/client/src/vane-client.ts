@@ -45,6 +45,7 @@ import { SnapshotSync, type SyncResult } from './data-sources/snapshot-sync.js';
 import { SourceSupervisor } from './data-sources/source-supervisor.js';
 import { USER_AGENT } from './http/version.js';
 import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from './vane-reader.js';
+import type { VaneTelemetry } from './telemetry/client-telemetry.js';
 
 export type { SyncResult } from './data-sources/snapshot-sync.js';
 
@@ -149,6 +150,7 @@ export class VaneClient implements VaneReader {
   static async create(options: VaneClientOptions): Promise<VaneClient> {
     const client = new VaneClient(resolveOptions(options));
     try {
+      await client.#o.telemetry.start({ store: client.#store, status: client.#status, sync: client.#sync });
       const initial = client.#initial();
       await (client.#lastKnownGood?.start(initial) ?? initial);
     } catch (err) {
@@ -378,6 +380,15 @@ export class VaneClient implements VaneReader {
     return this.#status.facts.stale ?? null;
   }
 
+  /**
+   * The client's OpenTelemetry side (option `telemetry`): record a flag
+   * decision of your own code as a `feature_flag.evaluation` span event, the
+   * way Vane's guards do. A no-op without `@opentelemetry/api`.
+   */
+  get telemetry(): VaneTelemetry {
+    return this.#o.telemetry;
+  }
+
   /** True once {@link VaneClient.close} was called. */
   get closed(): boolean {
     return this.#closing !== undefined;
@@ -484,7 +495,7 @@ export class VaneClient implements VaneReader {
     const { flags, revision } = this.#store.snapshot;
     const plan = planAbEvaluation(keys, (key) => flags.has(key));
     if (this.closed) throw new ClientClosedError();
-    return this.#ab.evaluate(plan, userId, attributes, revision);
+    return this.#o.telemetry.evaluateAb(plan, userId, () => this.#ab.evaluate(plan, userId, attributes, revision));
   }
 
   /**
@@ -540,6 +551,7 @@ export class VaneClient implements VaneReader {
     if (this.#closing) return this.#closing;
     this.#status.update({ closed: true, connected: false });
     this.#status.listeners.clear();
+    this.#o.telemetry.stop();
     this.#store.stop();
     this.#lastKnownGood?.stop();
     this.#closeController.abort();

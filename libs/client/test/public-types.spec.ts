@@ -79,6 +79,7 @@ describe('public door', () => {
         'RateLimitedError',
         'RedisBackupStore',
         'RequestAbEvaluation',
+        'SYNC_MODES',
         'SecretFileWriteError',
         'SecretsNotAvailableError',
         'SecretNotFoundError',

@@ -122,7 +122,11 @@ export function createFlagGuard(
   if (!ab) {
     const plain: RequestHandler = function vaneFlagGuard(req, res, next) {
       deps.accessorFor(req);
-      const offKey = list.find((key) => !deps.client.flag(key));
+      const offKey = list.find((key) => {
+        // A feature_flag.evaluation event on the request's span, when the app traces.
+        deps.client.telemetry.recordFlag(key);
+        return !deps.client.flag(key);
+      });
       if (offKey === undefined) return next();
       deny(off, plain, req, res, next, denialFor(offKey));
     };

@@ -105,6 +105,7 @@ export function createFlagGuard(
   if (!ab) {
     const plain: VaneFlagGuard = function vaneFlagGuard(request, reply, done) {
       for (const key of list) {
+        client.telemetry.recordFlag(key); // a feature_flag.evaluation event on the request's span, when tracing
         if (!client.flag(key)) return deny(off, request, reply, done, denialFor(key));
       }
       done();

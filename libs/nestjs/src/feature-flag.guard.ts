@@ -50,6 +50,7 @@ export class FeatureFlagGuard implements CanActivate {
     if (this.shouldSkip(context)) return this.#pass(context);
     if (requirement.ab) return this.#checkAb(requirement, context).then(() => this.#pass(context));
     for (const key of requirement.keys) {
+      this.client.telemetry.recordFlag(key); // a feature_flag.evaluation event on the request's span, when tracing
       if (this.client.flag(key)) continue;
       return this.#refuse(flagDenialOf(this.client, key, false), requirement, context);
     }

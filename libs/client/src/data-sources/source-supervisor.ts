@@ -66,7 +66,8 @@ export class SourceSupervisor implements SourceEvents {
   start(parts: SupervisedParts): void {
     this.#parts = parts;
     parts.polling.schedule(this.#o.ttlMs);
-    parts.streaming?.schedule(0);
+    // The stream lives as long as the client: never part of the trace of whoever started it.
+    this.#o.telemetry.detach(() => parts.streaming?.schedule(0));
   }
 
   /** A sync succeeded (background or foreground): lifts a halt or a wait, and restarts the TTL. */
@@ -77,7 +78,7 @@ export class SourceSupervisor implements SourceEvents {
       status.update({ billingOverdue: false });
       this.#o.logger.info?.('billing: the service answers again; resuming background sync');
       this.#backoff.reset();
-      streaming?.schedule(0);
+      this.#o.telemetry.detach(() => streaming?.schedule(0));
     }
     if (status.facts.wait !== undefined) status.update({ wait: undefined });
     this.#fallbackPollFailures = 0;
