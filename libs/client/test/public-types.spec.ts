@@ -108,6 +108,8 @@ describe('public door', () => {
         'tlsCertificate',
         'VANE_KEY_PATTERN',
         'checkFlagKeys',
+        'checkFlagOffOptions',
+        'AdapterRequestReader',
         'consoleLogger',
         'flagDenialOf',
         'isVaneKey',
