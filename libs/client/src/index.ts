@@ -137,6 +137,8 @@ export type {
 export type { FlagDenial } from './adapter/flag-denial.js';
 export { flagDenialOf } from './adapter/flag-denial.js';
 export { checkFlagKeys } from './adapter/flag-keys.js';
+export { checkFlagOffOptions } from './adapter/flag-off-options.js';
+export { AdapterRequestReader } from './adapter/request-reader.js';
 export { runStartupCheck, unknownFlagWarnings } from './adapter/unknown-flag-keys.js';
 export type { FlagKeyUse } from './adapter/unknown-flag-keys.js';
 export { isVaneKey, VANE_KEY_PATTERN } from './util/vane-key.js';

@@ -109,6 +109,8 @@ describe('public door', () => {
         'tlsCertificate',
         'VANE_KEY_PATTERN',
         'checkFlagKeys',
+        'checkFlagOffOptions',
+        'AdapterRequestReader',
         'consoleLogger',
         'flagDenialOf',
         'isVaneKey',

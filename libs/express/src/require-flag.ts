@@ -7,6 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import {
   checkFlagKeys,
+  checkFlagOffOptions as checkOffOptions,
   flagDenialOf,
   InvalidArgumentError,
   runStartupCheck,
@@ -40,21 +41,9 @@ export interface FlagGuardDeps {
   accessorFor(req: Request): RequestVaneAccessor;
 }
 
-function checkOff(options: FlagOffOptions | undefined, where: string): void {
-  if (!options) return;
-  const { status, error, handler } = options;
-  if (status !== undefined && (!Number.isInteger(status) || status < 100 || status > 599)) {
-    throw new InvalidArgumentError(`${where}: status must be an HTTP status code (an integer from 100 to 599)`);
-  }
-  if (error !== undefined && typeof error !== 'function')
-    throw new InvalidArgumentError(`${where}: error must be a function that returns an Error`);
-  if (handler !== undefined && typeof handler !== 'function')
-    throw new InvalidArgumentError(`${where}: handler must be a function`);
-}
-
 /** Validates a `flagOff` option. @throws InvalidArgumentError */
 export function checkFlagOffOptions(options: FlagOffOptions | undefined): void {
-  checkOff(options, 'flagOff');
+  checkOffOptions(options, 'flagOff');
 }
 
 /** The part of Express's `req.route` (Express 4 and 5) that tells which handlers the route has. */
@@ -108,7 +97,7 @@ export function createFlagGuard(
   );
   if (typeof options !== 'object' || options === null)
     throw new InvalidArgumentError('requireFlag: options must be an object');
-  checkOff(options, 'requireFlag');
+  checkOffOptions(options, 'requireFlag');
   const own = options.status !== undefined || options.error !== undefined || options.handler !== undefined;
   const off: FlagOffOptions = own ? options : (deps.flagOff ?? {});
   const ab = options.ab === true;

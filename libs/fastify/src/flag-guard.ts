@@ -4,7 +4,15 @@
  * @packageDocumentation
  */
 import { STATUS_CODES } from 'node:http';
-import { checkFlagKeys, InvalidArgumentError, type AbResults, type FlagDenial, type VaneClient } from '@vane/client';
+import {
+  checkFlagKeys,
+  checkFlagOffOptions,
+  flagDenialOf,
+  InvalidArgumentError,
+  type AbResults,
+  type FlagDenial,
+  type VaneClient,
+} from '@vane/client';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { FlagOffOptions, RequireFlagOptions } from './vane-fastify.options.js';
 
@@ -29,22 +37,8 @@ export interface FlagGuardDeps {
   evaluate(request: FastifyRequest, keys: readonly string[]): Promise<AbResults>;
 }
 
-/**
- * Validates flag-off options.
- * @throws InvalidArgumentError - for a status that is not 100–599, or an `error`/`handler` that is not a function.
- */
-export function checkFlagOffOptions(options: FlagOffOptions | undefined, where: string): void {
-  if (options === undefined) return;
-  if (typeof options !== 'object' || options === null)
-    throw new InvalidArgumentError(`${where}: options must be an object`);
-  const { status, error, handler } = options;
-  if (status !== undefined && (!Number.isInteger(status) || status < 100 || status > 599))
-    throw new InvalidArgumentError(`${where}: status must be an HTTP status code (an integer from 100 to 599)`);
-  if (error !== undefined && typeof error !== 'function')
-    throw new InvalidArgumentError(`${where}: error must be a function that returns an Error`);
-  if (handler !== undefined && typeof handler !== 'function')
-    throw new InvalidArgumentError(`${where}: handler must be a function`);
-}
+/** Validates flag-off options: the rule of every adapter, from `@vane/client`. */
+export { checkFlagOffOptions };
 
 /** Answers a refused request as `off` says; `done` is called only to hand an error on. */
 function deny(
@@ -96,11 +90,7 @@ export function createFlagGuard(
       `${where}: an A/B flag guard (ab: true) needs the Vane plugin's abContext option, to tell the user of a request`,
     );
   const { client } = deps;
-  const denialFor = (key: string): FlagDenial => ({
-    key,
-    reason: client.flagState(key).defined ? 'off' : 'undefined',
-    ab,
-  });
+  const denialFor = (key: string): FlagDenial => flagDenialOf(client, key, ab);
 
   if (!ab) {
     const plain: VaneFlagGuard = function vaneFlagGuard(request, reply, done) {
