@@ -55,7 +55,7 @@ describe.each(LIBS)('@vane/%s package', (lib) => {
 describe('@vane/fastify', () => {
   it('registers in a Fastify app as a plugin, through require() and import(), from the default and the named export', () => {
     const use = (load: string) =>
-      `{ const app = Fastify(); await app.register(${load}, { client: { flag: () => true, close: async () => {}, flagState: () => ({ defined: true, active: true }) } });` +
+      `{ const app = Fastify(); await app.register(${load}, { client: { flag: () => true, close: async () => {}, flagState: () => ({ defined: true, active: true }), telemetry: { recordFlag: () => {} } } });` +
       ` app.get('/x', { config: { vane: { flags: 'on' } } }, async (r) => ({ on: r.vane.flag('on') }));` +
       ` const res = await app.inject('/x'); await app.close(); console.log(res.body); }`;
     const cjs = node([
