@@ -26,7 +26,7 @@ import autocannon from 'autocannon';
 import { AB_CACHE_DEFAULTS, VaneClient } from '@vane/client';
 
 const QUICK = process.argv.includes('--quick');
-const ROUNDS = QUICK ? 3 : 20;
+const ROUNDS = QUICK ? 3 : 30;
 const DURATION_S = 1;
 const WARMUP_S = QUICK ? 1 : 3;
 const CONNECTIONS = 10;
