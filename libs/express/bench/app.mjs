@@ -9,7 +9,8 @@
 //   GET /ab            requireFlag('new-pricing', { ab: true }), cache on
 //   GET /ab-uncached   the same on the Vane with abCache: false
 // The A/B user is the `x-user-id` header, with two attributes. GET /stats
-// and GET /heap (after a full GC) report the cache. Prints {"port": n} when ready.
+// and GET /heap (after a full GC) report the cache, GET /cpu the process's
+// CPU time so far. Prints {"port": n} when ready.
 import express from 'express';
 import { createVane } from '@vane/express';
 
@@ -32,6 +33,10 @@ app.get('/ab', cached.requireFlag('new-pricing', { ab: true }), ok);
 app.get('/ab-uncached', uncached.requireFlag('new-pricing', { ab: true }), ok);
 const stats = () => ({ revision: cached.client.revision, cache: cached.client.abCacheStats });
 app.get('/stats', (_req, res) => res.json(stats()));
+app.get('/cpu', (_req, res) => {
+  const { user, system } = process.cpuUsage();
+  res.json({ micros: user + system });
+});
 app.get('/heap', (_req, res) => {
   globalThis.gc();
   globalThis.gc();
