@@ -65,9 +65,11 @@ export class FeatureFlagGuard implements CanActivate {
     if (request !== undefined && (request as { [PASSED]?: Function })[PASSED] === handler) return true;
     if (this.shouldSkip(context)) return this.#pass(request, handler);
     if (requirement.ab) return this.#checkAb(requirement, context).then(() => this.#pass(request, handler));
+    // The request's revision (taken here if this is its first Vane touch): the handler reads the same.
+    const reader = this.flags.readerFor(context);
     for (const key of requirement.keys) {
-      if (this.client.flag(key)) continue;
-      const state = this.client.flagState(key);
+      if (reader.flag(key)) continue;
+      const state = reader.flagState(key);
       return this.#refuse({ key, reason: state.defined ? 'off' : 'undefined', ab: false }, requirement, context);
     }
     return this.#pass(request, handler);

@@ -28,6 +28,8 @@ export type { FlagOptions } from './interfaces/flag-options.interface.js';
 export { VANE_MODULE_OPTIONS, VANE_CONTEXT_FACTORY, VANE_LOGGER } from './vane.constants.js';
 export { VaneObservables } from './vane.observables.js';
 export { VaneRequestFlags, type RequestFlagState } from './vane-request-flags.service.js';
+export { VaneRequestPins } from './vane-request-pins.service.js';
+export { VanePinInterceptor } from './vane-pin.interceptor.js';
 export { FeatureFlag } from './feature-flag.decorator.js';
 export { FeatureFlagRequirement } from './feature-flag.metadata.js';
 export { FeatureFlagGuard } from './feature-flag.guard.js';

@@ -13,7 +13,13 @@ export interface VaneTestingModuleOptions
     VaneTestingValues,
     Pick<
       VaneModuleOptions,
-      'abContext' | 'flagException' | 'startupCheck' | 'mirrorToConfigService' | 'logger' | 'secretsDir'
+      | 'abContext'
+      | 'flagException'
+      | 'startupCheck'
+      | 'mirrorToConfigService'
+      | 'logger'
+      | 'secretsDir'
+      | 'consistentReads'
     > {
   /** Register globally, as `VaneModule.forRoot({ isGlobal: true })` does; the default is `VaneModule`'s. @default false */
   isGlobal?: boolean;
@@ -48,6 +54,7 @@ export class VaneTestingModule {
       ...(options.startupCheck !== undefined && { startupCheck: options.startupCheck }),
       ...(options.mirrorToConfigService !== undefined && { mirrorToConfigService: options.mirrorToConfigService }),
       ...(options.logger !== undefined && { logger: options.logger }),
+      ...(options.consistentReads !== undefined && { consistentReads: options.consistentReads }),
     };
     return {
       module: VaneTestingModule,
