@@ -577,10 +577,12 @@ export class VaneClient implements VaneReader {
   sync(): Promise<SyncResult> {
     if (this.closed) return Promise.reject(new ClientClosedError());
     // Out of any pinned scope: what the sync installs (and its listeners) is live.
-    return this.#scope.exit(() => this.#sync.sync()).catch((err: unknown) => {
-      this.#supervisor.foregroundFailed(err);
-      throw err;
-    });
+    return this.#scope
+      .exit(() => this.#sync.sync())
+      .catch((err: unknown) => {
+        this.#supervisor.foregroundFailed(err);
+        throw err;
+      });
   }
 
   /**

@@ -4,7 +4,12 @@
  *
  * @packageDocumentation
  */
-import { FrontendSecretReadError, PublicKeySecretAccessError, SecretNotFoundError, SecretsNotAvailableError } from './errors.js';
+import {
+  FrontendSecretReadError,
+  PublicKeySecretAccessError,
+  SecretNotFoundError,
+  SecretsNotAvailableError,
+} from './errors.js';
 import type { KeyType } from './http/api-key.js';
 import type { SecretVersionInfo } from './store/change-event.js';
 import type { RevisionPin } from './store/revision-pins.js';

@@ -242,7 +242,10 @@ describe('client.runPinned()', () => {
     await until(() => readdirSync(dir).length === 2, 'only the live version files to be left');
     expect(client.pinStats.fileVersions).toBe(1);
     expect(readdirSync(dir).sort()).toEqual(
-      [secretFileName('tls.client_pem'), `${secretFileName('tls.client_pem')}.v${client.secretInfo('tls.client_pem')!.version}`].sort(),
+      [
+        secretFileName('tls.client_pem'),
+        `${secretFileName('tls.client_pem')}.v${client.secretInfo('tls.client_pem')!.version}`,
+      ].sort(),
     );
   }, 60_000);
 });

@@ -10,21 +10,41 @@ import {
   type ConfigValue,
   type FlagState,
   type SecretVersionInfo,
-  type VaneClient,
+  type VaneReader,
+  type VaneSnapshot,
   type WidenConfig,
 } from '@vane/client';
+import type { NextFunction } from 'express';
 import type { AbBatch } from './ab-batch.js';
 import type { RequestVane } from './request-vane.js';
 
-/** `req.vane`: live reads on the client, plus the request's A/B memo. */
+/** `req.vane`: reads of the request's snapshot (or, with `consistentReads: false`, live reads), plus its A/B memo. */
 export class RequestVaneAccessor implements RequestVane {
-  readonly #client: VaneClient;
+  readonly #client: VaneReader;
+  readonly #snapshot: VaneSnapshot | undefined;
+  #scoped = false;
   /** The request's A/B memo, shared with the route's A/B guards. */
   readonly batch: AbBatch;
 
-  constructor(client: VaneClient, batch: AbBatch) {
-    this.#client = client;
+  /**
+   * @param reader - the request's snapshot, or the client itself (live reads).
+   * @param snapshot - the request's snapshot, whose scope the rest of the chain runs in.
+   */
+  constructor(reader: VaneReader, batch: AbBatch, snapshot?: VaneSnapshot) {
+    this.#client = reader;
     this.batch = batch;
+    this.#snapshot = snapshot;
+  }
+
+  /**
+   * Calls `next()`, the first time inside the request's pinned scope (so
+   * `vane.client` reads in the rest of the chain answer from the request's
+   * revision); later calls (another guard of the route) are already in it.
+   */
+  continue(next: NextFunction): void {
+    if (this.#snapshot === undefined || this.#scoped) return next();
+    this.#scoped = true;
+    this.#snapshot.run(next);
   }
 
   config<T extends ConfigValue = ConfigValue>(key: string): T | undefined;

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { STATUS_CODES } from 'node:http';
-import { InvalidArgumentError, type VaneClient } from '@vane/client';
+import { InvalidArgumentError } from '@vane/client';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AbGuardRegistry } from './ab-batch.js';
 import type { RequestVaneAccessor } from './request-vane.accessor.js';
@@ -25,11 +25,10 @@ export interface RequireFlagOptions extends FlagOffOptions {
 
 /** What a guard needs from its `VaneExpress`. Internal. */
 export interface FlagGuardDeps {
-  readonly client: VaneClient;
   readonly registry: AbGuardRegistry;
   readonly hasAbContext: boolean;
   readonly flagOff: FlagOffOptions | undefined;
-  accessorFor(req: Request): RequestVaneAccessor;
+  accessorFor(req: Request, res: Response): RequestVaneAccessor;
 }
 
 const FLAG_KEY = /^[A-Za-z0-9._-]{1,256}$/;
@@ -116,35 +115,38 @@ export function createFlagGuard(
       'requireFlag(…, { ab: true }): give createVane() an abContext option to tell the user of a request',
     );
 
-  const denialFor = (key: string): FlagDenial => ({ key, defined: deps.client.flagState(key).defined, ab });
+  // Read through the request's accessor: the revision the request is pinned to.
+  const denialFor = (reader: RequestVaneAccessor, key: string): FlagDenial => ({
+    key,
+    defined: reader.flagState(key).defined,
+    ab,
+  });
 
   if (!ab) {
     const plain: RequestHandler = function vaneFlagGuard(req, res, next) {
-      deps.accessorFor(req);
-      const offKey = list.find((key) => !deps.client.flag(key));
-      if (offKey === undefined) return next();
-      deny(off, plain, req, res, next, denialFor(offKey));
+      const reader = deps.accessorFor(req, res);
+      const offKey = list.find((key) => !reader.flag(key));
+      if (offKey === undefined) return reader.continue(next);
+      deny(off, plain, req, res, next, denialFor(reader, offKey));
     };
     return plain;
   }
 
   const guard: RequestHandler = function vaneAbFlagGuard(req, res, next) {
-    deps
-      .accessorFor(req)
-      .batch.evaluate(list)
-      .then(
-        (results) => {
-          const offKey = list.find((key) => !results[key]);
-          if (offKey === undefined) return next();
-          try {
-            deny(off, guard, req, res, next, denialFor(offKey));
-          } catch (err) {
-            // A user handler that throws here is outside Express's own try/catch.
-            next(err);
-          }
-        },
-        (err: unknown) => next(err),
-      );
+    const reader = deps.accessorFor(req, res);
+    reader.batch.evaluate(list).then(
+      (results) => {
+        const offKey = list.find((key) => !results[key]);
+        if (offKey === undefined) return reader.continue(next);
+        try {
+          deny(off, guard, req, res, next, denialFor(reader, offKey));
+        } catch (err) {
+          // A user handler that throws here is outside Express's own try/catch.
+          next(err);
+        }
+      },
+      (err: unknown) => next(err),
+    );
   };
   deps.registry.set(guard, list);
   return guard;

@@ -86,7 +86,11 @@ interface Harness {
 
 type Start = (server: LocalServer, consistentReads: boolean) => Promise<Harness>;
 
-const moduleFor = (server: LocalServer, consistentReads: boolean, parts: { controllers?: any[]; providers?: any[]; imports?: any[] }) =>
+const moduleFor = (
+  server: LocalServer,
+  consistentReads: boolean,
+  parts: { controllers?: any[]; providers?: any[]; imports?: any[] },
+) =>
   Test.createTestingModule({
     imports: [
       VaneModule.forRoot({
@@ -157,7 +161,10 @@ const TRANSPORTS: [string, Start][] = [
       app.useLogger(false);
       await app.listen();
       const { port } = app.unwrap<Server>().address() as AddressInfo;
-      const client: ClientProxy = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port } });
+      const client: ClientProxy = ClientProxyFactory.create({
+        transport: Transport.TCP,
+        options: { host: '127.0.0.1', port },
+      });
       await client.connect();
       const call = (): Promise<Answer | 'refused'> =>
         firstValueFrom(client.send<Answer>('reads', {})).catch((err: unknown) => {

@@ -72,7 +72,9 @@ describe('RevisionPins', () => {
     expect(leaked.state).toBeUndefined();
     expect(alsoLeaked.state).toBe(s2);
     expect(released).toEqual([1]);
-    expect(logger.text('info')).toContain('revision 1 was still held by 1 pinned scope(s) 1000 ms after it was replaced');
+    expect(logger.text('info')).toContain(
+      'revision 1 was still held by 1 pinned scope(s) 1000 ms after it was replaced',
+    );
     await timers.advance(400);
     expect(alsoLeaked.state).toBeUndefined();
     expect(released).toEqual([1, 2]);

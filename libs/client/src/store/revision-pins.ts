@@ -140,10 +140,7 @@ export class RevisionPins {
     if (this.#timer !== undefined && this.#timerAtMs <= atMs) return;
     this.#clearTimer();
     this.#timerAtMs = atMs;
-    this.#timer = this.#deps.timers.setTimeout(
-      () => this.#expire(),
-      Math.max(0, atMs - this.#deps.clock.now()),
-    );
+    this.#timer = this.#deps.timers.setTimeout(() => this.#expire(), Math.max(0, atMs - this.#deps.clock.now()));
   }
 
   #clearTimer(): void {

@@ -71,7 +71,11 @@ export function midRequestChange(server: LocalServer): {
   useFactory: (client: VaneClient) => MidRequestChange;
   inject: [typeof VaneClient];
 } {
-  return { provide: MidRequestChange, useFactory: (client) => new MidRequestChange(server, client), inject: [VaneClient] };
+  return {
+    provide: MidRequestChange,
+    useFactory: (client) => new MidRequestChange(server, client),
+    inject: [VaneClient],
+  };
 }
 
 /**
