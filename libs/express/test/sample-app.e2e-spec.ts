@@ -207,6 +207,6 @@ describe('the Express sample app', () => {
       await stopped;
       expect(await exited).toEqual({ code: 0, signal: null });
       expect(stderr).toBe('');
-    });
+    }, 30_000);
   });
 });
