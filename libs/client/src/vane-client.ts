@@ -256,12 +256,15 @@ export class VaneClient implements VaneReader {
 
   /** The pin of the scope this code runs in, while it still holds a state. */
   #pin(): RevisionPin | undefined {
+    if (this.#pins.holders === 0) return undefined;
     const pin = this.#scope.getStore();
     return pin?.state === undefined ? undefined : pin;
   }
 
   /** The state a read answers from: the scope's pinned revision, else the one served now. */
   #state(): SnapshotState {
+    // While nothing holds a revision no scope is pinned: the async context need not be looked up.
+    if (this.#pins.holders === 0) return this.#store.state;
     return this.#scope.getStore()?.state ?? this.#store.state;
   }
 

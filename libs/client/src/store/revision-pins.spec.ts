@@ -24,17 +24,23 @@ function pinsWith(maxAgeMs: number) {
 }
 
 describe('RevisionPins', () => {
-  it('one pin per served revision, shared by its holders; a revision nobody holds is let go when replaced', () => {
+  it('one pin per served revision, shared by its holders; a pin nobody holds ends, and is not kept when replaced', () => {
     const { pins, released } = pinsWith(60_000);
     const s1 = stateAt(1);
     const a = pins.take(s1, () => true);
     const b = pins.take(s1, () => true);
     expect(b).toBe(a);
     expect(a.holders).toBe(2);
+    expect(pins.holders).toBe(2);
     pins.drop(a);
     pins.drop(b);
-    expect(pins.replaced(s1)).toBe(false);
+    // Nobody holds it: a scope still running in it reads live, and the next one gets a fresh pin.
     expect(a.state).toBeUndefined();
+    expect(pins.holders).toBe(0);
+    const c = pins.take(s1, () => true);
+    expect(c).not.toBe(a);
+    pins.drop(c);
+    expect(pins.replaced(s1)).toBe(false);
     expect(pins.heldReplaced).toBe(0);
     expect(released).toEqual([]); // the store releases files of states nobody kept
   });

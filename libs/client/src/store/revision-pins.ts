@@ -16,7 +16,7 @@ import type { SnapshotState } from './snapshot-state.js';
 export class RevisionPin {
   /**
    * The state pinned reads answer from; `undefined` once the pin ended
-   * (every holder let go after the revision was replaced, or it expired):
+   * (every holder let go, or it expired after the revision was replaced):
    * scopes then read live. Cleared, not kept, so a scope that never ends
    * does not keep the state in memory.
    */
@@ -65,9 +65,16 @@ export class RevisionPins {
   #timer: TimerHandle | undefined;
   #timerAtMs = Infinity;
   #closed = false;
+  /** Holders of every pin: while 0, no scope can be pinned, and reads need not look. */
+  #holders = 0;
 
   constructor(deps: RevisionPinsDeps) {
     this.#deps = deps;
+  }
+
+  /** Holders of all pins together (0: no scope anywhere reads a pinned revision). */
+  get holders(): number {
+    return this.#holders;
   }
 
   /** Number of replaced revisions still held by scopes or snapshots (each keeps its state and version files). */
@@ -83,18 +90,30 @@ export class RevisionPins {
     let pin = this.#current;
     if (pin === undefined || pin.state !== served) this.#current = pin = new RevisionPin(served, secretsAvailable());
     pin.holders++;
+    this.#holders++;
     return pin;
   }
 
   /** Holds a pin again (a scope nested in one that holds it). */
   retake(pin: RevisionPin): void {
     pin.holders++;
+    this.#holders++;
   }
 
-  /** Lets go of a pin taken by {@link RevisionPins.take} or {@link RevisionPins.retake}. */
+  /**
+   * Lets go of a pin taken by {@link RevisionPins.take} or {@link RevisionPins.retake}.
+   * A pin nobody holds ends: scopes still running in it (a handler going on
+   * after its response closed) read live, as everywhere nothing holds a revision.
+   */
   drop(pin: RevisionPin): void {
     pin.holders--;
-    if (pin.holders <= 0 && pin.replacedAtMs !== undefined) this.#end(pin);
+    this.#holders--;
+    if (pin.holders > 0) return;
+    if (pin.replacedAtMs !== undefined) this.#end(pin);
+    else if (this.#current === pin) {
+      this.#current = undefined;
+      pin.state = undefined;
+    }
   }
 
   /**
