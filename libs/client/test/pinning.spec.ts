@@ -103,6 +103,22 @@ describe('client.snapshot()', () => {
 });
 
 describe('client.runPinned()', () => {
+  it('the README example: a job reads one revision across an await during which a change lands', async () => {
+    const vane = await connect();
+    const chargeCard = (): Promise<number> => changeBoth(vane, 0.4, true);
+    // #region run-pinned
+    // A queue worker: every read made for one job, across awaits and in the
+    // services it calls, answers from the revision current when the job began.
+    const charged = await vane.runPinned(async () => {
+      const discount = vane.config('pricing.discount', 0);
+      await chargeCard(); // a change lands meanwhile
+      return { discount, unchanged: vane.config('pricing.discount', 0) === discount };
+    });
+    // #endregion run-pinned
+    expect(charged).toEqual({ discount: 0.15, unchanged: true });
+    expect(vane.config('pricing.discount')).toBe(0.4);
+  });
+
   it('every read inside, across awaits, answers from the revision of the start; the next scope sees the change', async () => {
     const client = await connect();
     const seen = await client.runPinned(async () => {

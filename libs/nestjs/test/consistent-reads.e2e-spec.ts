@@ -72,6 +72,7 @@ class RpcShop {
   }
 }
 
+// #region websocket-pinning
 // Nest applies no global interceptor to gateways: the gateway names Vane's.
 @UseInterceptors(VanePinInterceptor)
 @WebSocketGateway()
@@ -88,6 +89,7 @@ class WsShop {
     return this.reads.acrossAChange({ flag, key, pemPath });
   }
 }
+// #endregion websocket-pinning
 
 /** One way in: a running app and a call that answers the handler's body, or `refused` when the guard said no. */
 interface Harness {
