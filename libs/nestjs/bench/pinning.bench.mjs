@@ -46,7 +46,11 @@ const live = startApp(['--no-pinning']);
 const ports = { pinned: await pinned.port, live: await live.port };
 
 const TARGETS = {
-  pinned: { port: ports.pinned, path: '/guarded', label: "GET /guarded (@FeatureFlag('bench-flag')), pinning on (default)" },
+  pinned: {
+    port: ports.pinned,
+    path: '/guarded',
+    label: "GET /guarded (@FeatureFlag('bench-flag')), pinning on (default)",
+  },
   live: { port: ports.live, path: '/guarded', label: 'GET /guarded, `consistentReads: false`' },
   open: { port: ports.live, path: '/open', label: 'GET /open (no guard), `consistentReads: false`' },
 };

@@ -44,7 +44,7 @@ class HttpShop {
 
 @Resolver()
 class GraphQLShop {
-  constructor(private readonly reads: ShopReads) {}
+  constructor(private readonly shop: ShopReads) {}
 
   @FeatureFlag('new-checkout')
   @Query(() => String)
@@ -53,7 +53,7 @@ class GraphQLShop {
     @Secret('stripe.api_key') key: string,
     @Secret('tls.client_pem', { file: true }) pemPath: string,
   ): Promise<string> {
-    return JSON.stringify(await this.reads.acrossAChange({ flag, key, pemPath }));
+    return JSON.stringify(await this.shop.acrossAChange({ flag, key, pemPath }));
   }
 }
 
