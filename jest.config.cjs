@@ -5,11 +5,14 @@ module.exports = {
   globalTeardown: '<rootDir>/scripts/jest-global-teardown.cjs',
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
   projects: [
+    '<rootDir>/libs/common',
     '<rootDir>/libs/client',
     '<rootDir>/libs/local-server',
     '<rootDir>/libs/nestjs',
     '<rootDir>/libs/express',
+    '<rootDir>/libs/fastify',
     '<rootDir>/libs/openfeature',
     '<rootDir>/test',
+    '<rootDir>/examples',
   ],
 };

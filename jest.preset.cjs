@@ -29,7 +29,7 @@ module.exports = function preset(dir, overrides = {}) {
     // arktype and its arkregex/@ark packages ship ESM only: SWC compiles them to CommonJS like our sources.
     transformIgnorePatterns: ['/node_modules/(?!(arktype|arkregex|@ark)/)'],
     moduleNameMapper: {
-      '^@vane/(client|local-server|nestjs|express|openfeature)$': path.join(root, 'libs/$1/src/index.ts'),
+      '^@vane/(common|client|local-server|nestjs|express|fastify|openfeature)$': path.join(root, 'libs/$1/src/index.ts'),
       '^@vane/nestjs/testing$': path.join(root, 'libs/nestjs/src/testing/index.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },

@@ -41,6 +41,7 @@ export const DOCUMENTS = [
   'docs/protocol.md',
   'libs/client/README.md',
   'libs/nestjs/README.md',
+  'libs/fastify/README.md',
   'libs/openfeature/README.md',
 ];
 

@@ -136,7 +136,7 @@ Express sample (sample-app/express):
 Watch the service's live stream (server-sent events, docs/protocol.md §6) while you run the commands below:
   ${streamCurl(vaneUrl)}
 Flip new-checkout off: both /checkout routes answer 404 at once
-  ${admin} -d '{"is_enabled": false}' ${flagUrl}/flags/new-checkout
+  ${admin.replace('-X PUT', '-X PATCH')} -d '{"is_enabled": false}' ${flagUrl}/flags/new-checkout
 Change the greeting, rotate the Stripe key:
   ${admin} -d '{"value": "Hi from the admin API"}' ${flagUrl}/configs/greeting.text
   ${admin} -d '{"value": "rk_test_rotated"}' ${flagUrl}/secrets/stripe.api_key

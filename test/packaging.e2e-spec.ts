@@ -7,7 +7,7 @@ import ts from 'typescript';
 // Runs on the built packages (`npm test` builds first), through Node's own resolver,
 // as an app that installed them would load them.
 const ROOT = resolve(__dirname, '..');
-const LIBS = ['client', 'local-server', 'nestjs', 'express', 'openfeature'] as const;
+const LIBS = ['common', 'client', 'local-server', 'nestjs', 'express', 'fastify', 'openfeature'] as const;
 
 function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
@@ -22,7 +22,11 @@ describe.each(LIBS)('@vane/%s package', (lib) => {
   };
 
   it('loads through require() as CommonJS and through import() as ESM, with the same exports', () => {
-    const cjs = node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/${lib}')).sort()))`]);
+    // A default export (the Fastify plugin) is `default` in CommonJS too: compared apart, below.
+    const cjs = node([
+      '-e',
+      `console.log(JSON.stringify(Object.keys(require('@vane/${lib}')).filter((k) => k !== 'default').sort()))`,
+    ]);
     const esm = node([
       '--input-type=module',
       '-e',
@@ -40,6 +44,26 @@ describe.each(LIBS)('@vane/%s package', (lib) => {
       }
       expect(entry).toMatch(/^\.(\/[a-z-]+)?$/);
     }
+  });
+});
+
+describe('@vane/fastify', () => {
+  it('registers in a Fastify app as a plugin, through require() and import(), from the default and the named export', () => {
+    const use = (load: string) =>
+      `{ const app = Fastify(); await app.register(${load}, { client: { flag: () => true, close: async () => {}, flagState: () => ({ defined: true, active: true }) } });` +
+      ` app.get('/x', { config: { vane: { flags: 'on' } } }, async (r) => ({ on: r.vane.flag('on') }));` +
+      ` const res = await app.inject('/x'); await app.close(); console.log(res.body); }`;
+    const cjs = node([
+      '-e',
+      `const Fastify = require('fastify'); const m = require('@vane/fastify'); (async () => { ${use('m')} ${use('m.vane')} })();`,
+    ]);
+    const esm = node([
+      '--input-type=module',
+      '-e',
+      `import Fastify from 'fastify'; import vane, { vane as named } from '@vane/fastify'; ${use('vane')} ${use('named')}`,
+    ]);
+    expect(cjs.trim().split('\n')).toEqual(['{"on":true}', '{"on":true}']);
+    expect(esm).toBe(cjs);
   });
 });
 

@@ -6,7 +6,11 @@ import { DEFAULTS, VaneClient } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
+import { Logger } from '@nestjs/common';
+import { VaneModule } from '@vane/nestjs';
+import { abContextFromRequest } from '../examples/nestjs/src/ab-context.factory';
 import { AppModule } from '../examples/nestjs/src/app.module';
+import { PricingController } from '../examples/nestjs/src/pricing.controller';
 import { get } from './support/http.js';
 import { killLeftovers, spawnNode } from './support/process.js';
 
@@ -71,6 +75,7 @@ describe('docs/protocol.md', () => {
     'libs/client/README.md',
     'libs/nestjs/README.md',
     'libs/express/README.md',
+    'libs/fastify/README.md',
     'libs/local-server/README.md',
   ])('%s links it', (file) => {
     expect(source(file)).toMatch(/\]\((\.\.\/\.\.\/)?docs\/protocol\.md\)/);
@@ -115,7 +120,12 @@ describe('the README quick starts, run here', () => {
     await server.close();
   });
 
-  it.each(['examples/express/server.js', 'examples/express/server.mjs'])(
+  it.each([
+    'examples/express/server.js',
+    'examples/express/server.mjs',
+    'examples/fastify/server.js',
+    'examples/fastify/server.mjs',
+  ])(
     '%s: a guarded route, a secret, a config; a flag flip changes the answer; SIGTERM exits 0',
     async (file) => {
       const app = spawnNode([file], {
@@ -134,7 +144,37 @@ describe('the README quick starts, run here', () => {
       app.child.kill('SIGTERM');
       await expect(app.exited).resolves.toEqual({ code: 0, signal: null });
     },
+    30_000,
   );
+
+  it('examples/nestjs: the A/B route with its abContext serves a user in the rule, 404 to an anonymous one', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    const app = (
+      await Test.createTestingModule({
+        imports: [
+          VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: demoKey, abContext: abContextFromRequest }),
+        ],
+        controllers: [PricingController],
+      }).compile()
+    ).createNestApplication({ logger: false });
+    try {
+      await app.init();
+      const http = app.getHttpServer();
+      await request(http)
+        .get('/pricing')
+        .set({ 'x-user-id': 'u-1', 'x-country': 'DE' })
+        .expect(200, { pricing: 'new', discount: 0.15 });
+      await request(http).get('/pricing').expect(404);
+      await request(http).get('/pricing/variant').set('x-user-id', 'u-1').set('x-country', 'FR').expect(200, {
+        variant: 'new',
+      });
+      await request(http).get('/pricing/variant').expect(200, { variant: 'classic' });
+      expect(warn.mock.calls.map((c) => String(c[0])).filter((line) => line.includes('abContext'))).toEqual([]);
+    } finally {
+      await app.close();
+      warn.mockRestore();
+    }
+  });
 
   it('examples/nestjs: the module takes its options from ConfigService, and follows a flag flip', async () => {
     const saved = { ...process.env };

@@ -38,7 +38,7 @@ describe('npm start (scripts/start.mjs)', () => {
       proc,
       nestUrl: find(/^\s+NestJS sample\s+(http:\/\/\S+)$/),
       expressUrl: find(/^\s+Express sample\s+(http:\/\/\S+)$/),
-      flip: find(/^\s+(curl -X PUT .*"is_enabled": false.*flags\/new-checkout)$/),
+      flip: find(/^\s+(curl -X PATCH .*"is_enabled": false.*flags\/new-checkout)$/),
       streamCurl: find(/^\s+(curl -N .*\/v1\/stream)$/),
     };
   }
@@ -68,7 +68,7 @@ describe('npm start (scripts/start.mjs)', () => {
     };
   }
 
-  /** Runs a printed `curl -X PUT -H '…' -d '…' URL` line as an HTTP request. */
+  /** Runs a printed `curl -X PATCH -H '…' -d '…' URL` (or PUT) line as an HTTP request. */
   function runCurl(command: string): ReturnType<typeof send> {
     const method = /-X (\S+)/.exec(command)![1]!;
     const headers = Object.fromEntries(

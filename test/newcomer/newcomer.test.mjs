@@ -461,3 +461,148 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
     });
   }
 });
+
+// Fastify: the same path for the two quick starts of libs/fastify/README.md (Fastify 5 as an ES module,
+// Fastify 4 in CommonJS), on their own: their own tarballs, work directory and local server (started
+// from the first app's install, as that README says). Only `fastify` comes from `npm init`'s world:
+// the rest is the README's install lines.
+const FASTIFY_README = readFileSync(join(ROOT, 'libs/fastify/README.md'), 'utf8');
+
+const FASTIFY_APPS = [
+  {
+    name: 'fastify5-esm',
+    installLabel: 'Fastify 5',
+    files: { 'server.mjs': 'examples/fastify/server.mjs#fastify5-esm' },
+    run: ['server.mjs'],
+  },
+  {
+    name: 'fastify4-cjs',
+    installLabel: 'Fastify 4',
+    files: { 'server.js': 'examples/fastify/server.js#fastify4-cjs' },
+    run: ['server.js'],
+  },
+];
+
+describe('a newcomer to Fastify, from libs/fastify/README.md and the packed packages', { concurrency: 1 }, () => {
+  let fastifyWork;
+  const fastifyPacked = new Map();
+  let fastifyServer;
+  let fastifyServerUrl;
+  const fastifyDirs = new Map();
+
+  /** libs/fastify/README.md's install line whose comment names `label`, with the @vane/* names packed. */
+  function fastifyInstall(label) {
+    const line = FASTIFY_README.split('\n').find((l) => l.startsWith('npm install ') && l.includes(`# ${label} `));
+    assert.ok(line, `libs/fastify/README.md has no install line commented "# ${label} …"`);
+    return line
+      .split('#')[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map((arg) => fastifyPacked.get(arg) ?? arg);
+  }
+
+  /** A code block of libs/fastify/README.md, as shown there. */
+  function fastifyBlock(source) {
+    const [file, name] = source.split('#');
+    const found = snippets(FASTIFY_README).find((s) => s.file === file && s.name === name);
+    assert.ok(found, `libs/fastify/README.md shows no snippet ${source}`);
+    return found.shown;
+  }
+
+  async function makeFastifyApp(app) {
+    const dir = join(fastifyWork, app.name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: app.name, version: '0.0.0', private: true }));
+    for (const [file, source] of Object.entries(app.files)) writeFileSync(join(dir, file), fastifyBlock(source));
+    await npm(dir, [...fastifyInstall(app.installLabel), '--no-audit', '--prefer-offline']);
+    const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8'));
+    const clients = Object.entries(lock.packages).filter(([path]) => path.endsWith('node_modules/@vane/client'));
+    assert.deepEqual(
+      clients.map(([path, entry]) => [path, entry.resolved?.startsWith('file:')]),
+      [['node_modules/@vane/client', true]],
+    );
+    return dir;
+  }
+
+  async function setFastifyFlag(key, isEnabled) {
+    const answer = await http('PUT', `${fastifyServerUrl}/admin/v1/services/shop/flags/${key}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ is_enabled: isEnabled }),
+    });
+    assert.equal(answer.status, 200, answer.text);
+  }
+
+  before(async () => {
+    fastifyWork = mkdtempSync(join(tmpdir(), 'vane-newcomer-fastify-'));
+    const out = join(fastifyWork, 'tarballs');
+    mkdirSync(out);
+    const names = ['client', 'fastify', 'local-server'];
+    await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', out]);
+    for (const file of readdirSync(out)) {
+      const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
+      if (name) fastifyPacked.set(`@vane/${name}`, join(out, file));
+    }
+    assert.deepEqual([...fastifyPacked.keys()].sort(), names.map((n) => `@vane/${n}`).sort());
+  });
+
+  after(async () => {
+    await fastifyServer?.stop();
+    if (!fastifyWork) return;
+    if (!process.env.NEWCOMER_KEEP) rmSync(fastifyWork, { recursive: true, force: true });
+    else console.log(`kept ${fastifyWork}`);
+  });
+
+  it('Fastify 5 (ES module): installs from the README, and its npx vane-local-server is ours', async () => {
+    const app = FASTIFY_APPS[0];
+    const dir = await makeFastifyApp(app);
+    fastifyDirs.set(app.name, dir);
+    const serverLine = FASTIFY_README.split('\n').find((l) =>
+      l.startsWith('npm install --save-dev @vane/local-server'),
+    );
+    assert.ok(serverLine, 'libs/fastify/README.md has no "npm install --save-dev @vane/local-server" line');
+    const args = serverLine
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map((arg) => fastifyPacked.get(arg) ?? arg);
+    await npm(dir, [...args, '--no-audit', '--prefer-offline']);
+    const seed = 'node_modules/@vane/local-server/seeds/demo.seed.json';
+    assert.ok(FASTIFY_README.includes(`npx vane-local-server --seed ${seed}`), 'the README starts the demo seed');
+    fastifyServer = start('vane-fastify', dir, ['node_modules/.bin/vane-local-server', '--seed', seed, '--port', '0'], {
+      VANE_ADMIN_TOKEN: ADMIN_TOKEN,
+    });
+    [, fastifyServerUrl] = await fastifyServer.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/, 'listening line');
+  });
+
+  for (const app of FASTIFY_APPS) {
+    it(`${app.name}: starts against the local server, and follows a flag flip`, async () => {
+      assert.ok(fastifyServerUrl, 'the local server is running');
+      const dir = fastifyDirs.get(app.name) ?? (await makeFastifyApp(app));
+      await setFastifyFlag('new-checkout', true);
+      const proc = start(app.name, dir, app.run, {
+        VANE_BASE_URL: fastifyServerUrl.replace('127.0.0.1', 'shop.localhost'),
+        VANE_API_KEY: API_KEY,
+        PORT: '0',
+      });
+      try {
+        const [, port] = await proc.waitFor(/^listening on http:\/\/\S+:(\d+)\/?$/, 'listening line');
+        const url = `http://127.0.0.1:${port}`;
+        const before = await http('GET', `${url}/checkout`);
+        assert.equal(before.status, 200, before.text);
+        assert.deepEqual(JSON.parse(before.text), { checkout: 'new' });
+        const payments = await http('GET', `${url}/payments`);
+        assert.deepEqual(JSON.parse(payments.text), { stripeConfigured: true });
+        const seen = proc.waitFor(/vane: flag new-checkout changed/, 'change line');
+        await setFastifyFlag('new-checkout', false);
+        await seen;
+        const after = await http('GET', `${url}/checkout`);
+        assert.equal(after.status, 404, after.text);
+        assert.match(after.text, /"message":"Route GET:\/checkout not found"/); // Fastify's own 404
+      } finally {
+        const { code, signal } = await proc.stop();
+        assert.ok(code === 0 || signal === 'SIGTERM', `${app.name} stopped with ${code ?? signal}`);
+      }
+    });
+  }
+});

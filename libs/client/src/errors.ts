@@ -29,6 +29,7 @@ export type VaneErrorCode =
   | 'VANE_TRANSPORT'
   | 'VANE_INVALID_ARGUMENT'
   | 'VANE_UNEXPECTED_RESPONSE'
+  | 'VANE_NOT_A_VANE_SERVICE'
   | 'VANE_CLIENT_CLOSED'
   | 'VANE_SECRET_FILE_WRITE'
   | 'VANE_CONFIG_INVALID'
@@ -107,7 +108,11 @@ export class BillingOverdueError extends VaneHttpError {
   }
 }
 
-/** 404: unknown service slug, unknown route, or unknown secret / secret version. */
+/**
+ * 404 from the Vane service itself: unknown service slug, unknown route, or
+ * unknown secret / secret version. A 404 from something else at `baseUrl` is a
+ * {@link NotAVaneServiceError}.
+ */
 export class NotFoundError extends VaneHttpError {
   readonly code = 'VANE_NOT_FOUND' as const;
   /** @param message - what happened and what to fix. */
@@ -178,6 +183,27 @@ export class UnexpectedResponseError extends VaneError<VaneErrorCode> {
     const named = typeof status === 'object' ? status : undefined;
     super(message, named ?? options);
     this.status = typeof status === 'number' ? status : named?.status;
+  }
+}
+
+/**
+ * Something answered at `baseUrl`, but not a Vane service: the answer lacks
+ * the `Vane-Protocol` header every answer of the service carries, errors
+ * included. Usually a wrong port or host in `baseUrl`, another app, or a
+ * proxy's own error page. A 404 without the header is this error, never a
+ * {@link NotFoundError}: it says nothing about the slug.
+ */
+export class NotAVaneServiceError extends VaneError<VaneErrorCode> {
+  readonly code = 'VANE_NOT_A_VANE_SERVICE' as const;
+  /** The HTTP status of the foreign answer. */
+  readonly status: number;
+  /**
+   * @param message - what answered, and what to check.
+   * @param status - the HTTP status of the foreign answer.
+   */
+  constructor(message: string, status: number, options?: VaneErrorOptions) {
+    super(message, options);
+    this.status = status;
   }
 }
 

@@ -51,7 +51,10 @@ export type {
 } from './store/change-event.js';
 export type { SnapshotUpdate, UpdateListener, SnapshotOrigin } from './store/snapshot-update.js';
 export type { AbContext, AbResults } from './ab/ab-evaluation.js';
-export { MAX_AB_KEYS_PER_CALL } from './ab/ab-evaluation.js';
+export { MAX_AB_KEYS_PER_CALL, abContextKey } from './ab/ab-evaluation.js';
+export type { AbCacheOptions } from './ab/ab-cache-options.js';
+export { AB_CACHE_DEFAULTS } from './ab/ab-cache-options.js';
+export type { AbCacheStats } from './ab/ab-evaluator.js';
 export type { ConfigValue, JsonValue, SecretType } from './store/snapshot.js';
 export type { KeyType } from './http/api-key.js';
 export { keyTypeOf } from './http/api-key.js';
@@ -66,6 +69,9 @@ export type {
   AwsCredentialsProvider,
 } from './workload-identity/workload-identity-options.js';
 export { redactKey } from './util/redact.js';
+export { VANE_ERROR_ANSWERS, answerVaneError, hasVaneErrorCode } from './adapter/error-answers.js';
+export type { VaneErrorAnswer, VaneErrorBody, VaneErrorReply } from './adapter/error-answers.js';
+export { initialSyncHint, initialSyncFailureLine } from './adapter/initial-sync-hint.js';
 export type { VaneLogger } from './util/logger.js';
 export type { Clock, Timers, TimerHandle } from './util/timers.js';
 export type { Transport, TransportRequest, TransportResponse } from './http/transport.js';
@@ -79,6 +85,7 @@ export {
   QuarantinedError,
   AddonNotAvailableError,
   UnexpectedResponseError,
+  NotAVaneServiceError,
   PublicKeySecretAccessError,
   FrontendSecretReadError,
   SecretNotFoundError,

@@ -26,7 +26,11 @@ describe('resolveOptions', () => {
 
   it.each([
     [{ baseUrl: 'ftp://x' }, 'http or https'],
-    [{ baseUrl: 'not a url' }, 'not a valid URL'],
+    [{ baseUrl: 'https://' }, 'not a valid URL'],
+    [{ baseUrl: 'not a url' }, 'baseUrl has no scheme: add "https://"'],
+    [{ baseUrl: 'shop.localhost:4400' }, 'baseUrl has no scheme: add "https://" in front (or "http://"'],
+    [{ baseUrl: 'localhost:4400' }, 'no scheme'],
+    [{ baseUrl: 'shop.vane.example' }, 'no scheme'],
     [{ baseUrl: 'https://u:p@x.example' }, 'credentials'],
     [{ baseUrl: 'https://x.example/?a=1' }, 'query'],
     [{ apiKey: 'sk_live_0123456789abcdef' }, 'must start with'],

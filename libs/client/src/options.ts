@@ -8,6 +8,7 @@ import type { VaneSchema } from './schema/vane-schema.js';
 import type { Dispatcher } from 'undici';
 import { ApiKeyCredentials, type Credentials } from './http/credentials.js';
 import { InvalidArgumentError } from './errors.js';
+import { resolveAbCache, type AbCacheOptions, type ResolvedAbCache } from './ab/ab-cache-options.js';
 import {
   resolveLastKnownGood,
   type LastKnownGoodOptions,
@@ -178,6 +179,17 @@ export interface VaneClientOptions {
    * @default none: values are served as the service sends them
    */
   schema?: VaneSchema;
+  /**
+   * Cache of A/B answers (`evaluateAb`, and so every adapter's A/B guards):
+   * an answer is reused for the same flag, user id and attributes (compared
+   * as data, in any order) as long as the service's revision has not moved,
+   * for at most `maxAgeMs`, within `maxEntries` and `maxBytes` (least
+   * recently used out first). Concurrent questions for the same answer make
+   * one call. Errors are never cached. `false` turns it off: every
+   * evaluation is then one call. Counters: {@link VaneClient.abCacheStats}.
+   * @default on, `{ maxAgeMs: 60000, maxEntries: 10000, maxBytes: 8388608 }`
+   */
+  abCache?: AbCacheOptions | boolean;
 }
 
 /** Options after defaults and validation. Internal. */
@@ -203,6 +215,8 @@ export interface ResolvedOptions {
   readonly timers: Timers;
   readonly random: () => number;
   readonly schema: SchemaValidator | undefined;
+  /** `undefined`: A/B answers are not cached. */
+  readonly abCache: ResolvedAbCache | undefined;
 }
 
 /** Defaults of every optional duration and count, in milliseconds where durations. */
@@ -237,6 +251,11 @@ function positive(name: string, value: unknown, fallback: number, integer = fals
 export function parseBaseUrl(value: unknown): URL {
   if (typeof value !== 'string' || value === '')
     throw new InvalidArgumentError('baseUrl must be a URL such as "https://shop.vane.example"');
+  if (!value.includes('://'))
+    // `new URL('shop.localhost:4400')` parses, with `shop.localhost:` as its scheme.
+    throw new InvalidArgumentError(
+      'baseUrl has no scheme: add "https://" in front (or "http://" for the local server), e.g. "http://shop.localhost:4400"',
+    );
   let url: URL;
   try {
     url = new URL(value);
@@ -312,6 +331,7 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
   if (options.schema !== undefined && (typeof options.schema !== 'object' || options.schema === null))
     throw new InvalidArgumentError('schema must be an object: { configs?, flags?, strict? } (see defineSchema)');
   const schema = options.schema === undefined ? undefined : new SchemaValidator(options.schema);
+  const abCache = resolveAbCache(options.abCache);
   // The backup's key comes from the static key only when that key is what authenticates.
   const staticKey = options.credentials === undefined ? options.apiKey : undefined;
   const lastKnownGood = resolveLastKnownGood(options.lastKnownGood, baseUrl, staticKey);
@@ -339,5 +359,6 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
     timers: options.timers ?? systemTimers,
     random: options.random ?? Math.random,
     schema,
+    abCache,
   };
 }

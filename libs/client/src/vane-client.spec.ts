@@ -179,6 +179,10 @@ describe('VaneClient.create', () => {
     [errorBody(500, 'oops'), 'VANE_UNEXPECTED_RESPONSE', 500],
     [json(200, { revision: 'x' }), 'VANE_UNEXPECTED_RESPONSE', 200],
     [{ status: 200, body: '{"service": {"slug": "rk_live_TOPSECRET' }, 'VANE_UNEXPECTED_RESPONSE', 200],
+    // Without Vane-Protocol, whatever the status says: something else answers at baseUrl.
+    [{ ...errorBody(404, 'not_found'), foreign: true }, 'VANE_NOT_A_VANE_SERVICE', 404],
+    [{ ...errorBody(401, 'unauthorized'), foreign: true }, 'VANE_NOT_A_VANE_SERVICE', 401],
+    [{ ...json(200, new FakeService().body()), foreign: true }, 'VANE_NOT_A_VANE_SERVICE', 200],
   ])('rejects with a typed error and leaves nothing running (%#)', async (answer, code, status) => {
     const h = harness();
     h.service.syncOverride = () => answer;
@@ -402,6 +406,24 @@ describe('stream', () => {
     expect(h.transport.to('/v1/stream')).toHaveLength(0);
   });
 
+  it("a stream answered by something else (a proxy's own page) is a stream error that says so, its body unread", async () => {
+    const { h, client } = await streaming();
+    const page = new StreamBody();
+    h.service.streamOverride = () => ({
+      status: 502,
+      headers: { 'content-type': 'text/html' },
+      body: page,
+      foreign: true,
+    });
+    h.service.stream.end();
+    await until(() => h.timers.pendingDelays().includes(1000), 'backoff scheduled');
+    await h.timers.advance(1000);
+    await until(() => h.logger.text('warn').includes('no Vane service answers at shop.vane.example'), 'logged');
+    expect(h.logger.text('warn')).toContain('answered 502 without the Vane-Protocol header');
+    expect(page.signal?.aborted).toBe(true);
+    expect(client.revision).toBe(7);
+  });
+
   it('a 402 on the stream halts everything', async () => {
     const { h, client } = await streaming();
     h.service.streamOverride = () => errorBody(402, 'billing_overdue');
@@ -418,7 +440,7 @@ describe('stream', () => {
 });
 
 describe('secrets access rules', () => {
-  it('a public key refuses every secret read and write synchronously, before any request', async () => {
+  it('a public key refuses every secret read (a throw) and write (a rejection, never a throw) before any request', async () => {
     const h = harness({ apiKey: PK, stream: false });
     h.service.secrets = {};
     const client = await create(h);
@@ -437,7 +459,9 @@ describe('secrets access rules', () => {
       () => client.deleteSecret('a'),
       () => client.deleteSecretVersion('a', 1),
     ]) {
-      expect(write).toThrow(expect.objectContaining({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' }));
+      let pending: Promise<unknown> | undefined;
+      expect(() => (pending = write())).not.toThrow();
+      await expect(pending).rejects.toMatchObject({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' });
     }
     expect(h.transport.requests.length).toBe(before);
   });
@@ -478,14 +502,14 @@ describe('secret writes', () => {
     const h = harness({ stream: false });
     const client = await create(h);
     const before = h.transport.requests.length;
-    expect(() => client.deleteSecretVersion('a', 0)).toThrow(
+    await expect(client.deleteSecretVersion('a', 0)).rejects.toThrow(
       expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }),
     );
-    expect(() => client.deleteSecretVersion('a', 1.5)).toThrow('1-based integer');
-    expect(() => client.setSecret('bad key', 'v')).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
-    expect(() => client.setSecret('a', 5 as unknown as string)).toThrow('value must be a string');
-    expect(() => client.setSecret('a', 'v', { type: 'blob' as 'text' })).toThrow('type must be');
-    expect(() => client.setSecret('a', 'v', null as unknown as { type: 'text' })).toThrow(
+    await expect(client.deleteSecretVersion('a', 1.5)).rejects.toThrow('1-based integer');
+    await expect(client.setSecret('bad key', 'v')).rejects.toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
+    await expect(client.setSecret('a', 5 as unknown as string)).rejects.toThrow('value must be a string');
+    await expect(client.setSecret('a', 'v', { type: 'blob' as 'text' })).rejects.toThrow('type must be');
+    await expect(client.setSecret('a', 'v', null as unknown as { type: 'text' })).rejects.toThrow(
       expect.objectContaining({
         code: 'VANE_INVALID_ARGUMENT',
         message: 'setSecret: options must be an object, got null',
@@ -542,7 +566,7 @@ describe('evaluateAb', () => {
     const h = harness({ stream: false });
     const client = await create(h);
     const before = h.transport.requests.length;
-    expect(() => client.evaluateAb(['on'], { userId: 'u', attributes: { age: 42 as unknown as string } })).toThrow(
+    await expect(client.evaluateAb(['on'], { userId: 'u', attributes: { age: 42 as unknown as string } })).rejects.toThrow(
       'attribute "age" must be a string, got number',
     );
     expect(h.transport.requests.length).toBe(before);

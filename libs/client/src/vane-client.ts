@@ -8,10 +8,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from './ab/ab-evaluation.js';
 import { sendAbEvaluation } from './ab/ab-request.js';
+import { AbEvaluator, type AbCacheStats } from './ab/ab-evaluator.js';
 import type { KeyType } from './http/api-key.js';
 import type { ChangeListener, SecretVersionInfo } from './store/change-event.js';
 import { ClientStatus, type StatusListener, type VaneClientStatus } from './data-sources/client-status.js';
-import { ClientClosedError, ConfigInvalidError } from './errors.js';
+import {
+  ClientClosedError,
+  ConfigInvalidError,
+  type FrontendSecretReadError,
+  type PublicKeySecretAccessError,
+  type SecretsNotAvailableError,
+} from './errors.js';
 import { FileSecretStore } from './secrets/file-secrets.js';
 import { LastKnownGoodBackup } from './last-known-good/last-known-good-backup.js';
 import type { StaleStart } from './last-known-good/stale-start.js';
@@ -41,6 +48,7 @@ import { USER_AGENT } from './http/version.js';
 import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from './vane-reader.js';
 import {
   assertSecretRead,
+  secretReadRefusalOf,
   configLookupOf,
   configOf,
   flagOf,
@@ -88,6 +96,7 @@ export class VaneClient implements VaneReader {
   readonly #supervisor: SourceSupervisor;
   readonly #secrets: SecretWriter;
   readonly #backup: LastKnownGoodBackup | undefined;
+  readonly #ab: AbEvaluator;
   readonly #closeController = new AbortController();
   readonly #pins: RevisionPins;
   /** The pin of the scope code runs in (`runPinned`, `snapshot.run`): reads inside answer from its state. */
@@ -134,6 +143,11 @@ export class VaneClient implements VaneReader {
       this.#supervisor.synced();
     });
     this.#secrets = new SecretWriter(this.#http, options.credentials, signal);
+    this.#ab = new AbEvaluator(
+      (plan, userId, attributes) => sendAbEvaluation(this.#http, signal, plan, userId, attributes),
+      options.abCache,
+      options.clock,
+    );
     if (options.lastKnownGood !== undefined) {
       const backup = new LastKnownGoodBackup(options.lastKnownGood, options);
       this.#backup = backup;
@@ -404,6 +418,21 @@ export class VaneClient implements VaneReader {
     return required(this.secretFile(key), key, 'file');
   }
 
+  /**
+   * Why a secret read would be refused right now, or `null` when it would
+   * be served: the one rule every secret read follows (the client's, a
+   * pinned snapshot's, the Nest `@Secret()` pipe's and its startup check's).
+   * Inside a pinned scope, for the scope's revision. A
+   * `PublicKeySecretAccessError` or `FrontendSecretReadError` never goes
+   * away; a `SecretsNotAvailableError` (started stale from a backup without
+   * secrets) ends with the first sync.
+   */
+  secretReadRefusal(): PublicKeySecretAccessError | FrontendSecretReadError | SecretsNotAvailableError | null {
+    const pin = this.#pin();
+    if (pin !== undefined) return secretReadRefusalOf(this.#o.credentials.keyType, pin.state!, pin.secretsAvailable);
+    return secretReadRefusalOf(this.#o.credentials.keyType, this.#store.state, this.#secretsAvailable());
+  }
+
   // Pinning: one revision for a whole unit of work.
 
   /**
@@ -594,26 +623,43 @@ export class VaneClient implements VaneReader {
    * sent once; more than 200 keys go in several calls; a key missing from
    * the answer is `false`.
    *
-   * Argument errors (`InvalidArgumentError`, naming the attribute and the
-   * type it got) are thrown synchronously, before any request.
+   * Every failure is a rejection (never a synchronous throw): argument
+   * errors (`InvalidArgumentError`, naming the attribute and the type it
+   * got) reject before any request, and so does a closed client.
+   *
+   * Answers are cached per revision unless `abCache: false` (see
+   * {@link VaneClientOptions.abCache}): a user asking again before the
+   * service's revision moves costs no call, and concurrent questions for
+   * the same answer share one call. Errors are never cached.
    *
    * @returns flag key → boolean for every key asked (a null-prototype object).
    * @throws AddonNotAvailableError - 403, the add-on is off for the tenant.
    */
-  evaluateAb(keys: readonly string[], context: AbContext): Promise<AbResults> {
+  async evaluateAb(keys: readonly string[], context: AbContext): Promise<AbResults> {
     const { userId, attributes } = normalizeAbContext(context);
+    // Which keys exist: the scope's revision. The answer cache follows the service's (live) revision.
     const flags = this.#state().snapshot.flags;
+    const revision = this.#store.snapshot.revision;
     const plan = planAbEvaluation(keys, (key) => flags.has(key));
     if (this.closed) throw new ClientClosedError();
-    return sendAbEvaluation(this.#http, this.#closeController.signal, plan, userId, attributes);
+    return this.#ab.evaluate(plan, userId, attributes, revision);
+  }
+
+  /**
+   * Counters of the cache of A/B answers: hits, misses, answers that shared
+   * a call in flight, entries and estimated bytes kept, evictions. A new
+   * object at each read.
+   */
+  get abCacheStats(): AbCacheStats {
+    return this.#ab.stats;
   }
 
   /**
    * Creates or updates a secret (`PUT /v1/secrets/{key}`). Does not touch
    * the cache: the change arrives by the stream or the next sync.
-   * Refused synchronously with a public key; argument errors are thrown synchronously.
+   * With a public key it rejects before any request; so do argument errors.
    *
-   * @throws PublicKeySecretAccessError, InvalidArgumentError (synchronously);
+   * @throws PublicKeySecretAccessError, InvalidArgumentError (rejections, before any request);
    *   UnauthorizedError, BillingOverdueError, NotFoundError, RateLimitedError (rejections).
    */
   setSecret(key: string, value: string, options: SetSecretOptions = {}): Promise<SecretWriteResult> {
@@ -623,7 +669,7 @@ export class VaneClient implements VaneReader {
   /**
    * Deletes every version of a secret (`DELETE /v1/secrets/{key}`). Does not touch the cache.
    *
-   * @throws PublicKeySecretAccessError, InvalidArgumentError (synchronously);
+   * @throws PublicKeySecretAccessError, InvalidArgumentError (rejections, before any request);
    *   NotFoundError (unknown secret) and the other HTTP errors (rejections).
    */
   deleteSecret(key: string): Promise<void> {
@@ -635,7 +681,7 @@ export class VaneClient implements VaneReader {
    * Does not touch the cache.
    *
    * @param version - 1-based integer.
-   * @throws PublicKeySecretAccessError, InvalidArgumentError (synchronously);
+   * @throws PublicKeySecretAccessError, InvalidArgumentError (rejections, before any request);
    *   NotFoundError (unknown secret or version) and the other HTTP errors (rejections).
    */
   deleteSecretVersion(key: string, version: number): Promise<void> {

@@ -71,16 +71,27 @@ export interface VaneSnapshot extends VaneReader {
 }
 
 /**
- * The one check before any secret read, for the client's reads and every
- * pinned one: a public key first (before anything else), then the kind of
- * service the read's snapshot says, then a last-known-good backup without
- * secrets.
+ * The one rule before any secret read, for the client's reads and every
+ * pinned one: why a read on `state` is refused, or `null`. A public key
+ * first (before anything else), then the kind of service the read's
+ * snapshot says, then a last-known-good backup without secrets.
  * @internal
  */
+export function secretReadRefusalOf(
+  keyType: KeyType,
+  state: SnapshotState,
+  secretsAvailable: boolean,
+): PublicKeySecretAccessError | FrontendSecretReadError | SecretsNotAvailableError | null {
+  if (keyType === 'pk') return new PublicKeySecretAccessError();
+  if (state.snapshot.service.kind === 'frontend') return new FrontendSecretReadError();
+  if (!secretsAvailable) return new SecretsNotAvailableError();
+  return null;
+}
+
+/** {@link secretReadRefusalOf}, thrown. @internal */
 export function assertSecretRead(keyType: KeyType, state: SnapshotState, secretsAvailable: boolean): void {
-  if (keyType === 'pk') throw new PublicKeySecretAccessError();
-  if (state.snapshot.service.kind === 'frontend') throw new FrontendSecretReadError();
-  if (!secretsAvailable) throw new SecretsNotAvailableError();
+  const refusal = secretReadRefusalOf(keyType, state, secretsAvailable);
+  if (refusal !== null) throw refusal;
 }
 
 /** A config read on `state`: the value, or `defaultValue` when the key is missing. @internal */

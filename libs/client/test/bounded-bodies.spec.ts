@@ -10,7 +10,8 @@ function endlessErrorServer(): Promise<{ server: Server; url: string; sent: () =
   let finish!: () => void;
   const ended = new Promise<void>((resolve) => (finish = resolve));
   const server = createServer((_req, res) => {
-    res.writeHead(500, { 'content-type': 'application/json' });
+    // A Vane service's error (Vane-Protocol): the client reads the body, so its bound is what is tested.
+    res.writeHead(500, { 'content-type': 'application/json', 'vane-protocol': '1' });
     const chunk = Buffer.alloc(64 * 1024, 'x');
     let left = 1024;
     const pump = (): void => {
@@ -42,7 +43,7 @@ describe('answers of unbounded size', () => {
     const { server, url, sent, ended } = await endlessErrorServer();
     try {
       const result = await checkConnectivity({ baseUrl: url, apiKey: 'svs_test_key_0001', timeoutMs: 5000 });
-      expect(result).toMatchObject({ ok: false, status: 500 });
+      expect(result).toMatchObject({ ok: false, status: 500, code: 'VANE_UNEXPECTED_RESPONSE' });
       await ended;
       // The server stopped long before its 64 MiB: the client hung up after MAX_ERROR_BODY_BYTES (plus socket buffers).
       expect(sent()).toBeLessThan(32 * 1024 * 1024);

@@ -247,6 +247,15 @@ describe('last-known-good: bad backups are never served', () => {
       },
       /belongs to another service/,
     ],
+    [
+      'a config nested 100,000 deep (used to reject create() with a bare RangeError)',
+      (t) => {
+        const doc = JSON.parse(t) as { snapshot: { configs: Record<string, unknown> } };
+        doc.snapshot.configs['deep.value'] = '@DEEP@';
+        return JSON.stringify(doc).replace('"@DEEP@"', `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+      },
+      /malformed: "snapshot" nests deeper than/,
+    ],
   ])(
     '%s: ignored with a warning naming the file; the start fails with the service’s error',
     async (_name, spoil, why) => {

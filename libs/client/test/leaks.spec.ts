@@ -24,6 +24,7 @@ let answer: (req: IncomingMessage, body: string, res: ServerResponse) => void;
 beforeAll(async () => {
   local = await startLocalServer({ seed: seed(), port: 0 });
   hostile = createServer((req, res) => {
+    res.setHeader('vane-protocol', '1'); // hostile, but a Vane service: its errors are read as such
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

@@ -190,7 +190,7 @@ describe('against the local server', () => {
     expect(() => client.secret('stripe.api_key')).toThrow(
       expect.objectContaining({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' }),
     );
-    expect(() => client.setSecret('x', 'y')).toThrow(
+    await expect(client.setSecret('x', 'y')).rejects.toThrow(
       expect.objectContaining({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' }),
     );
   });

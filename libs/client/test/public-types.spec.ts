@@ -36,6 +36,7 @@ describe('public door', () => {
   it('exports a small surface: the client, the check, errors, and helpers', () => {
     expect(Object.keys(api).sort()).toEqual(
       [
+        'AB_CACHE_DEFAULTS',
         'AddonNotAvailableError',
         'ApiKeyCredentials',
         'BillingOverdueError',
@@ -46,6 +47,7 @@ describe('public door', () => {
         'FrontendSecretReadError',
         'InvalidArgumentError',
         'MAX_AB_KEYS_PER_CALL',
+        'NotAVaneServiceError',
         'NotFoundError',
         'PublicKeySecretAccessError',
         'QuarantinedError',
@@ -66,6 +68,7 @@ describe('public door', () => {
         'WorkloadIdentityNotConfiguredError',
         'WorkloadIdentityCredentials',
         'WORKLOAD_IDENTITY_DEFAULTS',
+        'abContextKey',
         'checkConnectivity',
         'defineSchema',
         'keyTypeOf',

@@ -7,6 +7,7 @@ import {
 } from '@vane/local-server';
 import {
   checkConnectivity,
+  NotAVaneServiceError,
   SessionExpiredError,
   TokenExchangeFailedError,
   VaneClient,
@@ -645,6 +646,25 @@ describe('errors and precedence', () => {
       workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }),
     }).catch((e: unknown) => e);
     expect((unknownSlug as TokenExchangeFailedError).status).toBe(404);
+  });
+
+  it('an exchange answered by something that is not a Vane service (a wrong port) says so', async () => {
+    const other = await FakeHttpServer.start(); // answers 404, without Vane-Protocol
+    try {
+      const error = await VaneClient.create({
+        baseUrl: `http://shop.localhost:${other.host.split(':')[1]}`,
+        logger,
+        stream: false,
+        workloadIdentity: wi({ provider: 'kubernetes', kubernetesTokenPath: k8sTokenFile }),
+      }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TokenExchangeFailedError);
+      expect(error).toMatchObject({ status: 404 });
+      expect((error as Error).message).toContain('no Vane service answers at shop.localhost');
+      expect((error as Error).cause).toBeInstanceOf(NotAVaneServiceError);
+      expect(other.count('/v1/auth/token-exchange')).toBe(1);
+    } finally {
+      await other.close();
+    }
   });
 
   it('a static apiKey set together with workloadIdentity wins: no exchange, keyType from the key, a warning', async () => {

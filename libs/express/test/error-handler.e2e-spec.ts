@@ -4,6 +4,7 @@ import {
   ClientClosedError,
   FrontendSecretReadError,
   InvalidArgumentError,
+  NotAVaneServiceError,
   NotFoundError,
   PublicKeySecretAccessError,
   QuarantinedError,
@@ -42,6 +43,7 @@ const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]>
   ['VANE_ADDON_NOT_AVAILABLE', new AddonNotAvailableError(LEAK), 503, undefined],
   ['VANE_UNEXPECTED_RESPONSE', new UnexpectedResponseError(LEAK, 500), 502, undefined],
   ['VANE_TRANSPORT', new TransportError(LEAK), 502, undefined],
+  ['VANE_NOT_A_VANE_SERVICE', new NotAVaneServiceError(LEAK, 404), 502, undefined],
   ['VANE_TRANSPORT', new TransportError(LEAK, { timedOut: true }), 504, undefined],
   ['VANE_TOKEN_EXCHANGE_FAILED', new TokenExchangeFailedError(LEAK, 403), 503, undefined],
   ['VANE_SESSION_EXPIRED', new SessionExpiredError(LEAK), 503, undefined],
@@ -105,7 +107,7 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
 
   it('covers every code of the client and of @vane/express', () => {
     const codes = new Set(KINDS.map(([code]) => code));
-    expect(codes.size).toBe(19);
+    expect(codes.size).toBe(20);
   });
 
   it('passes other errors, and errors after headers were sent, to next()', async () => {
@@ -186,13 +188,14 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
         const logged: string[] = [];
         await fx.close();
         fx = await startFixture({
-          abContext: () => ({ userId: 'u-1', attributes: { country: 'DE' } }),
+          abContext: (req) => ({ userId: req.get('x-user-id') ?? 'u-1', attributes: { country: 'DE' } }),
           logger: { warn: (m) => logged.push(m), error: () => undefined },
         });
         const app = abApp();
         expect((await request(app).get('/ab').expect(200)).body).toEqual({ on: true });
         breakIt();
-        const res = await request(app).get('/ab').expect(200);
+        // Another user: u-1's answer is cached, and would be served without meeting the service.
+        const res = await request(app).get('/ab').set('x-user-id', 'u-2').expect(200);
         expect(res.body).toEqual({ on: false });
         expect(logged.filter((m) => m.startsWith('A/B evaluation'))).toEqual([
           expect.stringContaining(`failed (${code}), treating them as off`),

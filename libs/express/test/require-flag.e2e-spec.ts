@@ -219,6 +219,34 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
       expect(fx.http.count(EVALUATE_AB)).toBe(2);
     });
 
+    it("a returning user costs no call: guards and req.vane.ab() share the client's answers until a rule changes", async () => {
+      const app = makeApp();
+      app.use(vane.middleware());
+      app.get('/pricing', vane.requireFlag('new-pricing', { ab: true }), (_req, res) => res.json({ pricing: 'new' }));
+      app.get('/ab', (req, res, next) => void req.vane.ab('new-pricing').then((on) => res.json({ on }), next));
+      const german = { 'x-user-id': 'u-9', 'x-country': 'DE' };
+      await request(app).get('/pricing').set(german).expect(200);
+      await request(app).get('/pricing').set(german).expect(200);
+      expect((await request(app).get('/ab').set(german).expect(200)).body).toEqual({ on: true });
+      expect(fx.http.count(EVALUATE_AB)).toBe(1);
+      expect(vane.client.abCacheStats).toMatchObject({ hits: 2, misses: 1 });
+
+      // Only the rule changes (France only): a new revision, so the next request asks again.
+      const applied = waitForChange(vane.client, (e) => e.key === 'pricing.rule.changed');
+      fx.server.admin.setFlag('shop', 'new-pricing', {
+        is_enabled: true,
+        ab: {
+          percentage: 0,
+          salt: 'np-1',
+          cohorts: [{ conditions: [{ attribute: 'country', op: 'in', values: ['FR'] }], percentage: 100 }],
+        },
+      });
+      fx.server.admin.setConfig('shop', 'pricing.rule.changed', true); // patches apply in order
+      await applied;
+      await request(app).get('/pricing').set(german).expect(404);
+      expect(fx.http.count(EVALUATE_AB)).toBe(2);
+    });
+
     it('sends ALL the A/B guards of a route in ONE evaluate-ab call per request', async () => {
       const app = makeApp();
       app.get(
@@ -255,8 +283,8 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
         [vane.requireFlag('new-pricing', { ab: true }), vane.requireFlag('big-banner', { ab: true })],
         (_req: Request, res: Response) => res.json({ ok: true }),
       );
-      await request(app).get('/list').set({ 'x-user-id': 'u', 'x-country': 'DE' }).expect(200);
-      await request(app).get('/array').set({ 'x-user-id': 'u', 'x-country': 'DE' }).expect(200);
+      await request(app).get('/list').set({ 'x-user-id': 'u-list', 'x-country': 'DE' }).expect(200);
+      await request(app).get('/array').set({ 'x-user-id': 'u-array', 'x-country': 'DE' }).expect(200);
       expect(fx.http.count(EVALUATE_AB)).toBe(2);
     });
 

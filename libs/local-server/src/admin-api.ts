@@ -1,9 +1,13 @@
-import type { AuditEntry, SecretType, TenantState, TrustDefinition } from './domain/model.js';
+import type { AuditEntry, FlagMember, SecretType, TenantState, TrustDefinition } from './domain/model.js';
+import { NotFoundError } from './domain/not-found-error.js';
 import type { SecretWriteResult, Store } from './domain/store.js';
 import { parseTrustDefinition, parseTrustName } from './domain/trust-validation.js';
 import {
+  FLAG_MEMBERS,
+  applyFlagPatch,
   parseConfigValue,
   parseFlagDefinition,
+  parseFlagPatch,
   parseKey,
   parseKeyType,
   parseSecretType,
@@ -12,6 +16,18 @@ import {
   parseSlug,
   parseTenantPatch,
 } from './validation/index.js';
+
+/** What replacing a flag did. */
+export interface FlagReplaceResult {
+  /** The service's revision after the change. */
+  revision: number;
+  /**
+   * Members the flag had (a schedule end, an A/B rule) that the new
+   * definition left out, and which are therefore gone: a replacement keeps
+   * nothing it does not name. Empty when nothing was lost that way.
+   */
+  removed: FlagMember[];
+}
 
 /**
  * The admin operations on untrusted input, shared by the admin HTTP routes
@@ -62,10 +78,33 @@ export class AdminApi {
     return this.store.deleteConfig(slug, key);
   }
 
-  /** Creates or replaces a flag; returns the revision. */
-  setFlag(slug: string, key: unknown, flag: unknown): number {
-    this.store.requireService(slug);
-    return this.store.setFlag(slug, parseKey(key, 'key', 'flag'), parseFlagDefinition(flag, 'flag'));
+  /**
+   * Creates or replaces a flag: members left out take their defaults
+   * (no schedule, no A/B rule). Says which members the flag had that are gone.
+   */
+  setFlag(slug: string, key: unknown, flag: unknown): FlagReplaceResult {
+    const service = this.store.requireService(slug);
+    const flagKey = parseKey(key, 'key', 'flag');
+    const definition = parseFlagDefinition(flag, 'flag');
+    const before = service.flags.get(flagKey);
+    const given = flag as Record<string, unknown>; // an object: it parsed
+    const removed = FLAG_MEMBERS.filter(
+      (member) => given[member] === undefined && before?.[member] !== undefined && before[member] !== null,
+    );
+    return { revision: this.store.setFlag(slug, flagKey, definition), removed };
+  }
+
+  /**
+   * Changes only the members of an existing flag that `patch` names
+   * (`ab: null` removes the rule); returns the revision.
+   *
+   * @throws NotFoundError when the service or the flag does not exist (`PUT` creates flags).
+   */
+  patchFlag(slug: string, key: string, patch: unknown): number {
+    const service = this.store.requireService(slug);
+    const flag = service.flags.get(key);
+    if (!flag) throw new NotFoundError(`service "${slug}" has no flag "${key}" (PUT creates one)`);
+    return this.store.setFlag(slug, key, applyFlagPatch(flag, parseFlagPatch(patch, 'flag'), 'flag'));
   }
 
   /** Deletes a flag; returns the revision. */

@@ -8,12 +8,17 @@ export {
   type LocalServer,
   type LocalServerAdmin,
   type LocalServerFlagInput,
+  type LocalServerFlagPatch,
   type LocalServerOptions,
   type LocalServerSeed,
   type LocalServiceSummary,
   type LocalServerTrustInput,
   DEFAULT_SESSION_TTL_MS,
 } from './local-server.js';
+export {
+  DEFAULT_FAILED_ATTEMPT_THROTTLE,
+  type FailedAttemptThrottleOptions,
+} from './domain/failed-attempt-throttle.js';
 export { ManualClock, systemClock, type Clock, type TimerHandle } from './domain/clock.js';
 export { consoleLogger, silentLogger, type LocalServerLogger } from './logger.js';
 export { SeedError } from './seed/seed-error.js';

@@ -19,6 +19,7 @@ import {
   type TenantState,
 } from './domain/model.js';
 import { KeyRateLimiter } from './domain/rate-limiter.js';
+import { FailedAttemptThrottle, type FailedAttemptThrottleOptions } from './domain/failed-attempt-throttle.js';
 import { parseServerData, readServerDataFile } from './seed/seed-parser.js';
 import { SnapshotRenderer, type Audience } from './domain/snapshot-renderer.js';
 import { SessionTokens } from './domain/session-tokens.js';
@@ -104,6 +105,17 @@ export interface LocalServerFlagInput {
   ab?: AbRule | null;
 }
 
+/** A partial update of a flag: the members given change, the others stay. */
+export interface LocalServerFlagPatch {
+  is_enabled?: boolean;
+  /** RFC 3339, or null to remove the start of the schedule. */
+  starts_at?: string | null;
+  /** RFC 3339, or null to remove the end of the schedule. */
+  ends_at?: string | null;
+  /** A new A/B rule, or null to remove it. */
+  ab?: AbRule | null;
+}
+
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
   /** The seed: a document, or the path of a JSON seed file. Default: no services. */
@@ -140,6 +152,16 @@ export interface LocalServerOptions {
   pingIntervalMs?: number;
   /** Patches kept per service for `Last-Event-ID` replay. @default 1000 */
   historySize?: number;
+  /**
+   * Bytes of patches kept per service for `Last-Event-ID` replay (the
+   * encoded events for secret and public keys together); beyond it the
+   * oldest are dropped, as beyond `historySize`, and a client whose
+   * `Last-Event-ID` went with them is sent `resync`. A replay larger than
+   * `streamBufferBytes` is never sent anyway, so the default keeps all that
+   * can be replayed. `Infinity` leaves only `historySize`.
+   * @default twice `streamBufferBytes` (2097152)
+   */
+  historyBytes?: number;
   /** Bytes a stream may have queued before the server drops it as a slow consumer. @default 1048576 */
   streamBufferBytes?: number;
   /**
@@ -149,7 +171,19 @@ export interface LocalServerOptions {
    * @default 3600000 (one hour)
    */
   sessionTtlMs?: number;
-  /** Time source for flag schedules, quarantine, rate limits and session expiry. @default the system clock */
+  /**
+   * The throttle of wrong admin tokens, per client address, shared by the
+   * admin API's bearer token and the console's login form: after
+   * `freeFailures` wrong tokens, each further one makes the address wait
+   * (`429 rate_limited` with `Retry-After`) before its next token is even
+   * checked, `baseDelayMs` doubling up to `maxDelayMs`; an address with no
+   * wrong token for `forgetAfterMs` starts afresh. The right token always
+   * gets in once the wait is over. Give any of the members to change them,
+   * or `false` to turn the throttle off.
+   * @default { freeFailures: 5, baseDelayMs: 1000, maxDelayMs: 60000, forgetAfterMs: 600000 }
+   */
+  authThrottle?: Partial<FailedAttemptThrottleOptions> | false;
+  /** Time source for flag schedules, quarantine, rate limits (the admin-token throttle too) and session expiry. @default the system clock */
   clock?: Clock;
   /** Where to log. @default silent */
   logger?: LocalServerLogger;
@@ -167,8 +201,17 @@ export interface LocalServerAdmin {
   setConfig(slug: string, key: string, value: ConfigValue): number;
   /** Deletes a config value; returns the new revision. */
   deleteConfig(slug: string, key: string): number;
-  /** Creates or replaces a flag; returns the new revision. */
+  /**
+   * Creates or replaces a flag: members left out take their defaults (no
+   * schedule, no A/B rule). Returns the new revision.
+   */
   setFlag(slug: string, key: string, flag: LocalServerFlagInput): number;
+  /**
+   * Changes only the members of an existing flag that `patch` names
+   * (`ab: null` removes the rule, a `null` schedule end removes that end);
+   * returns the new revision. Throws a `NotFoundError` for an unknown flag.
+   */
+  patchFlag(slug: string, key: string, patch: LocalServerFlagPatch): number;
   /** Deletes a flag; returns the new revision. */
   deleteFlag(slug: string, key: string): number;
   /** Adds a secret version. */
@@ -216,7 +259,7 @@ export interface LocalServer {
   revision(slug: string): number;
   /** Every service with its kind, revision and active keys. */
   services(): LocalServiceSummary[];
-  /** Open streams and dropped slow consumers. */
+  /** Open streams, dropped slow consumers and the bytes kept for replay. */
   stats(): StreamStats;
   /** Ends open streams, stops timers, writes pending state and stops listening. Idempotent. */
   close(): Promise<void>;
@@ -234,6 +277,11 @@ export interface LocalServer {
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
+  // Options are checked before anything is opened, so a bad one leaves nothing to clean up.
+  const authThrottle = options.authThrottle === false ? undefined : new FailedAttemptThrottle(options.authThrottle);
+  const bufferBytes = options.streamBufferBytes ?? 1024 * 1024;
+  const historyBytes = options.historyBytes ?? 2 * bufferBytes;
+  if (!(historyBytes >= 0)) throw new RangeError('historyBytes must be a number of bytes of at least 0');
   const { data, changes } = await openData(options, logger, new Date(clock.now()));
   const pingIntervalMs = options.pingIntervalMs ?? 15_000;
   // The web console follows every change and every stream opening or closing (ctx is set below, before any event).
@@ -241,7 +289,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const hub = new StreamHub({
     pingIntervalMs,
     historySize: options.historySize ?? 1000,
-    bufferBytes: options.streamBufferBytes ?? 1024 * 1024,
+    historyBytes,
+    bufferBytes,
     onStreamsChanged: () => consoleFeed.notify(),
   });
   // Assigned once below: the store's change callback needs the renderer, and the renderer needs the store.
@@ -294,7 +343,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     sessions: new SessionTokens(clock, sessionTtlMs),
     jwtVerifier: new JwtTrustVerifier(clock),
     awsVerifier: new AwsTrustVerifier(),
-    console: { sessions: new ConsoleSessions(adminToken), feed: consoleFeed, assets: new ConsoleAssets() },
+    authThrottle,
+    console: { sessions: new ConsoleSessions(), feed: consoleFeed, assets: new ConsoleAssets() },
   };
 
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
@@ -346,7 +396,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       revokeKey: (slug, key) => admin.revokeKey(slug, key),
       setConfig: (slug, key, value) => admin.setConfig(slug, key, value),
       deleteConfig: (slug, key) => admin.deleteConfig(slug, key),
-      setFlag: (slug, key, flag) => admin.setFlag(slug, key, flag),
+      setFlag: (slug, key, flag) => admin.setFlag(slug, key, flag).revision,
+      patchFlag: (slug, key, patch) => admin.patchFlag(slug, key, patch),
       deleteFlag: (slug, key) => admin.deleteFlag(slug, key),
       setSecret: (slug, key, value, type) => admin.setSecret(slug, key, value, type, 'admin'),
       deleteSecret: (slug, key) => admin.deleteSecret(slug, key, 'admin'),

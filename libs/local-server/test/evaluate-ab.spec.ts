@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { startLocalServer, type LocalServer } from '../src/index.js';
-import { call } from './support/http-client.js';
+import { admin, call, openStream, type StreamReader } from './support/http-client.js';
 import { KEYS, testSeed } from './support/seed.js';
 
 // Written out independently of the server's code: PROTOCOL §7.
@@ -81,6 +81,86 @@ describe('POST /v1/flags/evaluate-ab', () => {
     expect(off.json()['error']).toBe('addon_inactive');
     server.admin.setTenant({ ab_addon: true, overdue_days: 30 });
     expect((await evaluate({ keys: ['beta'], user_id: 'u' })).status).toBe(402);
+  });
+});
+
+describe('an answer changes only with a new revision (PROTOCOL §7)', () => {
+  let server: LocalServer;
+  const readers: StreamReader[] = [];
+  const evaluate = (body: unknown) =>
+    call(server, { method: 'POST', path: '/v1/flags/evaluate-ab', slug: 'shop', key: KEYS.shopSecret, body });
+  const stream = async (slug: string, key: string): Promise<StreamReader> => {
+    const reader = await openStream(server, { slug, key });
+    readers.push(reader);
+    await reader.event(1); // the opening resync
+    return reader;
+  };
+  const patchOf = async (reader: StreamReader, n: number) => JSON.parse((await reader.event(n)).data) as unknown;
+  const GERMAN = { keys: ['new-pricing'], user_id: 'u-1', attributes: { country: 'DE' } };
+  const PUBLIC_RECORD = { is_enabled: true, starts_at: null, ends_at: null, is_active: true };
+
+  beforeEach(async () => {
+    server = await startLocalServer({ seed: testSeed() });
+  });
+  afterEach(async () => {
+    readers.splice(0).forEach((r) => r.close());
+    await server.close();
+  });
+
+  it('a change of the A/B rule alone, through the admin API: a new revision and a patch with the flag', async () => {
+    const reader = await stream('shop', KEYS.shopSecret);
+    expect((await evaluate(GERMAN)).json()).toEqual({ results: { 'new-pricing': true } });
+    const before = server.revision('shop');
+    // Same is_enabled, starts_at and ends_at: only the rule differs (cohort now FR only).
+    const put = await admin(server, 'PUT', '/services/shop/flags/new-pricing', {
+      is_enabled: true,
+      starts_at: null,
+      ends_at: null,
+      ab: {
+        percentage: 0,
+        salt: 'np-1',
+        cohorts: [{ conditions: [{ attribute: 'country', op: 'in', values: ['FR'] }], percentage: 100 }],
+      },
+    });
+    expect(put.json()).toEqual({ revision: before + 1 });
+    expect(await patchOf(reader, 2)).toEqual({
+      base: before,
+      revision: before + 1,
+      flags: { 'new-pricing': PUBLIC_RECORD },
+    });
+    expect((await evaluate(GERMAN)).json()).toEqual({ results: { 'new-pricing': false } });
+  }, 15_000);
+
+  it('turning the A/B add-on off and on: a new revision of every service with flags, a patch with every flag', async () => {
+    const shop = await stream('shop', KEYS.shopSecret);
+    const web = await stream('web', KEYS.webPublic);
+    const before = { shop: server.revision('shop'), web: server.revision('web'), other: server.revision('other') };
+    const shopFlags = {
+      'new-checkout': PUBLIC_RECORD,
+      beta: { ...PUBLIC_RECORD, is_enabled: false, is_active: false },
+      'new-pricing': PUBLIC_RECORD,
+    };
+
+    expect((await admin(server, 'PUT', '/tenant', { ab_addon: false })).status).toBe(200);
+    expect(await patchOf(shop, 2)).toEqual({ base: before.shop, revision: before.shop + 1, flags: shopFlags });
+    expect(await patchOf(web, 2)).toEqual({
+      base: before.web,
+      revision: before.web + 1,
+      flags: { 'dark-mode': PUBLIC_RECORD },
+    });
+    expect((await evaluate(GERMAN)).status).toBe(403);
+
+    expect((await admin(server, 'PUT', '/tenant', { ab_addon: true })).status).toBe(200);
+    expect(await patchOf(shop, 3)).toEqual({ base: before.shop + 1, revision: before.shop + 2, flags: shopFlags });
+    expect((await evaluate(GERMAN)).json()).toEqual({ results: { 'new-pricing': true } });
+    // A service without flags has no answer to change.
+    expect(server.revision('other')).toBe(before.other);
+  }, 15_000);
+
+  it('a tenant change that cannot change an answer moves no revision', async () => {
+    const before = server.revision('shop');
+    server.admin.setTenant({ ab_addon: true, write_rate_per_minute: 30 });
+    expect(server.revision('shop')).toBe(before);
   });
 });
 

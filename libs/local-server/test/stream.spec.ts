@@ -143,6 +143,53 @@ describe('GET /v1/stream', () => {
     expect(first).toMatchObject({ event: 'resync', json: { revision: 4 } });
   });
 
+  describe('replay history bounded by bytes (historyBytes)', () => {
+    const MiB = 1024 * 1024;
+
+    it('keeps many rewrites of a 900 KB config within the default bound, twice streamBufferBytes', async () => {
+      const big = 'x'.repeat(900 * 1024);
+      for (let i = 0; i < 40; i++) server.admin.setConfig('shop', 'blob.value', `${big}${i}`);
+      const { historyBytes } = server.stats();
+      // The newest patch (900 KB for secret keys and again for public keys) is kept, nothing older fits beside it.
+      expect(historyBytes).toBeGreaterThan(2 * 900 * 1024);
+      expect(historyBytes).toBeLessThanOrEqual(2 * MiB);
+
+      // By count alone (the bound before), the same rewrites are all kept: the bytes were what grew.
+      await server.close();
+      server = await startLocalServer({ seed: testSeed(), historyBytes: Number.POSITIVE_INFINITY });
+      for (let i = 0; i < 6; i++) server.admin.setConfig('shop', 'blob.value', `${big}${i}`);
+      expect(server.stats().historyBytes).toBeGreaterThan(6 * 2 * 900 * 1024);
+    }, 20_000); // 46 rewrites of 900 KB, each rendered twice: seconds of CPU on a loaded machine
+
+    it('drops the oldest patches first; a Last-Event-ID that went with them gets resync, a newer one its replay', async () => {
+      await server.close();
+      server = await startLocalServer({ seed: testSeed(), historyBytes: 1000 });
+      for (let i = 0; i < 20; i++) server.admin.setConfig('shop', 'db.host', `host-${i}`); // revisions 2 to 21
+      expect(server.stats().historyBytes).toBeGreaterThan(0);
+      expect(server.stats().historyBytes).toBeLessThanOrEqual(1000);
+
+      const fellOut = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 2 });
+      expect(await data(fellOut, 1)).toMatchObject({ event: 'resync', json: { revision: 21 } });
+      const recent = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 20 });
+      expect(await data(recent, 1)).toMatchObject({ event: 'resync', json: { revision: 20 } });
+      expect((await data(recent, 2)).json).toEqual({ base: 20, revision: 21, configs: { 'db.host': 'host-19' } });
+    });
+
+    it('keeps no patch larger than the bound, and refuses a bound that is not a number of bytes', async () => {
+      await server.close();
+      server = await startLocalServer({ seed: testSeed(), historyBytes: 100 });
+      server.admin.setConfig('shop', 'db.host', 'y'.repeat(200));
+      expect(server.stats().historyBytes).toBe(0);
+      const reader = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 1 });
+      expect(await data(reader, 1)).toMatchObject({ event: 'resync', json: { revision: 2 } });
+      for (const historyBytes of [-1, Number.NaN]) {
+        await expect(startLocalServer({ historyBytes })).rejects.toThrow(
+          'historyBytes must be a number of bytes of at least 0',
+        );
+      }
+    });
+  });
+
   it('ends the streams of a revoked key, and only those', async () => {
     const key = server.admin.createKey('shop', 'secret');
     const doomed = await open({ slug: 'shop', key });

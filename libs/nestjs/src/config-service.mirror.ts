@@ -1,9 +1,9 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { VaneClient } from '@vane/client';
+import { VaneClient, type VaneLogger } from '@vane/client';
 import { ConfigServiceMissingError } from './errors/config-service-missing.error.js';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
-import { VANE_MODULE_OPTIONS } from './vane.constants.js';
+import { VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
 import { loadOptionalPeer } from './utils/optional-peer.js';
 
 /** The part of `@nestjs/config`'s `ConfigService` the mirror uses. */
@@ -26,6 +26,7 @@ export class ConfigServiceMirror implements OnModuleInit, OnModuleDestroy {
     private readonly client: VaneClient,
     private readonly moduleRef: ModuleRef,
     @Inject(VANE_MODULE_OPTIONS) private readonly options: VaneModuleOptions,
+    @Inject(VANE_LOGGER) private readonly logger: VaneLogger,
   ) {}
 
   /** Copies the configs and subscribes to changes (when the option is on). */
@@ -49,7 +50,7 @@ export class ConfigServiceMirror implements OnModuleInit, OnModuleDestroy {
       if (event.kind !== 'config') return;
       keepingProcessEnv(() => service.set(event.key, event.newValue));
     });
-    new Logger('Vane').log(`mirroring ${this.client.configs().size} configs into ConfigService`);
+    this.logger.info?.(`mirroring ${this.client.configs().size} configs into ConfigService`);
   }
 
   /** Stops mirroring. */

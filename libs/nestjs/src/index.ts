@@ -40,7 +40,7 @@ export { FlagPipe } from './flag.pipe.js';
 export { defaultVaneContextFactory } from './vane-context.provider.js';
 export { requestOf, userOf, transportOf, type VaneTransport } from './request-context.js';
 export { createNestVaneLogger } from './vane-logger.js';
-export { initialSyncHint } from './vane-client.provider.js';
+export { initialSyncHint } from '@vane/client';
 export { VaneStartupCheck } from './vane-startup-check.service.js';
 export { ConfigServiceMirror } from './config-service.mirror.js';
 export { VaneLifecycle } from './vane-lifecycle.service.js';

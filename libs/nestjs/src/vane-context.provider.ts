@@ -1,9 +1,9 @@
-import { Logger, type ExecutionContext, type Provider } from '@nestjs/common';
-import type { AbContext } from '@vane/client';
+import type { ExecutionContext, Provider } from '@nestjs/common';
+import type { AbContext, VaneLogger } from '@vane/client';
 import type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { transportOf, userOf } from './request-context.js';
-import { VANE_CONTEXT_FACTORY, VANE_MODULE_OPTIONS } from './vane.constants.js';
+import { VANE_CONTEXT_FACTORY, VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
 
 /**
  * The default {@link VaneContextFactory}: the user id is `user.id` (or
@@ -27,7 +27,7 @@ export const defaultVaneContextFactory: VaneContextFactory = (context: Execution
  * naming the transport and the error, instead of failing the request.
  * @internal
  */
-export function failClosed(factory: VaneContextFactory, logger: Pick<Logger, 'warn'>): VaneContextFactory {
+export function failClosed(factory: VaneContextFactory, logger: Pick<VaneLogger, 'warn'>): VaneContextFactory {
   const warn = (context: ExecutionContext, err: unknown): undefined => {
     const code = (err as { code?: unknown } | null)?.code;
     logger.warn(
@@ -49,7 +49,7 @@ export function failClosed(factory: VaneContextFactory, logger: Pick<Logger, 'wa
 /** The context factory in use: `abContext` from the options, else {@link defaultVaneContextFactory}; it fails closed. @internal */
 export const vaneContextFactoryProvider: Provider = {
   provide: VANE_CONTEXT_FACTORY,
-  useFactory: (options: VaneModuleOptions): VaneContextFactory =>
-    failClosed(options.abContext ?? defaultVaneContextFactory, new Logger('Vane')),
-  inject: [VANE_MODULE_OPTIONS],
+  useFactory: (options: VaneModuleOptions, logger: VaneLogger): VaneContextFactory =>
+    failClosed(options.abContext ?? defaultVaneContextFactory, logger),
+  inject: [VANE_MODULE_OPTIONS, VANE_LOGGER],
 };

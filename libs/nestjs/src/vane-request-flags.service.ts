@@ -1,9 +1,9 @@
-import { Inject, Injectable, Logger, Optional, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Optional, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { RequestAbEvaluation, VaneClient, type AbResults, type VaneLogger, type VaneReader } from '@vane/client';
 import { FeatureFlagRequirement } from './feature-flag.metadata.js';
 import type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';
-import { VANE_CONTEXT_FACTORY } from './vane.constants.js';
+import { VANE_CONTEXT_FACTORY, VANE_LOGGER } from './vane.constants.js';
 import { paramsOf } from './utils/param-metadata.js';
 import { requestKeyOf } from './utils/request-key.js';
 import { VaneRequestPins } from './vane-request-pins.service.js';
@@ -29,11 +29,6 @@ export interface RequestFlagState {
  */
 @Injectable()
 export class VaneRequestFlags {
-  readonly #logger = new Logger('Vane');
-  readonly #warnings: VaneLogger = {
-    warn: (message) => this.#logger.warn(message),
-    error: (message) => this.#logger.error(message),
-  };
   readonly #evaluations = new WeakMap<object, RequestAbEvaluation>();
   readonly #plans = new WeakMap<Function, readonly string[]>();
 
@@ -41,6 +36,7 @@ export class VaneRequestFlags {
     private readonly client: VaneClient,
     private readonly reflector: Reflector,
     @Inject(VANE_CONTEXT_FACTORY) private readonly contextFactory: VaneContextFactory,
+    @Inject(VANE_LOGGER) private readonly logger: VaneLogger,
     @Optional() private readonly pins?: VaneRequestPins,
   ) {}
 
@@ -102,7 +98,7 @@ export class VaneRequestFlags {
         evaluate: (keys, user) => this.client.evaluateAb(keys, user),
         context: () => this.contextFactory(context),
         plannedKeys: () => this.abKeysOf(context),
-        logger: this.#warnings,
+        logger: this.logger,
       });
       if (requestKey !== undefined) this.#evaluations.set(requestKey, evaluation);
     }

@@ -1,10 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { VaneClient } from '@vane/client';
+import { VaneClient, type VaneLogger } from '@vane/client';
 import { VaneStartupCheckError, type VaneStartupFinding } from './errors/vane-startup-check.error.js';
 import { FeatureFlagRequirement } from './feature-flag.metadata.js';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
-import { VANE_MODULE_OPTIONS } from './vane.constants.js';
+import { VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
 import { paramsOf } from './utils/param-metadata.js';
 
 /** A decorator use the startup check found. */
@@ -13,6 +13,8 @@ interface KeyUse {
   readonly key: string;
   readonly where: string;
   readonly file?: boolean;
+  /** For a flag: evaluated for the requesting user (`{ ab: true }`), through `@FeatureFlag()` or `@Flag()`. */
+  readonly ab?: '@FeatureFlag' | '@Flag';
 }
 
 /**
@@ -20,19 +22,19 @@ interface KeyUse {
  * `@FeatureFlag()`, `@Flag()` and `@Secret()` in every controller and
  * provider is looked up in the snapshot, so a typo shows in the startup log
  * (by name, never a value) rather than on the first request. `@Secret()`
- * under a public key or a `frontend` service is reported the same way. With
+ * under a public key or a `frontend` service is reported the same way, and so
+ * is an A/B flag (`{ ab: true }`) in a module with no `abContext`. With
  * `startupCheck: 'throw'` any finding stops the start.
  */
 @Injectable()
 export class VaneStartupCheck implements OnApplicationBootstrap {
-  readonly #logger = new Logger('Vane');
-
   constructor(
     private readonly client: VaneClient,
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
     @Inject(VANE_MODULE_OPTIONS) private readonly options: VaneModuleOptions,
+    @Inject(VANE_LOGGER) private readonly logger: VaneLogger,
   ) {}
 
   /** Runs the check (unless `startupCheck: 'off'`). */
@@ -42,10 +44,10 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
     const findings = this.check();
     const unreadable = this.#secretsUnreadable();
     if (unreadable !== undefined && !findings.some((f) => f.kind === 'secrets-unreadable'))
-      this.#logger.log(`connected to "${this.client.serviceSlug}": ${unreadable}`);
+      this.logger.info?.(`connected to "${this.client.serviceSlug}": ${unreadable}`);
     for (const finding of findings) {
-      if (finding.kind === 'secrets-unreadable') this.#logger.error(finding.message);
-      else this.#logger.warn(finding.message);
+      if (finding.kind === 'secrets-unreadable') this.logger.error(finding.message);
+      else this.logger.warn(finding.message);
     }
     if (findings.length > 0 && mode === 'throw') throw new VaneStartupCheckError(findings);
   }
@@ -57,6 +59,14 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
     const unreadable = this.#secretsUnreadable();
     for (const use of uses) {
       if (use.kind === 'flag') {
+        if (use.ab !== undefined && this.options.abContext === undefined) {
+          findings.push({
+            kind: 'ab-context-missing',
+            key: use.key,
+            where: use.where,
+            message: `${use.ab}('${use.key}', { ab: true }) in ${use.where} needs the requesting user, and the module has no abContext option: the default reads the id of request.user, so unless your auth sets request.user every request is anonymous and the flag is off for it${use.ab === '@FeatureFlag' ? ' (the route answers 404)' : ''}; set abContext in the module's options to a function (ctx) => ({ userId, attributes }) or undefined, or to defaultVaneContextFactory when your auth sets request.user`,
+          });
+        }
         if (!this.client.flagState(use.key).defined) {
           findings.push({
             kind: 'unknown-flag',
@@ -99,10 +109,15 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
 
   /** Why this client can never read secrets (public key, frontend service), or undefined. */
   #secretsUnreadable(): string | undefined {
-    if (this.client.keyType === 'pk') return 'the client uses a public key (svp_…), which never receives secrets';
-    if (this.client.serviceKind === 'frontend')
-      return `the service "${this.client.serviceSlug}" is of kind "frontend", which never holds secrets`;
-    return undefined;
+    // Only the refusals that never go away: secrets missing from a stale start come with the first sync.
+    switch (this.client.secretReadRefusal()?.code) {
+      case 'VANE_PUBLIC_KEY_SECRET_ACCESS':
+        return 'the client uses a public key (svp_…), which never receives secrets';
+      case 'VANE_FRONTEND_SECRET_READ':
+        return `the service "${this.client.serviceSlug}" is of kind "frontend", which never holds secrets`;
+      default:
+        return undefined;
+    }
   }
 
   /** Every `@FeatureFlag()`, `@Flag()` and `@Secret()` key in the app, with where it is used. */
@@ -115,23 +130,27 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
       seen.add(cls);
       const name = cls.name || 'anonymous class';
       const onClass = this.reflector.get(FeatureFlagRequirement, cls);
-      if (onClass) for (const key of onClass.keys) uses.push({ kind: 'flag', key, where: name });
+      if (onClass) for (const key of onClass.keys) uses.push(flagUse(key, name, onClass.ab, '@FeatureFlag'));
       for (const method of this.scanner.getAllMethodNames(cls.prototype as object)) {
         const where = `${name}.${method}`;
         const handler: unknown = (cls.prototype as Record<string, unknown>)[method];
         if (typeof handler === 'function') {
           const onMethod = this.reflector.get(FeatureFlagRequirement, handler);
-          if (onMethod) for (const key of onMethod.keys) uses.push({ kind: 'flag', key, where });
+          if (onMethod) for (const key of onMethod.keys) uses.push(flagUse(key, where, onMethod.ab, '@FeatureFlag'));
         }
         for (const param of paramsOf(cls, method)) {
           uses.push(
             param.kind === 'secret'
               ? { kind: 'secret', key: param.key, where, file: param.options.file === true }
-              : { kind: 'flag', key: param.key, where },
+              : flagUse(param.key, where, param.options.ab, '@Flag'),
           );
         }
       }
     }
     return uses;
   }
+}
+
+function flagUse(key: string, where: string, ab: boolean | undefined, decorator: '@FeatureFlag' | '@Flag'): KeyUse {
+  return ab === true ? { kind: 'flag', key, where, ab: decorator } : { kind: 'flag', key, where };
 }

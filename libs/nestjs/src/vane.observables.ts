@@ -25,7 +25,7 @@ import {
   Subject,
   takeUntil,
 } from 'rxjs';
-import { jsonEqual } from './utils/json-equal.js';
+import { jsonEqual } from '@vane/common';
 
 /**
  * The live values of the client as RxJS observables. Every observable emits

@@ -214,7 +214,8 @@ describe('@FeatureFlag()', () => {
       const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       server.admin.setTenant({ ab_addon: false });
       try {
-        await request(app.getHttpServer()).get('/pricing').set('x-user', 'u-1').set('x-country', 'DE').expect(404);
+        // A user not asked before: u-1's answers are cached, and served until the client has the new revision.
+        await request(app.getHttpServer()).get('/pricing').set('x-user', 'u-2').set('x-country', 'DE').expect(404);
         expect(warn).toHaveBeenCalledWith(
           expect.stringMatching(
             /A\/B evaluation of "new-pricing", "dark-mode", "fast-search" failed \(VANE_ADDON_NOT_AVAILABLE\), treating them as off/,
@@ -236,6 +237,32 @@ describe('@FeatureFlag()', () => {
         .set('x-plan', 'pro')
         .expect(200, { dark: true, fast: true, beta: false });
       expect(proxy.count('/v1/flags/evaluate-ab') - before).toBe(2);
+    });
+
+    it("a returning user costs no call: the guard and @Flag() share the client's answers until a rule changes", async () => {
+      const client = app.get(VaneClient);
+      const calls = () => proxy.count('/v1/flags/evaluate-ab');
+      const before = calls();
+      const returning = (path: string) =>
+        request(app.getHttpServer()).get(path).set('x-user', 'u-back').set('x-country', 'DE').set('x-plan', 'pro');
+      for (let i = 0; i < 3; i++) {
+        await returning('/pricing').expect(200, { pricing: 'new', dark: true, fast: true, checkout: true });
+      }
+      // Another route, the same user and flags: answered from the same cache.
+      await returning('/flags').expect(200, { dark: true, fast: true, beta: false });
+      expect(calls() - before).toBe(1);
+      expect(client.abCacheStats.hits).toBeGreaterThanOrEqual(8);
+
+      // Only fast-search's rule changes (pro no longer in): a new revision, so the next request asks again.
+      const applied = waitForChange(client, (e) => e.key === 'search.rule.changed');
+      await adminPut(server.url, server.adminToken, 'services/shop/flags/fast-search', {
+        is_enabled: true,
+        ab: { percentage: 0, salt: 'fs-1', cohorts: [] },
+      });
+      await adminPut(server.url, server.adminToken, 'services/shop/configs/search.rule.changed', { value: true });
+      await applied; // patches apply in order: the rule's revision is in
+      await returning('/flags').expect(200, { dark: true, fast: false, beta: false });
+      expect(calls() - before).toBe(2);
     });
   });
 });

@@ -1,7 +1,15 @@
 import { Controller, Get, Injectable, Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { FeatureFlag, Flag, Secret, VaneModule, VaneStartupCheckError, type VaneModuleOptions } from '../src/index.js';
+import {
+  defaultVaneContextFactory,
+  FeatureFlag,
+  Flag,
+  Secret,
+  VaneModule,
+  VaneStartupCheckError,
+  type VaneModuleOptions,
+} from '../src/index.js';
 import { KEYS, nestSeed } from './support/seed.js';
 
 @FeatureFlag('new-chekout')
@@ -24,6 +32,15 @@ class CleanController {
   @Get()
   get(@Secret('stripe.api_key') key: string, @Secret('tls.client_pem', { file: true }) pem: string): string {
     return key + pem;
+  }
+}
+
+@Controller('pricing')
+class AbController {
+  @FeatureFlag('new-checkout', { ab: true })
+  @Get()
+  get(@Flag('dark-mode', { ab: true }) dark: boolean, @Flag('new-checkout') plain: boolean): string {
+    return String(dark) + String(plain);
   }
 }
 
@@ -89,9 +106,10 @@ describe('startup check', () => {
         ),
         expect.stringMatching(/unknown flag "dark-mod" in TypoController\.b/),
         expect.stringMatching(/unknown flag "beta-resolver-typo" in Resolver\.resolve/),
+        expect.stringMatching(/@Flag\('dark-mod', \{ ab: true \}\) in TypoController\.b needs the requesting user/),
       ]),
     );
-    expect(lines).toHaveLength(5);
+    expect(lines).toHaveLength(6);
     expect(lines.join('\n')).not.toMatch(/rk_test|pem-v1/);
   });
 
@@ -111,10 +129,37 @@ describe('startup check', () => {
     expect(failure).toMatchObject({ code: 'VANE_NEST_STARTUP_CHECK_FAILED' });
     expect((failure as VaneStartupCheckError).findings.map((f) => f.key).sort()).toEqual([
       'dark-mod',
+      'dark-mod',
       'new-chekout',
       'stripe.api_kee',
       'tls.client_pem',
     ]);
+  });
+
+  it('reports an A/B flag in a module with no abContext, like an unknown key: the flag would be off for everyone', async () => {
+    const close = await boot({}, [AbController]);
+    await close();
+    expect(messages(warn)).toEqual([
+      expect.stringMatching(
+        /^@FeatureFlag\('new-checkout', \{ ab: true \}\) in AbController\.get needs the requesting user, and the module has no abContext option: .*request\.user.*\(the route answers 404\); set abContext in the module's options/,
+      ),
+      expect.stringMatching(/^@Flag\('dark-mode', \{ ab: true \}\) in AbController\.get needs the requesting user/),
+    ]);
+    const failure = await boot({ startupCheck: 'throw' }, [AbController]).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(VaneStartupCheckError);
+    expect((failure as VaneStartupCheckError).findings).toEqual([
+      expect.objectContaining({ kind: 'ab-context-missing', key: 'new-checkout', where: 'AbController.get' }),
+      expect.objectContaining({ kind: 'ab-context-missing', key: 'dark-mode', where: 'AbController.get' }),
+    ]);
+  });
+
+  it.each([
+    ['an abContext of its own', { abContext: () => ({ userId: 'u-1' }) }],
+    ['the default, named on purpose (an auth guard sets request.user)', { abContext: defaultVaneContextFactory }],
+  ])('says nothing of A/B flags with %s', async (_what, options) => {
+    const close = await boot({ ...options, startupCheck: 'throw' }, [AbController]);
+    await close();
+    expect(messages(warn)).toEqual([]);
   });
 
   it("with startupCheck: 'off' checks nothing", async () => {

@@ -1,4 +1,5 @@
 import { Controller, Get, Logger, Module, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { VaneClient, type AbContext } from '@vane/client';
 import { startLocalServer } from '@vane/local-server';
@@ -176,6 +177,75 @@ describe('VaneTestingModule.forRoot() and isGlobal', () => {
     await app.init();
     try {
       await request(app.getHttpServer()).get('/checkout').expect(200, { key: 'sk_test_fixed', currency: 'CHF' });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('VaneTestingBackend.override() on an unchanged AppModule whose options come from ConfigService', () => {
+  /** The README's AppModule: forRootAsync, the options read with getOrThrow from an environment a test does not have. */
+  @Module({
+    imports: [
+      ConfigModule.forRoot({ ignoreEnvFile: true }),
+      VaneModule.forRootAsync({
+        imports: [ConfigModule],
+        inject: [ConfigService],
+        useFactory: (config: ConfigService) => ({
+          baseUrl: config.getOrThrow<string>('VANE_BASE_URL'),
+          apiKey: config.getOrThrow<string>('VANE_API_KEY'),
+          abContext: (ctx) => abContext(ctx),
+        }),
+      }),
+    ],
+    controllers: [CheckoutController],
+  })
+  class EnvAppModule {}
+
+  const saved = { ...process.env };
+  beforeEach(() => {
+    delete process.env['VANE_BASE_URL'];
+    delete process.env['VANE_API_KEY'];
+  });
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it('without it, the app cannot be compiled in a test: its options factory needs the environment', async () => {
+    await expect(Test.createTestingModule({ imports: [EnvAppModule] }).compile()).rejects.toThrow(
+      /Configuration key "VANE_BASE_URL" does not exist/,
+    );
+  });
+
+  it('with it, the app runs on the fixed values, the factory never runs, and the settings given again apply', async () => {
+    const backend = new VaneTestingBackend(values);
+    const moduleRef = await backend
+      .override(Test.createTestingModule({ imports: [EnvAppModule] }), { abContext })
+      .compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    try {
+      const http = app.getHttpServer();
+      await request(http).get('/checkout').expect(200, { key: 'sk_test_fixed', currency: 'CHF' });
+      await backend.setFlag('new-checkout', false);
+      await request(http).get('/checkout').expect(404);
+      await request(http).get('/pricing').set('x-user', 'beta-1').expect(200, { dark: false });
+      expect(backend.abCalls).toHaveLength(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("the shape of nest new's test/app.e2e-spec.ts: compile the AppModule, create the app, call a route", async () => {
+    const backend = new VaneTestingBackend({ flags: { 'new-checkout': true }, secrets: { 'stripe.api_key': 'sk' } });
+    const moduleFixture: TestingModule = await backend
+      .override(Test.createTestingModule({ imports: [EnvAppModule] }))
+      .compile();
+    const app = moduleFixture.createNestApplication();
+    app.useLogger(false);
+    await app.init();
+    try {
+      await request(app.getHttpServer()).get('/checkout').expect(200, { key: 'sk', currency: 'EUR' });
     } finally {
       await app.close();
     }

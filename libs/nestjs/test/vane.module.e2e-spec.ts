@@ -11,6 +11,7 @@ import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import {
   BillingOverdueError,
+  NotAVaneServiceError,
   NotFoundError,
   TransportError,
   UnauthorizedError,
@@ -19,6 +20,7 @@ import {
 } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { existsSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import request from 'supertest';
 import { Secret, VaneModule, type VaneModuleOptions, type VaneOptionsFactory } from '../src/index.js';
@@ -60,11 +62,17 @@ describe('VaneModule', () => {
   let app: INestApplication | undefined;
   let errorLog: jest.SpyInstance;
 
+  /** Another app where the base URL points (a wrong port): it answers 404 without Vane-Protocol. */
+  let otherApp: Server;
+
   beforeAll(async () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    otherApp = createHttpServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('Cannot GET'));
+    await new Promise<void>((resolve) => otherApp.listen(0, '127.0.0.1', resolve));
   });
   afterAll(async () => {
     await server.close();
+    await new Promise<void>((resolve) => otherApp.close(() => resolve()));
   });
   beforeEach(() => {
     errorLog = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
@@ -153,6 +161,13 @@ describe('VaneModule', () => {
   describe.each<[string, () => Partial<VaneModuleOptions>, new (...args: never[]) => VaneError, string, RegExp]>([
     ['wrong key (401)', () => ({ apiKey: KEYS.otherSecret }), UnauthorizedError, 'VANE_UNAUTHORIZED', /wrong key/],
     ['wrong slug (404)', () => ({ baseUrl: server.baseUrl('nope') }), NotFoundError, 'VANE_NOT_FOUND', /wrong slug/],
+    [
+      'wrong port (another app answers 404)',
+      () => ({ baseUrl: `http://shop.localhost:${(otherApp.address() as { port: number }).port}` }),
+      NotAVaneServiceError,
+      'VANE_NOT_A_VANE_SERVICE',
+      /wrong address: something other than a Vane service/,
+    ],
     [
       'billing (402)',
       () => (server.admin.setTenant({ overdue_days: 30 }), {}),

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { EvaluationContext } from '@openfeature/server-sdk';
-import type { AbContext } from '@vane/client';
+import { abContextKey, type AbContext } from '@vane/client';
 
 /** A usable A/B context, with the key that groups evaluations of the same context into one call. */
 export interface ValidAbContext {
@@ -45,16 +45,12 @@ export function abContextOf(context: EvaluationContext): ValidAbContext | Invali
   }
   // No prototype: an attribute named `__proto__` is kept and sent like any other.
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
-  const names: string[] = [];
   for (const [name, value] of Object.entries(context)) {
     if (name === 'targetingKey' || value === null || value === undefined) continue;
     if (typeof value !== 'string') {
       return { ok: false, message: `attribute "${name}" must be a string, got ${typeName(value)}` };
     }
     attributes[name] = value;
-    names.push(name);
   }
-  names.sort();
-  const batchKey = JSON.stringify([userId, ...names.map((n) => [n, attributes[n]])]);
-  return { ok: true, context: { userId, attributes }, batchKey };
+  return { ok: true, context: { userId, attributes }, batchKey: abContextKey(userId, attributes) };
 }

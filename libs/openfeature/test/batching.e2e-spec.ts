@@ -85,6 +85,15 @@ it('evaluations in different turns: one call each', async () => {
   expect(calls).toBe(2);
 });
 
+it("a returning context in a later turn is answered by the client's cache of A/B answers: no call", async () => {
+  const context = { targetingKey: 'user-5', country: 'DE' };
+  expect(await callsDuring(() => client.getBooleanValue('new-pricing', false, context))).toBe(1);
+  const again = await callsDuring(async () => {
+    expect(await client.getBooleanValue('new-pricing', false, { country: 'DE', targetingKey: 'user-5' })).toBe(true);
+  });
+  expect(again).toBe(0);
+});
+
 it(`${MANY} flags for one context: calls of at most 200 keys`, async () => {
   const keys = Array.from({ length: MANY }, (_, i) => `exp-${i}`);
   let values: boolean[] = [];

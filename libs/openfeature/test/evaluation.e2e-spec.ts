@@ -172,7 +172,8 @@ describe('A/B flags with a targetingKey', () => {
   it('a failed call: the default, GENERAL, with the Vane error code', async () => {
     server.admin.setTenant({ ab_addon: false });
     try {
-      const details = await client.getBooleanDetails('dark-mode', true, { targetingKey: 'user-2', plan: 'pro' });
+      // A user not asked before: an answer cached at the revision before would be served as is.
+      const details = await client.getBooleanDetails('dark-mode', true, { targetingKey: 'user-3', plan: 'pro' });
       expect(details).toMatchObject({ value: true, reason: 'ERROR', errorCode: ErrorCode.GENERAL });
       expect(details.errorMessage).toMatch(/^A\/B evaluation failed: VANE_ADDON_NOT_AVAILABLE: /);
       expect(details.flagMetadata).toEqual({

@@ -77,7 +77,8 @@ it('Error when the session expires and cannot be renewed, cached values still se
   clock.advance(SESSION_TTL_MS);
   server.admin.deleteTrust('shop', 'cluster');
   const error = nextEvent(provider, ProviderEvents.Error);
-  const failed = await client.getBooleanDetails('dark-mode', false, user);
+  // Another user: the first one's answer is cached (same revision) and would be served without a call.
+  const failed = await client.getBooleanDetails('dark-mode', false, { ...user, targetingKey: 'user-2' });
   expect(failed).toMatchObject({
     value: false,
     errorCode: ErrorCode.GENERAL,
@@ -98,7 +99,10 @@ it('Error when the session expires and cannot be renewed, cached values still se
 
   server.admin.putTrust('shop', 'cluster', trust);
   const ready = nextEvent(provider, ProviderEvents.Ready);
-  await expect(client.getBooleanDetails('dark-mode', false, user)).resolves.toMatchObject({
+  // The failure was not cached: this asks the service again, with a new session.
+  await expect(
+    client.getBooleanDetails('dark-mode', false, { ...user, targetingKey: 'user-2' }),
+  ).resolves.toMatchObject({
     value: true,
     reason: 'TARGETING_MATCH',
   });

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../errors.js';
-import { normalizeAbContext, planAbEvaluation, readAbResults } from './ab-evaluation.js';
+import { abContextKey, normalizeAbContext, planAbEvaluation, readAbResults } from './ab-evaluation.js';
 
 describe('normalizeAbContext', () => {
   it('drops null and undefined attributes, keeps strings', () => {
@@ -64,5 +64,30 @@ describe('readAbResults', () => {
     const into: Record<string, boolean> = {};
     readAbResults({ results: { a: true, b: false, c: 'true' } }, ['a', 'b', 'c', 'd'], into);
     expect(into).toEqual({ a: true, b: false, c: false, d: false });
+  });
+});
+
+describe('abContextKey', () => {
+  it('is the same for the same user and attributes in any order, and differs otherwise', () => {
+    const key = abContextKey('u-1', { country: 'DE', plan: 'pro' });
+    expect(abContextKey('u-1', { plan: 'pro', country: 'DE' })).toBe(key);
+    expect(
+      abContextKey(
+        'u-1',
+        normalizeAbContext({ userId: 'u-1', attributes: { plan: 'pro', tier: null, country: 'DE' } }).attributes,
+      ),
+    ).toBe(key);
+    expect(
+      new Set([
+        key,
+        abContextKey('u-2', { country: 'DE', plan: 'pro' }),
+        abContextKey('u-1', { country: 'DE', plan: 'free' }),
+        abContextKey('u-1', { country: 'DE' }),
+        abContextKey('u-1', { country: 'DE', plan: 'pro', x: '' }),
+        // Names and values cannot be shifted into one another.
+        abContextKey('u-1', { 'country","DE': 'plan' }),
+        abContextKey('u-1","country', { DE: 'plan' }),
+      ]).size,
+    ).toBe(7);
   });
 });

@@ -59,6 +59,24 @@ export function normalizeAbContext(context: AbContext): { userId: string; attrib
   return { userId: context.userId, attributes };
 }
 
+/**
+ * The canonical key of a user context: the same user id and the same
+ * attributes give the same string, whatever the order in which the
+ * attributes were written; anything else gives another. Attributes are
+ * those {@link normalizeAbContext} returns (strings only).
+ *
+ * @example
+ * ```ts
+ * abContextKey('u-1', { plan: 'pro', country: 'DE' }) === abContextKey('u-1', { country: 'DE', plan: 'pro' }); // true
+ * ```
+ */
+export function abContextKey(userId: string, attributes: Readonly<Record<string, string>>): string {
+  const names = Object.keys(attributes).sort();
+  const parts: unknown[] = [userId];
+  for (const name of names) parts.push(name, attributes[name]);
+  return JSON.stringify(parts);
+}
+
 /** How an evaluation will be sent. */
 export interface AbPlan {
   /** Distinct keys the snapshot knows, in calls of at most {@link MAX_AB_KEYS_PER_CALL}. */

@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Credentials } from '../http/credentials.js';
-import { VaneError, type VaneErrorCode } from '../errors.js';
+import { NotAVaneServiceError, VaneError, type VaneErrorCode } from '../errors.js';
 import { silentLogger } from '../util/logger.js';
 import { DEFAULTS, parseBaseUrl, resolveCredentials } from '../options.js';
 import { ServiceHttp } from '../http/service-http.js';
@@ -46,7 +46,8 @@ export interface ConnectivityResult {
 
 /**
  * A plain `GET /v1/sync` with the key: 200 means the key works, 401 the key
- * is wrong, 404 the slug is wrong. With `workloadIdentity`, the platform
+ * is wrong, 404 the slug is wrong, and `VANE_NOT_A_VANE_SERVICE` that
+ * something else answers at `baseUrl` (a wrong port, a proxy). With `workloadIdentity`, the platform
  * identity is exchanged for a session first; a platform with no identity or
  * a refused exchange is reported the same way (`ok: false` with its code). Never throws for those: returns a result
  * with a message a person can act on. Throws `InvalidArgumentError` for
@@ -92,12 +93,14 @@ export async function checkConnectivity(options: ConnectivityOptions): Promise<C
     if (answer.status === 401)
       message = `key ${who} is wrong for ${baseUrl.host} (401): it is unknown, revoked, or belongs to another service; copy the key shown for this service in the console`;
     if (answer.status === 404)
-      message = `no service at ${baseUrl.host} (404): the slug in baseUrl is wrong; copy the base URL shown for this service in the console`;
+      message = `the Vane service at ${baseUrl.host} has no service by that slug (404): the slug in baseUrl is wrong; copy the base URL shown for this service in the console`;
     return { ok: false, status: answer.status, code: error.code, message };
   } catch (err) {
     // Only the client's own errors can arise here.
-    if (err instanceof VaneError)
-      return { ok: false, status: undefined, code: err.code as VaneErrorCode, message: err.message };
+    if (err instanceof VaneError) {
+      const status = err instanceof NotAVaneServiceError ? err.status : undefined;
+      return { ok: false, status, code: err.code as VaneErrorCode, message: err.message };
+    }
     throw err;
   } finally {
     closed.abort();

@@ -10,6 +10,7 @@ import type { Credentials } from './credentials.js';
 import {
   AddonNotAvailableError,
   BillingOverdueError,
+  NotAVaneServiceError,
   NotFoundError,
   QuarantinedError,
   RateLimitedError,
@@ -86,6 +87,23 @@ function concealValue(message: string, value: string | undefined): string {
   return out;
 }
 
+/**
+ * The header every answer of a Vane service carries, errors included
+ * (PROTOCOL §3). An answer without it comes from something else.
+ */
+export const PROTOCOL_HEADER = 'vane-protocol';
+
+/**
+ * The error for an answer that lacks {@link PROTOCOL_HEADER}: whatever
+ * answered at `baseUrl` is not a Vane service, whatever its status says.
+ */
+export function notAVaneService(what: string, baseUrl: URL, status: number): NotAVaneServiceError {
+  return new NotAVaneServiceError(
+    `${what}: no Vane service answers at ${baseUrl.host}: it answered ${status} without the Vane-Protocol header every Vane answer carries; check the host and port in baseUrl (copy the base URL shown for the service in the console), or a proxy in between (HTTP_PROXY/HTTPS_PROXY)`,
+    status,
+  );
+}
+
 /** Joins a path to a base URL, keeping any path prefix of the base. */
 export function serviceUrl(base: URL, path: string): string {
   const prefix = base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/`;
@@ -137,12 +155,27 @@ export class ServiceHttp {
 
   async #openOnce(req: ServiceRequest, signal: AbortSignal): Promise<TransportResponse> {
     // The body outlives this call: `signal` stays linked to the request after the headers are in.
-    return this.#withTimeout(req, signal, (transportRequest) => this.#s.transport.request(transportRequest), true);
+    return this.#withTimeout(
+      req,
+      signal,
+      async (transportRequest, abort) => this.#fromVane(req, await this.#s.transport.request(transportRequest), abort),
+      true,
+    );
+  }
+
+  /**
+   * Passes on an answer of a Vane service; refuses any other, aborting its
+   * body unread (a foreign answer may be endless, or a stream that never speaks).
+   */
+  #fromVane(req: ServiceRequest, res: TransportResponse, abort: () => void): TransportResponse {
+    if (res.header(PROTOCOL_HEADER) !== undefined) return res;
+    abort();
+    throw notAVaneService(req.operation, this.#s.baseUrl, res.status);
   }
 
   async #fetchOnce(req: ServiceRequest, external?: AbortSignal): Promise<ServiceAnswer> {
-    return this.#withTimeout(req, external, async (transportRequest) => {
-      const res = await this.#s.transport.request(transportRequest);
+    return this.#withTimeout(req, external, async (transportRequest, abort) => {
+      const res = this.#fromVane(req, await this.#s.transport.request(transportRequest), abort);
       const text = await readBounded(
         res,
         res.status >= 200 && res.status < 300 ? MAX_ANSWER_BYTES : MAX_ERROR_BODY_BYTES,
@@ -154,7 +187,7 @@ export class ServiceHttp {
   async #withTimeout<T>(
     req: ServiceRequest,
     external: AbortSignal | undefined,
-    run: (r: TransportRequest) => Promise<T>,
+    run: (r: TransportRequest, abort: () => void) => Promise<T>,
     keepLinked = false,
   ): Promise<T> {
     const controller = new AbortController();
@@ -181,7 +214,7 @@ export class ServiceHttp {
         headers['content-type'] = 'application/json';
       }
       const url = serviceUrl(this.#s.baseUrl, req.path);
-      return await run({ method: req.method, url, headers, body, signal: controller.signal });
+      return await run({ method: req.method, url, headers, body, signal: controller.signal }, () => controller.abort());
     } catch (err) {
       if (err instanceof VaneError) throw err;
       if (timedOut) {
@@ -254,11 +287,12 @@ export class ServiceHttp {
         }
         return new UnexpectedResponseError(`${operation}: forbidden (403)${said}`, 403, opts);
       case 404:
+        // Only a Vane service gets here (see #fromVane): a 404 is its own "unknown slug" (or unknown secret).
         if (operation === 'secret-write' && serverCode === 'not_found' && subject) {
           return new NotFoundError(`${operation}: ${subject} not found (404) on ${this.host}${said}`, opts);
         }
         return new NotFoundError(
-          `${operation}: not found (404): no service answers at ${this.host}; check the slug in baseUrl${said}`,
+          `${operation}: not found (404): the Vane service at ${this.host} has no service by the slug in baseUrl; check the slug (https://<slug>.…, or http://<slug>.localhost:<port> for the local server)${said}`,
           opts,
         );
       case 429: {

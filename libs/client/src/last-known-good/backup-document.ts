@@ -18,10 +18,14 @@
  *
  * @packageDocumentation
  */
-import { parseSnapshot, SnapshotFormatError, type Snapshot } from '../store/snapshot.js';
+import { exceedsJsonDepth } from '@vane/common';
+import { MAX_VALUE_DEPTH, parseSnapshot, SnapshotFormatError, type Snapshot } from '../store/snapshot.js';
 import { openPayload, sealPayload, SealBrokenError, type SealedPayload } from './backup-cipher.js';
 import type { BackupKey, BackupKeySource } from './backup-key.js';
 import { UnusableBackupError } from './unusable-backup-error.js';
+
+/** A snapshot's own levels (snapshot, group, entry) above its deepest allowed value. */
+const SNAPSHOT_DEPTH = MAX_VALUE_DEPTH + 3;
 
 /** The `format` member of every backup. */
 export const BACKUP_FORMAT = 'vane-last-known-good';
@@ -184,6 +188,9 @@ export function decodeBackup(text: string, identity: BackupIdentity): BackupCont
     throw new UnusableBackupError('malformed: "secrets" is not "sealed", "omitted" or "none"');
   const wire = doc['snapshot'];
   if (!isObject(wire)) throw new UnusableBackupError('malformed: "snapshot" is not an object');
+  // Checked before anything recursive (the authenticated data is stringified before the seal is opened).
+  if (exceedsJsonDepth(wire, SNAPSHOT_DEPTH))
+    throw new UnusableBackupError(`malformed: "snapshot" nests deeper than ${SNAPSHOT_DEPTH} levels`);
 
   let secretsWire: unknown = undefined;
   const { key } = identity;

@@ -1,6 +1,7 @@
 import {
   BillingOverdueError,
   InvalidArgumentError,
+  NotAVaneServiceError,
   NotFoundError,
   QuarantinedError,
   RateLimitedError,
@@ -30,6 +31,7 @@ describe('staleStartReason', () => {
     ],
     ['a token exchange answered 502', new TokenExchangeFailedError('token exchange failed: 502', 502), 'server-error'],
     ['a token exchange answered 429', new TokenExchangeFailedError('token exchange failed: 429', 429), 'rate-limited'],
+    ["a proxy's own 502 page", new NotAVaneServiceError('sync: no Vane service answers', 502), 'server-error'],
   ])('%s starts from the backup (%s → %s)', (_name, error, reason) => {
     expect(staleStartReason(error)).toBe(reason);
   });
@@ -37,6 +39,8 @@ describe('staleStartReason', () => {
   it.each([
     ['401 (a revoked key must stop the app)', new UnauthorizedError('sync: unauthorized (401)')],
     ['404 (a wrong slug)', new NotFoundError('sync: not found (404)')],
+    ['a 404 of something else (a wrong port)', new NotAVaneServiceError('sync: no Vane service answers', 404)],
+    ['a 200 of something else', new NotAVaneServiceError('sync: no Vane service answers', 200)],
     ['403', new UnexpectedResponseError('sync: forbidden (403)', 403)],
     ['400', new UnexpectedResponseError('sync: unexpected answer 400', 400)],
     ['a malformed snapshot (200)', new UnexpectedResponseError('sync: malformed snapshot', 200)],

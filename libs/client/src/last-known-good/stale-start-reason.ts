@@ -6,6 +6,7 @@
  */
 import {
   BillingOverdueError,
+  NotAVaneServiceError,
   QuarantinedError,
   RateLimitedError,
   TokenExchangeFailedError,
@@ -31,7 +32,8 @@ function fromStatus(status: number | undefined): StaleStartReason | undefined {
 
 /**
  * Classifies a failure of the start. 401 (a revoked key must stop the app),
- * 404 (a wrong slug), a 4xx that is not 429, a malformed answer, a local
+ * 404 (a wrong slug), a 4xx that is not 429, any answer but a 5xx or a 429 from
+ * something that is not a Vane service (a wrong port), a malformed answer, a local
  * problem (file secrets, options, workload identity not configured) and
  * anything unknown give `undefined`: the start fails as without a backup.
  *
@@ -46,6 +48,8 @@ export function staleStartReason(error: unknown): StaleStartReason | undefined {
     // A 5xx; not a 403 or a 400, and not a malformed answer (status 200), which a backup would only hide.
     return error.status !== undefined && error.status >= 500 && error.status <= 599 ? 'server-error' : undefined;
   }
+  // A proxy's own 502/503 page while the service is down is the same outage; a foreign 404 or 200 is a wrong baseUrl.
+  if (error instanceof NotAVaneServiceError) return fromStatus(error.status);
   if (error instanceof TokenExchangeFailedError) {
     // The exchange happens before the first sync: an unreachable or failing service there is
     // the same outage. A refusal (401, 403…) or a platform that gave no identity is not.

@@ -54,6 +54,34 @@ const map = (o: Record<string, ConfigValue>): ReadonlyMap<string, ConfigValue> =
 describe.each(libraries)('SchemaValidator with %s', (_name, trio) => {
   const schema = { configs: { 'db.pool.max': trio.poolMax, 'api.url': trio.url, 'http.timeout': trio.timeout } };
 
+  it('never echoes a rejected value in an issue or the start error (a config can be a connection string)', () => {
+    // Not a URL (no scheme, a space): every validator rejects it, and quotes it.
+    const connection = 'hunter2-TOPSECRET at db.internal 5432/shop';
+    const validator = new SchemaValidator(schema);
+    let caught: unknown;
+    try {
+      validator.initial(map({ 'db.pool.max': -73519, 'api.url': connection }), 3);
+    } catch (err) {
+      caught = err;
+    }
+    const error = caught as ConfigInvalidError;
+    expect(error).toBeInstanceOf(ConfigInvalidError);
+    const texts = [error.message, String(error), ...error.invalid.flatMap((i) => i.issues)];
+    for (const text of texts) {
+      expect(text).not.toContain('73519');
+      expect(text).not.toContain('hunter2');
+      expect(text).not.toContain('db.internal');
+    }
+    expect(error.invalid.map((i) => i.key).sort()).toEqual(['api.url', 'db.pool.max']);
+    // Later updates: the same for the issues listeners and logs get.
+    const later = new SchemaValidator(schema);
+    later.initial(map({ 'db.pool.max': 5, 'api.url': 'https://ok.example/' }), 1);
+    const result = later.update(map({ 'db.pool.max': -73519, 'api.url': connection }), 2);
+    const issues = result.invalid.flatMap((i) => i.issues).join(' | ');
+    expect(issues).not.toMatch(/73519|hunter2|db\.internal/);
+    expect(result.invalid).toHaveLength(2);
+  });
+
   it('serves transformed outputs and defaults, and passes keys outside the schema through', () => {
     const validator = new SchemaValidator(schema);
     const out = validator.initial(map({ 'db.pool.max': '20', 'api.url': 'https://x.example/', other: [1] }), 1);

@@ -5,8 +5,9 @@
  *
  * @packageDocumentation
  */
+import { scrubValue } from './scrub-value.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { jsonEqual } from '../store/change-event.js';
+import { jsonEqual } from '@vane/common';
 import { ConfigInvalidError, InvalidArgumentError } from '../errors.js';
 import { redactText } from '../util/redact.js';
 import type { ConfigValue } from '../store/snapshot.js';
@@ -29,12 +30,13 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
-function describeIssue(issue: StandardSchemaV1.Issue): string {
+function describeIssue(issue: StandardSchemaV1.Issue, value: unknown): string {
   const path = (issue.path ?? [])
     .map((segment) => (typeof segment === 'object' && segment !== null ? segment.key : segment))
     .map(String)
     .join('.');
-  return redactText(path === '' ? issue.message : `${path}: ${issue.message}`);
+  const message = scrubValue(redactText(issue.message), value);
+  return path === '' ? message : `${path}: ${message}`;
 }
 
 /** Validates config snapshots against a {@link VaneSchema}, remembering each key's last valid output. */
@@ -144,7 +146,10 @@ export class SchemaValidator {
       else this.#lastValid.set(key, result.value);
       return this.#invalid.delete(key) ? 'recovered' : undefined;
     }
-    const issues = result.issues.length > 0 ? result.issues.map(describeIssue) : ['rejected by its validator'];
+    const issues =
+      result.issues.length > 0
+        ? result.issues.map((issue) => describeIssue(issue, value))
+        : ['rejected by its validator'];
     return this.#markInvalid(key, value === undefined ? ['missing (required)', ...issues] : issues, revision);
   }
 

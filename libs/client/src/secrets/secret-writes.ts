@@ -45,7 +45,7 @@ export class SecretWriter {
   ) {}
 
   /** `PUT /v1/secrets/{key}`. */
-  set(key: string, value: string, options: SetSecretOptions): Promise<SecretWriteResult> {
+  async set(key: string, value: string, options: SetSecretOptions): Promise<SecretWriteResult> {
     this.#check(key);
     if (typeof value !== 'string')
       throw new InvalidArgumentError(
@@ -72,7 +72,7 @@ export class SecretWriter {
   }
 
   /** `DELETE /v1/secrets/{key}`. */
-  delete(key: string): Promise<void> {
+  async delete(key: string): Promise<void> {
     this.#check(key);
     return this.#send('DELETE', `v1/secrets/${encodeURIComponent(key)}`, undefined, `secret "${key}"`).then(
       () => undefined,
@@ -80,7 +80,7 @@ export class SecretWriter {
   }
 
   /** `DELETE /v1/secrets/{key}/versions/{version}`. */
-  deleteVersion(key: string, version: number): Promise<void> {
+  async deleteVersion(key: string, version: number): Promise<void> {
     this.#check(key);
     if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) {
       throw new InvalidArgumentError(

@@ -1,4 +1,5 @@
-import { diffSnapshots, jsonEqual } from './change-event.js';
+import { jsonEqual } from '@vane/common';
+import { diffSnapshots } from './change-event.js';
 import { parseSnapshot } from './snapshot.js';
 
 const snap = (

@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { jsonEqual } from '@vane/common';
 import type { ConfigValue, SecretType, Snapshot } from './snapshot.js';
 
 /**
@@ -44,30 +45,6 @@ export type ChangeEvent = ConfigChangeEvent | FlagChangeEvent | SecretChangeEven
 
 /** Listener given to `client.onChange`. Exceptions it throws are logged, never propagated. */
 export type ChangeListener = (event: ChangeEvent) => void;
-
-/**
- * Structural equality of JSON values (arrays by content, numbers by value).
- *
- * @returns true when `a` and `b` are the same JSON value.
- */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
-    if (!jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
-  }
-  return true;
-}
 
 function diffGroup<T, V>(
   before: ReadonlyMap<string, T>,

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { exceedsJsonDepth } from '@vane/common';
 
 /** A config value: JSON string, number, boolean, array or null (never an object). */
 export type ConfigValue = string | number | boolean | null | readonly JsonValue[];
@@ -153,15 +154,10 @@ function parseConfigValue(v: unknown, path: string): ConfigValue {
 /** Deepest nesting of arrays and objects a config value may have (far beyond any real config). */
 export const MAX_VALUE_DEPTH = 100;
 
-/** Refuses a value nested past {@link MAX_VALUE_DEPTH}, walking it without recursion (no stack overflow). */
+/** Refuses a value nested past {@link MAX_VALUE_DEPTH} (measured without recursion: no stack overflow). */
 function checkDepth(root: unknown, path: string): void {
-  const stack: [unknown, number][] = [[root, 1]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth > MAX_VALUE_DEPTH) throw new SnapshotFormatError(path, `nested deeper than ${MAX_VALUE_DEPTH} levels`);
-    for (const inner of Object.values(value)) stack.push([inner, depth + 1]);
-  }
+  if (exceedsJsonDepth(root, MAX_VALUE_DEPTH))
+    throw new SnapshotFormatError(path, `nested deeper than ${MAX_VALUE_DEPTH} levels`);
 }
 
 function parseTimestamp(v: unknown, path: string): string | null {

@@ -4,25 +4,15 @@
  * @packageDocumentation
  */
 
+import { redactKey } from '@vane/common';
+
+export { redactKey };
+
 const KEY_PATTERN = /\b(sv[sp]_)[A-Za-z0-9._~+/=-]+/g;
 const BEARER_PATTERN = /(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
 // A JWT (session token, platform identity token) or base64 of a JSON object (the signed AWS
 // request sent as a platform token): both start with `eyJ`, the encoding of `{"`.
 const TOKEN_PATTERN = /\beyJ[A-Za-z0-9._~+/=-]{8,}/g;
-
-/**
- * Redacts an API key for logs and messages: `svs_…abcd` (prefix, an ellipsis
- * and the last four characters). Keys too short to keep four characters
- * safely show only their prefix (`svs_…`).
- *
- * @param key - the key, valid or not.
- * @returns the redacted form; never the key itself.
- */
-export function redactKey(key: string): string {
-  const prefix = key.slice(0, 4);
-  if (key.length < 16) return `${prefix}…`;
-  return `${prefix}…${key.slice(-4)}`;
-}
 
 /**
  * Replaces every API key (`svs_…`, `svp_…`), bearer token and JWT (or other

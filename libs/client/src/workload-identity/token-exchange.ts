@@ -6,7 +6,7 @@
 import type { CredentialsContext } from '../http/credentials.js';
 import { TokenExchangeFailedError, TransportError } from '../errors.js';
 import { redactText, sanitizeCause } from '../util/redact.js';
-import { serviceUrl } from '../http/service-http.js';
+import { notAVaneService, PROTOCOL_HEADER, serviceUrl } from '../http/service-http.js';
 import type { WorkloadIdentityProvider } from './workload-identity-options.js';
 
 /** A session as the exchange answers it. */
@@ -20,7 +20,8 @@ export interface Session {
 /**
  * Exchanges a platform identity for a session, within the client's timeout.
  *
- * @throws TokenExchangeFailedError - on any non-2xx (with `status`), a malformed answer, or a network failure (`cause` is a `TransportError`).
+ * @throws TokenExchangeFailedError - on any non-2xx (with `status`), a malformed answer, an answer that is not the
+ *   service's (no `Vane-Protocol` header; `cause` is a `NotAVaneServiceError`), or a network failure (`cause` is a `TransportError`).
  */
 export async function exchangeToken(
   ctx: CredentialsContext,
@@ -47,8 +48,14 @@ export async function exchangeToken(
       signal: controller.signal,
     });
     status = res.status;
+    if (res.header(PROTOCOL_HEADER) === undefined) {
+      controller.abort(); // not the service's answer: left unread
+      const cause = notAVaneService('token exchange', ctx.baseUrl, status);
+      throw new TokenExchangeFailedError(`token exchange (${provider}) failed: ${cause.message}`, { status, cause });
+    }
     text = await res.text();
   } catch (error) {
+    if (error instanceof TokenExchangeFailedError) throw error;
     const cause = timedOut
       ? new TransportError(`token exchange: no complete answer from ${host} within ${ctx.timeoutMs} ms`, {
           timedOut: true,

@@ -5,6 +5,8 @@ export interface FakeResponse {
   status: number;
   headers?: Record<string, string>;
   body?: string | StreamBody;
+  /** An answer of something that is not a Vane service: sent without the `Vane-Protocol` header. */
+  foreign?: boolean;
 }
 
 export type FakeHandler = (req: TransportRequest) => FakeResponse | Promise<FakeResponse>;
@@ -61,7 +63,13 @@ export class FakeTransport implements Transport {
     this.requests.push(req);
     if (req.signal.aborted) throw Object.assign(new Error('aborted'), { name: 'AbortError' });
     const res = await this.handler(req);
-    const headers = Object.fromEntries(Object.entries(res.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    // Every answer of a Vane service carries `Vane-Protocol` (PROTOCOL §3); `foreign` answers lack it.
+    const headers = Object.fromEntries(
+      Object.entries({ ...(res.foreign ? {} : { 'vane-protocol': '1' }), ...res.headers }).map(([k, v]) => [
+        k.toLowerCase(),
+        v,
+      ]),
+    );
     const body = res.body ?? '';
     if (body instanceof StreamBody) body.signal = req.signal;
     const iterable: AsyncIterable<Uint8Array> =

@@ -138,9 +138,10 @@ export class FaultProxy {
   }
 }
 
-/** A raw HTTP/1.1 response the proxy can answer with. */
+/** A raw HTTP/1.1 response the proxy can answer with, as the service would (with `Vane-Protocol`). */
 export function rawResponse(status: number, body: string, headers: Record<string, string> = {}): string {
   const all = {
+    'vane-protocol': '1',
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(body)),
     connection: 'close',

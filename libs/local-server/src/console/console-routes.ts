@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { guessAdminToken, tooManyGuesses, type AdminTokenContext } from '../http/admin-token.js';
+import { sendError } from '../http/http-io.js';
 import type { ConsoleAssets } from './console-assets.js';
 import type { ConsoleFeed } from './console-feed.js';
 import { setConsoleHeaders } from './console-headers.js';
@@ -13,12 +15,14 @@ export interface ConsoleRuntime {
 }
 
 /** What the console routes need from the server. */
-export interface ConsoleRouteContext extends ConsoleSource {
+export interface ConsoleRouteContext extends ConsoleSource, AdminTokenContext {
   readonly console: ConsoleRuntime;
-  readonly adminToken: string;
 }
 
-/** Sends a request on to the admin API (`/admin/v1/...`); its answer is the console's answer. */
+/**
+ * Sends a request on to the admin API (`/admin/v1/...`) as the console, whose
+ * session stands in for the admin token; its answer is the console's answer.
+ */
 export type AdminForwarder = (adminSegments: string[]) => Promise<void>;
 
 /** Login forms are small; anything larger is not one. */
@@ -55,7 +59,7 @@ export async function handleConsoleRoute(
     return session ? sendAsset(ctx, res, 'index.html') : redirect(res, '/console/login');
   }
   if (page === 'login' && rest.length === 0) {
-    if (method === 'GET') return session ? redirect(res, '/console/') : sendLoginPage(ctx, res, 200, false);
+    if (method === 'GET') return session ? redirect(res, '/console/') : sendLoginPage(ctx, res, 200);
     if (method === 'POST') return login(ctx, req, res);
   }
   if (page === 'logout' && rest.length === 0 && method === 'POST') {
@@ -97,11 +101,8 @@ async function api(
   }
   const [first, slug, collection, key, sub, version, action, ...rest] = segments.map(decode);
 
-  if (first === 'admin' && slug === 'v1') {
-    // The page never holds the admin token: the session stands in for it here.
-    req.headers['authorization'] = `Bearer ${ctx.adminToken}`;
-    return forwardToAdmin(segments);
-  }
+  // The page never holds the admin token: the session, checked above, stands in for it.
+  if (first === 'admin' && slug === 'v1') return forwardToAdmin(segments);
   if (method === 'GET' && segments.length === 1) {
     if (first === 'session') {
       return sendJson(res, 200, {
@@ -140,8 +141,21 @@ async function api(
 async function login(ctx: ConsoleRouteContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const form = await readForm(req, res);
   if (form === undefined) return;
-  const session = ctx.console.sessions.login(form.get('token')?.trim() ?? '');
-  if (!session) return sendLoginPage(ctx, res, 401, true);
+  const guess = guessAdminToken(ctx, req, form.get('token')?.trim() ?? '');
+  if (guess.outcome === 'throttled') {
+    const refusal = tooManyGuesses(guess.retryAfterSeconds);
+    // A browser posting the form reads the login page again; anything else gets the protocol's error body.
+    if (!/\btext\/html\b/.test(req.headers.accept ?? '')) return sendError(res, refusal);
+    res.setHeader('retry-after', String(guess.retryAfterSeconds));
+    return sendLoginPage(
+      ctx,
+      res,
+      429,
+      `Too many wrong tokens from your address. The next one is checked in ${guess.retryAfterSeconds} s.`,
+    );
+  }
+  if (guess.outcome === 'wrong') return sendLoginPage(ctx, res, 401, 'That is not the admin token. Try again.');
+  const session = ctx.console.sessions.login();
   res.setHeader('set-cookie', ctx.console.sessions.cookieFor(session));
   redirect(res, '/console/');
 }
@@ -175,16 +189,15 @@ async function readForm(req: IncomingMessage, res: ServerResponse): Promise<URLS
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
-function sendLoginPage(ctx: ConsoleRouteContext, res: ServerResponse, status: number, failed: boolean): void {
+/** The login form, with `error` (plain text of ours, never anything the client sent) above it when given. */
+function sendLoginPage(ctx: ConsoleRouteContext, res: ServerResponse, status: number, error?: string): void {
   const asset = ctx.console.assets.get('login.html')!;
-  const html = failed
-    ? asset.body
-        .toString('utf8')
-        .replace(
-          LOGIN_ERROR_MARKER,
-          '<p class="alert" role="alert" id="login-error">That is not the admin token. Try again.</p>',
-        )
-    : asset.body;
+  const html =
+    error === undefined
+      ? asset.body
+      : asset.body
+          .toString('utf8')
+          .replace(LOGIN_ERROR_MARKER, `<p class="alert" role="alert" id="login-error">${error}</p>`);
   res.writeHead(status, { 'content-type': asset.contentType });
   res.end(html);
 }

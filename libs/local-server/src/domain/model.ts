@@ -45,6 +45,23 @@ export interface FlagDefinition {
   ab?: AbRule;
 }
 
+/** The members of a flag definition, in their documented order (PROTOCOL §10). */
+export type FlagMember = 'is_enabled' | 'starts_at' | 'ends_at' | 'ab';
+
+/**
+ * A partial update of a flag (`PATCH`): the members given change, the others
+ * stay as they are; `ab: null` removes the A/B rule, `starts_at: null` or
+ * `ends_at: null` removes that end of the schedule.
+ */
+export interface FlagPatch {
+  is_enabled?: boolean;
+  /** RFC 3339 UTC, or null for unbounded. */
+  starts_at?: string | null;
+  /** RFC 3339 UTC, or null for unbounded. */
+  ends_at?: string | null;
+  ab?: AbRule | null;
+}
+
 /** A secret's type. */
 export type SecretType = 'text' | 'file';
 

@@ -11,8 +11,13 @@ interface Bucket {
   ratePerMinute: number;
 }
 
-/** What {@link KeyRateLimiter.take} decided. */
+/** What {@link KeyRateLimiter.take} (or another limiter) decided. */
 export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/** A wait in milliseconds as a `Retry-After` value: whole seconds, rounded up, at least 1. */
+export function retryAfterSeconds(waitMs: number): number {
+  return Math.max(1, Math.ceil(waitMs / 1000));
+}
 
 /**
  * A token bucket per string key: capacity `ratePerMinute`, refilled at
@@ -55,8 +60,7 @@ export class KeyRateLimiter {
       return { allowed: true };
     }
     this.buckets.set(key, { tokens, updatedMs: nowMs, ratePerMinute });
-    const waitMs = ((1 - tokens) * MINUTE_MS) / ratePerMinute;
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+    return { allowed: false, retryAfterSeconds: retryAfterSeconds(((1 - tokens) * MINUTE_MS) / ratePerMinute) };
   }
 
   /** Drops every bucket that is full again at `nowMs`. `take` calls it often enough on its own. */

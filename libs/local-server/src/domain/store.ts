@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { jsonEqual } from '@vane/common';
 import type { Clock, TimerHandle } from './clock.js';
 import type {
   AuditAction,
@@ -72,10 +73,7 @@ export function computeIsActive(flag: FlagDefinition, nowMs: number): boolean {
   return true;
 }
 
-/** A key shown as `svs_…abcd`: enough to tell keys apart, too little to use one. */
-export function redactKey(key: string): string {
-  return `${key.slice(0, 4)}…${key.length > 12 ? key.slice(-4) : ''}`;
-}
+export { redactKey } from '@vane/common';
 
 /** The value a secret serves: its highest remaining version. */
 export function currentVersion(record: SecretRecord): SecretRecord['versions'][number] {
@@ -209,7 +207,7 @@ export class Store {
   /** Sets a config value. */
   setConfig(slug: string, key: string, value: ConfigValue): number {
     const service = this.requireService(slug);
-    if (service.configs.has(key) && sameJson(service.configs.get(key), value)) return service.revision;
+    if (service.configs.has(key) && jsonEqual(service.configs.get(key), value)) return service.revision;
     service.configs.set(key, value);
     return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY }, (revision) => ({
       type: 'config',
@@ -235,7 +233,7 @@ export class Store {
   /** Creates or replaces a flag; its `is_active` and schedule are recomputed. */
   setFlag(slug: string, key: string, flag: FlagDefinition): number {
     const service = this.requireService(slug);
-    if (service.flags.has(key) && sameJson(service.flags.get(key), flag)) return service.revision;
+    if (service.flags.has(key) && jsonEqual(service.flags.get(key), flag)) return service.revision;
     service.flags.set(key, flag);
     this.published.get(slug)!.set(key, computeIsActive(flag, this.clock.now()));
     const revision = this.commit(
@@ -339,11 +337,27 @@ export class Store {
     }));
   }
 
-  /** Changes any of the tenant's settings. */
+  /**
+   * Changes any of the tenant's settings. Turning the A/B add-on on or off
+   * changes every A/B answer (PROTOCOL §7), so each service with flags moves
+   * to a new revision whose patch carries every flag's record.
+   */
   setTenant(patch: Partial<TenantState>): Readonly<TenantState> {
+    const addonTurned = patch.ab_addon !== undefined && patch.ab_addon !== this.data.tenant.ab_addon;
     Object.assign(this.data.tenant, patch);
     this.listeners.mutation?.({ type: 'tenant', tenant: { ...this.data.tenant } });
     this.listeners.tenantChanged?.(this.data.tenant);
+    if (addonTurned) {
+      for (const [slug, service] of this.data.services) {
+        if (service.flags.size === 0) continue;
+        const flags = new Set(service.flags.keys());
+        this.commit(slug, { service: false, configs: EMPTY, flags, secrets: EMPTY }, (revision) => ({
+          type: 'revision',
+          slug,
+          revision,
+        }));
+      }
+    }
     return this.data.tenant;
   }
 
@@ -459,8 +473,4 @@ export class Store {
 
 function keyType(key: string): 'secret' | 'public' {
   return key.startsWith('svs_') ? 'secret' : 'public';
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }

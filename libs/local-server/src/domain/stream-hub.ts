@@ -8,6 +8,12 @@ export interface StreamHubOptions {
   /** Patches kept per service for `Last-Event-ID` replay. */
   historySize: number;
   /**
+   * Bytes of patches kept per service for replay (the encoded events of both
+   * audiences); the oldest go first, so one large value rewritten many times
+   * costs bounded memory. A single patch larger than this is kept by no one.
+   */
+  historyBytes: number;
+  /**
    * Bytes a connection may have queued before it is dropped as a slow consumer;
    * its memory stays under this plus one event.
    */
@@ -39,6 +45,20 @@ export interface StreamStats {
   streams: number;
   /** Connections dropped because they did not read fast enough. */
   droppedSlowConsumers: number;
+  /** Bytes of patches kept for `Last-Event-ID` replay, every service together. */
+  historyBytes: number;
+}
+
+/** The replay history of one service, oldest patch first. */
+interface History {
+  readonly patches: PublishedPatch[];
+  /** The bytes of every frame of `patches`. */
+  bytes: number;
+}
+
+/** What a patch costs the history: its frames for every audience. */
+function patchBytes(patch: PublishedPatch): number {
+  return patch.frames.secret.length + patch.frames.public.length;
 }
 
 /** Formats one SSE event. `data` must be a single line (JSON.stringify guarantees it). */
@@ -55,7 +75,8 @@ const PING_FRAME = Buffer.from(': ping\n\n');
  */
 export class StreamHub {
   private readonly bySlug = new Map<string, Set<StreamConnection>>();
-  private readonly history = new Map<string, PublishedPatch[]>();
+  private readonly history = new Map<string, History>();
+  private historyTotal = 0;
   /** The last revision sent per service. */
   private readonly revisions = new Map<string, number>();
   private pingTimer: NodeJS.Timeout | undefined;
@@ -118,9 +139,17 @@ export class StreamHub {
   publish(slug: string, patch: PublishedPatch): void {
     this.revisions.set(slug, patch.revision);
     let history = this.history.get(slug);
-    if (!history) this.history.set(slug, (history = []));
-    history.push(patch);
-    if (history.length > this.options.historySize) history.splice(0, history.length - this.options.historySize);
+    if (!history) this.history.set(slug, (history = { patches: [], bytes: 0 }));
+    history.patches.push(patch);
+    history.bytes += patchBytes(patch);
+    this.historyTotal += patchBytes(patch);
+    // Oldest first; a client whose Last-Event-ID went with them resyncs.
+    const { historySize, historyBytes } = this.options;
+    while (history.patches.length > historySize || (history.bytes > historyBytes && history.patches.length > 0)) {
+      const dropped = patchBytes(history.patches.shift()!);
+      history.bytes -= dropped;
+      this.historyTotal -= dropped;
+    }
     const set = this.bySlug.get(slug);
     if (!set) return;
     for (const connection of set) this.write(connection, patch.frames[connection.audience]);
@@ -147,11 +176,11 @@ export class StreamHub {
 
   /** Current counters. */
   stats(): StreamStats {
-    return { streams: this.count, droppedSlowConsumers: this.dropped };
+    return { streams: this.count, droppedSlowConsumers: this.dropped, historyBytes: this.historyTotal };
   }
 
   private replayable(slug: string, lastEventId: number, currentRevision: number): PublishedPatch[] | undefined {
-    const history = this.history.get(slug);
+    const history = this.history.get(slug)?.patches;
     if (!history || lastEventId > currentRevision) return undefined;
     const start = history.findIndex((p) => p.base === lastEventId);
     if (start === -1) return undefined;

@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serializeTrust } from '../domain/trust-validation.js';
+import { guessAdminToken, tooManyGuesses } from './admin-token.js';
 import { HttpError } from './http-error.js';
 import { objectBody, parseBody } from './request-bodies.js';
 import { decodeSegment, readJsonBody, sendJsonPayload } from './http-io.js';
@@ -11,15 +11,18 @@ const ADMIN_ACTOR = 'admin';
 
 /**
  * Serves the admin API under `/admin/v1/` (PROTOCOL §10), which stands in for
- * the management console. It answers at any host, behind the admin token.
+ * the management console. It answers at any host, behind the admin token,
+ * except for the web console's own calls (`viaConsole`): its session, checked
+ * before, stands in for the token.
  */
 export async function handleAdminRoute(
   ctx: ServerContext,
   req: IncomingMessage,
   res: ServerResponse,
   segments: string[],
+  { viaConsole = false }: { viaConsole?: boolean } = {},
 ): Promise<void> {
-  checkAdminToken(ctx, req);
+  if (!viaConsole) checkAdminToken(ctx, req);
   const method = req.method ?? 'GET';
   const [, , resource, rawSlug, collection, rawKey, sub, rawVersion, ...rest] = segments; // 'admin', 'v1', ...
   const { store, admin } = ctx;
@@ -80,8 +83,13 @@ export async function handleAdminRoute(
       return await answer(ctx, res, 200, { revision: store.service(slug)!.revision });
     case 'DELETE configs':
       return await answer(ctx, res, 200, { revision: admin.deleteConfig(slug, key) });
-    case 'PUT flags':
-      return await answer(ctx, res, 200, { revision: admin.setFlag(slug, key, await readJsonBody(req)) });
+    case 'PUT flags': {
+      const { revision, removed } = admin.setFlag(slug, key, await readJsonBody(req));
+      if (removed.length === 0) return await answer(ctx, res, 200, { revision });
+      return await answer(ctx, res, 200, { revision, removed, warning: replacedWarning(removed) });
+    }
+    case 'PATCH flags':
+      return await answer(ctx, res, 200, { revision: admin.patchFlag(slug, key, await readJsonBody(req)) });
     case 'DELETE flags':
       return await answer(ctx, res, 200, { revision: admin.deleteFlag(slug, key) });
     case 'PUT secrets': {
@@ -107,17 +115,25 @@ async function answer(ctx: ServerContext, res: ServerResponse, status: number, b
   sendJsonPayload(res, status, payload);
 }
 
+/** Lets the request through with the right bearer token; 401 otherwise, 429 while its address must wait. */
 function checkAdminToken(ctx: ServerContext, req: IncomingMessage): void {
-  const header = req.headers.authorization ?? '';
-  const match = /^Bearer\s+(.+)$/i.exec(header);
-  // Compare digests so the comparison takes the same time whatever the guess.
-  const given = createHash('sha256')
-    .update(match?.[1]?.trim() ?? '')
-    .digest();
-  const wanted = createHash('sha256').update(ctx.adminToken).digest();
-  if (!match || !timingSafeEqual(given, wanted)) {
-    throw HttpError.unauthorized('the admin API needs "Authorization: Bearer <admin token>"');
+  const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+  // No token at all is no guess: refused, and not counted.
+  if (given !== undefined) {
+    const guess = guessAdminToken(ctx, req, given);
+    if (guess.outcome === 'right') return;
+    if (guess.outcome === 'throttled') throw tooManyGuesses(guess.retryAfterSeconds);
   }
+  throw HttpError.unauthorized('the admin API needs "Authorization: Bearer <admin token>"');
+}
+
+/** What a `PUT` that left out members the flag had did, in words (the answer's `warning`). */
+function replacedWarning(removed: readonly string[]): string {
+  const names = removed.join(' and ');
+  return (
+    `PUT replaces the whole flag: ${names} ${removed.length === 1 ? 'was' : 'were'} not in the body and ` +
+    `${removed.length === 1 ? 'is' : 'are'} now removed. PATCH changes only the members it names.`
+  );
 }
 
 function notFound(req: IncomingMessage): HttpError {

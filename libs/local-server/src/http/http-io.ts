@@ -32,7 +32,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
       `the request body is not valid JSON (${describeJsonSyntaxError(text, 'the body').replace(/^invalid JSON:? ?/, '')})`,
     );
   }
-  if (exceedsJsonDepth(body)) {
+  if (exceedsJsonDepth(body, MAX_JSON_DEPTH)) {
     throw HttpError.invalid(`the request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
   }
   return body;

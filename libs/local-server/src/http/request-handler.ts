@@ -22,10 +22,19 @@ export function createRequestHandler(
   };
 }
 
+/**
+ * The header that tells a client a Vane service answered (PROTOCOL §3). Set
+ * before routing, so every answer of the service carries it: 2xx, 304, each
+ * error, the 404 of an unknown slug or route. The admin API and the console
+ * are the server's own, not the service's.
+ */
+const PROTOCOL_HEADER = 'vane-protocol';
+
 async function route(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (!req.headers.host) throw HttpError.invalid('the Host header is required');
   const path = (req.url ?? '/').split('?')[0]!;
   const segments = path.split('/').slice(1);
+  if (segments[0] !== 'admin' && segments[0] !== 'console') res.setHeader(PROTOCOL_HEADER, '1');
+  if (!req.headers.host) throw HttpError.invalid('the Host header is required');
   if (segments[0] === 'v1') {
     allowBrowsers(res);
     if (req.method === 'OPTIONS') return answerPreflight(res);
@@ -34,7 +43,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
   if (segments[0] === 'admin' && segments[1] === 'v1') return handleAdminRoute(ctx, req, res, segments);
   if (segments[0] === 'console') {
     return handleConsoleRoute(ctx, req, res, segments, (adminSegments) =>
-      handleAdminRoute(ctx, req, res, adminSegments),
+      handleAdminRoute(ctx, req, res, adminSegments, { viaConsole: true }),
     );
   }
   throw HttpError.notFound(`no route ${req.method ?? 'GET'} ${path}: every route lives under /v1/`);
@@ -48,7 +57,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
  */
 function allowBrowsers(res: ServerResponse): void {
   res.setHeader('access-control-allow-origin', '*');
-  res.setHeader('access-control-expose-headers', 'ETag, Retry-After');
+  res.setHeader('access-control-expose-headers', 'ETag, Retry-After, Vane-Protocol');
 }
 
 /** The CORS preflight of a `/v1/` route: 204 naming what a browser may send. */

@@ -2,6 +2,7 @@ import type { AdminApi } from '../admin-api.js';
 import type { ChangeLog } from '../domain/change-log.js';
 import type { Clock } from '../domain/clock.js';
 import type { ConsoleRuntime } from '../console/console-routes.js';
+import type { FailedAttemptThrottle } from '../domain/failed-attempt-throttle.js';
 import type { KeyRateLimiter } from '../domain/rate-limiter.js';
 import type { SnapshotRenderer } from '../domain/snapshot-renderer.js';
 import type { SessionTokens } from '../domain/session-tokens.js';
@@ -22,6 +23,8 @@ export interface ServerContext {
   readonly limiter: KeyRateLimiter;
   readonly clock: Clock;
   readonly adminToken: string;
+  /** Slows down wrong guesses of the admin token per client address; undefined when turned off. */
+  readonly authThrottle: FailedAttemptThrottle | undefined;
   /** Issues and verifies workload-identity sessions. */
   readonly sessions: SessionTokens;
   /** Verifies Kubernetes, GCP and Azure platform JWTs. */

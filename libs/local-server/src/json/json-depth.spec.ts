@@ -12,7 +12,7 @@ describe('exceedsJsonDepth', () => {
     [`${MAX_JSON_DEPTH + 1} nested arrays exceed`, nested(MAX_JSON_DEPTH + 1), true],
     ['200,000 nested arrays exceed, without overflowing the stack', nested(200_000), true],
   ])('%s', (_name, value, expected) => {
-    expect(exceedsJsonDepth(value)).toBe(expected);
+    expect(exceedsJsonDepth(value, MAX_JSON_DEPTH)).toBe(expected);
   });
 
   it('counts objects and arrays alike, on any branch', () => {

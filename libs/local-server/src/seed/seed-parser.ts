@@ -94,7 +94,7 @@ const SECRET_MEMBERS = ['type', 'value', 'versions'];
  */
 export function parseServerData(json: unknown, source: string, options: ParseServerDataOptions = {}): ServerData {
   // Checked first, without recursion: the checks below recurse into config values.
-  if (exceedsJsonDepth(json)) {
+  if (exceedsJsonDepth(json, MAX_JSON_DEPTH)) {
     throw new SeedError(source, '', `arrays and objects are nested more than ${MAX_JSON_DEPTH} levels deep`);
   }
   try {

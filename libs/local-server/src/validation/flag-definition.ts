@@ -1,8 +1,16 @@
 /** Flag definitions and their A/B rules (PROTOCOL §10). */
 import * as v from 'valibot';
-import type { AbOperator, AbRule, FlagDefinition } from '../domain/model.js';
+import type { AbOperator, AbRule, FlagDefinition, FlagMember, FlagPatch } from '../domain/model.js';
 import { describeType, quote } from './json-type.js';
-import { booleanSchema, membersSchema, percentageSchema, stringArraySchema, stringSchema } from './primitives.js';
+import {
+  booleanSchema,
+  knownMembersOnly,
+  membersSchema,
+  objectSchema,
+  percentageSchema,
+  stringArraySchema,
+  stringSchema,
+} from './primitives.js';
 import { checkSchema } from './schema-check.js';
 import { timestampSchema } from './timestamp.js';
 
@@ -71,6 +79,53 @@ export const flagDefinitionSchema = v.pipe(
     return flag;
   }),
 );
+
+/** The members a flag definition has, in their documented order; a `PATCH` names any of them. */
+export const FLAG_MEMBERS: ReadonlyArray<FlagMember> = Object.freeze(['is_enabled', 'starts_at', 'ends_at', 'ab']);
+
+/**
+ * A flag update (PROTOCOL §10, `PATCH`): any of `is_enabled` (boolean),
+ * `starts_at` and `ends_at` (timestamp or null) and `ab` (a rule, or null to
+ * remove it), at least one. Each member is checked as in
+ * {@link flagDefinitionSchema}. Unlike a definition, unknown members are
+ * refused by name (a copied `is_active`, a typo such as `enabled`): a patch
+ * that changed nothing it was meant to would pass unnoticed. The output holds
+ * only the members present; whether the flag it makes is whole (`ends_at`
+ * after `starts_at`) is checked on the result, see {@link applyFlagPatch}.
+ */
+export const flagPatchSchema = v.pipe(
+  objectSchema,
+  knownMembersOnly(FLAG_MEMBERS),
+  v.check(
+    (patch) => FLAG_MEMBERS.some((member) => patch[member] !== undefined),
+    `must name at least one of ${FLAG_MEMBERS.join(', ')}`,
+  ),
+  membersSchema({
+    is_enabled: v.optional(booleanSchema),
+    starts_at: v.optional(timestampSchema),
+    ends_at: v.optional(timestampSchema),
+    ab: v.optional(v.nullable(abRuleSchema)),
+  }),
+  v.transform((patch): FlagPatch => patch),
+);
+
+/** Parses a flag update (see {@link flagPatchSchema}). */
+export function parseFlagPatch(value: unknown, path: string): FlagPatch {
+  return checkSchema(flagPatchSchema, value, path);
+}
+
+/**
+ * The flag `patch` makes of `flag`: the members it names replaced, `ab: null`
+ * removing the rule. The result is checked as a whole definition, so a patch
+ * that moves `ends_at` before the flag's `starts_at` is refused at `path.ends_at`.
+ *
+ * @throws ValidationError when the result is not a valid flag.
+ */
+export function applyFlagPatch(flag: FlagDefinition, patch: FlagPatch, path: string): FlagDefinition {
+  const merged: Record<string, unknown> = { ...flag };
+  for (const member of FLAG_MEMBERS) if (patch[member] !== undefined) merged[member] = patch[member];
+  return parseFlagDefinition(merged, path);
+}
 
 /** Parses a flag's A/B rule (see {@link abRuleSchema}). */
 export function parseAbRule(value: unknown, path: string): AbRule {

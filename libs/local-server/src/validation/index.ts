@@ -51,10 +51,14 @@ export { formatTimestamp, parseTimestamp, timestampSchema } from './timestamp.js
 export { configValueSchema, parseConfigValue } from './config-value.js';
 export {
   AB_OPERATORS,
+  FLAG_MEMBERS,
   abRuleSchema,
+  applyFlagPatch,
   flagDefinitionSchema,
+  flagPatchSchema,
   parseAbRule,
   parseFlagDefinition,
+  parseFlagPatch,
 } from './flag-definition.js';
 export { keyTypeSchema, parseKeyType } from './key-type.js';
 export {

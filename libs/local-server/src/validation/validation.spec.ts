@@ -14,6 +14,8 @@ import {
   parseApiKey,
   parseConfigValue,
   parseFlagDefinition,
+  parseFlagPatch,
+  applyFlagPatch,
   parseInteger,
   parseKey,
   parseSecretType,
@@ -320,6 +322,50 @@ describe('parseFlagDefinition', () => {
   ])('refuses %j at %s', (value, path, problem) => {
     const error = rejection(() => parseFlagDefinition(value, 'flag'));
     expect([error.path, error.problem]).toEqual([path, problem]);
+  });
+});
+
+describe('flag patches', () => {
+  const flag = {
+    is_enabled: true,
+    starts_at: '2026-11-01T00:00:00Z',
+    ends_at: null,
+    ab: { percentage: 5, salt: 'x', cohorts: [] },
+  };
+
+  it('keeps only the members given, normalised', () => {
+    expect(parseFlagPatch({ ab: null, starts_at: '2026-11-01T01:00:00+01:00' }, 'f')).toStrictEqual({
+      starts_at: '2026-11-01T00:00:00Z',
+      ab: null,
+    });
+    expect(parseFlagPatch({ is_enabled: false, ends_at: undefined }, 'f')).toStrictEqual({ is_enabled: false });
+  });
+
+  it('applies what it names and nothing else; `ab: null` removes the rule', () => {
+    expect(applyFlagPatch(flag, { is_enabled: false }, 'f')).toStrictEqual({ ...flag, is_enabled: false });
+    expect(applyFlagPatch(flag, { ab: null, starts_at: null }, 'f')).toStrictEqual({
+      is_enabled: true,
+      starts_at: null,
+      ends_at: null,
+    });
+  });
+
+  it.each<[unknown, string, string]>([
+    [{}, 'f', 'must name at least one of is_enabled, starts_at, ends_at, ab'],
+    [{ enabled: true }, 'f', 'unknown member "enabled"; allowed: is_enabled, starts_at, ends_at, ab'],
+    [{ is_enabled: 1 }, 'f.is_enabled', 'must be a boolean, got a number'],
+    [{ ab: 'rule' }, 'f.ab', 'must be an object, got a string'],
+  ])('refuses %j at %s', (value, path, problem) => {
+    const error = rejection(() => parseFlagPatch(value, 'f'));
+    expect([error.path, error.problem]).toEqual([path, problem]);
+  });
+
+  it('checks the flag it makes as a whole', () => {
+    const error = rejection(() => applyFlagPatch(flag, { ends_at: '2026-10-01T00:00:00Z' }, 'f'));
+    expect([error.path, error.problem]).toEqual([
+      'f.ends_at',
+      'must be after starts_at (2026-11-01T00:00:00Z), got 2026-10-01T00:00:00Z',
+    ]);
   });
 });
 

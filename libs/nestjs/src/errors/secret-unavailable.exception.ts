@@ -1,7 +1,7 @@
 import { InternalServerErrorException } from '@nestjs/common';
 
 /** Why `@Secret()` could not inject a secret. */
-export type SecretUnavailableReason = 'absent' | 'public-key' | 'frontend-service';
+export type SecretUnavailableReason = 'absent' | 'public-key' | 'frontend-service' | 'not-available-yet';
 
 /**
  * Thrown by `@Secret()` when a required secret cannot be read: the request
@@ -33,7 +33,9 @@ export class SecretUnavailableException extends InternalServerErrorException {
         ? `${what} is not in the Vane snapshot: create it in the console, fix the key, or mark the parameter @Secret('${key}', { optional: true })`
         : reason === 'public-key'
           ? `${what} cannot be read: the Vane client uses a public key (svp_…), which never receives secrets; use a secret key (svs_…)`
-          : `${what} cannot be read: the Vane service is of kind "frontend", which never holds secrets`;
+          : reason === 'frontend-service'
+            ? `${what} cannot be read: the Vane service is of kind "frontend", which never holds secrets`
+            : `${what} is not available yet: the app started from a last-known-good backup without secrets, and the service has not answered since; it is served after the first successful sync`;
     super({ statusCode: 500, message: 'Internal server error' });
     this.name = 'SecretUnavailableException';
     this.key = key;

@@ -2,8 +2,11 @@ import { VaneNestError } from './vane-nest.error.js';
 
 /** One finding of the startup check. */
 export interface VaneStartupFinding {
-  /** `unknown-flag`, `unknown-secret` (or of the other type), or `secrets-unreadable` (public key, frontend service). */
-  readonly kind: 'unknown-flag' | 'unknown-secret' | 'secrets-unreadable';
+  /**
+   * `unknown-flag`, `unknown-secret` (or of the other type), `secrets-unreadable` (public key, frontend
+   * service), or `ab-context-missing` (an A/B flag in a module with no `abContext` option).
+   */
+  readonly kind: 'unknown-flag' | 'unknown-secret' | 'secrets-unreadable' | 'ab-context-missing';
   /** The key named in the decorator. */
   readonly key: string;
   /** Where: `Controller.method`, or `Controller` for a class-level decorator. */
@@ -14,8 +17,9 @@ export interface VaneStartupFinding {
 
 /**
  * Raised at startup with `startupCheck: 'throw'` when a decorator names a
- * flag or secret the snapshot does not have, or uses `@Secret()` where
- * secrets cannot be read. Lists every finding.
+ * flag or secret the snapshot does not have, uses `@Secret()` where secrets
+ * cannot be read, or asks for an A/B flag in a module with no `abContext`.
+ * Lists every finding.
  */
 export class VaneStartupCheckError extends VaneNestError {
   readonly code = 'VANE_NEST_STARTUP_CHECK_FAILED' as const;

@@ -16,7 +16,9 @@ export interface VaneModuleOptions extends VaneClientOptions {
    * for `@FeatureFlag(key, { ab: true })` and `@Flag(key, { ab: true })`.
    * Return `undefined` for an anonymous request (its A/B flags are off). A
    * factory that throws or rejects makes the request anonymous too, with one
-   * warning: it never fails the request.
+   * warning: it never fails the request. Left unset while a route uses an
+   * A/B flag, the startup check reports it (set it to
+   * `defaultVaneContextFactory` to use the default on purpose).
    * @default reads the user's `id` (or `sub`) where the transport keeps it (`userOf(context)`: `request.user` over HTTP), no attributes
    */
   abContext?: VaneContextFactory;
@@ -29,8 +31,9 @@ export interface VaneModuleOptions extends VaneClientOptions {
   /**
    * The startup check, run once the app is initialised: every key named in
    * `@FeatureFlag()`, `@Flag()` and `@Secret()` across the app is looked up in
-   * the snapshot, and `@Secret()` under a public key or a `frontend` service
-   * is reported. `log` logs what it finds (by name, never a value); `throw`
+   * the snapshot, `@Secret()` under a public key or a `frontend` service
+   * is reported, and so is an A/B flag (`{ ab: true }`) when `abContext` is
+   * not set. `log` logs what it finds (by name, never a value); `throw`
    * also stops the start with a `VaneStartupCheckError`; `off` skips it.
    * @default 'log'
    */

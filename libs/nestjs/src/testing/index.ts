@@ -13,4 +13,6 @@ export {
   type VaneTestingSecret,
   type VaneTestingAbRule,
   type VaneTestingAbCall,
+  type VaneTestingSettings,
+  type VaneOverridableBuilder,
 } from './vane-testing.backend.js';

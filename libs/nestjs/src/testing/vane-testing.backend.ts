@@ -7,6 +7,9 @@ import {
   type TransportResponse,
   type VaneLogger,
 } from '@vane/client';
+import type { VaneModuleOptions } from '../interfaces/vane-module-options.interface.js';
+import { createVaneClient } from '../vane-client.provider.js';
+import { VANE_LOGGER, VANE_MODULE_OPTIONS } from '../vane.constants.js';
 
 /** A secret of the testing backend: a string is a text secret. */
 export type VaneTestingSecret = string | { readonly type: SecretType; readonly value: string };
@@ -39,6 +42,29 @@ export interface VaneTestingClientOptions {
   secretsDir?: string;
 }
 
+/**
+ * The module options a test keeps while a testing backend serves Vane: those
+ * that shape how the app behaves rather than where the values come from.
+ */
+export type VaneTestingSettings = Pick<
+  VaneModuleOptions,
+  'abContext' | 'flagException' | 'startupCheck' | 'mirrorToConfigService' | 'logger' | 'secretsDir' | 'consistentReads'
+>;
+
+/**
+ * What {@link VaneTestingBackend.override} needs of a builder: Nest's
+ * `TestingModuleBuilder` (`Test.createTestingModule(…)`) has it.
+ *
+ * @typeParam B - the builder, returned by each override.
+ */
+export interface VaneOverridableBuilder<B> {
+  /** Replaces a provider by token. */
+  overrideProvider(token: unknown): {
+    useValue(value: unknown): B;
+    useFactory(options: { factory: (logger: VaneLogger) => unknown; inject?: unknown[] }): B;
+  };
+}
+
 /** One `evaluate-ab` call the backend answered. */
 export interface VaneTestingAbCall {
   readonly keys: readonly string[];
@@ -46,11 +72,47 @@ export interface VaneTestingAbCall {
   readonly attributes: Readonly<Record<string, string>>;
 }
 
+/** The base URL of every testing client (no request leaves the process). */
+const TESTING_BASE_URL = 'http://vane-testing.localhost';
+
+/** The key of a testing client: public (`svp_`, no secrets) or secret. @internal */
+export function testingApiKey(publicKey: boolean | undefined): string {
+  return publicKey ? 'svp_vane_testing_public' : 'svs_vane_testing_secret';
+}
+
+/** The module options of Vane served by a testing backend. @internal */
+export function testingModuleOptions(apiKey: string, settings: VaneTestingSettings): VaneModuleOptions {
+  return {
+    baseUrl: TESTING_BASE_URL,
+    apiKey,
+    ...(settings.abContext && { abContext: settings.abContext }),
+    ...(settings.flagException !== undefined && { flagException: settings.flagException }),
+    ...(settings.startupCheck !== undefined && { startupCheck: settings.startupCheck }),
+    ...(settings.mirrorToConfigService !== undefined && { mirrorToConfigService: settings.mirrorToConfigService }),
+    ...(settings.logger !== undefined && { logger: settings.logger }),
+    ...(settings.consistentReads !== undefined && { consistentReads: settings.consistentReads }),
+  };
+}
+
+/** The `VaneClient` factory of a module served by `backend` (inject `VANE_LOGGER`). @internal */
+export function testingClientFactory(
+  backend: VaneTestingBackend,
+  options: VaneModuleOptions,
+  secretsDir: string | undefined,
+): (logger: VaneLogger) => Promise<VaneClient> {
+  return (logger) =>
+    createVaneClient(options, logger, () =>
+      backend.createClient({ logger, ...(secretsDir !== undefined && { secretsDir }) }),
+    );
+}
+
+/** An answer of the backend; like every answer of a Vane service, it carries `Vane-Protocol: 1`. */
 function response(status: number, body: string, headers: Record<string, string> = {}): TransportResponse {
   const bytes = new TextEncoder().encode(body);
+  const all: Record<string, string> = { 'vane-protocol': '1', ...headers };
   return {
     status,
-    header: (name) => headers[name.toLowerCase()],
+    header: (name) => all[name.toLowerCase()],
     body: (async function* () {
       if (bytes.length > 0) yield bytes;
     })(),
@@ -73,7 +135,7 @@ export class VaneTestingBackend {
   readonly #ab = new Map<string, VaneTestingAbRule>();
   readonly #abCalls: VaneTestingAbCall[] = [];
   #serviceKind: string;
-  readonly #publicKey: boolean;
+  readonly #apiKey: string;
   #revision = 1;
   #client: VaneClient | undefined;
 
@@ -91,26 +153,58 @@ export class VaneTestingBackend {
       this.#secrets.set(k, { ...(typeof v === 'string' ? { type: 'text' as const, value: v } : v), version: 1 });
     for (const [k, v] of Object.entries(values.ab ?? {})) this.#ab.set(k, v);
     this.#serviceKind = values.serviceKind ?? 'backend';
-    this.#publicKey = values.publicKey ?? false;
+    this.#apiKey = testingApiKey(values.publicKey);
   }
 
   /**
    * A real `VaneClient` served by this backend (no stream, no network), its
    * initial sync done. Give it to a test module in place of the real one:
    * `.overrideProvider(VaneClient).useFactory({ factory: () => backend.createClient() })`.
+   * Its cache of A/B answers is off (`abCache: false`): {@link setAb} changes
+   * answers at once, and every request's evaluation reaches the backend, so
+   * {@link abCalls} counts one call per request.
    */
   async createClient(options: VaneTestingClientOptions = {}): Promise<VaneClient> {
     const client = await VaneClient.create({
-      baseUrl: 'http://vane-testing.localhost',
-      apiKey: this.#publicKey ? 'svp_vane_testing_public' : 'svs_vane_testing_secret',
+      baseUrl: TESTING_BASE_URL,
+      apiKey: this.#apiKey,
       transport: this.transport,
       stream: false,
       ttlMs: 24 * 60 * 60 * 1000,
+      abCache: false,
       ...(options.logger !== undefined && { logger: options.logger }),
       ...(options.secretsDir !== undefined && { secretsDir: options.secretsDir }),
     });
     this.attach(client);
     return client;
+  }
+
+  /**
+   * Puts this backend in place of Vane in a testing module built from your
+   * unchanged `AppModule`: the module's options and its client are replaced,
+   * so the app's own options (a `forRootAsync` factory reading
+   * `ConfigService.getOrThrow('VANE_BASE_URL')`, say) are never built, and
+   * nothing goes to the network. Give again, in `settings`, what your options
+   * set that the test needs (`abContext`…). Use the backend's setters to
+   * change values while the test runs.
+   *
+   * @param builder - `Test.createTestingModule({ imports: [AppModule] })`.
+   * @param settings - the app's module options the test keeps.
+   * @returns the builder, to `.compile()`.
+   *
+   * @example
+   * ```ts
+   * const backend = new VaneTestingBackend({ flags: { 'new-checkout': true } });
+   * const moduleRef = await backend.override(Test.createTestingModule({ imports: [AppModule] })).compile();
+   * ```
+   */
+  override<B extends VaneOverridableBuilder<B>>(builder: B, settings: VaneTestingSettings = {}): B {
+    const options = testingModuleOptions(this.#apiKey, settings);
+    return builder
+      .overrideProvider(VANE_MODULE_OPTIONS)
+      .useValue(options)
+      .overrideProvider(VaneClient)
+      .useFactory({ factory: testingClientFactory(this, options, settings.secretsDir), inject: [VANE_LOGGER] });
   }
 
   /** Every `evaluate-ab` call answered so far (to assert batching). */
@@ -159,7 +253,7 @@ export class VaneTestingBackend {
     return this.#changed();
   }
 
-  /** Sets the A/B answer of a flag (no sync needed: evaluations are not cached). */
+  /** Sets the A/B answer of a flag (no sync needed: the testing client does not cache A/B answers). */
   setAb(key: string, rule: VaneTestingAbRule): void {
     this.#ab.set(key, rule);
   }

@@ -1,26 +1,20 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { VaneClient, type VaneLogger } from '@vane/client';
-import type { VaneModuleOptions } from '../interfaces/vane-module-options.interface.js';
-import { createVaneClient, vaneLoggerProvider } from '../vane-client.provider.js';
+import { VaneClient } from '@vane/client';
+import { vaneLoggerProvider } from '../vane-client.provider.js';
 import { VANE_LOGGER, VANE_MODULE_OPTIONS } from '../vane.constants.js';
 import { VANE_EXPORTS, VANE_SHARED_PROVIDERS } from '../vane.providers.js';
-import { VaneTestingBackend, type VaneTestingValues } from './vane-testing.backend.js';
+import {
+  testingApiKey,
+  testingClientFactory,
+  testingModuleOptions,
+  VaneTestingBackend,
+  type VaneTestingSettings,
+  type VaneTestingValues,
+} from './vane-testing.backend.js';
 
 /** Options of {@link VaneTestingModule.forRoot}: fixed values, plus the module options that shape behaviour. */
-export interface VaneTestingModuleOptions
-  extends
-    VaneTestingValues,
-    Pick<
-      VaneModuleOptions,
-      | 'abContext'
-      | 'flagException'
-      | 'startupCheck'
-      | 'mirrorToConfigService'
-      | 'logger'
-      | 'secretsDir'
-      | 'consistentReads'
-    > {
+export interface VaneTestingModuleOptions extends VaneTestingValues, VaneTestingSettings {
   /** Register globally, as `VaneModule.forRoot({ isGlobal: true })` does; the default is `VaneModule`'s. @default false */
   isGlobal?: boolean;
 }
@@ -31,7 +25,7 @@ export interface VaneTestingModuleOptions
  * {@link VaneTestingBackend} (inject it to change values while the test
  * runs). Everything else is the real module: the guard, `@Secret()`,
  * `@Flag()`, observables, startup check. To test an unchanged `AppModule`,
- * override the client instead: see {@link VaneTestingBackend.createClient}.
+ * see {@link VaneTestingBackend.override}.
  *
  * @example
  * ```ts
@@ -46,16 +40,7 @@ export class VaneTestingModule {
   /** A module serving `options`' values. */
   static forRoot(options: VaneTestingModuleOptions = {}): DynamicModule {
     const backend = new VaneTestingBackend(options);
-    const moduleOptions: VaneModuleOptions = {
-      baseUrl: 'http://vane-testing.localhost',
-      apiKey: options.publicKey ? 'svp_vane_testing_public' : 'svs_vane_testing_secret',
-      ...(options.abContext && { abContext: options.abContext }),
-      ...(options.flagException !== undefined && { flagException: options.flagException }),
-      ...(options.startupCheck !== undefined && { startupCheck: options.startupCheck }),
-      ...(options.mirrorToConfigService !== undefined && { mirrorToConfigService: options.mirrorToConfigService }),
-      ...(options.logger !== undefined && { logger: options.logger }),
-      ...(options.consistentReads !== undefined && { consistentReads: options.consistentReads }),
-    };
+    const moduleOptions = testingModuleOptions(testingApiKey(options.publicKey), options);
     return {
       module: VaneTestingModule,
       global: options.isGlobal ?? false,
@@ -66,13 +51,7 @@ export class VaneTestingModule {
         vaneLoggerProvider,
         {
           provide: VaneClient,
-          useFactory: (logger: VaneLogger) =>
-            createVaneClient(moduleOptions, logger, () =>
-              backend.createClient({
-                logger,
-                ...(options.secretsDir !== undefined && { secretsDir: options.secretsDir }),
-              }),
-            ),
+          useFactory: testingClientFactory(backend, moduleOptions, options.secretsDir),
           inject: [VANE_LOGGER],
         },
         ...VANE_SHARED_PROVIDERS,

@@ -1,0 +1,150 @@
+/**
+ * A/B evaluation through the answer cache: answers reused at the same
+ * revision, concurrent misses coalesced, the rest sent.
+ *
+ * @packageDocumentation
+ */
+import { AbAnswerCache, abAnswerKey } from './ab-answer-cache.js';
+import { abContextKey, planAbEvaluation, type AbPlan, type AbResults } from './ab-evaluation.js';
+import type { ResolvedAbCache } from './ab-cache-options.js';
+import type { Clock } from '../util/timers.js';
+
+/** Counters of the cache of A/B answers, as `client.abCacheStats` reads them. */
+export interface AbCacheStats {
+  /** Whether answers are cached (`abCache: false` turns it off; every count below then stays 0). */
+  readonly enabled: boolean;
+  /** Answers served from the cache, with no call. */
+  readonly hits: number;
+  /** Answers asked of the service in a new `evaluate-ab` call. */
+  readonly misses: number;
+  /** Answers that waited for a call already in flight for the same flag, user and attributes. */
+  readonly coalesced: number;
+  /** Answers kept now. */
+  readonly size: number;
+  /** Estimated memory of the answers kept now, in bytes. */
+  readonly bytes: number;
+  /** Answers dropped to stay within `maxEntries` or `maxBytes`. */
+  readonly evictions: number;
+  /** Answers dropped because they were older than `maxAgeMs` when asked for. */
+  readonly expirations: number;
+  /** Times a new revision of the service dropped every answer kept. */
+  readonly invalidations: number;
+}
+
+/** Sends a planned evaluation: `sendAbEvaluation` on the client's HTTP. */
+export type AbSend = (plan: AbPlan, userId: string, attributes: Record<string, string>) => Promise<AbResults>;
+
+interface InFlight {
+  readonly revision: number;
+  readonly answer: Promise<boolean>;
+}
+
+const noop = (): void => undefined;
+
+/**
+ * Evaluates A/B flags for one user, answering from the cache what it can.
+ * For each flag the snapshot knows: an answer cached at the current
+ * revision is used as is; one already being asked (same flag, user id and
+ * attributes, same revision) is waited for; the others go out together, in
+ * calls of at most 200 keys. What the service answers is cached at the
+ * revision the question was asked at; a failure is never cached, and
+ * everyone who waited for it gets it. Without a cache every evaluation is
+ * sent as asked.
+ */
+export class AbEvaluator {
+  readonly #send: AbSend;
+  readonly #cache: AbAnswerCache | undefined;
+  readonly #clock: Clock;
+  readonly #inFlight = new Map<string, InFlight>();
+  #hits = 0;
+  #misses = 0;
+  #coalesced = 0;
+
+  /**
+   * @param send - sends a planned evaluation.
+   * @param limits - the cache's bounds, or `undefined` for no cache.
+   * @param clock - the client's clock (answers' ages).
+   */
+  constructor(send: AbSend, limits: ResolvedAbCache | undefined, clock: Clock) {
+    this.#send = send;
+    this.#clock = clock;
+    this.#cache = limits === undefined ? undefined : new AbAnswerCache(limits, clock);
+  }
+
+  /** The cache's counters now. */
+  get stats(): AbCacheStats {
+    const cache = this.#cache;
+    return Object.freeze({
+      enabled: cache !== undefined,
+      hits: this.#hits,
+      misses: this.#misses,
+      coalesced: this.#coalesced,
+      size: cache?.size ?? 0,
+      bytes: cache?.bytes ?? 0,
+      evictions: cache?.evictions ?? 0,
+      expirations: cache?.expirations ?? 0,
+      invalidations: cache?.invalidations ?? 0,
+    });
+  }
+
+  /**
+   * Evaluates `plan` for one user at `revision` (the revision of the
+   * client's snapshot now).
+   *
+   * @returns flag key → boolean for every key of the plan (false unless the service said true).
+   */
+  evaluate(plan: AbPlan, userId: string, attributes: Record<string, string>, revision: number): Promise<AbResults> {
+    const cache = this.#cache;
+    if (cache === undefined) return this.#send(plan, userId, attributes);
+    cache.moveTo(revision);
+    const results: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
+    for (const key of plan.keys) results[key] = false;
+    const contextKey = abContextKey(userId, attributes);
+    const now = this.#clock.now();
+    const waits: Promise<void>[] = [];
+    const missing: string[] = [];
+    const missingKeys: string[] = [];
+    for (const batch of plan.batches) {
+      for (const flagKey of batch) {
+        const key = abAnswerKey(flagKey, contextKey);
+        const cached = cache.get(key, now);
+        if (cached !== undefined) {
+          this.#hits++;
+          results[flagKey] = cached;
+          continue;
+        }
+        const flight = this.#inFlight.get(key);
+        if (flight !== undefined && flight.revision === revision) {
+          this.#coalesced++;
+          waits.push(flight.answer.then((answer) => void (results[flagKey] = answer)));
+          continue;
+        }
+        missing.push(flagKey);
+        missingKeys.push(key);
+      }
+    }
+    if (missing.length > 0) {
+      this.#misses += missing.length;
+      const call = this.#send(
+        planAbEvaluation(missing, () => true),
+        userId,
+        attributes,
+      );
+      missing.forEach((flagKey, i) => {
+        const key = missingKeys[i]!;
+        const answer = call.then((answers) => answers[flagKey] === true);
+        const flight: InFlight = { revision, answer };
+        this.#inFlight.set(key, flight);
+        // Stored before any waiter resumes, so a request that follows a waiter finds it.
+        void answer
+          .then((value) => cache.set(revision, key, value), noop)
+          .then(() => {
+            if (this.#inFlight.get(key) === flight) this.#inFlight.delete(key);
+          });
+        waits.push(answer.then((value) => void (results[flagKey] = value)));
+      });
+    }
+    if (waits.length === 0) return Promise.resolve(results);
+    return Promise.all(waits).then(() => results);
+  }
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// Requests per second of a Fastify route behind a plain flag and behind an A/B flag, against the same
+// route unguarded, measured in one run (`npm run bench` in libs/fastify, on the built packages;
+// `--quick` for a short run), in Fastify's own benchmark style: autocannon, the app in its own process.
+// The local Vane server runs as users run it, the CLI in a process of its own; the load (autocannon)
+// in this one. The A/B route is called as 1,000 returning users (x-user-id cycling through 1,000 ids).
+// The machine is shared and its speed drifts by tens of per cent within a minute, so the routes are
+// measured in many short back-to-back rounds (order rotating), each round gives a ratio, and the figure
+// is the median of those ratios; the median req/s are given beside it.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const QUICK = process.argv.includes('--quick');
+const ROUNDS = QUICK ? 3 : 12;
+const DURATION_S = QUICK ? 1 : 2;
+const WARMUP_S = QUICK ? 1 : 3;
+const CONNECTIONS = 10;
+const USERS = 1_000;
+const KEY = 'svs_bench_fastify_secret';
+
+const seedDir = mkdtempSync(join(os.tmpdir(), 'vane-fastify-bench-'));
+const seed = join(seedDir, 'seed.json');
+writeFileSync(
+  seed,
+  JSON.stringify({
+    tenant: { ab_addon: true },
+    services: {
+      bench: {
+        kind: 'backend',
+        keys: [KEY],
+        flags: {
+          'bench-flag': { is_enabled: true },
+          'bench-ab': { is_enabled: true, ab: { percentage: 100, salt: 'bench', cohorts: [] } },
+        },
+      },
+    },
+  }),
+);
+
+/** Starts `node args`, resolves with the first stdout match of `pattern` (15 s at most). */
+function startProcess(args, pattern, env = {}) {
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  const ready = new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start within 15 s`)), 15_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = pattern.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+  });
+  return { child, ready };
+}
+
+const cli = fileURLToPath(new URL('../../local-server/dist/cjs/cli.js', import.meta.url));
+const server = startProcess([cli, '--seed', seed, '--port', '0'], /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+const serverUrl = await server.ready;
+const app = startProcess([fileURLToPath(new URL('./app.mjs', import.meta.url))], /\{"port":(\d+)\}/, {
+  VANE_BASE_URL: serverUrl.replace('127.0.0.1', 'bench.localhost'),
+  VANE_API_KEY: KEY,
+});
+const port = Number(await app.ready);
+
+let user = 0;
+const withUser = (req) => ({ ...req, headers: { ...req.headers, 'x-user-id': `user-${user++ % USERS}` } });
+const run = (path, duration) =>
+  autocannon({
+    url: `http://127.0.0.1:${port}${path}`,
+    connections: CONNECTIONS,
+    duration,
+    pipelining: 1,
+    requests: path === '/ab' ? [{ setupRequest: withUser }] : undefined,
+  });
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const ROUTES = ['open', 'plain', 'ab'];
+for (const name of ROUTES) await run(`/${name}`, WARMUP_S);
+const rps = { open: [], plain: [], ab: [] };
+const p99 = { open: [], plain: [], ab: [] };
+const ratios = { plain: [], ab: [] };
+const ORDERS = [
+  ['open', 'plain', 'ab'],
+  ['plain', 'ab', 'open'],
+  ['ab', 'open', 'plain'],
+];
+for (let round = 0; round < ROUNDS; round++) {
+  const got = {};
+  for (const name of ORDERS[round % ORDERS.length]) {
+    const r = await run(`/${name}`, DURATION_S);
+    if (r.non2xx > 0 || r.errors > 0) throw new Error(`/${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+    got[name] = r.requests.average;
+    rps[name].push(r.requests.average);
+    p99[name].push(r.latency.p99);
+  }
+  ratios.plain.push(got.plain / got.open);
+  ratios.ab.push(got.ab / got.open);
+}
+app.child.kill('SIGTERM');
+server.child.kill('SIGTERM');
+rmSync(seedDir, { recursive: true, force: true });
+
+const quartiles = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p) => (s[Math.floor(p * (s.length - 1))] * 100).toFixed(1);
+  return `${q(0.25)} % – ${q(0.75)} %`;
+};
+console.log(
+  `node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${os.platform()}, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
+console.log(
+  `${ROUNDS} rounds (one per route, order rotating) of ${DURATION_S} s per route, ${CONNECTIONS} connections, after ${WARMUP_S} s warmup each`,
+);
+const LABELS = {
+  open: 'GET /open (no guard)',
+  plain: "GET /plain (config.vane: { flags: 'bench-flag' }, on)",
+  ab: `GET /ab (config.vane: { flags: 'bench-ab', ab: true }, ${USERS.toLocaleString('en')} returning users)`,
+};
+console.log('| route | median req/s | min–max req/s | median p99 latency | ÷ unguarded (median of rounds) |');
+console.log('|---|---:|---:|---:|---:|');
+for (const name of ROUTES) {
+  const xs = rps[name];
+  const ratio =
+    name === 'open' ? '100 %' : `${(median(ratios[name]) * 100).toFixed(1)} % (quartiles ${quartiles(ratios[name])})`;
+  console.log(
+    `| ${LABELS[name]} | ${Math.round(median(xs))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${median(p99[name])} ms | ${ratio} |`,
+  );
+}

@@ -1,0 +1,149 @@
+/**
+ * `FastifyVane`: what the plugin decorates the app with, as `app.vane`.
+ *
+ * @packageDocumentation
+ */
+import type { AbResults, VaneClient, VaneClientStatus, VaneLogger } from '@vane/client';
+import type { FastifyRequest } from 'fastify';
+import { createErrorHandler, type VaneFastifyErrorHandler } from './error-handler.js';
+import { createFlagGuard, type GuardInfo, type VaneFlagGuard } from './flag-guard.js';
+import { pinoVaneLogger } from './pino-vane-logger.js';
+import { requestAbEvaluation } from './request-ab.js';
+import { RequestVaneAccessor } from './request-vane.accessor.js';
+import type {
+  AbContextFactory,
+  FlagOffOptions,
+  RequireFlagOptions,
+  VaneErrorHandlerOptions,
+} from './vane-fastify.options.js';
+
+/** Where a request keeps its `request.vane`, made on first use. Internal. */
+export const ACCESSOR: unique symbol = Symbol.for('vane.fastify.request-vane');
+
+/** A request as the plugin leaves it. */
+export interface RequestWithAccessor {
+  [ACCESSOR]: RequestVaneAccessor | null;
+}
+
+/** What a `FastifyVane` is built from. Internal: the plugin assembles it. */
+export interface FastifyVaneParts {
+  readonly client: VaneClient;
+  readonly abContext: AbContextFactory | undefined;
+  readonly flagOff: FlagOffOptions | undefined;
+  /** The plugin's `logger` option: undefined for `request.log`. */
+  readonly logger: VaneLogger | undefined;
+}
+
+/**
+ * Vane in a Fastify app, as `app.vane` (set by the plugin): the client,
+ * its status, flag guards, and the error handler.
+ *
+ * @example
+ * ```ts
+ * await app.register(vane, { baseUrl: process.env.VANE_BASE_URL!, apiKey: process.env.VANE_API_KEY! });
+ * app.get('/checkout', { preHandler: app.vane.requireFlag('new-checkout') }, async () => ({ checkout: 'new' }));
+ * ```
+ */
+export class FastifyVane {
+  /** The underlying client (change listeners, `connected`, secret writes…). */
+  readonly client: VaneClient;
+  readonly #parts: FastifyVaneParts;
+  readonly #guards = new WeakMap<object, GuardInfo>();
+  readonly #requiredKeys = new Set<string>();
+
+  /** @internal Made by the plugin. */
+  constructor(parts: FastifyVaneParts) {
+    this.client = parts.client;
+    this.#parts = parts;
+  }
+
+  /**
+   * The client's connection state, for a health route: `mode`, `connected`,
+   * `billingOverdue`, and `stale` while the app serves its last-known-good
+   * backup (`lastKnownGood` option).
+   */
+  get status(): VaneClientStatus {
+    return this.client.status;
+  }
+
+  /**
+   * A guard hook that lets the request through when the flag (every flag,
+   * for an array) is on; otherwise the request gets the path's not-found
+   * answer (your `setNotFoundHandler`, else Fastify's 404), or what
+   * `options` (or the plugin's `flagOff` option) says. A flag that is not
+   * defined is off. Use it as a route's `onRequest` or `preHandler`
+   * (`{ preHandler: app.vane.requireFlag('new-checkout') }`), or for a whole
+   * scope with `addHook`.
+   *
+   * With `{ ab: true }` the flags are evaluated for the request's user
+   * through the A/B add-on, with the context from the `abContext` option;
+   * every A/B guard of a route, and `request.vane.ab()`, share one
+   * evaluate-ab call per request. A failed evaluation fails closed (off).
+   *
+   * @throws InvalidArgumentError - at once, for a bad key or option, or `ab`
+   *   without an `abContext` option.
+   */
+  requireFlag(keys: string | readonly string[], options?: RequireFlagOptions): VaneFlagGuard {
+    const { guard, info } = this.makeGuard(keys, options, 'requireFlag');
+    this.#guards.set(guard, info);
+    for (const key of info.keys) this.#requiredKeys.add(key);
+    return guard;
+  }
+
+  /**
+   * The error handler the plugin sets unless told `errorHandler: false`: for
+   * your own place, `scope.setErrorHandler(app.vane.errorHandler())`. Vane
+   * errors get `{ statusCode, code, message }` with a status by code and a
+   * fixed message; other errors are thrown on to the previous handler.
+   */
+  errorHandler(options?: VaneErrorHandlerOptions): VaneFastifyErrorHandler {
+    return createErrorHandler(options, this.#parts.logger);
+  }
+
+  /** @internal A guard, not registered as a `requireFlag()` one. */
+  makeGuard(
+    keys: string | readonly string[],
+    options: RequireFlagOptions | undefined,
+    where: string,
+  ): { guard: VaneFlagGuard; info: GuardInfo } {
+    return createFlagGuard(
+      {
+        client: this.client,
+        hasAbContext: this.#parts.abContext !== undefined,
+        flagOff: this.#parts.flagOff,
+        evaluate: (request, list) => this.accessorFor(request).evaluate(list),
+      },
+      keys,
+      options,
+      where,
+    );
+  }
+
+  /** @internal Every key a `requireFlag()` guard names, for the startup check. */
+  requiredKeys(): ReadonlySet<string> {
+    return this.#requiredKeys;
+  }
+
+  /** @internal What `requireFlag()` made `hook` with, if it did. */
+  guardInfo(hook: unknown): GuardInfo | undefined {
+    return typeof hook === 'function' ? this.#guards.get(hook) : undefined;
+  }
+
+  /** @internal The request's `request.vane`, made on first use. */
+  accessorFor(request: FastifyRequest): RequestVaneAccessor {
+    const holder = request as unknown as RequestWithAccessor;
+    let accessor = holder[ACCESSOR];
+    if (!accessor) {
+      const { client, abContext, logger } = this.#parts;
+      const evaluate: (keys: readonly string[]) => Promise<AbResults> = requestAbEvaluation(
+        client,
+        request,
+        abContext,
+        logger ?? pinoVaneLogger(request.log),
+      );
+      accessor = new RequestVaneAccessor(client, evaluate);
+      holder[ACCESSOR] = accessor;
+    }
+    return accessor;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Flag guards: hooks that let a request through only when its flags are on.
+ *
+ * @packageDocumentation
+ */
+import { STATUS_CODES } from 'node:http';
+import { InvalidArgumentError, type AbResults, type VaneClient } from '@vane/client';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FlagDenial } from './flag-denial.js';
+import { checkFlagKeys } from './flag-keys.js';
+import type { FlagOffOptions, RequireFlagOptions } from './vane-fastify.options.js';
+
+/**
+ * A flag guard: a Fastify hook, for `onRequest`, `preValidation` or
+ * `preHandler` (route option, or `addHook()` for a whole scope).
+ */
+export type VaneFlagGuard = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+
+/** What the plugin knows of a guard it made: its keys and whether they are A/B. */
+export interface GuardInfo {
+  readonly keys: readonly string[];
+  readonly ab: boolean;
+}
+
+/** What a guard needs from its plugin. Internal. */
+export interface FlagGuardDeps {
+  readonly client: VaneClient;
+  readonly hasAbContext: boolean;
+  readonly flagOff: FlagOffOptions | undefined;
+  /** The request's A/B memo (the one behind `request.vane.ab()`). */
+  evaluate(request: FastifyRequest, keys: readonly string[]): Promise<AbResults>;
+}
+
+/**
+ * Validates flag-off options.
+ * @throws InvalidArgumentError - for a status that is not 100–599, or an `error`/`handler` that is not a function.
+ */
+export function checkFlagOffOptions(options: FlagOffOptions | undefined, where: string): void {
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidArgumentError(`${where}: options must be an object`);
+  const { status, error, handler } = options;
+  if (status !== undefined && (!Number.isInteger(status) || status < 100 || status > 599))
+    throw new InvalidArgumentError(`${where}: status must be an HTTP status code (an integer from 100 to 599)`);
+  if (error !== undefined && typeof error !== 'function')
+    throw new InvalidArgumentError(`${where}: error must be a function that returns an Error`);
+  if (handler !== undefined && typeof handler !== 'function')
+    throw new InvalidArgumentError(`${where}: handler must be a function`);
+}
+
+/** Answers a refused request as `off` says; `done` is called only to hand an error on. */
+function deny(
+  off: FlagOffOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+  denial: FlagDenial,
+): void {
+  if (off.handler) {
+    let answered: unknown;
+    try {
+      answered = off.handler(request, reply, denial);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (answered instanceof Promise) answered.catch((err: unknown) => done(err as Error));
+    return;
+  }
+  if (off.error) return done(off.error(denial));
+  if (off.status === undefined) {
+    // The path's own not-found answer: the scope's setNotFoundHandler, else Fastify's 404.
+    reply.callNotFound();
+    return;
+  }
+  void reply.code(off.status).send({ statusCode: off.status, message: STATUS_CODES[off.status] ?? 'Error' });
+}
+
+/**
+ * Builds a guard. A plain guard reads the snapshot synchronously; an A/B
+ * guard asks the request's A/B memo, which sends every A/B key of the route
+ * in one call.
+ *
+ * @throws InvalidArgumentError - at once, for a bad key or option, or `ab` without an `abContext` option.
+ */
+export function createFlagGuard(
+  deps: FlagGuardDeps,
+  keys: string | readonly string[],
+  options: RequireFlagOptions = {},
+  where = 'requireFlag',
+): { guard: VaneFlagGuard; info: GuardInfo } {
+  const list = checkFlagKeys(keys, where);
+  checkFlagOffOptions(options, where);
+  const own = options.status !== undefined || options.error !== undefined || options.handler !== undefined;
+  const off: FlagOffOptions = own ? options : (deps.flagOff ?? {});
+  const ab = options.ab === true;
+  if (ab && !deps.hasAbContext)
+    throw new InvalidArgumentError(
+      `${where}: an A/B flag guard (ab: true) needs the Vane plugin's abContext option, to tell the user of a request`,
+    );
+  const { client } = deps;
+  const denialFor = (key: string): FlagDenial => ({
+    key,
+    reason: client.flagState(key).defined ? 'off' : 'undefined',
+    ab,
+  });
+
+  if (!ab) {
+    const plain: VaneFlagGuard = function vaneFlagGuard(request, reply, done) {
+      for (const key of list) {
+        if (!client.flag(key)) return deny(off, request, reply, done, denialFor(key));
+      }
+      done();
+    };
+    return { guard: plain, info: { keys: list, ab } };
+  }
+
+  const guard: VaneFlagGuard = function vaneAbFlagGuard(request, reply, done) {
+    deps.evaluate(request, list).then(
+      (results) => {
+        const offKey = list.find((key) => !results[key]);
+        if (offKey === undefined) return done();
+        try {
+          deny(off, request, reply, done, denialFor(offKey));
+        } catch (err) {
+          done(err as Error);
+        }
+      },
+      (err: unknown) => done(err as Error),
+    );
+  };
+  return { guard, info: { keys: list, ab } };
+}
