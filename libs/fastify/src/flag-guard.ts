@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import { STATUS_CODES } from 'node:http';
-import { InvalidArgumentError, type AbResults, type VaneClient } from '@vane/client';
+import { InvalidArgumentError, type AbResults, type VaneReader } from '@vane/client';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { FlagDenial } from './flag-denial.js';
 import { checkFlagKeys } from './flag-keys.js';
@@ -24,7 +24,8 @@ export interface GuardInfo {
 
 /** What a guard needs from its plugin. Internal. */
 export interface FlagGuardDeps {
-  readonly client: VaneClient;
+  /** What a request's guard reads: the revision the request is pinned to (`request.vane`). */
+  readerFor(request: FastifyRequest): VaneReader;
   readonly hasAbContext: boolean;
   readonly flagOff: FlagOffOptions | undefined;
   /** The request's A/B memo (the one behind `request.vane.ab()`). */
@@ -97,17 +98,17 @@ export function createFlagGuard(
     throw new InvalidArgumentError(
       `${where}: an A/B flag guard (ab: true) needs the Vane plugin's abContext option, to tell the user of a request`,
     );
-  const { client } = deps;
-  const denialFor = (key: string): FlagDenial => ({
+  const denialFor = (reader: VaneReader, key: string): FlagDenial => ({
     key,
-    reason: client.flagState(key).defined ? 'off' : 'undefined',
+    reason: reader.flagState(key).defined ? 'off' : 'undefined',
     ab,
   });
 
   if (!ab) {
     const plain: VaneFlagGuard = function vaneFlagGuard(request, reply, done) {
+      const reader = deps.readerFor(request);
       for (const key of list) {
-        if (!client.flag(key)) return deny(off, request, reply, done, denialFor(key));
+        if (!reader.flag(key)) return deny(off, request, reply, done, denialFor(reader, key));
       }
       done();
     };
@@ -120,7 +121,7 @@ export function createFlagGuard(
         const offKey = list.find((key) => !results[key]);
         if (offKey === undefined) return done();
         try {
-          deny(off, request, reply, done, denialFor(offKey));
+          deny(off, request, reply, done, denialFor(deps.readerFor(request), offKey));
         } catch (err) {
           done(err as Error);
         }

@@ -10,20 +10,28 @@ import {
   type ConfigValue,
   type FlagState,
   type SecretVersionInfo,
-  type VaneClient,
+  type VaneReader,
+  type VaneSnapshot,
   type WidenConfig,
 } from '@vane/client';
 import type { RequestVane } from './request-vane.js';
 
-/** `request.vane`: live reads on the client, plus the request's A/B memo. */
+/** `request.vane`: reads of the request's snapshot (with `consistentReads: false`, live reads), plus its A/B memo. */
 export class RequestVaneAccessor implements RequestVane {
-  readonly #client: VaneClient;
+  readonly #client: VaneReader;
   /** The request's A/B memo, shared with the route's A/B guards. */
   readonly evaluate: (keys: readonly string[]) => Promise<AbResults>;
+  /** The request's snapshot, whose scope its hooks and handler run in; `undefined` with `consistentReads: false`. */
+  readonly snapshot: VaneSnapshot | undefined;
 
-  constructor(client: VaneClient, evaluate: (keys: readonly string[]) => Promise<AbResults>) {
-    this.#client = client;
+  /**
+   * @param reader - the request's snapshot, or the client itself (live reads).
+   * @param snapshot - the request's snapshot, when it has one.
+   */
+  constructor(reader: VaneReader, evaluate: (keys: readonly string[]) => Promise<AbResults>, snapshot?: VaneSnapshot) {
+    this.#client = reader;
     this.evaluate = evaluate;
+    this.snapshot = snapshot;
   }
 
   config<T extends ConfigValue = ConfigValue>(key: string): T | undefined;
