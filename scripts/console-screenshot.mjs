@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Takes the console screenshot in libs/local-server/README.md: the local
 // server on the demo seed with one app stream open, the console logged in,
-// in Debian's headless chromium. Run after `npm run build`:
+// the first screen of a 1280 × 900 window, in Debian's headless chromium.
+// Run after `npm run build`:
 //   node scripts/console-screenshot.mjs [out.png]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -42,7 +43,7 @@ const context = await chromium.launchPersistentContext(profile, {
     '--disable-component-update',
     '--disable-sync',
   ],
-  viewport: { width: 1280, height: 1560 },
+  viewport: { width: 1280, height: 900 },
   deviceScaleFactor: 1,
 });
 try {

@@ -17,6 +17,7 @@ const WAIT_MS = 5000;
 /** The DOM globals the page functions below use: they run in the browser, and this project compiles without the DOM library. */
 declare const document: {
   readonly cookie: string;
+  readonly documentElement: { readonly scrollHeight: number };
   readonly activeElement: unknown;
   readonly body: { append(node: unknown): void };
   querySelector(selector: string): { readonly textContent: string | null } | null;
@@ -146,8 +147,153 @@ describeInBrowser('the web console, in headless chromium', () => {
     }
   });
 
+  /** What `POST /v1/flags/evaluate-ab` answers for one flag of the demo service and user `u-1`. */
+  async function evaluate(flag: string, attributes: Record<string, string>): Promise<boolean> {
+    const answer = await send('POST', `http://127.0.0.1:${server.port}/v1/flags/evaluate-ab`, {
+      headers: {
+        host: `shop.localhost:${server.port}`,
+        'x-service-api-key': server.secretKey('shop'),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ keys: [flag], user_id: 'u-1', attributes }),
+    });
+    expect(answer.status).toBe(200);
+    return answer.body.results[flag] as boolean;
+  }
+
+  /** The demo service's flag as `/v1/sync` serves it. */
+  async function syncedFlag(flag: string): Promise<Record<string, unknown>> {
+    const sync = await get(`http://127.0.0.1:${server.port}/v1/sync`, {
+      host: `shop.localhost:${server.port}`,
+      'x-service-api-key': server.secretKey('shop'),
+    });
+    return sync.body.flags[flag];
+  }
+
+  it('at 1280 × 900, shows configs, flags and secrets side by side on the first screen', async () => {
+    expect(page.viewportSize()).toEqual({ width: 1280, height: 900 });
+    await logIn();
+    await page.locator('#secret-list li').first().waitFor();
+    const boxes = [];
+    for (const name of ['configs', 'flags', 'secrets']) {
+      const box = await page.locator(`section[aria-labelledby="${name}-title"]`).boundingBox();
+      expect(box).not.toBeNull();
+      boxes.push({ name, ...box! });
+    }
+    for (const box of boxes) {
+      expect(box.y).toBeGreaterThanOrEqual(0);
+      expect(box.y + box.height).toBeLessThanOrEqual(900);
+      expect(box.x + box.width).toBeLessThanOrEqual(1280);
+      expect(box.width).toBeGreaterThan(250); // a column to read, not a sliver
+    }
+    // Side by side, left to right, none over another.
+    expect(boxes[0]!.x + boxes[0]!.width).toBeLessThanOrEqual(boxes[1]!.x);
+    expect(boxes[1]!.x + boxes[1]!.width).toBeLessThanOrEqual(boxes[2]!.x);
+    // Their first rows are in view too, and the page itself does not scroll: each panel scrolls on its own.
+    for (const list of ['#config-list', '#flag-list', '#secret-list']) {
+      const row = await page.locator(`${list} li`).first().boundingBox();
+      expect(row!.y + row!.height).toBeLessThanOrEqual(900);
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(900);
+  });
+
+  it('creates, edits and removes an A/B rule in the page, through PATCH: what evaluate-ab answers follows', async () => {
+    await logIn();
+    const methods: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/flags/new-checkout')) methods.push(request.method());
+    });
+    expect(await evaluate('new-checkout', { country: 'US' })).toBe(true); // no rule: is_active
+
+    // Create: 0 % of users, but everyone in DE or FR.
+    await page.locator('#flag-ab-new-checkout > summary').click();
+    const form = page.locator('#flag-ab-form-new-checkout');
+    await form.getByLabel('Rollout percentage (no cohort matches)').fill('0');
+    await form.getByLabel('Salt').fill('nc-2026');
+    await form.getByRole('button', { name: 'Add cohort' }).click();
+    const cohort = form.locator('fieldset.cohort').first();
+    expect(await cohort.getByLabel("Percentage of this cohort's users").inputValue()).toBe('100');
+    const condition = cohort.locator('.condition').first();
+    await condition.getByLabel('Attribute').fill('country');
+    await condition.getByLabel('Operator').selectOption('in');
+    await condition.getByLabel('Values (comma-separated)').fill('DE, FR');
+    await form.getByRole('button', { name: 'Add A/B rule', exact: true }).click();
+    await waitForText('#flag-ab-state-new-checkout', 'A/B: 0 % of users; country in DE, FR → 100 % (salt "nc-2026").');
+    expect(await evaluate('new-checkout', { country: 'DE' })).toBe(true);
+    expect(await evaluate('new-checkout', { country: 'US' })).toBe(false);
+    expect(await syncedFlag('new-checkout')).toEqual({
+      is_enabled: true,
+      starts_at: null,
+      ends_at: null,
+      is_active: true,
+    });
+
+    // Edit: the cohort now also needs plan = pro, and takes US too.
+    await page.locator('#flag-ab-new-checkout > summary').click();
+    await condition.getByLabel('Values (comma-separated)').fill('DE, FR, US');
+    await cohort.getByRole('button', { name: 'Add condition' }).click();
+    const plan = cohort.locator('.condition').nth(1);
+    await plan.getByLabel('Attribute').fill('plan');
+    await plan.getByLabel('Values (comma-separated)').fill('pro'); // the operator stays eq
+    await form.getByRole('button', { name: 'Save A/B rule' }).click();
+    await waitForText(
+      '#flag-ab-state-new-checkout',
+      'A/B: 0 % of users; country in DE, FR, US and plan eq pro → 100 % (salt "nc-2026").',
+    );
+    expect(await evaluate('new-checkout', { country: 'US', plan: 'pro' })).toBe(true);
+    expect(await evaluate('new-checkout', { country: 'US' })).toBe(false);
+
+    // Remove, after a confirmation: every user gets is_active again.
+    await page.locator('#flag-ab-new-checkout > summary').click();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await form.getByRole('button', { name: 'Remove A/B rule' }).click();
+    await waitForText('#flag-ab-state-new-checkout', 'No A/B rule: every user gets is_active.');
+    expect(await evaluate('new-checkout', { country: 'US' })).toBe(true);
+    expect(methods).toEqual(['PATCH', 'PATCH', 'PATCH']);
+  });
+
+  it('shows the server’s message when it refuses an A/B rule, and changes nothing', async () => {
+    await logIn();
+    const before = server.revision('shop');
+    await page.locator('#flag-ab-new-pricing > summary').click();
+    const form = page.locator('#flag-ab-form-new-pricing');
+    await form.getByLabel('Rollout percentage (no cohort matches)').fill('150');
+    await form.getByRole('button', { name: 'Save A/B rule' }).click();
+    await waitForText(
+      '#flag-ab-error-new-pricing',
+      'The server refused: flag.ab.percentage: must be a number from 0 to 100, got 150',
+    );
+    await form.getByLabel('Rollout percentage (no cohort matches)').fill('50');
+    await form.locator('fieldset.cohort').first().getByLabel("Percentage of this cohort's users").fill('');
+    await form.getByRole('button', { name: 'Save A/B rule' }).click();
+    await waitForText(
+      '#flag-ab-error-new-pricing',
+      'The server refused: flag.ab.cohorts[0].percentage: must be a number from 0 to 100, got null',
+    );
+    expect(server.revision('shop')).toBe(before);
+    expect(await evaluate('new-pricing', { country: 'FR' })).toBe(true); // the seed's rule, untouched
+  });
+
+  it('sets and clears a schedule through PATCH, keeping the A/B rule', async () => {
+    await logIn();
+    await page.locator('#flag-schedule-new-pricing > summary').click();
+    await page.locator('#flag-ends-new-pricing').fill('2099-01-01T10:00');
+    await page.locator('#flag-schedule-save-new-pricing').click();
+    await waitForText('#flag-schedule-state-new-pricing', /^Scheduled until /);
+    const endsAt = await page.evaluate(() => new Date('2099-01-01T10:00').toISOString().replace('.000Z', 'Z'));
+    expect(await syncedFlag('new-pricing')).toMatchObject({ ends_at: endsAt, is_active: true });
+    expect(await evaluate('new-pricing', { country: 'DE' })).toBe(true); // the cohort still decides
+
+    await page.locator('#flag-schedule-new-pricing > summary').click();
+    await page.locator('#flag-schedule-clear-new-pricing').click();
+    await waitForText('#flag-schedule-state-new-pricing', 'No schedule: on whenever enabled.');
+    expect(await syncedFlag('new-pricing')).toMatchObject({ starts_at: null, ends_at: null });
+    await waitForText('#flag-ab-state-new-pricing', /^A\/B: 50 % of users; country in DE, FR → 100 %/);
+  });
+
   it('a schedule set in the page turns is_active as the server computes it', async () => {
     await logIn();
+    await page.locator('#flag-schedule-new-checkout > summary').click();
     await page.locator('#flag-starts-new-checkout').fill('2099-01-01T10:00');
     await page.locator('#flag-schedule-save-new-checkout').click();
     await waitForText('#flag-active-new-checkout', 'inactive (outside its schedule)');

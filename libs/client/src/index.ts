@@ -73,6 +73,7 @@ export { VANE_ERROR_ANSWERS, answerVaneError, hasVaneErrorCode } from './adapter
 export type { VaneErrorAnswer, VaneErrorBody, VaneErrorReply } from './adapter/error-answers.js';
 export { initialSyncHint, initialSyncFailureLine } from './adapter/initial-sync-hint.js';
 export type { VaneLogger } from './util/logger.js';
+export { consoleLogger } from './util/logger.js';
 export type { Clock, Timers, TimerHandle } from './util/timers.js';
 export type { Transport, TransportRequest, TransportResponse } from './http/transport.js';
 export {
@@ -107,3 +108,9 @@ export type {
   RateLimitedErrorOptions,
   QuarantinedErrorOptions,
 } from './errors.js';
+export type { FlagDenial } from './adapter/flag-denial.js';
+export { flagDenialOf } from './adapter/flag-denial.js';
+export { checkFlagKeys } from './adapter/flag-keys.js';
+export { runStartupCheck, unknownFlagWarnings } from './adapter/unknown-flag-keys.js';
+export type { FlagKeyUse } from './adapter/unknown-flag-keys.js';
+export { isVaneKey, VANE_KEY_PATTERN } from './util/vane-key.js';

@@ -506,7 +506,9 @@ describe('secret writes', () => {
       expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }),
     );
     await expect(client.deleteSecretVersion('a', 1.5)).rejects.toThrow('1-based integer');
-    await expect(client.setSecret('bad key', 'v')).rejects.toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
+    await expect(client.setSecret('bad key', 'v')).rejects.toThrow(
+      expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }),
+    );
     await expect(client.setSecret('a', 5 as unknown as string)).rejects.toThrow('value must be a string');
     await expect(client.setSecret('a', 'v', { type: 'blob' as 'text' })).rejects.toThrow('type must be');
     await expect(client.setSecret('a', 'v', null as unknown as { type: 'text' })).rejects.toThrow(
@@ -566,9 +568,9 @@ describe('evaluateAb', () => {
     const h = harness({ stream: false });
     const client = await create(h);
     const before = h.transport.requests.length;
-    await expect(client.evaluateAb(['on'], { userId: 'u', attributes: { age: 42 as unknown as string } })).rejects.toThrow(
-      'attribute "age" must be a string, got number',
-    );
+    await expect(
+      client.evaluateAb(['on'], { userId: 'u', attributes: { age: 42 as unknown as string } }),
+    ).rejects.toThrow('attribute "age" must be a string, got number');
     expect(h.transport.requests.length).toBe(before);
     await expect(client.evaluateAb(['unknown'], { userId: 'u' })).resolves.toEqual({ unknown: false });
     expect(h.transport.requests.length).toBe(before);

@@ -5,7 +5,13 @@
  *
  * @packageDocumentation
  */
-import { InvalidArgumentError, RequestAbEvaluation, type VaneClient, type VaneLogger } from '@vane/client';
+import {
+  InvalidArgumentError,
+  RequestAbEvaluation,
+  type VaneClient,
+  type VaneLogger,
+  consoleLogger,
+} from '@vane/client';
 import type { Request } from 'express';
 import type { AbContextFactory } from './vane-express.options.js';
 
@@ -43,12 +49,6 @@ export function routeAbKeys(req: Request, registry: AbGuardRegistry): string[] {
   return keys;
 }
 
-/** Where a failed evaluation is reported when `createVane()` was given no logger: the client's default. */
-const consoleWarnings: VaneLogger = {
-  warn: (m) => console.warn(`[vane] ${m}`),
-  error: (m) => console.error(`[vane] ${m}`),
-};
-
 /**
  * The A/B memo of one request: `RequestAbEvaluation` from `@vane/client`
  * (the one `@vane/nestjs` uses too), planned with the keys of the route's
@@ -66,7 +66,7 @@ export class AbBatch {
     req: Request,
     factory: AbContextFactory | undefined,
     registry: AbGuardRegistry,
-    logger: VaneLogger = consoleWarnings,
+    logger: VaneLogger = consoleLogger,
   ) {
     this.#evaluation = new RequestAbEvaluation({
       evaluate: (keys, context) => client.evaluateAb(keys, context),

@@ -5,7 +5,14 @@
  * @packageDocumentation
  */
 import { STATUS_CODES } from 'node:http';
-import { InvalidArgumentError } from '@vane/client';
+import {
+  checkFlagKeys,
+  flagDenialOf,
+  InvalidArgumentError,
+  runStartupCheck,
+  type VaneClient,
+  type VaneLogger,
+} from '@vane/client';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AbGuardRegistry } from './ab-batch.js';
 import type { RequestVaneAccessor } from './request-vane.accessor.js';
@@ -25,23 +32,13 @@ export interface RequireFlagOptions extends FlagOffOptions {
 
 /** What a guard needs from its `VaneExpress`. Internal. */
 export interface FlagGuardDeps {
+  readonly client: VaneClient;
   readonly registry: AbGuardRegistry;
   readonly hasAbContext: boolean;
   readonly flagOff: FlagOffOptions | undefined;
+  readonly logger: VaneLogger;
+  /** The request's `req.vane` (made with the request's revision on its first Vane touch). */
   accessorFor(req: Request, res: Response): RequestVaneAccessor;
-}
-
-const FLAG_KEY = /^[A-Za-z0-9._-]{1,256}$/;
-
-function checkKeys(keys: string | readonly string[]): readonly string[] {
-  const list = typeof keys === 'string' ? [keys] : keys;
-  if (!Array.isArray(list) || list.length === 0)
-    throw new InvalidArgumentError('requireFlag: give a flag key or a non-empty array of flag keys');
-  for (const key of list) {
-    if (typeof key !== 'string' || !FLAG_KEY.test(key))
-      throw new InvalidArgumentError('requireFlag: flag keys are 1 to 256 characters from [A-Za-z0-9._-]');
-  }
-  return [...new Set(list)];
 }
 
 function checkOff(options: FlagOffOptions | undefined, where: string): void {
@@ -103,7 +100,13 @@ export function createFlagGuard(
   keys: string | readonly string[],
   options: RequireFlagOptions = {},
 ): RequestHandler {
-  const list = checkKeys(keys);
+  const list = checkFlagKeys(keys, 'requireFlag');
+  // The startup check of the other adapters: a typo is a warning now, not a silent 404 later.
+  runStartupCheck(
+    deps.client,
+    list.map((key) => ({ key, where: `requireFlag(${JSON.stringify(key)})` })),
+    deps.logger,
+  );
   if (typeof options !== 'object' || options === null)
     throw new InvalidArgumentError('requireFlag: options must be an object');
   checkOff(options, 'requireFlag');
@@ -115,19 +118,13 @@ export function createFlagGuard(
       'requireFlag(…, { ab: true }): give createVane() an abContext option to tell the user of a request',
     );
 
-  // Read through the request's accessor: the revision the request is pinned to.
-  const denialFor = (reader: RequestVaneAccessor, key: string): FlagDenial => ({
-    key,
-    defined: reader.flagState(key).defined,
-    ab,
-  });
-
+  // Guards read through the request's accessor: the revision the request is pinned to.
   if (!ab) {
     const plain: RequestHandler = function vaneFlagGuard(req, res, next) {
       const reader = deps.accessorFor(req, res);
       const offKey = list.find((key) => !reader.flag(key));
       if (offKey === undefined) return reader.continue(next);
-      deny(off, plain, req, res, next, denialFor(reader, offKey));
+      deny(off, plain, req, res, next, flagDenialOf(reader, offKey, ab));
     };
     return plain;
   }
@@ -139,7 +136,7 @@ export function createFlagGuard(
         const offKey = list.find((key) => !results[key]);
         if (offKey === undefined) return reader.continue(next);
         try {
-          deny(off, guard, req, res, next, denialFor(reader, offKey));
+          deny(off, guard, req, res, next, flagDenialOf(reader, offKey, ab));
         } catch (err) {
           // A user handler that throws here is outside Express's own try/catch.
           next(err);

@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { AbContext, VaneClientOptions } from '@vane/client';
+import type { AbContext, FlagDenial, VaneClientOptions } from '@vane/client';
 import type { NextFunction, Request, Response } from 'express';
 
 /**
@@ -22,15 +22,8 @@ import type { NextFunction, Request, Response } from 'express';
  */
 export type AbContextFactory = (req: Request) => AbContext | null | Promise<AbContext | null>;
 
-/** Why a guard refused a request, as given to a {@link FlagOffHandler} or an `error` factory. */
-export interface FlagDenial {
-  /** The flag that is off (the first one, when a guard lists several). */
-  readonly key: string;
-  /** False when the snapshot does not define the flag at all. */
-  readonly defined: boolean;
-  /** True when the flag was evaluated for the user through the A/B add-on. */
-  readonly ab: boolean;
-}
+/** Why a guard refused a request (the shape every Vane adapter gives), as a {@link FlagOffHandler} or an `error` factory gets it. */
+export type { FlagDenial };
 
 /**
  * Answers a request whose flag is off: send a response, or call

@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { VaneClient, VaneClientStatus, VaneLogger } from '@vane/client';
+import { consoleLogger, type VaneClient, type VaneClientStatus, type VaneLogger } from '@vane/client';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { AbBatch, type AbGuardRegistry } from './ab-batch.js';
 import { createErrorHandler, type ErrorHandlerOptions } from './error-handler.js';
@@ -39,7 +39,7 @@ export class VaneExpress {
   readonly client: VaneClient;
   readonly #abContext: AbContextFactory | undefined;
   readonly #flagOff: FlagOffOptions | undefined;
-  readonly #logger: VaneLogger | undefined;
+  readonly #logger: VaneLogger;
   readonly #consistentReads: boolean;
   readonly #registry: AbGuardRegistry = new WeakMap();
   readonly #accessors = new WeakMap<Request, RequestVaneAccessor>();
@@ -50,7 +50,7 @@ export class VaneExpress {
     this.client = parts.client;
     this.#abContext = parts.abContext;
     this.#flagOff = parts.flagOff;
-    this.#logger = parts.logger;
+    this.#logger = parts.logger ?? consoleLogger;
     this.#consistentReads = parts.consistentReads;
   }
 
@@ -97,9 +97,11 @@ export class VaneExpress {
   requireFlag(keys: string | readonly string[], options?: RequireFlagOptions): RequestHandler {
     return createFlagGuard(
       {
+        client: this.client,
         registry: this.#registry,
         hasAbContext: this.#abContext !== undefined,
         flagOff: this.#flagOff,
+        logger: this.#logger,
         accessorFor: (req, res) => this.#accessorFor(req, res),
       },
       keys,

@@ -4,10 +4,15 @@
  * @packageDocumentation
  */
 import { STATUS_CODES } from 'node:http';
-import { InvalidArgumentError, type AbResults, type VaneReader } from '@vane/client';
+import {
+  checkFlagKeys,
+  flagDenialOf,
+  InvalidArgumentError,
+  type AbResults,
+  type FlagDenial,
+  type VaneReader,
+} from '@vane/client';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { FlagDenial } from './flag-denial.js';
-import { checkFlagKeys } from './flag-keys.js';
 import type { FlagOffOptions, RequireFlagOptions } from './vane-fastify.options.js';
 
 /**
@@ -98,17 +103,12 @@ export function createFlagGuard(
     throw new InvalidArgumentError(
       `${where}: an A/B flag guard (ab: true) needs the Vane plugin's abContext option, to tell the user of a request`,
     );
-  const denialFor = (reader: VaneReader, key: string): FlagDenial => ({
-    key,
-    reason: reader.flagState(key).defined ? 'off' : 'undefined',
-    ab,
-  });
 
   if (!ab) {
     const plain: VaneFlagGuard = function vaneFlagGuard(request, reply, done) {
       const reader = deps.readerFor(request);
       for (const key of list) {
-        if (!reader.flag(key)) return deny(off, request, reply, done, denialFor(reader, key));
+        if (!reader.flag(key)) return deny(off, request, reply, done, flagDenialOf(reader, key, ab));
       }
       done();
     };
@@ -121,7 +121,7 @@ export function createFlagGuard(
         const offKey = list.find((key) => !results[key]);
         if (offKey === undefined) return done();
         try {
-          deny(off, request, reply, done, denialFor(deps.readerFor(request), offKey));
+          deny(off, request, reply, done, flagDenialOf(deps.readerFor(request), offKey, ab));
         } catch (err) {
           done(err as Error);
         }

@@ -17,7 +17,7 @@ import { vane } from './vane-plugin.js';
 export { vane };
 export default vane;
 export type { FastifyVane } from './fastify-vane.js';
-export type { FlagDenial } from './flag-denial.js';
+export type { FlagDenial } from '@vane/client';
 export type { VaneFlagGuard } from './flag-guard.js';
 export type { RequestVane } from './request-vane.js';
 export type { VaneFastifyErrorHandler } from './error-handler.js';

@@ -5,7 +5,7 @@
  */
 import type { AbContext, VaneClient, VaneClientOptions, VaneErrorCode, VaneLogger } from '@vane/client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FlagDenial } from './flag-denial.js';
+import type { FlagDenial } from '@vane/client';
 
 /**
  * Builds the A/B user context of a request: a stable user id and string

@@ -17,7 +17,7 @@ import { ACCESSOR, FastifyVane } from './fastify-vane.js';
 import { checkFlagOffOptions, type VaneFlagGuard } from './flag-guard.js';
 import { pinoVaneLogger } from './pino-vane-logger.js';
 import { ROUTE_AB_KEYS } from './request-ab.js';
-import { runStartupCheck, type FlagKeyUse } from './startup-check.js';
+import { runStartupCheck, type FlagKeyUse } from '@vane/client';
 import type { VaneFastifyOptions, VaneFastifyPluginOptions, VaneRouteOptions } from './vane-fastify.options.js';
 
 /** Route hooks a guard may sit in, in the order Fastify runs them. */

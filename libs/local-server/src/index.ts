@@ -21,7 +21,13 @@ export {
 } from './domain/failed-attempt-throttle.js';
 export { ManualClock, systemClock, type Clock, type TimerHandle } from './domain/clock.js';
 export { consoleLogger, silentLogger, type LocalServerLogger } from './logger.js';
+export { LocalServerError, type LocalServerErrorCode, type LocalServerErrorOptions } from './local-server-error.js';
 export { SeedError } from './seed/seed-error.js';
+export { ValidationError } from './validation/validation-error.js';
+export { NotFoundError } from './domain/not-found-error.js';
+export { JournalFileError } from './persistence/journal-file.js';
+export { JournalWriteError } from './persistence/state-journal.js';
+export { StateChangeError } from './persistence/state-change.js';
 export { abBucket, evaluateAbFlag } from './domain/ab-evaluation.js';
 export type { StreamStats } from './domain/stream-hub.js';
 export type { SecretWriteResult } from './domain/store.js';

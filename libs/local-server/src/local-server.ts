@@ -24,6 +24,7 @@ import { parseServerData, readServerDataFile } from './seed/seed-parser.js';
 import { SnapshotRenderer, type Audience } from './domain/snapshot-renderer.js';
 import { SessionTokens } from './domain/session-tokens.js';
 import { AdminApi } from './admin-api.js';
+import { NotFoundError } from './domain/not-found-error.js';
 import { MemoryChangeLog, type ChangeLog } from './domain/change-log.js';
 import { StateJournal } from './persistence/state-journal.js';
 import { Store, type SecretWriteResult } from './domain/store.js';
@@ -376,14 +377,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const firstKey = (slug: string, prefix: string): string => {
     const service = store.service(slug);
     const key = service?.keys.find((k) => k.startsWith(prefix));
-    if (!key) throw new Error(`service "${slug}" has no active ${prefix === 'svs_' ? 'secret' : 'public'} key`);
+    if (!key) throw new NotFoundError(`service "${slug}" has no active ${prefix === 'svs_' ? 'secret' : 'public'} key`);
     return key;
   };
-  const requireService = (slug: string) => {
-    const service = store.service(slug);
-    if (!service) throw new Error(`no service named "${slug}"`);
-    return service;
-  };
+  const requireService = (slug: string) => store.requireService(slug);
 
   return {
     url: `http://${urlHost}:${address.port}`,

@@ -118,7 +118,7 @@ describe('vane-local-server (command line)', () => {
       children.push(running);
       expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(2);
     }
-  });
+  }, 30_000); // eight processes, one after another
 
   it('answers 408 to a half-sent request after --headers-timeout-ms', async () => {
     // The default (10 s) is past WAIT_MS: a 408 within it shows the option took effect.

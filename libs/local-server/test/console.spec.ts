@@ -161,6 +161,33 @@ describe('web console (/console): routes, auth and headers', () => {
     expect(view.json<{ configs: Record<string, unknown> }>().configs['db.host']).toBe('db.internal');
   });
 
+  it('forwards a flag PATCH (the A/B and schedule forms) and offers the server’s A/B operators', async () => {
+    const session = await login();
+    const answer = await asConsole(session, { path: '/console/api/session' });
+    expect(answer.json()).toEqual({
+      csrf_token: session.csrf,
+      expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      ab_operators: ['eq', 'neq', 'in', 'not_in', 'starts_with', 'ends_with', 'contains'],
+    });
+    const patched = await asConsole(session, {
+      method: 'PATCH',
+      path: '/console/api/admin/v1/services/shop/flags/new-pricing',
+      body: { ab: { percentage: 100, salt: 'console', cohorts: [] } },
+    });
+    expect([patched.status, patched.json()]).toEqual([200, { revision: 2 }]);
+    expectSecurityHeaders(patched);
+    const view = (await asConsole(session, { path: '/console/api/services/shop' })).json<{
+      flags: Record<string, unknown>;
+    }>();
+    expect(view.flags['new-pricing']).toEqual({
+      is_enabled: true,
+      starts_at: null,
+      ends_at: null,
+      ab: { percentage: 100, salt: 'console', cohorts: [] },
+      is_active: true,
+    });
+  });
+
   it('lists secrets by name, type and version without values, and reveals one version only on request', async () => {
     server.admin.setSecret('shop', 'stripe.api_key', 'rk_console_v2');
     const session = await login();

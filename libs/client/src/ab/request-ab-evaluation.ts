@@ -15,7 +15,9 @@ export interface RequestAbEvaluationOptions {
   /**
    * The request's user, asked at most once per request. `null` or
    * `undefined` means anonymous: every A/B flag is off and nothing is sent.
-   * An exception it throws rejects the evaluation (it is the app's, not the service's).
+   * An exception it throws (or a rejection) fails closed like a failed call:
+   * the request is anonymous, and one warning names the error's code (the same
+   * rule in every adapter).
    */
   context(): AbContext | null | undefined | PromiseLike<AbContext | null | undefined>;
   /** Keys the request is known to need (e.g. its route's A/B guards): sent with the first call. */
@@ -83,7 +85,15 @@ export class RequestAbEvaluation {
 
   #contextOnce(): Promise<AbContext | null | undefined> {
     if (this.#context === undefined) {
-      this.#context = Promise.resolve().then(() => this.options.context());
+      this.#context = Promise.resolve()
+        .then(() => this.options.context())
+        .catch((err: unknown) => {
+          const code = (err as { code?: unknown } | null)?.code;
+          this.options.logger.warn(
+            `abContext failed${typeof code === 'string' ? ` (${code})` : ''}, treating the request as anonymous (its A/B flags are off): ${err instanceof Error ? redactText(err.message) : typeof err}`,
+          );
+          return null;
+        });
       this.#context.catch(noop);
     }
     return this.#context;

@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { isVaneKey } from '../util/vane-key.js';
 import type { Credentials } from '../http/credentials.js';
 import {
   ClientClosedError,
@@ -30,8 +31,6 @@ export interface SetSecretOptions {
   /** `text` (a string) or `file` (materialised as a file by readers). @default 'text' */
   readonly type?: SecretType;
 }
-
-const SECRET_KEY = /^[A-Za-z0-9._-]{1,256}$/;
 
 /**
  * Sends secret writes. Every argument is checked synchronously, before any
@@ -97,7 +96,7 @@ export class SecretWriter {
 
   #check(key: string): void {
     if (this.credentials.keyType === 'pk') throw new PublicKeySecretAccessError();
-    if (typeof key !== 'string' || !SECRET_KEY.test(key))
+    if (typeof key !== 'string' || !isVaneKey(key))
       throw new InvalidArgumentError('secret key must be 1 to 256 characters from [A-Za-z0-9._-]');
     if (this.signal.aborted) throw new ClientClosedError();
   }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { guessAdminToken, tooManyGuesses, type AdminTokenContext } from '../http/admin-token.js';
 import { sendError } from '../http/http-io.js';
+import { AB_OPERATORS } from '../validation/index.js';
 import type { ConsoleAssets } from './console-assets.js';
 import type { ConsoleFeed } from './console-feed.js';
 import { setConsoleHeaders } from './console-headers.js';
@@ -108,6 +109,8 @@ async function api(
       return sendJson(res, 200, {
         csrf_token: session.csrfToken,
         expires_at: new Date(session.expiresAtMs).toISOString(),
+        // The A/B rule form offers the server's own list, so the page never has one of its own to drift.
+        ab_operators: AB_OPERATORS,
       });
     }
     if (first === 'overview') return sendJson(res, 200, consoleOverview(ctx));

@@ -1,4 +1,6 @@
-/** A stable error code of the wire protocol (PROTOCOL §3). */
+import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+
+/** A stable error code of the wire protocol (PROTOCOL §3): the `error` member of an answer. */
 export type ProtocolErrorCode =
   | 'invalid_request'
   | 'unauthorized'
@@ -12,19 +14,28 @@ export type ProtocolErrorCode =
 
 /**
  * An error that becomes an HTTP answer with the body
- * `{"error": code, "message": message, ...extra}`. Its message is written for
- * people and never holds a key or a secret value.
+ * `{"error": protocolCode, "message": message, ...extra}`. Its message is
+ * written for people and never holds a key or a secret value. Its `code` is
+ * the local server's own; `protocolCode` is the wire's.
  */
-export class HttpError extends Error {
-  override readonly name = 'HttpError';
+export class HttpError extends LocalServerError {
+  /** Stable error code. */
+  readonly code = 'VANE_LOCAL_REQUEST_REFUSED' as const;
 
+  /**
+   * @param status - the HTTP status of the answer.
+   * @param protocolCode - the answer's `error` member (PROTOCOL §3).
+   * @param message - the answer's `message`; never a key or a secret value.
+   * @param extra - further members of the answer's body (e.g. `until`).
+   * @param headers - headers of the answer (e.g. `Retry-After`).
+   */
   constructor(
     readonly status: number,
-    readonly code: ProtocolErrorCode,
+    readonly protocolCode: ProtocolErrorCode,
     message: string,
     readonly extra: Readonly<Record<string, string | number>> = {},
     readonly headers: Readonly<Record<string, string>> = {},
-    options?: { cause?: unknown },
+    options?: LocalServerErrorOptions,
   ) {
     super(message, options);
   }

@@ -73,7 +73,7 @@ export function sendError(res: ServerResponse, error: HttpError): void {
   const headers: Record<string, string> = { ...error.headers };
   // A body we refused to read may still be arriving: close rather than desynchronise the connection.
   if (error.status === 413) headers['connection'] = 'close';
-  sendJson(res, error.status, { error: error.code, message: error.message, ...error.extra }, headers);
+  sendJson(res, error.status, { error: error.protocolCode, message: error.message, ...error.extra }, headers);
 }
 
 /** The first DNS label of a `Host` header (`shop.localhost:4400` → `shop`), lower-cased. */

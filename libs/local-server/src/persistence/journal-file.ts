@@ -7,12 +7,17 @@ import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { describeFsError } from './fs-errors.js';
 import type { StateChange } from './state-change.js';
+import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
 
 /** A journal that cannot be replayed: a bad record is followed by good ones, so it is not a torn tail. */
-export class JournalFileError extends Error {
-  override readonly name = 'JournalFileError';
+export class JournalFileError extends LocalServerError {
   /** Stable error code. */
-  readonly code = 'invalid_journal';
+  readonly code = 'VANE_LOCAL_JOURNAL_INVALID' as const;
+
+  /** @param message - names the journal file and what is wrong with it. */
+  constructor(message: string, options?: LocalServerErrorOptions) {
+    super(message, options);
+  }
 }
 
 /** What {@link readJournalFile} found. */

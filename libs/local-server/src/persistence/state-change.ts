@@ -16,6 +16,7 @@ import type {
   TenantState,
   TrustDefinition,
 } from '../domain/model.js';
+import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
 
 /** A change that moves a service to `revision`. */
 interface RevisionChange {
@@ -51,8 +52,14 @@ export type StateChange =
   | ({ readonly type: 'revision' } & RevisionChange);
 
 /** A journal record names a service the data does not hold: the files do not belong together. */
-export class StateChangeError extends Error {
-  override readonly name = 'StateChangeError';
+export class StateChangeError extends LocalServerError {
+  /** Stable error code. */
+  readonly code = 'VANE_LOCAL_STATE_MISMATCH' as const;
+
+  /** @param message - names the change and the missing service. */
+  constructor(message: string, options?: LocalServerErrorOptions) {
+    super(message, options);
+  }
 }
 
 /** Applies one change to `data` in place. */

@@ -10,12 +10,17 @@ import { encodeJournalRecord, JournalFileError, readJournalFile } from './journa
 import type { ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from './state-change.js';
 import { removeCrashLeftovers, renderStateText, StateFile, syncDirectory } from './state-file.js';
+import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
 
 /** The journal could not be written: what was recorded since is not durable, and no write is answered any more. */
-export class JournalWriteError extends Error {
-  override readonly name = 'JournalWriteError';
+export class JournalWriteError extends LocalServerError {
   /** Stable error code. */
-  readonly code = 'journal_write_failed';
+  readonly code = 'VANE_LOCAL_JOURNAL_WRITE_FAILED' as const;
+
+  /** @param message - what could not be written, naming the file; the file system's error is the cause. */
+  constructor(message: string, options?: LocalServerErrorOptions) {
+    super(message, options);
+  }
 }
 
 /** What {@link StateJournal.open} found on disk, for the log. */

@@ -1,11 +1,13 @@
+import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+
 /**
  * A seed or state file that cannot be used. The message is
  * `<file>: <JSON path>: <problem>` and never contains a secret value or an
  * API key; match on {@link SeedError.code}.
  */
-export class SeedError extends Error {
+export class SeedError extends LocalServerError {
   /** Stable error code. */
-  readonly code = 'invalid_seed';
+  readonly code = 'VANE_LOCAL_SEED_INVALID' as const;
   /** The file (or other source name) that was read. */
   readonly file: string;
   /** JSON path of the offending value, e.g. `services.shop.keys[1]`; empty when the whole file is at fault. */
@@ -13,9 +15,13 @@ export class SeedError extends Error {
   /** What was wrong, without file and path. */
   readonly problem: string;
 
-  constructor(file: string, path: string, problem: string, options?: { cause?: unknown }) {
+  /**
+   * @param file - the file (or other source name) read.
+   * @param path - JSON path of the offending value; empty for the whole file.
+   * @param problem - what was wrong; never a secret value or a key.
+   */
+  constructor(file: string, path: string, problem: string, options?: LocalServerErrorOptions) {
     super(path === '' ? `${file}: ${problem}` : `${file}: ${path}: ${problem}`, options);
-    this.name = 'SeedError';
     this.file = file;
     this.path = path;
     this.problem = problem;

@@ -16,6 +16,7 @@ import {
   type TenantState,
 } from '../domain/model.js';
 import { SeedError } from './seed-error.js';
+import { LocalServerError } from '../local-server-error.js';
 import { parseServerData, parseServerDataJson, readServerDataFile } from './seed-parser.js';
 import { serializeServerData } from '../persistence/state-serializer.js';
 import { AB_OPERATORS, SECRET_TYPES, ValidationError, formatTimestamp } from '../validation/index.js';
@@ -457,7 +458,8 @@ describe('parseServerData errors', () => {
   ])('%s', (_name, edit, expected) => {
     const error = seedError(() => parse(seedWith(edit)));
     expect(error.message).toBe(`vane.seed.json: ${expected}`);
-    expect(error.code).toBe('invalid_seed');
+    expect(error.code).toBe('VANE_LOCAL_SEED_INVALID');
+    expect(error).toBeInstanceOf(LocalServerError);
     expect(error.name).toBe('SeedError');
     expect(error.file).toBe('vane.seed.json');
     expect(error.cause).toBeInstanceOf(ValidationError);

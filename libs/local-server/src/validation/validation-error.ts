@@ -1,10 +1,12 @@
+import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+
 /**
- * A value that does not have the shape it must have. Answered as
- * `400 invalid_request`; match on {@link ValidationError.code}.
+ * A value that does not have the shape it must have. Over HTTP it is
+ * answered `400 invalid_request`; match on {@link ValidationError.code}.
  */
-export class ValidationError extends Error {
-  /** Stable error code, the `error` member of a 400 answer. */
-  readonly code = 'invalid_request';
+export class ValidationError extends LocalServerError {
+  /** Stable error code. */
+  readonly code = 'VANE_LOCAL_INVALID_INPUT' as const;
   /** Where the value was wrong, e.g. `flags.ab.cohorts[0].percentage`; empty for the whole value. */
   readonly path: string;
   /** What was wrong, without the path, e.g. `must be a number, got a string`. */
@@ -14,9 +16,8 @@ export class ValidationError extends Error {
    * @param path - JSON path of the offending value (see `formatJsonPath`).
    * @param problem - what was wrong; never a secret value or a key.
    */
-  constructor(path: string, problem: string, options?: { cause?: unknown }) {
+  constructor(path: string, problem: string, options?: LocalServerErrorOptions) {
     super(path === '' ? problem : `${path}: ${problem}`, options);
-    this.name = 'ValidationError';
     this.path = path;
     this.problem = problem;
   }

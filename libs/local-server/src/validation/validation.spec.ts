@@ -41,7 +41,7 @@ describe('ValidationError', () => {
   it('carries code, path and problem, and prefixes the message with the path', () => {
     const error = new ValidationError('flags.x', 'must be a boolean, got a string');
     expect(error).toBeInstanceOf(Error);
-    expect(error.code).toBe('invalid_request');
+    expect(error.code).toBe('VANE_LOCAL_INVALID_INPUT');
     expect(error.name).toBe('ValidationError');
     expect(error.path).toBe('flags.x');
     expect(error.problem).toBe('must be a boolean, got a string');

@@ -1,14 +1,8 @@
 import type { ExecutionContext } from '@nestjs/common';
+import type { FlagDenial } from '@vane/client';
 
-/** Why a `@FeatureFlag()` guard refused a request. */
-export interface FeatureFlagDenial {
-  /** The flag that was off (the first one, when several were required). */
-  readonly key: string;
-  /** `undefined`: the snapshot does not define the flag; `off`: defined and not active (or off for this user). */
-  readonly reason: 'undefined' | 'off';
-  /** True when the flag was evaluated for the requesting user through the A/B add-on. */
-  readonly ab: boolean;
-}
+/** Why a `@FeatureFlag()` guard refused a request: the refusal shape of every Vane adapter (`FlagDenial` of `@vane/client`). */
+export type FeatureFlagDenial = FlagDenial;
 
 /**
  * What a refused request gets: `404` (a `NotFoundException`, the route looks

@@ -1,3 +1,4 @@
+import { isVaneKey } from '@vane/client';
 import type { VaneParamMetadata } from '../interfaces/vane-param-metadata.interface.js';
 import { VANE_PARAMS_METADATA } from '../vane.constants.js';
 
@@ -23,4 +24,6 @@ export function paramsOf(cls: Function, method: string | symbol): readonly VaneP
 export function assertKey(decorator: string, key: unknown): asserts key is string {
   if (typeof key !== 'string' || key === '')
     throw new TypeError(`@${decorator}() needs a non-empty key, got ${key === '' ? 'an empty string' : typeof key}`);
+  // The key rule every adapter checks when a guard or parameter is declared (PROTOCOL §4).
+  if (!isVaneKey(key)) throw new TypeError(`@${decorator}(): keys are 1 to 256 characters from [A-Za-z0-9._-]`);
 }

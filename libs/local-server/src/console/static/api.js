@@ -28,15 +28,19 @@ function path(segments) {
 }
 
 export class ConsoleApi {
-  /** @param {string} csrfToken */
-  constructor(csrfToken) {
+  /**
+   * @param {string} csrfToken
+   * @param {string[]} abOperators - the cohort condition operators the server knows
+   */
+  constructor(csrfToken, abOperators) {
     this.csrfToken = csrfToken;
+    this.abOperators = abOperators;
   }
 
-  /** Logs in already happened (the cookie): fetches the CSRF token for this page. */
+  /** Logs in already happened (the cookie): fetches the CSRF token for this page, and what its forms offer. */
   static async open() {
     const session = await request('GET', '/console/api/session');
-    return new ConsoleApi(session.csrf_token);
+    return new ConsoleApi(session.csrf_token, session.ab_operators);
   }
 
   overview() {
@@ -60,7 +64,7 @@ export class ConsoleApi {
 
   /**
    * A change through the admin API (`/admin/v1/...`, PROTOCOL §10).
-   * @param {'PUT' | 'DELETE' | 'POST'} method
+   * @param {'PUT' | 'PATCH' | 'DELETE' | 'POST'} method
    * @param {Array<string | number>} segments after `/admin/v1/`
    * @param {unknown} [body]
    */

@@ -1,6 +1,7 @@
 // The console page: the service list and tenant on the left, one service's
-// configs, flags and secrets on the right, kept current by the server's live
-// feed (/console/api/events), whoever made the change.
+// configs, flags and secrets side by side on the right (all three on the
+// first screen of a laptop), kept current by the server's live feed
+// (/console/api/events), whoever made the change.
 import { ConsoleApi, refusal } from './api.js';
 import { createConfigsPanel } from './configs-panel.js';
 import { h, showError } from './dom.js';
@@ -92,7 +93,7 @@ function mountService(slug) {
         h('span', { id: 'service-streams-label', text: 'open streams' }),
       ),
     ),
-    ...state.panels.map((panel) => panel.element),
+    h('div', { class: 'panels' }, ...state.panels.map((panel) => panel.element)),
   );
 }
 

@@ -12,19 +12,19 @@ export function createConfigsPanel(ctx) {
   const empty = h('p', { class: 'empty', text: 'No configs yet. Add one below.' });
 
   function row(key) {
-    const li = h('li', { class: 'row' });
+    const li = h('li', { class: 'row config' });
     const value = configs[key];
     const view = () => {
       li.dataset.editing = 'false';
       li.replaceChildren(
         h('code', { class: 'key', text: key }),
-        h('code', { class: 'value', id: idFor('config-value', key), text: JSON.stringify(value) }),
         h(
           'div',
           { class: 'actions' },
           h('button', { type: 'button', id: idFor('config-edit', key), onclick: edit, text: 'Edit' }),
           h('button', { type: 'button', class: 'danger', onclick: remove, text: 'Delete' }),
         ),
+        h('code', { class: 'value', id: idFor('config-value', key), text: JSON.stringify(value) }),
       );
     };
     const edit = () => {

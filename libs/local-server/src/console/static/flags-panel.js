@@ -1,10 +1,14 @@
+import { abRuleForm, describeAb } from './ab-editor.js';
 import { refusal } from './api.js';
 import { h, idFor, panel, renderKeyed, showError } from './dom.js';
 import { describeInstant, fromLocalInput, toLocalInput } from './time-input.js';
 
 /**
- * The flags of one service: a switch for `is_enabled`, the schedule, and
- * `is_active` exactly as the server computes and serves it.
+ * The flags of one service: a switch for `is_enabled`, the schedule, the A/B
+ * rule (added, edited and removed in a form), and `is_active` exactly as the
+ * server computes and serves it. Every change to an existing flag is a PATCH
+ * naming only what changes, so a switch never touches the schedule or the
+ * rule, whatever an older copy of the page holds.
  * @param {{ api: import('./api.js').ConsoleApi, slug: string, refresh: () => Promise<void>, report: (m: string) => void }} ctx
  */
 export function createFlagsPanel(ctx) {
@@ -12,28 +16,22 @@ export function createFlagsPanel(ctx) {
   const list = h('ul', { class: 'rows', id: 'flag-list' });
   const empty = h('p', { class: 'empty', text: 'No flags yet. Add one below.' });
 
-  /** PUT replaces the whole flag: send back what we are not changing. */
-  const put = (key, flag, change) =>
-    ctx.api.admin('PUT', ['services', ctx.slug, 'flags', key], {
-      is_enabled: flag.is_enabled,
-      starts_at: flag.starts_at,
-      ends_at: flag.ends_at,
-      ...(flag.ab ? { ab: flag.ab } : {}),
-      ...change,
-    });
+  /** PATCH changes only the members named (PROTOCOL §10). */
+  const patch = (key, change) => ctx.api.admin('PATCH', ['services', ctx.slug, 'flags', key], change);
 
   function row(key) {
     const flag = flags[key];
     const li = h('li', { class: 'row flag' });
     const error = h('p', { class: 'alert', role: 'alert', id: idFor('flag-error', key), hidden: true });
-    const run = async (action) => {
+    /** Runs a change; on success the row is rebuilt from the server's answer, on refusal `shown` says why. */
+    const run = async (action, shown = error) => {
       try {
         await action();
-        showError(error, '');
+        showError(shown, '');
         li.dataset.editing = 'false';
         await ctx.refresh();
       } catch (e) {
-        showError(error, refusal(e));
+        showError(shown, refusal(e));
       }
     };
 
@@ -45,7 +43,8 @@ export function createFlagsPanel(ctx) {
       'aria-checked': String(flag.is_enabled),
       'aria-label': `${key} enabled`,
       text: flag.is_enabled ? 'Enabled' : 'Disabled',
-      onclick: () => run(() => put(key, flag, { is_enabled: !flag.is_enabled })),
+      // The flag as last shown: the row may have been kept while its forms were open.
+      onclick: () => run(() => patch(key, { is_enabled: !(flags[key] ?? flag).is_enabled })),
     });
     const scheduled = flag.is_enabled && !flag.is_active;
     const active = h('span', {
@@ -57,29 +56,26 @@ export function createFlagsPanel(ctx) {
 
     const startsId = idFor('flag-starts', key);
     const endsId = idFor('flag-ends', key);
-    const markEditing = () => (li.dataset.editing = 'true');
     const starts = h('input', {
       type: 'datetime-local',
       step: 1,
       id: startsId,
       value: toLocalInput(flag.starts_at),
-      oninput: markEditing,
     });
     const ends = h('input', {
       type: 'datetime-local',
       step: 1,
       id: endsId,
       value: toLocalInput(flag.ends_at),
-      oninput: markEditing,
     });
-    const schedule = h(
+    const scheduleForm = h(
       'form',
       {
         class: 'schedule',
         onsubmit: (event) => {
           event.preventDefault();
           return run(() =>
-            put(key, flag, { starts_at: fromLocalInput(starts.value), ends_at: fromLocalInput(ends.value) }),
+            patch(key, { starts_at: fromLocalInput(starts.value), ends_at: fromLocalInput(ends.value) }),
           );
         },
       },
@@ -92,8 +88,9 @@ export function createFlagsPanel(ctx) {
         ? h('button', {
             type: 'button',
             class: 'quiet',
+            id: idFor('flag-schedule-clear', key),
             text: 'Clear schedule',
-            onclick: () => run(() => put(key, flag, { starts_at: null, ends_at: null })),
+            onclick: () => run(() => patch(key, { starts_at: null, ends_at: null })),
           })
         : null,
     );
@@ -103,6 +100,45 @@ export function createFlagsPanel(ctx) {
     ]
       .filter(Boolean)
       .join(', ');
+    const schedule = h(
+      'details',
+      {
+        class: 'disclosure',
+        id: idFor('flag-schedule', key),
+        // Open, the row is being worked in: live updates leave it as it is.
+        ontoggle: () => (li.dataset.editing = String(schedule.open || ab.open)),
+      },
+      h('summary', { text: flag.starts_at || flag.ends_at ? 'Edit the schedule' : 'Add a schedule' }),
+      scheduleForm,
+    );
+
+    const abError = h('p', { class: 'alert', role: 'alert', id: idFor('flag-ab-error', key), hidden: true });
+    const ab = h(
+      'details',
+      {
+        class: 'disclosure',
+        id: idFor('flag-ab', key),
+        ontoggle: () => (li.dataset.editing = String(schedule.open || ab.open)),
+      },
+      h('summary', { text: flag.ab ? 'Edit the A/B rule' : 'Add an A/B rule' }),
+      abRuleForm({
+        id: idFor('flag-ab-form', key),
+        key,
+        rule: flag.ab,
+        operators: ctx.api.abOperators,
+        error: abError,
+        onSave: (rule) => run(() => patch(key, { ab: rule }), abError),
+        onRemove: () => {
+          if (window.confirm(`Remove the A/B rule of flag "${key}"? Every user then gets is_active.`)) {
+            return run(() => patch(key, { ab: null }), abError);
+          }
+        },
+        onCancel: () => {
+          ab.open = false;
+          void ctx.refresh();
+        },
+      }),
+    );
 
     li.append(
       h(
@@ -115,6 +151,7 @@ export function createFlagsPanel(ctx) {
           type: 'button',
           class: 'danger',
           text: 'Delete',
+          'aria-label': `Delete flag ${key}`,
           onclick: () => {
             if (window.confirm(`Delete flag "${key}"?`)) {
               return run(() => ctx.api.admin('DELETE', ['services', ctx.slug, 'flags', key]));
@@ -122,8 +159,14 @@ export function createFlagsPanel(ctx) {
           },
         }),
       ),
-      h('p', { class: 'detail', text: `${when ? `Scheduled ${when}. ` : 'No schedule. '}${describeAb(flag.ab)}` }),
+      h('p', {
+        class: 'detail',
+        id: idFor('flag-schedule-state', key),
+        text: when ? `Scheduled ${when}.` : 'No schedule: on whenever enabled.',
+      }),
       schedule,
+      h('p', { class: 'detail', id: idFor('flag-ab-state', key), text: describeAb(flag.ab) }),
+      ab,
       error,
     );
     return li;
@@ -139,6 +182,7 @@ export function createFlagsPanel(ctx) {
       onsubmit: async (event) => {
         event.preventDefault();
         try {
+          // A new flag is a PUT: it creates the whole flag (no schedule, no rule; add them on its row).
           await ctx.api.admin('PUT', ['services', ctx.slug, 'flags', keyInput.value.trim()], {
             is_enabled: enabledInput.checked,
             starts_at: null,
@@ -168,10 +212,4 @@ export function createFlagsPanel(ctx) {
       renderKeyed(list, empty, flags, row);
     },
   };
-}
-
-function describeAb(ab) {
-  if (!ab) return 'No A/B rule.';
-  const cohorts = ab.cohorts.length === 1 ? '1 cohort' : `${ab.cohorts.length} cohorts`;
-  return `A/B: ${ab.percentage} % of users (salt "${ab.salt}", ${cohorts}).`;
 }

@@ -124,7 +124,7 @@ export function createSecretsPanel(ctx) {
       {},
       h('span', { class: 'version', text: `v${version}` }),
       isCurrent ? h('span', { class: 'badge on', text: 'served' }) : null,
-      h('span', { class: 'detail', text: `created ${new Date(createdAt).toLocaleString()}` }),
+      h('span', { class: 'created', text: `created ${new Date(createdAt).toLocaleString()}` }),
       shown,
       reveal,
       h('button', {

@@ -3,10 +3,8 @@
  *
  * @packageDocumentation
  */
-import { InvalidArgumentError } from '@vane/client';
-
-/** A flag key: 1 to 256 characters of `[A-Za-z0-9._-]` (the service's own rule). */
-const FLAG_KEY = /^[A-Za-z0-9._-]{1,256}$/;
+import { InvalidArgumentError } from '../errors.js';
+import { isVaneKey } from '../util/vane-key.js';
 
 /**
  * The keys of a guard, without duplicates.
@@ -20,7 +18,7 @@ export function checkFlagKeys(keys: unknown, where: string): readonly string[] {
   if (!Array.isArray(list) || list.length === 0)
     throw new InvalidArgumentError(`${where}: give a flag key or a non-empty array of flag keys`);
   for (const key of list as unknown[]) {
-    if (typeof key !== 'string' || !FLAG_KEY.test(key))
+    if (typeof key !== 'string' || !isVaneKey(key))
       throw new InvalidArgumentError(`${where}: flag keys are 1 to 256 characters from [A-Za-z0-9._-]`);
   }
   return [...new Set(list as string[])];

@@ -3,7 +3,8 @@
  *
  * @packageDocumentation
  */
-import type { VaneClient, VaneLogger } from '@vane/client';
+import type { VaneClient } from '../vane-client.js';
+import type { VaneLogger } from '../util/logger.js';
 
 /** A flag key named by a route, with where. */
 export interface FlagKeyUse {
@@ -17,7 +18,10 @@ export interface FlagKeyUse {
  * value), each listing where the key is named (a HEAD route Fastify made for
  * a GET route is not listed twice).
  */
-export function unknownFlagWarnings(client: VaneClient, uses: Iterable<FlagKeyUse>): string[] {
+export function unknownFlagWarnings(
+  client: Pick<VaneClient, 'flagState' | 'serviceSlug'>,
+  uses: Iterable<FlagKeyUse>,
+): string[] {
   const wheres = new Map<string, Set<string>>();
   for (const { key, where } of uses) {
     if (client.flagState(key).defined) continue;
@@ -32,6 +36,10 @@ export function unknownFlagWarnings(client: VaneClient, uses: Iterable<FlagKeyUs
 }
 
 /** Logs the startup check's warnings. */
-export function runStartupCheck(client: VaneClient, uses: Iterable<FlagKeyUse>, logger: VaneLogger): void {
+export function runStartupCheck(
+  client: Pick<VaneClient, 'flagState' | 'serviceSlug'>,
+  uses: Iterable<FlagKeyUse>,
+  logger: VaneLogger,
+): void {
   for (const warning of unknownFlagWarnings(client, uses)) logger.warn(warning);
 }

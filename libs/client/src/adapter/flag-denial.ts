@@ -3,6 +3,7 @@
  *
  * @packageDocumentation
  */
+import type { VaneReader } from '../vane-reader.js';
 
 /**
  * Why a guard refused a request, as given to a `handler` or an `error`
@@ -19,4 +20,9 @@ export interface FlagDenial {
   readonly reason: 'undefined' | 'off';
   /** True when the flag was evaluated for the user through the A/B add-on. */
   readonly ab: boolean;
+}
+
+/** The refusal of `key` by a guard reading `reader` (the request's reader, pinned or live). */
+export function flagDenialOf(reader: Pick<VaneReader, 'flagState'>, key: string, ab: boolean): FlagDenial {
+  return { key, reason: reader.flagState(key).defined ? 'off' : 'undefined', ab };
 }

@@ -1,0 +1,57 @@
+/**
+ * The errors of `@vane/local-server`. Every one extends
+ * {@link LocalServerError} and carries a stable `code`: match on `code`, not
+ * on the class or the message, which are for people and may be reworded.
+ *
+ * These codes name conditions inside the server (a bad seed, a damaged
+ * journal, a refused admin call). They are not the `error` member of HTTP
+ * answers: those are the wire protocol's own codes (`invalid_request`,
+ * `not_found`, … in protocol §3), which stay as they are.
+ *
+ * No message here ever holds a secret value or an API key.
+ *
+ * @packageDocumentation
+ */
+
+/** Every stable error code the local server raises. */
+export type LocalServerErrorCode =
+  /** A seed or state file that cannot be used ({@link SeedError}). */
+  | 'VANE_LOCAL_SEED_INVALID'
+  /** Input of the wrong shape: an admin call's body, a seed member ({@link ValidationError}). */
+  | 'VANE_LOCAL_INVALID_INPUT'
+  /** A service, key, config, flag, secret, version or trust that does not exist ({@link NotFoundError}). */
+  | 'VANE_LOCAL_NOT_FOUND'
+  /** A journal that cannot be replayed ({@link JournalFileError}). */
+  | 'VANE_LOCAL_JOURNAL_INVALID'
+  /** The journal could not be written; no write is answered any more ({@link JournalWriteError}). */
+  | 'VANE_LOCAL_JOURNAL_WRITE_FAILED'
+  /** A journal record names a service the state file does not hold ({@link StateChangeError}). */
+  | 'VANE_LOCAL_STATE_MISMATCH'
+  /** A request the HTTP layer refused; its answer's status and protocol code are on the error. */
+  | 'VANE_LOCAL_REQUEST_REFUSED';
+
+/** Options shared by every local-server error constructor. */
+export interface LocalServerErrorOptions {
+  /** The underlying error, if any; never one whose message could hold a secret. */
+  cause?: unknown;
+}
+
+/**
+ * Base class of every error the local server raises, so one
+ * `instanceof LocalServerError` covers them all.
+ *
+ * @example
+ * ```ts
+ * try { await startLocalServer({ seed: 'vane.seed.json' }); }
+ * catch (err) { if (err instanceof LocalServerError && err.code === 'VANE_LOCAL_SEED_INVALID') … }
+ * ```
+ */
+export abstract class LocalServerError extends Error {
+  /** Stable, machine-readable code of the condition. */
+  abstract readonly code: LocalServerErrorCode;
+
+  protected constructor(message: string, options?: LocalServerErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+  }
+}
