@@ -11,7 +11,8 @@ module.exports = function preset(dir, overrides = {}) {
     rootDir: dir,
     testEnvironment: 'node',
     testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/**/*.e2e-spec.ts'],
-    testPathIgnorePatterns: ['/node_modules/', '/dist/', '/fixtures/'],
+    // Anchored at the project: a checkout inside a folder named `fixtures` still runs its tests.
+    testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/(.+/)?fixtures/'],
     transform: {
       '^.+\\.(t|j)s$': [
         '@swc/jest',
@@ -31,6 +32,7 @@ module.exports = function preset(dir, overrides = {}) {
     moduleNameMapper: {
       '^@vane/(common|client|local-server|nestjs|express|fastify|openfeature)$': path.join(root, 'libs/$1/src/index.ts'),
       '^@vane/nestjs/testing$': path.join(root, 'libs/nestjs/src/testing/index.ts'),
+      '^@vane/local-server/testing$': path.join(root, 'libs/local-server/src/testing/index.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
     ...overrides,

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { PROCESS_TEST_MS } from '@vane/local-server/testing';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -23,8 +24,12 @@ describe('the web console, as the package ships it', () => {
       'CommonJS (require)',
       ['-e', `const { startLocalServer } = require('@vane/local-server'); (async () => {${probe}})();`],
     ],
-  ])('serves its pages and modules from dist through %s', async (_name, args) => {
-    const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: ROOT, timeout: 20_000 });
-    expect(JSON.parse(stdout)).toEqual({ page: 200, app: 200, type: 'text/javascript; charset=utf-8' });
-  });
+  ])(
+    'serves its pages and modules from dist through %s',
+    async (_name, args) => {
+      const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: ROOT, timeout: 20_000 });
+      expect(JSON.parse(stdout)).toEqual({ page: 200, app: 200, type: 'text/javascript; charset=utf-8' });
+    },
+    PROCESS_TEST_MS,
+  );
 });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/local-server';
+import { PROCESS_TEST_MS } from '@vane/local-server/testing';
 
 // NestJS 11 (CommonJS) and NestJS 12 (ESM only) apps load the BUILT packages
 // (`npm test` builds first) as an app that installed them would: each fixture
@@ -173,47 +174,58 @@ describe.each(FLAVOURS)('fixture app on $name', (flavour) => {
     await server.close();
   });
 
-  it('starts, serves configs, flags (live), A/B, secrets and file secrets, and cleans up on SIGTERM', async () => {
-    const app = start(flavour, { VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: 'svs_shop_fixture_secret' });
-    try {
-      const ready = await app.ready;
-      expect(ready.nestCore.split('.')[0]).toBe(flavour.major);
-      expect(ready.nestCoreFile).toContain(
-        flavour.major === '12' ? 'nest12-esm/node_modules/@nestjs/core' : `${ROOT}/node_modules/@nestjs/core`,
-      );
-      expect(ready.vaneNestjsFile).toBe(join(flavour.run, 'node_modules/@vane/nestjs', flavour.dist, 'index.js'));
+  it(
+    'starts, serves configs, flags (live), A/B, secrets and file secrets, and cleans up on SIGTERM',
+    async () => {
+      const app = start(flavour, { VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: 'svs_shop_fixture_secret' });
+      try {
+        const ready = await app.ready;
+        expect(ready.nestCore.split('.')[0]).toBe(flavour.major);
+        expect(ready.nestCoreFile).toContain(
+          flavour.major === '12' ? 'nest12-esm/node_modules/@nestjs/core' : `${ROOT}/node_modules/@nestjs/core`,
+        );
+        expect(ready.vaneNestjsFile).toBe(join(flavour.run, 'node_modules/@vane/nestjs', flavour.dist, 'index.js'));
 
-      expect(await get(ready.port, '/config')).toEqual({ status: 200, body: { host: 'db.fixture' } });
-      expect(await get(ready.port, '/checkout')).toEqual({ status: 200, body: { checkout: 'new', keyLength: 14 } });
-      expect(await get(ready.port, '/pricing', { 'x-user': 'u-1', 'x-country': 'DE' })).toEqual({
-        status: 200,
-        body: { user: 'u-1', dark: true },
-      });
-      expect((await get(ready.port, '/pricing', { 'x-user': 'u-1', 'x-country': 'US' })).status).toBe(404);
+        expect(await get(ready.port, '/config')).toEqual({ status: 200, body: { host: 'db.fixture' } });
+        expect(await get(ready.port, '/checkout')).toEqual({ status: 200, body: { checkout: 'new', keyLength: 14 } });
+        expect(await get(ready.port, '/pricing', { 'x-user': 'u-1', 'x-country': 'DE' })).toEqual({
+          status: 200,
+          body: { user: 'u-1', dark: true },
+        });
+        expect((await get(ready.port, '/pricing', { 'x-user': 'u-1', 'x-country': 'US' })).status).toBe(404);
 
-      server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
-      expect(await get(ready.port, '/wait/flag/new-checkout/false')).toEqual({ status: 200, body: { active: false } });
-      expect((await get(ready.port, '/checkout')).status).toBe(404);
-      server.admin.setFlag('shop', 'new-checkout', { is_enabled: true });
+        server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
+        expect(await get(ready.port, '/wait/flag/new-checkout/false')).toEqual({
+          status: 200,
+          body: { active: false },
+        });
+        expect((await get(ready.port, '/checkout')).status).toBe(404);
+        server.admin.setFlag('shop', 'new-checkout', { is_enabled: true });
 
-      const pem = (await get(ready.port, '/pem')).body as { path: string };
-      expect(existsSync(pem.path)).toBe(true);
-      app.child.kill('SIGTERM');
+        const pem = (await get(ready.port, '/pem')).body as { path: string };
+        expect(existsSync(pem.path)).toBe(true);
+        app.child.kill('SIGTERM');
+        const exit = await app.exit;
+        expect(exit.stderr).toBe('');
+        expect(existsSync(pem.path)).toBe(false);
+      } finally {
+        app.child.kill('SIGKILL');
+      }
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it(
+    'fails to start with the typed error and what to fix when the key is wrong',
+    async () => {
+      const app = start(flavour, { VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: 'svs_wrong_key_for_shop' });
       const exit = await app.exit;
-      expect(exit.stderr).toBe('');
-      expect(existsSync(pem.path)).toBe(false);
-    } finally {
-      app.child.kill('SIGKILL');
-    }
-  });
-
-  it('fails to start with the typed error and what to fix when the key is wrong', async () => {
-    const app = start(flavour, { VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: 'svs_wrong_key_for_shop' });
-    const exit = await app.exit;
-    expect(exit.code).toBe(1);
-    expect(exit.stderr).toMatch(/initial sync failed, the app cannot start \(VANE_UNAUTHORIZED\)/);
-    expect(exit.stderr).toMatch(/What to do: wrong key/);
-    expect(exit.stderr).toMatch(/UnauthorizedError/);
-    expect(exit.stderr).not.toContain('svs_wrong_key_for_shop');
-  });
+      expect(exit.code).toBe(1);
+      expect(exit.stderr).toMatch(/initial sync failed, the app cannot start \(VANE_UNAUTHORIZED\)/);
+      expect(exit.stderr).toMatch(/What to do: wrong key/);
+      expect(exit.stderr).toMatch(/UnauthorizedError/);
+      expect(exit.stderr).not.toContain('svs_wrong_key_for_shop');
+    },
+    PROCESS_TEST_MS,
+  );
 });

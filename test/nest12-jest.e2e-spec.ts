@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { PROCESS_TEST_MS } from '@vane/local-server/testing';
 
 // The jest 30 + NestJS 12 (ESM only) pitfall, and the two fixes the README
 // gives, run for real: a NestJS 12 user's specs (test/fixtures/nest12-esm/jest:
@@ -42,21 +43,33 @@ describe('jest 30 with NestJS 12 (ESM only)', () => {
     }
   });
 
-  it('fails with a NestJS 11 style config: jest has no require(esm) of its own on Node < 24.9', () => {
-    const run = jest('jest.naive.config.cjs');
-    expect(run.status).toBe(1);
-    expect(run.output).toMatch(/Must use import to load ES Module: .*@nestjs\/common\/index\.js/);
-  });
+  it(
+    'fails with a NestJS 11 style config: jest has no require(esm) of its own on Node < 24.9',
+    () => {
+      const run = jest('jest.naive.config.cjs');
+      expect(run.status).toBe(1);
+      expect(run.output).toMatch(/Must use import to load ES Module: .*@nestjs\/common\/index\.js/);
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('passes when SWC compiles NestJS 12 to CommonJS (transformIgnorePatterns)', () => {
-    const run = jest('jest.cjs.config.cjs');
-    expect(run.output).toMatch(/Tests:\s+2 passed/);
-    expect(run.status).toBe(0);
-  });
+  it(
+    'passes when SWC compiles NestJS 12 to CommonJS (transformIgnorePatterns)',
+    () => {
+      const run = jest('jest.cjs.config.cjs');
+      expect(run.output).toMatch(/Tests:\s+2 passed/);
+      expect(run.status).toBe(0);
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('passes as ES modules under --experimental-vm-modules', () => {
-    const run = jest('jest.esm.config.cjs', '--experimental-vm-modules --no-warnings');
-    expect(run.output).toMatch(/Tests:\s+2 passed/);
-    expect(run.status).toBe(0);
-  });
+  it(
+    'passes as ES modules under --experimental-vm-modules',
+    () => {
+      const run = jest('jest.esm.config.cjs', '--experimental-vm-modules --no-warnings');
+      expect(run.output).toMatch(/Tests:\s+2 passed/);
+      expect(run.status).toBe(0);
+    },
+    PROCESS_TEST_MS,
+  );
 });

@@ -3,6 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
+import { PROCESS_TEST_MS } from '@vane/local-server/testing';
 
 // Runs on the built packages (`npm test` builds first), through Node's own resolver,
 // as an app that installed them would load them.
@@ -21,19 +22,23 @@ describe.each(LIBS)('@vane/%s package', (lib) => {
     >;
   };
 
-  it('loads through require() as CommonJS and through import() as ESM, with the same exports', () => {
-    // A default export (the Fastify plugin) is `default` in CommonJS too: compared apart, below.
-    const cjs = node([
-      '-e',
-      `console.log(JSON.stringify(Object.keys(require('@vane/${lib}')).filter((k) => k !== 'default').sort()))`,
-    ]);
-    const esm = node([
-      '--input-type=module',
-      '-e',
-      `const m = await import('@vane/${lib}'); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default').sort()))`,
-    ]);
-    expect(JSON.parse(esm)).toEqual(JSON.parse(cjs));
-  });
+  it(
+    'loads through require() as CommonJS and through import() as ESM, with the same exports',
+    () => {
+      // A default export (the Fastify plugin) is `default` in CommonJS too: compared apart, below.
+      const cjs = node([
+        '-e',
+        `console.log(JSON.stringify(Object.keys(require('@vane/${lib}')).filter((k) => k !== 'default').sort()))`,
+      ]);
+      const esm = node([
+        '--input-type=module',
+        '-e',
+        `const m = await import('@vane/${lib}'); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default').sort()))`,
+      ]);
+      expect(JSON.parse(esm)).toEqual(JSON.parse(cjs));
+    },
+    PROCESS_TEST_MS,
+  );
 
   it('declares per-condition types that exist, for every entry', () => {
     for (const [entry, conditions] of Object.entries(manifest.exports)) {
@@ -68,53 +73,63 @@ describe('@vane/fastify', () => {
 });
 
 describe('dependency manifest', () => {
-  it.each(LIBS)('@vane/%s declares every package its sources import', (lib) => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'libs', lib, 'package.json'), 'utf8')) as {
-      dependencies?: Record<string, string>;
-      peerDependencies?: Record<string, string>;
-      optionalDependencies?: Record<string, string>;
-    };
-    const declared = new Set([
-      ...Object.keys(manifest.dependencies ?? {}),
-      ...Object.keys(manifest.peerDependencies ?? {}),
-      ...Object.keys(manifest.optionalDependencies ?? {}),
-    ]);
-    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', `libs/${lib}/src`], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    })
-      .split('\n')
-      .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'));
-    const missing = new Set<string>();
-    for (const file of files) {
-      const source = readFileSync(join(ROOT, file), 'utf8');
-      // TypeScript's own scanner finds every import, export-from, import() and require().
-      for (const { fileName: specifier } of ts.preProcessFile(source, true, true).importedFiles) {
-        if (specifier.startsWith('.') || specifier.startsWith('node:')) continue;
-        const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
-        if (!declared.has(name)) missing.add(`${name} (in ${file})`);
+  it.each(LIBS)(
+    '@vane/%s declares every package its sources import',
+    (lib) => {
+      const manifest = JSON.parse(readFileSync(join(ROOT, 'libs', lib, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+        peerDependencies?: Record<string, string>;
+        optionalDependencies?: Record<string, string>;
+      };
+      const declared = new Set([
+        ...Object.keys(manifest.dependencies ?? {}),
+        ...Object.keys(manifest.peerDependencies ?? {}),
+        ...Object.keys(manifest.optionalDependencies ?? {}),
+      ]);
+      const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', `libs/${lib}/src`], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      })
+        .split('\n')
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'));
+      const missing = new Set<string>();
+      for (const file of files) {
+        const source = readFileSync(join(ROOT, file), 'utf8');
+        // TypeScript's own scanner finds every import, export-from, import() and require().
+        for (const { fileName: specifier } of ts.preProcessFile(source, true, true).importedFiles) {
+          if (specifier.startsWith('.') || specifier.startsWith('node:')) continue;
+          const name = specifier.startsWith('@')
+            ? specifier.split('/').slice(0, 2).join('/')
+            : specifier.split('/')[0]!;
+          if (!declared.has(name)) missing.add(`${name} (in ${file})`);
+        }
       }
-    }
-    expect([...missing]).toEqual([]);
-  });
+      expect([...missing]).toEqual([]);
+    },
+    PROCESS_TEST_MS,
+  );
 });
 
 describe('@vane/nestjs/testing', () => {
-  it('is an entry of its own, the same through require() and import(), and off the main entry', () => {
-    const cjs = node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/nestjs/testing')).sort()))`]);
-    const esm = node([
-      '--input-type=module',
-      '-e',
-      `const m = await import('@vane/nestjs/testing'); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default').sort()))`,
-    ]);
-    expect(JSON.parse(cjs)).toEqual(['VaneTestingBackend', 'VaneTestingModule']);
-    expect(JSON.parse(esm)).toEqual(JSON.parse(cjs));
-    const main = JSON.parse(
-      node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/nestjs'))))`]),
-    ) as string[];
-    expect(main).not.toContain('VaneTestingModule');
-    expect(main).not.toContain('VaneTestingBackend');
-  });
+  it(
+    'is an entry of its own, the same through require() and import(), and off the main entry',
+    () => {
+      const cjs = node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/nestjs/testing')).sort()))`]);
+      const esm = node([
+        '--input-type=module',
+        '-e',
+        `const m = await import('@vane/nestjs/testing'); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default').sort()))`,
+      ]);
+      expect(JSON.parse(cjs)).toEqual(['VaneTestingBackend', 'VaneTestingModule']);
+      expect(JSON.parse(esm)).toEqual(JSON.parse(cjs));
+      const main = JSON.parse(
+        node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/nestjs'))))`]),
+      ) as string[];
+      expect(main).not.toContain('VaneTestingModule');
+      expect(main).not.toContain('VaneTestingBackend');
+    },
+    PROCESS_TEST_MS,
+  );
 
   it('resolves for TypeScript with the old node10 resolution too (typesVersions), as Nest 11 projects may use', () => {
     const resolved = ts.resolveModuleName(
@@ -133,29 +148,40 @@ describe('the vane-local-server command', () => {
     files: string[];
   };
 
-  it('is a committed launcher (npm links it at install time, before dist/ exists), executable in git, and shipped', () => {
-    const launcher = manifest.bin['vane-local-server']!;
-    expect(launcher).toMatch(/^\.\/bin\//);
-    const [mode] = execFileSync('git', ['ls-files', '--stage', join('libs/local-server', launcher)], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    }).split(' ');
-    expect(mode).toBe('100755');
-    expect(manifest.files).toContain('bin');
-  });
+  it(
+    'is a committed launcher (npm links it at install time, before dist/ exists), executable in git, and shipped',
+    () => {
+      const launcher = manifest.bin['vane-local-server']!;
+      expect(launcher).toMatch(/^\.\/bin\//);
+      const [mode] = execFileSync('git', ['ls-files', '--stage', join('libs/local-server', launcher)], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      }).split(' ');
+      expect(mode).toBe('100755');
+      expect(manifest.files).toContain('bin');
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('before a build, the launcher says to build (exit 1) instead of failing with a stack trace', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'vane-launcher-'));
-    try {
-      mkdirSync(join(dir, 'bin'));
-      copyFileSync(join(ROOT, 'libs/local-server', manifest.bin['vane-local-server']!), join(dir, 'bin/launcher.cjs'));
-      const result = spawnSync(process.execPath, [join(dir, 'bin/launcher.cjs'), '--help'], { encoding: 'utf8' });
-      expect(result.status).toBe(1);
-      expect(result.stderr).toMatch(/dist[\\/]cjs[\\/]cli\.js is missing: build the package first \(npm run build/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'before a build, the launcher says to build (exit 1) instead of failing with a stack trace',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'vane-launcher-'));
+      try {
+        mkdirSync(join(dir, 'bin'));
+        copyFileSync(
+          join(ROOT, 'libs/local-server', manifest.bin['vane-local-server']!),
+          join(dir, 'bin/launcher.cjs'),
+        );
+        const result = spawnSync(process.execPath, [join(dir, 'bin/launcher.cjs'), '--help'], { encoding: 'utf8' });
+        expect(result.status).toBe(1);
+        expect(result.stderr).toMatch(/dist[\\/]cjs[\\/]cli\.js is missing: build the package first \(npm run build/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    PROCESS_TEST_MS,
+  );
 
   it('the built cli.js is executable in both builds', () => {
     for (const build of ['cjs', 'esm']) {
@@ -163,16 +189,20 @@ describe('the vane-local-server command', () => {
     }
   });
 
-  it('npx vane-local-server --help runs our own code from the repository root (never a registry package)', () => {
-    // --no: refuse to install anything, so a missing link fails here instead of fetching a stranger's package.
-    const out = execFileSync('npx', ['--no', '--', 'vane-local-server', '--help'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 30_000,
-      env: { ...process.env, npm_config_yes: 'false', npm_config_update_notifier: 'false' },
-    });
-    expect(out).toMatch(/^Usage: vane-local-server /);
-  });
+  it(
+    'npx vane-local-server --help runs our own code from the repository root (never a registry package)',
+    () => {
+      // --no: refuse to install anything, so a missing link fails here instead of fetching a stranger's package.
+      const out = execFileSync('npx', ['--no', '--', 'vane-local-server', '--help'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 30_000,
+        env: { ...process.env, npm_config_yes: 'false', npm_config_update_notifier: 'false' },
+      });
+      expect(out).toMatch(/^Usage: vane-local-server /);
+    },
+    PROCESS_TEST_MS,
+  );
 });
 
 describe('@vane/client and the AWS SDK', () => {

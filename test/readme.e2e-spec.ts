@@ -13,6 +13,7 @@ import { AppModule } from '../examples/nestjs/src/app.module';
 import { PricingController } from '../examples/nestjs/src/pricing.controller';
 import { get } from './support/http.js';
 import { killLeftovers, spawnNode } from './support/process.js';
+import { PROCESS_TEST_MS } from '@vane/local-server/testing';
 
 // The README is documentation users copy from: keep it true.
 const ROOT = resolve(__dirname, '..');
@@ -25,13 +26,17 @@ describe('README.md', () => {
     expect(readme).toContain('npm ci && npm test');
   });
 
-  it('shows exactly the code of the sample apps that the end-to-end tests run', () => {
-    const out = execFileSync(process.execPath, ['scripts/readme-snippets.mjs', '--check'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    expect(out).toMatch(/^[1-9]\d* snippets, 0 stale/);
-  });
+  it(
+    'shows exactly the code of the sample apps that the end-to-end tests run',
+    () => {
+      const out = execFileSync(process.execPath, ['scripts/readme-snippets.mjs', '--check'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+      expect(out).toMatch(/^[1-9]\d* snippets, 0 stale/);
+    },
+    PROCESS_TEST_MS,
+  );
 
   it('documents every option of the client', () => {
     const interfaceBody = /export interface VaneClientOptions \{([\s\S]*?)\n\}/.exec(
@@ -64,6 +69,7 @@ describe('README.md', () => {
       expect(codes.size).toBeGreaterThan(0);
       for (const code of codes) expect(readme).toContain(`\`${code}\``);
     },
+    PROCESS_TEST_MS,
   );
 });
 
@@ -88,21 +94,25 @@ describe('docs/protocol.md', () => {
     expect(readme).toContain('`X-Service-API-Key`');
   });
 
-  it('its .localhost example, run as it is, reaches a local server through Node fetch', async () => {
-    const server = await startLocalServer({
-      seed: { services: { shop: { keys: ['svs_shop_docs_secret'], configs: { answer: 42 } } } },
-    });
-    try {
-      const { stdout } = await promisify(execFile)(process.execPath, ['examples/localhost/fetch-localhost.mjs'], {
-        cwd: ROOT,
-        timeout: 20_000,
-        env: { ...process.env, VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: 'svs_shop_docs_secret' },
+  it(
+    'its .localhost example, run as it is, reaches a local server through Node fetch',
+    async () => {
+      const server = await startLocalServer({
+        seed: { services: { shop: { keys: ['svs_shop_docs_secret'], configs: { answer: 42 } } } },
       });
-      expect(stdout.trim()).toBe('200 1');
-    } finally {
-      await server.close();
-    }
-  });
+      try {
+        const { stdout } = await promisify(execFile)(process.execPath, ['examples/localhost/fetch-localhost.mjs'], {
+          cwd: ROOT,
+          timeout: 20_000,
+          env: { ...process.env, VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: 'svs_shop_docs_secret' },
+        });
+        expect(stdout.trim()).toBe('200 1');
+      } finally {
+        await server.close();
+      }
+    },
+    PROCESS_TEST_MS,
+  );
 });
 
 // The quick starts, from their sources in this repository (the workspace packages, Express 5, NestJS 11):
@@ -118,7 +128,7 @@ describe('the README quick starts, run here', () => {
   afterEach(async () => {
     await killLeftovers();
     await server.close();
-  });
+  }, PROCESS_TEST_MS);
 
   it.each([
     'examples/express/server.js',
@@ -144,7 +154,7 @@ describe('the README quick starts, run here', () => {
       app.child.kill('SIGTERM');
       await expect(app.exited).resolves.toEqual({ code: 0, signal: null });
     },
-    30_000,
+    PROCESS_TEST_MS,
   );
 
   it('examples/nestjs: the A/B route with its abContext serves a user in the rule, 404 to an anonymous one', async () => {
@@ -176,31 +186,35 @@ describe('the README quick starts, run here', () => {
     }
   });
 
-  it('examples/nestjs: the module takes its options from ConfigService, and follows a flag flip', async () => {
-    const saved = { ...process.env };
-    process.env['VANE_BASE_URL'] = server.baseUrl('shop');
-    process.env['VANE_API_KEY'] = demoKey;
-    const app = (await Test.createTestingModule({ imports: [AppModule] }).compile()).createNestApplication({
-      logger: false,
-    });
-    try {
-      await app.init();
-      await request(app.getHttpServer()).get('/checkout').expect(200, { checkout: 'new' });
-      await request(app.getHttpServer()).get('/payments').expect(200, { stripeConfigured: true });
-      server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
-      // The flip is applied once the client's revision has reached the server's.
-      const client = app.get(VaneClient);
-      await new Promise<void>((resolve) => {
-        if (!client.flag('new-checkout')) return resolve();
-        const off = client.onChange(() => {
-          off();
-          resolve();
-        });
+  it(
+    'examples/nestjs: the module takes its options from ConfigService, and follows a flag flip',
+    async () => {
+      const saved = { ...process.env };
+      process.env['VANE_BASE_URL'] = server.baseUrl('shop');
+      process.env['VANE_API_KEY'] = demoKey;
+      const app = (await Test.createTestingModule({ imports: [AppModule] }).compile()).createNestApplication({
+        logger: false,
       });
-      await request(app.getHttpServer()).get('/checkout').expect(404);
-    } finally {
-      await app.close();
-      process.env = saved;
-    }
-  });
+      try {
+        await app.init();
+        await request(app.getHttpServer()).get('/checkout').expect(200, { checkout: 'new' });
+        await request(app.getHttpServer()).get('/payments').expect(200, { stripeConfigured: true });
+        server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
+        // The flip is applied once the client's revision has reached the server's.
+        const client = app.get(VaneClient);
+        await new Promise<void>((resolve) => {
+          if (!client.flag('new-checkout')) return resolve();
+          const off = client.onChange(() => {
+            off();
+            resolve();
+          });
+        });
+        await request(app.getHttpServer()).get('/checkout').expect(404);
+      } finally {
+        await app.close();
+        process.env = saved;
+      }
+    },
+    PROCESS_TEST_MS,
+  );
 });

@@ -6,6 +6,7 @@ import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { killLeftovers } from './support/process.js';
 import { DEMO_SEED, startSample, type RunningSample } from './support/samples.js';
 import { stuckConnection } from './support/stuck-connection.js';
+import { PROCESS_TEST_MS } from '@vane/local-server/testing';
 
 // Both samples, stopped while a client holds a connection open: the drain is bounded
 // (DRAIN_TIMEOUT_MS), a second signal cuts it short, and no file secret stays on disk.
@@ -23,38 +24,46 @@ describe.each(['nest', 'express'] as const)('the %s sample, stopped with a stuck
     await killLeftovers();
     await server.close();
     rmSync(tmp, { recursive: true, force: true });
-  });
+  }, PROCESS_TEST_MS);
 
   /** The sample's own secrets directory (it has a file secret from the start). */
   const secretDirs = (): string[] => readdirSync(tmp).filter((name) => name.startsWith('vane-secrets-'));
 
-  it('one signal: the connections still open are closed at the drain timeout, Vane closes, exit 0', async () => {
-    const app: RunningSample = await startSample(kind, server, { TMPDIR: tmp, DRAIN_TIMEOUT_MS: '300' });
-    expect(secretDirs()).toHaveLength(1);
-    const stuck = await stuckConnection(app.url);
-    socket = stuck.socket;
-    const timedOut = app.proc.nextLine(/drain timeout \(300 ms\): closing the connections still open/);
-    app.proc.child.kill('SIGTERM');
-    await timedOut;
-    await stuck.closed;
-    await expect(app.proc.exited).resolves.toEqual({ code: 0, signal: null });
-    expect(app.proc.lines).toContainEqual(expect.stringMatching(new RegExp(`${kind} sample stopped`)));
-    expect(secretDirs()).toEqual([]);
-  });
+  it(
+    'one signal: the connections still open are closed at the drain timeout, Vane closes, exit 0',
+    async () => {
+      const app: RunningSample = await startSample(kind, server, { TMPDIR: tmp, DRAIN_TIMEOUT_MS: '300' });
+      expect(secretDirs()).toHaveLength(1);
+      const stuck = await stuckConnection(app.url);
+      socket = stuck.socket;
+      const timedOut = app.proc.nextLine(/drain timeout \(300 ms\): closing the connections still open/);
+      app.proc.child.kill('SIGTERM');
+      await timedOut;
+      await stuck.closed;
+      await expect(app.proc.exited).resolves.toEqual({ code: 0, signal: null });
+      expect(app.proc.lines).toContainEqual(expect.stringMatching(new RegExp(`${kind} sample stopped`)));
+      expect(secretDirs()).toEqual([]);
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('two signals: the second closes the connections at once, Vane closes, exit 0', async () => {
-    // A drain timeout far beyond the test's own: only the second signal can end this shutdown in time.
-    const app = await startSample(kind, server, { TMPDIR: tmp, DRAIN_TIMEOUT_MS: '600000' });
-    const stuck = await stuckConnection(app.url);
-    socket = stuck.socket;
-    const closing = app.proc.nextLine(/^SIGTERM: closing$/);
-    app.proc.child.kill('SIGTERM');
-    await closing;
-    const again = app.proc.nextLine(/^SIGTERM again: closing now$/);
-    app.proc.child.kill('SIGTERM');
-    await again;
-    await stuck.closed;
-    await expect(app.proc.exited).resolves.toEqual({ code: 0, signal: null });
-    expect(secretDirs()).toEqual([]);
-  });
+  it(
+    'two signals: the second closes the connections at once, Vane closes, exit 0',
+    async () => {
+      // A drain timeout far beyond the test's own: only the second signal can end this shutdown in time.
+      const app = await startSample(kind, server, { TMPDIR: tmp, DRAIN_TIMEOUT_MS: '600000' });
+      const stuck = await stuckConnection(app.url);
+      socket = stuck.socket;
+      const closing = app.proc.nextLine(/^SIGTERM: closing$/);
+      app.proc.child.kill('SIGTERM');
+      await closing;
+      const again = app.proc.nextLine(/^SIGTERM again: closing now$/);
+      app.proc.child.kill('SIGTERM');
+      await again;
+      await stuck.closed;
+      await expect(app.proc.exited).resolves.toEqual({ code: 0, signal: null });
+      expect(secretDirs()).toEqual([]);
+    },
+    PROCESS_TEST_MS,
+  );
 });

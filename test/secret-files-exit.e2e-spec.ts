@@ -5,6 +5,7 @@ import { VaneClient } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { killLeftovers, spawnNode, type Exit, type Proc } from './support/process.js';
 import { ROOT, baseEnv } from './support/samples.js';
+import { PROCESS_TEST_MS } from '@vane/local-server/testing';
 
 // A process with a file secret ends each way a process can end; then a new client starts on the same
 // directory. Whatever the way, no secrets directory of a dead process survives that second start, and
@@ -29,7 +30,7 @@ describe('file secrets, however the process ends', () => {
   afterEach(async () => {
     await killLeftovers();
     rmSync(tmp, { recursive: true, force: true });
-  });
+  }, PROCESS_TEST_MS);
 
   /** Starts the fixture with its temp dir in `tmp`, and waits for the secrets directory it prints (once its file is written). */
   async function child(way: string): Promise<{ proc: Proc; dir: string }> {
@@ -37,7 +38,7 @@ describe('file secrets, however the process ends', () => {
       cwd: ROOT,
       env: { ...baseEnv(), TMPDIR: tmp, VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: KEY },
     });
-    const [, dir] = await proc.nextLine(/^(\/\S*\/vane-secrets-\S+)$/, 30_000);
+    const [, dir] = await proc.nextLine(/^(\/\S*\/vane-secrets-\S+)$/);
     return { proc, dir: dir! };
   }
 
@@ -60,26 +61,34 @@ describe('file secrets, however the process ends', () => {
     ['an uncaught exception', 'uncaught-exception', () => undefined, { code: 1 }, true],
     ['a Nest bootstrap that fails after Vane is up', 'nest-bootstrap-fails', () => undefined, { code: 1 }, true],
     ['SIGKILL', 'wait', (p) => p.child.kill('SIGKILL'), { signal: 'SIGKILL' }, false],
-  ])('%s: no directory survives the next start', async (_name, way, end, exit, goneAtExit) => {
-    const { proc, dir } = await child(way);
-    end(proc);
-    await expect(proc.exited).resolves.toMatchObject(exit);
-    // Every way but SIGKILL removes the files as the process ends; SIGKILL leaves them to the next start.
-    expect(existsSync(dir)).toBe(!goneAtExit);
-    await secondStart();
-    expect(readdirSync(tmp)).toEqual([]);
-  });
+  ])(
+    '%s: no directory survives the next start',
+    async (_name, way, end, exit, goneAtExit) => {
+      const { proc, dir } = await child(way);
+      end(proc);
+      await expect(proc.exited).resolves.toMatchObject(exit);
+      // Every way but SIGKILL removes the files as the process ends; SIGKILL leaves them to the next start.
+      expect(existsSync(dir)).toBe(!goneAtExit);
+      await secondStart();
+      expect(readdirSync(tmp)).toEqual([]);
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it("a live process's directory is never touched; a killed one's is swept", async () => {
-    const live = await child('wait');
-    const killed = await child('wait');
-    killed.proc.child.kill('SIGKILL');
-    await killed.proc.exited;
-    await secondStart();
-    expect(readdirSync(tmp)).toEqual([basename(live.dir)]);
-    expect(readdirSync(live.dir)).toHaveLength(1);
-    live.proc.child.kill('SIGTERM');
-    await live.proc.exited;
-    expect(readdirSync(tmp)).toEqual([]);
-  });
+  it(
+    "a live process's directory is never touched; a killed one's is swept",
+    async () => {
+      const live = await child('wait');
+      const killed = await child('wait');
+      killed.proc.child.kill('SIGKILL');
+      await killed.proc.exited;
+      await secondStart();
+      expect(readdirSync(tmp)).toEqual([basename(live.dir)]);
+      expect(readdirSync(live.dir)).toHaveLength(1);
+      live.proc.child.kill('SIGTERM');
+      await live.proc.exited;
+      expect(readdirSync(tmp)).toEqual([]);
+    },
+    PROCESS_TEST_MS,
+  );
 });

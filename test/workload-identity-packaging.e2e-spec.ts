@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { PROCESS_TEST_MS } from '@vane/local-server/testing';
 
 // Runs on the built packages (`npm test` builds first), through Node's own resolver, as
 // CommonJS and as ESM: @vane/local-server's jose (v5, dual CJS/ESM) signs and verifies
@@ -38,12 +39,20 @@ function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
 }
 
-it('CommonJS: require() of the built packages exchanges an AWS identity for a session', () => {
-  const script = `const { createServer } = require('node:http'); const { startLocalServer } = require('@vane/local-server'); const { VaneClient } = require('@vane/client'); (async () => { ${body} })().catch((e) => { console.error(e); process.exit(1); });`;
-  expect(JSON.parse(node(['-e', script]))).toEqual({ keyType: '', answer: 42 });
-});
+it(
+  'CommonJS: require() of the built packages exchanges an AWS identity for a session',
+  () => {
+    const script = `const { createServer } = require('node:http'); const { startLocalServer } = require('@vane/local-server'); const { VaneClient } = require('@vane/client'); (async () => { ${body} })().catch((e) => { console.error(e); process.exit(1); });`;
+    expect(JSON.parse(node(['-e', script]))).toEqual({ keyType: '', answer: 42 });
+  },
+  PROCESS_TEST_MS,
+);
 
-it('ESM: import of the built packages exchanges an AWS identity for a session', () => {
-  const script = `import { createServer } from 'node:http'; import { startLocalServer } from '@vane/local-server'; import { VaneClient } from '@vane/client'; ${body}`;
-  expect(JSON.parse(node(['--input-type=module', '-e', script]))).toEqual({ keyType: '', answer: 42 });
-});
+it(
+  'ESM: import of the built packages exchanges an AWS identity for a session',
+  () => {
+    const script = `import { createServer } from 'node:http'; import { startLocalServer } from '@vane/local-server'; import { VaneClient } from '@vane/client'; ${body}`;
+    expect(JSON.parse(node(['--input-type=module', '-e', script]))).toEqual({ keyType: '', answer: 42 });
+  },
+  PROCESS_TEST_MS,
+);

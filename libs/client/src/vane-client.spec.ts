@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { ManualTimers, flush, until } from '../test/helpers/manual-timers.js';
+import { ManualTimers, flush } from '../test/helpers/manual-timers.js';
 import {
   FakeTransport,
   MemoryLogger,
@@ -13,6 +13,7 @@ import { VaneError } from './errors.js';
 import type { TransportRequest } from './http/transport.js';
 import { VaneClient } from './vane-client.js';
 import type { VaneClientOptions } from './options.js';
+import { until, waitForRevision, waitForStatus } from '@vane/local-server/testing';
 
 const SK = 'svs_unit_test_secret_key_0001';
 const PK = 'svp_unit_test_public_key_0001';
@@ -256,7 +257,7 @@ describe('background sync (TTL)', () => {
     };
     await h.timers.advance(60_000);
     // The 200 path writes file secrets (real I/O) before the swap.
-    await until(() => client.revision === 8, 'TTL sync applied');
+    await waitForRevision(client, 8);
     expect(client.config('db.pool.max')).toBe(30);
     expect(client.revision).toBe(8);
     expect(events).toEqual([
@@ -312,7 +313,7 @@ describe('stream', () => {
   async function streaming(overrides: Partial<VaneClientOptions> = {}) {
     const h = harness(overrides);
     const client = await create(h);
-    await until(() => client.connected, 'stream connected');
+    await waitForStatus(client, (s) => s.connected, { what: 'stream connected' });
     return { h, client };
   }
 
@@ -328,14 +329,14 @@ describe('stream', () => {
     h.service.stream.push(
       'event: patch\nid: 8\ndata: {"base": 7, "revision": 8, "configs": {"db.pool.max": 30}, "deleted": {"configs": ["banner.text"]}}\n\n',
     );
-    await until(() => client.revision === 8, 'patch applied');
+    await waitForRevision(client, 8);
     expect(client.config('db.pool.max')).toBe(30);
     expect(client.configLookup('banner.text').found).toBe(false);
     expect(events.map((e) => `${e.kind}:${e.key}`)).toEqual(['config:db.pool.max', 'config:banner.text']);
     expect(h.transport.to('/v1/sync')).toHaveLength(1);
     h.service.revision = 12;
     h.service.stream.push('event: resync\nid: 12\ndata: {"revision": 12}\n\n');
-    await until(() => client.revision === 12, 'resync');
+    await waitForRevision(client, 12);
     expect(h.transport.to('/v1/sync')).toHaveLength(2);
   });
 
@@ -349,7 +350,7 @@ describe('stream', () => {
     h.service.revision = 9;
     h.service.configs = { only: 1 };
     h.service.stream.push('event: patch\ndata: {"base": 8, "revision": 9, "configs": {"x": 1}}\n\n');
-    await until(() => client.revision === 9, 'resync after base mismatch');
+    await waitForRevision(client, 9);
     expect(client.config('only')).toBe(1);
     expect(client.configLookup('x').found).toBe(false);
   });
@@ -382,12 +383,12 @@ describe('stream', () => {
       `second backoff, pending ${h.timers.pendingDelays().join()}`,
     );
     await h.timers.advance(1500);
-    await until(() => !client.connected, 'fallback to polling');
+    await waitForStatus(client, (s) => !s.connected, { what: 'fallback to polling' });
     expect(h.logger.text('warn')).toContain('3 consecutive stream errors');
     expect(h.timers.pendingDelays()).toContain(120_000);
     h.service.streamOverride = undefined;
     await h.timers.advance(120_000);
-    await until(() => client.connected, 'back on the stream');
+    await waitForStatus(client, (s) => s.connected, { what: 'back on the stream' });
     expect(h.transport.to('/v1/stream')).toHaveLength(4);
   });
 
@@ -433,7 +434,7 @@ describe('stream', () => {
       `backoff scheduled, pending ${h.timers.pendingDelays().join()}`,
     );
     await h.timers.advance(1000);
-    await until(() => client.billingOverdue, 'billing halt');
+    await waitForStatus(client, (s) => s.billingOverdue, { what: 'billing halt' });
     expect(client.connected).toBe(false);
     expect(h.timers.pendingCount).toBe(0);
   });
@@ -637,7 +638,7 @@ describe('change listeners and close', () => {
   it('close is idempotent, stops every timer, closes the transport and removes file secrets', async () => {
     const h = harness();
     const client = await create(h);
-    await until(() => client.connected, 'stream connected');
+    await waitForStatus(client, (s) => s.connected, { what: 'stream connected' });
     const path = client.secretFile('tls.pem')!;
     expect(existsSync(path)).toBe(true);
     await Promise.all([client.close(), client.close()]);
@@ -660,13 +661,13 @@ describe('status', () => {
     const seen: string[] = [];
     client.onStatusChange((st) => seen.push(`${st.mode}:${st.connected}:${st.billingOverdue}`));
     expect(client.status).toEqual({ mode: 'polling', connected: false, billingOverdue: false });
-    await until(() => client.connected, 'connected');
+    await waitForStatus(client, (s) => s.connected, { what: 'connected' });
     expect(client.status.mode).toBe('stream');
     h.service.stream.fail(new Error('reset'));
-    await until(() => !client.connected, 'fallback');
+    await waitForStatus(client, (s) => !s.connected, { what: 'fallback' });
     h.service.syncOverride = () => errorBody(402, 'billing_overdue');
     await h.timers.advance(60_000);
-    await until(() => client.billingOverdue, 'halt');
+    await waitForStatus(client, (s) => s.billingOverdue, { what: 'halt' });
     await client.close();
     expect(seen).toEqual(['stream:true:false', 'polling:false:false', 'halted:false:true', 'closed:false:true']);
   });
@@ -731,7 +732,7 @@ describe('credentials seam', () => {
     h.service.streamOverride = (req) =>
       req.headers['authorization'] === 'Bearer t2' ? undefined : errorBody(401, 'unauthorized');
     const client = await create({ ...h, options: { ...h.options, apiKey: undefined, credentials } });
-    await until(() => client.connected, 'stream connected after renewal');
+    await waitForStatus(client, (s) => s.connected, { what: 'stream connected after renewal' });
     expect(h.transport.to('/v1/stream').map((r) => r.headers['authorization'])).toEqual(['Bearer t1', 'Bearer t2']);
     expect(h.logger.text('warn')).toBe('');
   });

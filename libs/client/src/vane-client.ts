@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setMaxListeners } from 'node:events';
 import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from './ab/ab-evaluation.js';
 import { sendAbEvaluation } from './ab/ab-request.js';
 import { AbEvaluator, type AbCacheStats } from './ab/ab-evaluator.js';
@@ -14,17 +15,15 @@ import type { ChangeListener, SecretVersionInfo } from './store/change-event.js'
 import { ClientStatus, type StatusListener, type VaneClientStatus } from './data-sources/client-status.js';
 import {
   ClientClosedError,
-  ConfigInvalidError,
   type FrontendSecretReadError,
   type PublicKeySecretAccessError,
   type SecretsNotAvailableError,
 } from './errors.js';
 import { FileSecretStore } from './secrets/file-secrets.js';
-import { LastKnownGoodBackup } from './last-known-good/last-known-good-backup.js';
-import type { StaleStart } from './last-known-good/stale-start.js';
+import { StaleStartCoordinator } from './last-known-good/stale-start-coordinator.js';
 import type { StaleState } from './last-known-good/stale-state.js';
 import { resolveOptions, type ResolvedOptions, type VaneClientOptions } from './options.js';
-import { PollingSource } from './data-sources/polling-source.js';
+import { createDataSources } from './data-sources/data-sources.js';
 import { SecretWriter, type SecretWriteResult, type SetSecretOptions } from './secrets/secret-writes.js';
 import { ServiceHttp } from './http/service-http.js';
 import type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';
@@ -43,7 +42,6 @@ import { RevisionPins, type RevisionPin } from './store/revision-pins.js';
 import type { UpdateListener } from './store/snapshot-update.js';
 import { SnapshotSync, type SyncResult } from './data-sources/snapshot-sync.js';
 import { SourceSupervisor } from './data-sources/source-supervisor.js';
-import { StreamingSource } from './data-sources/streaming-source.js';
 import { USER_AGENT } from './http/version.js';
 import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from './vane-reader.js';
 import {
@@ -95,8 +93,9 @@ export class VaneClient implements VaneReader {
   readonly #sync: SnapshotSync;
   readonly #supervisor: SourceSupervisor;
   readonly #secrets: SecretWriter;
-  readonly #backup: LastKnownGoodBackup | undefined;
   readonly #ab: AbEvaluator;
+  /** Set with `lastKnownGood`: saves what is applied, and runs a stale start. */
+  readonly #lastKnownGood: StaleStartCoordinator | undefined;
   readonly #closeController = new AbortController();
   readonly #pins: RevisionPins;
   /** The pin of the scope code runs in (`runPinned`, `snapshot.run`): reads inside answer from its state. */
@@ -116,6 +115,8 @@ export class VaneClient implements VaneReader {
       userAgent: USER_AGENT,
     });
     const signal = this.#closeController.signal;
+    // Every request in flight (A/B evaluations of concurrent requests: hundreds) listens for close().
+    setMaxListeners(0, signal);
     this.#store = new SnapshotStore(
       new FileSecretStore(options.secretsDir),
       options.clock,
@@ -139,7 +140,7 @@ export class VaneClient implements VaneReader {
     this.#status = new ClientStatus(options.logger);
     this.#supervisor = new SourceSupervisor(options);
     this.#sync = new SnapshotSync(this.#http, this.#store, signal, options.logger, () => {
-      this.#backup?.synced(this.#store.raw);
+      this.#lastKnownGood?.synced(this.#store.raw);
       this.#supervisor.synced();
     });
     this.#secrets = new SecretWriter(this.#http, options.credentials, signal);
@@ -148,14 +149,15 @@ export class VaneClient implements VaneReader {
       options.abCache,
       options.clock,
     );
-    if (options.lastKnownGood !== undefined) {
-      const backup = new LastKnownGoodBackup(options.lastKnownGood, options);
-      this.#backup = backup;
-      // Every snapshot from the service, the first included, is saved; the first one after a stale start ends it.
-      this.#store.onApplied(({ snapshot, origin }) => {
-        if (backup.applied(snapshot, origin)) this.#status.update({ stale: undefined });
-      });
-    }
+    this.#lastKnownGood =
+      options.lastKnownGood === undefined
+        ? undefined
+        : new StaleStartCoordinator(options.lastKnownGood, options, {
+            store: this.#store,
+            status: this.#status,
+            sync: () => this.#sync.sync(),
+            foregroundFailed: (err) => this.#supervisor.foregroundFailed(err),
+          });
   }
 
   /**
@@ -177,17 +179,17 @@ export class VaneClient implements VaneReader {
    */
   static async create(options: VaneClientOptions): Promise<VaneClient> {
     const client = new VaneClient(resolveOptions(options));
-    let stale: StaleStart | undefined;
     try {
       const initial = client.#initial();
-      if (client.#backup === undefined) await initial;
-      else stale = await client.#serveBackup(await client.#backup.start(initial));
+      await (client.#lastKnownGood?.start(initial) ?? initial);
     } catch (err) {
       await client.close();
       throw err;
     }
-    client.#startSources();
-    if (stale !== undefined) client.#recover(stale);
+    const parts = { status: client.#status, store: client.#store, sync: client.#sync };
+    const sources = createDataSources({ ...parts, options: client.#o, http: client.#http, events: client.#supervisor });
+    client.#supervisor.start({ ...parts, ...sources });
+    client.#lastKnownGood?.recover();
     return client;
   }
 
@@ -204,66 +206,6 @@ export class VaneClient implements VaneReader {
       signal: this.#closeController.signal,
     });
     await this.#sync.initial();
-  }
-
-  /** Installs the backup of a stale start (unless the service's snapshot came first). */
-  async #serveBackup(start: StaleStart | undefined): Promise<StaleStart | undefined> {
-    if (start === undefined) return undefined;
-    let restored: boolean;
-    try {
-      restored = await this.#store.restore(start.backup.snapshot, start.backup.savedAtMs);
-    } catch (err) {
-      // A backup that breaks the app's schema is a bad backup like a tampered one: never served.
-      if (!(err instanceof ConfigInvalidError)) throw err;
-      this.#o.logger.warn(
-        `last-known-good: ignoring the backup in ${this.#backup!.where}: it does not satisfy the schema (${err.invalid
-          .map((i) => i.key)
-          .join(', ')}); the start fails (${start.error.code})`,
-      );
-      throw start.error;
-    }
-    if (!restored) return undefined;
-    this.#status.update({ stale: this.#backup!.becomeStale(start) });
-    return start;
-  }
-
-  /** After a stale start: a 402 halts background work (the specification's rule); anything else is retried. */
-  #recover(start: StaleStart): void {
-    const reportHalt = (err: unknown): never => {
-      this.#supervisor.foregroundFailed(err);
-      throw err;
-    };
-    if (start.reason === 'billing-overdue') {
-      this.#supervisor.foregroundFailed(start.error);
-      return;
-    }
-    this.#backup!.recover(() => this.#sync.sync().catch(reportHalt), start.pending?.catch(reportHalt));
-  }
-
-  #startSources(): void {
-    const o = this.#o;
-    const events = this.#supervisor;
-    const polling = new PollingSource(this.#sync, o.timers, events);
-    const streaming = o.stream
-      ? new StreamingSource({
-          http: this.#http,
-          store: this.#store,
-          sync: this.#sync,
-          timers: o.timers,
-          logger: o.logger,
-          events,
-          idleTimeoutMs: o.streamIdleTimeoutMs,
-          timeoutMs: o.timeoutMs,
-        })
-      : undefined;
-    this.#supervisor.start({
-      options: o,
-      status: this.#status,
-      store: this.#store,
-      sync: this.#sync,
-      polling,
-      streaming,
-    });
   }
 
   // Reads: each one looks at the state of the scope it runs in (pinned), else at the one the store serves now.
@@ -700,13 +642,13 @@ export class VaneClient implements VaneReader {
     this.#status.listeners.clear();
     this.#store.stop();
     this.#pins.close();
-    this.#backup?.stop();
+    this.#lastKnownGood?.stop();
     this.#closeController.abort();
     this.#closing = (async () => {
       await this.#supervisor.close();
       await this.#sync.idle();
       // The last snapshot applied is saved (bounded by timeoutMs) before the client lets go.
-      await this.#backup?.close();
+      await this.#lastKnownGood?.close();
       await this.#store.close();
       await this.#o.credentials.close?.();
       await this.#o.transport.close();

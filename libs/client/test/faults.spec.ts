@@ -1,9 +1,9 @@
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { VaneClient, type ChangeEvent, type VaneClientOptions } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
-import { FaultProxy, rawResponse } from './helpers/fault-proxy.js';
-import { ManualTimers, until } from './helpers/manual-timers.js';
+import { ManualTimers } from './helpers/manual-timers.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
+import { FaultProxy, rawResponse, until, waitForRevision, waitForStatus } from '@vane/local-server/testing';
 
 /**
  * Faults between the client and the local server, injected by a TCP proxy on
@@ -64,7 +64,7 @@ function checkInvariants(when: string): void {
 }
 
 async function connected(): Promise<void> {
-  await until(() => client.connected, 'stream connected');
+  await waitForStatus(client, (s) => s.connected, { what: 'stream connected' });
   await until(() => proxy.openConnections > 0 && server.stats().streams === 1, 'server sees the stream');
 }
 
@@ -87,7 +87,7 @@ describe('fault injection', () => {
     checkInvariants('after reset');
     const revision = server.admin.setConfig('shop', 'db.pool.max', 31);
     await fire(1000);
-    await until(() => client.revision === revision, 'missed patch replayed');
+    await waitForRevision(client, revision);
     expect(client.config('db.pool.max')).toBe(31);
     expect(client.connected).toBe(true);
     expect(proxy.count('/v1/sync')).toBe(syncsBefore);
@@ -106,7 +106,7 @@ describe('fault injection', () => {
     server.admin.setConfig('shop', 'db.pool.max', 40);
     const revision = server.admin.setConfig('shop', 'db.pool.max', 41);
     await fire(1000);
-    await until(() => client.revision === revision, 'resynced');
+    await waitForRevision(client, revision);
     expect(client.config('db.pool.max')).toBe(41);
     expect(proxy.count('/v1/sync')).toBe(syncsBefore + 1);
   });
@@ -123,7 +123,7 @@ describe('fault injection', () => {
     checkInvariants('after stall');
     proxy.stall(false);
     await fire(1000);
-    await until(() => client.revision === revision, 'caught up after the stall');
+    await waitForRevision(client, revision);
     expect(client.config('db.pool.max')).toBe(32);
   });
 
@@ -136,7 +136,7 @@ describe('fault injection', () => {
     expect(client.config('pair.a')).toBe('v1');
     expect(client.revision).toBe(revision - 1);
     await fire(1000);
-    await until(() => client.revision === revision, 'whole patch after reconnect');
+    await waitForRevision(client, revision);
     expect(client.config('pair.a')).toBe('v2');
   });
 
@@ -161,7 +161,7 @@ describe('fault injection', () => {
     proxy.onRequest(undefined);
     const revision = server.admin.setConfig('shop', 'db.pool.max', 33);
     await fire(60_000);
-    await until(() => client.revision === revision, 'healed poll');
+    await waitForRevision(client, revision);
   });
 
   it('garbage JSON in a stream event: dropped, logged, and a resync repairs the cache', async () => {
@@ -198,7 +198,7 @@ describe('fault injection', () => {
     await fire(1000);
     await until(() => logger.text('warn').includes('stream error 2 of 3'), 'error 2');
     await fire(2000);
-    await until(() => !client.connected, 'fallback to polling');
+    await waitForStatus(client, (s) => !s.connected, { what: 'fallback to polling' });
     expect(logger.text('warn')).toContain('3 consecutive stream errors');
     await until(
       () => logger.text('warn').includes('background sync (fallback to polling) failed'),
@@ -219,7 +219,7 @@ describe('fault injection', () => {
       if (client.config('pair.a') !== client.config('pair.b')) violations.push('listener saw half a snapshot');
     });
     await fire(60_000);
-    await until(() => client.revision === revision, 'TTL poll applied');
+    await waitForRevision(client, revision);
     expect(events.map((e) => e.key).sort()).toEqual(['pair.a', 'pair.b']);
     expect(client.connected).toBe(false);
 
@@ -227,7 +227,7 @@ describe('fault injection', () => {
     await fire(300_000 - 60_000);
     await connected();
     const next = server.admin.setConfig('shop', 'db.pool.max', 35);
-    await until(() => client.revision === next, 'live again');
+    await waitForRevision(client, next);
   });
 
   it('a stream accepted with 200 and resync, then cut (a buffering proxy), is an error: backoff grows, the client falls back to polling and retries once per cooldown', async () => {
@@ -246,7 +246,7 @@ describe('fault injection', () => {
     // Accepted, resync, closed: still a failure, and the backoff doubles.
     await until(() => logger.text('warn').includes('stream error 2 of 3'), 'error 2, not a reset count');
     await fire(2000);
-    await until(() => !client.connected, 'fallback to polling');
+    await waitForStatus(client, (s) => !s.connected, { what: 'fallback to polling' });
     expect(logger.text('warn')).toContain('3 consecutive stream errors');
     expect(client.status.mode).toBe('polling');
     const attempts = proxy.count('/v1/stream');
@@ -288,7 +288,7 @@ describe('fault injection', () => {
     proxy.onRequest((line) => (isStream(line) ? 'reset' : undefined));
     proxy.reset(isStream);
     await fire(1000);
-    await until(() => !client.connected, 'fallback after 2 errors');
+    await waitForStatus(client, (s) => !s.connected, { what: 'fallback after 2 errors' });
     checkInvariants('after fallback');
     await expect(client.sync()).resolves.toMatchObject({ status: 'not-modified' });
   });

@@ -1,11 +1,11 @@
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { createClient } from 'redis';
 import { RedisBackupStore, VaneClient, type VaneClientOptions } from '../src/index.js';
-import { FaultProxy } from './helpers/fault-proxy.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
-import { until } from './helpers/manual-timers.js';
+
 import { describeWithRedis, startRedis, type TestRedis } from './helpers/redis-server.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
+import { FaultProxy, PROCESS_TEST_MS, until, waitForStatus } from '@vane/local-server/testing';
 
 const SECRET = 'rk_test_TOPSECRET';
 
@@ -27,7 +27,7 @@ describeWithRedis('last-known-good in Redis, shared by a fleet (real redis-serve
     podB = await connect(redis.url);
     server = await startLocalServer({ seed: seed(), port: 0 });
     proxy = await FaultProxy.start(server.port);
-  });
+  }, PROCESS_TEST_MS);
 
   afterAll(async () => {
     podA?.destroy();
@@ -35,7 +35,7 @@ describeWithRedis('last-known-good in Redis, shared by a fleet (real redis-serve
     await proxy?.close();
     await server?.close();
     await redis?.stop();
-  });
+  }, PROCESS_TEST_MS);
 
   const key = (): string => `vane:last-known-good:${proxy.baseUrl('shop')}`;
   const options = (client: Awaited<ReturnType<typeof connect>>): VaneClientOptions => ({
@@ -50,7 +50,7 @@ describeWithRedis('last-known-good in Redis, shared by a fleet (real redis-serve
   it('one pod saves, a new pod starts from it during an outage and comes back fresh', async () => {
     const a = await VaneClient.create(options(podA));
     try {
-      await until(() => a.connected, 'pod A streaming');
+      await waitForStatus(a, (s) => s.connected, { what: 'pod A streaming' });
       // A's first save, then a patch: the Redis value follows the revisions.
       let saved = 0;
       const revisionInRedis = async (): Promise<number> => {
@@ -58,9 +58,9 @@ describeWithRedis('last-known-good in Redis, shared by a fleet (real redis-serve
         return raw === null ? -1 : (JSON.parse(raw) as { snapshot: { revision: number } }).snapshot.revision;
       };
       server.admin.setConfig('shop', 'db.host', 'db-2.internal');
-      const deadline = Date.now() + 3000;
-      while ((saved = await revisionInRedis()) !== server.revision('shop') && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 5));
+      await until(async () => (saved = await revisionInRedis()) === server.revision('shop'), 'the save in Redis', {
+        timeoutMs: 3000,
+      });
       expect(saved).toBe(server.revision('shop'));
 
       const raw = (await podB.get(key()))!;
@@ -77,7 +77,7 @@ describeWithRedis('last-known-good in Redis, shared by a fleet (real redis-serve
         expect(b.config('db.host')).toBe('db-2.internal');
         expect(b.secret('stripe.api_key')).toBe(SECRET);
         proxy.onRequest(undefined);
-        await until(() => b.stale === null, 'pod B fresh again', 5000);
+        await waitForStatus(b, (s) => s.stale === undefined, { what: 'pod B fresh again', timeoutMs: 5000 });
         expect(b.revision).toBe(server.revision('shop'));
       } finally {
         await b.close();

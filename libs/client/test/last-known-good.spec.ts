@@ -13,10 +13,10 @@ import {
   type VaneClientStatus,
 } from '../src/index.js';
 import { systemTimers, type TimerHandle, type Timers } from '../src/util/timers.js';
-import { FaultProxy, rawResponse } from './helpers/fault-proxy.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
-import { until } from './helpers/manual-timers.js';
+
 import { SHOP_SK, TLS_PEM, seed } from './helpers/seed.js';
+import { FaultProxy, rawResponse, until, waitForStatus } from '@vane/local-server/testing';
 
 const SECRET = 'rk_test_TOPSECRET';
 
@@ -41,15 +41,6 @@ afterEach(async () => {
   await server.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Waits (bounded) for an async condition. */
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise<void>((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 function backupFile(): string {
   return store.pathFor(proxy.baseUrl('shop'));
@@ -92,15 +83,15 @@ const SYNC = (line: string): boolean => line.startsWith('GET /v1/sync');
 describe('last-known-good: saving', () => {
   it('saves after the first sync and after every patch, once per revision, off the read path', async () => {
     const client = await create();
-    await eventually(async () => (await savedRevision()) === client.revision, 'the first save');
+    await until(async () => (await savedRevision()) === client.revision, 'the first save');
     expect((await stat(backupFile())).mode & 0o777).toBe(0o600);
     expect((await stat(join(dir, 'backups'))).mode & 0o777).toBe(0o700);
-    await until(() => client.connected, 'stream connected');
+    await waitForStatus(client, (s) => s.connected, { what: 'stream connected' });
     const writes = jest.spyOn(store, 'write');
     const changed = new Promise<ChangeEvent>((resolve) => client.onChange(resolve));
     server.admin.setConfig('shop', 'db.host', 'db-2.internal');
     await changed;
-    await eventually(async () => (await savedRevision()) === client.revision, 'the patch saved');
+    await until(async () => (await savedRevision()) === client.revision, 'the patch saved');
     await client.sync(); // a 304: the same revision, not written again
     await client.sync();
     expect(writes).toHaveBeenCalledTimes(1);
@@ -328,7 +319,7 @@ describe('last-known-good: secrets at rest', () => {
     expect(() => client.secretFile('tls.client_pem')).toThrow(SecretsNotAvailableError);
     expect(() => client.secretInfo('stripe.api_key')).toThrow(/not available yet/);
     proxy.onRequest(undefined);
-    await until(() => client.stale === null, 'fresh again');
+    await waitForStatus(client, (s) => s.stale === undefined, { what: 'fresh again' });
     expect(client.secret('stripe.api_key')).toBe(SECRET);
   });
 });
@@ -351,13 +342,13 @@ describe('last-known-good: back to fresh', () => {
     client.onStatusChange((s) => statuses.push(s));
     expect(logger.text('warn').match(/starting STALE/g)).toHaveLength(1);
     server = await startLocalServer({ seed: seed(), port, statePath: join(dir, 'state.json') });
-    await until(() => client.stale === null, 'fresh again', 5000);
+    await waitForStatus(client, (s) => s.stale === undefined, { what: 'fresh again', timeoutMs: 5000 });
     expect(client.config('db.host')).toBe('db-2.internal');
     expect(client.flag('dark-mode')).toBe(true);
     expect(events.map((e) => `${e.kind}:${e.key}`).sort()).toEqual(['config:db.host', 'flag:dark-mode']);
     expect(statuses.at(-1)).not.toHaveProperty('stale');
     expect(logger.lines.filter((l) => /fresh again/.test(l.message))).toHaveLength(1);
-    await eventually(async () => (await savedRevision()) === client.revision, 'the fresh snapshot saved');
+    await until(async () => (await savedRevision()) === client.revision, 'the fresh snapshot saved');
   });
 
   it('close() while stale leaves no socket and no timer behind', async () => {

@@ -5,6 +5,7 @@ import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { VaneClient } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
+import { until } from '@vane/local-server/testing';
 
 /**
  * A hostile service: every answer the client cannot use quotes back what the
@@ -116,8 +117,7 @@ it('a stream answered with errors quoting the key logs no key', async () => {
   answer = echo(500);
   const client = await VaneClient.create({ baseUrl, apiKey: SHOP_SK, logger, backoffMinMs: 5, backoffMaxMs: 10 });
   try {
-    const deadline = Date.now() + 5_000;
-    while (!logger.text().includes('stream') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until(() => logger.text().includes('stream'), 'a stream failure in the log');
     expect(logger.text()).toContain('stream');
   } finally {
     await client.close();

@@ -5,8 +5,9 @@ import { inspect } from 'node:util';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { checkConnectivity, VaneClient, type ChangeEvent, type VaneClientOptions } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
-import { until } from './helpers/manual-timers.js';
+
 import { SHOP_PK, SHOP_SK, TLS_PEM, WEB_SK, seed } from './helpers/seed.js';
+import { until, waitForRevision, waitForStatus } from '@vane/local-server/testing';
 
 let server: LocalServer;
 const clients: VaneClient[] = [];
@@ -81,7 +82,7 @@ describe('against the local server', () => {
 
   it('streams admin changes to change listeners: configs, flags, secrets (versions, not values)', async () => {
     const client = await connect();
-    await until(() => client.connected, 'stream connected');
+    await waitForStatus(client, (s) => s.connected, { what: 'stream connected' });
     const filePath = client.requireSecretFile('tls.client_pem');
 
     let event = nextEvent(client, (e) => e.key === 'db.pool.max');
@@ -119,12 +120,12 @@ describe('against the local server', () => {
 
   it('reports only real changes: setting the same value twice fires once', async () => {
     const client = await connect();
-    await until(() => client.connected, 'stream connected');
+    await waitForStatus(client, (s) => s.connected, { what: 'stream connected' });
     const events: ChangeEvent[] = [];
     client.onChange((e) => events.push(e));
     server.admin.setConfig('shop', 'cors.origins', ['https://a.example']);
     const revision = server.admin.setConfig('shop', 'db.host', 'other');
-    await until(() => client.revision === revision, 'both revisions applied');
+    await waitForRevision(client, revision);
     expect(events.map((e) => e.key)).toEqual(['db.host']);
   });
 
@@ -172,15 +173,15 @@ describe('against the local server', () => {
 
   it('402 while running halts the stream and background sync, keeps serving, raises billingOverdue', async () => {
     const client = await connect({ backoffMinMs: 10, backoffMaxMs: 20 });
-    await until(() => client.connected, 'stream connected');
+    await waitForStatus(client, (s) => s.connected, { what: 'stream connected' });
     server.admin.setTenant({ overdue_days: 30 });
-    await until(() => client.billingOverdue, 'billing halt');
+    await waitForStatus(client, (s) => s.billingOverdue, { what: 'billing halt' });
     expect(client.connected).toBe(false);
     expect(client.config('db.host')).toBe('db.internal');
     server.admin.setTenant({ overdue_days: 0 });
     await expect(client.sync()).resolves.toMatchObject({ status: 'not-modified' });
     expect(client.billingOverdue).toBe(false);
-    await until(() => client.connected, 'stream resumed');
+    await waitForStatus(client, (s) => s.connected, { what: 'stream resumed' });
   });
 
   it('a public key gets no secrets and refuses secret access before any request', async () => {
@@ -197,12 +198,12 @@ describe('against the local server', () => {
 
   it("a public key's stream carries every revision, without secrets", async () => {
     const client = await connect({ apiKey: SHOP_PK });
-    await until(() => client.connected, 'stream connected');
+    await waitForStatus(client, (s) => s.connected, { what: 'stream connected' });
     const events: ChangeEvent[] = [];
     client.onChange((e) => events.push(e));
     server.admin.setSecret('shop', 'stripe.api_key', 'rk_test_TOPSECRET_3');
     const revision = server.admin.setConfig('shop', 'db.host', 'pk-visible');
-    await until(() => client.revision === revision, 'revision chain whole');
+    await waitForRevision(client, revision);
     expect(events.map((e) => `${e.kind}:${e.key}`)).toEqual(['config:db.host']);
   });
 
@@ -238,7 +239,7 @@ describe('against the local server', () => {
 
   it('writes secrets: set, delete a version, delete; the change arrives by the stream, not by the write', async () => {
     const client = await connect();
-    await until(() => client.connected, 'stream connected');
+    await waitForStatus(client, (s) => s.connected, { what: 'stream connected' });
     const event = nextEvent(client, (e) => e.key === 'new.secret');
     const written = await client.setSecret('new.secret', 'TOPSECRET-v1');
     expect(written).toEqual({ key: 'new.secret', type: 'text', version: 1 });
@@ -301,9 +302,9 @@ describe('against the local server', () => {
   it('a revoked key: the stream ends, reconnects meet 401, the client keeps serving', async () => {
     const key = server.admin.createKey('shop', 'secret');
     const client = await connect({ apiKey: key, backoffMinMs: 5, backoffMaxMs: 10, streamCooldownMs: 60_000 });
-    await until(() => client.connected, 'stream connected');
+    await waitForStatus(client, (s) => s.connected, { what: 'stream connected' });
     server.admin.revokeKey('shop', key);
-    await until(() => !client.connected, 'fallback after repeated 401');
+    await waitForStatus(client, (s) => !s.connected, { what: 'fallback after repeated 401' });
     expect(client.config('db.host')).toBe('db.internal');
     expect(logger.text('warn')).toContain('unauthorized (401)');
     expect(logger.text()).not.toContain(key);

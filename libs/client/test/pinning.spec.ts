@@ -8,9 +8,8 @@ import {
   type VaneClientOptions,
 } from '../src/index.js';
 import { secretFileName } from '../src/secrets/secret-file-name.js';
-import { changeAndWait } from '../../../test/support/revision.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
-import { until } from './helpers/manual-timers.js';
+import { until, waitForRevision } from '@vane/local-server/testing';
 import { SHOP_PK, SHOP_SK, TLS_PEM, WEB_SK, seed } from './helpers/seed.js';
 
 let server: LocalServer;
@@ -35,11 +34,10 @@ async function connect(options: Partial<VaneClientOptions> = {}): Promise<VaneCl
 }
 
 /** A config and a flag changed together, as a release would. */
-const changeBoth = (client: VaneClient, discount: number, dark: boolean): Promise<number> =>
-  changeAndWait(client, () => {
-    server.admin.setConfig('shop', 'pricing.discount', discount);
-    return server.admin.setFlag('shop', 'dark-mode', { is_enabled: dark });
-  });
+const changeBoth = (client: VaneClient, discount: number, dark: boolean): Promise<number> => {
+  server.admin.setConfig('shop', 'pricing.discount', discount);
+  return waitForRevision(client, server.admin.setFlag('shop', 'dark-mode', { is_enabled: dark }));
+};
 
 describe('client.snapshot()', () => {
   it('reads one revision whatever lands later; the client reads live', async () => {
@@ -71,7 +69,10 @@ describe('client.snapshot()', () => {
     expect(dirname(pinned)).toBe(dirname(stable));
     expect(statSync(pinned).mode & 0o777).toBe(0o600);
     expect(snap.secretInfo('tls.client_pem')).toEqual({ type: 'file', version: 2 });
-    await changeAndWait(client, () => server.admin.setSecret('shop', 'tls.client_pem', 'pem-v3-TOPSECRET', 'file'));
+    await waitForRevision(
+      client,
+      server.admin.setSecret('shop', 'tls.client_pem', 'pem-v3-TOPSECRET', 'file').revision,
+    );
     expect(readFileSync(pinned, 'utf8')).toBe(TLS_PEM);
     expect(snap.secretFile('tls.client_pem')).toBe(pinned);
     expect(client.requireSecretFile('tls.client_pem')).toBe(stable);
@@ -157,10 +158,8 @@ describe('client.runPinned()', () => {
     const contents = await client.runPinned(async () => {
       pinnedPath = client.requireSecretFile('tls.client_pem');
       const text = client.requireSecret('stripe.api_key');
-      await changeAndWait(client, () => {
-        server.admin.setSecret('shop', 'stripe.api_key', 'rk_test_v2');
-        return server.admin.setSecret('shop', 'tls.client_pem', 'pem-v3', 'file');
-      });
+      server.admin.setSecret('shop', 'stripe.api_key', 'rk_test_v2');
+      await waitForRevision(client, server.admin.setSecret('shop', 'tls.client_pem', 'pem-v3', 'file').revision);
       return {
         text: [text, client.requireSecret('stripe.api_key')],
         file: [readFileSync(pinnedPath, 'utf8'), readFileSync(client.requireSecretFile('tls.client_pem'), 'utf8')],
@@ -203,10 +202,8 @@ describe('client.runPinned()', () => {
       await never;
       reads.push(client.config<number>('pricing.discount')!);
     });
-    await changeAndWait(client, () => {
-      server.admin.setConfig('shop', 'pricing.discount', 0.9);
-      return server.admin.setSecret('shop', 'tls.client_pem', 'pem-v3', 'file');
-    });
+    server.admin.setConfig('shop', 'pricing.discount', 0.9);
+    await waitForRevision(client, server.admin.setSecret('shop', 'tls.client_pem', 'pem-v3', 'file').revision);
     expect(client.pinStats.heldRevisions).toBe(1);
     await until(() => client.pinStats.heldRevisions === 0, 'the leaked scope to be let go');
     await until(() => !existsSync(pinnedPath), 'its version file to be removed');
@@ -251,7 +248,7 @@ describe('client.runPinned()', () => {
       await Promise.all(Array.from({ length: 100 }, scope));
       maxHeld = Math.max(maxHeld, client.pinStats.heldRevisions);
     }
-    await until(() => client.revision >= last, 'the last change to reach the client', 5000);
+    await waitForRevision(client, last);
     expect(inconsistent).toBe(0);
     expect(maxHeld).toBeLessThan(100);
     await until(() => client.pinStats.heldRevisions === 0, 'every revision to be let go');

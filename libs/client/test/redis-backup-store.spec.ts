@@ -5,6 +5,7 @@ import { deriveBackupKey } from '../src/last-known-good/backup-key.js';
 import { RedisBackupStore } from '../src/index.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { describeWithRedis, startRedis, type TestRedis } from './helpers/redis-server.js';
+import { PROCESS_TEST_MS } from '@vane/local-server/testing';
 
 const SHOP = 'http://shop.localhost:4400';
 const SECRET = 'rk_live_REDIS_SPEC_SECRET';
@@ -23,13 +24,13 @@ describeWithRedis('RedisBackupStore (real redis-server)', () => {
     redis = await startRedis();
     a = await connect(redis.url);
     b = await connect(redis.url);
-  });
+  }, PROCESS_TEST_MS);
 
   afterAll(async () => {
     a?.destroy();
     b?.destroy();
     await redis?.stop();
-  });
+  }, PROCESS_TEST_MS);
 
   beforeEach(async () => {
     await a.flushAll();

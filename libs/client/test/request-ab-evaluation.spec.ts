@@ -1,8 +1,9 @@
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { RequestAbEvaluation, VaneClient, type AbContext } from '../src/index.js';
+import { InvalidArgumentError } from '../src/errors.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
-import { FaultProxy } from './helpers/fault-proxy.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
+import { FaultProxy } from '@vane/local-server/testing';
 
 /** The request-scoped A/B evaluation both adapters use, against the local server behind a counting proxy. */
 let server: LocalServer;
@@ -63,11 +64,16 @@ describe('RequestAbEvaluation', () => {
     ]);
   });
 
-  it('rejects what the app context function throws, and after close()', async () => {
+  it('fails closed when the app context function throws (anonymous, one warning); rejects Vane argument errors and after close()', async () => {
     const failing = evaluation(() => {
       throw new TypeError('session store down');
     });
-    await expect(failing.evaluate(['always-on'])).rejects.toThrow('session store down');
+    await expect(failing.evaluate(['always-on'])).resolves.toEqual({ 'always-on': false });
+    expect(logger.text('warn')).toContain('abContext failed, treating the request as anonymous');
+    const unwired = evaluation(() => {
+      throw new InvalidArgumentError('no abContext option');
+    });
+    await expect(unwired.evaluate(['always-on'])).rejects.toMatchObject({ code: 'VANE_INVALID_ARGUMENT' });
     await client.close();
     await expect(evaluation(() => ({ userId: 'u' })).evaluate(['always-on'])).rejects.toMatchObject({
       code: 'VANE_CLIENT_CLOSED',

@@ -1,9 +1,9 @@
 import { startLocalServer, systemClock, type LocalServer } from '@vane/local-server';
 import { VaneClient, type VaneClientOptions, type VaneClientStatus } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
-import { FaultProxy, rawResponse } from './helpers/fault-proxy.js';
-import { ManualTimers, until } from './helpers/manual-timers.js';
+import { ManualTimers } from './helpers/manual-timers.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
+import { FaultProxy, rawResponse, until, waitForRevision, waitForStatus } from '@vane/local-server/testing';
 
 /**
  * The waits a 429 asks for (rate limit, quarantine), the honest status while
@@ -54,7 +54,7 @@ async function start(options: Partial<VaneClientOptions> = {}): Promise<VaneClie
 describe('waits asked by the service', () => {
   it('a one-hour quarantine: the stream obeys it, capped by maxRetryAfterMs, and the status says so until it lifts', async () => {
     const vane = await start({ maxRetryAfterMs: 120_000 });
-    await until(() => vane.connected, 'stream connected');
+    await waitForStatus(vane, (s) => s.connected, { what: 'stream connected' });
     const seen: VaneClientStatus[] = [];
     vane.onStatusChange((s) => seen.push(s));
     const untilIso = new Date(timers.now() + 3_600_000).toISOString();
@@ -62,7 +62,7 @@ describe('waits asked by the service', () => {
     server.admin.setTenant({ quarantined_until: untilIso });
     await until(() => logger.text('warn').includes('stream error 1 of 3'), 'stream ended by the server');
     await timers.advance(1_000);
-    await until(() => vane.status.mode === 'quarantined', 'quarantine reported');
+    await waitForStatus(vane, (s) => s.mode === 'quarantined', { what: 'quarantine reported' });
     expect(vane.connected).toBe(false);
     expect(vane.status.retryAt).toEqual(new Date(timers.now() + 120_000));
     expect(timers.pendingDelays()).toContain(120_000);
@@ -75,7 +75,7 @@ describe('waits asked by the service', () => {
     // The service is healthy again long before the hour is up: the client finds out at the cap.
     server.admin.setTenant({ quarantined_until: null });
     await timers.advance(1_000);
-    await until(() => vane.status.mode === 'stream', 'back on the stream after the capped wait');
+    await waitForStatus(vane, (s) => s.mode === 'stream', { what: 'back on the stream after the capped wait' });
     expect(vane.connected).toBe(true);
     expect(vane.status.retryAt).toBeUndefined();
     expect(seen.map((s) => s.mode)).toEqual(['quarantined', 'stream']);
@@ -89,7 +89,7 @@ describe('waits asked by the service', () => {
         : undefined,
     );
     await timers.advance(60_000);
-    await until(() => vane.status.mode === 'rate-limited', 'rate limit reported');
+    await waitForStatus(vane, (s) => s.mode === 'rate-limited', { what: 'rate limit reported' });
     expect(vane.status).toEqual({
       mode: 'rate-limited',
       connected: false,
@@ -101,13 +101,15 @@ describe('waits asked by the service', () => {
     proxy.onRequest(undefined);
     const revision = server.admin.setConfig('shop', 'db.pool.max', 44);
     await timers.advance(300_000);
-    await until(() => vane.revision === revision, 'synced after the capped wait');
+    await waitForRevision(vane, revision);
+    // The update is emitted as the snapshot is installed; the sync's end (which lifts the wait) follows.
+    await waitForStatus(vane, (s) => s.mode !== 'rate-limited', { what: 'the wait lifted by the sync' });
     expect(vane.status.mode).toBe('polling');
   });
 
   it('a stream answered 429 waits before reconnecting instead of counting toward the fallback', async () => {
     const vane = await start();
-    await until(() => vane.connected, 'stream connected');
+    await waitForStatus(vane, (s) => s.connected, { what: 'stream connected' });
     proxy.onRequest((line) =>
       isStream(line)
         ? rawResponse(429, '{"error":"rate_limited","message":"slow down"}', { 'retry-after': '30' })
@@ -116,12 +118,12 @@ describe('waits asked by the service', () => {
     proxy.reset(isStream);
     await until(() => logger.text('warn').includes('stream error 1 of 3'), 'the reset');
     await timers.advance(1_000);
-    await until(() => vane.status.mode === 'rate-limited', 'rate limit on the stream reported');
+    await waitForStatus(vane, (s) => s.mode === 'rate-limited', { what: 'rate limit on the stream reported' });
     expect(vane.connected).toBe(false);
     expect(timers.pendingDelays()).toContain(30_000);
     proxy.onRequest(undefined);
     await timers.advance(30_000);
-    await until(() => vane.status.mode === 'stream', 'reconnected after the wait');
+    await waitForStatus(vane, (s) => s.mode === 'stream', { what: 'reconnected after the wait' });
   });
 });
 

@@ -23,7 +23,7 @@ import {
   type TransportRequest,
 } from '../src/http/transport.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
-import { flush, ManualTimers, until } from './helpers/manual-timers.js';
+import { flush, ManualTimers } from './helpers/manual-timers.js';
 import { seed } from './helpers/seed.js';
 import {
   AWS_TEST_CREDENTIALS,
@@ -36,6 +36,7 @@ import {
   tempDir,
   type JwtPlatform,
 } from './helpers/workload-platforms.js';
+import { until, waitForStatus } from '@vane/local-server/testing';
 
 // Every platform endpoint of every test points at a fake on 127.0.0.1, a closed
 // loopback port or a temporary file: nothing here may reach 169.254.169.254,
@@ -246,7 +247,7 @@ describe('each provider, end to end against the local server', () => {
     const exchange = transport.requests.find((r) => r.url.endsWith('/v1/auth/token-exchange'))!;
     expect(exchange.headers['x-service-api-key']).toBeUndefined();
     expect(JSON.parse(exchange.body!)).toEqual({ provider: 'kubernetes', token: issued[0] });
-    await until(() => client.connected, 'the stream to connect with the session');
+    await waitForStatus(client, (s) => s.connected, { what: 'the stream to connect with the session' });
     server.admin.setConfig('shop', 'db.host', 'db2.internal');
     await until(() => client.config('db.host') === 'db2.internal', 'a live change over the session stream');
     const written = await client.setSecret('wi.token', 'value-TOPSECRET');
@@ -563,9 +564,14 @@ describe('sessions over time', () => {
     await until(() => transport.exchanges() === 2, 'the refresh exchange');
     await flush();
     // The exchange is recorded when sent: until its answer is in, requests rightly use the old, still valid session.
-    const deadline = Date.now() + 2_000;
-    do await client.sync();
-    while (transport.bearers().at(-1) === first && Date.now() < deadline);
+    await until(
+      async () => {
+        await client.sync();
+        return transport.bearers().at(-1) !== first;
+      },
+      'a sync with the refreshed session',
+      { timeoutMs: 2_000, intervalMs: 0 },
+    );
     expect(transport.exchanges()).toBe(2);
     expect(transport.bearers().at(-1)).not.toBe(first);
     expect(

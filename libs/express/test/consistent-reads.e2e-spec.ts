@@ -5,9 +5,8 @@ import type { Server } from 'node:http';
 import type { VaneClient } from '@vane/client';
 import express, { type RequestHandler } from 'express';
 import request from 'supertest';
-import { changeAndWait } from '../../../test/support/revision.js';
 import { sendMany } from '../../../test/support/load.js';
-import { until } from '../../client/test/helpers/manual-timers.js';
+import { until, waitForRevision } from '@vane/local-server/testing';
 import { EXPRESS_VERSIONS } from './support/express-versions.js';
 import { SECRET_VALUES } from './support/seed.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';
@@ -37,12 +36,10 @@ describe.each(EXPRESS_VERSIONS)('one revision per request on %s', (_name, makeAp
   /** Changes the guard's flag (off), a config, both secrets, mid-request; resolves once the client has them. */
   const change = (): Promise<number> => {
     round++;
-    return changeAndWait(fx.vane.client, () => {
-      fx.server.admin.setConfig('shop', 'db.pool.max', 100 + round);
-      fx.server.admin.setSecret('shop', 'stripe.api_key', `rk_round_${round}`);
-      fx.server.admin.setSecret('shop', 'tls.client_pem', `pem-round-${round}`, 'file');
-      return fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
-    });
+    fx.server.admin.setConfig('shop', 'db.pool.max', 100 + round);
+    fx.server.admin.setSecret('shop', 'stripe.api_key', `rk_round_${round}`);
+    fx.server.admin.setSecret('shop', 'tls.client_pem', `pem-round-${round}`, 'file');
+    return waitForRevision(fx.vane.client, fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: false }));
   };
 
   function app() {
@@ -79,7 +76,7 @@ describe.each(EXPRESS_VERSIONS)('one revision per request on %s', (_name, makeAp
     expect(res.body).toMatchObject({ reqPem: SECRET_VALUES.pemV2, reqPool: 10 });
     // The guard of the next request reads the new revision: the flag is off, the route is absent.
     await request(a).get('/reads').expect(404);
-    await changeAndWait(fx.vane.client, () => fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: true }));
+    await waitForRevision(fx.vane.client, fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: true }));
     const next = await request(a).get('/reads').expect(200);
     expect(next.body.before).toMatchObject({ flag: true, pool: 101, key: 'rk_round_1', pem: 'pem-round-1' });
     expect(next.body.after).toEqual(next.body.before);
@@ -145,12 +142,14 @@ describe('one revision per request under load (Express 5)', () => {
     expect(inconsistent).toBe(0);
     const client = fx.vane.client;
     // The client may be behind the service by a few hundred patches: a bounded wait on its update events.
-    if (client.revision < last) await changeAndWait(client, () => last, 30_000);
+    await waitForRevision(client, last, { timeoutMs: 30_000 });
     // Every response closed: no old revision is held, and one file version (the live one) is on disk.
     expect(client.pinStats).toEqual({ heldRevisions: 0, fileVersions: 1 });
     const stable = client.requireSecretFile('tls.client_pem');
     const live = [basename(stable), `${basename(stable)}.v${client.secretInfo('tls.client_pem')!.version}`].sort();
-    await until(() => readdirSync(dirname(stable)).length === live.length, 'the old version files to be removed', 5000);
+    await until(() => readdirSync(dirname(stable)).length === live.length, 'the old version files to be removed', {
+      timeoutMs: 5000,
+    });
     expect(readdirSync(dirname(stable)).sort()).toEqual(live);
   }, 120_000);
 });

@@ -136,7 +136,7 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
         (_req, res) => res.json({}),
       );
       expect((await request(app).get('/gated').expect(418)).body).toEqual({
-        denial: { key: 'no-such-flag', defined: false, ab: false },
+        denial: { key: 'no-such-flag', reason: 'undefined', ab: false },
       });
     });
 
@@ -331,7 +331,7 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
       );
       expect((await request(app).get('/unknown').set({ 'x-user-id': 'u' }).expect(404)).body).toEqual({
         key: 'no-such-flag',
-        defined: false,
+        reason: 'undefined',
         ab: true,
       });
       expect(fx.http.count(EVALUATE_AB)).toBe(0);
@@ -361,9 +361,11 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
       ]);
     });
 
-    it('passes an exception of abContext itself to next() unchanged', async () => {
+    it('fails closed when abContext itself throws (the rule of every adapter): 404, one warning', async () => {
       await fx.close();
+      const logged: string[] = [];
       fx = await startFixture({
+        logger: { warn: (m) => void logged.push(m), error: (m) => void logged.push(m) },
         abContext: () => {
           throw new TypeError('session store down');
         },
@@ -372,11 +374,9 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
       app.get('/pricing', fx.vane.requireFlag('new-pricing', { ab: true }), (_req, res) => res.json({}));
       app.use(fx.vane.errorHandler());
       app.use(showError);
-      expect((await request(app).get('/pricing').expect(599)).body).toEqual({
-        reached: 'app error handler',
-        name: 'TypeError',
-        message: 'session store down',
-      });
+      await request(app).get('/pricing').expect(404);
+      expect(logged.filter((m) => m.includes('abContext failed'))).toHaveLength(1);
+      expect(fx.http.count(EVALUATE_AB)).toBe(0);
     });
 
     it('fails closed when the evaluation fails (A/B add-on off): the flag is off, one warning names the code', async () => {

@@ -1,15 +1,12 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
-import { once } from 'node:events';
 import { sweepStaleSecretDirs } from '@vane/client';
 import { createVane, type VaneExpress } from '@vane/express';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { PROCESS_TEST_MS, spawnNode, stopProcesses, waitForChange } from '@vane/local-server/testing';
 import request from 'supertest';
 import { createApp } from '../../../sample-app/express/app.js';
 import { startSample } from '../../../sample-app/express/server.js';
 import { DEMO_API_KEY, DEMO_BASE_URL, vaneOptionsFromEnv } from '../../../sample-app/express/vane-options.js';
-import { waitForChange } from './support/wait-for-change.js';
 
 const ROOT = resolve(__dirname, '../../..');
 const DEMO_SEED = join(ROOT, 'libs/local-server/seeds/demo.seed.json');
@@ -108,105 +105,57 @@ describe('the Express sample app', () => {
   });
 
   describe('main.ts, run as a process', () => {
-    type Child = ChildProcessByStdio<null, Readable, Readable>;
-    let child: Child | undefined;
-
     afterEach(async () => {
       // Only after a failed test: a killed sample cannot remove its file secrets, so they are swept as a next start would.
-      if (child && child.exitCode === null && child.signalCode === null) {
-        const exited = once(child, 'exit');
-        child.kill('SIGKILL');
-        await exited;
-        await sweepStaleSecretDirs();
-      }
-      child = undefined;
-    });
+      if ((await stopProcesses()).length > 0) await sweepStaleSecretDirs();
+    }, PROCESS_TEST_MS);
 
-    /** Resolves with the first stdout line matching, or rejects when the process exits or the time runs out. */
-    function nextLine(proc: Child, pattern: RegExp, timeoutMs = 15_000): Promise<RegExpExecArray> {
-      return new Promise((resolveLine, reject) => {
-        let buffer = '';
-        const done = (): void => {
-          clearTimeout(timer);
-          proc.stdout.off('data', onData);
-          proc.off('exit', onExit);
-        };
-        const onData = (chunk: Buffer): void => {
-          buffer += chunk.toString('utf8');
-          let newline: number;
-          while ((newline = buffer.indexOf('\n')) >= 0) {
-            const line = buffer.slice(0, newline);
-            buffer = buffer.slice(newline + 1);
-            const match = pattern.exec(line);
-            if (match) {
-              done();
-              return resolveLine(match);
-            }
-          }
-        };
-        const onExit = (code: number | null): void => {
-          done();
-          reject(new Error(`the sample exited (${code}) before printing ${pattern}`));
-        };
-        const timer = setTimeout(() => {
-          done();
-          reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms`));
-        }, timeoutMs);
-        proc.stdout.on('data', onData);
-        proc.once('exit', onExit);
-      });
-    }
-
-    it('serves the routes, follows a flag flipped through the admin API, and stops cleanly on SIGTERM', async () => {
-      const proc: Child = spawn(
-        process.execPath,
-        ['--import', join(ROOT, 'scripts/ts-register.mjs'), join(ROOT, 'sample-app/express/main.ts')],
-        {
-          cwd: ROOT,
-          env: {
-            ...process.env,
-            VANE_BASE_URL: server.baseUrl('shop'),
-            VANE_API_KEY: server.secretKey('shop'),
-            PORT: '0',
+    it(
+      'serves the routes, follows a flag flipped through the admin API, and stops cleanly on SIGTERM',
+      async () => {
+        const proc = spawnNode(
+          ['--import', join(ROOT, 'scripts/ts-register.mjs'), join(ROOT, 'sample-app/express/main.ts')],
+          {
+            cwd: ROOT,
+            env: {
+              ...process.env,
+              VANE_BASE_URL: server.baseUrl('shop'),
+              VANE_API_KEY: server.secretKey('shop'),
+              PORT: '0',
+            },
           },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      child = proc;
-      let stderr = '';
-      proc.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-        proc.once('exit', (code, signal) => r({ code, signal })),
-      );
+        );
 
-      const [, url] = await nextLine(proc, /express sample listening on (http:\/\/\S+)/);
-      const get = async (path: string, headers: Record<string, string> = {}) => {
-        const res = await fetch(`${url}${path}`, { headers });
-        return { status: res.status, body: (await res.json()) as unknown };
-      };
-      expect(await get('/greeting')).toEqual({
-        status: 200,
-        body: { greeting: 'Hello from the Vane local server', poolMax: 10 },
-      });
-      expect(await get('/checkout')).toEqual({ status: 200, body: { checkout: 'new' } });
-      expect(await get('/pricing', { 'x-user-id': 'u-1', 'x-country': 'FR' })).toEqual({
-        status: 200,
-        body: { pricing: 'new', discount: 0.15 },
-      });
-      expect(await get('/payments')).toEqual({ status: 200, body: { stripeConfigured: true, version: 1 } });
-      expect((await get('/tls')).status).toBe(200);
+        const [, url] = await proc.nextLine(/express sample listening on (http:\/\/\S+)/);
+        const get = async (path: string, headers: Record<string, string> = {}) => {
+          const res = await fetch(`${url}${path}`, { headers });
+          return { status: res.status, body: (await res.json()) as unknown };
+        };
+        expect(await get('/greeting')).toEqual({
+          status: 200,
+          body: { greeting: 'Hello from the Vane local server', poolMax: 10 },
+        });
+        expect(await get('/checkout')).toEqual({ status: 200, body: { checkout: 'new' } });
+        expect(await get('/pricing', { 'x-user-id': 'u-1', 'x-country': 'FR' })).toEqual({
+          status: 200,
+          body: { pricing: 'new', discount: 0.15 },
+        });
+        expect(await get('/payments')).toEqual({ status: 200, body: { stripeConfigured: true, version: 1 } });
+        expect((await get('/tls')).status).toBe(200);
 
-      // The sample logs every change it receives: wait for that line, then ask again.
-      const flipped = nextLine(proc, /vane: flag new-checkout changed/);
-      server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
-      await flipped;
-      expect(await get('/checkout')).toEqual({ status: 404, body: { statusCode: 404, message: 'Not Found' } });
+        // The sample logs every change it receives: wait for that line, then ask again.
+        const flipped = proc.nextLine(/vane: flag new-checkout changed/);
+        server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
+        await flipped;
+        expect(await get('/checkout')).toEqual({ status: 404, body: { statusCode: 404, message: 'Not Found' } });
 
-      const stopped = nextLine(proc, /express sample stopped/);
-      proc.kill('SIGTERM');
-      await stopped;
-      expect(await exited).toEqual({ code: 0, signal: null });
-      expect(stderr).toBe('');
-    }, 30_000);
+        const stopped = proc.nextLine(/express sample stopped/);
+        proc.child.kill('SIGTERM');
+        await stopped;
+        expect(await proc.exited).toEqual({ code: 0, signal: null });
+        expect(proc.errorLines).toEqual([]);
+      },
+      PROCESS_TEST_MS,
+    );
   });
 });

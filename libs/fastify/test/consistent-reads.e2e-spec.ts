@@ -3,9 +3,8 @@ import type { VaneClient } from '@vane/client';
 import vane from '@vane/fastify';
 import type { FastifyInstance } from 'fastify';
 import { SECRET_VALUES } from '../../express/test/support/seed.js';
-import { until } from '../../client/test/helpers/manual-timers.js';
+import { until, waitForRevision } from '@vane/local-server/testing';
 import { send } from '../../../test/support/http.js';
-import { changeAndWait } from '../../../test/support/revision.js';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { keptLogger, startServer, type ServerFixture } from './support/vane-fixture.js';
 
@@ -26,12 +25,10 @@ describe.each(FASTIFY_VERSIONS)('one revision per request on %s', (_name, makeAp
   /** Changes the guard's flag (off), a config and both secrets, mid-request; resolves once the client has them. */
   const change = (): Promise<number> => {
     round++;
-    return changeAndWait(app.vane.client, () => {
-      fx.server.admin.setConfig('shop', 'db.pool.max', 100 + round);
-      fx.server.admin.setSecret('shop', 'stripe.api_key', `rk_round_${round}`);
-      fx.server.admin.setSecret('shop', 'tls.client_pem', `pem-round-${round}`, 'file');
-      return fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
-    });
+    fx.server.admin.setConfig('shop', 'db.pool.max', 100 + round);
+    fx.server.admin.setSecret('shop', 'stripe.api_key', `rk_round_${round}`);
+    fx.server.admin.setSecret('shop', 'tls.client_pem', `pem-round-${round}`, 'file');
+    return waitForRevision(app.vane.client, fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: false }));
   };
 
   const start = async (consistentReads?: boolean): Promise<void> => {
@@ -82,7 +79,7 @@ describe.each(FASTIFY_VERSIONS)('one revision per request on %s', (_name, makeAp
       expect(body.after).toEqual(body.before);
       expect(body.requestPem).toBe(SECRET_VALUES.pemV2);
       expect((await call()).statusCode).toBe(404);
-      await changeAndWait(app.vane.client, () => fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: true }));
+      await waitForRevision(app.vane.client, fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: true }));
       const next = (await call()).json();
       expect(next.before).toMatchObject({ flag: true, pool: 101, key: 'rk_round_1', pem: 'pem-round-1' });
       expect(next.after).toEqual(next.before);

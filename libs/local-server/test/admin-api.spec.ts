@@ -1,6 +1,6 @@
 import { startLocalServer, type LocalServer } from '../src/index.js';
 import { admin, call, openStream } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 describe('admin API (/admin/v1)', () => {
   let server: LocalServer;
@@ -87,7 +87,7 @@ describe('admin API (/admin/v1)', () => {
       cohorts: [{ conditions: [{ attribute: 'country', op: 'in', values: ['DE', 'FR'] }], percentage: 100 }],
     };
     const flagOf = async (key: string): Promise<Record<string, unknown>> =>
-      (await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).json<{
+      (await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).json<{
         flags: Record<string, Record<string, unknown>>;
       }>().flags[key]!;
     const evaluate = async (country: string): Promise<boolean> =>
@@ -96,7 +96,7 @@ describe('admin API (/admin/v1)', () => {
           method: 'POST',
           path: '/v1/flags/evaluate-ab',
           slug: 'shop',
-          key: KEYS.shopSecret,
+          key: TEST_KEYS.shopSecret,
           body: { keys: ['new-pricing'], user_id: 'u-1', attributes: { country } },
         })
       ).json<{ results: Record<string, boolean> }>().results['new-pricing']!;
@@ -220,7 +220,7 @@ describe('admin API (/admin/v1)', () => {
     });
 
     it('reaches an open stream as a patch with the whole flag record', async () => {
-      const reader = await openStream(server, { slug: 'shop', key: KEYS.shopPublic });
+      const reader = await openStream(server, { slug: 'shop', key: TEST_KEYS.shopPublic });
       await reader.event(1);
       expect((await admin(server, 'PATCH', '/services/shop/flags/new-pricing', { is_enabled: false })).status).toBe(
         200,
@@ -295,7 +295,7 @@ describe('admin API (/admin/v1)', () => {
     expect((await call(server, { path: '/v1/sync', slug: 'billing', key })).status).toBe(401);
     expect((await admin(server, 'POST', '/services/billing/keys', { type: 'admin' })).status).toBe(400);
     expect((await admin(server, 'PUT', '/services/Not_A_Slug', {})).status).toBe(400);
-    expect((await admin(server, 'DELETE', `/services/shop/keys/${KEYS.otherSecret}`)).status).toBe(404);
+    expect((await admin(server, 'DELETE', `/services/shop/keys/${TEST_KEYS.otherSecret}`)).status).toBe(404);
   });
 
   it('changes the tenant, refusing unknown members and wrong types', async () => {
@@ -318,7 +318,7 @@ describe('admin API (/admin/v1)', () => {
   });
 
   it('reaches an open stream as a patch before the admin call answers', async () => {
-    const reader = await openStream(server, { slug: 'shop', key: KEYS.shopPublic });
+    const reader = await openStream(server, { slug: 'shop', key: TEST_KEYS.shopPublic });
     await reader.event(1);
     const answer = await admin(server, 'PUT', '/services/shop/configs/db.host', { value: 'db2' });
     expect(answer.status).toBe(200);

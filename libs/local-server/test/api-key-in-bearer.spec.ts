@@ -1,6 +1,6 @@
 import { startLocalServer, type LocalServer } from '../src/index.js';
 import { call } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 // A newcomer's first mistake: the API key sent as `Authorization: Bearer svs_…`, as most APIs take one.
 describe('an API key sent as Authorization: Bearer', () => {
@@ -11,7 +11,7 @@ describe('an API key sent as Authorization: Bearer', () => {
   });
   afterAll(() => server.close());
 
-  it.each([KEYS.shopSecret, KEYS.shopPublic])(
+  it.each([TEST_KEYS.shopSecret, TEST_KEYS.shopPublic])(
     'answers 401 naming the X-Service-API-Key header, never the key (%#)',
     async (key) => {
       const answer = await call(server, {

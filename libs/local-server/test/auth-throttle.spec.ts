@@ -1,6 +1,6 @@
 import { ManualClock, startLocalServer, type LocalServer } from '../src/index.js';
 import { call, type Answer } from './support/http-client.js';
-import { testSeed } from './support/seed.js';
+import { testSeed } from '../src/testing/index.js';
 
 const TOKEN = 'admin-token-for-throttle-tests';
 

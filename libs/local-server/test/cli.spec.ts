@@ -1,40 +1,31 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { WAIT_MS, withTimeout } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import {
+  PROCESS_TEST_MS,
+  PROCESS_WAIT_MS,
+  spawnNode,
+  stopProcesses,
+  TEST_KEYS,
+  testSeed,
+  withTimeout,
+  type NodeProcess,
+} from '../src/testing/index.js';
 
 // The CLI is tested as users run it: the built file, in a child process (`npm test` builds first).
 const CLI = resolve(__dirname, '../dist/cjs/cli.js');
 
-interface Running {
-  child: ChildProcessWithoutNullStreams;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [CLI, ...args], {
+function run(args: string[], env: Record<string, string> = {}): NodeProcess {
+  return spawnNode([CLI, ...args], {
     env: { ...process.env, ...env, VANE_ADMIN_TOKEN: env['VANE_ADMIN_TOKEN'] ?? '' },
   });
-  let text = '';
-  child.stdout.on('data', (c: Buffer) => (text += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (text += c.toString()));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  return { child, output: () => text, exited };
 }
 
-async function waitForOutput(running: Running, pattern: RegExp): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const match = pattern.exec(running.output());
-    if (match) return match;
-    if (Date.now() > deadline) throw new Error(`no ${pattern} in: ${running.output()}`);
-    await new Promise<void>((r) => running.child.stdout.once('data', () => r()).once('close', () => r()));
-  }
+/** The exit code, once the CLI has exited (bounded). */
+async function exitCode(running: NodeProcess): Promise<number | null> {
+  return (await withTimeout(running.exited, 'the CLI to exit', { timeoutMs: PROCESS_WAIT_MS })).code;
 }
 
 function get(url: string, headers: Record<string, string>): Promise<number> {
@@ -50,145 +41,161 @@ function get(url: string, headers: Record<string, string>): Promise<number> {
 
 describe('vane-local-server (command line)', () => {
   let dir: string;
-  const children: Running[] = [];
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'vane-cli-'));
   });
   afterEach(async () => {
-    for (const c of children.splice(0)) {
-      if (c.child.exitCode === null) c.child.kill('SIGKILL');
-      await c.exited;
-    }
+    await stopProcesses();
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, PROCESS_TEST_MS);
 
-  it('prints "listening on", the services with redacted keys and the generated admin token; SIGTERM closes it', async () => {
-    const seedPath = join(dir, 'vane.seed.json');
-    writeFileSync(seedPath, JSON.stringify(testSeed()));
-    const running = run(['--seed', seedPath, '--port', '0']);
-    children.push(running);
-    const [, url] = await waitForOutput(running, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
-    const [, token] = await waitForOutput(running, /token: (\S+)/);
-    await waitForOutput(running, /service web/);
-    const port = new URL(url!).port;
-    expect(running.output()).toContain(`service shop (backend): http://shop.localhost:${port}`);
-    expect(running.output()).not.toContain(KEYS.shopSecret);
-    expect(running.output()).toContain('svs_…cret');
-    expect(running.output()).toContain(`web console: ${url}/console/`);
-    expect(await get(`${url}/v1/sync`, { host: `shop.localhost:${port}`, 'x-service-api-key': KEYS.shopSecret })).toBe(
-      200,
-    );
-    expect(await get(`${url}/admin/v1/services`, { host: 'x', authorization: `Bearer ${token}` })).toBe(200);
-    running.child.kill('SIGTERM');
-    expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(0);
-  });
+  it(
+    'prints "listening on", the services with redacted keys and the generated admin token; SIGTERM closes it',
+    async () => {
+      const seedPath = join(dir, 'vane.seed.json');
+      writeFileSync(seedPath, JSON.stringify(testSeed()));
+      const running = run(['--seed', seedPath, '--port', '0']);
+      const [, url] = await running.line(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const [, token] = await running.line(/token: (\S+)/);
+      await running.line(/service web/);
+      const port = new URL(url!).port;
+      expect(running.output()).toContain(`service shop (backend): http://shop.localhost:${port}`);
+      expect(running.output()).not.toContain(TEST_KEYS.shopSecret);
+      expect(running.output()).toContain('svs_…cret');
+      expect(running.output()).toContain(`web console: ${url}/console/`);
+      expect(
+        await get(`${url}/v1/sync`, { host: `shop.localhost:${port}`, 'x-service-api-key': TEST_KEYS.shopSecret }),
+      ).toBe(200);
+      expect(await get(`${url}/admin/v1/services`, { host: 'x', authorization: `Bearer ${token}` })).toBe(200);
+      running.child.kill('SIGTERM');
+      expect(await exitCode(running)).toBe(0);
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('takes the admin token from VANE_ADMIN_TOKEN and does not print it', async () => {
-    const running = run(['--port', '0'], { VANE_ADMIN_TOKEN: 'from-the-environment' });
-    children.push(running);
-    const [, url] = await waitForOutput(running, /listening on (\S+)/);
-    await waitForOutput(running, /token:/);
-    expect(running.output()).not.toContain('from-the-environment');
-    expect(await get(`${url}/admin/v1/services`, { host: 'x', authorization: 'Bearer from-the-environment' })).toBe(
-      200,
-    );
-  });
-
-  it('stops with exit code 1 and names the file and JSON path of a bad seed', async () => {
-    const seedPath = join(dir, 'bad.seed.json');
-    writeFileSync(seedPath, JSON.stringify({ services: { shop: { configs: { 'a.b': { x: 1 } } } } }));
-    const running = run(['--seed', seedPath, '--port', '0']);
-    children.push(running);
-    expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(1);
-    expect(running.output()).toContain(`${seedPath}: services.shop.configs["a.b"]: objects are not config values`);
-  });
-
-  it('refuses unknown options and bad ports with usage and exit code 2', async () => {
-    for (const args of [
-      ['--nope'],
-      ['--port', 'abc'],
-      ['--port', '70000'],
-      ['--session-ttl-ms', '5'],
-      ['--session-ttl-ms', 'x'],
-      ['--headers-timeout-ms', '999'],
-      ['--request-timeout-ms', 'soon'],
-      ['--headers-timeout-ms', '5000', '--request-timeout-ms', '2000'],
-    ]) {
-      const running = run(args);
-      children.push(running);
-      expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(2);
-    }
-  }, 30_000); // eight processes, one after another
-
-  it('answers 408 to a half-sent request after --headers-timeout-ms', async () => {
-    // The default (10 s) is past WAIT_MS: a 408 within it shows the option took effect.
-    const running = run(['--port', '0', '--headers-timeout-ms', '1000', '--request-timeout-ms', '1000']);
-    children.push(running);
-    const [, url] = await waitForOutput(running, /listening on (\S+)/);
-    const socket = connect(Number(new URL(url!).port), '127.0.0.1');
-    let answer = '';
-    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-    const closed = new Promise<void>((done) => socket.once('close', () => done()));
-    socket.write('GET /admin/v1/services HTTP/1.1\r\nHost: x\r\n');
-    try {
-      await withTimeout(closed, 'the server to close the half-sent request');
-    } finally {
-      socket.destroy();
-    }
-    expect(answer).toMatch(/^HTTP\/1\.1 408/);
-  });
-
-  it('refuses a stray argument without echoing it (it is often a token)', async () => {
-    const running = run(['--admin-token=', 'S3CRET_ADMIN_TOKEN']);
-    children.push(running);
-    expect(await withTimeout(running.exited, 'the CLI to exit')).toBe(2);
-    expect(running.output()).toContain('unexpected argument');
-    expect(running.output()).not.toContain('S3CRET');
-  });
-
-  it('persists with --state across a restart', async () => {
-    const statePath = join(dir, 'state.json');
-    const seedPath = join(dir, 'vane.seed.json');
-    writeFileSync(seedPath, JSON.stringify(testSeed()));
-    const first = run(['--seed', seedPath, '--port', '0', '--state', statePath, '--admin-token', 't0ken']);
-    children.push(first);
-    const [, url] = await waitForOutput(first, /listening on (\S+)/);
-    const status = await new Promise<number>((done, reject) => {
-      const req = request(
-        `${url}/admin/v1/services/shop/configs/db.host`,
-        {
-          method: 'PUT',
-          headers: { authorization: 'Bearer t0ken', 'content-type': 'application/json' },
-        },
-        (res) => {
-          res.resume();
-          done(res.statusCode ?? 0);
-        },
+  it(
+    'takes the admin token from VANE_ADMIN_TOKEN and does not print it',
+    async () => {
+      const running = run(['--port', '0'], { VANE_ADMIN_TOKEN: 'from-the-environment' });
+      const [, url] = await running.line(/listening on (\S+)/);
+      await running.line(/token:/);
+      expect(running.output()).not.toContain('from-the-environment');
+      expect(await get(`${url}/admin/v1/services`, { host: 'x', authorization: 'Bearer from-the-environment' })).toBe(
+        200,
       );
-      req.on('error', reject);
-      req.end(JSON.stringify({ value: 'from-state' }));
-    });
-    expect(status).toBe(200);
-    first.child.kill('SIGINT');
-    expect(await withTimeout(first.exited, 'the CLI to exit')).toBe(0);
+    },
+    PROCESS_TEST_MS,
+  );
 
-    const second = run(['--port', '0', '--state', statePath]);
-    children.push(second);
-    const [, url2] = await waitForOutput(second, /listening on (\S+)/);
-    const port = new URL(url2!).port;
-    const body = await new Promise<string>((done, reject) => {
-      request(
-        `${url2}/v1/sync`,
-        { headers: { host: `shop.localhost:${port}`, 'x-service-api-key': KEYS.shopSecret }, setHost: false },
-        (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => done(text));
-        },
-      )
-        .on('error', reject)
-        .end();
-    });
-    expect(JSON.parse(body).configs['db.host']).toBe('from-state');
-  });
+  it(
+    'stops with exit code 1 and names the file and JSON path of a bad seed',
+    async () => {
+      const seedPath = join(dir, 'bad.seed.json');
+      writeFileSync(seedPath, JSON.stringify({ services: { shop: { configs: { 'a.b': { x: 1 } } } } }));
+      const running = run(['--seed', seedPath, '--port', '0']);
+      expect(await exitCode(running)).toBe(1);
+      expect(running.output()).toContain(`${seedPath}: services.shop.configs["a.b"]: objects are not config values`);
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it(
+    'refuses unknown options and bad ports with usage and exit code 2',
+    async () => {
+      for (const args of [
+        ['--nope'],
+        ['--port', 'abc'],
+        ['--port', '70000'],
+        ['--session-ttl-ms', '5'],
+        ['--session-ttl-ms', 'x'],
+        ['--headers-timeout-ms', '999'],
+        ['--request-timeout-ms', 'soon'],
+        ['--headers-timeout-ms', '5000', '--request-timeout-ms', '2000'],
+      ]) {
+        const running = run(args);
+        expect(await exitCode(running)).toBe(2);
+      }
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it(
+    'answers 408 to a half-sent request after --headers-timeout-ms',
+    async () => {
+      // The default (10 s) is past the wait below: a 408 within it shows the option took effect.
+      const running = run(['--port', '0', '--headers-timeout-ms', '1000', '--request-timeout-ms', '1000']);
+      const [, url] = await running.line(/listening on (\S+)/);
+      const socket = connect(Number(new URL(url!).port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      const closed = new Promise<void>((done) => socket.once('close', () => done()));
+      socket.write('GET /admin/v1/services HTTP/1.1\r\nHost: x\r\n');
+      try {
+        await withTimeout(closed, 'the server to close the half-sent request');
+      } finally {
+        socket.destroy();
+      }
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it(
+    'refuses a stray argument without echoing it (it is often a token)',
+    async () => {
+      const running = run(['--admin-token=', 'S3CRET_ADMIN_TOKEN']);
+      expect(await exitCode(running)).toBe(2);
+      expect(running.output()).toContain('unexpected argument');
+      expect(running.output()).not.toContain('S3CRET');
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it(
+    'persists with --state across a restart',
+    async () => {
+      const statePath = join(dir, 'state.json');
+      const seedPath = join(dir, 'vane.seed.json');
+      writeFileSync(seedPath, JSON.stringify(testSeed()));
+      const first = run(['--seed', seedPath, '--port', '0', '--state', statePath, '--admin-token', 't0ken']);
+      const [, url] = await first.line(/listening on (\S+)/);
+      const status = await new Promise<number>((done, reject) => {
+        const req = request(
+          `${url}/admin/v1/services/shop/configs/db.host`,
+          {
+            method: 'PUT',
+            headers: { authorization: 'Bearer t0ken', 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            done(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ value: 'from-state' }));
+      });
+      expect(status).toBe(200);
+      first.child.kill('SIGINT');
+      expect(await exitCode(first)).toBe(0);
+
+      const second = run(['--port', '0', '--state', statePath]);
+      const [, url2] = await second.line(/listening on (\S+)/);
+      const port = new URL(url2!).port;
+      const body = await new Promise<string>((done, reject) => {
+        request(
+          `${url2}/v1/sync`,
+          { headers: { host: `shop.localhost:${port}`, 'x-service-api-key': TEST_KEYS.shopSecret }, setHost: false },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () => done(text));
+          },
+        )
+          .on('error', reject)
+          .end();
+      });
+      expect(JSON.parse(body).configs['db.host']).toBe('from-state');
+    },
+    PROCESS_TEST_MS,
+  );
 });

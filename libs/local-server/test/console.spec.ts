@@ -2,8 +2,8 @@ import { request } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import { CONSOLE_CSP } from '../src/console/console-headers.js';
 import { startLocalServer, type LocalServer } from '../src/index.js';
-import { admin, call, openStream, WAIT_MS, type Answer, type Call } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { admin, call, openStream, type Answer, type Call } from './support/http-client.js';
+import { DEFAULT_WAIT_MS, TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 const TOKEN = 'admin-token-for-console-tests';
 
@@ -214,7 +214,7 @@ describe('web console (/console): routes, auth and headers', () => {
 
   it('shows flags with is_active as the server serves it, the tenant and the open streams', async () => {
     const session = await login();
-    const stream = await openStream(server, { slug: 'shop', key: KEYS.shopSecret });
+    const stream = await openStream(server, { slug: 'shop', key: TEST_KEYS.shopSecret });
     await stream.event(1);
     const overview = (await asConsole(session, { path: '/console/api/overview' })).json<{
       services: Array<{ slug: string; open_streams: number; revision: number }>;
@@ -248,7 +248,7 @@ describe('web console (/console): routes, auth and headers', () => {
       await admin(server, 'PUT', '/tenant', { overdue_days: 20 });
       await feed.until((o) => o.billing_overdue, 'billing overdue');
       await admin(server, 'PUT', '/tenant', { overdue_days: 0 });
-      const stream = await openStream(server, { slug: 'other', key: KEYS.otherSecret });
+      const stream = await openStream(server, { slug: 'other', key: TEST_KEYS.otherSecret });
       await feed.until((o) => o.open_streams === 1, 'one open stream');
       stream.close();
       await feed.until((o) => o.open_streams === 0, 'the stream closed');
@@ -329,7 +329,7 @@ function openConsoleFeed(
         resolve({
           headers: res.headers,
           async until(predicate, what) {
-            const deadline = Date.now() + WAIT_MS;
+            const deadline = Date.now() + DEFAULT_WAIT_MS;
             while (!seen.some(predicate)) {
               const left = deadline - Date.now();
               if (left <= 0) throw new Error(`timed out waiting for ${what}; saw ${JSON.stringify(seen.at(-1))}`);

@@ -1,6 +1,6 @@
 import { startLocalServer, type LocalServer } from '../src/index.js';
 import { admin, call } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 describe('browsers (CORS) on /v1/', () => {
   let server: LocalServer;
@@ -31,7 +31,7 @@ describe('browsers (CORS) on /v1/', () => {
     const ok = await call(server, {
       path: '/v1/sync',
       slug: 'web',
-      key: KEYS.webPublic,
+      key: TEST_KEYS.webPublic,
       headers: { origin: 'http://localhost:3000' },
     });
     expect(ok.status).toBe(200);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { startLocalServer, type LocalServer } from '../src/index.js';
 import { admin, call, openStream, type StreamReader } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 // Written out independently of the server's code: PROTOCOL §7.
 const bucketOf = (flagKey: string, salt: string, userId: string) =>
@@ -9,7 +9,7 @@ const bucketOf = (flagKey: string, salt: string, userId: string) =>
 
 describe('POST /v1/flags/evaluate-ab', () => {
   let server: LocalServer;
-  const evaluate = (body: unknown, key: string = KEYS.shopSecret) =>
+  const evaluate = (body: unknown, key: string = TEST_KEYS.shopSecret) =>
     call(server, { method: 'POST', path: '/v1/flags/evaluate-ab', slug: 'shop', key, body });
 
   beforeEach(async () => {
@@ -24,7 +24,7 @@ describe('POST /v1/flags/evaluate-ab', () => {
   });
 
   it('works with a public key too (flags are public)', async () => {
-    expect((await evaluate({ keys: ['new-checkout'], user_id: 'u-1' }, KEYS.shopPublic)).status).toBe(200);
+    expect((await evaluate({ keys: ['new-checkout'], user_id: 'u-1' }, TEST_KEYS.shopPublic)).status).toBe(200);
   });
 
   it('lets the first matching cohort decide, else the rollout percentage', async () => {
@@ -88,7 +88,7 @@ describe('an answer changes only with a new revision (PROTOCOL §7)', () => {
   let server: LocalServer;
   const readers: StreamReader[] = [];
   const evaluate = (body: unknown) =>
-    call(server, { method: 'POST', path: '/v1/flags/evaluate-ab', slug: 'shop', key: KEYS.shopSecret, body });
+    call(server, { method: 'POST', path: '/v1/flags/evaluate-ab', slug: 'shop', key: TEST_KEYS.shopSecret, body });
   const stream = async (slug: string, key: string): Promise<StreamReader> => {
     const reader = await openStream(server, { slug, key });
     readers.push(reader);
@@ -108,7 +108,7 @@ describe('an answer changes only with a new revision (PROTOCOL §7)', () => {
   });
 
   it('a change of the A/B rule alone, through the admin API: a new revision and a patch with the flag', async () => {
-    const reader = await stream('shop', KEYS.shopSecret);
+    const reader = await stream('shop', TEST_KEYS.shopSecret);
     expect((await evaluate(GERMAN)).json()).toEqual({ results: { 'new-pricing': true } });
     const before = server.revision('shop');
     // Same is_enabled, starts_at and ends_at: only the rule differs (cohort now FR only).
@@ -132,8 +132,8 @@ describe('an answer changes only with a new revision (PROTOCOL §7)', () => {
   }, 15_000);
 
   it('turning the A/B add-on off and on: a new revision of every service with flags, a patch with every flag', async () => {
-    const shop = await stream('shop', KEYS.shopSecret);
-    const web = await stream('web', KEYS.webPublic);
+    const shop = await stream('shop', TEST_KEYS.shopSecret);
+    const web = await stream('web', TEST_KEYS.webPublic);
     const before = { shop: server.revision('shop'), web: server.revision('web'), other: server.revision('other') };
     const shopFlags = {
       'new-checkout': PUBLIC_RECORD,
@@ -179,24 +179,24 @@ describe('tenant states', () => {
       ['POST', '/v1/flags/evaluate-ab', { keys: ['beta'], user_id: 'u' }],
       ['PUT', '/v1/secrets/a', { value: 'x' }],
     ] as const) {
-      const answer = await call(server, { method, path, slug: 'shop', key: KEYS.shopSecret, body });
+      const answer = await call(server, { method, path, slug: 'shop', key: TEST_KEYS.shopSecret, body });
       expect(answer.status).toBe(429);
       expect(answer.json()).toEqual({ error: 'quarantined', message: expect.any(String), until: expect.any(String) });
       expect(Date.parse(answer.json<{ until: string }>().until)).toBe(Date.parse(until));
       expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
     }
     server.admin.setTenant({ quarantined_until: null });
-    expect((await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).status).toBe(200);
+    expect((await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).status).toBe(200);
   });
 
   it('ignores a quarantine that has already ended', async () => {
     server.admin.setTenant({ quarantined_until: new Date(Date.now() - 1000).toISOString() });
-    expect((await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).status).toBe(200);
+    expect((await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).status).toBe(200);
   });
 
   it('answers 402 on sync past 14 overdue days, but still 401 to a bad key', async () => {
     server.admin.setTenant({ overdue_days: 15 });
-    const answer = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret });
+    const answer = await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
     expect(answer.status).toBe(402);
     expect(answer.json()['error']).toBe('billing_overdue');
     expect((await call(server, { path: '/v1/sync', slug: 'shop', key: 'svs_bad' })).status).toBe(401);

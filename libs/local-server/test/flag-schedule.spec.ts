@@ -1,6 +1,6 @@
 import { ManualClock, startLocalServer, type LocalServer } from '../src/index.js';
 import { call, openStream, type StreamReader } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 const at = (offsetMs: number) => new Date(T0 + offsetMs).toISOString().replace('.000Z', 'Z');
@@ -20,7 +20,7 @@ describe('flag schedules (starts_at / ends_at)', () => {
   });
 
   const flagOf = async (key: string) => {
-    const body = (await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).json<{
+    const body = (await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).json<{
       revision: number;
       flags: Record<string, { is_active: boolean }>;
     }>();
@@ -44,7 +44,7 @@ describe('flag schedules (starts_at / ends_at)', () => {
       starts_at: at(60_000),
       ends_at: at(120_000),
     });
-    reader = await openStream(server, { slug: 'shop', key: KEYS.shopSecret });
+    reader = await openStream(server, { slug: 'shop', key: TEST_KEYS.shopSecret });
     await reader.event(1);
     expect(await flagOf('launch')).toEqual({ revision, active: false });
 

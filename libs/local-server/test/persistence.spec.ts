@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SeedError, startLocalServer } from '../src/index.js';
 import { call } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 describe('seed files and --state persistence', () => {
   let dir: string;
@@ -17,7 +17,7 @@ describe('seed files and --state persistence', () => {
     writeFileSync(seedPath, JSON.stringify(testSeed()));
     const server = await startLocalServer({ seed: seedPath });
     try {
-      expect((await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).status).toBe(200);
+      expect((await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).status).toBe(200);
     } finally {
       await server.close();
     }
@@ -82,11 +82,11 @@ describe('seed files and --state persistence', () => {
 
   it('refuses a bad seed naming the JSON path, without echoing keys', async () => {
     const seed = testSeed();
-    seed.services!['other']!.keys = [KEYS.shopSecret];
+    seed.services!['other']!.keys = [TEST_KEYS.shopSecret];
     const error = await startLocalServer({ seed }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SeedError);
     expect((error as SeedError).message).toMatch(/services\.other\.keys\[0\]/);
-    expect((error as SeedError).message).not.toContain(KEYS.shopSecret);
+    expect((error as SeedError).message).not.toContain(TEST_KEYS.shopSecret);
   });
 
   it('reports a missing seed file by name', async () => {

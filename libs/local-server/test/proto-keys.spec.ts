@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalServer, type LocalServer } from '../src/index.js';
 import { admin, call, openStream, type StreamReader } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 // `__proto__` is a valid key (PROTOCOL §4: [A-Za-z0-9._-]{1,256}). Written into a plain object it would hit
 // the prototype setter and vanish; every route and the stream must carry it as an ordinary member.
@@ -30,7 +30,7 @@ describe('a key named __proto__', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vane-proto-'));
     server = await startLocalServer({ seed: testSeed(), statePath: join(dir, 'state.json') });
-    stream = await openStream(server, { slug: 'shop', key: KEYS.shopSecret });
+    stream = await openStream(server, { slug: 'shop', key: TEST_KEYS.shopSecret });
     await stream.event(1); // resync
   });
   afterEach(async () => {
@@ -60,14 +60,14 @@ describe('a key named __proto__', () => {
       method: 'PUT',
       path: `/v1/secrets/${KEY}`,
       slug: 'shop',
-      key: KEYS.shopSecret,
+      key: TEST_KEYS.shopSecret,
       body: { value: 'second' },
     });
     expect(write.json()).toEqual(json(`{"key": "${KEY}", "type": "text", "version": 2}`));
     expect(own((await patch(5)).secrets, KEY)).toBe(true);
 
     const snapshot = json<Required<Patch>>(
-      (await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).text,
+      (await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).text,
     );
     expect([own(snapshot.configs, KEY), own(snapshot.flags, KEY), own(snapshot.secrets, KEY)]).toEqual([
       true,
@@ -81,7 +81,7 @@ describe('a key named __proto__', () => {
       method: 'POST',
       path: '/v1/flags/evaluate-ab',
       slug: 'shop',
-      key: KEYS.shopSecret,
+      key: TEST_KEYS.shopSecret,
       body: `{"keys": ["${KEY}", "beta"], "user_id": "u-1", "attributes": {"${KEY}": "x"}}`,
     });
     expect(evaluated.status).toBe(200);
@@ -94,12 +94,12 @@ describe('a key named __proto__', () => {
     await server.close();
     server = await startLocalServer({ statePath: join(dir, 'state.json') });
     const restored = json<Required<Patch>>(
-      (await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).text,
+      (await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).text,
     );
     expect(JSON.stringify(restored.configs[KEY])).toBe(JSON.stringify(json(value)));
     expect([own(restored.flags, KEY), restored.secrets[KEY]?.version]).toEqual([true, 2]);
 
-    stream = await openStream(server, { slug: 'shop', key: KEYS.shopSecret });
+    stream = await openStream(server, { slug: 'shop', key: TEST_KEYS.shopSecret });
     await stream.event(1);
     expect((await admin(server, 'DELETE', `/services/shop/configs/${KEY}`)).status).toBe(200);
     expect((await admin(server, 'DELETE', `/services/shop/flags/${KEY}`)).status).toBe(200);
@@ -115,12 +115,12 @@ describe('a key named __proto__', () => {
     const seedPath = join(dir, 'proto.seed.json');
     writeFileSync(
       seedPath,
-      `{"services": {"shop": {"keys": ["${KEYS.shopSecret}"], "configs": {"${KEY}": 1},
+      `{"services": {"shop": {"keys": ["${TEST_KEYS.shopSecret}"], "configs": {"${KEY}": 1},
         "flags": {"${KEY}": {"is_enabled": false}}, "secrets": {"${KEY}": {"value": "s"}}}}}`,
     );
     const seeded = await startLocalServer({ seed: seedPath });
     try {
-      const snapshot = (await call(seeded, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).text;
+      const snapshot = (await call(seeded, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).text;
       expect(snapshot).toContain(`"configs":{"${KEY}":1}`);
       expect(snapshot).toContain(`"secrets":{"${KEY}":{"type":"text","value":"s","version":1}}`);
       expect(snapshot).toContain(`"flags":{"${KEY}":{"is_enabled":false`);

@@ -1,6 +1,6 @@
 import { startLocalServer, type LocalServer } from '../src/index.js';
 import { admin, call, openStream, type Call } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 // PROTOCOL §3: every answer of the service under /v1/ carries `Vane-Protocol: 1`, errors included,
 // so a client can tell "this service does not know that slug" from "no Vane service answers here".
@@ -13,7 +13,7 @@ describe('the Vane-Protocol header', () => {
 
   const shop = (spec: Omit<Call, 'slug' | 'key'> & { key?: string }): Call => ({
     slug: 'shop',
-    key: KEYS.shopSecret,
+    key: TEST_KEYS.shopSecret,
     ...spec,
   });
 
@@ -21,7 +21,7 @@ describe('the Vane-Protocol header', () => {
     ['a snapshot', () => shop({ path: '/v1/sync' }), 200],
     ['a wrong key', () => shop({ path: '/v1/sync', key: 'svs_wrong' }), 401],
     ['no key', () => ({ path: '/v1/sync', slug: 'shop' }), 401],
-    ['an unknown slug', () => ({ path: '/v1/sync', slug: 'nobody', key: KEYS.shopSecret }), 404],
+    ['an unknown slug', () => ({ path: '/v1/sync', slug: 'nobody', key: TEST_KEYS.shopSecret }), 404],
     ['an unknown route under /v1/', () => shop({ path: '/v1/nothing-here' }), 404],
     ['a path outside /v1/', () => shop({ path: '/sync' }), 404],
     ['a malformed body', () => shop({ method: 'POST', path: '/v1/flags/evaluate-ab', body: '{' }), 400],
@@ -45,7 +45,7 @@ describe('the Vane-Protocol header', () => {
     );
     expect(again.status).toBe(304);
     expect(again.headers['vane-protocol']).toBe('1');
-    const stream = await openStream(server, { slug: 'shop', key: KEYS.shopSecret });
+    const stream = await openStream(server, { slug: 'shop', key: TEST_KEYS.shopSecret });
     try {
       expect(stream.status).toBe(200);
       expect(stream.headers['vane-protocol']).toBe('1');
@@ -55,7 +55,7 @@ describe('the Vane-Protocol header', () => {
   });
 
   it('is readable by a page on another origin', async () => {
-    const answer = await call(server, { path: '/v1/sync', slug: 'web', key: KEYS.webPublic });
+    const answer = await call(server, { path: '/v1/sync', slug: 'web', key: TEST_KEYS.webPublic });
     expect(answer.headers['access-control-expose-headers']).toMatch(/Vane-Protocol/);
   });
 

@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { startLocalServer, type ConfigValue, type LocalServer } from '../src/index.js';
-import { admin, call, openStream, WAIT_MS, withTimeout } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { admin, call, openStream } from './support/http-client.js';
+import { DEFAULT_WAIT_MS, TEST_KEYS, testSeed, until, withTimeout } from '../src/testing/index.js';
 
 describe('bad requests never crash the server or corrupt its state', () => {
   let server: LocalServer;
@@ -11,7 +11,7 @@ describe('bad requests never crash the server or corrupt its state', () => {
   });
   afterEach(() => server.close());
 
-  const syncBody = async () => (await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).text;
+  const syncBody = async () => (await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).text;
 
   it('answers 413 to a body over 1 MiB, and changes nothing', async () => {
     const before = await syncBody();
@@ -20,7 +20,7 @@ describe('bad requests never crash the server or corrupt its state', () => {
       method: 'PUT',
       path: '/v1/secrets/big',
       slug: 'shop',
-      key: KEYS.shopSecret,
+      key: TEST_KEYS.shopSecret,
       body: huge,
     });
     expect(answer.status).toBe(413);
@@ -40,7 +40,7 @@ describe('bad requests never crash the server or corrupt its state', () => {
         method: 'PUT',
         path: '/v1/secrets/s',
         slug: 'shop',
-        key: KEYS.shopSecret,
+        key: TEST_KEYS.shopSecret,
         body,
       });
       expect(answer.status).toBe(400);
@@ -99,7 +99,7 @@ describe('bad requests never crash the server or corrupt its state', () => {
       socket.end(garbage);
       await withTimeout(closed, 'the server to close a garbage connection');
     }
-    expect((await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).status).toBe(200);
+    expect((await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).status).toBe(200);
   });
 
   it('answers any JSON body on any write route with 2xx or 4xx, and the snapshot stays valid', async () => {
@@ -119,7 +119,7 @@ describe('bad requests never crash the server or corrupt its state', () => {
           method,
           path,
           slug: 'shop',
-          key: KEYS.shopSecret,
+          key: TEST_KEYS.shopSecret,
           admin: path.startsWith('/admin'),
           body: JSON.stringify(body),
         });
@@ -132,14 +132,14 @@ describe('bad requests never crash the server or corrupt its state', () => {
           ab_addon: true,
           write_rate_per_minute: 100_000,
         });
-        const sync = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret });
+        const sync = await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
         expect(sync.status).toBe(200);
         const snapshot = sync.json<{ configs: Record<string, unknown> }>();
         for (const value of Object.values(snapshot.configs)) {
           expect(typeof value === 'object' && value !== null && !Array.isArray(value)).toBe(false);
         }
       }),
-      { numRuns: 150, interruptAfterTimeLimit: WAIT_MS * 4 },
+      { numRuns: 150, interruptAfterTimeLimit: DEFAULT_WAIT_MS * 4 },
     );
   });
 
@@ -157,7 +157,7 @@ describe('bad requests never crash the server or corrupt its state', () => {
         method,
         path,
         slug: 'shop',
-        key: KEYS.shopSecret,
+        key: TEST_KEYS.shopSecret,
         admin: path.startsWith('/admin'),
         body: body(nested(2000)),
       });
@@ -202,8 +202,7 @@ describe('bad requests never crash the server or corrupt its state', () => {
       await withTimeout(handling, 'the 100 Continue');
       socket.write('{"value":');
       socket.destroy();
-      const deadline = Date.now() + WAIT_MS;
-      while (lines.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(() => lines.length > 0, 'the debug line of the abandoned request');
       expect(lines).toEqual([['debug', 'client ended PUT /admin/v1/services/shop/configs/a before its answer']]);
     } finally {
       await logged.close();
@@ -246,7 +245,7 @@ describe('header and request timeouts', () => {
   });
 
   it('leaves open streams alone: they outlive both limits', async () => {
-    const reader = await openStream(server, { slug: 'shop', key: KEYS.shopSecret });
+    const reader = await openStream(server, { slug: 'shop', key: TEST_KEYS.shopSecret });
     // Twelve pings at 50 ms apart: well past the 400 ms request limit.
     await reader.until((r) => r.pings >= 12, 'twelve pings');
     expect(reader.ended).toBe(false);

@@ -1,6 +1,6 @@
 import { ManualClock, startLocalServer, type LocalServer } from '../src/index.js';
 import { admin, call, type Answer } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 describe('secret writes (/v1/secrets) and version history', () => {
   let clock: ManualClock;
@@ -9,10 +9,10 @@ describe('secret writes (/v1/secrets) and version history', () => {
     method: 'PUT' | 'DELETE',
     path: string,
     body?: unknown,
-    key: string = KEYS.shopSecret,
+    key: string = TEST_KEYS.shopSecret,
   ): Promise<Answer> => call(server, { method, path: `/v1/secrets/${path}`, slug: 'shop', key, body });
   const secretsOf = async () =>
-    (await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).json<{
+    (await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).json<{
       secrets: Record<string, { type: string; value: string; version: number }>;
     }>().secrets;
 
@@ -83,14 +83,14 @@ describe('secret writes (/v1/secrets) and version history', () => {
   });
 
   it('refuses public keys (401) and frontend services (400), and never echoes the value', async () => {
-    const pub = await write('PUT', 'db.password', { value: 'hunter2' }, KEYS.shopPublic);
+    const pub = await write('PUT', 'db.password', { value: 'hunter2' }, TEST_KEYS.shopPublic);
     expect(pub.status).toBe(401);
     expect(pub.text).not.toContain('hunter2');
     const web = await call(server, {
       method: 'PUT',
       path: '/v1/secrets/x',
       slug: 'web',
-      key: KEYS.webSecret,
+      key: TEST_KEYS.webSecret,
       body: { value: 'hunter2' },
     });
     expect(web.status).toBe(400);

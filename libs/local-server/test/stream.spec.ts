@@ -1,6 +1,6 @@
 import { startLocalServer, type LocalServer } from '../src/index.js';
-import { call, openStream, WAIT_MS, withTimeout, type StreamReader } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { call, openStream, type StreamReader } from './support/http-client.js';
+import { DEFAULT_WAIT_MS, TEST_KEYS, testSeed, withTimeout } from '../src/testing/index.js';
 
 const data = (reader: StreamReader, n: number) =>
   reader.event(n).then((e) => ({ ...e, json: JSON.parse(e.data) as Record<string, unknown> }));
@@ -23,7 +23,7 @@ describe('GET /v1/stream', () => {
   });
 
   it('opens with text/event-stream and sends resync with the revision first', async () => {
-    const reader = await open({ slug: 'shop', key: KEYS.shopSecret });
+    const reader = await open({ slug: 'shop', key: TEST_KEYS.shopSecret });
     expect(reader.status).toBe(200);
     expect(reader.headers['content-type']).toBe('text/event-stream');
     expect(reader.headers['cache-control']).toBe('no-cache');
@@ -33,13 +33,13 @@ describe('GET /v1/stream', () => {
 
   it('answers auth, slug and billing errors with their statuses before any event', async () => {
     expect((await open({ slug: 'shop', key: 'svs_wrong' })).status).toBe(401);
-    expect((await open({ slug: 'nope', key: KEYS.shopSecret })).status).toBe(404);
+    expect((await open({ slug: 'nope', key: TEST_KEYS.shopSecret })).status).toBe(404);
     server.admin.setTenant({ overdue_days: 15 });
-    expect((await open({ slug: 'shop', key: KEYS.shopSecret })).status).toBe(402);
+    expect((await open({ slug: 'shop', key: TEST_KEYS.shopSecret })).status).toBe(402);
   });
 
   it('pushes an admin change as a patch with base and revision, at once', async () => {
-    const reader = await open({ slug: 'shop', key: KEYS.shopSecret });
+    const reader = await open({ slug: 'shop', key: TEST_KEYS.shopSecret });
     await reader.event(1);
     server.admin.setConfig('shop', 'db.pool.max', 30);
     server.admin.deleteConfig('shop', 'banner.text');
@@ -59,8 +59,8 @@ describe('GET /v1/stream', () => {
   });
 
   it('sends a public key every revision with secrets stripped, so its chain stays whole', async () => {
-    const pub = await open({ slug: 'shop', key: KEYS.shopPublic });
-    const sec = await open({ slug: 'shop', key: KEYS.shopSecret });
+    const pub = await open({ slug: 'shop', key: TEST_KEYS.shopPublic });
+    const sec = await open({ slug: 'shop', key: TEST_KEYS.shopSecret });
     await pub.event(1);
     await sec.event(1);
     server.admin.setSecret('shop', 'stripe.api_key', 'rk_test_456');
@@ -77,7 +77,7 @@ describe('GET /v1/stream', () => {
   });
 
   it('turns secrets off and on for secret keys when the service kind changes', async () => {
-    const sec = await open({ slug: 'shop', key: KEYS.shopSecret });
+    const sec = await open({ slug: 'shop', key: TEST_KEYS.shopSecret });
     await sec.event(1);
     server.admin.putService('shop', { kind: 'frontend' });
     expect((await data(sec, 2)).json).toEqual({
@@ -94,7 +94,7 @@ describe('GET /v1/stream', () => {
   });
 
   it('sends ": ping" keep-alives at the configured interval', async () => {
-    const reader = await open({ slug: 'shop', key: KEYS.shopSecret });
+    const reader = await open({ slug: 'shop', key: TEST_KEYS.shopSecret });
     await reader.until((r) => r.pings >= 2, 'two pings');
     expect(reader.pings).toBeGreaterThanOrEqual(2);
   });
@@ -103,7 +103,7 @@ describe('GET /v1/stream', () => {
     server.admin.setConfig('shop', 'db.host', 'a'); // 2
     server.admin.setConfig('shop', 'db.host', 'b'); // 3
     server.admin.setConfig('shop', 'db.host', 'c'); // 4
-    const reader = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 2 });
+    const reader = await open({ slug: 'shop', key: TEST_KEYS.shopSecret, lastEventId: 2 });
     expect(await data(reader, 1)).toMatchObject({ event: 'resync', id: '2', json: { revision: 2 } });
     expect(await data(reader, 2)).toMatchObject({
       event: 'patch',
@@ -120,9 +120,9 @@ describe('GET /v1/stream', () => {
     server.admin.setConfig('shop', 'blob.value', `${big}1`); // 2
     server.admin.setConfig('shop', 'blob.value', `${big}2`); // 3: two patches of 40 KiB do not fit 64 KiB
     server.admin.setConfig('shop', 'db.host', 'small'); // 4
-    const whole = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 1 });
+    const whole = await open({ slug: 'shop', key: TEST_KEYS.shopSecret, lastEventId: 1 });
     expect(await data(whole, 1)).toMatchObject({ event: 'resync', json: { revision: 4 } });
-    const fits = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 3 });
+    const fits = await open({ slug: 'shop', key: TEST_KEYS.shopSecret, lastEventId: 3 });
     expect(await data(fits, 1)).toMatchObject({ event: 'resync', json: { revision: 3 } });
     expect((await data(fits, 2)).json).toEqual({ base: 3, revision: 4, configs: { 'db.host': 'small' } });
     server.admin.setConfig('shop', 'db.host', 'after'); // 5: the next event of both, so nothing was replayed to `whole`
@@ -138,7 +138,7 @@ describe('GET /v1/stream', () => {
     await server.close();
     server = await startLocalServer({ seed: testSeed(), ...options });
     for (const host of ['a', 'b', 'c']) server.admin.setConfig('shop', 'db.host', host);
-    const reader = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId });
+    const reader = await open({ slug: 'shop', key: TEST_KEYS.shopSecret, lastEventId });
     const first = await data(reader, 1);
     expect(first).toMatchObject({ event: 'resync', json: { revision: 4 } });
   });
@@ -168,9 +168,9 @@ describe('GET /v1/stream', () => {
       expect(server.stats().historyBytes).toBeGreaterThan(0);
       expect(server.stats().historyBytes).toBeLessThanOrEqual(1000);
 
-      const fellOut = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 2 });
+      const fellOut = await open({ slug: 'shop', key: TEST_KEYS.shopSecret, lastEventId: 2 });
       expect(await data(fellOut, 1)).toMatchObject({ event: 'resync', json: { revision: 21 } });
-      const recent = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 20 });
+      const recent = await open({ slug: 'shop', key: TEST_KEYS.shopSecret, lastEventId: 20 });
       expect(await data(recent, 1)).toMatchObject({ event: 'resync', json: { revision: 20 } });
       expect((await data(recent, 2)).json).toEqual({ base: 20, revision: 21, configs: { 'db.host': 'host-19' } });
     });
@@ -180,7 +180,7 @@ describe('GET /v1/stream', () => {
       server = await startLocalServer({ seed: testSeed(), historyBytes: 100 });
       server.admin.setConfig('shop', 'db.host', 'y'.repeat(200));
       expect(server.stats().historyBytes).toBe(0);
-      const reader = await open({ slug: 'shop', key: KEYS.shopSecret, lastEventId: 1 });
+      const reader = await open({ slug: 'shop', key: TEST_KEYS.shopSecret, lastEventId: 1 });
       expect(await data(reader, 1)).toMatchObject({ event: 'resync', json: { revision: 2 } });
       for (const historyBytes of [-1, Number.NaN]) {
         await expect(startLocalServer({ historyBytes })).rejects.toThrow(
@@ -193,7 +193,7 @@ describe('GET /v1/stream', () => {
   it('ends the streams of a revoked key, and only those', async () => {
     const key = server.admin.createKey('shop', 'secret');
     const doomed = await open({ slug: 'shop', key });
-    const kept = await open({ slug: 'shop', key: KEYS.shopSecret });
+    const kept = await open({ slug: 'shop', key: TEST_KEYS.shopSecret });
     await doomed.event(1);
     await kept.event(1);
     server.admin.revokeKey('shop', key);
@@ -204,12 +204,12 @@ describe('GET /v1/stream', () => {
   });
 
   it('ends open streams when the tenant becomes overdue or quarantined', async () => {
-    const a = await open({ slug: 'shop', key: KEYS.shopSecret });
+    const a = await open({ slug: 'shop', key: TEST_KEYS.shopSecret });
     await a.event(1);
     server.admin.setTenant({ overdue_days: 20 });
     await a.waitForEnd();
     server.admin.setTenant({ overdue_days: 0, quarantined_until: new Date(Date.now() + 60_000).toISOString() });
-    const b = await open({ slug: 'shop', key: KEYS.shopSecret });
+    const b = await open({ slug: 'shop', key: TEST_KEYS.shopSecret });
     expect(b.status).toBe(429);
   });
 
@@ -218,15 +218,17 @@ describe('GET /v1/stream', () => {
     server = await startLocalServer({ seed: testSeed(), streamBufferBytes: 64 * 1024 });
     const { connect } = await import('node:net');
     const socket = connect(server.port, '127.0.0.1');
-    socket.write(`GET /v1/stream HTTP/1.1\r\nHost: shop.localhost\r\nX-Service-API-Key: ${KEYS.shopSecret}\r\n\r\n`);
+    socket.write(
+      `GET /v1/stream HTTP/1.1\r\nHost: shop.localhost\r\nX-Service-API-Key: ${TEST_KEYS.shopSecret}\r\n\r\n`,
+    );
     socket.pause(); // never read: the kernel buffers fill, then the server's
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.on('error', () => undefined);
-    const healthy = await open({ slug: 'shop', key: KEYS.shopSecret });
+    const healthy = await open({ slug: 'shop', key: TEST_KEYS.shopSecret });
     await healthy.event(1);
     await new Promise<void>((resolve) => setImmediate(resolve));
     const big = 'x'.repeat(256 * 1024);
-    const deadline = Date.now() + WAIT_MS;
+    const deadline = Date.now() + DEFAULT_WAIT_MS;
     let writes = 0;
     while (server.stats().droppedSlowConsumers === 0 && Date.now() < deadline && writes < 400) {
       server.admin.setConfig('shop', 'blob.value', `${big}${writes++}`);
@@ -242,7 +244,7 @@ describe('GET /v1/stream', () => {
   });
 
   it('ends every stream on close', async () => {
-    const reader = await open({ slug: 'shop', key: KEYS.shopSecret });
+    const reader = await open({ slug: 'shop', key: TEST_KEYS.shopSecret });
     await reader.event(1);
     await server.close();
     await reader.waitForEnd();

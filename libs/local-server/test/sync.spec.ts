@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { startLocalServer, type LocalServer } from '../src/index.js';
-import { call, WAIT_MS } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { call } from './support/http-client.js';
+import { DEFAULT_WAIT_MS, TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 describe('GET /v1/sync', () => {
   let server: LocalServer;
@@ -13,7 +13,7 @@ describe('GET /v1/sync', () => {
   afterEach(() => server.close());
 
   it('serves the whole snapshot to a secret key, JSON types kept', async () => {
-    const answer = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret });
+    const answer = await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toMatch(/^application\/json/);
     expect(answer.headers['cache-control']).toBe('no-cache');
@@ -42,13 +42,13 @@ describe('GET /v1/sync', () => {
   });
 
   it('omits secrets entirely for a public key', async () => {
-    const body = (await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopPublic })).json();
+    const body = (await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopPublic })).json();
     expect(body).not.toHaveProperty('secrets');
     expect(body['configs']).toHaveProperty(['db.host'], 'localhost');
   });
 
   it('serves no secrets of a frontend service to anyone', async () => {
-    for (const key of [KEYS.webSecret, KEYS.webPublic]) {
+    for (const key of [TEST_KEYS.webSecret, TEST_KEYS.webPublic]) {
       const answer = await call(server, { path: '/v1/sync', slug: 'web', key });
       expect(answer.status).toBe(200);
       expect(answer.json()).not.toHaveProperty('secrets');
@@ -58,9 +58,9 @@ describe('GET /v1/sync', () => {
   });
 
   it('sends a strong ETag over exactly the bytes received, different per audience', async () => {
-    const secret = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret });
-    const again = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret });
-    const pub = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopPublic });
+    const secret = await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
+    const again = await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
+    const pub = await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopPublic });
     const etag = secret.headers.etag!;
     expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
     expect(again.headers.etag).toBe(etag);
@@ -72,13 +72,13 @@ describe('GET /v1/sync', () => {
   });
 
   it('answers 304 with the ETag and no body when If-None-Match matches, 200 after a change', async () => {
-    const first = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret });
+    const first = await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
     const etag = first.headers.etag!;
     for (const header of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
       const notModified = await call(server, {
         path: '/v1/sync',
         slug: 'shop',
-        key: KEYS.shopSecret,
+        key: TEST_KEYS.shopSecret,
         headers: { 'if-none-match': header },
       });
       expect(notModified.status).toBe(304);
@@ -89,7 +89,7 @@ describe('GET /v1/sync', () => {
     const changed = await call(server, {
       path: '/v1/sync',
       slug: 'shop',
-      key: KEYS.shopSecret,
+      key: TEST_KEYS.shopSecret,
       headers: { 'if-none-match': etag },
     });
     expect(changed.status).toBe(200);
@@ -100,7 +100,7 @@ describe('GET /v1/sync', () => {
   it('keeps JSON number identity: 5.0 and 5 are the same number, "5" stays a string', async () => {
     const rev = server.admin.setConfig('shop', 'db.pool.max', 10.0);
     expect(rev).toBe(1); // same value: no new revision
-    const body = (await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopSecret })).json<{
+    const body = (await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).json<{
       configs: Record<string, unknown>;
     }>();
     expect(body.configs['db.pool.max']).toBe(10);
@@ -112,8 +112,8 @@ describe('GET /v1/sync', () => {
       ['no key', undefined],
       ['an empty key', ''],
       ['an unknown key', 'svs_unknown_key'],
-      ['a revoked key', KEYS.shopRevoked],
-      ["another service's key", KEYS.otherSecret],
+      ['a revoked key', TEST_KEYS.shopRevoked],
+      ["another service's key", TEST_KEYS.otherSecret],
     ])('answers 401 for %s, without echoing the key', async (_name, key) => {
       const answer = await call(server, { path: '/v1/sync', slug: 'shop', key });
       expect(answer.status).toBe(401);
@@ -122,22 +122,22 @@ describe('GET /v1/sync', () => {
     });
 
     it('answers 404 not_found for an unknown slug', async () => {
-      const answer = await call(server, { path: '/v1/sync', slug: 'nope', key: KEYS.shopSecret });
+      const answer = await call(server, { path: '/v1/sync', slug: 'nope', key: TEST_KEYS.shopSecret });
       expect(answer.status).toBe(404);
       expect(answer.json()['error']).toBe('not_found');
-      expect(answer.text).not.toContain(KEYS.shopSecret);
+      expect(answer.text).not.toContain(TEST_KEYS.shopSecret);
     });
 
     it('finds the service from the first label of Host, with or without a port', async () => {
       for (const host of ['shop.localhost', `SHOP.localhost:${server.port}`, 'shop.vane.example.com']) {
-        const answer = await call(server, { path: '/v1/sync', host, key: KEYS.shopSecret });
+        const answer = await call(server, { path: '/v1/sync', host, key: TEST_KEYS.shopSecret });
         expect(answer.status).toBe(200);
       }
     });
 
     it('answers 404 for a path outside /v1/ and for an unknown /v1 route', async () => {
       for (const path of ['/', '/sync', '/v2/sync', '/v1/sync/extra', '/v1/nothing']) {
-        const answer = await call(server, { path, slug: 'shop', key: KEYS.shopSecret });
+        const answer = await call(server, { path, slug: 'shop', key: TEST_KEYS.shopSecret });
         expect(answer.status).toBe(404);
         expect(answer.json()['error']).toBe('not_found');
       }
@@ -148,7 +148,7 @@ describe('GET /v1/sync', () => {
       socket.write('GET /v1/sync HTTP/1.0\r\nX-Service-API-Key: svs_shop_test_secret\r\n\r\n');
       const raw = await new Promise<string>((resolve, reject) => {
         let text = '';
-        const timer = setTimeout(() => reject(new Error('no answer')), WAIT_MS);
+        const timer = setTimeout(() => reject(new Error('no answer')), DEFAULT_WAIT_MS);
         socket.on('data', (c) => (text += c.toString()));
         socket.on('end', () => {
           clearTimeout(timer);

@@ -8,7 +8,7 @@ import { ManualClock, startLocalServer, type LocalServer, type LocalServerSeed }
 import { parseServerData } from '../src/seed/seed-parser.js';
 import { serializeServerData } from '../src/persistence/state-serializer.js';
 import { admin, call, openStream, type Answer } from './support/http-client.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 const K8S_ISSUER = 'https://kubernetes.default.svc.cluster.local';
@@ -360,7 +360,7 @@ describe('a session as Authorization: Bearer', () => {
     );
     const sync = await call(server, { path: '/v1/sync', slug: 'shop', headers: bearer(token) });
     expect(sync.status).toBe(200);
-    const publicSync = await call(server, { path: '/v1/sync', slug: 'shop', key: KEYS.shopPublic });
+    const publicSync = await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopPublic });
     expect(sync.json()['secrets']).toEqual(publicSync.json()['secrets']);
     const write = await call(server, {
       method: 'PUT',
@@ -435,7 +435,7 @@ describe('a session as Authorization: Bearer', () => {
     const answer = await call(server, {
       path: '/v1/sync',
       slug: 'shop',
-      key: KEYS.shopSecret,
+      key: TEST_KEYS.shopSecret,
       headers: bearer('garbage'),
     });
     expect(answer.status).toBe(200);

@@ -23,9 +23,8 @@ import request from 'supertest';
 import { FeatureFlag, Flag, Secret, VaneModule, VanePinInterceptor } from '../src/index.js';
 import { midRequestChange, MidRequestChange, ShopReads, type Answer } from './support/mid-request.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { changeAndWait } from '../../../test/support/revision.js';
 import { sendMany } from '../../../test/support/load.js';
-import { until } from '../../client/test/helpers/manual-timers.js';
+import { until, waitForRevision } from '@vane/local-server/testing';
 
 @Controller()
 class HttpShop {
@@ -329,16 +328,12 @@ describe('one revision per request under load (Nest on Express)', () => {
       expect(statuses).toEqual(new Map([[200, 10_000]]));
       expect(app.get(PairController).inconsistent).toBe(0);
       // The client may be behind the service by a few hundred patches: a bounded wait on its update events.
-      if (client.revision < last) await changeAndWait(client, () => last, 30_000);
+      await waitForRevision(client, last, { timeoutMs: 30_000 });
       // Every response closed: no old revision is held, one file version (the live one) is on disk.
       expect(client.pinStats).toEqual({ heldRevisions: 0, fileVersions: 1 });
       const stable = client.requireSecretFile('tls.client_pem');
       const live = [basename(stable), `${basename(stable)}.v${client.secretInfo('tls.client_pem')!.version}`].sort();
-      await until(
-        () => readdirSync(dirname(stable)).length === live.length,
-        'the old version files to be removed',
-        5000,
-      );
+      await until(() => readdirSync(dirname(stable)).length === live.length, 'the old version files to be removed');
       expect(readdirSync(dirname(stable)).sort()).toEqual(live);
     } finally {
       await app.close();

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { SECRET_KEY, testSeed } from './support/seed.js';
+import { PROCESS_TEST_MS } from '@vane/local-server/testing';
 
 // Runs on the built package (`npm test` builds first), in a Node process of its own, as an app
 // that installed it would load it: through import() in an ES module and through require() in CommonJS.
@@ -59,15 +60,19 @@ beforeAll(async () => {
 
 afterAll(() => server.close());
 
-it.each(Object.entries(PROGRAMS))('the built provider works with OpenFeature in %s', async (_, args) => {
-  const { stdout } = await run(process.execPath, args, {
-    cwd: ROOT,
-    timeout: 20_000,
-    env: { ...process.env, BASE_URL: server.baseUrl('shop'), API_KEY: SECRET_KEY },
-  });
-  expect(JSON.parse(stdout)).toEqual([
-    [true, 'STATIC'],
-    [true, 'TARGETING_MATCH'],
-    ['Hello', 'STATIC'],
-  ]);
-});
+it.each(Object.entries(PROGRAMS))(
+  'the built provider works with OpenFeature in %s',
+  async (_, args) => {
+    const { stdout } = await run(process.execPath, args, {
+      cwd: ROOT,
+      timeout: 20_000,
+      env: { ...process.env, BASE_URL: server.baseUrl('shop'), API_KEY: SECRET_KEY },
+    });
+    expect(JSON.parse(stdout)).toEqual([
+      [true, 'STATIC'],
+      [true, 'TARGETING_MATCH'],
+      ['Hello', 'STATIC'],
+    ]);
+  },
+  PROCESS_TEST_MS,
+);

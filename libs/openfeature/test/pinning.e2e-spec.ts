@@ -1,7 +1,7 @@
 import { OpenFeature, type Client } from '@openfeature/server-sdk';
 import { VaneClient } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { changeAndWait } from '../../../test/support/revision.js';
+import { waitForRevision } from '@vane/local-server/testing';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
 
@@ -35,10 +35,8 @@ describe('OpenFeature evaluations in a pinned scope (a request, a job)', () => {
   it('answer from the revision of the scope, even after a change reached the client; the next scope sees it', async () => {
     const { before, after } = await vane.runPinned(async () => {
       const first = await evaluate();
-      await changeAndWait(vane, () => {
-        server.admin.setConfig('shop', 'db.pool.max', 99);
-        return server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
-      });
+      server.admin.setConfig('shop', 'db.pool.max', 99);
+      await waitForRevision(vane, server.admin.setFlag('shop', 'new-checkout', { is_enabled: false }));
       return { before: first, after: await evaluate() };
     });
     expect(before).toEqual({ flag: true, pool: 10, revisions: [before.revisions[0], before.revisions[0]] });
@@ -47,7 +45,7 @@ describe('OpenFeature evaluations in a pinned scope (a request, a job)', () => {
     expect(next).toMatchObject({ flag: false, pool: 99 });
     expect(next.revisions[0]).toBe(server.revision('shop'));
     // Outside any scope, evaluations are live, as before.
-    await changeAndWait(vane, () => server.admin.setConfig('shop', 'db.pool.max', 7));
+    await waitForRevision(vane, server.admin.setConfig('shop', 'db.pool.max', 7));
     expect(await evaluate()).toMatchObject({ pool: 7 });
   });
 });

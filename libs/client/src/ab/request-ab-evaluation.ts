@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import type { AbContext, AbResults } from './ab-evaluation.js';
-import { ClientClosedError } from '../errors.js';
+import { ClientClosedError, InvalidArgumentError } from '../errors.js';
 import type { VaneLogger } from '../util/logger.js';
 import { redactText } from '../util/redact.js';
 
@@ -17,7 +17,8 @@ export interface RequestAbEvaluationOptions {
    * `undefined` means anonymous: every A/B flag is off and nothing is sent.
    * An exception it throws (or a rejection) fails closed like a failed call:
    * the request is anonymous, and one warning names the error's code (the same
-   * rule in every adapter).
+   * rule in every adapter). Only Vane's own `InvalidArgumentError` (no
+   * `abContext` configured) rejects.
    */
   context(): AbContext | null | undefined | PromiseLike<AbContext | null | undefined>;
   /** Keys the request is known to need (e.g. its route's A/B guards): sent with the first call. */
@@ -88,6 +89,9 @@ export class RequestAbEvaluation {
       this.#context = Promise.resolve()
         .then(() => this.options.context())
         .catch((err: unknown) => {
+          // Vane's own argument error (an adapter asked for A/B with no abContext configured) is a bug
+          // in the app's wiring, not an outage of its user source: it rejects, loudly.
+          if (err instanceof InvalidArgumentError) throw err;
           const code = (err as { code?: unknown } | null)?.code;
           this.options.logger.warn(
             `abContext failed${typeof code === 'string' ? ` (${code})` : ''}, treating the request as anonymous (its A/B flags are off): ${err instanceof Error ? redactText(err.message) : typeof err}`,

@@ -19,7 +19,6 @@ import type { StreamingSource } from './streaming-source.js';
 
 /** What the supervisor runs and reports to. */
 export interface SupervisedParts {
-  readonly options: ResolvedOptions;
   readonly status: ClientStatus;
   readonly store: SnapshotStore;
   readonly sync: SnapshotSync;

@@ -5,6 +5,7 @@ import { decodeBackup, type BackupIdentity } from './backup-document.js';
 import { deriveBackupKey } from './backup-key.js';
 import { BackupWriter } from './backup-writer.js';
 import type { LastKnownGoodStore } from './last-known-good-store.js';
+import { until } from '@vane/local-server/testing';
 
 const SERVICE = 'https://shop.vane.example';
 const identity: BackupIdentity = {
@@ -58,17 +59,12 @@ function setup(refreshAfterMs?: number) {
   return { timers, logger, store, writer };
 }
 
-async function until(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !predicate(); i++) await new Promise<void>((r) => setImmediate(r));
-  expect(predicate()).toBe(true);
-}
-
 describe('BackupWriter', () => {
   it('saves off the caller’s path: nothing is written before the caller’s turn ends', async () => {
     const { store, writer } = setup();
     writer.offer(snap(1));
     expect(store.gates).toHaveLength(0);
-    await until(() => store.gates.length === 1);
+    await until(() => store.gates.length === 1, '1 save started', { intervalMs: 0 });
     store.gates[0]!.resolve();
     await writer.flush();
     expect(store.revisions()).toEqual([1]);
@@ -78,7 +74,7 @@ describe('BackupWriter', () => {
   it('coalesces a burst of patches into one write of the newest revision', async () => {
     const { store, writer } = setup();
     for (let r = 1; r <= 50; r++) writer.offer(snap(r));
-    await until(() => store.gates.length === 1);
+    await until(() => store.gates.length === 1, '1 save started', { intervalMs: 0 });
     store.gates[0]!.resolve();
     await writer.flush();
     expect(store.revisions()).toEqual([50]);
@@ -87,12 +83,12 @@ describe('BackupWriter', () => {
   it('while a write runs, keeps only the newest snapshot waiting, then writes it', async () => {
     const { store, writer } = setup();
     writer.offer(snap(1));
-    await until(() => store.gates.length === 1);
+    await until(() => store.gates.length === 1, '1 save started', { intervalMs: 0 });
     writer.offer(snap(2));
     writer.offer(snap(3));
     writer.offer(snap(2)); // older than the one waiting: ignored
     store.gates[0]!.resolve();
-    await until(() => store.gates.length === 2);
+    await until(() => store.gates.length === 2, '2 saves started', { intervalMs: 0 });
     store.gates[1]!.resolve();
     await writer.flush();
     expect(store.revisions()).toEqual([1, 3]);
@@ -101,7 +97,7 @@ describe('BackupWriter', () => {
   it('never writes a revision twice (a 304 offers the same snapshot again)', async () => {
     const { store, writer } = setup();
     writer.offer(snap(7));
-    await until(() => store.gates.length === 1);
+    await until(() => store.gates.length === 1, '1 save started', { intervalMs: 0 });
     store.gates[0]!.resolve();
     await writer.flush();
     for (let i = 0; i < 5; i++) writer.offer(snap(7));
@@ -114,7 +110,7 @@ describe('BackupWriter', () => {
   it('with refreshAfterMs, rewrites an unchanged revision once its copy is that old', async () => {
     const { store, writer, timers } = setup(60_000);
     writer.offer(snap(7));
-    await until(() => store.gates.length === 1);
+    await until(() => store.gates.length === 1, '1 save started', { intervalMs: 0 });
     store.gates[0]!.resolve();
     await writer.flush();
     await timers.advance(59_999);
@@ -123,7 +119,7 @@ describe('BackupWriter', () => {
     expect(store.gates).toHaveLength(1);
     await timers.advance(1);
     writer.offer(snap(7));
-    await until(() => store.gates.length === 2);
+    await until(() => store.gates.length === 2, '2 saves started', { intervalMs: 0 });
     store.gates[1]!.resolve();
     await writer.flush();
     expect(store.revisions()).toEqual([7, 7]);
@@ -132,11 +128,11 @@ describe('BackupWriter', () => {
   it('a failed write is logged once per streak, naming the store, and retried with the next offer', async () => {
     const { store, writer, logger } = setup();
     writer.offer(snap(1));
-    await until(() => store.gates.length === 1);
+    await until(() => store.gates.length === 1, '1 save started', { intervalMs: 0 });
     store.gates[0]!.reject(new Error('READONLY You can’t write against a read only replica'));
     await writer.flush();
     writer.offer(snap(1));
-    await until(() => store.gates.length === 2);
+    await until(() => store.gates.length === 2, '2 saves started', { intervalMs: 0 });
     store.gates[1]!.reject(new Error('still read only'));
     await writer.flush();
     expect(logger.text('warn').split('\n')).toHaveLength(1);
@@ -144,7 +140,7 @@ describe('BackupWriter', () => {
       /cannot save revision 1 to gated store https:\/\/shop.vane.example \(Error: READONLY/,
     );
     writer.offer(snap(1));
-    await until(() => store.gates.length === 3);
+    await until(() => store.gates.length === 3, '3 saves started', { intervalMs: 0 });
     store.gates[2]!.resolve();
     await writer.flush();
     expect(store.revisions()).toEqual([1]);
@@ -154,11 +150,11 @@ describe('BackupWriter', () => {
   it('close() waits for the write in progress and the one waiting, then takes no more', async () => {
     const { store, writer } = setup();
     writer.offer(snap(1));
-    await until(() => store.gates.length === 1);
+    await until(() => store.gates.length === 1, '1 save started', { intervalMs: 0 });
     writer.offer(snap(2));
     const closed = writer.close();
     store.gates[0]!.resolve();
-    await until(() => store.gates.length === 2);
+    await until(() => store.gates.length === 2, '2 saves started', { intervalMs: 0 });
     store.gates[1]!.resolve();
     await closed;
     writer.offer(snap(3));
@@ -169,7 +165,7 @@ describe('BackupWriter', () => {
   it('close() gives up on a store that hangs after closeTimeoutMs, with a warning, and leaves no timer', async () => {
     const { store, writer, timers, logger } = setup();
     writer.offer(snap(1));
-    await until(() => store.gates.length === 1);
+    await until(() => store.gates.length === 1, '1 save started', { intervalMs: 0 });
     const closed = writer.close();
     await timers.advance(1000);
     await closed;

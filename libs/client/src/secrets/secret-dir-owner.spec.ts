@@ -8,6 +8,7 @@ import {
   secretDirPrefix,
   type SecretDirOwner,
 } from './secret-dir-owner.js';
+import { PROCESS_TEST_MS } from '@vane/local-server/testing';
 
 async function exitedPid(): Promise<number> {
   const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
@@ -32,28 +33,36 @@ describe('secret directory owners', () => {
     expect(currentOwner().boot).toMatch(/^[0-9a-f]{8}$/);
   });
 
-  it('this process is alive; so is another live process, unless its start time differs (a reused pid)', async () => {
-    expect(ownerState(currentOwner())).toBe('alive');
-    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-    try {
-      await once(child, 'spawn');
-      const start = processStartTicks(child.pid!)!;
-      const other: SecretDirOwner = { ...currentOwner(), pid: child.pid!, start };
-      expect(ownerState(other)).toBe('alive');
-      expect(ownerState({ ...other, start: String(Number(start) + 1) })).toBe('gone');
-    } finally {
-      child.kill();
-      await once(child, 'exit');
-    }
-  });
+  it(
+    'this process is alive; so is another live process, unless its start time differs (a reused pid)',
+    async () => {
+      expect(ownerState(currentOwner())).toBe('alive');
+      const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+      try {
+        await once(child, 'spawn');
+        const start = processStartTicks(child.pid!)!;
+        const other: SecretDirOwner = { ...currentOwner(), pid: child.pid!, start };
+        expect(ownerState(other)).toBe('alive');
+        expect(ownerState({ ...other, start: String(Number(start) + 1) })).toBe('gone');
+      } finally {
+        child.kill();
+        await once(child, 'exit');
+      }
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('a pid no process has is gone; another boot of this host is gone; another host or pid namespace is unknown', async () => {
-    const dead: SecretDirOwner = { ...currentOwner(), pid: await exitedPid() };
-    expect(ownerState(dead)).toBe('gone');
-    expect(ownerState({ ...currentOwner(), boot: 'ffffffff' === currentOwner().boot ? '00000000' : 'ffffffff' })).toBe(
-      'gone',
-    );
-    const elsewhere = { ...dead, place: currentOwner().place === '00000000' ? '11111111' : '00000000' };
-    expect(ownerState(elsewhere)).toBe('unknown');
-  });
+  it(
+    'a pid no process has is gone; another boot of this host is gone; another host or pid namespace is unknown',
+    async () => {
+      const dead: SecretDirOwner = { ...currentOwner(), pid: await exitedPid() };
+      expect(ownerState(dead)).toBe('gone');
+      expect(
+        ownerState({ ...currentOwner(), boot: 'ffffffff' === currentOwner().boot ? '00000000' : 'ffffffff' }),
+      ).toBe('gone');
+      const elsewhere = { ...dead, place: currentOwner().place === '00000000' ? '11111111' : '00000000' };
+      expect(ownerState(elsewhere)).toBe('unknown');
+    },
+    PROCESS_TEST_MS,
+  );
 });

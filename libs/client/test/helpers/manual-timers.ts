@@ -61,15 +61,3 @@ export class ManualTimers implements Timers, Clock {
 export async function flush(rounds = 5): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
-
-/**
- * Waits until `predicate` holds, re-checking on every event-loop turn, for
- * at most `timeoutMs` of real time; fails with `what` otherwise.
- */
-export async function until(predicate: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise<void>((resolve) => setTimeout(resolve, 2));
-  }
-}

@@ -1,4 +1,5 @@
 import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { adminRequest, waitForEvent } from '@vane/local-server/testing';
 import { z } from 'zod';
 import {
   ConfigInvalidError,
@@ -42,30 +43,9 @@ async function connect(options: Partial<VaneClientOptions> = {}): Promise<VaneCl
   return client;
 }
 
+/** A write through the admin API over HTTP; resolves with the service's new revision. */
 async function admin(method: 'PUT' | 'DELETE', path: string, body?: unknown): Promise<number> {
-  const res = await fetch(`${server.url}/admin/v1/${path}`, {
-    method,
-    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { revision: number }).revision;
-}
-
-/** The first value `subscribe` hands its callback that matches, within a bounded time. */
-function next<T>(subscribe: (cb: (v: T) => void) => () => void, match: (v: T) => boolean = () => true): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error('nothing matching in time'));
-    }, 3000);
-    const off = subscribe((v) => {
-      if (!match(v)) return;
-      clearTimeout(timer);
-      off();
-      resolve(v);
-    });
-  });
+  return (await adminRequest(server, method, path, body)).revision!;
 }
 
 describe('a schema against the local server', () => {
@@ -83,7 +63,7 @@ describe('a schema against the local server', () => {
 
   it('an invalid push keeps the last valid value, emits onInvalid, warns once; a valid one goes live', async () => {
     const client = await connect();
-    const invalid = next<InvalidConfig>((cb) => client.onInvalid(cb));
+    const invalid = waitForEvent<InvalidConfig>((cb) => client.onInvalid(cb));
     const revision = await admin('PUT', 'services/shop/configs/db.pool.max', { value: -1 });
     const entry = await invalid;
     expect(entry).toMatchObject({ key: 'db.pool.max', revision, keptLastValid: true });
@@ -93,7 +73,7 @@ describe('a schema against the local server', () => {
     expect(client.invalidConfigs.get('db.pool.max')).toEqual(entry);
     expect(logger.lines.filter((l) => l.level === 'warn' && l.message.includes('"db.pool.max"'))).toHaveLength(1);
 
-    const change = next<ChangeEvent>(
+    const change = waitForEvent<ChangeEvent>(
       (cb) => client.onChange(cb),
       (e) => e.key === 'db.pool.max',
     );

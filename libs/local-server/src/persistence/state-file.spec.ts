@@ -16,6 +16,7 @@ import type { ServerData } from '../domain/model.js';
 import { SeedError } from '../seed/seed-error.js';
 import { parseServerData } from '../seed/seed-parser.js';
 import { removeCrashLeftovers, StateFile } from './state-file.js';
+import { PROCESS_TEST_MS } from '../testing/index.js';
 
 /** Server data whose shop service carries `revision` and an optional large config value. */
 function dataAt(revision: number, padding = 0): ServerData {
@@ -216,14 +217,16 @@ describe('StateFile', () => {
     });
   });
 
-  it('never leaves a half-written target when the process is killed mid-write', async () => {
-    // A child process writes ever newer generations as fast as it can and is
-    // killed with SIGKILL after a few; whatever it was doing, the target must
-    // hold one complete generation, at least the last one it reported.
-    const child = join(dir, 'writer.cjs');
-    writeFileSync(
-      child,
-      `
+  it(
+    'never leaves a half-written target when the process is killed mid-write',
+    async () => {
+      // A child process writes ever newer generations as fast as it can and is
+      // killed with SIGKILL after a few; whatever it was doing, the target must
+      // hold one complete generation, at least the last one it reported.
+      const child = join(dir, 'writer.cjs');
+      writeFileSync(
+        child,
+        `
 const fs = require('node:fs');
 const Module = require('node:module');
 const { transformSync } = require(${JSON.stringify(require.resolve('@swc/core'))});
@@ -251,38 +254,40 @@ const file = new StateFile(process.argv[2]);
   }
 })();
 `,
-    );
-    const writer = spawn(process.execPath, [child, target], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise<void>((resolve) => writer.once('exit', () => resolve()));
-    let reported = 0;
-    try {
-      await within(
-        4000,
-        'the writer to report three generations',
-        new Promise<void>((resolve, reject) => {
-          writer.once('error', reject);
-          writer.stdout.setEncoding('utf8');
-          let buffer = '';
-          writer.stdout.on('data', (chunk: string) => {
-            buffer += chunk;
-            const lines = buffer.split('\n');
-            buffer = lines.pop()!;
-            for (const line of lines) reported = Math.max(reported, Number(line));
-            if (reported >= 3) resolve();
-          });
-          writer.once('exit', (code) => reject(new Error(`the writer exited early with code ${code}`)));
-        }),
       );
-    } finally {
-      writer.kill('SIGKILL');
-      await within(4000, 'the writer to exit', exited);
-    }
+      const writer = spawn(process.execPath, [child, target], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = new Promise<void>((resolve) => writer.once('exit', () => resolve()));
+      let reported = 0;
+      try {
+        await within(
+          4000,
+          'the writer to report three generations',
+          new Promise<void>((resolve, reject) => {
+            writer.once('error', reject);
+            writer.stdout.setEncoding('utf8');
+            let buffer = '';
+            writer.stdout.on('data', (chunk: string) => {
+              buffer += chunk;
+              const lines = buffer.split('\n');
+              buffer = lines.pop()!;
+              for (const line of lines) reported = Math.max(reported, Number(line));
+              if (reported >= 3) resolve();
+            });
+            writer.once('exit', (code) => reject(new Error(`the writer exited early with code ${code}`)));
+          }),
+        );
+      } finally {
+        writer.kill('SIGKILL');
+        await within(4000, 'the writer to exit', exited);
+      }
 
-    const data = new StateFile(target).load();
-    expect(data).toBeDefined();
-    const shop = data!.services.get('shop')!;
-    expect(shop.revision).toBeGreaterThanOrEqual(reported);
-    expect(shop.configs.get('pad.text')).toBe('x'.repeat(300_000));
-    expect(statSync(target).mode & 0o777).toBe(0o600);
-  });
+      const data = new StateFile(target).load();
+      expect(data).toBeDefined();
+      const shop = data!.services.get('shop')!;
+      expect(shop.revision).toBeGreaterThanOrEqual(reported);
+      expect(shop.configs.get('pad.text')).toBe('x'.repeat(300_000));
+      expect(statSync(target).mode & 0o777).toBe(0o600);
+    },
+    PROCESS_TEST_MS,
+  );
 });

@@ -1,9 +1,7 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { LocalServer } from '../../src/index.js';
-
-/** Every wait in these tests is bounded by this. */
-export const WAIT_MS = 5000;
+import { DEFAULT_WAIT_MS } from '../../src/testing/index.js';
 
 /** An HTTP answer, read whole. */
 export interface Answer {
@@ -51,7 +49,7 @@ export function call(server: LocalServer, spec: Call): Promise<Answer> {
         path: spec.path,
         headers,
         setHost: false,
-        timeout: WAIT_MS,
+        timeout: DEFAULT_WAIT_MS,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -64,7 +62,7 @@ export function call(server: LocalServer, spec: Call): Promise<Answer> {
       },
     );
     req.on('timeout', () =>
-      req.destroy(new Error(`no answer to ${spec.method ?? 'GET'} ${spec.path} within ${WAIT_MS} ms`)),
+      req.destroy(new Error(`no answer to ${spec.method ?? 'GET'} ${spec.path} within ${DEFAULT_WAIT_MS} ms`)),
     );
     req.on('error', reject);
     req.end(payload);
@@ -117,7 +115,7 @@ export class StreamReader {
 
   /** Waits (bounded) until `predicate` holds over what was received. */
   async until(predicate: (reader: StreamReader) => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + WAIT_MS;
+    const deadline = Date.now() + DEFAULT_WAIT_MS;
     while (!predicate(this)) {
       if (this.ended) throw new Error(`stream ended before ${what}`);
       const left = deadline - Date.now();
@@ -194,26 +192,11 @@ export function openStream(
         );
       },
     );
-    const timer = setTimeout(() => req.destroy(new Error('stream did not open in time')), WAIT_MS);
+    const timer = setTimeout(() => req.destroy(new Error('stream did not open in time')), DEFAULT_WAIT_MS);
     req.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
     });
     req.end();
   });
-}
-
-/** Resolves like `promise`, or rejects after {@link WAIT_MS}; leaves no timer behind. */
-export async function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), WAIT_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Injectable } from '@nestjs/common';
 import { VaneClient } from '@vane/client';
 import type { LocalServer } from '@vane/local-server';
-import { changeAndWait } from '../../../../test/support/revision.js';
+import { waitForRevision } from '@vane/local-server/testing';
 
 /** What a handler reads through the injected client: the guard's flag, a config, a text and a file secret. */
 export interface Reads {
@@ -51,17 +51,15 @@ export class MidRequestChange {
   async apply(): Promise<void> {
     this.#round++;
     const { pool, key, pem } = this.current;
-    await changeAndWait(this.client, () => {
-      this.server.admin.setConfig('shop', 'db.pool.max', pool);
-      this.server.admin.setSecret('shop', 'stripe.api_key', key);
-      this.server.admin.setSecret('shop', 'tls.client_pem', pem, 'file');
-      return this.server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
-    });
+    this.server.admin.setConfig('shop', 'db.pool.max', pool);
+    this.server.admin.setSecret('shop', 'stripe.api_key', key);
+    this.server.admin.setSecret('shop', 'tls.client_pem', pem, 'file');
+    await waitForRevision(this.client, this.server.admin.setFlag('shop', 'new-checkout', { is_enabled: false }));
   }
 
   /** Turns the flag back on, so the next request gets through. */
   async restore(): Promise<void> {
-    await changeAndWait(this.client, () => this.server.admin.setFlag('shop', 'new-checkout', { is_enabled: true }));
+    await waitForRevision(this.client, this.server.admin.setFlag('shop', 'new-checkout', { is_enabled: true }));
   }
 }
 

@@ -1,0 +1,46 @@
+// The benchmarked app, in its own process (started with --expose-gc): an
+// Express 5 app on the built @vane/express, connected to the local server
+// named by BENCH_VANE_URL / BENCH_VANE_KEY, with two Vanes on the same
+// service: one with the default cache of A/B answers, one with
+// `abCache: false` (every evaluation one call, as before the cache). Routes,
+// identical but for their guard:
+//   GET /open          no guard
+//   GET /flag          requireFlag('new-checkout') (a plain flag, on)
+//   GET /ab            requireFlag('new-pricing', { ab: true }), cache on
+//   GET /ab-uncached   the same on the Vane with abCache: false
+// The A/B user is the `x-user-id` header, with two attributes. GET /stats
+// and GET /heap (after a full GC) report the cache. Prints {"port": n} when ready.
+import express from 'express';
+import { createVane } from '@vane/express';
+
+const baseUrl = process.env.BENCH_VANE_URL;
+const apiKey = process.env.BENCH_VANE_KEY;
+const logger = { warn: (m) => console.error(`[app] ${m}`), error: (m) => console.error(`[app] ${m}`) };
+const abContext = (req) => ({
+  userId: req.get('x-user-id') ?? 'anonymous',
+  attributes: { country: 'DE', plan: 'pro' },
+});
+
+const cached = await createVane({ baseUrl, apiKey, abContext, logger });
+const uncached = await createVane({ baseUrl, apiKey, abContext, logger, abCache: false });
+
+const ok = (_req, res) => res.send('ok');
+const app = express();
+app.get('/open', ok);
+app.get('/flag', cached.requireFlag('new-checkout'), ok);
+app.get('/ab', cached.requireFlag('new-pricing', { ab: true }), ok);
+app.get('/ab-uncached', uncached.requireFlag('new-pricing', { ab: true }), ok);
+const stats = () => ({ revision: cached.client.revision, cache: cached.client.abCacheStats });
+app.get('/stats', (_req, res) => res.json(stats()));
+app.get('/heap', (_req, res) => {
+  globalThis.gc();
+  globalThis.gc();
+  res.json({ heapUsed: process.memoryUsage().heapUsed, ...stats() });
+});
+
+const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  void Promise.all([cached.close(), uncached.close()]).then(() => process.exit(0));
+});
