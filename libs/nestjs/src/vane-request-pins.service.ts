@@ -69,6 +69,8 @@ export class VaneRequestPins {
   run<T>(context: ExecutionContext, handle: () => Observable<T>): Observable<T> {
     const pin = this.#pinOf(context);
     if (pin === undefined) return handle();
+    // Nest binds the rest of the call to the async context handle() is called in: the pinned one.
+    if (!pin.endsWithHandler) return pin.snapshot.run(handle);
     return new Observable<T>((subscriber) => {
       pin.running++;
       // handle() binds the rest of the call to the async context it is called in: the pinned one.
