@@ -40,7 +40,9 @@ export const DOCUMENTS = [
   'README.md',
   'docs/protocol.md',
   'libs/client/README.md',
+  'libs/express/README.md',
   'libs/nestjs/README.md',
+  'libs/express/README.md',
   'libs/fastify/README.md',
   'libs/openfeature/README.md',
 ];

@@ -3,9 +3,13 @@
 // the NestJS sample and the Express sample against it. Prints the URLs, a curl
 // per feature and the admin call that flips a flag, once everything listens.
 //
-// Ctrl-C (SIGINT) or SIGTERM: the apps get SIGTERM, then the server; the script
-// exits 0 once all have exited. A child that exits on its own (a port taken, a
-// crash) stops the others, and the script exits 1.
+// Ctrl-C (SIGINT), SIGTERM or SIGHUP: the apps get SIGTERM, and once they have
+// exited (their streams closed) the server does; the script exits 0 once all
+// have exited. Each child runs in a process group of its own, so a terminal's
+// Ctrl-C, which signals the whole foreground group, reaches the script alone:
+// the server does not stop under the apps, and no app gets a second signal
+// (which would make it skip its drain). A child that exits on its own (a port
+// taken, a crash) stops the others, and the script exits 1.
 //
 // Environment: VANE_PORT (4400), NEST_PORT (3000), EXPRESS_PORT (3001); 0 picks
 // a free port (the real one is read from the child's "listening on" line).
@@ -36,9 +40,11 @@ function startChild(name, args, env) {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // a process group of its own: Ctrl-C in the terminal signals the script only
   });
   running.set(name, child);
   const prefix = `[${name}]`.padEnd(10);
+  console.log(`${prefix} started (pid ${child.pid})`);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${name} did not print its URL within ${READY_TIMEOUT_MS} ms`)),
@@ -90,7 +96,12 @@ function stop() {
   if (running.size === 0) process.exit(failed ? 1 : 0);
 }
 
-for (const signal of ['SIGINT', 'SIGTERM']) {
+// Detached children outlive the script unless it stops them: whatever way it ends, what still runs gets SIGTERM.
+process.on('exit', () => {
+  for (const child of running.values()) child.kill('SIGTERM');
+});
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
     if (stopping) return;
     console.log(`\n${signal}: stopping the samples and the local server`);

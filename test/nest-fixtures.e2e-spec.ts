@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/local-server';
-import { PROCESS_TEST_MS } from '@vane/local-server/testing';
+import { PROCESS_TEST_MS, PROCESS_WAIT_MS } from '@vane/local-server/testing';
 
 // NestJS 11 (CommonJS) and NestJS 12 (ESM only) apps load the BUILT packages
 // (`npm test` builds first) as an app that installed them would: each fixture
@@ -127,7 +127,10 @@ function start(flavour: Flavour, env: Record<string, string>): Started {
     child.on('exit', (code, signal) => resolveExit({ code, signal, stderr })),
   );
   const ready = new Promise<Ready>((resolveReady, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line within 15 s; stderr: ${stderr}`)), 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no ready line within ${PROCESS_WAIT_MS} ms; stderr: ${stderr}`)),
+      PROCESS_WAIT_MS,
+    );
     child.stdout!.on('data', (c: Buffer) => {
       stdout += c.toString();
       const line = stdout.split('\n').find((l) => l.startsWith('{"ready":true'));

@@ -73,6 +73,19 @@ describe('README.md', () => {
   );
 });
 
+describe('the package READMEs', () => {
+  it.each(['client', 'nestjs', 'express', 'local-server', 'openfeature'])(
+    'libs/%s/README.md names every dependency its package.json has',
+    (name) => {
+      const { dependencies = {} } = JSON.parse(source(`libs/${name}/package.json`)) as {
+        dependencies?: Record<string, string>;
+      };
+      const text = source(`libs/${name}/README.md`);
+      for (const dependency of Object.keys(dependencies)) expect(text).toContain(`\`${dependency}\``);
+    },
+  );
+});
+
 describe('docs/protocol.md', () => {
   const protocol = source('docs/protocol.md');
 

@@ -1,15 +1,18 @@
 // The newcomer's path, end to end (`npm run test:newcomer`; CI runs it after `npm test`):
 // every package packed with `npm pack`, four fresh apps made in a temporary directory from the root
-// README alone (NestJS 11 in CommonJS with its jest test, NestJS 12 as ES modules, Express 4 in
-// CommonJS, Express 5 as an ES module), the README's install lines run with the packed tarballs in
-// place of the @vane/* names (everything else comes from the npm registry), built, started against
-// the local server that one app installed (`npx vane-local-server`), a guarded route called, the flag
-// flipped through the admin API, the new answer seen.
+// README alone (NestJS 11 in CommonJS with jest, NestJS 12 as ES modules with vitest and TypeScript 6
+// as `nest new` 12 makes it, Express 4 in CommonJS, Express 5 as an ES module), the README's install
+// lines run with the packed tarballs in place of the @vane/* names (everything else comes from the npm
+// registry), built, tested with the README's unit and e2e specs (the NestJS apps), started against the
+// local server that one app installed (`npx vane-local-server`), a guarded route called, the flag
+// flipped through the admin API, the new answer seen; the NestJS apps also get the README's A/B route.
+// Last, the install sizes the package READMEs state are measured (`du -sk node_modules` in empty
+// projects) and printed.
 //
 // What does not come from the README is what `nest new` or `npm init` gives an app before it reads
 // the README: package.json, tsconfig.json, the framework itself and its dev tools (`skeleton` below).
 // The README's code blocks are taken as shown there (scripts/readme-snippets.mjs checks elsewhere
-// that they equal the tested sources under examples/).
+// that they equal the tested sources under examples/), changed only as the README says (`edit`).
 //
 // Slow (four npm installs): not part of `npm test`. Network: the npm registry for installs; every
 // request of the test itself goes to 127.0.0.1.
@@ -47,17 +50,17 @@ function readmeBlock(source) {
   return found.shown;
 }
 
-/** An npm command in `cwd`; its output goes to a log file, shown when it fails. */
+/** An npm command in `cwd`; resolves with its output (stdout, then stderr, colours removed), shown when it fails. */
 async function npm(cwd, args, env = {}) {
   try {
-    return (
-      await run('npm', args, {
-        cwd,
-        env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', ...env },
-        maxBuffer: 64 * 1024 * 1024,
-        timeout: 600_000,
-      })
-    ).stdout;
+    const { stdout, stderr } = await run('npm', args, {
+      cwd,
+      env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', ...env },
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 600_000,
+    });
+    // eslint-disable-next-line no-control-regex -- ESC starts every ANSI colour sequence
+    return `${stdout}\n${stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
   } catch (error) {
     throw new Error(`npm ${args.join(' ')} in ${cwd} failed:\n${error.stdout}\n${error.stderr}`);
   }
@@ -206,17 +209,57 @@ async function setConfig(key, value) {
   assert.equal(answer.status, 200, answer.text);
 }
 
+/**
+ * The README's note for a NestJS 11 app tested with jest: relative specifiers without `.js` (jest
+ * looks for the path as written).
+ */
+const withoutJs = (text) => text.replace(/from '(\.{1,2}\/[^']+)\.js'/g, "from '$1'");
+
+/**
+ * The README's "An A/B route" applied to its quick-start `src/app.module.ts`: both files imported
+ * (`.js` in a NestJS 12 app), `abContext` beside `apiKey` in what `useFactory` returns,
+ * `PricingController` in `controllers`.
+ */
+function addAbRoute(appModule, js) {
+  const ext = js ? '.js' : '';
+  let text =
+    `import { abContextFromRequest } from './ab-context.factory${ext}';\n` +
+    `import { PricingController } from './pricing.controller${ext}';\n` +
+    appModule;
+  const apiKey = /^(\s*)apiKey: config\.getOrThrow<string>\('VANE_API_KEY'\),\n/m;
+  assert.match(text, apiKey, "the README's AppModule has its apiKey line");
+  text = text.replace(apiKey, (line, indent) => `${line}${indent}abContext: abContextFromRequest,\n`);
+  assert.ok(text.includes('controllers: [AppController],'), "the README's AppModule lists its controllers");
+  return text.replace('controllers: [AppController],', 'controllers: [AppController, PricingController],');
+}
+
+/**
+ * A package.json that installs our packed `@vane/common` wherever a packed
+ * package depends on it: the registry has no such version before release,
+ * and a user's install resolves it from there like any dependency.
+ */
+function withPackedCommon(manifest, tarballs = packed) {
+  return { ...manifest, overrides: { ...manifest.overrides, '@vane/common': tarballs.get('@vane/common') } };
+}
+
 /** Writes an app's skeleton (what `nest new` / `npm init` gives), then its README files, then runs the README's install. */
 async function makeApp(app) {
   const dir = join(work, app.name);
   mkdirSync(dir, { recursive: true });
   for (const [file, content] of Object.entries(app.skeleton)) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
-    writeFileSync(join(dir, file), typeof content === 'string' ? content : JSON.stringify(content, null, 2) + '\n');
+    const text =
+      file === 'package.json'
+        ? JSON.stringify(withPackedCommon(typeof content === 'string' ? JSON.parse(content) : content), null, 2) + '\n'
+        : typeof content === 'string'
+          ? content
+          : JSON.stringify(content, null, 2) + '\n';
+    writeFileSync(join(dir, file), text);
   }
-  for (const [file, source] of Object.entries(app.files)) {
+  for (const [file, spec] of Object.entries(app.files)) {
+    const { source, edit = (text) => text } = typeof spec === 'string' ? { source: spec } : spec;
     mkdirSync(dirname(join(dir, file)), { recursive: true });
-    writeFileSync(join(dir, file), readmeBlock(source));
+    writeFileSync(join(dir, file), edit(readmeBlock(source)));
   }
   await npm(dir, [...withTarballs(installLine(app.installLabel)), '--no-audit', '--prefer-offline']);
   // The app runs our packed @vane/client, one copy, not a registry package of the same name.
@@ -252,6 +295,16 @@ async function flipAndSee(url, waitForChange) {
   assert.equal(after.status, 404, after.text);
 }
 
+/** The README's A/B route: 200 for a user the rule lets in, 404 for an anonymous one, no startup warning. */
+async function seeAbRoute(url, proc) {
+  const user = await http('GET', `${url}/pricing`, { headers: { 'x-user-id': 'u-1', 'x-country': 'DE' } });
+  assert.equal(user.status, 200, user.text);
+  assert.deepEqual(JSON.parse(user.text), { pricing: 'new', discount: 0.15 });
+  const anonymous = await http('GET', `${url}/pricing`);
+  assert.equal(anonymous.status, 404, anonymous.text);
+  assert.ok(!proc.lines.some((l) => /needs the requesting user/.test(l)), proc.lines.join('\n'));
+}
+
 const nestTsconfigBuild = { extends: './tsconfig.json', exclude: ['node_modules', 'dist', '**/*spec.ts'] };
 
 const APPS = [
@@ -278,7 +331,11 @@ const APPS = [
         name: 'nest11-cjs',
         version: '0.0.0',
         private: true,
-        scripts: { build: 'tsc -p tsconfig.build.json', test: 'jest' },
+        scripts: {
+          build: 'tsc -p tsconfig.build.json',
+          test: 'jest',
+          'test:e2e': 'jest --config ./test/jest-e2e.json',
+        },
         dependencies: {
           '@nestjs/common': '^11.0.0',
           '@nestjs/core': '^11.0.0',
@@ -321,58 +378,135 @@ const APPS = [
         include: ['src'],
       },
       'tsconfig.build.json': nestTsconfigBuild,
+      'test/jest-e2e.json': {
+        moduleFileExtensions: ['js', 'json', 'ts'],
+        rootDir: '.',
+        testEnvironment: 'node',
+        testRegex: '.e2e-spec.ts$',
+        transform: { '^.+\\.(t|j)s$': 'ts-jest' },
+      },
     },
     files: {
-      'src/app.module.ts': 'examples/nestjs/src/app.module.ts#app-module',
+      'src/app.module.ts': {
+        source: 'examples/nestjs/src/app.module.ts#app-module',
+        edit: (t) => addAbRoute(t, false),
+      },
       'src/main.ts': 'examples/nestjs/src/main.ts#main',
-      'src/app.spec.ts': 'examples/nestjs/src/app.spec.ts#app-spec',
+      'src/pricing.controller.ts': 'examples/nestjs/src/pricing.controller.ts#pricing-controller',
+      'src/ab-context.factory.ts': 'examples/nestjs/src/ab-context.factory.ts#ab-context',
+      'src/app.spec.ts': { source: 'examples/nestjs/src/app.spec.ts#app-spec', edit: withoutJs },
+      'test/app.e2e-spec.ts': { source: 'examples/nestjs/test/app.e2e-spec.ts#app-e2e-spec', edit: withoutJs },
     },
     build: true,
-    jest: true,
+    tests: ['test', 'test:e2e'],
+    abRoute: true,
     run: ['dist/main.js'],
   },
   {
     name: 'nest12-esm',
     installLabel: 'NestJS 12',
+    // What `nest new` 12 generates by default (@nestjs/schematics 12, template `ts-esm`): ES modules,
+    // TypeScript 6 in strict mode, `nest build`, vitest for the unit and e2e specs. Left out: its
+    // lint, format, coverage and telemetry tools, which no step here runs.
     skeleton: {
-      // A NestJS 12 project: ES modules only.
       'package.json': {
         name: 'nest12-esm',
-        version: '0.0.0',
+        version: '0.0.1',
         private: true,
         type: 'module',
-        scripts: { build: 'tsc -p tsconfig.build.json' },
+        scripts: {
+          build: 'nest build',
+          'start:prod': 'node dist/main',
+          test: 'vitest run',
+          'test:e2e': 'vitest run --config ./vitest.config.e2e.ts',
+        },
         dependencies: {
-          '@nestjs/common': '^12.0.0',
-          '@nestjs/core': '^12.0.0',
-          '@nestjs/platform-express': '^12.0.0',
+          '@nestjs/common': '^12.0.1',
+          '@nestjs/core': '^12.0.1',
+          '@nestjs/platform-express': '^12.0.1',
           'reflect-metadata': '^0.2.2',
           rxjs: '^7.8.1',
         },
-        devDependencies: { '@types/node': '^20.19.0', typescript: '^5.7.3' },
+        devDependencies: {
+          '@nestjs/cli': '^12.0.0',
+          '@nestjs/schematics': '^12.0.0',
+          '@nestjs/testing': '^12.0.1',
+          '@types/express': '^5.0.0',
+          '@types/node': '^24.0.0',
+          '@types/supertest': '^7.0.0',
+          supertest: '^7.0.0',
+          typescript: '^6.0.2',
+          'vite-tsconfig-paths': '^5.1.4',
+          vitest: '^4.1.2',
+        },
       },
       'tsconfig.json': {
         compilerOptions: {
           module: 'nodenext',
           moduleResolution: 'nodenext',
+          resolvePackageJsonExports: true,
+          esModuleInterop: true,
+          isolatedModules: true,
+          declaration: true,
+          removeComments: true,
           emitDecoratorMetadata: true,
           experimentalDecorators: true,
-          esModuleInterop: true,
+          allowSyntheticDefaultImports: true,
           target: 'ES2023',
+          sourceMap: true,
           outDir: './dist',
-          rootDir: './src',
+          rootDir: '.',
+          incremental: true,
           skipLibCheck: true,
-          strictNullChecks: true,
+          strict: true,
+          strictPropertyInitialization: false,
+          types: ['vitest/globals', 'node'],
         },
-        include: ['src'],
       },
-      'tsconfig.build.json': nestTsconfigBuild,
+      'tsconfig.build.json': {
+        extends: './tsconfig.json',
+        compilerOptions: { rootDir: './src' },
+        include: ['src'],
+        exclude: ['node_modules', 'test', 'dist', '**/*spec.ts'],
+      },
+      'nest-cli.json': {
+        $schema: 'https://json.schemastore.org/nest-cli',
+        collection: '@nestjs/schematics',
+        sourceRoot: 'src',
+        compilerOptions: { deleteOutDir: true },
+      },
+      'vitest.config.ts': [
+        "import { defineConfig } from 'vitest/config';",
+        "import tsconfigPaths from 'vite-tsconfig-paths';",
+        '',
+        'export default defineConfig({',
+        '  plugins: [tsconfigPaths()],',
+        "  test: { globals: true, root: './', include: ['**/*.spec.ts'] },",
+        '});',
+        '',
+      ].join('\n'),
+      'vitest.config.e2e.ts': [
+        "import { defineConfig } from 'vitest/config';",
+        "import tsconfigPaths from 'vite-tsconfig-paths';",
+        '',
+        'export default defineConfig({',
+        '  plugins: [tsconfigPaths()],',
+        "  test: { globals: true, root: './', include: ['**/*.e2e-spec.ts'] },",
+        '});',
+        '',
+      ].join('\n'),
     },
     files: {
-      'src/app.module.ts': 'examples/nestjs/src/app.module.ts#app-module',
+      'src/app.module.ts': { source: 'examples/nestjs/src/app.module.ts#app-module', edit: (t) => addAbRoute(t, true) },
       'src/main.ts': 'examples/nestjs/src/main.ts#main',
+      'src/pricing.controller.ts': 'examples/nestjs/src/pricing.controller.ts#pricing-controller',
+      'src/ab-context.factory.ts': 'examples/nestjs/src/ab-context.factory.ts#ab-context',
+      'src/app.spec.ts': 'examples/nestjs/src/app.spec.ts#app-spec',
+      'test/app.e2e-spec.ts': 'examples/nestjs/test/app.e2e-spec.ts#app-e2e-spec',
     },
     build: true,
+    tests: ['test', 'test:e2e'],
+    abRoute: true,
     run: ['dist/main.js'],
   },
 ];
@@ -380,7 +514,7 @@ const APPS = [
 describe('a newcomer, from the README and the packed packages', { concurrency: 1 }, () => {
   before(async () => {
     mkdirSync(tarballs);
-    const names = ['client', 'nestjs', 'express', 'local-server'];
+    const names = ['common', 'client', 'nestjs', 'express', 'local-server'];
     await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', tarballs]);
     for (const file of readdirSync(tarballs)) {
       const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
@@ -425,9 +559,14 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
       assert.ok(serverUrl, 'the local server is running');
       const dir = dirs.get(app.name) ?? (await makeApp(app));
       if (app.build) await npm(dir, ['run', 'build']);
-      if (app.jest) {
-        const out = await npm(dir, ['test'], { CI: 'true' });
+      const { stdout: du } = await run('du', ['-sk', 'node_modules'], { cwd: dir });
+      console.log(`${app.name}: node_modules ${du.split('\t')[0]} KiB`);
+      // The README's specs, as the app's own scripts run them: no environment, no network.
+      for (const script of app.tests ?? []) {
+        const out = await npm(dir, ['run', script], { CI: 'true', VANE_BASE_URL: '', VANE_API_KEY: '' });
         assert.doesNotMatch(out, /Must use import to load ES Module/);
+        // jest: "Tests:       1 passed, 1 total"; vitest: "Tests  1 passed (1)".
+        assert.match(out, /Tests:?\s+[1-9]\d* passed/, `npm run ${script} ran no test:\n${out}`);
       }
       await setFlag('new-checkout', true);
       const { proc, url } = await startApp(app, dir);
@@ -447,6 +586,7 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
           } finally {
             events.close();
           }
+          if (app.abRoute) await seeAbRoute(url, proc);
         } else {
           await flipAndSee(url, async (flip) => {
             const seen = proc.waitFor(/vane: flag new-checkout changed/, 'change line');
@@ -460,6 +600,75 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
       }
     });
   }
+
+  it('install sizes: each figure a package README states is what du -sk measures', async () => {
+    const tgz = (name) => packed.get(`@vane/${name}`);
+    const clientReadme = readFileSync(join(ROOT, 'libs/client/README.md'), 'utf8');
+    const awsLine = clientReadme.split('\n').find((l) => l.startsWith('npm install @smithy/'));
+    assert.ok(awsLine, 'the client README has the install line of the AWS packages');
+    // `--legacy-peer-deps`: peers (Express, Nest) left out, as the READMEs measure.
+    const SIZES = [
+      { readme: 'libs/client', after: 'Installed alone', install: [tgz('client')], own: '@vane/client' },
+      {
+        readme: 'libs/client',
+        after: 'With them, the same project',
+        install: [tgz('client'), ...awsLine.split(/\s+/).slice(2)],
+      },
+      {
+        readme: 'libs/express',
+        after: 'Install size:',
+        install: [tgz('express'), tgz('client'), '--legacy-peer-deps'],
+        own: '@vane/express',
+      },
+      {
+        readme: 'libs/nestjs',
+        after: 'Install size:',
+        install: [tgz('nestjs'), tgz('client'), '--legacy-peer-deps'],
+        own: '@vane/nestjs',
+      },
+      {
+        readme: 'libs/local-server',
+        after: 'Install size:',
+        install: [tgz('local-server')],
+        own: '@vane/local-server',
+      },
+    ];
+    const kib = async (cwd, path) => Number((await run('du', ['-sk', path], { cwd })).stdout.split('\t')[0]);
+    const wrong = [];
+    for (const [i, size] of SIZES.entries()) {
+      const dir = join(work, `size-${i}`);
+      mkdirSync(dir);
+      writeFileSync(
+        join(dir, 'package.json'),
+        JSON.stringify(withPackedCommon({ name: `size-${i}`, version: '0.0.0', private: true })),
+      );
+      await npm(dir, ['install', ...size.install, '--no-audit', '--prefer-offline']);
+      const total = await kib(dir, 'node_modules');
+      const own = size.own ? await kib(dir, `node_modules/${size.own}`) : undefined;
+      console.log(`${size.readme} (${size.after}): node_modules ${total} KiB${own ? `, ${size.own} ${own} KiB` : ''}`);
+      // The README's sentence: "**5.3 MB** on disk (`du -sk node_modules` …: 5384 KiB, `@vane/client` itself 2744 KiB)".
+      const text = readFileSync(join(ROOT, size.readme, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+      const from = text.indexOf(size.after);
+      assert.ok(from !== -1, `${size.readme}/README.md says "${size.after}"`);
+      const stated =
+        /\*\*(\d+(?:\.\d)?) MB\*\* on disk \(`du -sk node_modules`[^)]*?: (\d+) KiB(?:, `[^`]+` itself (\d+) KiB)?/.exec(
+          text.slice(from),
+        );
+      assert.ok(
+        stated,
+        `${size.readme}/README.md gives "**x MB** on disk (\`du -sk node_modules\` …: n KiB" after "${size.after}"`,
+      );
+      const [, mb, statedTotal, statedOwn] = stated.map(Number);
+      assert.ok(Math.abs(mb - statedTotal / 1024) <= 0.1, `${size.readme}: ${mb} MB is not ${statedTotal} KiB`);
+      // Within 10 %: du rounds to blocks, and the registry's versions of the dependencies move.
+      const off = (a, b) => Math.abs(a - b) > b * 0.1;
+      if (off(statedTotal, total))
+        wrong.push(`${size.readme} (${size.after}): states ${statedTotal} KiB, measured ${total} KiB`);
+      if (own !== undefined && (Number.isNaN(statedOwn) || off(statedOwn, own)))
+        wrong.push(`${size.readme} (${size.after}): states ${size.own} ${statedOwn} KiB, measured ${own} KiB`);
+    }
+    assert.deepEqual(wrong, [], 'update the READMEs with the measured figures');
+  });
 });
 
 // Fastify: the same path for the two quick starts of libs/fastify/README.md (Fastify 5 as an ES module,
@@ -513,7 +722,10 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
   async function makeFastifyApp(app) {
     const dir = join(fastifyWork, app.name);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: app.name, version: '0.0.0', private: true }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify(withPackedCommon({ name: app.name, version: '0.0.0', private: true }, fastifyPacked)),
+    );
     for (const [file, source] of Object.entries(app.files)) writeFileSync(join(dir, file), fastifyBlock(source));
     await npm(dir, [...fastifyInstall(app.installLabel), '--no-audit', '--prefer-offline']);
     const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8'));
@@ -537,7 +749,7 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
     fastifyWork = mkdtempSync(join(tmpdir(), 'vane-newcomer-fastify-'));
     const out = join(fastifyWork, 'tarballs');
     mkdirSync(out);
-    const names = ['client', 'fastify', 'local-server'];
+    const names = ['common', 'client', 'fastify', 'local-server'];
     await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', out]);
     for (const file of readdirSync(out)) {
       const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];

@@ -7,7 +7,7 @@
 import { sweepStaleSecretDirs } from '@vane/client';
 import { spawnNode as spawn, stopProcesses, type NodeProcess, type ProcessExit } from '@vane/local-server/testing';
 
-export { groupAlive } from '@vane/local-server/testing';
+export { groupAlive, trackGroup } from '@vane/local-server/testing';
 
 /** How a process ended. */
 export type Exit = ProcessExit;

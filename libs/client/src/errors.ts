@@ -33,7 +33,9 @@ export type VaneErrorCode =
   | 'VANE_CLIENT_CLOSED'
   | 'VANE_SECRET_FILE_WRITE'
   | 'VANE_CONFIG_INVALID'
-  | 'VANE_SECRETS_NOT_AVAILABLE';
+  | 'VANE_SECRETS_NOT_AVAILABLE'
+  | 'VANE_LIVE_RESOURCE_BUILD_FAILED'
+  | 'VANE_LIVE_RESOURCE_CLOSED';
 
 /** Options shared by every Vane error constructor. */
 export interface VaneErrorOptions {
@@ -352,5 +354,59 @@ export class SecretsNotAvailableError extends VaneError {
     message = 'secrets are not available yet: the client started from a last-known-good backup that holds none (workload identity without lastKnownGood.encryptionKey); they arrive with the first successful sync',
   ) {
     super(message);
+  }
+}
+
+/** The step of a live resource's build that failed (see {@link LiveResourceBuildError}). */
+export type LiveResourceBuildStage = 'values' | 'create' | 'ready' | 'timeout';
+
+/** Options of {@link LiveResourceBuildError}. */
+export interface LiveResourceBuildErrorOptions extends VaneErrorOptions {
+  /** Name of the live resource. */
+  resource: string;
+  /** The step that failed. */
+  stage: LiveResourceBuildStage;
+  /** Revision of the values the build read. */
+  revision: number;
+}
+
+/**
+ * A live resource could not be built: a value it names is missing
+ * (`values`), its `create` threw (`create`), its readiness check failed
+ * (`ready`), or the two took longer than `buildTimeoutMs` (`timeout`). At
+ * startup the resource is not opened; on a rebuild the instance in service
+ * stays. The message and the `cause` (a sanitised copy of what `create` or
+ * `ready` threw, keeping its `name` and `code`) have every secret value the
+ * resource reads replaced by `[redacted]`.
+ */
+export class LiveResourceBuildError extends VaneError<VaneErrorCode> {
+  readonly code = 'VANE_LIVE_RESOURCE_BUILD_FAILED' as const;
+  /** Name of the live resource. */
+  readonly resource: string;
+  /** The step that failed. */
+  readonly stage: LiveResourceBuildStage;
+  /** Revision of the values the build read. */
+  readonly revision: number;
+  /**
+   * @param message - what failed; never a secret value.
+   * @param options - resource, stage, revision and the sanitised cause.
+   */
+  constructor(message: string, options: LiveResourceBuildErrorOptions) {
+    super(message, options);
+    this.resource = options.resource;
+    this.stage = options.stage;
+    this.revision = options.revision;
+  }
+}
+
+/** A live resource was read or borrowed after its `close()` (or its client's). */
+export class LiveResourceClosedError extends VaneError<VaneErrorCode> {
+  readonly code = 'VANE_LIVE_RESOURCE_CLOSED' as const;
+  /** Name of the live resource. */
+  readonly resource: string;
+  /** @param resource - name of the live resource. */
+  constructor(resource: string, message = `live resource "${resource}" is closed`) {
+    super(message);
+    this.resource = resource;
   }
 }

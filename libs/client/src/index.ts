@@ -12,6 +12,8 @@ export type { RequestAbEvaluationOptions } from './ab/request-ab-evaluation.js';
 export type { SyncResult } from './data-sources/snapshot-sync.js';
 export type { SecretWriteResult, SetSecretOptions } from './secrets/secret-writes.js';
 export type { SyncMode, VaneClientStatus, StatusListener } from './data-sources/client-status.js';
+export { SYNC_MODES } from './data-sources/client-status.js';
+export type { VaneTelemetry, VaneTelemetryOptions, FlagEvaluation, FlagEvaluationReason } from './telemetry/index.js';
 export type { VaneClientOptions } from './options.js';
 export { defineSchema } from './schema/vane-schema.js';
 export type {
@@ -30,6 +32,27 @@ export type { InvalidConfig, InvalidConfigListener } from './schema/invalid-conf
 export { DEFAULTS } from './options.js';
 export { checkConnectivity } from './data-sources/connectivity.js';
 export { FileBackupStore, RedisBackupStore } from './last-known-good/index.js';
+export {
+  LiveResource,
+  LIVE_RESOURCE_DEFAULTS,
+  tlsCertificate,
+  keepSecureContextCurrent,
+} from './live-resource/index.js';
+export type {
+  LiveResourceDefinition,
+  LiveResourceValues,
+  LiveResourceConfigValue,
+  LiveResourceState,
+  LiveResourceStatus,
+  LiveResourceEvent,
+  LiveResourceRebuiltEvent,
+  LiveResourceRebuildFailedEvent,
+  LiveResourceDisposedEvent,
+  LiveResourceListener,
+  TlsCertificate,
+  TlsCertificateOptions,
+  TlsPemSource,
+} from './live-resource/index.js';
 export type {
   LastKnownGoodStore,
   LastKnownGoodOptions,
@@ -99,6 +122,8 @@ export {
   SecretFileWriteError,
   ConfigInvalidError,
   SecretsNotAvailableError,
+  LiveResourceBuildError,
+  LiveResourceClosedError,
 } from './errors.js';
 export type {
   VaneErrorCode,
@@ -107,10 +132,14 @@ export type {
   StatusErrorOptions,
   RateLimitedErrorOptions,
   QuarantinedErrorOptions,
+  LiveResourceBuildStage,
+  LiveResourceBuildErrorOptions,
 } from './errors.js';
 export type { FlagDenial } from './adapter/flag-denial.js';
 export { flagDenialOf } from './adapter/flag-denial.js';
 export { checkFlagKeys } from './adapter/flag-keys.js';
+export { checkFlagOffOptions } from './adapter/flag-off-options.js';
+export { AdapterRequestReader } from './adapter/request-reader.js';
 export { runStartupCheck, unknownFlagWarnings } from './adapter/unknown-flag-keys.js';
 export type { FlagKeyUse } from './adapter/unknown-flag-keys.js';
 export { isVaneKey, VANE_KEY_PATTERN } from './util/vane-key.js';

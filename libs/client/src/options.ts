@@ -18,6 +18,8 @@ import { consoleLogger, type VaneLogger } from './util/logger.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './util/timers.js';
 import { createDefaultDispatcher, UndiciTransport, type Transport } from './http/transport.js';
 import { WorkloadIdentityCredentials } from './workload-identity/workload-identity-credentials.js';
+import { ClientTelemetry } from './telemetry/client-telemetry.js';
+import { resolveTelemetryOptions, type VaneTelemetryOptions } from './telemetry/telemetry-options.js';
 import type { WorkloadIdentityOptions } from './workload-identity/workload-identity-options.js';
 
 /** Options of {@link VaneClient.create}. */
@@ -180,6 +182,17 @@ export interface VaneClientOptions {
    */
   schema?: VaneSchema;
   /**
+   * OpenTelemetry: sync-health metrics, a span per call to the service and
+   * flag decisions as `feature_flag.evaluation` span events (see the
+   * README's "Telemetry"). Recorded only when `@opentelemetry/api` is
+   * installed and the app registered an SDK (metrics: before `create()`);
+   * otherwise nothing is loaded and nothing recorded. Reads never record.
+   * `false` turns it off; `{ recordUserId: true }` adds the user id of flag
+   * evaluations to their events.
+   * @default true (on, without user ids)
+   */
+  telemetry?: boolean | VaneTelemetryOptions;
+  /**
    * Cache of A/B answers (`evaluateAb`, and so every adapter's A/B guards):
    * an answer is reused for the same flag, user id and attributes (compared
    * as data, in any order) as long as the service's revision has not moved,
@@ -217,6 +230,8 @@ export interface ResolvedOptions {
   readonly schema: SchemaValidator | undefined;
   /** `undefined`: A/B answers are not cached. */
   readonly abCache: ResolvedAbCache | undefined;
+  /** Telemetry (it wraps `transport` and `timers` when on). */
+  readonly telemetry: ClientTelemetry;
 }
 
 /** Defaults of every optional duration and count, in milliseconds where durations. */
@@ -335,6 +350,13 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
   // The backup's key comes from the static key only when that key is what authenticates.
   const staticKey = options.credentials === undefined ? options.apiKey : undefined;
   const lastKnownGood = resolveLastKnownGood(options.lastKnownGood, baseUrl, staticKey);
+  const clock = options.clock ?? systemClock;
+  const telemetry = new ClientTelemetry({
+    options: resolveTelemetryOptions(options.telemetry),
+    baseUrl,
+    clock,
+    logger,
+  });
   // Built last, once every option is known to be valid, so a refusal leaves nothing open.
   const transport =
     options.transport ??
@@ -354,11 +376,12 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
     secretsDir: options.secretsDir,
     lastKnownGood,
     logger,
-    transport,
-    clock: options.clock ?? systemClock,
-    timers: options.timers ?? systemTimers,
+    transport: telemetry.traced(transport),
+    clock,
+    timers: telemetry.detached(options.timers ?? systemTimers),
     random: options.random ?? Math.random,
     schema,
     abCache,
+    telemetry,
   };
 }

@@ -392,6 +392,42 @@ describe('stream', () => {
     expect(h.transport.to('/v1/stream')).toHaveLength(4);
   });
 
+  it('after a fallback to polling, polls at once, then backs off (not a whole TTL) until the service answers', async () => {
+    const { h, client } = await streaming({ ttlMs: 60_000, streamCooldownMs: 60_000 });
+    // The service goes down: every request is refused, as by a server that is restarting.
+    let down = true;
+    const handle = h.transport.handler;
+    h.transport.handler = (req) => {
+      if (down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      return handle(req);
+    };
+    h.service.stream.fail(new Error('socket reset'));
+    await until(() => h.timers.pendingDelays().includes(1000), 'first stream backoff');
+    await h.timers.advance(1000);
+    await until(() => h.timers.pendingDelays().includes(2000), 'second stream backoff');
+    const syncsBefore = h.transport.to('/v1/sync').length;
+    await h.timers.advance(2000);
+    await until(() => !client.connected, 'fallback to polling');
+    // The fallback's own poll went out at once (and was refused); the next one is a backoff away, not a TTL.
+    await until(
+      () => h.timers.pendingDelays().includes(1000),
+      `poll backoff, pending ${h.timers.pendingDelays().join()}`,
+    );
+    expect(h.transport.to('/v1/sync')).toHaveLength(syncsBefore + 1);
+    expect(h.timers.pendingDelays()).toEqual([1000, 60_000]); // the poll, and the stream's cooldown
+    await h.timers.advance(1000);
+    await until(() => h.timers.pendingDelays().includes(2000), 'second poll backoff');
+    // The service is back, with a change made while the app could not hear it.
+    down = false;
+    h.service.revision = 8;
+    h.service.configs = { ...h.service.configs, 'db.pool.max': 31 };
+    await h.timers.advance(2000);
+    await until(() => client.revision === 8, 'the change, by the poll');
+    expect(client.config('db.pool.max')).toBe(31);
+    expect(h.timers.pendingDelays()).toEqual([57_000, 60_000]); // the stream at the end of its cooldown; polls every TTL again
+    expect(client.connected).toBe(false);
+  });
+
   it('treats 45 s of silence as a transport error', async () => {
     const { h } = await streaming({ streamIdleTimeoutMs: 45_000 });
     await h.timers.advance(44_999);
@@ -688,7 +724,10 @@ describe('credentials seam', () => {
       },
       close: jest.fn(),
     };
-    const error = await VaneClient.create({ ...h.options, apiKey: undefined, credentials }).catch((e: unknown) => e);
+    // telemetry: false, so the transport is the one given (telemetry wraps it in a span per request otherwise).
+    const error = await VaneClient.create({ ...h.options, apiKey: undefined, credentials, telemetry: false }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'VANE_WORKLOAD_IDENTITY_NOT_CONFIGURED' });
     expect(context).toMatchObject({ transport: h.transport, timeoutMs: 10_000 });
     expect(h.transport.requests).toHaveLength(0);

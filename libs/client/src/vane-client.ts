@@ -21,6 +21,9 @@ import {
 } from './errors.js';
 import { FileSecretStore } from './secrets/file-secrets.js';
 import { StaleStartCoordinator } from './last-known-good/stale-start-coordinator.js';
+import type { LiveResource } from './live-resource/live-resource.js';
+import type { LiveResourceDefinition } from './live-resource/live-resource-definition.js';
+import { LiveResourceRegistry } from './live-resource/live-resource-registry.js';
 import type { StaleState } from './last-known-good/stale-state.js';
 import { resolveOptions, type ResolvedOptions, type VaneClientOptions } from './options.js';
 import { createDataSources } from './data-sources/data-sources.js';
@@ -58,6 +61,7 @@ import {
   type SnapshotHost,
   type VaneSnapshot,
 } from './vane-snapshot.js';
+import type { VaneTelemetry } from './telemetry/client-telemetry.js';
 
 export type { SyncResult } from './data-sources/snapshot-sync.js';
 
@@ -93,6 +97,7 @@ export class VaneClient implements VaneReader {
   readonly #sync: SnapshotSync;
   readonly #supervisor: SourceSupervisor;
   readonly #secrets: SecretWriter;
+  readonly #live: LiveResourceRegistry;
   readonly #ab: AbEvaluator;
   /** Set with `lastKnownGood`: saves what is applied, and runs a stale start. */
   readonly #lastKnownGood: StaleStartCoordinator | undefined;
@@ -144,6 +149,7 @@ export class VaneClient implements VaneReader {
       this.#supervisor.synced();
     });
     this.#secrets = new SecretWriter(this.#http, options.credentials, signal);
+    this.#live = new LiveResourceRegistry({ source: this, ...options });
     this.#ab = new AbEvaluator(
       (plan, userId, attributes) => sendAbEvaluation(this.#http, signal, plan, userId, attributes),
       options.abCache,
@@ -180,6 +186,13 @@ export class VaneClient implements VaneReader {
   static async create(options: VaneClientOptions): Promise<VaneClient> {
     const client = new VaneClient(resolveOptions(options));
     try {
+      await client.#o.telemetry.start({
+        store: client.#store,
+        status: client.#status,
+        sync: client.#sync,
+        // Flag events record what the read they stand for answered: in a pinned scope, its revision.
+        reads: () => client.#state().snapshot,
+      });
       const initial = client.#initial();
       await (client.#lastKnownGood?.start(initial) ?? initial);
     } catch (err) {
@@ -491,6 +504,15 @@ export class VaneClient implements VaneReader {
     return this.#status.facts.stale ?? null;
   }
 
+  /**
+   * The client's OpenTelemetry side (option `telemetry`): record a flag
+   * decision of your own code as a `feature_flag.evaluation` span event, the
+   * way Vane's guards do. A no-op without `@opentelemetry/api`.
+   */
+  get telemetry(): VaneTelemetry {
+    return this.#o.telemetry;
+  }
+
   /** True once {@link VaneClient.close} was called. */
   get closed(): boolean {
     return this.#closing !== undefined;
@@ -540,6 +562,24 @@ export class VaneClient implements VaneReader {
     return this.#store.onUpdate(listener);
   }
 
+  /**
+   * Opens a live resource: builds it now from the values it names (`create`,
+   * then `ready`), and rebuilds it whenever one of them changes, swapping the
+   * new instance in and disposing of the old one once its borrowers have
+   * finished. A failed rebuild keeps the instance in service and is retried.
+   * Disposed of by its own `close()` or this client's. See {@link LiveResource}.
+   *
+   * @returns the handle, once the first instance is built.
+   * @throws LiveResourceBuildError - (a rejection) the first build failed; nothing is left open.
+   * @throws InvalidArgumentError, ClientClosedError - (rejections).
+   */
+  liveResource<T, C extends string = never, S extends string = never, F extends string = never>(
+    definition: LiveResourceDefinition<T, C, S, F>,
+  ): Promise<LiveResource<T>> {
+    if (this.closed) return Promise.reject(new ClientClosedError());
+    return this.#live.open(definition as unknown as LiveResourceDefinition<T>);
+  }
+
   // Network operations.
 
   /**
@@ -584,7 +624,7 @@ export class VaneClient implements VaneReader {
     const revision = this.#store.snapshot.revision;
     const plan = planAbEvaluation(keys, (key) => flags.has(key));
     if (this.closed) throw new ClientClosedError();
-    return this.#ab.evaluate(plan, userId, attributes, revision);
+    return this.#o.telemetry.evaluateAb(plan, userId, () => this.#ab.evaluate(plan, userId, attributes, revision));
   }
 
   /**
@@ -640,11 +680,13 @@ export class VaneClient implements VaneReader {
     if (this.#closing) return this.#closing;
     this.#status.update({ closed: true, connected: false });
     this.#status.listeners.clear();
+    this.#o.telemetry.stop();
     this.#store.stop();
     this.#pins.close();
     this.#lastKnownGood?.stop();
     this.#closeController.abort();
     this.#closing = (async () => {
+      const live = this.#live.close();
       await this.#supervisor.close();
       await this.#sync.idle();
       // The last snapshot applied is saved (bounded by timeoutMs) before the client lets go.
@@ -652,6 +694,7 @@ export class VaneClient implements VaneReader {
       await this.#store.close();
       await this.#o.credentials.close?.();
       await this.#o.transport.close();
+      await live;
     })();
     return this.#closing;
   }

@@ -299,6 +299,26 @@ describe('against the local server', () => {
     expect(inspect(unauthorized, { depth: 10, showHidden: true })).not.toContain('svs_shop_wrong_key_0000000000');
   });
 
+  it('a service restarted under a running app: once it answers again, the change arrives within a backoff, not a TTL', async () => {
+    const client = await connect({ backoffMinMs: 20, backoffMaxMs: 100, ttlMs: 60_000, streamCooldownMs: 60_000 });
+    await until(() => client.connected, 'stream connected');
+    const port = server.port;
+    await server.close();
+    await until(() => !client.connected, 'fallback to polling', { timeoutMs: 10_000 });
+    await until(
+      () => logger.text('warn').includes('background sync (fallback to polling) failed'),
+      'the fallback poll, refused',
+      { timeoutMs: 10_000 },
+    );
+    // Back on the same port, with a change the app has not seen.
+    server = await startLocalServer({ seed: seed(), port });
+    const changed = nextEvent(client, (e) => e.key === 'db.host', 15_000);
+    server.admin.setConfig('shop', 'db.host', 'after-restart');
+    await changed;
+    expect(client.config('db.host')).toBe('after-restart');
+    expect(client.connected).toBe(false); // the poll brought it; the stream waits for its cooldown
+  }, 30_000);
+
   it('a revoked key: the stream ends, reconnects meet 401, the client keeps serving', async () => {
     const key = server.admin.createKey('shop', 'secret');
     const client = await connect({ apiKey: key, backoffMinMs: 5, backoffMaxMs: 10, streamCooldownMs: 60_000 });

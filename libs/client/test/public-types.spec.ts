@@ -32,6 +32,27 @@ export function typeChecks(client: VaneClient): void {
   void [n, s, b, a, maybe, flag, secret, strict];
 }
 
+/** A live resource's `create` sees the keys it names, typed; others are compile errors. Never called. */
+export async function liveResourceTypeChecks(client: VaneClient): Promise<void> {
+  const pool = await client.liveResource({
+    configs: ['db.host'],
+    secrets: ['db.password'],
+    secretFiles: ['db.ca'],
+    create: ({ configs, secrets, secretFiles }) => {
+      const host: ConfigValue | undefined = configs['db.host'];
+      const password: string = secrets['db.password'];
+      const ca: string = secretFiles['db.ca'];
+      // @ts-expect-error a key the definition does not name
+      void secrets['other.secret'];
+      return { host, password, ca, end: async (): Promise<void> => undefined };
+    },
+    dispose: (p) => p.end(),
+  });
+  const current: { password: string } = pool.current;
+  const rows: number = await pool.use(async (p) => p.password.length);
+  void [current, rows];
+}
+
 describe('public door', () => {
   it('exports a small surface: the client, the check, errors, and helpers', () => {
     expect(Object.keys(api).sort()).toEqual(
@@ -46,6 +67,10 @@ describe('public door', () => {
         'FileBackupStore',
         'FrontendSecretReadError',
         'InvalidArgumentError',
+        'LIVE_RESOURCE_DEFAULTS',
+        'LiveResource',
+        'LiveResourceBuildError',
+        'LiveResourceClosedError',
         'MAX_AB_KEYS_PER_CALL',
         'NotAVaneServiceError',
         'NotFoundError',
@@ -54,6 +79,7 @@ describe('public door', () => {
         'RateLimitedError',
         'RedisBackupStore',
         'RequestAbEvaluation',
+        'SYNC_MODES',
         'SecretFileWriteError',
         'SecretsNotAvailableError',
         'SecretNotFoundError',
@@ -62,6 +88,7 @@ describe('public door', () => {
         'TransportError',
         'UnauthorizedError',
         'UnexpectedResponseError',
+        'VANE_ERROR_ANSWERS',
         'VaneClient',
         'VaneError',
         'VaneHttpError',
@@ -69,11 +96,26 @@ describe('public door', () => {
         'WorkloadIdentityCredentials',
         'WORKLOAD_IDENTITY_DEFAULTS',
         'abContextKey',
+        'answerVaneError',
         'checkConnectivity',
         'defineSchema',
+        'hasVaneErrorCode',
+        'initialSyncFailureLine',
+        'initialSyncHint',
+        'keepSecureContextCurrent',
         'keyTypeOf',
         'redactKey',
         'sweepStaleSecretDirs',
+        'tlsCertificate',
+        'VANE_KEY_PATTERN',
+        'checkFlagKeys',
+        'checkFlagOffOptions',
+        'AdapterRequestReader',
+        'consoleLogger',
+        'flagDenialOf',
+        'isVaneKey',
+        'runStartupCheck',
+        'unknownFlagWarnings',
       ].sort(),
     );
   });

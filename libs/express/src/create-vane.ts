@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import { InvalidArgumentError, VaneClient } from '@vane/client';
+import { consoleLogger, initialSyncFailureLine, InvalidArgumentError, VaneClient } from '@vane/client';
 import { checkFlagOffOptions } from './require-flag.js';
 import { VaneExpress } from './vane-express.js';
 import type { VaneExpressOptions } from './vane-express.options.js';
@@ -35,7 +35,14 @@ export async function createVane(options: VaneExpressOptions): Promise<VaneExpre
   if (abContext !== undefined && typeof abContext !== 'function')
     throw new InvalidArgumentError('abContext must be a function of the request');
   checkFlagOffOptions(flagOff);
-  const client = await VaneClient.create(clientOptions);
+  let client: VaneClient;
+  try {
+    client = await VaneClient.create(clientOptions);
+  } catch (err) {
+    // The line every adapter prints: what failed and what to do about it.
+    (options.logger ?? consoleLogger).error(initialSyncFailureLine(err));
+    throw err;
+  }
   return new VaneExpress({
     client,
     abContext,

@@ -27,3 +27,13 @@ export { VaneExpressError } from './errors/vane-express.error.js';
 export type { VaneExpressErrorCode } from './errors/vane-express.error.js';
 export { AbContextError } from './errors/ab-context.error.js';
 export type { AbContext } from '@vane/client';
+/** Re-exported for live resources: the handle's type, and the TLS helpers for `https.createServer(app)`. */
+export { tlsCertificate, keepSecureContextCurrent } from '@vane/client';
+export type {
+  LiveResource,
+  LiveResourceDefinition,
+  LiveResourceEvent,
+  LiveResourceStatus,
+  TlsCertificate,
+  TlsCertificateOptions,
+} from '@vane/client';

@@ -7,6 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import {
   checkFlagKeys,
+  checkFlagOffOptions as checkOffOptions,
   flagDenialOf,
   InvalidArgumentError,
   runStartupCheck,
@@ -41,21 +42,9 @@ export interface FlagGuardDeps {
   accessorFor(req: Request, res: Response): RequestVaneAccessor;
 }
 
-function checkOff(options: FlagOffOptions | undefined, where: string): void {
-  if (!options) return;
-  const { status, error, handler } = options;
-  if (status !== undefined && (!Number.isInteger(status) || status < 100 || status > 599)) {
-    throw new InvalidArgumentError(`${where}: status must be an HTTP status code (an integer from 100 to 599)`);
-  }
-  if (error !== undefined && typeof error !== 'function')
-    throw new InvalidArgumentError(`${where}: error must be a function that returns an Error`);
-  if (handler !== undefined && typeof handler !== 'function')
-    throw new InvalidArgumentError(`${where}: handler must be a function`);
-}
-
 /** Validates a `flagOff` option. @throws InvalidArgumentError */
 export function checkFlagOffOptions(options: FlagOffOptions | undefined): void {
-  checkOff(options, 'flagOff');
+  checkOffOptions(options, 'flagOff');
 }
 
 /** The part of Express's `req.route` (Express 4 and 5) that tells which handlers the route has. */
@@ -109,7 +98,7 @@ export function createFlagGuard(
   );
   if (typeof options !== 'object' || options === null)
     throw new InvalidArgumentError('requireFlag: options must be an object');
-  checkOff(options, 'requireFlag');
+  checkOffOptions(options, 'requireFlag');
   const own = options.status !== undefined || options.error !== undefined || options.handler !== undefined;
   const off: FlagOffOptions = own ? options : (deps.flagOff ?? {});
   const ab = options.ab === true;
@@ -122,7 +111,11 @@ export function createFlagGuard(
   if (!ab) {
     const plain: RequestHandler = function vaneFlagGuard(req, res, next) {
       const reader = deps.accessorFor(req, res);
-      const offKey = list.find((key) => !reader.flag(key));
+      const offKey = list.find((key) => {
+        // A feature_flag.evaluation event on the request's span, when the app traces.
+        deps.client.telemetry.recordFlag(key);
+        return !reader.flag(key);
+      });
       if (offKey === undefined) return reader.continue(next);
       deny(off, plain, req, res, next, flagDenialOf(reader, offKey, ab));
     };

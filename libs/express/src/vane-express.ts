@@ -3,7 +3,14 @@
  *
  * @packageDocumentation
  */
-import { consoleLogger, type VaneClient, type VaneClientStatus, type VaneLogger } from '@vane/client';
+import {
+  consoleLogger,
+  type LiveResource,
+  type LiveResourceDefinition,
+  type VaneClient,
+  type VaneClientStatus,
+  type VaneLogger,
+} from '@vane/client';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { AbBatch, type AbGuardRegistry } from './ab-batch.js';
 import { createErrorHandler, type ErrorHandlerOptions } from './error-handler.js';
@@ -121,7 +128,24 @@ export class VaneExpress {
   }
 
   /**
-   * Closes the client: stream, timers, sockets and file secrets. Idempotent
+   * Opens a live resource on the client (see `client.liveResource`): a pool
+   * (or any instance) built now from the configs and secrets it names, and
+   * rebuilt and swapped when they change; the old instance is disposed of
+   * once the requests that borrowed it (`pool.use(p => …)`) have finished.
+   * Disposed of by {@link VaneExpress.close}.
+   *
+   * @returns the handle, once the first instance is built.
+   * @throws LiveResourceBuildError - (a rejection) the first build failed.
+   */
+  liveResource<T, C extends string = never, S extends string = never, F extends string = never>(
+    definition: LiveResourceDefinition<T, C, S, F>,
+  ): Promise<LiveResource<T>> {
+    return this.client.liveResource(definition);
+  }
+
+  /**
+   * Closes the client: stream, timers, sockets and file secrets, and
+   * disposes of the live resources (once their borrowers finish). Idempotent
    * (every call returns the same promise). Reads on `req.vane` keep answering
    * from the last snapshot afterwards (file secret paths become `null`);
    * A/B evaluations fail with `ClientClosedError`.

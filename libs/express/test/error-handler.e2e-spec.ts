@@ -4,6 +4,8 @@ import {
   ClientClosedError,
   FrontendSecretReadError,
   InvalidArgumentError,
+  LiveResourceBuildError,
+  LiveResourceClosedError,
   NotAVaneServiceError,
   NotFoundError,
   PublicKeySecretAccessError,
@@ -55,6 +57,13 @@ const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]>
   ['VANE_SECRETS_NOT_AVAILABLE', new SecretsNotAvailableError(LEAK), 503, undefined],
   ['VANE_INVALID_ARGUMENT', new InvalidArgumentError(LEAK), 500, undefined],
   ['VANE_CLIENT_CLOSED', new ClientClosedError(LEAK), 503, undefined],
+  [
+    'VANE_LIVE_RESOURCE_BUILD_FAILED',
+    new LiveResourceBuildError(LEAK, { resource: 'pg', stage: 'create', revision: 1 }),
+    503,
+    undefined,
+  ],
+  ['VANE_LIVE_RESOURCE_CLOSED', new LiveResourceClosedError('pg', LEAK), 503, undefined],
   ['VANE_AB_CONTEXT_INVALID', new AbContextError(LEAK), 400, undefined],
 ];
 
@@ -107,7 +116,7 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
 
   it('covers every code of the client and of @vane/express', () => {
     const codes = new Set(KINDS.map(([code]) => code));
-    expect(codes.size).toBe(20);
+    expect(codes.size).toBe(22);
   });
 
   it('passes other errors, and errors after headers were sent, to next()', async () => {

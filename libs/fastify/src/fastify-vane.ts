@@ -110,6 +110,7 @@ export class FastifyVane {
   ): { guard: VaneFlagGuard; info: GuardInfo } {
     return createFlagGuard(
       {
+        client: this.client,
         readerFor: (request) => this.accessorFor(request),
         hasAbContext: this.#parts.abContext !== undefined,
         flagOff: this.#parts.flagOff,

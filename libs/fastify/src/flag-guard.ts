@@ -6,10 +6,12 @@
 import { STATUS_CODES } from 'node:http';
 import {
   checkFlagKeys,
+  checkFlagOffOptions,
   flagDenialOf,
   InvalidArgumentError,
   type AbResults,
   type FlagDenial,
+  type VaneClient,
   type VaneReader,
 } from '@vane/client';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
@@ -29,6 +31,7 @@ export interface GuardInfo {
 
 /** What a guard needs from its plugin. Internal. */
 export interface FlagGuardDeps {
+  readonly client: VaneClient;
   /** What a request's guard reads: the revision the request is pinned to (`request.vane`). */
   readerFor(request: FastifyRequest): VaneReader;
   readonly hasAbContext: boolean;
@@ -37,22 +40,8 @@ export interface FlagGuardDeps {
   evaluate(request: FastifyRequest, keys: readonly string[]): Promise<AbResults>;
 }
 
-/**
- * Validates flag-off options.
- * @throws InvalidArgumentError - for a status that is not 100–599, or an `error`/`handler` that is not a function.
- */
-export function checkFlagOffOptions(options: FlagOffOptions | undefined, where: string): void {
-  if (options === undefined) return;
-  if (typeof options !== 'object' || options === null)
-    throw new InvalidArgumentError(`${where}: options must be an object`);
-  const { status, error, handler } = options;
-  if (status !== undefined && (!Number.isInteger(status) || status < 100 || status > 599))
-    throw new InvalidArgumentError(`${where}: status must be an HTTP status code (an integer from 100 to 599)`);
-  if (error !== undefined && typeof error !== 'function')
-    throw new InvalidArgumentError(`${where}: error must be a function that returns an Error`);
-  if (handler !== undefined && typeof handler !== 'function')
-    throw new InvalidArgumentError(`${where}: handler must be a function`);
-}
+/** Validates flag-off options: the rule of every adapter, from `@vane/client`. */
+export { checkFlagOffOptions };
 
 /** Answers a refused request as `off` says; `done` is called only to hand an error on. */
 function deny(
@@ -103,11 +92,13 @@ export function createFlagGuard(
     throw new InvalidArgumentError(
       `${where}: an A/B flag guard (ab: true) needs the Vane plugin's abContext option, to tell the user of a request`,
     );
+  const { client } = deps;
 
   if (!ab) {
     const plain: VaneFlagGuard = function vaneFlagGuard(request, reply, done) {
       const reader = deps.readerFor(request);
       for (const key of list) {
+        client.telemetry.recordFlag(key); // a feature_flag.evaluation event on the request's span, when tracing
         if (!reader.flag(key)) return deny(off, request, reply, done, flagDenialOf(reader, key, ab));
       }
       done();

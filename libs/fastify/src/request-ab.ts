@@ -7,7 +7,6 @@
 import {
   InvalidArgumentError,
   RequestAbEvaluation,
-  type AbContext,
   type AbResults,
   type VaneClient,
   type VaneLogger,
@@ -33,22 +32,11 @@ function routeAbKeys(request: FastifyRequest): readonly string[] {
 }
 
 /**
- * Why an `abContext` function threw, as the failure of the evaluation it
- * was called for: the request's A/B flags fail closed, and the one warning
- * `RequestAbEvaluation` logs (redacted) says what happened.
- */
-class AbContextFailure extends Error {
-  constructor(cause: unknown) {
-    super(`abContext threw ${cause instanceof Error ? `${cause.name}: ${cause.message}` : typeof cause}`, { cause });
-    this.name = 'AbContextFailure';
-  }
-}
-
-/**
  * The A/B memo of one request: `RequestAbEvaluation` from `@vane/client`
  * (the one every adapter uses), planned with the keys of the route's A/B
- * guards. A failed call, or an `abContext` that throws, fails closed (its
- * keys are `false`, one warning is logged); without an `abContext` option it
+ * guards. A failed call fails closed (its keys are `false`), an `abContext`
+ * that throws makes the request anonymous (its A/B flags off); either logs one
+ * warning (the rule of `RequestAbEvaluation`). Without an `abContext` option it
  * rejects with `InvalidArgumentError`, after the client closed with `ClientClosedError`.
  */
 export function requestAbEvaluation(
@@ -57,26 +45,17 @@ export function requestAbEvaluation(
   factory: AbContextFactory | undefined,
   logger: VaneLogger,
 ): (keys: readonly string[]) => Promise<AbResults> {
-  const failures = new WeakMap<AbContext, unknown>();
+  if (!factory) {
+    const missing = (): Promise<AbResults> =>
+      Promise.reject(
+        new InvalidArgumentError('request.vane.ab(): give the Vane plugin an abContext option to evaluate A/B flags'),
+      );
+    return missing;
+  }
   const evaluation = new RequestAbEvaluation({
-    evaluate: (keys, context) => {
-      const failure = failures.get(context);
-      return failure === undefined ? client.evaluateAb(keys, context) : Promise.reject(failure);
-    },
-    context: async () => {
-      if (!factory)
-        throw new InvalidArgumentError(
-          'request.vane.ab(): give the Vane plugin an abContext option to evaluate A/B flags',
-        );
-      try {
-        return await factory(request);
-      } catch (err) {
-        // Fails closed like any other failed evaluation: a context that stands for the failure.
-        const failed: AbContext = { userId: 'abContext failed' };
-        failures.set(failed, new AbContextFailure(err));
-        return failed;
-      }
-    },
+    evaluate: (keys, context) => client.evaluateAb(keys, context),
+    // A context function that throws fails closed there: the request is anonymous, one warning.
+    context: () => factory(request),
     plannedKeys: () => routeAbKeys(request),
     logger,
   });

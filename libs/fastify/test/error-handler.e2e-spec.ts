@@ -4,6 +4,8 @@ import {
   ClientClosedError,
   FrontendSecretReadError,
   InvalidArgumentError,
+  LiveResourceBuildError,
+  LiveResourceClosedError,
   NotFoundError,
   PublicKeySecretAccessError,
   QuarantinedError,
@@ -53,6 +55,13 @@ const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]>
   ['VANE_SECRETS_NOT_AVAILABLE', new SecretsNotAvailableError(LEAK), 503, undefined],
   ['VANE_INVALID_ARGUMENT', new InvalidArgumentError(LEAK), 500, undefined],
   ['VANE_CLIENT_CLOSED', new ClientClosedError(LEAK), 503, undefined],
+  [
+    'VANE_LIVE_RESOURCE_BUILD_FAILED',
+    new LiveResourceBuildError(LEAK, { resource: 'pg', stage: 'create', revision: 1 }),
+    503,
+    undefined,
+  ],
+  ['VANE_LIVE_RESOURCE_CLOSED', new LiveResourceClosedError('pg', LEAK), 503, undefined],
 ];
 
 function expectNoLeak(text: string): void {

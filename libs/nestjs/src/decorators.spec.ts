@@ -24,8 +24,8 @@ describe('decorators', () => {
   });
 
   it('refuses empty keys at decoration time', () => {
-    expect(() => FeatureFlag([])).toThrow(/at least one key/);
-    expect(() => FeatureFlag('')).toThrow(/non-empty key/);
+    expect(() => FeatureFlag([])).toThrow(/non-empty array of flag keys/);
+    expect(() => FeatureFlag('')).toThrow(/flag keys are 1 to 256 characters/);
     expect(() => Secret('')).toThrow(/@Secret\(\) needs a non-empty key/);
     expect(() => Flag(undefined as unknown as string)).toThrow(/@Flag\(\) needs a non-empty key, got undefined/);
   });

@@ -1,9 +1,8 @@
 import { applyDecorators, UseGuards } from '@nestjs/common';
-import type { FlagKey, RegisteredSchema } from '@vane/client';
+import { checkFlagKeys, type FlagKey, type RegisteredSchema } from '@vane/client';
 import { FeatureFlagRequirement } from './feature-flag.metadata.js';
 import { FeatureFlagGuard } from './feature-flag.guard.js';
 import type { FeatureFlagOptions } from './interfaces/feature-flag-options.interface.js';
-import { assertKey } from './utils/param-metadata.js';
 
 /**
  * Serves a handler, or every handler of a controller, only while a flag is
@@ -30,8 +29,7 @@ export function FeatureFlag(
   key: FlagKey<RegisteredSchema> | readonly FlagKey<RegisteredSchema>[],
   options: FeatureFlagOptions = {},
 ): ClassDecorator & MethodDecorator {
-  const keys = typeof key === 'string' ? [key] : [...key];
-  if (keys.length === 0) throw new TypeError('@FeatureFlag() needs at least one key');
-  for (const k of keys) assertKey('FeatureFlag', k);
+  // The key rule of every adapter, checked where the guard is declared (InvalidArgumentError).
+  const keys = [...checkFlagKeys(key, '@FeatureFlag()')];
   return applyDecorators(FeatureFlagRequirement({ ...options, keys }), UseGuards(FeatureFlagGuard));
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { VaneClient } from '@vane/client';
-import { FeatureFlagRequirement } from './feature-flag.metadata.js';
+import { flagDenialOf, VaneClient } from '@vane/client';
+import { featureFlagRequirementOf } from './feature-flag.metadata.js';
 import type {
   FeatureFlagDenial,
   FeatureFlagException,
@@ -11,18 +11,6 @@ import type { VaneModuleOptions } from './interfaces/vane-module-options.interfa
 import { VANE_MODULE_OPTIONS } from './vane.constants.js';
 import { VaneRequestFlags } from './vane-request-flags.service.js';
 import { refusalFor, refusalReady } from './transport-exceptions.js';
-import { requestKeyOf } from './utils/request-key.js';
-
-/**
- * Left on a request that a FeatureFlagGuard subclass let through, with the
- * handler: a subclass registered globally runs first, and its decision stands
- * when the base guard `@FeatureFlag()` puts on the route runs next. Only
- * subclasses mark requests: two base guards decide alike (and share the A/B
- * batch), and marking every request would cost more than the rest of the guard.
- */
-const PASSED = Symbol('vane.featureFlagGuard.passed');
-/** True once a subclass was built: until then no request can carry a mark, and none is looked for. */
-let subclassed = false;
 
 /**
  * The guard behind `@FeatureFlag()`: lets a request through when every flag
@@ -44,35 +32,31 @@ let subclassed = false;
  */
 @Injectable()
 export class FeatureFlagGuard implements CanActivate {
-  // Decorator metadata never changes after the class is defined: read it once per (controller, handler).
-  readonly #requirements = new WeakMap<Function, WeakMap<Function, FeatureFlagMetadata | null>>();
-
   constructor(
     protected readonly reflector: Reflector,
     protected readonly client: VaneClient,
     protected readonly flags: VaneRequestFlags,
     @Inject(VANE_MODULE_OPTIONS) protected readonly options: VaneModuleOptions,
   ) {
-    if (new.target !== FeatureFlagGuard) subclassed = true;
+    // A subclass's decision stands: the module's VaneRequestFlags remembers the requests it let through.
+    if (new.target !== FeatureFlagGuard) flags.noteSubclassGuard();
   }
 
   /** Allows the request, or throws the exception of the first flag that is off. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const requirement = this.#requirementOf(context);
+    const requirement = this.flags.requirementOf(context, this.#read);
     if (requirement === null) return true;
-    const request = subclassed ? requestKeyOf(context) : undefined;
-    const handler = context.getHandler();
-    if (request !== undefined && (request as { [PASSED]?: Function })[PASSED] === handler) return true;
-    if (this.shouldSkip(context)) return this.#pass(request, handler);
-    if (requirement.ab) return this.#checkAb(requirement, context).then(() => this.#pass(request, handler));
+    if (this.flags.passedByGuard(context)) return true;
+    if (this.shouldSkip(context)) return this.#pass(context);
+    if (requirement.ab) return this.#checkAb(requirement, context).then(() => this.#pass(context));
     // The request's revision (taken here if this is its first Vane touch): the handler reads the same.
     const reader = this.flags.readerFor(context);
     for (const key of requirement.keys) {
+      this.client.telemetry.recordFlag(key); // a feature_flag.evaluation event on the request's span, when tracing
       if (reader.flag(key)) continue;
-      const state = reader.flagState(key);
-      return this.#refuse({ key, reason: state.defined ? 'off' : 'undefined', ab: false }, requirement, context);
+      return this.#refuse(flagDenialOf(reader, key, false), requirement, context);
     }
-    return this.#pass(request, handler);
+    return this.#pass(context);
   }
 
   /**
@@ -88,24 +72,13 @@ export class FeatureFlagGuard implements CanActivate {
     });
   }
 
-  #pass(request: object | undefined, handler: Function): true {
-    // Reflect.set: a frozen request is simply not marked, never an error.
-    if (request !== undefined && this.constructor !== FeatureFlagGuard) Reflect.set(request, PASSED, handler);
-    return true;
-  }
+  /** How this guard reads requirements: its `getRequirement`, bound once. */
+  readonly #read = (context: ExecutionContext): FeatureFlagMetadata | undefined => this.getRequirement(context);
 
-  #requirementOf(context: ExecutionContext): FeatureFlagMetadata | null {
-    const cls = context.getClass();
-    const handler = context.getHandler();
-    let byHandler = this.#requirements.get(cls);
-    if (byHandler === undefined) this.#requirements.set(cls, (byHandler = new WeakMap()));
-    let requirement = byHandler.get(handler);
-    if (requirement === undefined) {
-      const found = this.getRequirement(context);
-      requirement = found === undefined || found.keys.length === 0 ? null : found;
-      byHandler.set(handler, requirement);
-    }
-    return requirement;
+  #pass(context: ExecutionContext): true {
+    // Only subclasses leave their decision for the route's own guard; two base guards decide alike.
+    if (this.constructor !== FeatureFlagGuard) this.flags.markPassed(context);
+    return true;
   }
 
   async #checkAb(requirement: FeatureFlagMetadata, context: ExecutionContext): Promise<void> {
@@ -127,10 +100,12 @@ export class FeatureFlagGuard implements CanActivate {
 
   /**
    * The requirement that applies: the handler's `@FeatureFlag()`, else the
-   * controller's. Called once per (controller, handler); the answer is cached.
+   * controller's. Called once per (controller, handler); the answer is kept
+   * by {@link VaneRequestFlags.requirementOf}, which the request's A/B plan
+   * reads too, so an override here changes both.
    */
   protected getRequirement(context: ExecutionContext): FeatureFlagMetadata | undefined {
-    return this.reflector.getAllAndOverride(FeatureFlagRequirement, [context.getHandler(), context.getClass()]);
+    return featureFlagRequirementOf(this.reflector, context);
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FeatureFlagMetadata } from './interfaces/feature-flag-options.interface.js';
 
@@ -7,3 +8,15 @@ import type { FeatureFlagMetadata } from './interfaces/feature-flag-options.inte
  * `reflector.getAllAndOverride(FeatureFlagRequirement, [context.getHandler(), context.getClass()])`.
  */
 export const FeatureFlagRequirement = Reflector.createDecorator<FeatureFlagMetadata>({ key: 'VANE:FEATURE_FLAG' });
+
+/**
+ * The requirement `@FeatureFlag()` records for the handler of `context`: the
+ * handler's, else its controller's. What `FeatureFlagGuard.getRequirement()`
+ * reads unless a subclass overrides it.
+ */
+export function featureFlagRequirementOf(
+  reflector: Reflector,
+  context: ExecutionContext,
+): FeatureFlagMetadata | undefined {
+  return reflector.getAllAndOverride(FeatureFlagRequirement, [context.getHandler(), context.getClass()]);
+}

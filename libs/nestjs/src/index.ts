@@ -27,7 +27,11 @@ export type { SecretOptions } from './interfaces/secret-options.interface.js';
 export type { FlagOptions } from './interfaces/flag-options.interface.js';
 export { VANE_MODULE_OPTIONS, VANE_CONTEXT_FACTORY, VANE_LOGGER } from './vane.constants.js';
 export { VaneObservables } from './vane.observables.js';
-export { VaneRequestFlags, type RequestFlagState } from './vane-request-flags.service.js';
+export {
+  VaneRequestFlags,
+  type FeatureFlagRequirementReader,
+  type RequestFlagState,
+} from './vane-request-flags.service.js';
 export { VaneRequestPins } from './vane-request-pins.service.js';
 export { VanePinInterceptor } from './vane-pin.interceptor.js';
 export { FeatureFlag } from './feature-flag.decorator.js';
@@ -50,6 +54,21 @@ export {
   type VaneHealthStaleDetails,
   type VaneHealthIndicatorResult,
 } from './health/vane.health-indicator.js';
+export {
+  provideLiveResource,
+  type LiveResourceProviderOptions,
+  type LiveResourceFactoryProviderOptions,
+} from './live-resource.provider.js';
 export * from './errors/index.js';
 /** Re-exported so an app can inject the client by class without importing `@vane/client` itself (same class, same token). */
 export { VaneClient } from '@vane/client';
+/** Re-exported for live resources: the handle's type, and the TLS certificate helpers for `httpsOptions` apps. */
+export { tlsCertificate, keepSecureContextCurrent } from '@vane/client';
+export type {
+  LiveResource,
+  LiveResourceDefinition,
+  LiveResourceEvent,
+  LiveResourceStatus,
+  TlsCertificate,
+  TlsCertificateOptions,
+} from '@vane/client';

@@ -1,9 +1,9 @@
 import type { ExecutionContext, Provider } from '@nestjs/common';
-import type { AbContext, VaneLogger } from '@vane/client';
+import type { AbContext } from '@vane/client';
 import type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
-import { transportOf, userOf } from './request-context.js';
-import { VANE_CONTEXT_FACTORY, VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
+import { userOf } from './request-context.js';
+import { VANE_CONTEXT_FACTORY, VANE_MODULE_OPTIONS } from './vane.constants.js';
 
 /**
  * The default {@link VaneContextFactory}: the user id is `user.id` (or
@@ -13,43 +13,22 @@ import { VANE_CONTEXT_FACTORY, VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.c
  * the message data's `user` in a microservice, the client's `user` on a
  * WebSocket.
  */
-export const defaultVaneContextFactory: VaneContextFactory = (context: ExecutionContext): AbContext | undefined => {
+export const defaultVaneContextFactory: VaneContextFactory = (context: ExecutionContext): AbContext | null => {
   const user = userOf(context) as { id?: unknown; sub?: unknown } | null | undefined;
-  if (typeof user !== 'object' || user === null) return undefined;
+  if (typeof user !== 'object' || user === null) return null;
   const id = user.id ?? user.sub;
   if (typeof id === 'number' && Number.isFinite(id)) return { userId: String(id) };
-  return typeof id === 'string' && id !== '' ? { userId: id } : undefined;
+  return typeof id === 'string' && id !== '' ? { userId: id } : null;
 };
 
 /**
- * Wraps a context factory so that it fails closed: a factory that throws or
- * rejects makes the request anonymous (its A/B flags off), with one warning
- * naming the transport and the error, instead of failing the request.
- * @internal
+ * The context factory in use: `abContext` from the options, else
+ * {@link defaultVaneContextFactory}. One that throws or rejects fails closed
+ * in `RequestAbEvaluation` (the rule of every adapter): the request is
+ * anonymous, with one warning. @internal
  */
-export function failClosed(factory: VaneContextFactory, logger: Pick<VaneLogger, 'warn'>): VaneContextFactory {
-  const warn = (context: ExecutionContext, err: unknown): undefined => {
-    const code = (err as { code?: unknown } | null)?.code;
-    logger.warn(
-      `abContext failed on a ${transportOf(context)} request${typeof code === 'string' ? ` (${code})` : ''}, treating it as anonymous (its A/B flags are off): ${err instanceof Error ? err.message : String(err)}`,
-    );
-    return undefined;
-  };
-  return (context) => {
-    try {
-      const result = factory(context);
-      if (typeof (result as PromiseLike<unknown> | undefined)?.then !== 'function') return result;
-      return Promise.resolve(result).catch((err: unknown) => warn(context, err));
-    } catch (err) {
-      return warn(context, err);
-    }
-  };
-}
-
-/** The context factory in use: `abContext` from the options, else {@link defaultVaneContextFactory}; it fails closed. @internal */
 export const vaneContextFactoryProvider: Provider = {
   provide: VANE_CONTEXT_FACTORY,
-  useFactory: (options: VaneModuleOptions, logger: VaneLogger): VaneContextFactory =>
-    failClosed(options.abContext ?? defaultVaneContextFactory, logger),
-  inject: [VANE_MODULE_OPTIONS, VANE_LOGGER],
+  useFactory: (options: VaneModuleOptions): VaneContextFactory => options.abContext ?? defaultVaneContextFactory,
+  inject: [VANE_MODULE_OPTIONS],
 };

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Optional, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { RequestAbEvaluation, VaneClient, type AbResults, type VaneLogger, type VaneReader } from '@vane/client';
-import { FeatureFlagRequirement } from './feature-flag.metadata.js';
+import { featureFlagRequirementOf } from './feature-flag.metadata.js';
+import type { FeatureFlagMetadata } from './interfaces/feature-flag-options.interface.js';
 import type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';
 import { VANE_CONTEXT_FACTORY, VANE_LOGGER } from './vane.constants.js';
 import { paramsOf } from './utils/param-metadata.js';
@@ -15,6 +16,17 @@ export interface RequestFlagState {
   /** True when the flag is on (for this user, with `ab`). */
   readonly on: boolean;
 }
+
+/** What is known of one handler: its flag requirement (who read it) and its A/B plan. */
+interface HandlerFlags {
+  readonly requirement: FeatureFlagMetadata | null;
+  /** True when a guard read it (with its own `getRequirement`), false when read here by default. */
+  readonly byGuard: boolean;
+  abKeys?: readonly string[];
+}
+
+/** How a guard reads a handler's requirement (`FeatureFlagGuard.getRequirement`). */
+export type FeatureFlagRequirementReader = (context: ExecutionContext) => FeatureFlagMetadata | undefined;
 
 /**
  * Evaluates flags for the request at hand. Plain flags are read from the
@@ -30,7 +42,11 @@ export interface RequestFlagState {
 @Injectable()
 export class VaneRequestFlags {
   readonly #evaluations = new WeakMap<object, RequestAbEvaluation>();
-  readonly #plans = new WeakMap<Function, readonly string[]>();
+  /** By controller, then handler: decorator metadata never changes once the class is defined. */
+  readonly #handlers = new WeakMap<Function, WeakMap<Function, HandlerFlags>>();
+  /** Requests a `FeatureFlagGuard` subclass let through, with the handler it let them through to. */
+  readonly #passed = new WeakMap<object, Function>();
+  #subclassGuards = false;
 
   constructor(
     private readonly client: VaneClient,
@@ -62,23 +78,71 @@ export class VaneRequestFlags {
   }
 
   /**
-   * The A/B keys the handler of `context` needs: its (or its controller's)
-   * `@FeatureFlag(…, { ab: true })` keys and its `@Flag(…, { ab: true })`
-   * parameters. Computed once per handler.
+   * The flag requirement of the handler of `context`, or `null` for none:
+   * the one place a route's requirement is read, by the guard (with its
+   * `getRequirement`, so a subclass that reads requirements its own way is
+   * followed by the A/B plan too) and by the plan. Read once per (controller,
+   * handler); a guard's reading replaces one made here by default.
+   *
+   * @param read - how the guard reads it; by default the `@FeatureFlag()` metadata.
+   */
+  requirementOf(context: ExecutionContext, read?: FeatureFlagRequirementReader): FeatureFlagMetadata | null {
+    return this.#handlerFlags(context, read).requirement;
+  }
+
+  /**
+   * The A/B keys the handler of `context` needs: its requirement's keys when
+   * it is A/B (see {@link VaneRequestFlags.requirementOf}) and its
+   * `@Flag(…, { ab: true })` parameters. Computed once per handler.
    */
   abKeysOf(context: ExecutionContext): readonly string[] {
-    const handler = context.getHandler();
-    let keys = this.#plans.get(handler);
-    if (keys === undefined) {
+    const entry = this.#handlerFlags(context);
+    if (entry.abKeys === undefined) {
       const set = new Set<string>();
-      const requirement = this.reflector.getAllAndOverride(FeatureFlagRequirement, [handler, context.getClass()]);
-      if (requirement?.ab) for (const key of requirement.keys) set.add(key);
-      for (const param of paramsOf(context.getClass(), handler.name))
+      if (entry.requirement?.ab) for (const key of entry.requirement.keys) set.add(key);
+      for (const param of paramsOf(context.getClass(), context.getHandler().name))
         if (param.kind === 'flag' && param.options.ab) set.add(param.key);
-      keys = [...set];
-      this.#plans.set(handler, keys);
+      entry.abKeys = [...set];
     }
-    return keys;
+    return entry.abKeys;
+  }
+
+  /**
+   * True when a `FeatureFlagGuard` subclass already let this request through
+   * to this handler (its decision stands). @internal
+   */
+  passedByGuard(context: ExecutionContext): boolean {
+    if (!this.#subclassGuards) return false;
+    const request = requestKeyOf(context);
+    return request !== undefined && this.#passed.get(request) === context.getHandler();
+  }
+
+  /** Records that a `FeatureFlagGuard` subclass let this request through. @internal */
+  markPassed(context: ExecutionContext): void {
+    const request = requestKeyOf(context);
+    if (request !== undefined) this.#passed.set(request, context.getHandler());
+  }
+
+  /** A `FeatureFlagGuard` subclass exists: until then no request is looked up. @internal */
+  noteSubclassGuard(): void {
+    this.#subclassGuards = true;
+  }
+
+  #handlerFlags(context: ExecutionContext, read?: FeatureFlagRequirementReader): HandlerFlags {
+    const cls = context.getClass();
+    const handler = context.getHandler();
+    let byHandler = this.#handlers.get(cls);
+    if (byHandler === undefined) this.#handlers.set(cls, (byHandler = new WeakMap()));
+    let entry = byHandler.get(handler);
+    if (entry === undefined || (read !== undefined && !entry.byGuard)) {
+      const found = read ? read(context) : featureFlagRequirementOf(this.reflector, context);
+      entry = {
+        requirement: found === undefined || found.keys.length === 0 ? null : found,
+        byGuard: read !== undefined,
+      };
+      byHandler.set(handler, entry);
+    }
+    return entry;
   }
 
   /**

@@ -18,6 +18,7 @@ import {
   Flag,
   VaneModule,
   type FeatureFlagDenial,
+  type FeatureFlagMetadata,
   type VaneContextFactory,
 } from '../src/index.js';
 import { createApp } from './support/app.js';
@@ -359,5 +360,63 @@ describe('a FeatureFlagGuard subclass as the global guard', () => {
     const refused = await request(app.getHttpServer()).get('/dark').expect(503);
     expect(refused.body).toEqual({ flag: 'beta', reason: 'off' });
     await request(app.getHttpServer()).get('/dark').set('x-internal', 'yes').expect(200, 'dark');
+  });
+});
+
+describe('a FeatureFlagGuard subclass that reads requirements its own way', () => {
+  let server: LocalServer;
+  let proxy: RecordingProxy;
+  let app: INestApplication;
+
+  /** Requirements from a table of the app's own instead of @FeatureFlag(): both A/B flags for /experiments. */
+  class TableGuard extends FeatureFlagGuard {
+    protected override getRequirement(context: ExecutionContext): FeatureFlagMetadata | undefined {
+      return context.getHandler().name === 'experiments'
+        ? { keys: ['dark-mode', 'fast-search'], ab: true }
+        : super.getRequirement(context);
+    }
+  }
+
+  @Controller()
+  class ExperimentsController {
+    @Get('experiments')
+    experiments(): string {
+      return 'in';
+    }
+  }
+
+  beforeAll(async () => {
+    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    proxy = await startRecordingProxy(server.port);
+    app = await createApp({
+      imports: [
+        VaneModule.forRoot({
+          baseUrl: proxy.baseUrl('shop'),
+          apiKey: KEYS.shopSecret,
+          startupCheck: 'off',
+          abContext: (context) => {
+            const plan = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers[
+              'x-plan'
+            ];
+            return plan === undefined ? null : { userId: 'u-table', attributes: { plan } };
+          },
+        }),
+      ],
+      controllers: [ExperimentsController],
+      providers: [{ provide: APP_GUARD, useClass: TableGuard }],
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    await proxy.close();
+    await server.close();
+  });
+
+  it("plans the request's A/B call from the subclass's requirement: one evaluate-ab call for both flags", async () => {
+    const before = proxy.count('/v1/flags/evaluate-ab');
+    await request(app.getHttpServer()).get('/experiments').set('x-plan', 'pro').expect(200, 'in');
+    expect(proxy.count('/v1/flags/evaluate-ab')).toBe(before + 1);
+    await request(app.getHttpServer()).get('/experiments').set('x-plan', 'free').expect(404);
+    expect(proxy.count('/v1/flags/evaluate-ab')).toBe(before + 2);
   });
 });

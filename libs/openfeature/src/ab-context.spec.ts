@@ -1,8 +1,8 @@
 import { abContextOf } from './ab-context.js';
 
 describe('abContextOf', () => {
-  it('no targetingKey: not an A/B evaluation', () => {
-    expect(abContextOf({ country: 'DE' })).toBeUndefined();
+  it('no targetingKey: an anonymous user (null)', () => {
+    expect(abContextOf({ country: 'DE' })).toBeNull();
   });
 
   it('the targetingKey is the user id, other string entries the attributes; null and undefined dropped', () => {

@@ -34,12 +34,13 @@ function typeName(v: unknown): string {
  * and are dropped; nothing is converted (a number or a Date is refused, as the
  * service would refuse it).
  *
- * @returns `undefined` when the context has no `targetingKey` (the flag is
- *   then read from the cache), else the context or why it is unusable.
+ * @returns `null` when the context has no `targetingKey`: the user is
+ *   anonymous, and an A/B flag is off for an anonymous user (the rule of every
+ *   Vane adapter; nothing is sent); else the context or why it is unusable.
  */
-export function abContextOf(context: EvaluationContext): ValidAbContext | InvalidAbContext | undefined {
+export function abContextOf(context: EvaluationContext): ValidAbContext | InvalidAbContext | null {
   const userId: unknown = context.targetingKey;
-  if (userId === undefined || userId === null) return undefined;
+  if (userId === undefined || userId === null) return null;
   if (typeof userId !== 'string' || userId === '') {
     return { ok: false, message: `targetingKey must be a non-empty string, got ${typeName(userId)}` };
   }

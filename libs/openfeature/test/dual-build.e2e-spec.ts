@@ -12,7 +12,7 @@ const run = promisify(execFile);
 
 const BODY = `
   const client = await VaneClient.create({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY, stream: false });
-  await OpenFeature.setProviderAndWait(new VaneProvider(client, { abFlags: 'all' }));
+  await OpenFeature.setProviderAndWait(new VaneProvider(client, { abFlags: (key) => key === 'new-pricing' }));
   const features = OpenFeature.getClient();
   const answers = [
     await features.getBooleanDetails('new-checkout', false),

@@ -133,11 +133,11 @@ describe('A/B flags with a targetingKey', () => {
     expect(proxy.count('/v1/flags/evaluate-ab')).toBe(before + 2);
   });
 
-  it('without a targetingKey, or for a flag abFlags does not select, read the cache', async () => {
+  it('without a targetingKey (anonymous) an A/B flag is off and nothing is sent; a flag abFlags does not select reads the cache', async () => {
     const before = proxy.count('/v1/flags/evaluate-ab');
-    await expect(client.getBooleanDetails('new-pricing', false, { country: 'DE' })).resolves.toMatchObject({
-      value: true,
-      reason: 'STATIC',
+    await expect(client.getBooleanDetails('new-pricing', true, { country: 'DE' })).resolves.toMatchObject({
+      value: false,
+      reason: 'DISABLED',
     });
     await expect(client.getBooleanDetails('beta', true, { targetingKey: 'user-1' })).resolves.toMatchObject({
       value: false,

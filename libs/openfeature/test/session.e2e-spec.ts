@@ -92,8 +92,8 @@ it('Error when the session expires and cannot be renewed, cached values still se
   expect(client.providerStatus).toBe('ERROR');
   expect(JSON.stringify([details, failed])).not.toContain(token);
   // The cache keeps serving.
-  await expect(client.getBooleanDetails('new-checkout', false, { plan: 'pro' })).resolves.toMatchObject({
-    value: true,
+  await expect(client.getStringDetails('greeting.text', 'none', { plan: 'pro' })).resolves.toMatchObject({
+    value: 'Hello',
     reason: 'STATIC',
   });
 

@@ -67,6 +67,8 @@ export const VANE_ERROR_ANSWERS: Readonly<Record<VaneErrorCode, VaneErrorAnswer>
   VANE_SECRETS_NOT_AVAILABLE: { status: 503, message: 'A secret this route needs is not available yet.' },
   VANE_INVALID_ARGUMENT: { status: 500, message: 'This application made an invalid call to its configuration client.' },
   VANE_CLIENT_CLOSED: { status: 503, message: 'This application is shutting down.' },
+  VANE_LIVE_RESOURCE_BUILD_FAILED: { status: 503, message: 'A resource this route needs is not available.' },
+  VANE_LIVE_RESOURCE_CLOSED: { status: 503, message: 'This application is shutting down.' },
 };
 
 /** The JSON body of an adapter's answer to a Vane error. */

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { Backoff } from './backoff.js';
+import { Backoff, backoffDelayMs } from './backoff.js';
 import type { ClientStatus, ServiceWait } from './client-status.js';
 import type { FailureKind, SourceEvents } from './data-source.js';
 import { BillingOverdueError, QuarantinedError, RateLimitedError, UnauthorizedError } from '../errors.js';
@@ -31,13 +31,20 @@ export interface SupervisedParts {
  * Runs the sources after the initial sync. The TTL poll runs in every mode
  * but the halt and a wait; the stream runs unless disabled, backs off on
  * failure, and after `streamErrorThreshold` consecutive failures leaves the
- * field to polling for `streamCooldownMs` before it is tried again.
+ * field to polling for `streamCooldownMs` before it is tried again. That
+ * fallback polls at once; while its polls fail, they back off like the
+ * stream (from `backoffMinMs`, at most `ttlMs`), so an app whose service
+ * restarts is stale until the service answers again, not for a whole TTL.
  */
 export class SourceSupervisor implements SourceEvents {
   readonly #o: ResolvedOptions;
   readonly #backoff: Backoff;
   #parts: SupervisedParts | undefined;
   #closed = false;
+  /** True from a fallback to polling until the stream opens again. */
+  #fallback = false;
+  /** Consecutive failed polls during a fallback. */
+  #fallbackPollFailures = 0;
 
   /** @param options - thresholds, delays, clock and logger. */
   constructor(options: ResolvedOptions) {
@@ -59,7 +66,8 @@ export class SourceSupervisor implements SourceEvents {
   start(parts: SupervisedParts): void {
     this.#parts = parts;
     parts.polling.schedule(this.#o.ttlMs);
-    parts.streaming?.schedule(0);
+    // The stream lives as long as the client: never part of the trace of whoever started it.
+    this.#o.telemetry.detach(() => parts.streaming?.schedule(0));
   }
 
   /** A sync succeeded (background or foreground): lifts a halt or a wait, and restarts the TTL. */
@@ -70,9 +78,10 @@ export class SourceSupervisor implements SourceEvents {
       status.update({ billingOverdue: false });
       this.#o.logger.info?.('billing: the service answers again; resuming background sync');
       this.#backoff.reset();
-      streaming?.schedule(0);
+      this.#o.telemetry.detach(() => streaming?.schedule(0));
     }
     if (status.facts.wait !== undefined) status.update({ wait: undefined });
+    this.#fallbackPollFailures = 0;
     polling.schedule(this.#o.ttlMs);
   }
 
@@ -84,6 +93,8 @@ export class SourceSupervisor implements SourceEvents {
   streamOpened(): void {
     if (this.#closed) return;
     this.#backoff.opened(this.#o.clock.now());
+    this.#fallback = false;
+    this.#fallbackPollFailures = 0;
     const { status } = this.#p;
     const wasConnected = status.current.connected;
     status.update({ connected: true, wait: undefined });
@@ -149,10 +160,13 @@ export class SourceSupervisor implements SourceEvents {
     } else {
       if (status.facts.wait !== undefined) status.update({ wait: undefined });
       if (error instanceof UnauthorizedError) this.#o.logger.error(`background sync (${reason}): ${message}`);
-      else
+      else {
+        // Polling is all there is until the stream's cooldown ends: retry soon, the service may be back in seconds.
+        if (this.#fallback) delayMs = this.#fallbackPollDelayMs();
         this.#o.logger.warn(
-          `background sync (${reason}) failed, serving revision ${store.snapshot.revision}: ${redactText(message)}`,
+          `background sync (${reason}) failed, serving revision ${store.snapshot.revision}: ${redactText(message)}; next try in ${delayMs} ms`,
         );
+      }
     }
     polling.schedule(delayMs);
   }
@@ -176,9 +190,11 @@ export class SourceSupervisor implements SourceEvents {
       const cooldownMs = this.#o.streamCooldownMs;
       if (status.facts.connected || step.failures === threshold) {
         this.#o.logger.warn(
-          `${message} (${step.failures} consecutive stream errors): polling every ${this.#o.ttlMs} ms, next stream attempt in ${cooldownMs} ms`,
+          `${message} (${step.failures} consecutive stream errors): polling now, then every ${this.#o.ttlMs} ms, next stream attempt in ${cooldownMs} ms`,
         );
         status.update({ connected: false });
+        this.#fallback = true;
+        this.#fallbackPollFailures = 0;
         this.syncInBackground('fallback to polling');
       } else {
         this.#o.logger.debug?.(`${message}; still polling, next stream attempt in ${cooldownMs} ms`);
@@ -190,6 +206,16 @@ export class SourceSupervisor implements SourceEvents {
       `${message} (stream error ${step.failures} of ${threshold}); reconnecting in ${step.delayMs} ms`,
     );
     streaming?.schedule(step.delayMs);
+  }
+
+  /** The delay after a failed poll of a fallback: the stream's backoff, capped by the TTL. */
+  #fallbackPollDelayMs(): number {
+    const attempt = this.#fallbackPollFailures++;
+    return backoffDelayMs(attempt, {
+      minMs: Math.min(this.#o.backoffMinMs, this.#o.ttlMs),
+      maxMs: this.#o.ttlMs,
+      random: this.#o.random,
+    });
   }
 
   /** 402: stop background work, keep serving, raise the indicator. */

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { redactKey, redactText, sanitizeCause } from './redact.js';
+import { redactKey, redactText, redactValues, sanitizeCause } from './redact.js';
 
 describe('redactKey', () => {
   it('keeps the prefix and the last four characters', () => {
@@ -80,5 +80,32 @@ describe('sanitizeCause', () => {
     expect((safe.cause as Error).message).toBe('Bearer [redacted]');
     expect(Object.keys(safe.cause as Error)).toEqual(['name']);
     expect(sanitizeCause('svs_shop_local_secret').message).toBe('svs_…cret');
+  });
+});
+
+describe('redactValues', () => {
+  it('removes every occurrence of each value, longest first, and ignores empty values', () => {
+    expect(redactValues('pw=abc123; again abc123; short abc', ['abc', 'abc123', ''])).toBe(
+      'pw=[redacted]; again [redacted]; short [redacted]',
+    );
+    expect(redactValues('nothing here', [])).toBe('nothing here');
+  });
+
+  it('lets sanitizeCause remove values from the message and the causes, keeping name and code', () => {
+    const inner = new Error('tried hunter2-x');
+    const outer = Object.assign(new Error('auth failed for hunter2-x', { cause: inner }), { code: '28P01' });
+    const safe = sanitizeCause(outer, ['hunter2-x']);
+    expect(safe).toMatchObject({ name: 'Error', code: '28P01', message: 'auth failed for [redacted]' });
+    expect((safe.cause as Error).message).toBe('tried [redacted]');
+  });
+
+  it('never leaves a value in the text (property)', () => {
+    // Values without brackets that are not part of the placeholder itself (which would "reappear" in it).
+    const value = fc.stringMatching(/^[A-Za-z0-9_.-]{1,24}$/).filter((v) => !'[redacted]'.includes(v));
+    fc.assert(
+      fc.property(fc.string(), value, (text, v) => {
+        expect(redactValues(`${text}${v}${text}${v}`, [v])).not.toContain(v);
+      }),
+    );
   });
 });

@@ -31,23 +31,43 @@ export function redactText(text: string): string {
 }
 
 /**
- * Builds a safe stand-in for an error coming from the network stack: the
- * same `name` and `code`, a redacted `message`, and no other property (undici
- * errors can hold sockets, request options and headers). The cause chain is
- * followed and sanitised the same way, to a bounded depth.
+ * Replaces every occurrence of the given values in a text by `[redacted]`
+ * (longest first, so a value that contains another is removed whole). Used
+ * on messages of errors thrown by the app's own code (a live resource's
+ * `create`), which may quote the secret they were given.
+ *
+ * @param text - any text.
+ * @param values - the secret values to remove; empty strings are ignored.
+ * @returns the text without any of `values`.
+ */
+export function redactValues(text: string, values: readonly string[]): string {
+  let out = text;
+  for (const value of [...values].filter((v) => v !== '').sort((a, b) => b.length - a.length))
+    out = out.split(value).join('[redacted]');
+  return out;
+}
+
+/**
+ * Builds a safe stand-in for an error coming from the network stack (or from
+ * the app's code): the same `name` and `code`, a redacted `message`, and no
+ * other property (undici errors can hold sockets, request options and
+ * headers). The cause chain is followed and sanitised the same way, to a
+ * bounded depth.
  *
  * @param error - anything thrown.
+ * @param values - secret values to remove from every message as well (see {@link redactValues}).
  * @returns a plain `Error` safe to attach as `cause` or to log.
  */
-export function sanitizeCause(error: unknown, depth = 0): Error {
-  if (!(error instanceof Error)) return new Error(redactText(String(error)));
+export function sanitizeCause(error: unknown, values: readonly string[] = [], depth = 0): Error {
+  const clean = (text: string): string => redactValues(redactText(text), values);
+  if (!(error instanceof Error)) return new Error(clean(String(error)));
   const copy = new Error(
-    redactText(error.message),
-    depth < 3 && error.cause !== undefined ? { cause: sanitizeCause(error.cause, depth + 1) } : undefined,
+    clean(error.message),
+    depth < 3 && error.cause !== undefined ? { cause: sanitizeCause(error.cause, values, depth + 1) } : undefined,
   );
-  copy.name = error.name;
+  copy.name = clean(error.name);
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') (copy as Error & { code?: string }).code = code;
+  if (typeof code === 'string') (copy as Error & { code?: string }).code = clean(code);
   copy.stack = `${copy.name}: ${copy.message}`;
   return copy;
 }

@@ -32,6 +32,7 @@ export {
   PROCESS_TEST_MS,
   PROCESS_WAIT_MS,
   groupAlive,
+  trackGroup,
   spawnNode,
   stopProcesses,
   type LineWaitOptions,

@@ -186,6 +186,14 @@ export async function stopProcesses(graceMs = 5_000): Promise<readonly NodeProce
   return left;
 }
 
+/**
+ * Adds a process group for {@link stopProcesses} to stop: one a spawned
+ * process made for a child of its own (`detached`), outside the spawned group.
+ */
+export function trackGroup(pgid: number): void {
+  groups.add(pgid);
+}
+
 /** Whether any process of the group `pgid` (a {@link spawnNode} `group` leader's pid) is still alive. */
 export function groupAlive(pgid: number): boolean {
   try {

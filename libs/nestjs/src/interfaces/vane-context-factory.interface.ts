@@ -7,15 +7,20 @@ import type { AbContext } from '@vane/client';
  * Called at most once per request, whatever the number of A/B flags the
  * request needs.
  *
- * Return `undefined` when the request has no user: every A/B flag is then off
- * for it (an anonymous caller cannot be bucketed).
+ * Return `null` when the request has no user (`undefined` is taken alike):
+ * every A/B flag is then off for it and nothing is sent (an anonymous caller
+ * cannot be bucketed). A factory that throws or rejects fails closed: the
+ * request is anonymous, with one warning. The same rules hold in every Vane
+ * adapter (docs/adapter-parity.md).
  *
  * @example
  * ```ts
  * const abContext: VaneContextFactory = (ctx) => {
  *   const req = ctx.switchToHttp().getRequest<{ user?: { id: string; country?: string } }>();
- *   return req.user && { userId: req.user.id, attributes: { country: req.user.country } };
+ *   return req.user ? { userId: req.user.id, attributes: { country: req.user.country } } : null;
  * };
  * ```
  */
-export type VaneContextFactory = (context: ExecutionContext) => AbContext | undefined | Promise<AbContext | undefined>;
+export type VaneContextFactory = (
+  context: ExecutionContext,
+) => AbContext | null | undefined | Promise<AbContext | null | undefined>;
