@@ -116,6 +116,20 @@ export interface VaneClientOptions {
    */
   backoffMaxMs?: number;
   /**
+   * How long a revision that was replaced may still be read by the pinned
+   * scopes and snapshots holding it (`runPinned()`, `snapshot()`, a request
+   * of `@vane/nestjs` or `@vane/express`), in milliseconds, counted from
+   * the moment a newer revision was installed. Past it, the revision is let
+   * go: scopes still running read live, file secrets of that revision are
+   * removed, its memory can be reclaimed. It bounds what a scope that never
+   * ends (a leaked promise) can hold, and how far behind the service a
+   * pinned read can be. `0` lets go at once: pinned scopes read live as
+   * soon as a change lands. `Infinity` never lets go (a revision is then
+   * held exactly as long as a scope holds it).
+   * @default 60000
+   */
+  pinMaxAgeMs?: number;
+  /**
    * Directory for file secrets. Created if absent and set to mode 0700;
    * files are 0600. Only the client's files are removed on close.
    * @default a fresh private directory under `os.tmpdir()`, removed on close
@@ -205,6 +219,7 @@ export interface ResolvedOptions {
   readonly maxRetryAfterMs: number;
   readonly backoffMinMs: number;
   readonly backoffMaxMs: number;
+  readonly pinMaxAgeMs: number;
   readonly secretsDir: string | undefined;
   readonly lastKnownGood: ResolvedLastKnownGood | undefined;
   readonly logger: VaneLogger;
@@ -230,6 +245,7 @@ export const DEFAULTS = Object.freeze({
   maxRetryAfterMs: 300_000,
   backoffMinMs: 1_000,
   backoffMaxMs: 30_000,
+  pinMaxAgeMs: 60_000,
 });
 
 function positive(name: string, value: unknown, fallback: number, integer = false): number {
@@ -322,6 +338,9 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
     streamHealthyMs: positive('streamHealthyMs', options.streamHealthyMs, DEFAULTS.streamHealthyMs),
     maxRetryAfterMs: positive('maxRetryAfterMs', options.maxRetryAfterMs, DEFAULTS.maxRetryAfterMs),
   };
+  const pinMaxAgeMs = options.pinMaxAgeMs ?? DEFAULTS.pinMaxAgeMs;
+  if (typeof pinMaxAgeMs !== 'number' || Number.isNaN(pinMaxAgeMs) || pinMaxAgeMs < 0)
+    throw new InvalidArgumentError('pinMaxAgeMs must be a number of milliseconds >= 0 (Infinity: no limit)');
   if (options.stream !== undefined && typeof options.stream !== 'boolean')
     throw new InvalidArgumentError('stream must be a boolean');
   if (options.schema !== undefined && (typeof options.schema !== 'object' || options.schema === null))
@@ -353,6 +372,7 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
     stream: options.stream ?? true,
     backoffMinMs,
     backoffMaxMs,
+    pinMaxAgeMs,
     secretsDir: options.secretsDir,
     lastKnownGood,
     logger,

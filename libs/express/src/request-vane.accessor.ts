@@ -3,7 +3,8 @@
  *
  * @packageDocumentation
  */
-import { AdapterRequestReader, type VaneClient } from '@vane/client';
+import { AdapterRequestReader, type VaneReader, type VaneSnapshot } from '@vane/client';
+import type { NextFunction } from 'express';
 import type { AbBatch } from './ab-batch.js';
 import type { RequestVane } from './request-vane.js';
 
@@ -11,9 +12,25 @@ import type { RequestVane } from './request-vane.js';
 export class RequestVaneAccessor extends AdapterRequestReader implements RequestVane {
   /** The request's A/B memo, shared with the route's A/B guards. */
   readonly batch: AbBatch;
+  #scoped = false;
 
-  constructor(client: VaneClient, batch: AbBatch) {
-    super(client, (keys) => batch.evaluate(keys), 'req.vane');
+  /**
+   * @param reader - the request's snapshot, or the client itself (live reads).
+   * @param snapshot - the request's snapshot, whose scope the rest of the chain runs in.
+   */
+  constructor(reader: VaneReader, batch: AbBatch, snapshot?: VaneSnapshot) {
+    super(reader, (keys) => batch.evaluate(keys), 'req.vane', snapshot);
     this.batch = batch;
+  }
+
+  /**
+   * Calls `next()`, the first time inside the request's pinned scope (so
+   * `vane.client` reads in the rest of the chain answer from the request's
+   * revision); later calls (another guard of the route) are already in it.
+   */
+  continue(next: NextFunction): void {
+    if (this.snapshot === undefined || this.#scoped) return next();
+    this.#scoped = true;
+    this.snapshot.run(next);
   }
 }

@@ -38,7 +38,8 @@ export interface FlagGuardDeps {
   readonly hasAbContext: boolean;
   readonly flagOff: FlagOffOptions | undefined;
   readonly logger: VaneLogger;
-  accessorFor(req: Request): RequestVaneAccessor;
+  /** The request's `req.vane` (made with the request's revision on its first Vane touch). */
+  accessorFor(req: Request, res: Response): RequestVaneAccessor;
 }
 
 /** Validates a `flagOff` option. @throws InvalidArgumentError */
@@ -106,39 +107,36 @@ export function createFlagGuard(
       'requireFlag(…, { ab: true }): give createVane() an abContext option to tell the user of a request',
     );
 
-  const denialFor = (key: string): FlagDenial => flagDenialOf(deps.client, key, ab);
-
+  // Guards read through the request's accessor: the revision the request is pinned to.
   if (!ab) {
     const plain: RequestHandler = function vaneFlagGuard(req, res, next) {
-      deps.accessorFor(req);
+      const reader = deps.accessorFor(req, res);
       const offKey = list.find((key) => {
         // A feature_flag.evaluation event on the request's span, when the app traces.
         deps.client.telemetry.recordFlag(key);
-        return !deps.client.flag(key);
+        return !reader.flag(key);
       });
-      if (offKey === undefined) return next();
-      deny(off, plain, req, res, next, denialFor(offKey));
+      if (offKey === undefined) return reader.continue(next);
+      deny(off, plain, req, res, next, flagDenialOf(reader, offKey, ab));
     };
     return plain;
   }
 
   const guard: RequestHandler = function vaneAbFlagGuard(req, res, next) {
-    deps
-      .accessorFor(req)
-      .batch.evaluate(list)
-      .then(
-        (results) => {
-          const offKey = list.find((key) => !results[key]);
-          if (offKey === undefined) return next();
-          try {
-            deny(off, guard, req, res, next, denialFor(offKey));
-          } catch (err) {
-            // A user handler that throws here is outside Express's own try/catch.
-            next(err);
-          }
-        },
-        (err: unknown) => next(err),
-      );
+    const reader = deps.accessorFor(req, res);
+    reader.batch.evaluate(list).then(
+      (results) => {
+        const offKey = list.find((key) => !results[key]);
+        if (offKey === undefined) return reader.continue(next);
+        try {
+          deny(off, guard, req, res, next, flagDenialOf(reader, offKey, ab));
+        } catch (err) {
+          // A user handler that throws here is outside Express's own try/catch.
+          next(err);
+        }
+      },
+      (err: unknown) => next(err),
+    );
   };
   deps.registry.set(guard, list);
   return guard;

@@ -12,6 +12,7 @@ import {
   type AbResults,
   type FlagDenial,
   type VaneClient,
+  type VaneReader,
 } from '@vane/client';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { FlagOffOptions, RequireFlagOptions } from './vane-fastify.options.js';
@@ -31,6 +32,8 @@ export interface GuardInfo {
 /** What a guard needs from its plugin. Internal. */
 export interface FlagGuardDeps {
   readonly client: VaneClient;
+  /** What a request's guard reads: the revision the request is pinned to (`request.vane`). */
+  readerFor(request: FastifyRequest): VaneReader;
   readonly hasAbContext: boolean;
   readonly flagOff: FlagOffOptions | undefined;
   /** The request's A/B memo (the one behind `request.vane.ab()`). */
@@ -90,13 +93,13 @@ export function createFlagGuard(
       `${where}: an A/B flag guard (ab: true) needs the Vane plugin's abContext option, to tell the user of a request`,
     );
   const { client } = deps;
-  const denialFor = (key: string): FlagDenial => flagDenialOf(client, key, ab);
 
   if (!ab) {
     const plain: VaneFlagGuard = function vaneFlagGuard(request, reply, done) {
+      const reader = deps.readerFor(request);
       for (const key of list) {
         client.telemetry.recordFlag(key); // a feature_flag.evaluation event on the request's span, when tracing
-        if (!client.flag(key)) return deny(off, request, reply, done, denialFor(key));
+        if (!reader.flag(key)) return deny(off, request, reply, done, flagDenialOf(reader, key, ab));
       }
       done();
     };
@@ -109,7 +112,7 @@ export function createFlagGuard(
         const offKey = list.find((key) => !results[key]);
         if (offKey === undefined) return done();
         try {
-          deny(off, request, reply, done, denialFor(offKey));
+          deny(off, request, reply, done, flagDenialOf(deps.readerFor(request), offKey, ab));
         } catch (err) {
           done(err as Error);
         }

@@ -1,7 +1,7 @@
 /**
  * What a framework adapter gives a request (`req.vane`, `request.vane`):
- * live reads on the client, plus the request's A/B memo. One class for every
- * adapter.
+ * reads of the request's snapshot (one revision per request; or live reads
+ * on the client), plus the request's A/B memo. One class for every adapter.
  *
  * @packageDocumentation
  */
@@ -9,25 +9,34 @@ import type { AbResults } from '../ab/ab-evaluation.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { SecretVersionInfo } from '../store/change-event.js';
 import type { ConfigValue } from '../store/snapshot.js';
-import type { VaneClient } from '../vane-client.js';
 import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from '../vane-reader.js';
+import type { VaneSnapshot } from '../vane-snapshot.js';
 
-/** A request's reader: the client's reads, and `ab()` through the request's A/B memo. */
+/** A request's reader: the request's snapshot's (or the client's) reads, and `ab()` through the request's A/B memo. */
 export class AdapterRequestReader implements VaneReader {
-  readonly #client: VaneClient;
+  readonly #client: VaneReader;
   readonly #name: string;
   /** The request's A/B memo, shared with the route's A/B guards. */
   readonly evaluate: (keys: readonly string[]) => Promise<AbResults>;
+  /** The request's snapshot (`client.snapshot()`), whose scope the request runs in; `undefined` for live reads. */
+  readonly snapshot: VaneSnapshot | undefined;
 
   /**
-   * @param client - the client read.
+   * @param reader - what is read: the request's snapshot, or the client itself (live reads).
    * @param evaluate - the request's A/B memo (normally a `RequestAbEvaluation`).
    * @param name - what the app calls it (`req.vane`), for error messages.
+   * @param snapshot - the request's snapshot, when it has one (the adapter releases it when the request ends).
    */
-  constructor(client: VaneClient, evaluate: (keys: readonly string[]) => Promise<AbResults>, name: string) {
-    this.#client = client;
+  constructor(
+    reader: VaneReader,
+    evaluate: (keys: readonly string[]) => Promise<AbResults>,
+    name: string,
+    snapshot?: VaneSnapshot,
+  ) {
+    this.#client = reader;
     this.evaluate = evaluate;
     this.#name = name;
+    this.snapshot = snapshot;
   }
 
   config<T extends ConfigValue = ConfigValue>(key: string): T | undefined;

@@ -12,6 +12,7 @@ import type { SnapshotSync } from '../data-sources/snapshot-sync.js';
 import type { Transport } from '../http/transport.js';
 import { CLIENT_VERSION } from '../http/version.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
+import type { Snapshot } from '../store/snapshot.js';
 import type { VaneLogger } from '../util/logger.js';
 import type { Clock, Timers } from '../util/timers.js';
 import { AbTelemetry } from './ab-telemetry.js';
@@ -51,6 +52,8 @@ export interface VaneTelemetry {
 /** What telemetry follows once the client has built its parts. */
 export interface TelemetryParts {
   readonly store: SnapshotStore;
+  /** The snapshot a read answers from here (a pinned scope's, else the served one): what flag events record. */
+  readonly reads?: () => Snapshot;
   readonly status: ClientStatus;
   readonly sync: SnapshotSync;
 }
@@ -212,7 +215,7 @@ export class ClientTelemetry implements VaneTelemetry {
     if (live === undefined || store === undefined) return;
     const span = live.api.trace.getActiveSpan();
     if (span === undefined || !span.isRecording()) return;
-    const snapshot = store.snapshot;
+    const snapshot = this.#parts?.reads?.() ?? store.snapshot;
     const flag = snapshot.flags.get(key);
     const state = flag === undefined ? { defined: false, active: false } : { defined: true, active: flag.isActive };
     addFlagEvaluationEvent(
@@ -227,7 +230,8 @@ export class ClientTelemetry implements VaneTelemetry {
     const live = this.#live;
     if (live === undefined) return;
     const span = live.api.trace.getActiveSpan();
-    addFlagEvaluationEvent(span, evaluation, this.#parts?.store.snapshot.revision ?? 0, this.#s.options.recordUserId);
+    const revision = (this.#parts?.reads?.() ?? this.#parts?.store.snapshot)?.revision ?? 0;
+    addFlagEvaluationEvent(span, evaluation, revision, this.#s.options.recordUserId);
   }
 
   #startExtension(extension: TelemetryExtension, meter: OtelMeter): void {
