@@ -40,6 +40,7 @@ export const DOCUMENTS = [
   'README.md',
   'docs/protocol.md',
   'libs/client/README.md',
+  'libs/express/README.md',
   'libs/nestjs/README.md',
   'libs/express/README.md',
   'libs/fastify/README.md',

@@ -5,6 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { createVane, type VaneExpress } from '@vane/express';
 import { createApp } from './app.js';
+import { startTelemetry } from './telemetry.js';
 import { vaneOptionsFromEnv } from './vane-options.js';
 
 /** A running sample. */
@@ -31,14 +32,24 @@ export async function startSample(
   env: NodeJS.ProcessEnv = process.env,
   log: (line: string) => void = console.log,
 ): Promise<RunningSample> {
+  // Before Vane: the client finds the registered meter provider when it is created.
+  const telemetry = await startTelemetry(env);
   // #region create
   const vane = await createVane(vaneOptionsFromEnv(env));
   vane.client.onChange((e) => log(`vane: ${e.kind} ${e.key} changed (revision ${e.revision})`));
-  const server = createApp(vane).listen(Number(env['PORT'] ?? 3001), env['HOST'] ?? '127.0.0.1');
+  const app = createApp(vane);
+  const server = (telemetry?.serve(app) ?? app).listen(Number(env['PORT'] ?? 3001), env['HOST'] ?? '127.0.0.1');
   // #endregion create
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
-    server.once('error', (err) => void vane.close().then(() => reject(err)));
+    server.once(
+      'error',
+      (err) =>
+        void vane
+          .close()
+          .then(() => telemetry?.shutdown())
+          .then(() => reject(err)),
+    );
   });
   const { port } = server.address() as AddressInfo;
   const drainTimeoutMs = Number(env['DRAIN_TIMEOUT_MS'] ?? 10_000);
@@ -54,14 +65,16 @@ export async function startSample(
     await closed;
     clearTimeout(drain);
     await vane.close();
+    await telemetry?.shutdown();
   };
   return {
     url: `http://127.0.0.1:${port}`,
     vane,
     close: () => (closing ??= drainThenClose()),
-    closeNow: () => {
+    closeNow: async () => {
       server.closeAllConnections();
-      return vane.close();
+      await vane.close();
+      await telemetry?.shutdown();
     },
   };
 }

@@ -6,11 +6,14 @@
  */
 export { VaneClient } from './vane-client.js';
 export type { ConfigLookup, FlagState, WidenConfig, VaneReader } from './vane-reader.js';
+export type { VaneSnapshot } from './vane-snapshot.js';
 export { RequestAbEvaluation } from './ab/request-ab-evaluation.js';
 export type { RequestAbEvaluationOptions } from './ab/request-ab-evaluation.js';
 export type { SyncResult } from './data-sources/snapshot-sync.js';
 export type { SecretWriteResult, SetSecretOptions } from './secrets/secret-writes.js';
 export type { SyncMode, VaneClientStatus, StatusListener } from './data-sources/client-status.js';
+export { SYNC_MODES } from './data-sources/client-status.js';
+export type { VaneTelemetry, VaneTelemetryOptions, FlagEvaluation, FlagEvaluationReason } from './telemetry/index.js';
 export type { VaneClientOptions } from './options.js';
 export { defineSchema } from './schema/vane-schema.js';
 export type {
@@ -135,6 +138,8 @@ export type {
 export type { FlagDenial } from './adapter/flag-denial.js';
 export { flagDenialOf } from './adapter/flag-denial.js';
 export { checkFlagKeys } from './adapter/flag-keys.js';
+export { checkFlagOffOptions } from './adapter/flag-off-options.js';
+export { AdapterRequestReader } from './adapter/request-reader.js';
 export { runStartupCheck, unknownFlagWarnings } from './adapter/unknown-flag-keys.js';
 export type { FlagKeyUse } from './adapter/unknown-flag-keys.js';
 export { isVaneKey, VANE_KEY_PATTERN } from './util/vane-key.js';

@@ -19,6 +19,7 @@ describe('resolveOptions', () => {
       maxRetryAfterMs: 300_000,
       backoffMinMs: 1_000,
       backoffMaxMs: 30_000,
+      pinMaxAgeMs: 60_000,
     });
     expect(o.credentials.keyType).toBe('sk');
   });
@@ -41,6 +42,8 @@ describe('resolveOptions', () => {
     [{ secretsDir: '' }, 'secretsDir'],
     [{ streamHealthyMs: 0 }, 'streamHealthyMs must be a positive number of milliseconds'],
     [{ maxRetryAfterMs: Number.NaN }, 'maxRetryAfterMs must be a positive number of milliseconds'],
+    [{ pinMaxAgeMs: -1 }, 'pinMaxAgeMs must be a number of milliseconds >= 0'],
+    [{ pinMaxAgeMs: Number.NaN }, 'pinMaxAgeMs must be a number of milliseconds >= 0'],
   ])('refuses %p', (patch, message) => {
     expect(() => resolveOptions({ ...base, ...patch })).toThrow(InvalidArgumentError);
     expect(() => resolveOptions({ ...base, ...patch })).toThrow(message);

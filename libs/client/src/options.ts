@@ -18,6 +18,8 @@ import { consoleLogger, type VaneLogger } from './util/logger.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './util/timers.js';
 import { createDefaultDispatcher, UndiciTransport, type Transport } from './http/transport.js';
 import { WorkloadIdentityCredentials } from './workload-identity/workload-identity-credentials.js';
+import { ClientTelemetry } from './telemetry/client-telemetry.js';
+import { resolveTelemetryOptions, type VaneTelemetryOptions } from './telemetry/telemetry-options.js';
 import type { WorkloadIdentityOptions } from './workload-identity/workload-identity-options.js';
 
 /** Options of {@link VaneClient.create}. */
@@ -114,6 +116,20 @@ export interface VaneClientOptions {
    */
   backoffMaxMs?: number;
   /**
+   * How long a revision that was replaced may still be read by the pinned
+   * scopes and snapshots holding it (`runPinned()`, `snapshot()`, a request
+   * of `@vane/nestjs` or `@vane/express`), in milliseconds, counted from
+   * the moment a newer revision was installed. Past it, the revision is let
+   * go: scopes still running read live, file secrets of that revision are
+   * removed, its memory can be reclaimed. It bounds what a scope that never
+   * ends (a leaked promise) can hold, and how far behind the service a
+   * pinned read can be. `0` lets go at once: pinned scopes read live as
+   * soon as a change lands. `Infinity` never lets go (a revision is then
+   * held exactly as long as a scope holds it).
+   * @default 60000
+   */
+  pinMaxAgeMs?: number;
+  /**
    * Directory for file secrets. Created if absent and set to mode 0700;
    * files are 0600. Only the client's files are removed on close.
    * @default a fresh private directory under `os.tmpdir()`, removed on close
@@ -166,6 +182,17 @@ export interface VaneClientOptions {
    */
   schema?: VaneSchema;
   /**
+   * OpenTelemetry: sync-health metrics, a span per call to the service and
+   * flag decisions as `feature_flag.evaluation` span events (see the
+   * README's "Telemetry"). Recorded only when `@opentelemetry/api` is
+   * installed and the app registered an SDK (metrics: before `create()`);
+   * otherwise nothing is loaded and nothing recorded. Reads never record.
+   * `false` turns it off; `{ recordUserId: true }` adds the user id of flag
+   * evaluations to their events.
+   * @default true (on, without user ids)
+   */
+  telemetry?: boolean | VaneTelemetryOptions;
+  /**
    * Cache of A/B answers (`evaluateAb`, and so every adapter's A/B guards):
    * an answer is reused for the same flag, user id and attributes (compared
    * as data, in any order) as long as the service's revision has not moved,
@@ -192,6 +219,7 @@ export interface ResolvedOptions {
   readonly maxRetryAfterMs: number;
   readonly backoffMinMs: number;
   readonly backoffMaxMs: number;
+  readonly pinMaxAgeMs: number;
   readonly secretsDir: string | undefined;
   readonly lastKnownGood: ResolvedLastKnownGood | undefined;
   readonly logger: VaneLogger;
@@ -202,6 +230,8 @@ export interface ResolvedOptions {
   readonly schema: SchemaValidator | undefined;
   /** `undefined`: A/B answers are not cached. */
   readonly abCache: ResolvedAbCache | undefined;
+  /** Telemetry (it wraps `transport` and `timers` when on). */
+  readonly telemetry: ClientTelemetry;
 }
 
 /** Defaults of every optional duration and count, in milliseconds where durations. */
@@ -215,6 +245,7 @@ export const DEFAULTS = Object.freeze({
   maxRetryAfterMs: 300_000,
   backoffMinMs: 1_000,
   backoffMaxMs: 30_000,
+  pinMaxAgeMs: 60_000,
 });
 
 function positive(name: string, value: unknown, fallback: number, integer = false): number {
@@ -307,6 +338,9 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
     streamHealthyMs: positive('streamHealthyMs', options.streamHealthyMs, DEFAULTS.streamHealthyMs),
     maxRetryAfterMs: positive('maxRetryAfterMs', options.maxRetryAfterMs, DEFAULTS.maxRetryAfterMs),
   };
+  const pinMaxAgeMs = options.pinMaxAgeMs ?? DEFAULTS.pinMaxAgeMs;
+  if (typeof pinMaxAgeMs !== 'number' || Number.isNaN(pinMaxAgeMs) || pinMaxAgeMs < 0)
+    throw new InvalidArgumentError('pinMaxAgeMs must be a number of milliseconds >= 0 (Infinity: no limit)');
   if (options.stream !== undefined && typeof options.stream !== 'boolean')
     throw new InvalidArgumentError('stream must be a boolean');
   if (options.schema !== undefined && (typeof options.schema !== 'object' || options.schema === null))
@@ -316,6 +350,13 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
   // The backup's key comes from the static key only when that key is what authenticates.
   const staticKey = options.credentials === undefined ? options.apiKey : undefined;
   const lastKnownGood = resolveLastKnownGood(options.lastKnownGood, baseUrl, staticKey);
+  const clock = options.clock ?? systemClock;
+  const telemetry = new ClientTelemetry({
+    options: resolveTelemetryOptions(options.telemetry),
+    baseUrl,
+    clock,
+    logger,
+  });
   // Built last, once every option is known to be valid, so a refusal leaves nothing open.
   const transport =
     options.transport ??
@@ -331,14 +372,16 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
     stream: options.stream ?? true,
     backoffMinMs,
     backoffMaxMs,
+    pinMaxAgeMs,
     secretsDir: options.secretsDir,
     lastKnownGood,
     logger,
-    transport,
-    clock: options.clock ?? systemClock,
-    timers: options.timers ?? systemTimers,
+    transport: telemetry.traced(transport),
+    clock,
+    timers: telemetry.detached(options.timers ?? systemTimers),
     random: options.random ?? Math.random,
     schema,
     abCache,
+    telemetry,
   };
 }

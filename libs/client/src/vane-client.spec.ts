@@ -724,7 +724,10 @@ describe('credentials seam', () => {
       },
       close: jest.fn(),
     };
-    const error = await VaneClient.create({ ...h.options, apiKey: undefined, credentials }).catch((e: unknown) => e);
+    // telemetry: false, so the transport is the one given (telemetry wraps it in a span per request otherwise).
+    const error = await VaneClient.create({ ...h.options, apiKey: undefined, credentials, telemetry: false }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'VANE_WORKLOAD_IDENTITY_NOT_CONFIGURED' });
     expect(context).toMatchObject({ transport: h.transport, timeoutMs: 10_000 });
     expect(h.transport.requests).toHaveLength(0);

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setMaxListeners } from 'node:events';
 import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from './ab/ab-evaluation.js';
 import { sendAbEvaluation } from './ab/ab-request.js';
@@ -14,10 +15,9 @@ import type { ChangeListener, SecretVersionInfo } from './store/change-event.js'
 import { ClientStatus, type StatusListener, type VaneClientStatus } from './data-sources/client-status.js';
 import {
   ClientClosedError,
-  FrontendSecretReadError,
-  PublicKeySecretAccessError,
-  SecretNotFoundError,
-  SecretsNotAvailableError,
+  type FrontendSecretReadError,
+  type PublicKeySecretAccessError,
+  type SecretsNotAvailableError,
 } from './errors.js';
 import { FileSecretStore } from './secrets/file-secrets.js';
 import { StaleStartCoordinator } from './last-known-good/stale-start-coordinator.js';
@@ -41,11 +41,28 @@ import type {
 } from './schema/vane-schema.js';
 import type { ConfigValue } from './store/snapshot.js';
 import { SnapshotStore } from './store/snapshot-store.js';
+import type { SnapshotState } from './store/snapshot-state.js';
+import { RevisionPins, type RevisionPin } from './store/revision-pins.js';
 import type { UpdateListener } from './store/snapshot-update.js';
 import { SnapshotSync, type SyncResult } from './data-sources/snapshot-sync.js';
 import { SourceSupervisor } from './data-sources/source-supervisor.js';
 import { USER_AGENT } from './http/version.js';
 import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from './vane-reader.js';
+import {
+  assertSecretRead,
+  secretReadRefusalOf,
+  configLookupOf,
+  configOf,
+  flagOf,
+  flagStateOf,
+  PinnedSnapshot,
+  required,
+  secretInfoOf,
+  textSecretOf,
+  type SnapshotHost,
+  type VaneSnapshot,
+} from './vane-snapshot.js';
+import type { VaneTelemetry } from './telemetry/client-telemetry.js';
 
 export type { SyncResult } from './data-sources/snapshot-sync.js';
 
@@ -56,6 +73,7 @@ type SchemaConfigKey = RegisteredConfigKey;
 export type { SecretWriteResult, SetSecretOptions } from './secrets/secret-writes.js';
 export type { SyncMode, VaneClientStatus, StatusListener } from './data-sources/client-status.js';
 export type { ConfigLookup, FlagState, WidenConfig } from './vane-reader.js';
+export type { VaneSnapshot } from './vane-snapshot.js';
 
 /**
  * A client of one Vane service. Build it with {@link VaneClient.create},
@@ -68,6 +86,7 @@ export type { ConfigLookup, FlagState, WidenConfig } from './vane-reader.js';
  * const host = vane.config('db.host', 'localhost');
  * if (vane.flag('new-checkout')) { … }
  * const off = vane.onChange((e) => console.log(e.kind, e.key, e.revision));
+ * await vane.runPinned(async () => { … }); // every read inside sees one revision
  * await vane.close();
  * ```
  */
@@ -84,6 +103,10 @@ export class VaneClient implements VaneReader {
   /** Set with `lastKnownGood`: saves what is applied, and runs a stale start. */
   readonly #lastKnownGood: StaleStartCoordinator | undefined;
   readonly #closeController = new AbortController();
+  readonly #pins: RevisionPins;
+  /** The pin of the scope code runs in (`runPinned`, `snapshot.run`): reads inside answer from its state. */
+  readonly #scope = new AsyncLocalStorage<RevisionPin>();
+  readonly #snapshotHost: SnapshotHost;
   #closing: Promise<void> | undefined;
 
   private constructor(options: ResolvedOptions) {
@@ -106,6 +129,20 @@ export class VaneClient implements VaneReader {
       options.logger,
       options.schema,
     );
+    this.#pins = new RevisionPins({
+      clock: options.clock,
+      timers: options.timers,
+      logger: options.logger,
+      maxAgeMs: options.pinMaxAgeMs,
+      releaseFiles: (state) => this.#store.releaseFiles(state),
+    });
+    this.#store.retainReplaced((previous) => this.#pins.replaced(previous));
+    this.#snapshotHost = {
+      keyType: options.credentials.keyType,
+      versionFilePath: (state, key) => this.#store.versionFilePath(state, key),
+      run: (pin, fn) => this.#scope.run(pin, fn),
+      drop: (pin) => this.#pins.drop(pin),
+    };
     this.#status = new ClientStatus(options.logger);
     this.#supervisor = new SourceSupervisor(options);
     this.#sync = new SnapshotSync(this.#http, this.#store, signal, options.logger, (event) => {
@@ -151,6 +188,13 @@ export class VaneClient implements VaneReader {
   static async create(options: VaneClientOptions): Promise<VaneClient> {
     const client = new VaneClient(resolveOptions(options));
     try {
+      await client.#o.telemetry.start({
+        store: client.#store,
+        status: client.#status,
+        sync: client.#sync,
+        // Flag events record what the read they stand for answered: in a pinned scope, its revision.
+        reads: () => client.#state().snapshot,
+      });
       const initial = client.#initial();
       await (client.#lastKnownGood?.start(initial) ?? initial);
     } catch (err) {
@@ -180,14 +224,46 @@ export class VaneClient implements VaneReader {
     await this.#sync.initial();
   }
 
-  // Reads: each one looks at the snapshot the store serves now.
+  // Reads: each one looks at the state of the scope it runs in (pinned), else at the one the store serves now.
+
+  /** The pin of the scope this code runs in, while it still holds a state. */
+  #pin(): RevisionPin | undefined {
+    if (this.#pins.holders === 0) return undefined;
+    const pin = this.#scope.getStore();
+    return pin?.state === undefined ? undefined : pin;
+  }
+
+  /** The state a read answers from: the scope's pinned revision, else the one served now. */
+  #state(): SnapshotState {
+    // While nothing holds a revision no scope is pinned: the async context need not be looked up.
+    if (this.#pins.holders === 0) return this.#store.state;
+    return this.#scope.getStore()?.state ?? this.#store.state;
+  }
+
+  /** The state a secret read answers from, once the one secret-read check passed for it. */
+  #secretState(): SnapshotState {
+    const pin = this.#pin();
+    if (pin !== undefined) {
+      assertSecretRead(this.#o.credentials.keyType, pin.state!, pin.secretsAvailable);
+      return pin.state!;
+    }
+    const state = this.#store.state;
+    assertSecretRead(this.#o.credentials.keyType, state, this.#secretsAvailable());
+    return state;
+  }
+
+  /** False while the client serves a last-known-good backup without secrets. */
+  #secretsAvailable(): boolean {
+    return this.#status.facts.stale?.secretsAvailable !== false;
+  }
 
   /**
    * A config value. With a schema, a listed key returns its validator's
    * output type (a required key is always present after `create()`).
    * Otherwise the value has its JSON type, and `defaultValue` is returned only
    * when the key is missing (a key holding `null` returns `null`); the type
-   * parameter is then a claim, not a runtime check.
+   * parameter is then a claim, not a runtime check. Inside a pinned scope,
+   * from the scope's revision.
    */
   config<K extends SchemaConfigKey>(key: K): ConfigOutput<S, K>;
   config<K extends SchemaConfigKey>(
@@ -197,28 +273,27 @@ export class VaneClient implements VaneReader {
   config<T extends ConfigValue = ConfigValue>(key: UnlistedConfigKey): T | undefined;
   config<T extends ConfigValue>(key: UnlistedConfigKey, defaultValue: T): WidenConfig<T>;
   config(key: string, defaultValue?: unknown): unknown {
-    const value = this.#store.snapshot.configs.get(key);
-    return value === undefined ? defaultValue : value;
+    return configOf(this.#state(), key, defaultValue);
   }
 
   /** Looks a config up, telling "not found" from a value (including `null`). */
   configLookup(key: ConfigKey<S>): ConfigLookup {
-    const value = this.#store.snapshot.configs.get(key);
-    return value === undefined ? { found: false, value: undefined } : { found: true, value };
+    return configLookupOf(this.#state(), key);
   }
 
   /**
-   * Every config, as an immutable map of the current snapshot. The same map
-   * object is returned until the next change; a change replaces it.
+   * Every config, as an immutable map of the current snapshot (inside a
+   * pinned scope, of the scope's). The same map object is returned until
+   * the next change; a change replaces it.
    */
   configs(): ReadonlyMap<string, ConfigValue> {
-    return this.#store.snapshot.configs;
+    return this.#state().snapshot.configs;
   }
 
   /**
    * Config keys whose latest value failed the schema, with the validator's
    * issues (never the value). Readers get such a key's last valid value.
-   * Empty without a schema, or when everything is valid.
+   * Empty without a schema, or when everything is valid. Always live.
    */
   get invalidConfigs(): ReadonlyMap<string, InvalidConfig> {
     return this.#store.invalid;
@@ -237,19 +312,17 @@ export class VaneClient implements VaneReader {
 
   /** A flag's server-computed `is_active`, or `defaultValue` (false) when the flag is not defined. */
   flag(key: FlagKey<S>, defaultValue = false): boolean {
-    const active = this.#store.state.flagValues.get(key);
-    return active === undefined ? defaultValue : active;
+    return flagOf(this.#state(), key, defaultValue);
   }
 
   /** Tells "not defined" from "defined and off". */
   flagState(key: FlagKey<S>): FlagState {
-    const flag = this.#store.snapshot.flags.get(key);
-    return flag === undefined ? { defined: false, active: false } : { defined: true, active: flag.isActive };
+    return flagStateOf(this.#state(), key);
   }
 
   /** Keys of every flag the snapshot defines (e.g. to check decorator keys at startup). */
   flagKeys(): string[] {
-    return [...this.#store.snapshot.flags.keys()];
+    return [...this.#state().snapshot.flags.keys()];
   }
 
   /**
@@ -259,22 +332,28 @@ export class VaneClient implements VaneReader {
    * @throws FrontendSecretReadError - when the service kind is `frontend`.
    */
   secret(key: string): string | null {
-    this.#assertSecretRead();
-    const secret = this.#store.snapshot.secrets.get(key);
-    return secret !== undefined && secret.type === 'text' ? secret.value : null;
+    return textSecretOf(this.#secretState(), key);
   }
 
   /**
-   * Path of a file secret's file (0600, in a 0700 directory, same path for
-   * a key across syncs, rewritten atomically); `null` for an absent key, a
-   * text secret, or after `close()`.
+   * Path of a file secret's file (0600, in a 0700 directory); `null` for an
+   * absent key, a text secret, or after `close()`. Outside pinned scopes,
+   * the same path for a key across syncs, rewritten atomically: its content
+   * follows rotations. Inside a pinned scope, the path of the file of the
+   * version the scope's revision holds (`<name>.v<version>`), whose content
+   * never changes and which stays while a scope holds the revision.
    *
    * @throws PublicKeySecretAccessError - with a public key.
    * @throws FrontendSecretReadError - when the service kind is `frontend`.
    */
   secretFile(key: string): string | null {
-    this.#assertSecretRead();
-    return this.#store.filePath(key) ?? null;
+    const pin = this.#pin();
+    if (pin === undefined) {
+      assertSecretRead(this.#o.credentials.keyType, this.#store.state, this.#secretsAvailable());
+      return this.#store.filePath(key) ?? null;
+    }
+    assertSecretRead(this.#o.credentials.keyType, pin.state!, pin.secretsAvailable);
+    return this.#store.versionFilePath(pin.state!, key) ?? null;
   }
 
   /**
@@ -284,43 +363,90 @@ export class VaneClient implements VaneReader {
    * @throws FrontendSecretReadError - when the service kind is `frontend`.
    */
   secretInfo(key: string): SecretVersionInfo | null {
-    this.#assertSecretRead();
-    const secret = this.#store.snapshot.secrets.get(key);
-    return secret === undefined ? null : { type: secret.type, version: secret.version };
+    return secretInfoOf(this.#secretState(), key);
   }
 
   /** Like {@link VaneClient.secret}, but throws `SecretNotFoundError` instead of returning `null`. */
   requireSecret(key: string): string {
-    const value = this.secret(key);
-    if (value === null) throw new SecretNotFoundError(key, `text secret "${key}" not found`);
-    return value;
+    return required(this.secret(key), key, 'text');
   }
 
   /** Like {@link VaneClient.secretFile}, but throws `SecretNotFoundError` instead of returning `null`. */
   requireSecretFile(key: string): string {
-    const path = this.secretFile(key);
-    if (path === null) throw new SecretNotFoundError(key, `file secret "${key}" not found`);
-    return path;
+    return required(this.secretFile(key), key, 'file');
   }
 
   /**
    * Why a secret read would be refused right now, or `null` when it would
-   * be served: the one rule every secret read follows (the client's, the
-   * Nest `@Secret()` pipe's and its startup check's). A
+   * be served: the one rule every secret read follows (the client's, a
+   * pinned snapshot's, the Nest `@Secret()` pipe's and its startup check's).
+   * Inside a pinned scope, for the scope's revision. A
    * `PublicKeySecretAccessError` or `FrontendSecretReadError` never goes
    * away; a `SecretsNotAvailableError` (started stale from a backup without
    * secrets) ends with the first sync.
    */
   secretReadRefusal(): PublicKeySecretAccessError | FrontendSecretReadError | SecretsNotAvailableError | null {
-    if (this.#o.credentials.keyType === 'pk') return new PublicKeySecretAccessError();
-    if (this.#store.snapshot.service.kind === 'frontend') return new FrontendSecretReadError();
-    if (this.#status.facts.stale?.secretsAvailable === false) return new SecretsNotAvailableError();
-    return null;
+    const pin = this.#pin();
+    if (pin !== undefined) return secretReadRefusalOf(this.#o.credentials.keyType, pin.state!, pin.secretsAvailable);
+    return secretReadRefusalOf(this.#o.credentials.keyType, this.#store.state, this.#secretsAvailable());
   }
 
-  #assertSecretRead(): void {
-    const refusal = this.secretReadRefusal();
-    if (refusal !== null) throw refusal;
+  // Pinning: one revision for a whole unit of work.
+
+  /**
+   * A reader fixed to the revision served now (inside a pinned scope, to
+   * the scope's): its reads never move, whatever lands later. It holds the
+   * revision (and its file secrets' version files) until `release()`, and
+   * at most `pinMaxAgeMs` after a newer revision is installed.
+   */
+  snapshot(): VaneSnapshot {
+    const outer = this.#pin();
+    let pin: RevisionPin;
+    if (outer !== undefined) {
+      this.#pins.retake(outer);
+      pin = outer;
+    } else {
+      pin = this.#pins.take(this.#store.state, () => this.#secretsAvailable());
+    }
+    return new PinnedSnapshot(pin.state!, pin, this.#snapshotHost);
+  }
+
+  /**
+   * Runs `fn` with every read of this client pinned to one revision: reads
+   * inside `fn`, and in everything it starts or awaits (services it calls,
+   * an OpenFeature provider on this client), answer from the snapshot served
+   * when `fn` started, even if changes land meanwhile. The revision is
+   * released when `fn` returns, or when the promise it returns settles.
+   * Nested calls keep the outer revision. For queue workers, cron jobs,
+   * scripts; `@vane/nestjs` and `@vane/express` do it for every request.
+   *
+   * Pinned: `config`, `configLookup`, `configs`, `flag`, `flagState`,
+   * `flagKeys`, the secret reads, `revision`, `serviceKind`, `serviceSlug`,
+   * and the keys `evaluateAb` knows. Live: change, update and status
+   * listeners, `invalidConfigs`, `status`, `connected`, `stale`. A scope
+   * that outlives `pinMaxAgeMs` after its revision was replaced reads live
+   * from then on.
+   *
+   * @returns what `fn` returns.
+   */
+  runPinned<T>(fn: () => T): T {
+    if (this.#pin() !== undefined) return fn();
+    const snapshot = this.snapshot();
+    let result: T;
+    try {
+      result = snapshot.run(fn);
+    } catch (err) {
+      snapshot.release();
+      throw err;
+    }
+    if (result instanceof Promise) return result.finally(() => snapshot.release()) as T;
+    snapshot.release();
+    return result;
+  }
+
+  /** Replaced revisions pinned scopes and snapshots still hold, and file-secret versions on disk. @internal */
+  get pinStats(): { readonly heldRevisions: number; readonly fileVersions: number } {
+    return { heldRevisions: this.#pins.heldReplaced, fileVersions: this.#store.heldFileVersions };
   }
 
   // State.
@@ -332,17 +458,17 @@ export class VaneClient implements VaneReader {
 
   /** The service kind the server reports (`frontend` means no secrets). */
   get serviceKind(): string {
-    return this.#store.snapshot.service.kind;
+    return this.#state().snapshot.service.kind;
   }
 
   /** The service slug the server reports. */
   get serviceSlug(): string {
-    return this.#store.snapshot.service.slug;
+    return this.#state().snapshot.service.slug;
   }
 
-  /** Revision of the cached snapshot. */
+  /** Revision of the cached snapshot (inside a pinned scope, of the scope's). */
   get revision(): number {
-    return this.#store.snapshot.revision;
+    return this.#state().snapshot.revision;
   }
 
   /**
@@ -379,6 +505,15 @@ export class VaneClient implements VaneReader {
    */
   get stale(): StaleState | null {
     return this.#status.facts.stale ?? null;
+  }
+
+  /**
+   * The client's OpenTelemetry side (option `telemetry`): record a flag
+   * decision of your own code as a `feature_flag.evaluation` span event, the
+   * way Vane's guards do. A no-op without `@opentelemetry/api`.
+   */
+  get telemetry(): VaneTelemetry {
+    return this.#o.telemetry;
   }
 
   /** True once {@link VaneClient.close} was called. */
@@ -458,10 +593,13 @@ export class VaneClient implements VaneReader {
    */
   sync(): Promise<SyncResult> {
     if (this.closed) return Promise.reject(new ClientClosedError());
-    return this.#sync.sync().catch((error: unknown) => {
-      this.#supervisor.report({ type: 'foreground-failed', error });
-      throw error;
-    });
+    // Out of any pinned scope: what the sync installs (and its listeners) is live.
+    return this.#scope
+      .exit(() => this.#sync.sync())
+      .catch((error: unknown) => {
+        this.#supervisor.report({ type: 'foreground-failed', error });
+        throw error;
+      });
   }
 
   /**
@@ -484,10 +622,12 @@ export class VaneClient implements VaneReader {
    */
   async evaluateAb(keys: readonly string[], context: AbContext): Promise<AbResults> {
     const { userId, attributes } = normalizeAbContext(context);
-    const { flags, revision } = this.#store.snapshot;
+    // Which keys exist: the scope's revision. The answer cache follows the service's (live) revision.
+    const flags = this.#state().snapshot.flags;
+    const revision = this.#store.snapshot.revision;
     const plan = planAbEvaluation(keys, (key) => flags.has(key));
     if (this.closed) throw new ClientClosedError();
-    return this.#ab.evaluate(plan, userId, attributes, revision);
+    return this.#o.telemetry.evaluateAb(plan, userId, () => this.#ab.evaluate(plan, userId, attributes, revision));
   }
 
   /**
@@ -543,7 +683,9 @@ export class VaneClient implements VaneReader {
     if (this.#closing) return this.#closing;
     this.#status.update({ closed: true, connected: false });
     this.#status.listeners.clear();
+    this.#o.telemetry.stop();
     this.#store.stop();
+    this.#pins.close();
     this.#lastKnownGood?.stop();
     this.#closeController.abort();
     this.#closing = (async () => {

@@ -85,7 +85,7 @@ describe('AbBatch', () => {
     ]);
   });
 
-  it('rejects when the context factory itself throws, or without one', async () => {
+  it('fails closed when the context factory itself throws (the rule of every adapter); rejects without one', async () => {
     const { client } = fakeClient(() => ({}));
     const failing = new AbBatch(
       client,
@@ -95,7 +95,7 @@ describe('AbBatch', () => {
       },
       new WeakMap(),
     );
-    await expect(failing.evaluate(['x'])).rejects.toThrow('session store down');
+    expect({ ...(await failing.evaluate(['x'])) }).toEqual({ x: false });
     const none = new AbBatch(client, fakeRequest('GET'), undefined, new WeakMap());
     await expect(none.evaluate(['x'])).rejects.toMatchObject({ code: 'VANE_INVALID_ARGUMENT' });
   });

@@ -29,7 +29,9 @@ import type { VaneExpressOptions } from './vane-express.options.js';
 export async function createVane(options: VaneExpressOptions): Promise<VaneExpress> {
   if (typeof options !== 'object' || options === null)
     throw new InvalidArgumentError('createVane: options must be an object');
-  const { abContext, flagOff, ...clientOptions } = options;
+  const { abContext, flagOff, consistentReads, ...clientOptions } = options;
+  if (consistentReads !== undefined && typeof consistentReads !== 'boolean')
+    throw new InvalidArgumentError('consistentReads must be a boolean');
   if (abContext !== undefined && typeof abContext !== 'function')
     throw new InvalidArgumentError('abContext must be a function of the request');
   checkFlagOffOptions(flagOff);
@@ -41,5 +43,11 @@ export async function createVane(options: VaneExpressOptions): Promise<VaneExpre
     (options.logger ?? consoleLogger).error(initialSyncFailureLine(err));
     throw err;
   }
-  return new VaneExpress({ client, abContext, flagOff, logger: options.logger });
+  return new VaneExpress({
+    client,
+    abContext,
+    flagOff,
+    logger: options.logger,
+    consistentReads: consistentReads ?? true,
+  });
 }

@@ -1,7 +1,7 @@
 /**
  * `@vane/express`: Vane for Express 4 and 5. `createVane()` runs the blocking
- * initial sync; `vane.middleware()` puts live configs, flags and secrets on
- * `req.vane`; `vane.requireFlag()` guards routes (plain or A/B, batched per
+ * initial sync; `vane.middleware()` puts configs, flags and secrets on
+ * `req.vane`, one revision per request; `vane.requireFlag()` guards routes (plain or A/B, batched per
  * request); `vane.errorHandler()` answers Vane errors with clean JSON;
  * `vane.close()` shuts down.
  *

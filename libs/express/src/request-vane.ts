@@ -8,9 +8,10 @@ import type { AbResults, VaneReader } from '@vane/client';
 /**
  * The accessor `vane.middleware()` puts on every request as `req.vane`: the
  * client's read-only surface ({@link VaneReader} from `@vane/client`) plus
- * the request's A/B evaluation. Reads are synchronous and live: each call reads the client's current
- * cache, so a change pushed by the service is seen by the next read. The
- * semantics are the client's: a missing config gives the default (or
+ * the request's A/B evaluation. Reads are synchronous and answer from the
+ * revision the request is pinned to, the one served when it arrived (with
+ * `consistentReads: false`, the client's cache, read live). The semantics
+ * are the client's: a missing config gives the default (or
  * `undefined`), a missing flag gives the default (`false`), a missing secret
  * gives `null`.
  *

@@ -7,6 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import {
   checkFlagKeys,
+  checkFlagOffOptions as checkOffOptions,
   flagDenialOf,
   InvalidArgumentError,
   runStartupCheck,
@@ -37,24 +38,13 @@ export interface FlagGuardDeps {
   readonly hasAbContext: boolean;
   readonly flagOff: FlagOffOptions | undefined;
   readonly logger: VaneLogger;
-  accessorFor(req: Request): RequestVaneAccessor;
-}
-
-function checkOff(options: FlagOffOptions | undefined, where: string): void {
-  if (!options) return;
-  const { status, error, handler } = options;
-  if (status !== undefined && (!Number.isInteger(status) || status < 100 || status > 599)) {
-    throw new InvalidArgumentError(`${where}: status must be an HTTP status code (an integer from 100 to 599)`);
-  }
-  if (error !== undefined && typeof error !== 'function')
-    throw new InvalidArgumentError(`${where}: error must be a function that returns an Error`);
-  if (handler !== undefined && typeof handler !== 'function')
-    throw new InvalidArgumentError(`${where}: handler must be a function`);
+  /** The request's `req.vane` (made with the request's revision on its first Vane touch). */
+  accessorFor(req: Request, res: Response): RequestVaneAccessor;
 }
 
 /** Validates a `flagOff` option. @throws InvalidArgumentError */
 export function checkFlagOffOptions(options: FlagOffOptions | undefined): void {
-  checkOff(options, 'flagOff');
+  checkOffOptions(options, 'flagOff');
 }
 
 /** The part of Express's `req.route` (Express 4 and 5) that tells which handlers the route has. */
@@ -108,7 +98,7 @@ export function createFlagGuard(
   );
   if (typeof options !== 'object' || options === null)
     throw new InvalidArgumentError('requireFlag: options must be an object');
-  checkOff(options, 'requireFlag');
+  checkOffOptions(options, 'requireFlag');
   const own = options.status !== undefined || options.error !== undefined || options.handler !== undefined;
   const off: FlagOffOptions = own ? options : (deps.flagOff ?? {});
   const ab = options.ab === true;
@@ -117,35 +107,36 @@ export function createFlagGuard(
       'requireFlag(…, { ab: true }): give createVane() an abContext option to tell the user of a request',
     );
 
-  const denialFor = (key: string): FlagDenial => flagDenialOf(deps.client, key, ab);
-
+  // Guards read through the request's accessor: the revision the request is pinned to.
   if (!ab) {
     const plain: RequestHandler = function vaneFlagGuard(req, res, next) {
-      deps.accessorFor(req);
-      const offKey = list.find((key) => !deps.client.flag(key));
-      if (offKey === undefined) return next();
-      deny(off, plain, req, res, next, denialFor(offKey));
+      const reader = deps.accessorFor(req, res);
+      const offKey = list.find((key) => {
+        // A feature_flag.evaluation event on the request's span, when the app traces.
+        deps.client.telemetry.recordFlag(key);
+        return !reader.flag(key);
+      });
+      if (offKey === undefined) return reader.continue(next);
+      deny(off, plain, req, res, next, flagDenialOf(reader, offKey, ab));
     };
     return plain;
   }
 
   const guard: RequestHandler = function vaneAbFlagGuard(req, res, next) {
-    deps
-      .accessorFor(req)
-      .batch.evaluate(list)
-      .then(
-        (results) => {
-          const offKey = list.find((key) => !results[key]);
-          if (offKey === undefined) return next();
-          try {
-            deny(off, guard, req, res, next, denialFor(offKey));
-          } catch (err) {
-            // A user handler that throws here is outside Express's own try/catch.
-            next(err);
-          }
-        },
-        (err: unknown) => next(err),
-      );
+    const reader = deps.accessorFor(req, res);
+    reader.batch.evaluate(list).then(
+      (results) => {
+        const offKey = list.find((key) => !results[key]);
+        if (offKey === undefined) return reader.continue(next);
+        try {
+          deny(off, guard, req, res, next, flagDenialOf(reader, offKey, ab));
+        } catch (err) {
+          // A user handler that throws here is outside Express's own try/catch.
+          next(err);
+        }
+      },
+      (err: unknown) => next(err),
+    );
   };
   deps.registry.set(guard, list);
   return guard;

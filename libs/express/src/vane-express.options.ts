@@ -77,4 +77,15 @@ export interface VaneExpressOptions extends VaneClientOptions {
    * @default `{}`: the request falls through to the app's own 404 handling
    */
   flagOff?: FlagOffOptions;
+  /**
+   * One revision per request: from `vane.middleware()` (or the first guard,
+   * when no middleware runs before it) until the response closes, `req.vane`
+   * reads, guard decisions, and `vane.client` reads made in the rest of the
+   * request's chain (the services its handlers call, OpenFeature on the
+   * client) answer from the snapshot current when the request began, even
+   * if changes land meanwhile. `false`: every read is live. How long a
+   * revision may be held: the client's `pinMaxAgeMs`.
+   * @default true
+   */
+  consistentReads?: boolean;
 }

@@ -11,7 +11,7 @@ import {
   type VaneClientStatus,
   type VaneLogger,
 } from '@vane/client';
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { AbBatch, type AbGuardRegistry } from './ab-batch.js';
 import { createErrorHandler, type ErrorHandlerOptions } from './error-handler.js';
 import { createFlagGuard, type RequireFlagOptions } from './require-flag.js';
@@ -24,6 +24,8 @@ export interface VaneExpressParts {
   readonly abContext: AbContextFactory | undefined;
   readonly flagOff: FlagOffOptions | undefined;
   readonly logger: VaneLogger | undefined;
+  /** One revision per request (the `consistentReads` option). */
+  readonly consistentReads: boolean;
 }
 
 /**
@@ -45,6 +47,7 @@ export class VaneExpress {
   readonly #abContext: AbContextFactory | undefined;
   readonly #flagOff: FlagOffOptions | undefined;
   readonly #logger: VaneLogger;
+  readonly #consistentReads: boolean;
   readonly #registry: AbGuardRegistry = new WeakMap();
   readonly #accessors = new WeakMap<Request, RequestVaneAccessor>();
   #closing: Promise<void> | undefined;
@@ -55,6 +58,7 @@ export class VaneExpress {
     this.#abContext = parts.abContext;
     this.#flagOff = parts.flagOff;
     this.#logger = parts.logger ?? consoleLogger;
+    this.#consistentReads = parts.consistentReads;
   }
 
   /**
@@ -68,13 +72,18 @@ export class VaneExpress {
   }
 
   /**
-   * The middleware that sets `req.vane` (see {@link RequestVane}). Mount it
-   * before the routes that read it: `app.use(vane.middleware())`.
+   * The middleware that sets `req.vane` (see {@link RequestVane}) and, with
+   * `consistentReads` (the default), pins the request to the revision served
+   * now: `req.vane`, the guards and `vane.client` reads in the rest of the
+   * chain answer from it until the response closes. Mount it before the
+   * routes that read it, after body parsers (a middleware that resumes the
+   * chain from a stream event, as body parsers do, leaves the pinned scope
+   * for `vane.client` reads; `req.vane` stays pinned):
+   * `app.use(express.json(), vane.middleware())`.
    */
   middleware(): RequestHandler {
-    return (req, _res, next) => {
-      this.#accessorFor(req);
-      next();
+    return (req, res, next) => {
+      this.#accessorFor(req, res).continue(next);
     };
   }
 
@@ -100,7 +109,7 @@ export class VaneExpress {
         hasAbContext: this.#abContext !== undefined,
         flagOff: this.#flagOff,
         logger: this.#logger,
-        accessorFor: (req) => this.#accessorFor(req),
+        accessorFor: (req, res) => this.#accessorFor(req, res),
       },
       keys,
       options,
@@ -145,12 +154,16 @@ export class VaneExpress {
     return (this.#closing ??= this.client.close());
   }
 
-  #accessorFor(req: Request): RequestVaneAccessor {
+  #accessorFor(req: Request, res: Response): RequestVaneAccessor {
     let accessor = this.#accessors.get(req);
     if (!accessor) {
+      const snapshot = this.#consistentReads ? this.client.snapshot() : undefined;
+      // The request's revision is let go once its response is done (sent, or the connection gone).
+      if (snapshot !== undefined) res.once('close', () => snapshot.release());
       accessor = new RequestVaneAccessor(
-        this.client,
+        snapshot ?? this.client,
         new AbBatch(this.client, req, this.#abContext, this.#registry, this.#logger),
+        snapshot,
       );
       this.#accessors.set(req, accessor);
       req.vane = accessor;

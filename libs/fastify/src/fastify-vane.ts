@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import type { AbResults, VaneClient, VaneClientStatus, VaneLogger } from '@vane/client';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { createErrorHandler, type VaneFastifyErrorHandler } from './error-handler.js';
 import { createFlagGuard, type GuardInfo, type VaneFlagGuard } from './flag-guard.js';
 import { pinoVaneLogger } from './pino-vane-logger.js';
@@ -32,6 +32,8 @@ export interface FastifyVaneParts {
   readonly flagOff: FlagOffOptions | undefined;
   /** The plugin's `logger` option: undefined for `request.log`. */
   readonly logger: VaneLogger | undefined;
+  /** One revision per request (the `consistentReads` option). */
+  readonly consistentReads: boolean;
 }
 
 /**
@@ -109,6 +111,7 @@ export class FastifyVane {
     return createFlagGuard(
       {
         client: this.client,
+        readerFor: (request) => this.accessorFor(request),
         hasAbContext: this.#parts.abContext !== undefined,
         flagOff: this.#parts.flagOff,
         evaluate: (request, list) => this.accessorFor(request).evaluate(list),
@@ -129,21 +132,41 @@ export class FastifyVane {
     return typeof hook === 'function' ? this.#guards.get(hook) : undefined;
   }
 
-  /** @internal The request's `request.vane`, made on first use. */
-  accessorFor(request: FastifyRequest): RequestVaneAccessor {
+  /**
+   * @internal The request's `request.vane`, made on first use. Made by the
+   * plugin's `onRequest` hook, with `reply`, it holds the request's revision
+   * until the response closes; made elsewhere (a request outside the
+   * plugin's scope), it reads live.
+   */
+  accessorFor(request: FastifyRequest, reply?: FastifyReply): RequestVaneAccessor {
     const holder = request as unknown as RequestWithAccessor;
     let accessor = holder[ACCESSOR];
     if (!accessor) {
-      const { client, abContext, logger } = this.#parts;
+      const { client, abContext, logger, consistentReads } = this.#parts;
       const evaluate: (keys: readonly string[]) => Promise<AbResults> = requestAbEvaluation(
         client,
         request,
         abContext,
         logger ?? pinoVaneLogger(request.log),
       );
-      accessor = new RequestVaneAccessor(client, evaluate);
+      const snapshot = consistentReads && reply !== undefined ? client.snapshot() : undefined;
+      // The request's revision is let go once its response is done (sent, or the connection gone).
+      if (snapshot !== undefined) reply!.raw.once('close', () => snapshot.release());
+      accessor = new RequestVaneAccessor(snapshot ?? client, evaluate, snapshot);
       holder[ACCESSOR] = accessor;
     }
     return accessor;
   }
+
+  /**
+   * @internal The plugin's `onRequest` and `preHandler` hook: takes the
+   * request's revision (on arrival) and runs the rest of the request in its
+   * pinned scope. Run again before the handlers, since reading a body
+   * resumes the request from a stream event, outside the scope.
+   */
+  readonly pinHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const snapshot = this.accessorFor(request, reply).snapshot;
+    if (snapshot === undefined) done();
+    else snapshot.run(done);
+  };
 }

@@ -4,7 +4,16 @@
  * @packageDocumentation
  */
 import { STATUS_CODES } from 'node:http';
-import { checkFlagKeys, InvalidArgumentError, type AbResults, type FlagDenial, type VaneClient } from '@vane/client';
+import {
+  checkFlagKeys,
+  checkFlagOffOptions,
+  flagDenialOf,
+  InvalidArgumentError,
+  type AbResults,
+  type FlagDenial,
+  type VaneClient,
+  type VaneReader,
+} from '@vane/client';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { FlagOffOptions, RequireFlagOptions } from './vane-fastify.options.js';
 
@@ -23,28 +32,16 @@ export interface GuardInfo {
 /** What a guard needs from its plugin. Internal. */
 export interface FlagGuardDeps {
   readonly client: VaneClient;
+  /** What a request's guard reads: the revision the request is pinned to (`request.vane`). */
+  readerFor(request: FastifyRequest): VaneReader;
   readonly hasAbContext: boolean;
   readonly flagOff: FlagOffOptions | undefined;
   /** The request's A/B memo (the one behind `request.vane.ab()`). */
   evaluate(request: FastifyRequest, keys: readonly string[]): Promise<AbResults>;
 }
 
-/**
- * Validates flag-off options.
- * @throws InvalidArgumentError - for a status that is not 100–599, or an `error`/`handler` that is not a function.
- */
-export function checkFlagOffOptions(options: FlagOffOptions | undefined, where: string): void {
-  if (options === undefined) return;
-  if (typeof options !== 'object' || options === null)
-    throw new InvalidArgumentError(`${where}: options must be an object`);
-  const { status, error, handler } = options;
-  if (status !== undefined && (!Number.isInteger(status) || status < 100 || status > 599))
-    throw new InvalidArgumentError(`${where}: status must be an HTTP status code (an integer from 100 to 599)`);
-  if (error !== undefined && typeof error !== 'function')
-    throw new InvalidArgumentError(`${where}: error must be a function that returns an Error`);
-  if (handler !== undefined && typeof handler !== 'function')
-    throw new InvalidArgumentError(`${where}: handler must be a function`);
-}
+/** Validates flag-off options: the rule of every adapter, from `@vane/client`. */
+export { checkFlagOffOptions };
 
 /** Answers a refused request as `off` says; `done` is called only to hand an error on. */
 function deny(
@@ -96,16 +93,13 @@ export function createFlagGuard(
       `${where}: an A/B flag guard (ab: true) needs the Vane plugin's abContext option, to tell the user of a request`,
     );
   const { client } = deps;
-  const denialFor = (key: string): FlagDenial => ({
-    key,
-    reason: client.flagState(key).defined ? 'off' : 'undefined',
-    ab,
-  });
 
   if (!ab) {
     const plain: VaneFlagGuard = function vaneFlagGuard(request, reply, done) {
+      const reader = deps.readerFor(request);
       for (const key of list) {
-        if (!client.flag(key)) return deny(off, request, reply, done, denialFor(key));
+        client.telemetry.recordFlag(key); // a feature_flag.evaluation event on the request's span, when tracing
+        if (!reader.flag(key)) return deny(off, request, reply, done, flagDenialOf(reader, key, ab));
       }
       done();
     };
@@ -118,7 +112,7 @@ export function createFlagGuard(
         const offKey = list.find((key) => !results[key]);
         if (offKey === undefined) return done();
         try {
-          deny(off, request, reply, done, denialFor(offKey));
+          deny(off, request, reply, done, flagDenialOf(deps.readerFor(request), offKey, ab));
         } catch (err) {
           done(err as Error);
         }

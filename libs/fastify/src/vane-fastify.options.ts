@@ -120,6 +120,17 @@ export interface VaneFastifyPluginOptions {
    */
   readonly startupCheck?: 'log' | 'off';
   /**
+   * One revision per request: from the request's arrival (the plugin's
+   * `onRequest` hook) until its response closes, `request.vane` reads,
+   * guard decisions, and `app.vane.client` reads made while the request's
+   * hooks and handler run (the services they call, OpenFeature on the
+   * client) answer from the snapshot current when the request arrived, even
+   * if changes land meanwhile. `false`: every read is live. How long a
+   * revision may be held: the client's `pinMaxAgeMs`.
+   * @default true
+   */
+  readonly consistentReads?: boolean;
+  /**
    * Where Vane logs: the client (when the plugin creates it), failed A/B
    * evaluations, the startup check, the error handler.
    * @default the app's logger (`app.log`, pino; `request.log` for a request's lines)

@@ -53,7 +53,9 @@ interface AllOptions extends Partial<VaneClientOptions>, VaneFastifyPluginOption
 
 /** Validates the plugin's own options. @throws InvalidArgumentError */
 function checkOptions(options: AllOptions): void {
-  const { abContext, errorHandler, startupCheck, client, closeClient } = options;
+  const { abContext, errorHandler, startupCheck, client, closeClient, consistentReads } = options;
+  if (consistentReads !== undefined && typeof consistentReads !== 'boolean')
+    throw new InvalidArgumentError('the Vane plugin: consistentReads must be a boolean');
   if (abContext !== undefined && typeof abContext !== 'function')
     throw new InvalidArgumentError('the Vane plugin: abContext must be a function of the request');
   checkFlagOffOptions(options.flagOff, 'the Vane plugin: flagOff');
@@ -85,6 +87,7 @@ async function clientFor(
     startupCheck: _startupCheck,
     client: _client,
     closeClient: _closeClient,
+    consistentReads: _consistentReads,
     prefix: _prefix,
     logLevel: _logLevel,
     logSerializers: _logSerializers,
@@ -125,6 +128,7 @@ const plugin: FastifyPluginAsync<VaneFastifyOptions> = async (fastify, rawOption
     abContext: options.abContext,
     flagOff: options.flagOff,
     logger: options.logger,
+    consistentReads: options.consistentReads !== false,
   });
   if (owned) fastify.addHook('onClose', () => client.close());
 
@@ -135,6 +139,12 @@ const plugin: FastifyPluginAsync<VaneFastifyOptions> = async (fastify, rawOption
       return vane.accessorFor(this);
     },
   });
+
+  if (options.consistentReads !== false) {
+    // One revision per request: taken on arrival, entered again once the body is read.
+    fastify.addHook('onRequest', vane.pinHook);
+    fastify.addHook('preHandler', vane.pinHook);
+  }
 
   if (options.errorHandler !== false)
     fastify.setErrorHandler(vane.errorHandler(typeof options.errorHandler === 'object' ? options.errorHandler : {}));

@@ -323,7 +323,12 @@ describe('admin API (/admin/v1)', () => {
     const answer = await admin(server, 'PUT', '/services/shop/configs/db.host', { value: 'db2' });
     expect(answer.status).toBe(200);
     const patch = await reader.event(2);
-    expect(JSON.parse(patch.data)).toEqual({ base: 1, revision: 2, configs: { 'db.host': 'db2' } });
+    expect(JSON.parse(patch.data)).toEqual({
+      base: 1,
+      revision: 2,
+      configs: { 'db.host': 'db2' },
+      committed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
     reader.close();
   });
 });

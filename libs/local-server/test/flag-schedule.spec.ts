@@ -56,6 +56,8 @@ describe('flag schedules (starts_at / ends_at)', () => {
       base: revision,
       revision: revision + 1,
       flags: { launch: { is_enabled: true, starts_at: at(60_000), ends_at: at(120_000), is_active: true } },
+      // Committed when the boundary passed, on the server's clock.
+      committed_at: new Date(T0 + 60_000).toISOString(),
     });
     expect(await flagOf('launch')).toEqual({ revision: revision + 1, active: true });
 

@@ -1,9 +1,18 @@
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { ManualClock, startLocalServer, type LocalServer } from '../src/index.js';
 import { call, openStream, type StreamReader } from './support/http-client.js';
 import { DEFAULT_WAIT_MS, TEST_KEYS, testSeed, withTimeout } from '../src/testing/index.js';
 
+/** RFC 3339 in UTC with milliseconds, as `committed_at` is (PROTOCOL §6). */
+const RFC3339_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** Event `n`; a patch's `committed_at` is checked for its form and left out of `json`. */
 const data = (reader: StreamReader, n: number) =>
-  reader.event(n).then((e) => ({ ...e, json: JSON.parse(e.data) as Record<string, unknown> }));
+  reader.event(n).then((e) => {
+    const { committed_at: committedAt, ...json } = JSON.parse(e.data) as Record<string, unknown>;
+    if (e.event === 'patch') expect(committedAt).toMatch(RFC3339_MS);
+    else expect(committedAt).toBeUndefined();
+    return { ...e, json };
+  });
 
 describe('GET /v1/stream', () => {
   let server: LocalServer;
@@ -29,6 +38,27 @@ describe('GET /v1/stream', () => {
     expect(reader.headers['cache-control']).toBe('no-cache');
     const first = await data(reader, 1);
     expect(first).toMatchObject({ event: 'resync', id: '1', json: { revision: 1 } });
+  });
+
+  it("stamps every patch with committed_at: the server's clock when the change was committed, in ms", async () => {
+    const clock = new ManualClock(Date.parse('2026-11-24T10:00:00.000Z'));
+    const timed = await startLocalServer({ seed: testSeed(), clock });
+    try {
+      const reader = await openStream(timed, { slug: 'shop', key: TEST_KEYS.shopSecret });
+      readers.push(reader);
+      await reader.event(1);
+      clock.advance(123);
+      timed.admin.setConfig('shop', 'db.pool.max', 31);
+      clock.advance(1000);
+      timed.admin.deleteConfig('shop', 'banner.text');
+      const times = [2, 3].map(
+        async (n) => (JSON.parse((await reader.event(n)).data) as { committed_at: string }).committed_at,
+      );
+      expect(await Promise.all(times)).toEqual(['2026-11-24T10:00:00.123Z', '2026-11-24T10:00:01.123Z']);
+    } finally {
+      readers.splice(0).forEach((r) => r.close());
+      await timed.close();
+    }
   });
 
   it('answers auth, slug and billing errors with their statuses before any event', async () => {

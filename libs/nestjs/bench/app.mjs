@@ -2,6 +2,7 @@
 // app on the built @vane/nestjs with three identical routes: GET /open,
 // GET /guarded (behind @FeatureFlag('bench-flag')) and GET /noop (behind a
 // guard that returns true, for reference). Prints {"port": n} when ready.
+// With `--no-pinning`, the module reads live (`consistentReads: false`).
 import 'reflect-metadata';
 import { Controller, Get, Module, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -46,7 +47,14 @@ Controller()(BenchController);
 
 class BenchModule {}
 Module({
-  imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('bench'), apiKey: KEY })],
+  // `--no-pinning`: every read live (the pinning benchmark's baseline).
+  imports: [
+    VaneModule.forRoot({
+      baseUrl: server.baseUrl('bench'),
+      apiKey: KEY,
+      consistentReads: !process.argv.includes('--no-pinning'),
+    }),
+  ],
   controllers: [BenchController],
 })(BenchModule);
 

@@ -49,9 +49,12 @@ export class FeatureFlagGuard implements CanActivate {
     if (this.flags.passedByGuard(context)) return true;
     if (this.shouldSkip(context)) return this.#pass(context);
     if (requirement.ab) return this.#checkAb(requirement, context).then(() => this.#pass(context));
+    // The request's revision (taken here if this is its first Vane touch): the handler reads the same.
+    const reader = this.flags.readerFor(context);
     for (const key of requirement.keys) {
-      if (this.client.flag(key)) continue;
-      return this.#refuse(flagDenialOf(this.client, key, false), requirement, context);
+      this.client.telemetry.recordFlag(key); // a feature_flag.evaluation event on the request's span, when tracing
+      if (reader.flag(key)) continue;
+      return this.#refuse(flagDenialOf(reader, key, false), requirement, context);
     }
     return this.#pass(context);
   }

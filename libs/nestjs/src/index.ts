@@ -32,6 +32,8 @@ export {
   type FeatureFlagRequirementReader,
   type RequestFlagState,
 } from './vane-request-flags.service.js';
+export { VaneRequestPins } from './vane-request-pins.service.js';
+export { VanePinInterceptor } from './vane-pin.interceptor.js';
 export { FeatureFlag } from './feature-flag.decorator.js';
 export { FeatureFlagRequirement } from './feature-flag.metadata.js';
 export { FeatureFlagGuard } from './feature-flag.guard.js';

@@ -101,3 +101,41 @@ export function callKeyOf(context: ExecutionContext): object | undefined {
       return undefined;
   }
 }
+
+/** What a call's end is told by: the Node response of an HTTP exchange. */
+interface ClosingResponse {
+  once(event: 'close', listener: () => void): unknown;
+  readonly closed?: boolean;
+}
+
+function closingResponse(value: unknown): ClosingResponse | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  // Express's response is Node's; Fastify's reply carries it as `raw`.
+  const raw = (value as { raw?: unknown }).raw ?? value;
+  return typeof (raw as { once?: unknown }).once === 'function' &&
+    typeof (raw as { writeHead?: unknown }).writeHead === 'function'
+    ? (raw as ClosingResponse)
+    : undefined;
+}
+
+/**
+ * The Node HTTP response of a call, whose `close` event ends it: over HTTP
+ * the platform's response (Express) or reply's `raw` (Fastify); in GraphQL
+ * the response of the HTTP request the operation came in (`context.res`,
+ * `context.reply`, or the request's `res`, which Express sets). `undefined`
+ * for a microservice message, a WebSocket message, or GraphQL over another
+ * transport: such calls end with their handler.
+ * @internal
+ */
+export function responseOf(context: ExecutionContext): ClosingResponse | undefined {
+  switch (context.getType<string>()) {
+    case 'http':
+      return closingResponse(context.switchToHttp().getResponse());
+    case 'graphql': {
+      const gql = graphqlContextOf(context) as { res?: unknown; reply?: unknown; req?: { res?: unknown } } | undefined;
+      return closingResponse(gql?.res) ?? closingResponse(gql?.reply) ?? closingResponse(gql?.req?.res);
+    }
+    default:
+      return undefined;
+  }
+}

@@ -14,6 +14,7 @@ export function clientOptionsOf(options: VaneModuleOptions, logger: VaneLogger):
     mirrorToConfigService: _mirror,
     healthMaxSnapshotAgeMs: _healthMaxSnapshotAgeMs,
     drainTimeoutMs: _drainTimeoutMs,
+    consistentReads: _consistentReads,
     ...client
   } = options;
   return { ...client, logger: options.logger ?? logger };

@@ -1,12 +1,13 @@
-import { Inject, Injectable, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Optional, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { RequestAbEvaluation, VaneClient, type AbResults, type VaneLogger } from '@vane/client';
+import { RequestAbEvaluation, VaneClient, type AbResults, type VaneLogger, type VaneReader } from '@vane/client';
 import { featureFlagRequirementOf } from './feature-flag.metadata.js';
 import type { FeatureFlagMetadata } from './interfaces/feature-flag-options.interface.js';
 import type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';
 import { VANE_CONTEXT_FACTORY, VANE_LOGGER } from './vane.constants.js';
 import { paramsOf } from './utils/param-metadata.js';
 import { requestKeyOf } from './utils/request-key.js';
+import { VaneRequestPins } from './vane-request-pins.service.js';
 
 /** A flag's answer for one request. */
 export interface RequestFlagState {
@@ -52,7 +53,17 @@ export class VaneRequestFlags {
     private readonly reflector: Reflector,
     @Inject(VANE_CONTEXT_FACTORY) private readonly contextFactory: VaneContextFactory,
     @Inject(VANE_LOGGER) private readonly logger: VaneLogger,
+    @Optional() private readonly pins?: VaneRequestPins,
   ) {}
+
+  /**
+   * What the request of `context` reads through: the revision it is pinned
+   * to (taken now if this is its first Vane touch), or the client (live)
+   * with `consistentReads: false`.
+   */
+  readerFor(context: ExecutionContext): VaneReader {
+    return this.pins?.readerFor(context) ?? this.client;
+  }
 
   /**
    * A flag's state for this request. Without `ab` it is the flag's
@@ -60,7 +71,7 @@ export class VaneRequestFlags {
    * user's evaluation, from the request's one batched call.
    */
   async state(key: string, ab: boolean, context: ExecutionContext): Promise<RequestFlagState> {
-    const { defined, active } = this.client.flagState(key);
+    const { defined, active } = this.readerFor(context).flagState(key);
     if (!ab || !defined) return { defined, on: active };
     const results = await this.abResults(context, [key]);
     return { defined, on: results[key] === true };

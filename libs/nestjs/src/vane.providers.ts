@@ -1,4 +1,5 @@
 import type { Provider } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { VaneClient } from '@vane/client';
 import { ConfigServiceMirror } from './config-service.mirror.js';
 import { FeatureFlagGuard } from './feature-flag.guard.js';
@@ -10,13 +11,18 @@ import { vaneContextFactoryProvider } from './vane-context.provider.js';
 import { VaneLifecycle } from './vane-lifecycle.service.js';
 import { VaneObservables } from './vane.observables.js';
 import { VaneRequestFlags } from './vane-request-flags.service.js';
+import { VaneRequestPins } from './vane-request-pins.service.js';
+import { VanePinInterceptor } from './vane-pin.interceptor.js';
 import { VaneStartupCheck } from './vane-startup-check.service.js';
 
 /** Providers every Vane module has beside the client (the real one and the testing one). @internal */
 export const VANE_SHARED_PROVIDERS: Provider[] = [
   vaneContextFactoryProvider,
   VaneObservables,
+  VaneRequestPins,
   VaneRequestFlags,
+  // Every handler runs in its call's pinned scope (one revision per request).
+  { provide: APP_INTERCEPTOR, useClass: VanePinInterceptor },
   FeatureFlagGuard,
   SecretPipe,
   FlagPipe,
@@ -33,6 +39,7 @@ export const VANE_EXPORTS = [
   VANE_CONTEXT_FACTORY,
   VANE_LOGGER,
   VaneObservables,
+  VaneRequestPins,
   VaneRequestFlags,
   FeatureFlagGuard,
   SecretPipe,

@@ -12,6 +12,7 @@ import {
   type ResolutionDetails,
   type ResolutionReason,
 } from '@openfeature/server-sdk';
+import type { FlagEvaluation } from '@vane/client';
 
 /** A value read from the snapshot of `revision`. */
 export function resolved<T>(value: T, reason: ResolutionReason, revision: number): ResolutionDetails<T> {
@@ -47,4 +48,15 @@ export function describeError(error: unknown): string {
   const code = vaneCodeOf(error);
   const message = error instanceof Error ? error.message : 'unknown error';
   return code === undefined ? message : `${code}: ${message}`;
+}
+
+/**
+ * A boolean resolution as Vane's `feature_flag.evaluation` event reports it:
+ * OpenFeature's reasons in OpenTelemetry's lower-case words, and the error
+ * code (`FLAG_NOT_FOUND` → `flag_not_found`) as `error.type`.
+ */
+export function flagEvaluationOf(key: string, details: ResolutionDetails<boolean>, userId?: string): FlagEvaluation {
+  const base = { key, value: details.value, ...(userId !== undefined && { userId }) };
+  if (details.errorCode !== undefined) return { ...base, reason: 'error', errorType: details.errorCode.toLowerCase() };
+  return { ...base, reason: details.reason === StandardResolutionReasons.DISABLED ? 'disabled' : 'static' };
 }

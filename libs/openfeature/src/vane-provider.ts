@@ -18,7 +18,7 @@ import {
 import { AbBatcher } from './ab-batcher.js';
 import { abContextOf } from './ab-context.js';
 import { ClientEventBridge } from './client-events.bridge.js';
-import { describeError, failed, jsonTypeOf, resolved, vaneCodeOf } from './resolution.js';
+import { describeError, failed, flagEvaluationOf, jsonTypeOf, resolved, vaneCodeOf } from './resolution.js';
 import { isSessionExpired, SessionWatchCredentials, type SessionObserver } from './session-watch.credentials.js';
 import { abFlagPredicate, type VaneProviderOptions, type VaneProviderSettings } from './vane-provider.options.js';
 
@@ -151,19 +151,29 @@ export class VaneProvider implements Provider {
     const state = client.flagState(flagKey);
     const revision = client.revision;
     if (!state.defined) {
-      return failed(defaultValue, ErrorCode.FLAG_NOT_FOUND, `flag "${flagKey}" is not defined`, { revision });
+      return this.#recorded(
+        client,
+        flagKey,
+        context,
+        failed(defaultValue, ErrorCode.FLAG_NOT_FOUND, `flag "${flagKey}" is not defined`, { revision }),
+      );
     }
     if (!this.#isAbFlag(flagKey)) {
-      return resolved(
-        state.active,
-        state.active ? StandardResolutionReasons.STATIC : StandardResolutionReasons.DISABLED,
-        revision,
-      );
+      const reason = state.active ? StandardResolutionReasons.STATIC : StandardResolutionReasons.DISABLED;
+      return this.#recorded(client, flagKey, context, resolved(state.active, reason, revision));
     }
     const ab = abContextOf(context);
     // Anonymous (no targetingKey): an A/B flag is off, nothing is sent, as in every Vane adapter.
-    if (ab === null) return resolved(false, StandardResolutionReasons.DISABLED, revision);
-    if (!ab.ok) return failed(defaultValue, ErrorCode.INVALID_CONTEXT, ab.message, { revision });
+    if (ab === null)
+      return this.#recorded(client, flagKey, context, resolved(false, StandardResolutionReasons.DISABLED, revision));
+    if (!ab.ok)
+      return this.#recorded(
+        client,
+        flagKey,
+        context,
+        failed(defaultValue, ErrorCode.INVALID_CONTEXT, ab.message, { revision }),
+      );
+    // From here the client's evaluateAb records the decision (or its failure), once the answer is in.
     try {
       const value = await this.#batcher!.evaluate(flagKey, ab.context, ab.batchKey);
       return resolved(value, StandardResolutionReasons.TARGETING_MATCH, client.revision);
@@ -207,6 +217,18 @@ export class VaneProvider implements Provider {
       return failed(defaultValue, ErrorCode.TYPE_MISMATCH, message, { revision });
     }
     return resolved(lookup.value as T, StandardResolutionReasons.STATIC, revision);
+  }
+
+  /** Records a flag decision made without the A/B add-on as a `feature_flag.evaluation` span event; returns it. */
+  #recorded(
+    client: VaneClient,
+    key: string,
+    context: EvaluationContext,
+    details: ResolutionDetails<boolean>,
+  ): ResolutionDetails<boolean> {
+    const userId = typeof context.targetingKey === 'string' ? context.targetingKey : undefined;
+    client.telemetry.recordFlagEvaluation(flagEvaluationOf(key, details, userId));
+    return details;
   }
 
   #notReady<T>(defaultValue: T): ResolutionDetails<T> {

@@ -9,16 +9,34 @@ import { ListenerSet } from '../store/listener-set.js';
 import type { VaneLogger } from '../util/logger.js';
 
 /**
+ * Every sync mode, in order of precedence (the first that applies is the
+ * mode): the one vocabulary of `client.status.mode`, Nest's health
+ * indicator and the `vane.client.sync.mode` metric.
+ */
+export const SYNC_MODES = Object.freeze([
+  'closed',
+  'halted',
+  'rate-limited',
+  'quarantined',
+  'stale',
+  'stream',
+  'polling',
+] as const);
+
+/**
  * How the client keeps its cache current:
  * - `stream`: the SSE stream is connected (the TTL poll runs too);
  * - `polling`: the stream is not connected (connecting, fallen back after
  *   errors, or disabled with `stream: false`); the TTL poll runs;
+ * - `stale`: the client serves its last-known-good backup (it started while
+ *   the service could not be reached) and retries until a sync succeeds;
+ *   {@link VaneClientStatus.stale} says why and since when;
  * - `rate-limited` / `quarantined`: the service answered 429; nothing is
  *   requested until {@link VaneClientStatus.retryAt};
  * - `halted`: billing overdue (402): nothing runs, the last snapshot is served;
  * - `closed`.
  */
-export type SyncMode = 'stream' | 'polling' | 'rate-limited' | 'quarantined' | 'halted' | 'closed';
+export type SyncMode = (typeof SYNC_MODES)[number];
 
 /** The client's connection state, as `client.status` and `onStatusChange` give it. */
 export interface VaneClientStatus {
@@ -121,5 +139,6 @@ function compute(facts: StatusFacts): VaneClientStatus {
   if (facts.billingOverdue) return Object.freeze({ mode: 'halted', ...base });
   if (facts.wait !== undefined)
     return Object.freeze({ mode: facts.wait.reason, ...base, retryAt: new Date(facts.wait.untilMs) });
+  if (base.stale !== undefined) return Object.freeze({ mode: 'stale', ...base });
   return Object.freeze({ mode: connected ? 'stream' : 'polling', ...base });
 }

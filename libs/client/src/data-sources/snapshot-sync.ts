@@ -5,6 +5,8 @@
  */
 import { ClientClosedError, UnexpectedResponseError } from '../errors.js';
 import { parseJsonAnswer } from '../http/json-answer.js';
+import { performance } from 'node:perf_hooks';
+import { ListenerSet } from '../store/listener-set.js';
 import type { VaneLogger } from '../util/logger.js';
 import type { ServiceHttp } from '../http/service-http.js';
 import {
@@ -26,6 +28,18 @@ export interface SyncResult {
   readonly revision: number;
 }
 
+/** How one sync or stream patch ended, as {@link SnapshotSync.onOutcome} listeners get it. */
+export interface SyncOutcome {
+  /** A `GET /v1/sync` (initial, conditional or a resync) or a stream patch applied in place. */
+  readonly kind: 'sync' | 'patch';
+  /** `200` or `304` for a sync that succeeded; absent for a patch and for a failure. */
+  readonly status?: 200 | 304;
+  /** Why it failed; absent when it succeeded. */
+  readonly error?: unknown;
+  /** From the request (or the patch's turn in the queue) to the snapshot applied, in milliseconds. */
+  readonly durationMs: number;
+}
+
 /** A promise that settles when `p` does, never rejecting (the tail of the serial queue). */
 function settled(p: Promise<unknown>): Promise<void> {
   return p.then(
@@ -43,6 +57,7 @@ function settled(p: Promise<unknown>): Promise<void> {
 export class SnapshotSync {
   #chain: Promise<void> = Promise.resolve();
   #queuedSync: Promise<SyncResult> | undefined;
+  readonly #outcomes: ListenerSet<SyncOutcome>;
 
   /**
    * @param signal - aborted by `close()`; a sync cut by it fails with `ClientClosedError`.
@@ -54,7 +69,19 @@ export class SnapshotSync {
     private readonly signal: AbortSignal,
     private readonly logger: VaneLogger,
     private readonly events: SourceEvents,
-  ) {}
+  ) {
+    this.#outcomes = new ListenerSet(logger, (o) => `sync outcome listener threw on a ${o.kind}`);
+  }
+
+  /**
+   * Subscribes to the end of every sync and every patch applied in place
+   * (not those dropped as stale, nor a close cutting one short).
+   *
+   * @returns a function that unsubscribes.
+   */
+  onOutcome(listener: (outcome: SyncOutcome) => void): () => void {
+    return this.#outcomes.add(listener, 'onOutcome');
+  }
 
   /** The initial, unconditional sync of `create()`. */
   initial(): Promise<SyncResult> {
@@ -92,7 +119,10 @@ export class SnapshotSync {
         await this.#syncNow(true);
         return;
       }
-      await this.store.apply(applyPatch(current, patch), 'patch', { committedAtMs: patch.committedAtMs });
+      const startedAt = performance.now();
+      await this.#observed('patch', startedAt, () =>
+        this.store.apply(applyPatch(current, patch), 'patch', { committedAtMs: patch.committedAtMs }),
+      );
     });
   }
 
@@ -107,7 +137,32 @@ export class SnapshotSync {
     return run;
   }
 
-  async #syncNow(conditional: boolean): Promise<SyncResult> {
+  #syncNow(conditional: boolean): Promise<SyncResult> {
+    const startedAt = performance.now();
+    return this.#observed('sync', startedAt, () => this.#fetchAndApply(conditional));
+  }
+
+  /** Runs `task` and tells the outcome listeners how it ended (a close is no outcome). */
+  async #observed<T>(kind: SyncOutcome['kind'], startedAt: number, task: () => Promise<T>): Promise<T> {
+    try {
+      const result = await task();
+      if (this.#outcomes.size > 0) {
+        const status = (result as Partial<SyncResult> | undefined)?.status;
+        this.#outcomes.emit({
+          kind,
+          ...(status !== undefined && { status: status === 'updated' ? 200 : 304 }),
+          durationMs: performance.now() - startedAt,
+        });
+      }
+      return result;
+    } catch (error) {
+      if (this.#outcomes.size > 0 && !(error instanceof ClientClosedError))
+        this.#outcomes.emit({ kind, error, durationMs: performance.now() - startedAt });
+      throw error;
+    }
+  }
+
+  async #fetchAndApply(conditional: boolean): Promise<SyncResult> {
     if (this.signal.aborted) throw new ClientClosedError();
     const headers: Record<string, string> = {};
     const etag = this.store.etag;

@@ -68,7 +68,8 @@ export class SourceSupervisor {
   start(parts: SupervisedParts): void {
     this.#parts = parts;
     parts.polling.schedule(this.#o.ttlMs);
-    parts.streaming?.schedule(0);
+    // The stream lives as long as the client: never part of the trace of whoever started it.
+    this.#o.telemetry.detach(() => parts.streaming?.schedule(0));
   }
 
   /**
@@ -107,7 +108,7 @@ export class SourceSupervisor {
       status.update({ billingOverdue: false });
       this.#o.logger.info?.('billing: the service answers again; resuming background sync');
       this.#backoff.reset();
-      streaming?.schedule(0);
+      this.#o.telemetry.detach(() => streaming?.schedule(0));
     }
     if (status.facts.wait !== undefined) status.update({ wait: undefined });
     this.#fallbackPollFailures = 0;

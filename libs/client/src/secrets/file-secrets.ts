@@ -1,6 +1,8 @@
 /**
  * File secrets on disk: a private directory (0700) of 0600 files, written
- * atomically (write, then rename) at a path that stays the same for a key.
+ * atomically (write, then rename) at a path that stays the same for a key,
+ * and beside it, for each version a revision held by a pinned scope needs,
+ * a file of that version whose content never changes.
  *
  * When files exist and what removes them is told in the client README
  * ("File secrets on disk"); in short: `close()` removes them, an exit
@@ -16,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onExit } from 'signal-exit';
 import { secretDirPrefix } from './secret-dir-owner.js';
-import { secretFileName, tempSuffix } from './secret-file-name.js';
+import { secretFileName, tempSuffix, versionedSecretFileName } from './secret-file-name.js';
 import { assertSafeSecretsDir } from './secrets-dir-check.js';
 import type { SecretRecord } from '../store/snapshot.js';
 import { removeSecretDir, removeSecretDirSync, sweepStaleSecretDirs } from './stale-secret-dirs.js';
@@ -51,6 +53,13 @@ export const SECRET_FILE_OPEN_FLAGS =
 
 let tmpCounter = 0;
 
+/** The hold count key of one version of a file secret. */
+function versionKey(key: string, version: number): string {
+  return `${version}:${key}`;
+}
+
+const noop = (): void => undefined;
+
 /**
  * Keeps the files of file-type secrets, in a directory of its own
  * (`vane-secrets-<owner>-XXXXXX`, see `secret-dir-owner.ts`) created on the
@@ -59,6 +68,12 @@ let tmpCounter = 0;
  * directory owned by the process's user and not writable by group or
  * others; it and the store's own directory are checked again before every
  * write. On close, the store's files and its directory are removed.
+ *
+ * Each key has its stable file (the live version, rewritten in place). A
+ * version that is held ({@link FileSecretStore.hold}: the snapshot served,
+ * and revisions pinned scopes still read) also gets a file of its own,
+ * `<name>.v<version>`, written with the stable one and removed once the last
+ * hold on it is released. Writes and removals run one at a time, in order.
  */
 export class FileSecretStore {
   readonly #configuredDir: string | undefined;
@@ -66,6 +81,10 @@ export class FileSecretStore {
   #dir: string | undefined;
   #swept = false;
   #closed = false;
+  /** Holds on versions (`version:key` → count); only held versions have a file of their own. */
+  readonly #holds = new Map<string, number>();
+  /** The tail of the file operations: each write or removal starts once the one before it settled. */
+  #queue: Promise<void> = Promise.resolve();
 
   /** @param dir - parent directory of the store's own; `os.tmpdir()` when omitted. */
   constructor(dir?: string) {
@@ -80,6 +99,60 @@ export class FileSecretStore {
   /** Path of a key's file (stable across syncs), once the directory exists. */
   pathFor(key: string): string | undefined {
     return this.#dir === undefined ? undefined : join(this.#dir, secretFileName(key));
+  }
+
+  /**
+   * Path of the file of one version of a key (its content never changes),
+   * once the directory exists. The file exists while the version is held
+   * and was written by {@link FileSecretStore.apply}.
+   */
+  versionPathFor(key: string, version: number): string | undefined {
+    return this.#dir === undefined ? undefined : join(this.#dir, versionedSecretFileName(key, version));
+  }
+
+  /** Number of versions held (each has a file of its own). For tests and diagnostics. */
+  get heldVersions(): number {
+    return this.#holds.size;
+  }
+
+  /**
+   * Holds the versions of the file secrets in `secrets`: {@link FileSecretStore.apply}
+   * writes a file of their own for them, kept until as many
+   * {@link FileSecretStore.release} calls. Hold before writing.
+   */
+  hold(secrets: Iterable<[string, SecretRecord]>): void {
+    for (const [key, secret] of secrets) {
+      if (secret.type !== 'file') continue;
+      const id = versionKey(key, secret.version);
+      this.#holds.set(id, (this.#holds.get(id) ?? 0) + 1);
+    }
+  }
+
+  /** Releases holds taken by {@link FileSecretStore.hold}; a version no longer held loses its file. */
+  release(secrets: Iterable<[string, SecretRecord]>): void {
+    for (const [key, secret] of secrets) {
+      if (secret.type !== 'file') continue;
+      const id = versionKey(key, secret.version);
+      const count = (this.#holds.get(id) ?? 0) - 1;
+      if (count > 0) {
+        this.#holds.set(id, count);
+        continue;
+      }
+      this.#holds.delete(id);
+      void this.#enqueue(async () => {
+        // Held again meanwhile (a version served anew): its file stays.
+        if (this.#closed || this.#holds.has(id)) return;
+        const path = this.versionPathFor(key, secret.version);
+        if (path !== undefined) await unlink(path).catch(noop);
+      }).catch(noop);
+    }
+  }
+
+  /** Runs `task` after every file operation queued before it. */
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task);
+    this.#queue = run.then(noop, noop);
+    return run;
   }
 
   /** The parent directory, checked (a configured one is created if absent). */
@@ -131,42 +204,55 @@ export class FileSecretStore {
    * @param removed - keys whose file must go (deleted, or no longer file secrets).
    * @throws SecretFileWriteError - when `secretsDir` or the store's directory is refused (the message says why).
    */
-  async apply(write: Iterable<[string, SecretRecord]>, removed: Iterable<string>): Promise<void> {
+  apply(write: Iterable<[string, SecretRecord]>, removed: Iterable<string>): Promise<void> {
+    const files = [...write].filter(([, secret]) => secret.type === 'file');
+    const gone = [...removed];
+    return this.#enqueue(() => this.#apply(files, gone));
+  }
+
+  async #apply(files: readonly [string, SecretRecord][], removed: readonly string[]): Promise<void> {
     if (this.#closed) return;
     await this.#sweepOnce();
-    const files = [...write].filter(([, secret]) => secret.type === 'file');
     if (files.length > 0) {
       const dir = await this.#ensureDir();
       for (const [key, secret] of files) {
-        const final = join(dir, secretFileName(key));
-        const tmp = `${final}${tempSuffix(process.pid, ++tmpCounter)}`;
-        try {
-          await writeFile(tmp, secret.value, { mode: 0o600, flag: SECRET_FILE_OPEN_FLAGS });
-          await rename(tmp, final);
-        } catch (err) {
-          await unlink(tmp).catch(() => undefined);
-          // The file system error names the path, never the content.
-          throw err;
-        }
+        if (this.#holds.has(versionKey(key, secret.version)))
+          await writeAtomically(join(dir, versionedSecretFileName(key, secret.version)), secret.value);
+        await writeAtomically(join(dir, secretFileName(key)), secret.value);
       }
     }
     if (this.#dir === undefined) return;
     for (const key of removed) {
       if (files.some(([written]) => written === key)) continue;
-      await unlink(join(this.#dir, secretFileName(key))).catch(() => undefined);
+      await unlink(join(this.#dir, secretFileName(key))).catch(noop);
     }
   }
 
-  /** Removes every file written and the store's directory. Idempotent. */
+  /** Removes every file written and the store's directory (once a write in progress ended). Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     untrack(this);
+    this.#holds.clear();
+    await this.#queue;
     if (this.#dir !== undefined) await removeSecretDir(this.#dir);
   }
 
   /** Synchronous best-effort removal, for the exit hook. */
   removeAllSync(): void {
     if (this.#dir !== undefined) removeSecretDirSync(this.#dir);
+  }
+}
+
+/** Writes `content` to `path` through a fresh temporary file (0600, never through a planted link), then a rename. */
+async function writeAtomically(path: string, content: string): Promise<void> {
+  const tmp = `${path}${tempSuffix(process.pid, ++tmpCounter)}`;
+  try {
+    await writeFile(tmp, content, { mode: 0o600, flag: SECRET_FILE_OPEN_FLAGS });
+    await rename(tmp, path);
+  } catch (err) {
+    await unlink(tmp).catch(noop);
+    // The file system error names the path, never the content.
+    throw err;
   }
 }

@@ -46,6 +46,13 @@ export interface ApplyMeta {
 }
 
 /**
+ * Told of every state replaced by the swap; returns true to keep its file
+ * secrets' version files (a pinned scope still reads it), and then calls
+ * {@link SnapshotStore.releaseFiles} once nothing does.
+ */
+export type StateRetainer = (previous: SnapshotState) => boolean;
+
+/**
  * Holds the served {@link SnapshotState}. Every snapshot, from a sync, a
  * patch or a last-known-good backup, becomes a state through
  * {@link snapshotState} and is installed by one assignment in `#install`:
@@ -63,6 +70,7 @@ export class SnapshotStore {
   readonly #updates: ListenerSet<SnapshotUpdate>;
   readonly #applied: ListenerSet<AppliedSnapshot>;
   readonly #invalid: ListenerSet<InvalidConfig>;
+  #retainer: StateRetainer | undefined;
 
   /**
    * @param files - where file secrets are materialised.
@@ -99,6 +107,20 @@ export class SnapshotStore {
   /** The snapshot as the service sent it, before validation: the base of the next patch. */
   get raw(): Snapshot {
     return this.#state.raw;
+  }
+
+  /**
+   * Who is told of each replaced state (the client's revision pins): the
+   * version files of a state it keeps stay until it calls
+   * {@link SnapshotStore.releaseFiles}. Without one, a replaced state's go at once.
+   */
+  retainReplaced(retainer: StateRetainer): void {
+    this.#retainer = retainer;
+  }
+
+  /** Releases the version files of a replaced state the retainer kept. */
+  releaseFiles(state: SnapshotState): void {
+    this.files.release(state.snapshot.secrets);
   }
 
   /** Config keys whose current value failed the schema, with the issues (empty without a schema). */
@@ -177,7 +199,14 @@ export class SnapshotStore {
     const removed = [...previous.snapshot.secrets]
       .filter(([key, s]) => s.type === 'file' && served.secrets.get(key)?.type !== 'file')
       .map(([key]) => key);
-    await this.#writeFiles(write, removed);
+    // Held before they are written, so the version files a pinned read of this state is given exist.
+    this.files.hold(served.secrets);
+    try {
+      await this.#writeFiles(write, removed);
+    } catch (err) {
+      this.files.release(served.secrets);
+      throw err;
+    }
     if (this.#closed) return false;
     const appliedAtMs = this.clock.now();
     this.#install(snapshotState(served, next, previous), appliedAtMs);
@@ -203,10 +232,17 @@ export class SnapshotStore {
   async restore(backup: Snapshot, confirmedAtMs: number): Promise<boolean> {
     if (this.#closed || this.#state !== EMPTY_STATE) return false;
     const served = this.#validate(backup).snapshot;
-    await this.#writeFiles(served.secrets, []);
+    this.files.hold(served.secrets);
+    try {
+      await this.#writeFiles(served.secrets, []);
+    } catch (err) {
+      this.files.release(served.secrets);
+      throw err;
+    }
     if (this.#closed) return false;
     if (this.#state !== EMPTY_STATE) {
       // The service answered while the backup's files were written: its files win.
+      this.files.release(served.secrets);
       await this.#writeFiles(this.#state.snapshot.secrets, []);
       return false;
     }
@@ -261,6 +297,22 @@ export class SnapshotStore {
     return this.files.pathFor(key);
   }
 
+  /**
+   * Path of the file of the version `state` holds of a file secret, whose
+   * content never changes: `undefined` when absent, not a file, or closed.
+   * It exists while `state` is served or kept by the retainer.
+   */
+  versionFilePath(state: SnapshotState, key: string): string | undefined {
+    const secret = state.snapshot.secrets.get(key);
+    if (this.#closed || secret?.type !== 'file') return undefined;
+    return this.files.versionPathFor(key, secret.version);
+  }
+
+  /** Versions of file secrets that have a file of their own now (held by the served state or pinned ones). @internal */
+  get heldFileVersions(): number {
+    return this.files.heldVersions;
+  }
+
   /** Stops updates and listeners, and removes the file secrets. Reads keep the last snapshot. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -278,10 +330,15 @@ export class SnapshotStore {
     this.#invalid.clear();
   }
 
-  /** Serves `state` from now on: the only assignment of the served state. */
+  /**
+   * Serves `state` from now on: the only assignment of the served state.
+   * The state replaced keeps its version files while the retainer keeps it.
+   */
   #install(state: SnapshotState, confirmedAtMs: number): void {
+    const previous = this.#state;
     this.#state = state;
     this.#confirmedAtMs = confirmedAtMs;
+    if (this.#retainer?.(previous) !== true) this.files.release(previous.snapshot.secrets);
   }
 
   #emitUpdate(previous: SnapshotState, origin: SnapshotOrigin, appliedAtMs: number, committedAtMs?: number): void {

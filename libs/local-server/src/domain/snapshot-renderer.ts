@@ -30,6 +30,8 @@ export interface PatchBody {
   flags?: Record<string, FlagView>;
   secrets?: Record<string, SecretView>;
   deleted?: { configs?: string[]; flags?: string[]; secrets?: string[] };
+  /** When the change was committed, RFC 3339 with milliseconds, on the server's clock. */
+  committed_at: string;
 }
 
 /** A rendered `/v1/sync` answer. */
@@ -66,7 +68,11 @@ export class SnapshotRenderer {
   /** The patch that takes an `audience` client from `change.base` to `change.revision`. */
   patch(change: StoreChange, audience: Audience): PatchBody {
     const service = this.store.service(change.slug)!;
-    const patch: PatchBody = { base: change.base, revision: change.revision };
+    const patch: PatchBody = {
+      base: change.base,
+      revision: change.revision,
+      committed_at: new Date(change.committedAtMs).toISOString(),
+    };
     const deleted: NonNullable<PatchBody['deleted']> = {};
     const { changes } = change;
     if (changes.service) patch.service = { slug: change.slug, kind: service.kind };

@@ -31,6 +31,8 @@ export interface StoreChange {
   readonly base: number;
   readonly revision: number;
   readonly changes: ChangeSet;
+  /** When the change was committed, on the server's clock (ms since the epoch): the patch's `committed_at`. */
+  readonly committedAtMs: number;
 }
 
 /** Who a static key belongs to. */
@@ -392,7 +394,7 @@ export class Store {
     const base = service.revision;
     service.revision = base + 1;
     this.listeners.mutation?.(record(service.revision));
-    this.listeners.change?.({ slug, base, revision: service.revision, changes });
+    this.listeners.change?.({ slug, base, revision: service.revision, changes, committedAtMs: this.clock.now() });
     return service.revision;
   }
 

@@ -7,8 +7,11 @@ import { loadOptionalPeer } from '../utils/optional-peer.js';
 /** What the health indicator reports beside `status`. */
 export interface VaneHealthDetails {
   /**
-   * `stream` while the live stream is connected, `polling` otherwise, `rate-limited` or `quarantined` while
-   * the service makes the client wait (429), `halted` after a 402, `closed` after shutdown.
+   * The client's `status.mode`, in the vocabulary of `SYNC_MODES` that the
+   * `vane.client.sync.mode` metric uses too: `stream` while the live stream
+   * is connected, `polling` otherwise, `stale` while the last-known-good
+   * backup is served, `rate-limited` or `quarantined` while the service makes
+   * the client wait (429), `halted` after a 402, `closed` after shutdown.
    */
   readonly mode: SyncMode;
   /** True while the stream is connected. */
@@ -110,7 +113,7 @@ export class VaneHealthIndicator {
         reason: `${mode} by the service (429): nothing is updated until ${status.retryAt?.toISOString() ?? 'the wait ends'}; the last snapshot is served`,
       };
     // A stale snapshot is old by nature: serving it during the outage is what the app asked for.
-    if (mode === 'polling' && stale === undefined && base.snapshotAgeMs > maxAgeMs)
+    if (mode === 'polling' && base.snapshotAgeMs > maxAgeMs)
       return { ...base, reason: `stream disconnected and snapshot older than ${maxAgeMs} ms` };
     return base;
   }

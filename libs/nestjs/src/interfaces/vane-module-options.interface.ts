@@ -53,6 +53,18 @@ export interface VaneModuleOptions extends VaneClientOptions {
    */
   healthMaxSnapshotAgeMs?: number;
   /**
+   * One revision per request: every Vane read made on behalf of an HTTP
+   * request (Express or Fastify), a GraphQL operation, a microservice
+   * message or a WebSocket message — the `@FeatureFlag()` guard, `@Flag()`
+   * and `@Secret()` parameters, `VaneClient` reads in the services the
+   * handler calls, OpenFeature evaluations on the client — answers from the
+   * snapshot taken at the call's first Vane touch, even if changes land
+   * meanwhile. `false` makes every read live (the next read sees a change).
+   * How long a revision may be held: the client's `pinMaxAgeMs`.
+   * @default true
+   */
+  consistentReads?: boolean;
+  /**
    * How long requests in flight keep the client once shutdown starts, in
    * milliseconds. The client is closed (file secrets removed) when the HTTP
    * server has drained, or this long after shutdown started (its module's

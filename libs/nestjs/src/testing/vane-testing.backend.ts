@@ -48,7 +48,7 @@ export interface VaneTestingClientOptions {
  */
 export type VaneTestingSettings = Pick<
   VaneModuleOptions,
-  'abContext' | 'flagException' | 'startupCheck' | 'mirrorToConfigService' | 'logger' | 'secretsDir'
+  'abContext' | 'flagException' | 'startupCheck' | 'mirrorToConfigService' | 'logger' | 'secretsDir' | 'consistentReads'
 >;
 
 /**
@@ -90,6 +90,7 @@ export function testingModuleOptions(apiKey: string, settings: VaneTestingSettin
     ...(settings.startupCheck !== undefined && { startupCheck: settings.startupCheck }),
     ...(settings.mirrorToConfigService !== undefined && { mirrorToConfigService: settings.mirrorToConfigService }),
     ...(settings.logger !== undefined && { logger: settings.logger }),
+    ...(settings.consistentReads !== undefined && { consistentReads: settings.consistentReads }),
   };
 }
 

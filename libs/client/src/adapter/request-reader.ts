@@ -1,0 +1,89 @@
+/**
+ * What a framework adapter gives a request (`req.vane`, `request.vane`):
+ * reads of the request's snapshot (one revision per request; or live reads
+ * on the client), plus the request's A/B memo. One class for every adapter.
+ *
+ * @packageDocumentation
+ */
+import type { AbResults } from '../ab/ab-evaluation.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { SecretVersionInfo } from '../store/change-event.js';
+import type { ConfigValue } from '../store/snapshot.js';
+import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from '../vane-reader.js';
+import type { VaneSnapshot } from '../vane-snapshot.js';
+
+/** A request's reader: the request's snapshot's (or the client's) reads, and `ab()` through the request's A/B memo. */
+export class AdapterRequestReader implements VaneReader {
+  readonly #client: VaneReader;
+  readonly #name: string;
+  /** The request's A/B memo, shared with the route's A/B guards. */
+  readonly evaluate: (keys: readonly string[]) => Promise<AbResults>;
+  /** The request's snapshot (`client.snapshot()`), whose scope the request runs in; `undefined` for live reads. */
+  readonly snapshot: VaneSnapshot | undefined;
+
+  /**
+   * @param reader - what is read: the request's snapshot, or the client itself (live reads).
+   * @param evaluate - the request's A/B memo (normally a `RequestAbEvaluation`).
+   * @param name - what the app calls it (`req.vane`), for error messages.
+   * @param snapshot - the request's snapshot, when it has one (the adapter releases it when the request ends).
+   */
+  constructor(
+    reader: VaneReader,
+    evaluate: (keys: readonly string[]) => Promise<AbResults>,
+    name: string,
+    snapshot?: VaneSnapshot,
+  ) {
+    this.#client = reader;
+    this.evaluate = evaluate;
+    this.#name = name;
+    this.snapshot = snapshot;
+  }
+
+  config<T extends ConfigValue = ConfigValue>(key: string): T | undefined;
+  config<T extends ConfigValue>(key: string, defaultValue: T): WidenConfig<T>;
+  config(key: string, defaultValue?: ConfigValue): ConfigValue | undefined {
+    return arguments.length < 2 ? this.#client.config(key) : this.#client.config(key, defaultValue as ConfigValue);
+  }
+
+  configLookup(key: string): ConfigLookup {
+    return this.#client.configLookup(key);
+  }
+
+  flag(key: string, defaultValue = false): boolean {
+    return this.#client.flag(key, defaultValue);
+  }
+
+  flagState(key: string): FlagState {
+    return this.#client.flagState(key);
+  }
+
+  secret(key: string): string | null {
+    return this.#client.secret(key);
+  }
+
+  secretFile(key: string): string | null {
+    return this.#client.secretFile(key);
+  }
+
+  secretInfo(key: string): SecretVersionInfo | null {
+    return this.#client.secretInfo(key);
+  }
+
+  requireSecret(key: string): string {
+    return this.#client.requireSecret(key);
+  }
+
+  requireSecretFile(key: string): string {
+    return this.#client.requireSecretFile(key);
+  }
+
+  /** The request's user's evaluation of an A/B flag, or of several (one call for the request). */
+  ab(key: string): Promise<boolean>;
+  ab(keys: readonly string[]): Promise<AbResults>;
+  async ab(keys: string | readonly string[]): Promise<boolean | AbResults> {
+    if (typeof keys === 'string') return (await this.evaluate([keys]))[keys]!;
+    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string'))
+      throw new InvalidArgumentError(`${this.#name}.ab(): keys must be a string or an array of strings`);
+    return this.evaluate(keys);
+  }
+}

@@ -1,0 +1,264 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { startLocalServer, type LocalServer } from '@vane/local-server';
+import {
+  FrontendSecretReadError,
+  PublicKeySecretAccessError,
+  VaneClient,
+  type VaneClientOptions,
+} from '../src/index.js';
+import { secretFileName } from '../src/secrets/secret-file-name.js';
+import { MemoryLogger } from './helpers/fake-transport.js';
+import { until, waitForRevision } from '@vane/local-server/testing';
+import { SHOP_PK, SHOP_SK, TLS_PEM, WEB_SK, seed } from './helpers/seed.js';
+
+let server: LocalServer;
+const clients: VaneClient[] = [];
+let logger: MemoryLogger;
+
+beforeEach(async () => {
+  server = await startLocalServer({ seed: seed(), port: 0 });
+  logger = new MemoryLogger();
+});
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await server.close();
+  expect(logger.text()).not.toMatch(/svs_shop_e2e_secret_key_000001|TOPSECRET/);
+});
+
+async function connect(options: Partial<VaneClientOptions> = {}): Promise<VaneClient> {
+  const client = await VaneClient.create({ baseUrl: server.baseUrl('shop'), apiKey: SHOP_SK, logger, ...options });
+  clients.push(client);
+  return client;
+}
+
+/** A config and a flag changed together, as a release would. */
+const changeBoth = (client: VaneClient, discount: number, dark: boolean): Promise<number> => {
+  server.admin.setConfig('shop', 'pricing.discount', discount);
+  return waitForRevision(client, server.admin.setFlag('shop', 'dark-mode', { is_enabled: dark }));
+};
+
+describe('client.snapshot()', () => {
+  it('reads one revision whatever lands later; the client reads live', async () => {
+    const client = await connect();
+    const snap = client.snapshot();
+    const revision = client.revision;
+    await changeBoth(client, 0.5, true);
+    expect(snap.revision).toBe(revision);
+    expect(snap.config('pricing.discount')).toBe(0.15);
+    expect(snap.configLookup('pricing.discount')).toEqual({ found: true, value: 0.15 });
+    expect(snap.configs().get('pricing.discount')).toBe(0.15);
+    expect(snap.flag('dark-mode')).toBe(false);
+    expect(snap.flagState('dark-mode')).toEqual({ defined: true, active: false });
+    expect(snap.flag('no-such-flag', true)).toBe(true);
+    expect(client.config('pricing.discount')).toBe(0.5);
+    expect(client.flag('dark-mode')).toBe(true);
+    expect(client.revision).toBeGreaterThan(revision);
+    snap.release();
+    snap.release();
+    expect(snap.config('pricing.discount')).toBe(0.15);
+  });
+
+  it('holds the file of the version it read across a rotation; the stable path follows the service', async () => {
+    const client = await connect();
+    const stable = client.requireSecretFile('tls.client_pem');
+    const snap = client.snapshot();
+    const pinned = snap.requireSecretFile('tls.client_pem');
+    expect(basename(pinned)).toBe(`${secretFileName('tls.client_pem')}.v2`);
+    expect(dirname(pinned)).toBe(dirname(stable));
+    expect(statSync(pinned).mode & 0o777).toBe(0o600);
+    expect(snap.secretInfo('tls.client_pem')).toEqual({ type: 'file', version: 2 });
+    await waitForRevision(
+      client,
+      server.admin.setSecret('shop', 'tls.client_pem', 'pem-v3-TOPSECRET', 'file').revision,
+    );
+    expect(readFileSync(pinned, 'utf8')).toBe(TLS_PEM);
+    expect(snap.secretFile('tls.client_pem')).toBe(pinned);
+    expect(client.requireSecretFile('tls.client_pem')).toBe(stable);
+    expect(readFileSync(stable, 'utf8')).toBe('pem-v3-TOPSECRET');
+    expect(client.pinStats).toEqual({ heldRevisions: 1, fileVersions: 2 });
+    snap.release();
+    expect(snap.secretFile('tls.client_pem')).toBeNull();
+    await until(() => !existsSync(pinned), 'the released version file to be removed');
+    expect(client.pinStats).toEqual({ heldRevisions: 0, fileVersions: 1 });
+    expect(readdirSync(dirname(stable)).sort()).toEqual(
+      [secretFileName('tls.client_pem'), `${secretFileName('tls.client_pem')}.v3`].sort(),
+    );
+  });
+
+  it('secret reads keep the client rules: a public key is refused before anything, a frontend service too', async () => {
+    const publicClient = await connect({ apiKey: SHOP_PK });
+    const snap = publicClient.snapshot();
+    expect(() => snap.secret('stripe.api_key')).toThrow(PublicKeySecretAccessError);
+    expect(() => snap.secretFile('tls.client_pem')).toThrow(PublicKeySecretAccessError);
+    expect(() => snap.secretInfo('tls.client_pem')).toThrow(PublicKeySecretAccessError);
+    expect(() => publicClient.runPinned(() => publicClient.secret('stripe.api_key'))).toThrow(
+      PublicKeySecretAccessError,
+    );
+    snap.release();
+    const frontend = await connect({ baseUrl: server.baseUrl('web'), apiKey: WEB_SK });
+    expect(() => frontend.snapshot().requireSecret('x')).toThrow(FrontendSecretReadError);
+    expect(() => frontend.runPinned(() => frontend.secretFile('x'))).toThrow(FrontendSecretReadError);
+  });
+});
+
+describe('client.runPinned()', () => {
+  it('the README example: a job reads one revision across an await during which a change lands', async () => {
+    const vane = await connect();
+    const chargeCard = (): Promise<number> => changeBoth(vane, 0.4, true);
+    // #region run-pinned
+    // A queue worker: every read made for one job, across awaits and in the
+    // services it calls, answers from the revision current when the job began.
+    const charged = await vane.runPinned(async () => {
+      const discount = vane.config('pricing.discount', 0);
+      await chargeCard(); // a change lands meanwhile
+      return { discount, unchanged: vane.config('pricing.discount', 0) === discount };
+    });
+    // #endregion run-pinned
+    expect(charged).toEqual({ discount: 0.15, unchanged: true });
+    expect(vane.config('pricing.discount')).toBe(0.4);
+  });
+
+  it('every read inside, across awaits, answers from the revision of the start; the next scope sees the change', async () => {
+    const client = await connect();
+    const seen = await client.runPinned(async () => {
+      const before = {
+        discount: client.config('pricing.discount'),
+        dark: client.flag('dark-mode'),
+        revision: client.revision,
+      };
+      const revision = await changeBoth(client, 0.5, true);
+      const inner = client.snapshot();
+      const after = {
+        discount: client.config('pricing.discount'),
+        dark: client.flag('dark-mode'),
+        revision: client.revision,
+        nested: client.runPinned(() => client.config('pricing.discount')),
+        snapshot: inner.config('pricing.discount'),
+        keys: client.flagKeys().length,
+      };
+      inner.release();
+      return { before, after, revision };
+    });
+    expect(seen.after).toEqual({ ...seen.before, nested: 0.15, snapshot: 0.15, keys: 3 });
+    expect(seen.before).toMatchObject({ discount: 0.15, dark: false });
+    expect(client.revision).toBe(seen.revision);
+    await client.runPinned(async () => {
+      await Promise.resolve();
+      expect(client.config('pricing.discount')).toBe(0.5);
+      expect(client.flag('dark-mode')).toBe(true);
+    });
+    expect(client.pinStats.heldRevisions).toBe(0);
+  });
+
+  it('a file secret read inside keeps its content when rotated mid-scope; the version file goes when the scope ends', async () => {
+    const client = await connect();
+    let pinnedPath = '';
+    const contents = await client.runPinned(async () => {
+      pinnedPath = client.requireSecretFile('tls.client_pem');
+      const text = client.requireSecret('stripe.api_key');
+      server.admin.setSecret('shop', 'stripe.api_key', 'rk_test_v2');
+      await waitForRevision(client, server.admin.setSecret('shop', 'tls.client_pem', 'pem-v3', 'file').revision);
+      return {
+        text: [text, client.requireSecret('stripe.api_key')],
+        file: [readFileSync(pinnedPath, 'utf8'), readFileSync(client.requireSecretFile('tls.client_pem'), 'utf8')],
+        samePath: client.requireSecretFile('tls.client_pem') === pinnedPath,
+      };
+    });
+    expect(contents).toEqual({
+      text: ['rk_test_TOPSECRET', 'rk_test_TOPSECRET'],
+      file: [TLS_PEM, TLS_PEM],
+      samePath: true,
+    });
+    expect(client.secret('stripe.api_key')).toBe('rk_test_v2');
+    expect(readFileSync(client.requireSecretFile('tls.client_pem'), 'utf8')).toBe('pem-v3');
+    await until(() => !existsSync(pinnedPath), 'the old version file to be removed');
+  });
+
+  it('releases the revision when the function throws or its promise rejects', async () => {
+    const client = await connect();
+    expect(() =>
+      client.runPinned(() => {
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    await expect(client.runPinned(() => Promise.reject(new Error('later')))).rejects.toThrow('later');
+    const ended = client.runPinned(async () => {
+      await changeBoth(client, 0.3, true);
+    });
+    await ended;
+    expect(client.pinStats.heldRevisions).toBe(0);
+  });
+
+  it('a scope that never ends reads live pinMaxAgeMs after its revision was replaced, and holds nothing', async () => {
+    const client = await connect({ pinMaxAgeMs: 50 });
+    let release!: () => void;
+    const never = new Promise<void>((resolve) => (release = resolve));
+    const reads: number[] = [];
+    let pinnedPath = '';
+    const leaked = client.runPinned(async () => {
+      pinnedPath = client.requireSecretFile('tls.client_pem');
+      await never;
+      reads.push(client.config<number>('pricing.discount')!);
+    });
+    server.admin.setConfig('shop', 'pricing.discount', 0.9);
+    await waitForRevision(client, server.admin.setSecret('shop', 'tls.client_pem', 'pem-v3', 'file').revision);
+    expect(client.pinStats.heldRevisions).toBe(1);
+    await until(() => client.pinStats.heldRevisions === 0, 'the leaked scope to be let go');
+    await until(() => !existsSync(pinnedPath), 'its version file to be removed');
+    expect(logger.text('info')).toMatch(/still held by 1 pinned scope\(s\) 50 ms after it was replaced/);
+    release();
+    await leaked;
+    expect(reads).toEqual([0.9]);
+  });
+
+  it('listeners and sync() inside a scope are live', async () => {
+    const client = await connect({ stream: false });
+    const inListener: number[] = [];
+    client.onUpdate(() => inListener.push(client.config<number>('db.pool.max')!));
+    await client.runPinned(async () => {
+      const revision = server.admin.setConfig('shop', 'db.pool.max', 77);
+      await expect(client.sync()).resolves.toEqual({ status: 'updated', revision });
+      expect(client.config('db.pool.max')).toBe(20);
+    });
+    expect(inListener).toEqual([77]);
+  });
+
+  it('10,000 scopes while the values change: no revision, and no file of an old version, left once they end', async () => {
+    const client = await connect();
+    const dir = dirname(client.requireSecretFile('tls.client_pem'));
+    let inconsistent = 0;
+    let maxHeld = 0;
+    const scope = (): Promise<void> =>
+      client.runPinned(async () => {
+        const read = (): string =>
+          `${client.config('pair.a')} ${client.config('pair.b')} ${client.revision} ${readFileSync(client.requireSecretFile('tls.client_pem'), 'utf8')}`;
+        const first = read();
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (read() !== first) inconsistent++;
+      });
+    let last = 0;
+    for (let round = 0; round < 100; round++) {
+      // Three revisions a round, landing while the round's scopes run: each scope must see one of them throughout.
+      const value = `v${round + 2}`;
+      server.admin.setConfig('shop', 'pair.a', value);
+      server.admin.setConfig('shop', 'pair.b', value);
+      last = server.admin.setSecret('shop', 'tls.client_pem', `pem-${value}`, 'file').revision;
+      await Promise.all(Array.from({ length: 100 }, scope));
+      maxHeld = Math.max(maxHeld, client.pinStats.heldRevisions);
+    }
+    await waitForRevision(client, last);
+    expect(inconsistent).toBe(0);
+    expect(maxHeld).toBeLessThan(100);
+    await until(() => client.pinStats.heldRevisions === 0, 'every revision to be let go');
+    await until(() => readdirSync(dir).length === 2, 'only the live version files to be left');
+    expect(client.pinStats.fileVersions).toBe(1);
+    expect(readdirSync(dir).sort()).toEqual(
+      [
+        secretFileName('tls.client_pem'),
+        `${secretFileName('tls.client_pem')}.v${client.secretInfo('tls.client_pem')!.version}`,
+      ].sort(),
+    );
+  }, 60_000);
+});

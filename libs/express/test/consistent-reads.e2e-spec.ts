@@ -1,0 +1,166 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { basename, dirname } from 'node:path';
+import type { Server } from 'node:http';
+import type { VaneClient } from '@vane/client';
+import express, { type RequestHandler } from 'express';
+import request from 'supertest';
+import { startLoad } from '../../../test/support/load.js';
+import { until, waitForRevision } from '@vane/local-server/testing';
+import { EXPRESS_VERSIONS } from './support/express-versions.js';
+import { SECRET_VALUES } from './support/seed.js';
+import { startFixture, type VaneFixture } from './support/vane-fixture.js';
+
+/** What a handler reads: through `req.vane`, and through `vane.client` in a service it calls. */
+interface Reads {
+  readonly flag: boolean;
+  readonly pool: unknown;
+  readonly key: string | null;
+  readonly pem: string;
+  readonly revision: number;
+}
+
+/** A service of the app: it only knows the client, as app code usually does. */
+const serviceReads = (client: VaneClient): Reads => ({
+  flag: client.flag('new-checkout'),
+  pool: client.config('db.pool.max'),
+  key: client.secret('stripe.api_key'),
+  pem: readFileSync(client.requireSecretFile('tls.client_pem'), 'utf8'),
+  revision: client.revision,
+});
+
+describe.each(EXPRESS_VERSIONS)('one revision per request on %s', (_name, makeApp) => {
+  let fx: VaneFixture;
+  let round = 0;
+
+  /** Changes the guard's flag (off), a config, both secrets, mid-request; resolves once the client has them. */
+  const change = (): Promise<number> => {
+    round++;
+    fx.server.admin.setConfig('shop', 'db.pool.max', 100 + round);
+    fx.server.admin.setSecret('shop', 'stripe.api_key', `rk_round_${round}`);
+    fx.server.admin.setSecret('shop', 'tls.client_pem', `pem-round-${round}`, 'file');
+    return waitForRevision(fx.vane.client, fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: false }));
+  };
+
+  function app() {
+    const a = makeApp();
+    a.use(fx.vane.middleware());
+    const handler: RequestHandler = (req, res, next) => {
+      const pemPath = req.vane.requireSecretFile('tls.client_pem');
+      const before = { ...serviceReads(fx.vane.client), viaReq: req.vane.flag('new-checkout') };
+      change()
+        .then(() => {
+          res.json({
+            before,
+            after: { ...serviceReads(fx.vane.client), viaReq: req.vane.flag('new-checkout') },
+            reqPem: readFileSync(pemPath, 'utf8'),
+            reqPool: req.vane.config('db.pool.max'),
+          });
+        })
+        .catch(next);
+    };
+    a.get('/reads', fx.vane.requireFlag('new-checkout'), handler);
+    return a;
+  }
+
+  afterEach(() => fx.close());
+
+  it('the guard, req.vane and the client in a service read the revision of the start; the next request sees the change', async () => {
+    fx = await startFixture();
+    round = 0;
+    const a = app();
+    const res = await request(a).get('/reads').expect(200);
+    const first = { flag: true, pool: 10, key: SECRET_VALUES.stripe, pem: SECRET_VALUES.pemV2, viaReq: true };
+    expect(res.body.before).toMatchObject(first);
+    expect(res.body.after).toEqual(res.body.before);
+    expect(res.body).toMatchObject({ reqPem: SECRET_VALUES.pemV2, reqPool: 10 });
+    // The guard of the next request reads the new revision: the flag is off, the route is absent.
+    await request(a).get('/reads').expect(404);
+    await waitForRevision(fx.vane.client, fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: true }));
+    const next = await request(a).get('/reads').expect(200);
+    expect(next.body.before).toMatchObject({ flag: true, pool: 101, key: 'rk_round_1', pem: 'pem-round-1' });
+    expect(next.body.after).toEqual(next.body.before);
+  });
+
+  it('with consistentReads: false, the handler sees the change', async () => {
+    fx = await startFixture({ consistentReads: false });
+    round = 0;
+    const res = await request(app()).get('/reads').expect(200);
+    expect(res.body.before).toMatchObject({
+      flag: true,
+      pool: 10,
+      key: SECRET_VALUES.stripe,
+      pem: SECRET_VALUES.pemV2,
+    });
+    expect(res.body.after).toMatchObject({
+      flag: false,
+      pool: 101,
+      key: 'rk_round_1',
+      pem: 'pem-round-1',
+      viaReq: false,
+    });
+    expect(res.body).toMatchObject({ reqPem: 'pem-round-1', reqPool: 101 });
+  });
+});
+
+describe('one revision per request under load (Express 5)', () => {
+  let fx: VaneFixture;
+  afterEach(() => fx.close());
+
+  it('10,000 requests while the values change: each reads one revision; nothing of an old one is left after', async () => {
+    fx = await startFixture();
+    const a = express();
+    a.use(fx.vane.middleware());
+    let inconsistent = 0;
+    a.get('/pair', fx.vane.requireFlag('new-checkout'), (req, res) => {
+      const read = (): string =>
+        `${fx.vane.client.config('db.pool.max')} ${req.vane.config('db.host')} ${readFileSync(req.vane.requireSecretFile('tls.client_pem'), 'utf8')}`;
+      const first = read();
+      setImmediate(() => {
+        if (read() !== first) inconsistent++;
+        res.end();
+      });
+    });
+    const http: Server = a.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => http.once('listening', resolve));
+    let last = 0;
+    try {
+      const load = startLoad(`http://127.0.0.1:${(http.address() as AddressInfo).port}/pair`, {
+        concurrency: 16,
+        maxRequests: 10_000,
+        maxMs: 110_000,
+      });
+      let report;
+      try {
+        // A change every ten requests answered: two configs and the file secret, in three revisions.
+        for (let i = 0; ; i += 10) {
+          const more = await load.more(10, 30_000).then(
+            () => true,
+            () => false,
+          );
+          if (!more) break;
+          fx.server.admin.setConfig('shop', 'db.pool.max', i);
+          fx.server.admin.setConfig('shop', 'db.host', `host-${i}`);
+          last = fx.server.admin.setSecret('shop', 'tls.client_pem', `pem-${i}`, 'file').revision;
+        }
+      } finally {
+        report = await load.stop();
+      }
+      expect(report).toEqual({ ok: 10_000, failed: 0, failures: [] });
+    } finally {
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
+    expect(inconsistent).toBe(0);
+    const client = fx.vane.client;
+    // The client may be behind the service by a few hundred patches: a bounded wait on its update events.
+    await waitForRevision(client, last, { timeoutMs: 30_000 });
+    // Every response closed: no old revision is held, and one file version (the live one) is on disk.
+    expect(client.pinStats).toEqual({ heldRevisions: 0, fileVersions: 1 });
+    const stable = client.requireSecretFile('tls.client_pem');
+    const live = [basename(stable), `${basename(stable)}.v${client.secretInfo('tls.client_pem')!.version}`].sort();
+    await until(() => readdirSync(dirname(stable)).length === live.length, 'the old version files to be removed', {
+      timeoutMs: 5000,
+    });
+    expect(readdirSync(dirname(stable)).sort()).toEqual(live);
+  }, 120_000);
+});

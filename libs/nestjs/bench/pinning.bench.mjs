@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+// What one revision per request (#21) costs a guarded route: requests per
+// second of GET /guarded (behind @FeatureFlag()) in an app with pinning on
+// (the default), against the same route in an app with `consistentReads:
+// false`, and the unguarded route of that app, measured in one run (`npm run
+// bench` in libs/nestjs, on the built packages; `--quick` for a short run).
+// Each app runs in its own process: AsyncLocalStorage, once used, costs the
+// whole process, so an app without pinning must not share one with an app
+// that pins. The load (autocannon) runs in this process. The machine is
+// shared and its speed drifts, so the routes are measured in many short
+// back-to-back rounds (order rotating); each round gives a ratio, and the
+// figure is the median of those ratios. Beside requests per second, the CPU
+// time each app process spent per request (from /proc, user + system) is
+// given: on a loaded machine it varies far less than requests per second.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const QUICK = process.argv.includes('--quick');
+const ROUNDS = QUICK ? 4 : 16;
+const DURATION_S = QUICK ? 1 : 2;
+const WARMUP_S = QUICK ? 1 : 3;
+const CONNECTIONS = 10;
+
+function startApp(args) {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./app.mjs', import.meta.url)), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('the app did not start within 15 s')), 15_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n').find((l) => l.startsWith('{"port"'));
+      if (line) {
+        clearTimeout(timer);
+        resolve(JSON.parse(line).port);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`the app exited with ${code}`)));
+  });
+  return { child, port };
+}
+
+const pinned = startApp([]);
+const live = startApp(['--no-pinning']);
+const ports = { pinned: await pinned.port, live: await live.port };
+
+/** CPU time of a process so far, in milliseconds (Linux /proc; NaN elsewhere). */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return Number.NaN;
+  }
+}
+
+const TARGETS = {
+  pinned: {
+    pid: pinned.child.pid,
+    port: ports.pinned,
+    path: '/guarded',
+    label: "GET /guarded (@FeatureFlag('bench-flag')), pinning on (default)",
+  },
+  live: { pid: live.child.pid, port: ports.live, path: '/guarded', label: 'GET /guarded, `consistentReads: false`' },
+  open: {
+    pid: live.child.pid,
+    port: ports.live,
+    path: '/open',
+    label: 'GET /open (no guard), `consistentReads: false`',
+  },
+};
+const run = (name, duration) =>
+  autocannon({
+    url: `http://127.0.0.1:${TARGETS[name].port}${TARGETS[name].path}`,
+    connections: CONNECTIONS,
+    duration,
+    pipelining: 1,
+  });
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+for (const name of Object.keys(TARGETS)) await run(name, WARMUP_S);
+const rps = { pinned: [], live: [], open: [] };
+const p99 = { pinned: [], live: [], open: [] };
+const cpu = { pinned: [], live: [], open: [] };
+const cpuCosts = [];
+const costs = [];
+const vsOpen = [];
+const ORDERS = [
+  ['pinned', 'live', 'open'],
+  ['live', 'pinned', 'open'],
+  ['open', 'pinned', 'live'],
+  ['open', 'live', 'pinned'],
+];
+for (let round = 0; round < ROUNDS; round++) {
+  const seen = {};
+  for (const name of ORDERS[round % ORDERS.length]) {
+    const before = cpuMs(TARGETS[name].pid);
+    const r = await run(name, DURATION_S);
+    cpu[name].push(((cpuMs(TARGETS[name].pid) - before) * 1000) / r.requests.total);
+    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+    seen[name] = r.requests.average;
+    rps[name].push(r.requests.average);
+    p99[name].push(r.latency.p99);
+  }
+  costs.push(1 - seen.pinned / seen.live);
+  cpuCosts.push(cpu.pinned.at(-1) / cpu.live.at(-1) - 1);
+  vsOpen.push(seen.pinned / seen.open);
+}
+pinned.child.kill('SIGTERM');
+live.child.kill('SIGTERM');
+
+const sorted = [...costs].sort((a, b) => a - b);
+const quartile = (q) => (sorted[Math.floor(q * (sorted.length - 1))] * 100).toFixed(1);
+const cost = median(costs) * 100;
+console.log(
+  `node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${os.platform()}, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
+console.log(
+  `${ROUNDS} back-to-back rounds (one per route) of ${DURATION_S} s per route, ${CONNECTIONS} connections, after ${WARMUP_S} s warmup each`,
+);
+console.log('| route | median req/s | min–max req/s | median p99 latency | median CPU per request |');
+console.log('|---|---|---|---|---|');
+for (const name of Object.keys(TARGETS)) {
+  const xs = rps[name];
+  console.log(
+    `| ${TARGETS[name].label} | ${Math.round(median(xs))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${median(p99[name])} ms | ${median(cpu[name]).toFixed(0)} µs |`,
+  );
+}
+console.log(
+  `cost of pinning on the guarded route, median of the ${ROUNDS} round ratios (1 − pinned / live): ${cost.toFixed(1)} % (quartiles ${quartile(0.25)} % – ${quartile(0.75)} %; target ≤ 3 %)`,
+);
+console.log(`guarded with pinning / unguarded without, same run: ${(median(vsOpen) * 100).toFixed(1)} %`);
+const cpuSorted = [...cpuCosts].sort((a, b) => a - b);
+console.log(
+  `CPU per request, pinned / live on the guarded route − 1, median of the ${ROUNDS} rounds: ${(median(cpuCosts) * 100).toFixed(1)} % (quartiles ${(cpuSorted[Math.floor(0.25 * (ROUNDS - 1))] * 100).toFixed(1)} % – ${(cpuSorted[Math.floor(0.75 * (ROUNDS - 1))] * 100).toFixed(1)} %)`,
+);
+console.log(cost <= 3 ? 'target met' : 'ABOVE TARGET');

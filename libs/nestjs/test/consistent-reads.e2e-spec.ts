@@ -1,0 +1,350 @@
+import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
+import {
+  Controller,
+  Get,
+  Injectable,
+  UseInterceptors,
+  type INestApplication,
+  type INestMicroservice,
+} from '@nestjs/common';
+import { Query, Resolver, GraphQLModule } from '@nestjs/graphql';
+import { ClientProxyFactory, MessagePattern, Transport, type ClientProxy } from '@nestjs/microservices';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import { VaneClient } from '@vane/client';
+import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { AddressInfo, Server } from 'node:net';
+import { basename, dirname } from 'node:path';
+import { firstValueFrom } from 'rxjs';
+import { io, type Socket as ClientSocket } from 'socket.io-client';
+import request from 'supertest';
+import { FeatureFlag, Flag, Secret, VaneModule, VanePinInterceptor } from '../src/index.js';
+import { midRequestChange, MidRequestChange, ShopReads, type Answer } from './support/mid-request.js';
+import { KEYS, nestSeed } from './support/seed.js';
+import { startLoad } from '../../../test/support/load.js';
+import { until, waitForRevision } from '@vane/local-server/testing';
+
+@Controller()
+class HttpShop {
+  constructor(private readonly reads: ShopReads) {}
+
+  @FeatureFlag('new-checkout')
+  @Get('reads')
+  reads_(
+    @Flag('new-checkout') flag: boolean,
+    @Secret('stripe.api_key') key: string,
+    @Secret('tls.client_pem', { file: true }) pemPath: string,
+  ): Promise<Answer> {
+    return this.reads.acrossAChange({ flag, key, pemPath });
+  }
+}
+
+@Resolver()
+class GraphQLShop {
+  constructor(private readonly shop: ShopReads) {}
+
+  @FeatureFlag('new-checkout')
+  @Query(() => String)
+  async reads(
+    @Flag('new-checkout') flag: boolean,
+    @Secret('stripe.api_key') key: string,
+    @Secret('tls.client_pem', { file: true }) pemPath: string,
+  ): Promise<string> {
+    return JSON.stringify(await this.shop.acrossAChange({ flag, key, pemPath }));
+  }
+}
+
+@Controller()
+class RpcShop {
+  constructor(private readonly reads: ShopReads) {}
+
+  @FeatureFlag('new-checkout')
+  @MessagePattern('reads')
+  reads_(
+    @Flag('new-checkout') flag: boolean,
+    @Secret('stripe.api_key') key: string,
+    @Secret('tls.client_pem', { file: true }) pemPath: string,
+  ): Promise<Answer> {
+    return this.reads.acrossAChange({ flag, key, pemPath });
+  }
+}
+
+// #region websocket-pinning
+// Nest applies no global interceptor to gateways: the gateway names Vane's.
+@UseInterceptors(VanePinInterceptor)
+@WebSocketGateway()
+class WsShop {
+  constructor(private readonly reads: ShopReads) {}
+
+  @FeatureFlag('new-checkout')
+  @SubscribeMessage('reads')
+  reads_(
+    @Flag('new-checkout') flag: boolean,
+    @Secret('stripe.api_key') key: string,
+    @Secret('tls.client_pem', { file: true }) pemPath: string,
+  ): Promise<Answer> {
+    return this.reads.acrossAChange({ flag, key, pemPath });
+  }
+}
+// #endregion websocket-pinning
+
+/** One way in: a running app and a call that answers the handler's body, or `refused` when the guard said no. */
+interface Harness {
+  readonly module: TestingModule;
+  call(): Promise<Answer | 'refused'>;
+  close(): Promise<void>;
+}
+
+type Start = (server: LocalServer, consistentReads: boolean) => Promise<Harness>;
+
+const moduleFor = (
+  server: LocalServer,
+  consistentReads: boolean,
+  parts: { controllers?: any[]; providers?: any[]; imports?: any[] },
+) =>
+  Test.createTestingModule({
+    imports: [
+      VaneModule.forRoot({
+        baseUrl: server.baseUrl('shop'),
+        apiKey: KEYS.shopSecret,
+        startupCheck: 'off',
+        consistentReads,
+      }),
+      ...(parts.imports ?? []),
+    ],
+    controllers: parts.controllers ?? [],
+    providers: [ShopReads, midRequestChange(server), ...(parts.providers ?? [])],
+  }).compile();
+
+const overHttp = async (app: INestApplication): Promise<Answer | 'refused'> => {
+  const res = await request(app.getHttpServer()).get('/reads');
+  if (res.status === 404) return 'refused';
+  expect(res.status).toBe(200);
+  return res.body as Answer;
+};
+
+const TRANSPORTS: [string, Start][] = [
+  [
+    'HTTP on Express',
+    async (server, consistentReads) => {
+      const module = await moduleFor(server, consistentReads, { controllers: [HttpShop] });
+      const app = module.createNestApplication({ logger: false });
+      await app.init();
+      return { module, call: () => overHttp(app), close: () => app.close() };
+    },
+  ],
+  [
+    'HTTP on Fastify',
+    async (server, consistentReads) => {
+      const module = await moduleFor(server, consistentReads, { controllers: [HttpShop] });
+      const app = module.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
+      await app.init();
+      await app.getHttpAdapter().getInstance().ready();
+      return { module, call: () => overHttp(app), close: () => app.close() };
+    },
+  ],
+  [
+    'a GraphQL operation',
+    async (server, consistentReads) => {
+      const module = await moduleFor(server, consistentReads, {
+        imports: [GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, autoSchemaFile: true })],
+        providers: [GraphQLShop],
+      });
+      const app = module.createNestApplication({ logger: false });
+      await app.init();
+      const call = async (): Promise<Answer | 'refused'> => {
+        const res = await request(app.getHttpServer()).post('/graphql').send({ query: '{ reads }' }).expect(200);
+        const body = res.body as { data?: { reads: string } | null; errors?: { extensions?: { code?: string } }[] };
+        if (body.errors?.[0]?.extensions?.code === 'NOT_FOUND') return 'refused';
+        return JSON.parse(body.data!.reads) as Answer;
+      };
+      return { module, call, close: () => app.close() };
+    },
+  ],
+  [
+    'a microservice message',
+    async (server, consistentReads) => {
+      const module = await moduleFor(server, consistentReads, { controllers: [RpcShop] });
+      const app: INestMicroservice = module.createNestMicroservice({
+        transport: Transport.TCP,
+        options: { host: '127.0.0.1', port: 0 },
+      });
+      app.useLogger(false);
+      await app.listen();
+      const { port } = app.unwrap<Server>().address() as AddressInfo;
+      const client: ClientProxy = ClientProxyFactory.create({
+        transport: Transport.TCP,
+        options: { host: '127.0.0.1', port },
+      });
+      await client.connect();
+      const call = (): Promise<Answer | 'refused'> =>
+        firstValueFrom(client.send<Answer>('reads', {})).catch((err: unknown) => {
+          expect(err).toEqual({ status: 'error', message: 'Not Found' });
+          return 'refused' as const;
+        });
+      return {
+        module,
+        call,
+        close: async () => {
+          await client.close();
+          await app.close();
+        },
+      };
+    },
+  ],
+  [
+    'a WebSocket message',
+    async (server, consistentReads) => {
+      const module = await moduleFor(server, consistentReads, { providers: [WsShop] });
+      const app = module.createNestApplication({ logger: false });
+      await app.listen(0, '127.0.0.1');
+      const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+      const socket: ClientSocket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no connection within 5 s')), 5000);
+        socket.once('connect', () => (clearTimeout(timer), resolve()));
+        socket.once('connect_error', (err) => (clearTimeout(timer), reject(err)));
+      });
+      const call = (): Promise<Answer | 'refused'> =>
+        new Promise((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('no answer within 10 s')), 10_000);
+          socket.once('exception', () => (clearTimeout(timer), resolve('refused')));
+          socket.emit('reads', {}, (answer: Answer) => (clearTimeout(timer), resolve(answer)));
+        });
+      return {
+        module,
+        call,
+        close: async () => {
+          socket.disconnect();
+          await app.close();
+        },
+      };
+    },
+  ],
+];
+
+describe.each(TRANSPORTS)('one revision per call: %s', (_name, start) => {
+  let server: LocalServer;
+
+  beforeEach(async () => {
+    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('the guard, the parameters and the injected service read the revision of the start; the next call sees the change', async () => {
+    const harness = await start(server, true);
+    try {
+      const change = harness.module.get(MidRequestChange);
+      const answer = await harness.call();
+      expect(answer).not.toBe('refused');
+      const { params, before, after } = answer as Answer;
+      // The guard let the call through on `new-checkout` on: everything the handler read agrees with it.
+      expect(before).toEqual({ flag: true, pool: 10, revision: before.revision, key: 'rk_test_v1', pem: 'pem-v1' });
+      expect(after).toEqual(before);
+      expect(params).toEqual({ flag: true, key: 'rk_test_v1', pem: 'pem-v1' });
+      // The next call reads the new revision: its guard refuses it.
+      await expect(harness.call()).resolves.toBe('refused');
+      await change.restore();
+      const next = (await harness.call()) as Answer;
+      expect(next.before).toMatchObject({ flag: true, pool: 101, key: 'rk_round_1', pem: 'pem-round-1' });
+      expect(next.after).toEqual(next.before);
+      expect(next.params).toEqual({ flag: true, key: 'rk_round_1', pem: 'pem-round-1' });
+      expect(harness.module.get(VaneClient).pinStats.heldRevisions).toBeLessThanOrEqual(1);
+    } finally {
+      await harness.close();
+    }
+  }, 30_000);
+
+  it('with consistentReads: false, the handler and its service see the change', async () => {
+    const harness = await start(server, false);
+    try {
+      const answer = (await harness.call()) as Answer;
+      expect(answer.before).toMatchObject({ flag: true, pool: 10, key: 'rk_test_v1', pem: 'pem-v1' });
+      expect(answer.after).toMatchObject({ flag: false, pool: 101, key: 'rk_round_1', pem: 'pem-round-1' });
+      expect(answer.after.revision).toBeGreaterThan(answer.before.revision);
+      // The parameters were resolved before the change: the text is the old one, the file path the live one.
+      expect(answer.params).toEqual({ flag: true, key: 'rk_test_v1', pem: 'pem-round-1' });
+    } finally {
+      await harness.close();
+    }
+  }, 30_000);
+});
+
+@Injectable()
+class PairReads {
+  constructor(private readonly vane: VaneClient) {}
+
+  /** Two configs and a file secret that the load test moves together. */
+  read(): string {
+    const pem = readFileSync(this.vane.requireSecretFile('tls.client_pem'), 'utf8');
+    return `${this.vane.config('db.pool.max')} ${this.vane.config('db.host')} ${pem}`;
+  }
+}
+
+@Controller()
+class PairController {
+  inconsistent = 0;
+
+  constructor(private readonly reads: PairReads) {}
+
+  @FeatureFlag('new-checkout')
+  @Get('pair')
+  async pair(): Promise<string> {
+    const first = this.reads.read();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.reads.read() !== first) this.inconsistent++;
+    return 'ok';
+  }
+}
+
+describe('one revision per request under load (Nest on Express)', () => {
+  it('10,000 requests while the values change: each reads one revision; nothing of an old one is left after', async () => {
+    const server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    const module = await Test.createTestingModule({
+      imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, startupCheck: 'off' })],
+      controllers: [PairController],
+      providers: [PairReads],
+    }).compile();
+    const app = module.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const client = app.get(VaneClient);
+    let last = 0;
+    try {
+      const { port } = app.getHttpServer().address() as AddressInfo;
+      const load = startLoad(`http://127.0.0.1:${port}/pair`, { concurrency: 16, maxRequests: 10_000, maxMs: 110_000 });
+      let report;
+      try {
+        // A change every ten requests answered: two configs and the file secret, in three revisions.
+        for (let i = 0; ; i += 10) {
+          const more = await load.more(10, 30_000).then(
+            () => true,
+            () => false,
+          );
+          if (!more) break;
+          server.admin.setConfig('shop', 'db.pool.max', i);
+          server.admin.setConfig('shop', 'db.host', `host-${i}`);
+          last = server.admin.setSecret('shop', 'tls.client_pem', `pem-${i}`, 'file').revision;
+        }
+      } finally {
+        report = await load.stop();
+      }
+      expect(report).toEqual({ ok: 10_000, failed: 0, failures: [] });
+      expect(app.get(PairController).inconsistent).toBe(0);
+      // The client may be behind the service by a few hundred patches: a bounded wait on its update events.
+      await waitForRevision(client, last, { timeoutMs: 30_000 });
+      // Every response closed: no old revision is held, one file version (the live one) is on disk.
+      expect(client.pinStats).toEqual({ heldRevisions: 0, fileVersions: 1 });
+      const stable = client.requireSecretFile('tls.client_pem');
+      const live = [basename(stable), `${basename(stable)}.v${client.secretInfo('tls.client_pem')!.version}`].sort();
+      await until(() => readdirSync(dirname(stable)).length === live.length, 'the old version files to be removed');
+      expect(readdirSync(dirname(stable)).sort()).toEqual(live);
+    } finally {
+      await app.close();
+      await server.close();
+    }
+  }, 120_000);
+});
