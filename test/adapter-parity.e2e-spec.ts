@@ -16,8 +16,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import request from 'supertest';
 import { CountingDispatcher } from '../libs/express/test/support/counting-dispatcher.js';
-import { testSeed } from '../libs/express/test/support/seed.js';
-import { admin } from '../libs/local-server/test/support/http-client.js';
+import { adapterSeed, adminRequest } from '@vane/local-server/testing';
 
 const EVALUATE_AB = '/v1/flags/evaluate-ab';
 const TYPO = 'new-chekout';
@@ -236,7 +235,7 @@ describe.each(DRIVERS)('adapter parity: %s', (_name, driver) => {
   const user = (): string => `parity-user-${++users}`;
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: testSeed(), port: 0 });
+    server = await startLocalServer({ seed: adapterSeed(), port: 0 });
     http = new CountingDispatcher();
     app = await driver({
       baseUrl: server.baseUrl('shop'),
@@ -300,13 +299,13 @@ describe.each(DRIVERS)('adapter parity: %s', (_name, driver) => {
   });
 
   it('the A/B add-on off fails closed: 404 and one warning', async () => {
-    await admin(server, 'PUT', '/tenant', { ab_addon: false });
+    await adminRequest(server, 'PUT', 'tenant', { ab_addon: false });
     try {
       const warnings = await warningsDuring(() => request(app.server).get('/ab').set('x-user', user()).expect(404));
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(/A\/B evaluation of "dark-mode" failed \(VANE_ADDON_NOT_AVAILABLE\)/);
     } finally {
-      await admin(server, 'PUT', '/tenant', { ab_addon: true });
+      await adminRequest(server, 'PUT', 'tenant', { ab_addon: true });
     }
   });
 

@@ -2,7 +2,8 @@ import { startLocalServer, type LocalServer } from '@vane/local-server';
 import type { Page } from 'playwright-core';
 import { startSample } from '../sample-app/express/server.js';
 import { describeInBrowser, startChromium, type HeadlessChromium } from './support/chromium.js';
-import { admin, get, send } from './support/http.js';
+import { adminRequest } from '@vane/local-server/testing';
+import { get, send } from './support/http.js';
 import { DEMO_SEED } from './support/samples.js';
 
 // The local server's web console (/console) in Debian's headless chromium,
@@ -369,7 +370,7 @@ describeInBrowser('the web console, in headless chromium', () => {
     await logIn();
     await page.evaluate(() => ((globalThis as unknown as { marker: string }).marker = 'same page'));
 
-    await admin(server, 'PUT', 'services/shop/configs/greeting.text', { value: 'Hi from the admin API' });
+    await adminRequest(server, 'PUT', 'services/shop/configs/greeting.text', { value: 'Hi from the admin API' });
     await waitForText('#config-value-greeting_2e_text', '"Hi from the admin API"');
     server.admin.setTenant({ overdue_days: 20 });
     await waitForText('#tenant-billing-state', /^Overdue/);

@@ -148,6 +148,8 @@ describe('@vane/nestjs/testing', () => {
 
 describe('@vane/local-server/testing', () => {
   const EXPORTS = [
+    'ADAPTER_KEYS',
+    'ADAPTER_SECRET_VALUES',
     'AdminRequestError',
     'DEFAULT_WAIT_MS',
     'FaultProxy',
@@ -156,6 +158,7 @@ describe('@vane/local-server/testing', () => {
     'TEST_KEYS',
     'TEST_SECRET_VALUES',
     'WaitTimeoutError',
+    'adapterSeed',
     'adminPut',
     'adminRequest',
     'groupAlive',

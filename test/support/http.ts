@@ -1,6 +1,7 @@
 /**
  * Plain HTTP for the end-to-end tests (node:http, no keep-alive, so no
- * socket outlives a test), and the local server's admin API.
+ * socket outlives a test). The admin API is `adminRequest` of
+ * `@vane/local-server/testing`.
  */
 import { request } from 'node:http';
 
@@ -47,21 +48,6 @@ export function send(
 /** `GET url`. */
 export function get(url: string, headers: Record<string, string> = {}): Promise<Answer> {
   return send('GET', url, { headers });
-}
-
-/** A call to the local server's admin API (`/admin/v1/…`) with a JSON body; throws on a non-2xx answer. */
-export async function admin(
-  server: { url: string; adminToken: string },
-  method: 'PUT' | 'DELETE',
-  path: string,
-  body?: unknown,
-): Promise<Answer> {
-  const answer = await send(method, `${server.url}/admin/v1/${path}`, {
-    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (answer.status >= 300) throw new Error(`admin ${method} ${path}: ${answer.status} ${answer.text}`);
-  return answer;
 }
 
 /** An open server-sent events response. */

@@ -4,7 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { LocalServer } from '@vane/local-server';
-import { admin } from './http.js';
+import { adminRequest } from '@vane/local-server/testing';
 import { spawnNode, type Proc } from './process.js';
 
 /** The repository's root. */
@@ -66,6 +66,6 @@ export async function changeAndWait(
   body: unknown,
 ): Promise<void> {
   const received = app.proc.nextLine(new RegExp(`vane: ${kind} ${key.replace(/\./g, '\\.')} changed`));
-  await admin(server, 'PUT', `services/shop/${kind}s/${key}`, body);
+  await adminRequest(server, 'PUT', `services/shop/${kind}s/${key}`, body);
   await received;
 }

@@ -6,9 +6,8 @@ import type { VaneClient } from '@vane/client';
 import express, { type RequestHandler } from 'express';
 import request from 'supertest';
 import { startLoad } from '../../../test/support/load.js';
-import { until, waitForRevision } from '@vane/local-server/testing';
+import { ADAPTER_SECRET_VALUES, until, waitForRevision } from '@vane/local-server/testing';
 import { EXPRESS_VERSIONS } from './support/express-versions.js';
-import { SECRET_VALUES } from './support/seed.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';
 
 /** What a handler reads: through `req.vane`, and through `vane.client` in a service it calls. */
@@ -70,10 +69,16 @@ describe.each(EXPRESS_VERSIONS)('one revision per request on %s', (_name, makeAp
     round = 0;
     const a = app();
     const res = await request(a).get('/reads').expect(200);
-    const first = { flag: true, pool: 10, key: SECRET_VALUES.stripe, pem: SECRET_VALUES.pemV2, viaReq: true };
+    const first = {
+      flag: true,
+      pool: 10,
+      key: ADAPTER_SECRET_VALUES.stripe,
+      pem: ADAPTER_SECRET_VALUES.pemV2,
+      viaReq: true,
+    };
     expect(res.body.before).toMatchObject(first);
     expect(res.body.after).toEqual(res.body.before);
-    expect(res.body).toMatchObject({ reqPem: SECRET_VALUES.pemV2, reqPool: 10 });
+    expect(res.body).toMatchObject({ reqPem: ADAPTER_SECRET_VALUES.pemV2, reqPool: 10 });
     // The guard of the next request reads the new revision: the flag is off, the route is absent.
     await request(a).get('/reads').expect(404);
     await waitForRevision(fx.vane.client, fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: true }));
@@ -89,8 +94,8 @@ describe.each(EXPRESS_VERSIONS)('one revision per request on %s', (_name, makeAp
     expect(res.body.before).toMatchObject({
       flag: true,
       pool: 10,
-      key: SECRET_VALUES.stripe,
-      pem: SECRET_VALUES.pemV2,
+      key: ADAPTER_SECRET_VALUES.stripe,
+      pem: ADAPTER_SECRET_VALUES.pemV2,
     });
     expect(res.body.after).toMatchObject({
       flag: false,

@@ -4,7 +4,7 @@ import { startLocalServer, type LocalServer } from '@vane/local-server';
 import request from 'supertest';
 import { CountingDispatcher } from './support/counting-dispatcher.js';
 import { EXPRESS_VERSIONS } from './support/express-versions.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { ADAPTER_KEYS, adapterSeed } from '@vane/local-server/testing';
 
 const quiet = { warn: () => undefined, error: () => undefined };
 
@@ -21,12 +21,12 @@ describe('createVane', () => {
   let server: LocalServer;
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: testSeed(), port: 0 });
+    server = await startLocalServer({ seed: adapterSeed(), port: 0 });
   });
   afterEach(() => server.close());
 
   it('resolves after the initial sync, with the cache full', async () => {
-    const vane = await createVane({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.secret, logger: quiet });
+    const vane = await createVane({ baseUrl: server.baseUrl('shop'), apiKey: ADAPTER_KEYS.secret, logger: quiet });
     try {
       expect(vane.client.revision).toBe(server.revision('shop'));
       expect(vane.client.config('db.host')).toBe('localhost');
@@ -40,7 +40,7 @@ describe('createVane', () => {
     [string, () => Promise<Partial<VaneExpressOptions>> | Partial<VaneExpressOptions>, string, number | undefined]
   >([
     ['401 (wrong key)', () => ({ apiKey: 'svs_this_key_does_not_exist' }), 'VANE_UNAUTHORIZED', 401],
-    ['401 (revoked key)', () => (server.admin.revokeKey('shop', KEYS.secret), {}), 'VANE_UNAUTHORIZED', 401],
+    ['401 (revoked key)', () => (server.admin.revokeKey('shop', ADAPTER_KEYS.secret), {}), 'VANE_UNAUTHORIZED', 401],
     ['404 (wrong slug)', () => ({ baseUrl: server.baseUrl('no-such-service') }), 'VANE_NOT_FOUND', 404],
     ['402 (billing overdue)', () => (server.admin.setTenant({ overdue_days: 15 }), {}), 'VANE_BILLING_OVERDUE', 402],
     [
@@ -58,7 +58,12 @@ describe('createVane', () => {
   ])(
     "rejects on %s with the client's typed error, whose message holds no key",
     async (_case, overrides, code, status) => {
-      const options = { baseUrl: server.baseUrl('shop'), apiKey: KEYS.secret, logger: quiet, ...(await overrides()) };
+      const options = {
+        baseUrl: server.baseUrl('shop'),
+        apiKey: ADAPTER_KEYS.secret,
+        logger: quiet,
+        ...(await overrides()),
+      };
       const error = await createVane(options).then(
         () => undefined,
         (err: unknown) => err,
@@ -79,7 +84,7 @@ describe('createVane', () => {
     try {
       const options = {
         baseUrl: server.baseUrl('shop'),
-        apiKey: KEYS.secret,
+        apiKey: ADAPTER_KEYS.secret,
         logger: quiet,
         dispatcher: http.dispatcher,
         ...overrides,
@@ -94,11 +99,11 @@ describe('createVane', () => {
 
 describe.each(EXPRESS_VERSIONS)('vane.close on %s', (_name, makeApp) => {
   it('is idempotent, closes the stream, and leaves reads answering from the last snapshot', async () => {
-    const server = await startLocalServer({ seed: testSeed(), port: 0 });
+    const server = await startLocalServer({ seed: adapterSeed(), port: 0 });
     try {
       const vane = await createVane({
         baseUrl: server.baseUrl('shop'),
-        apiKey: KEYS.secret,
+        apiKey: ADAPTER_KEYS.secret,
         logger: quiet,
         abContext: () => ({ userId: 'u' }),
       });

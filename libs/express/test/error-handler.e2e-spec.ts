@@ -25,11 +25,11 @@ import { AbContextError, createVane } from '@vane/express';
 import type { NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import { EXPRESS_VERSIONS, type AppFactory } from './support/express-versions.js';
-import { KEYS, SECRET_VALUES } from './support/seed.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';
+import { ADAPTER_KEYS, ADAPTER_SECRET_VALUES } from '@vane/local-server/testing';
 
 // Every message below carries an API key and a secret value, as a careless message could: none may reach a body.
-const LEAK = `key ${KEYS.secret} value ${SECRET_VALUES.stripe} secret "stripe.api_key"`;
+const LEAK = `key ${ADAPTER_KEYS.secret} value ${ADAPTER_SECRET_VALUES.stripe} secret "stripe.api_key"`;
 
 const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]> = [
   ['VANE_UNAUTHORIZED', new UnauthorizedError(LEAK), 503, undefined],
@@ -68,8 +68,8 @@ const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]>
 ];
 
 function expectNoLeak(text: string): void {
-  expect(text).not.toContain(KEYS.secret);
-  expect(text).not.toContain(SECRET_VALUES.stripe);
+  expect(text).not.toContain(ADAPTER_KEYS.secret);
+  expect(text).not.toContain(ADAPTER_SECRET_VALUES.stripe);
   expect(text).not.toContain('stripe.api_key');
   expect(text).not.toMatch(/svs_|svp_/);
 }
@@ -190,7 +190,7 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
         () => fx.server.admin.setTenant({ quarantined_until: new Date(Date.now() + 3_600_000).toISOString() }),
         'VANE_QUARANTINED',
       ],
-      ['401 revoked key', () => fx.server.admin.revokeKey('shop', KEYS.secret), 'VANE_UNAUTHORIZED'],
+      ['401 revoked key', () => fx.server.admin.revokeKey('shop', ADAPTER_KEYS.secret), 'VANE_UNAUTHORIZED'],
     ])(
       'an A/B evaluation that meets %s fails closed (off), with one warning and no leak',
       async (_case, breakIt, code) => {
@@ -211,8 +211,8 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
         ]);
         expectNoLeak(res.text);
         // Logs may name a key only redacted (svs_…abcd), never in full, and never a secret value.
-        expect(logged.join('\n')).not.toContain(KEYS.secret);
-        expect(logged.join('\n')).not.toContain(SECRET_VALUES.stripe);
+        expect(logged.join('\n')).not.toContain(ADAPTER_KEYS.secret);
+        expect(logged.join('\n')).not.toContain(ADAPTER_SECRET_VALUES.stripe);
       },
     );
 
@@ -227,7 +227,7 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
     });
 
     it('answers a secret read with a public key with 500 VANE_PUBLIC_KEY_SECRET_ACCESS', async () => {
-      const vane = await createVane({ baseUrl: fx.server.baseUrl('shop'), apiKey: KEYS.public, stream: false });
+      const vane = await createVane({ baseUrl: fx.server.baseUrl('shop'), apiKey: ADAPTER_KEYS.public, stream: false });
       try {
         const res = await request(abApp(vane)).get('/stripe').expect(500);
         expect(res.body).toMatchObject({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' });
@@ -238,11 +238,15 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
     });
 
     it('answers a secret read on a frontend service with 500 VANE_FRONTEND_SECRET_READ', async () => {
-      const vane = await createVane({ baseUrl: fx.server.baseUrl('web'), apiKey: KEYS.webSecret, stream: false });
+      const vane = await createVane({
+        baseUrl: fx.server.baseUrl('web'),
+        apiKey: ADAPTER_KEYS.webSecret,
+        stream: false,
+      });
       try {
         const res = await request(abApp(vane)).get('/stripe').expect(500);
         expect(res.body).toMatchObject({ code: 'VANE_FRONTEND_SECRET_READ' });
-        expect(res.text).not.toContain(KEYS.webSecret);
+        expect(res.text).not.toContain(ADAPTER_KEYS.webSecret);
       } finally {
         await vane.close();
       }

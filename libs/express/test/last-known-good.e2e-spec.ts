@@ -6,7 +6,7 @@ import { createVane, type VaneExpressOptions } from '@vane/express';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import request from 'supertest';
 import { EXPRESS_VERSIONS, type AppFactory } from './support/express-versions.js';
-import { KEYS, testSeed } from './support/seed.js';
+import { ADAPTER_KEYS, adapterSeed } from '@vane/local-server/testing';
 
 describe.each(EXPRESS_VERSIONS)(
   'lastKnownGood on %s: vane.status while the service is down',
@@ -16,7 +16,7 @@ describe.each(EXPRESS_VERSIONS)(
 
     beforeEach(async () => {
       dir = await mkdtemp(join(tmpdir(), 'vane-express-lkg-'));
-      server = await startLocalServer({ seed: testSeed(), port: 0 });
+      server = await startLocalServer({ seed: adapterSeed(), port: 0 });
     });
 
     afterEach(async () => {
@@ -27,7 +27,7 @@ describe.each(EXPRESS_VERSIONS)(
     it('the app starts from the backup, says it is stale, and turns fresh when the service is back', async () => {
       const options: VaneExpressOptions = {
         baseUrl: server.baseUrl('shop'),
-        apiKey: KEYS.secret,
+        apiKey: ADAPTER_KEYS.secret,
         logger: { warn() {}, error() {} },
         backoffMinMs: 20,
         backoffMaxMs: 40,
@@ -53,7 +53,7 @@ describe.each(EXPRESS_VERSIONS)(
           .expect(200)
           .expect((res) => expect(res.body).toMatchObject({ stale: { reason: 'transport', code: 'VANE_TRANSPORT' } }));
 
-        server = await startLocalServer({ seed: testSeed(), port });
+        server = await startLocalServer({ seed: adapterSeed(), port });
         await new Promise<void>((resolve, reject) => {
           const timer = setTimeout(() => reject(new Error('not fresh within 5 s')), 5000);
           const off = vane.client.onStatusChange((status) => {

@@ -1,9 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import request from 'supertest';
 import { EXPRESS_VERSIONS } from './support/express-versions.js';
-import { SECRET_VALUES } from './support/seed.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';
-import { waitForChange } from '@vane/local-server/testing';
+import { ADAPTER_SECRET_VALUES, waitForChange } from '@vane/local-server/testing';
 
 describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
   let fx: VaneFixture;
@@ -46,11 +45,11 @@ describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
       const pemPath = req.vane.secretFile('tls.client_pem');
       res.json({
         stripeLength: req.vane.requireSecret('stripe.api_key').length,
-        stripeIsExpected: req.vane.secret('stripe.api_key') === SECRET_VALUES.stripe,
+        stripeIsExpected: req.vane.secret('stripe.api_key') === ADAPTER_SECRET_VALUES.stripe,
         textThroughFile: req.vane.secretFile('stripe.api_key'),
         fileThroughText: req.vane.secret('tls.client_pem'),
         missing: req.vane.secret('no.such.secret'),
-        pemIsV2: pemPath !== null && readFileSync(pemPath, 'utf8') === SECRET_VALUES.pemV2,
+        pemIsV2: pemPath !== null && readFileSync(pemPath, 'utf8') === ADAPTER_SECRET_VALUES.pemV2,
         pemMode: pemPath === null ? null : (statSync(pemPath).mode & 0o777).toString(8),
         pemInfo: req.vane.secretInfo('tls.client_pem'),
       });
@@ -88,7 +87,7 @@ describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
   it('reads a text secret, a file secret (a 0600 file holding the latest version), and null across types or when absent', async () => {
     const res = await request(app()).get('/secrets').expect(200);
     expect(res.body).toEqual({
-      stripeLength: SECRET_VALUES.stripe.length,
+      stripeLength: ADAPTER_SECRET_VALUES.stripe.length,
       stripeIsExpected: true,
       textThroughFile: null,
       fileThroughText: null,

@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { VaneClient } from '@vane/client';
 import vane from '@vane/fastify';
 import type { FastifyInstance } from 'fastify';
-import { SECRET_VALUES } from '../../express/test/support/seed.js';
-import { until, waitForRevision } from '@vane/local-server/testing';
+import { ADAPTER_SECRET_VALUES, until, waitForRevision } from '@vane/local-server/testing';
 import { send } from '../../../test/support/http.js';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { keptLogger, startServer, type ServerFixture } from './support/vane-fixture.js';
@@ -75,9 +74,14 @@ describe.each(FASTIFY_VERSIONS)('one revision per request on %s', (_name, makeAp
       const res = await call();
       expect(res.statusCode).toBe(200);
       const body = res.json();
-      expect(body.before).toMatchObject({ flag: true, pool: 10, key: SECRET_VALUES.stripe, pem: SECRET_VALUES.pemV2 });
+      expect(body.before).toMatchObject({
+        flag: true,
+        pool: 10,
+        key: ADAPTER_SECRET_VALUES.stripe,
+        pem: ADAPTER_SECRET_VALUES.pemV2,
+      });
       expect(body.after).toEqual(body.before);
-      expect(body.requestPem).toBe(SECRET_VALUES.pemV2);
+      expect(body.requestPem).toBe(ADAPTER_SECRET_VALUES.pemV2);
       expect((await call()).statusCode).toBe(404);
       await waitForRevision(app.vane.client, fx.server.admin.setFlag('shop', 'new-checkout', { is_enabled: true }));
       const next = (await call()).json();
@@ -90,7 +94,7 @@ describe.each(FASTIFY_VERSIONS)('one revision per request on %s', (_name, makeAp
   it('with consistentReads: false, the handler sees the change', async () => {
     await start(false);
     const body = (await app.inject('/reads')).json();
-    expect(body.before).toMatchObject({ flag: true, pool: 10, key: SECRET_VALUES.stripe });
+    expect(body.before).toMatchObject({ flag: true, pool: 10, key: ADAPTER_SECRET_VALUES.stripe });
     expect(body.after).toMatchObject({
       flag: false,
       pool: 101,

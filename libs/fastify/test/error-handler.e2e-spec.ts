@@ -22,12 +22,12 @@ import {
 } from '@vane/client';
 import vane from '@vane/fastify';
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { KEYS, SECRET_VALUES } from '../../express/test/support/seed.js';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { keptLogger, logStream, startServer, type ServerFixture } from './support/vane-fixture.js';
+import { ADAPTER_KEYS, ADAPTER_SECRET_VALUES } from '@vane/local-server/testing';
 
 // Every message below carries an API key and a secret value, as a careless message could: none may reach a body.
-const LEAK = `key ${KEYS.secret} value ${SECRET_VALUES.stripe} secret "stripe.api_key"`;
+const LEAK = `key ${ADAPTER_KEYS.secret} value ${ADAPTER_SECRET_VALUES.stripe} secret "stripe.api_key"`;
 
 // The same statuses as @vane/express (one table, in @vane/client).
 const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]> = [
@@ -65,8 +65,8 @@ const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]>
 ];
 
 function expectNoLeak(text: string): void {
-  expect(text).not.toContain(KEYS.secret);
-  expect(text).not.toContain(SECRET_VALUES.stripe);
+  expect(text).not.toContain(ADAPTER_KEYS.secret);
+  expect(text).not.toContain(ADAPTER_SECRET_VALUES.stripe);
   expect(text).not.toContain('stripe.api_key');
   expect(text).not.toMatch(/svs_|svp_/);
 }

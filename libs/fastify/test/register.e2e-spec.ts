@@ -3,15 +3,15 @@ import { VaneClient } from '@vane/client';
 import vane from '@vane/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
-import { KEYS, SECRET_VALUES } from '../../express/test/support/seed.js';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { keptLogger, logStream, startServer, type ServerFixture } from './support/vane-fixture.js';
+import { ADAPTER_KEYS, ADAPTER_SECRET_VALUES } from '@vane/local-server/testing';
 
 /** No API key and no secret value in a text that leaves the app (a log, an answer). */
 function expectNoLeak(text: string): void {
-  expect(text).not.toContain(KEYS.secret);
-  expect(text).not.toContain(SECRET_VALUES.stripe);
-  expect(text).not.toContain(SECRET_VALUES.pemV2);
+  expect(text).not.toContain(ADAPTER_KEYS.secret);
+  expect(text).not.toContain(ADAPTER_SECRET_VALUES.stripe);
+  expect(text).not.toContain(ADAPTER_SECRET_VALUES.pemV2);
 }
 
 describe.each(FASTIFY_VERSIONS)('app.register(vane) on %s', (_name, makeApp: AppFactory) => {
@@ -38,7 +38,7 @@ describe.each(FASTIFY_VERSIONS)('app.register(vane) on %s', (_name, makeApp: App
       poolMax: request.vane.config('db.pool.max', 1),
       checkout: request.vane.flag('new-checkout'),
       beta: request.vane.flagState('beta'),
-      stripe: request.vane.secret('stripe.api_key') === SECRET_VALUES.stripe,
+      stripe: request.vane.secret('stripe.api_key') === ADAPTER_SECRET_VALUES.stripe,
       pem: existsSync(request.vane.requireSecretFile('tls.client_pem')),
       missing: request.vane.secret('no.such.secret'),
     }));
@@ -157,7 +157,7 @@ describe.each(FASTIFY_VERSIONS)('app.register(vane) on %s', (_name, makeApp: App
       shop.get('/shop', async (request) => ({ host: request.vane.config('db.host') }));
     });
     await app.register(async (web) => {
-      await web.register(vane, fx.options({ baseUrl: fx.server.baseUrl('web'), apiKey: KEYS.webSecret }));
+      await web.register(vane, fx.options({ baseUrl: fx.server.baseUrl('web'), apiKey: ADAPTER_KEYS.webSecret }));
       web.get('/web', async (request) => ({ theme: request.vane.config('ui.theme') }));
     });
     app.get('/outside', async (request) => ({ vane: request.vane === undefined ? 'none' : 'set' }));

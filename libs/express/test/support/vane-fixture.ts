@@ -1,7 +1,7 @@
 import { createVane, type VaneExpress, type VaneExpressOptions } from '@vane/express';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { CountingDispatcher } from './counting-dispatcher.js';
-import { testSeed } from './seed.js';
+import { adapterSeed } from '@vane/local-server/testing';
 
 /** A local server on the test seed, and a Vane on its `shop` service whose HTTP requests are counted. */
 export interface VaneFixture {
@@ -14,7 +14,7 @@ export interface VaneFixture {
 
 /** Starts a fixture; `options` are merged over the default Vane options. */
 export async function startFixture(options: Partial<VaneExpressOptions> = {}): Promise<VaneFixture> {
-  const server = await startLocalServer({ seed: testSeed(), port: 0 });
+  const server = await startLocalServer({ seed: adapterSeed(), port: 0 });
   const http = new CountingDispatcher();
   let vane: VaneExpress;
   try {

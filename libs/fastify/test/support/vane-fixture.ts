@@ -3,7 +3,7 @@ import type { VaneLogger } from '@vane/client';
 import type { VaneFastifyClientOptions } from '@vane/fastify';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { CountingDispatcher } from '../../../express/test/support/counting-dispatcher.js';
-import { testSeed } from '../../../express/test/support/seed.js';
+import { adapterSeed } from '@vane/local-server/testing';
 
 /** A local server on the Express tests' seed (services `shop` and `web`), and a dispatcher counting the client's requests. */
 export interface ServerFixture {
@@ -17,7 +17,7 @@ export interface ServerFixture {
 
 /** Starts a local server fixture. */
 export async function startServer(): Promise<ServerFixture> {
-  const server = await startLocalServer({ seed: testSeed(), port: 0 });
+  const server = await startLocalServer({ seed: adapterSeed(), port: 0 });
   const http = new CountingDispatcher();
   return {
     server,

@@ -41,3 +41,4 @@ export {
   type SpawnNodeOptions,
 } from './processes.js';
 export { TEST_KEYS, TEST_SECRET_VALUES, testSeed } from './test-seed.js';
+export { ADAPTER_KEYS, ADAPTER_SECRET_VALUES, adapterSeed } from './adapter-seed.js';
