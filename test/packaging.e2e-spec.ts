@@ -53,23 +53,27 @@ describe.each(LIBS)('@vane/%s package', (lib) => {
 });
 
 describe('@vane/fastify', () => {
-  it('registers in a Fastify app as a plugin, through require() and import(), from the default and the named export', () => {
-    const use = (load: string) =>
-      `{ const app = Fastify(); await app.register(${load}, { client: { flag: () => true, close: async () => {}, flagState: () => ({ defined: true, active: true }) } });` +
-      ` app.get('/x', { config: { vane: { flags: 'on' } } }, async (r) => ({ on: r.vane.flag('on') }));` +
-      ` const res = await app.inject('/x'); await app.close(); console.log(res.body); }`;
-    const cjs = node([
-      '-e',
-      `const Fastify = require('fastify'); const m = require('@vane/fastify'); (async () => { ${use('m')} ${use('m.vane')} })();`,
-    ]);
-    const esm = node([
-      '--input-type=module',
-      '-e',
-      `import Fastify from 'fastify'; import vane, { vane as named } from '@vane/fastify'; ${use('vane')} ${use('named')}`,
-    ]);
-    expect(cjs.trim().split('\n')).toEqual(['{"on":true}', '{"on":true}']);
-    expect(esm).toBe(cjs);
-  });
+  it(
+    'registers in a Fastify app as a plugin, through require() and import(), from the default and the named export',
+    () => {
+      const use = (load: string) =>
+        `{ const app = Fastify(); await app.register(${load}, { client: { flag: () => true, close: async () => {}, flagState: () => ({ defined: true, active: true }), telemetry: { recordFlag: () => {} } } });` +
+        ` app.get('/x', { config: { vane: { flags: 'on' } } }, async (r) => ({ on: r.vane.flag('on') }));` +
+        ` const res = await app.inject('/x'); await app.close(); console.log(res.body); }`;
+      const cjs = node([
+        '-e',
+        `const Fastify = require('fastify'); const m = require('@vane/fastify'); (async () => { ${use('m')} ${use('m.vane')} })();`,
+      ]);
+      const esm = node([
+        '--input-type=module',
+        '-e',
+        `import Fastify from 'fastify'; import vane, { vane as named } from '@vane/fastify'; ${use('vane')} ${use('named')}`,
+      ]);
+      expect(cjs.trim().split('\n')).toEqual(['{"on":true}', '{"on":true}']);
+      expect(esm).toBe(cjs);
+    },
+    PROCESS_TEST_MS,
+  );
 });
 
 describe('dependency manifest', () => {
@@ -139,6 +143,71 @@ describe('@vane/nestjs/testing', () => {
       ts.sys,
     ).resolvedModule;
     expect(resolved?.resolvedFileName).toBe(join(ROOT, 'libs/nestjs/dist/cjs/testing/index.d.ts'));
+  });
+});
+
+describe('@vane/local-server/testing', () => {
+  const EXPORTS = [
+    'AdminRequestError',
+    'DEFAULT_WAIT_MS',
+    'FaultProxy',
+    'PROCESS_TEST_MS',
+    'PROCESS_WAIT_MS',
+    'TEST_KEYS',
+    'TEST_SECRET_VALUES',
+    'WaitTimeoutError',
+    'adminPut',
+    'adminRequest',
+    'groupAlive',
+    'rawResponse',
+    'spawnNode',
+    'stopProcesses',
+    'testSeed',
+    'until',
+    'waitForChange',
+    'waitForEvent',
+    'waitForRevision',
+    'waitForStatus',
+    'waitForUpdate',
+    'withTimeout',
+  ];
+
+  it(
+    'is an entry of its own, the same through require() and import(), off the main entry, and imports no client',
+    () => {
+      const cjs = node([
+        '-e',
+        `console.log(JSON.stringify(Object.keys(require('@vane/local-server/testing')).sort()))`,
+      ]);
+      const esm = node([
+        '--input-type=module',
+        '-e',
+        `const m = await import('@vane/local-server/testing'); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default').sort()))`,
+      ]);
+      expect(JSON.parse(cjs)).toEqual(EXPORTS);
+      expect(JSON.parse(esm)).toEqual(JSON.parse(cjs));
+      const main = JSON.parse(
+        node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/local-server'))))`]),
+      ) as string[];
+      expect(main.filter((name) => EXPORTS.includes(name))).toEqual([]);
+      // Loading it pulls in neither the client nor a framework: a test of any app can use it.
+      const loaded = node([
+        '-e',
+        `require('@vane/local-server/testing'); console.log(JSON.stringify(Object.keys(require.cache).filter((f) => /@vane[\\/](client|nestjs|express|fastify)|node_modules[\\/](express|@nestjs|fastify)[\\/]/.test(f))))`,
+      ]);
+      expect(JSON.parse(loaded)).toEqual([]);
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it('resolves for TypeScript with the old node10 resolution too (typesVersions)', () => {
+    const resolved = ts.resolveModuleName(
+      '@vane/local-server/testing',
+      join(ROOT, 'test', 'app.ts'),
+      { moduleResolution: ts.ModuleResolutionKind.Node10 },
+      ts.sys,
+    ).resolvedModule;
+    expect(resolved?.resolvedFileName).toBe(join(ROOT, 'libs/local-server/dist/cjs/testing/index.d.ts'));
   });
 });
 

@@ -27,6 +27,7 @@ import { LiveResourceRegistry } from './live-resource/live-resource-registry.js'
 import type { StaleState } from './last-known-good/stale-state.js';
 import { resolveOptions, type ResolvedOptions, type VaneClientOptions } from './options.js';
 import { createDataSources } from './data-sources/data-sources.js';
+import type { SourceEvent } from './data-sources/data-source.js';
 import { SecretWriter, type SecretWriteResult, type SetSecretOptions } from './secrets/secret-writes.js';
 import { ServiceHttp } from './http/service-http.js';
 import type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';
@@ -144,9 +145,10 @@ export class VaneClient implements VaneReader {
     };
     this.#status = new ClientStatus(options.logger);
     this.#supervisor = new SourceSupervisor(options);
-    this.#sync = new SnapshotSync(this.#http, this.#store, signal, options.logger, () => {
-      this.#lastKnownGood?.synced(this.#store.raw);
-      this.#supervisor.synced();
+    this.#sync = new SnapshotSync(this.#http, this.#store, signal, options.logger, (event) => {
+      // The backup taps the channel: a confirmed snapshot may be due for a refresh of its copy.
+      if (event.type === 'synced') this.#lastKnownGood?.synced(this.#store.raw);
+      this.#supervisor.report(event);
     });
     this.#secrets = new SecretWriter(this.#http, options.credentials, signal);
     this.#live = new LiveResourceRegistry({ source: this, ...options });
@@ -162,7 +164,7 @@ export class VaneClient implements VaneReader {
             store: this.#store,
             status: this.#status,
             sync: () => this.#sync.sync(),
-            foregroundFailed: (err) => this.#supervisor.foregroundFailed(err),
+            foregroundFailed: (error) => this.#supervisor.report({ type: 'foreground-failed', error }),
           });
   }
 
@@ -200,7 +202,8 @@ export class VaneClient implements VaneReader {
       throw err;
     }
     const parts = { status: client.#status, store: client.#store, sync: client.#sync };
-    const sources = createDataSources({ ...parts, options: client.#o, http: client.#http, events: client.#supervisor });
+    const events = (event: SourceEvent): void => client.#supervisor.report(event);
+    const sources = createDataSources({ ...parts, options: client.#o, http: client.#http, events });
     client.#supervisor.start({ ...parts, ...sources });
     client.#lastKnownGood?.recover();
     return client;
@@ -593,9 +596,9 @@ export class VaneClient implements VaneReader {
     // Out of any pinned scope: what the sync installs (and its listeners) is live.
     return this.#scope
       .exit(() => this.#sync.sync())
-      .catch((err: unknown) => {
-        this.#supervisor.foregroundFailed(err);
-        throw err;
+      .catch((error: unknown) => {
+        this.#supervisor.report({ type: 'foreground-failed', error });
+        throw error;
       });
   }
 

@@ -1,6 +1,5 @@
-import { FaultProxy, until } from '@vane/local-server/testing';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { admin } from '../../../test/support/http.js';
+import { adminRequest, FaultProxy, waitForRevision, waitForStatus } from '@vane/local-server/testing';
 import { VaneClient, type AbContext, type VaneClientOptions } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { ManualTimers } from './helpers/manual-timers.js';
@@ -40,7 +39,7 @@ async function connect(options: Partial<VaneClientOptions> = {}): Promise<VaneCl
     ...options,
   });
   clients.push(client);
-  await until(() => client.connected, 'stream connected', { timeoutMs: 5000 });
+  await waitForStatus(client, (s) => s.connected, { what: 'stream connected', timeoutMs: 5000 });
   return client;
 }
 
@@ -61,9 +60,9 @@ const GERMANY_ONLY = {
 /** A change through the admin API, once the client has the revision it made. */
 async function changed(client: VaneClient, method: 'PUT', path: string, body: unknown): Promise<void> {
   const before = server.revision('shop');
-  await admin(server, method, path, body);
+  await adminRequest(server, method, path, body);
   expect(server.revision('shop')).toBe(before + 1);
-  await until(() => client.revision === before + 1, `the client at revision ${before + 1}`, { timeoutMs: 5000 });
+  await waitForRevision(client, before + 1);
 }
 
 describe('the cache of A/B answers', () => {
@@ -118,16 +117,16 @@ describe('the cache of A/B answers', () => {
     const client = await connect();
     expect((await client.evaluateAb(['always-on'], GERMAN))['always-on']).toBe(true);
     const before = client.revision;
-    await admin(server, 'PUT', 'tenant', { ab_addon: false });
-    await until(() => client.revision === before + 1, 'the revision of the add-on turned off', { timeoutMs: 5000 });
+    await adminRequest(server, 'PUT', 'tenant', { ab_addon: false });
+    await waitForRevision(client, before + 1);
     for (let i = 0; i < 2; i++) {
       await expect(client.evaluateAb(['always-on'], GERMAN)).rejects.toMatchObject({
         code: 'VANE_ADDON_NOT_AVAILABLE',
       });
     }
     expect(calls()).toBe(3);
-    await admin(server, 'PUT', 'tenant', { ab_addon: true });
-    await until(() => client.revision === before + 2, 'the revision of the add-on turned on', { timeoutMs: 5000 });
+    await adminRequest(server, 'PUT', 'tenant', { ab_addon: true });
+    await waitForRevision(client, before + 2);
     expect((await client.evaluateAb(['always-on'], GERMAN))['always-on']).toBe(true);
     expect((await client.evaluateAb(['always-on'], GERMAN))['always-on']).toBe(true);
     expect(calls()).toBe(4);
@@ -157,8 +156,8 @@ describe('the cache of A/B answers', () => {
 
   it.each([
     ['maxEntries', { maxEntries: 2 }],
-    // Two answers of these users fit, three do not: 200 bytes + 2 per character of the key (the documented estimate).
-    ['maxBytes', { maxBytes: 2 * (200 + 2 * '"always-on"["user-1"]'.length) }],
+    // Two answers of these users fit, three do not: 250 bytes + 2 per character of the key (the documented estimate).
+    ['maxBytes', { maxBytes: 2 * (250 + 2 * '"always-on"["user-1"]'.length) }],
   ])('keeps within %s, dropping the least recently used', async (_name, abCache) => {
     const client = await connect({ abCache });
     const ask = (userId: string) => client.evaluateAb(['always-on'], { userId });

@@ -1,15 +1,19 @@
 // The benchmarked app, in its own process (started with --expose-gc): an
 // Express 5 app on the built @vane/express, connected to the local server
 // named by BENCH_VANE_URL / BENCH_VANE_KEY, with two Vanes on the same
-// service: one with the default cache of A/B answers, one with
-// `abCache: false` (every evaluation one call, as before the cache). Routes,
-// identical but for their guard:
+// service: one with the default cache of A/B answers, one whose answers
+// live 10 minutes (`maxAgeMs`: within the benchmark, only a new revision
+// would make it ask again), and one with `abCache: false` (every
+// evaluation one call, as before the cache). Routes, identical but for
+// their guard:
 //   GET /open          no guard
 //   GET /flag          requireFlag('new-checkout') (a plain flag, on)
-//   GET /ab            requireFlag('new-pricing', { ab: true }), cache on
-//   GET /ab-uncached   the same on the Vane with abCache: false
+//   GET /ab            requireFlag('new-pricing', { ab: true }), cache on (defaults)
+//   GET /ab-long       the same, answers kept 10 minutes
+//   GET /ab-uncached   the same, abCache: false
 // The A/B user is the `x-user-id` header, with two attributes. GET /stats
-// and GET /heap (after a full GC) report the cache. Prints {"port": n} when ready.
+// and GET /heap (after a full GC) report the cache, GET /cpu the process's
+// CPU time so far. Prints {"port": n} when ready.
 import express from 'express';
 import { createVane } from '@vane/express';
 
@@ -22,6 +26,7 @@ const abContext = (req) => ({
 });
 
 const cached = await createVane({ baseUrl, apiKey, abContext, logger });
+const long = await createVane({ baseUrl, apiKey, abContext, logger, abCache: { maxAgeMs: 600_000 } });
 const uncached = await createVane({ baseUrl, apiKey, abContext, logger, abCache: false });
 
 const ok = (_req, res) => res.send('ok');
@@ -29,9 +34,18 @@ const app = express();
 app.get('/open', ok);
 app.get('/flag', cached.requireFlag('new-checkout'), ok);
 app.get('/ab', cached.requireFlag('new-pricing', { ab: true }), ok);
+app.get('/ab-long', long.requireFlag('new-pricing', { ab: true }), ok);
 app.get('/ab-uncached', uncached.requireFlag('new-pricing', { ab: true }), ok);
-const stats = () => ({ revision: cached.client.revision, cache: cached.client.abCacheStats });
+const stats = () => ({
+  revision: cached.client.revision,
+  cache: cached.client.abCacheStats,
+  long: long.client.abCacheStats,
+});
 app.get('/stats', (_req, res) => res.json(stats()));
+app.get('/cpu', (_req, res) => {
+  const { user, system } = process.cpuUsage();
+  res.json({ micros: user + system });
+});
 app.get('/heap', (_req, res) => {
   globalThis.gc();
   globalThis.gc();
@@ -42,5 +56,5 @@ const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ por
 process.on('SIGTERM', () => {
   server.close();
   server.closeAllConnections();
-  void Promise.all([cached.close(), uncached.close()]).then(() => process.exit(0));
+  void Promise.all([cached.close(), long.close(), uncached.close()]).then(() => process.exit(0));
 });

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { EXPRESS_VERSIONS } from './support/express-versions.js';
 import { SECRET_VALUES } from './support/seed.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';
-import { waitForChange } from './support/wait-for-change.js';
+import { waitForChange } from '@vane/local-server/testing';
 
 describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
   let fx: VaneFixture;

@@ -1,9 +1,9 @@
 import type { AbContext } from '@vane/client';
 import vane, { type FlagDenial } from '@vane/fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { waitForChange } from '../../express/test/support/wait-for-change.js';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { keptLogger, startServer, type ServerFixture } from './support/vane-fixture.js';
+import { waitForChange } from '@vane/local-server/testing';
 
 const EVALUATE_AB = '/v1/flags/evaluate-ab';
 

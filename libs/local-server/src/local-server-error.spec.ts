@@ -1,6 +1,7 @@
 import * as api from './index.js';
 import { HttpError } from './http/http-error.js';
 import { LocalServerError } from './local-server-error.js';
+import { AdminRequestError, WaitTimeoutError } from './testing/index.js';
 
 describe('LocalServerError: one base, stable codes', () => {
   const cause = new Error('underlying');
@@ -12,6 +13,12 @@ describe('LocalServerError: one base, stable codes', () => {
     [new api.JournalWriteError('cannot write', { cause }), 'JournalWriteError', 'VANE_LOCAL_JOURNAL_WRITE_FAILED'],
     [new api.StateChangeError('no service', { cause }), 'StateChangeError', 'VANE_LOCAL_STATE_MISMATCH'],
     [new HttpError(404, 'not_found', 'no route', {}, {}, { cause }), 'HttpError', 'VANE_LOCAL_REQUEST_REFUSED'],
+    [Object.assign(new WaitTimeoutError('revision 3', 10), { cause }), 'WaitTimeoutError', 'VANE_LOCAL_WAIT_TIMEOUT'],
+    [
+      Object.assign(new AdminRequestError('admin PUT x: 500', 500, ''), { cause }),
+      'AdminRequestError',
+      'VANE_LOCAL_ADMIN_REQUEST_FAILED',
+    ],
   ];
 
   it.each(errors)('%s is a LocalServerError named %s with code %s and its cause', (error, name, code) => {

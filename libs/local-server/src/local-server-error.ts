@@ -28,7 +28,11 @@ export type LocalServerErrorCode =
   /** A journal record names a service the state file does not hold ({@link StateChangeError}). */
   | 'VANE_LOCAL_STATE_MISMATCH'
   /** A request the HTTP layer refused; its answer's status and protocol code are on the error. */
-  | 'VANE_LOCAL_REQUEST_REFUSED';
+  | 'VANE_LOCAL_REQUEST_REFUSED'
+  /** A wait of `@vane/local-server/testing` ran past its limit ({@link WaitTimeoutError}). */
+  | 'VANE_LOCAL_WAIT_TIMEOUT'
+  /** An admin API call of `@vane/local-server/testing` was answered with a status that is not 2xx ({@link AdminRequestError}). */
+  | 'VANE_LOCAL_ADMIN_REQUEST_FAILED';
 
 /** Options shared by every local-server error constructor. */
 export interface LocalServerErrorOptions {

@@ -4,6 +4,7 @@ import { Agent, request, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createParser } from 'eventsource-parser';
+import { PROCESS_WAIT_MS } from '../src/testing/index.js';
 
 // The CLI as users run it, killed with SIGKILL while admin writes are in flight, then restarted on the same
 // state file: every acknowledged write must be there, revisions only grow, and a client that reconnects with
@@ -13,7 +14,8 @@ const TOKEN = 'crash-test-admin-token';
 const KEY = 'svs_shop_crash_secret';
 const ROUNDS = 20;
 const WRITERS = 8;
-const WAIT_MS = 10_000;
+// Starting the CLI on a loaded 2-core machine takes seconds.
+const WAIT_MS = PROCESS_WAIT_MS;
 
 interface Running {
   child: ChildProcessWithoutNullStreams;

@@ -3,6 +3,9 @@ import { startLocalServer, type LocalServer } from '../src/index.js';
 import { admin, call, openStream, type StreamReader } from './support/http-client.js';
 import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
+/** Every patch carries the service's commit time (PROTOCOL §6), RFC 3339 with milliseconds. */
+const COMMITTED_AT = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) as unknown;
+
 // Written out independently of the server's code: PROTOCOL §7.
 const bucketOf = (flagKey: string, salt: string, userId: string) =>
   parseInt(createHash('sha256').update(`${flagKey}.${salt}.${userId}`).digest('hex').slice(0, 8), 16) % 10000;
@@ -127,6 +130,7 @@ describe('an answer changes only with a new revision (PROTOCOL §7)', () => {
       base: before,
       revision: before + 1,
       flags: { 'new-pricing': PUBLIC_RECORD },
+      committed_at: COMMITTED_AT,
     });
     expect((await evaluate(GERMAN)).json()).toEqual({ results: { 'new-pricing': false } });
   }, 15_000);
@@ -142,16 +146,27 @@ describe('an answer changes only with a new revision (PROTOCOL §7)', () => {
     };
 
     expect((await admin(server, 'PUT', '/tenant', { ab_addon: false })).status).toBe(200);
-    expect(await patchOf(shop, 2)).toEqual({ base: before.shop, revision: before.shop + 1, flags: shopFlags });
+    expect(await patchOf(shop, 2)).toEqual({
+      base: before.shop,
+      revision: before.shop + 1,
+      flags: shopFlags,
+      committed_at: COMMITTED_AT,
+    });
     expect(await patchOf(web, 2)).toEqual({
       base: before.web,
       revision: before.web + 1,
       flags: { 'dark-mode': PUBLIC_RECORD },
+      committed_at: COMMITTED_AT,
     });
     expect((await evaluate(GERMAN)).status).toBe(403);
 
     expect((await admin(server, 'PUT', '/tenant', { ab_addon: true })).status).toBe(200);
-    expect(await patchOf(shop, 3)).toEqual({ base: before.shop + 1, revision: before.shop + 2, flags: shopFlags });
+    expect(await patchOf(shop, 3)).toEqual({
+      base: before.shop + 1,
+      revision: before.shop + 2,
+      flags: shopFlags,
+      committed_at: COMMITTED_AT,
+    });
     expect((await evaluate(GERMAN)).json()).toEqual({ results: { 'new-pricing': true } });
     // A service without flags has no answer to change.
     expect(server.revision('other')).toBe(before.other);

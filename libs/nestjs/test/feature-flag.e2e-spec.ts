@@ -22,9 +22,8 @@ import {
   type VaneContextFactory,
 } from '../src/index.js';
 import { createApp } from './support/app.js';
-import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { adminPut, waitForChange } from './support/wait.js';
+import { adminPut, FaultProxy, waitForChange } from '@vane/local-server/testing';
 
 class PaymentRequiredException extends HttpException {
   constructor(denial: FeatureFlagDenial) {
@@ -107,12 +106,12 @@ const abContext: VaneContextFactory = (ctx) => {
 
 describe('@FeatureFlag()', () => {
   let server: LocalServer;
-  let proxy: RecordingProxy;
+  let proxy: FaultProxy;
   let app: INestApplication;
 
   beforeAll(async () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
-    proxy = await startRecordingProxy(server.port);
+    proxy = await FaultProxy.start(server.port);
     app = await createApp({
       imports: [
         VaneModule.forRoot({ baseUrl: proxy.baseUrl('shop'), apiKey: KEYS.shopSecret, abContext, startupCheck: 'off' }),
@@ -162,7 +161,7 @@ describe('@FeatureFlag()', () => {
   it('a flag flipped through the admin API changes what the route answers, without a restart', async () => {
     const client = app.get(VaneClient);
     const on = waitForChange(client, (e) => e.kind === 'flag' && e.key === 'beta' && e.newValue === true);
-    await adminPut(server.url, server.adminToken, 'services/shop/flags/beta', {
+    await adminPut(server, 'services/shop/flags/beta', {
       is_enabled: true,
       starts_at: null,
       ends_at: null,
@@ -172,7 +171,7 @@ describe('@FeatureFlag()', () => {
     await request(app.getHttpServer()).get('/both').expect(200, 'both');
 
     const off = waitForChange(client, (e) => e.kind === 'flag' && e.key === 'beta' && e.newValue === false);
-    await adminPut(server.url, server.adminToken, 'services/shop/flags/beta', {
+    await adminPut(server, 'services/shop/flags/beta', {
       is_enabled: false,
       starts_at: null,
       ends_at: null,
@@ -256,11 +255,11 @@ describe('@FeatureFlag()', () => {
 
       // Only fast-search's rule changes (pro no longer in): a new revision, so the next request asks again.
       const applied = waitForChange(client, (e) => e.key === 'search.rule.changed');
-      await adminPut(server.url, server.adminToken, 'services/shop/flags/fast-search', {
+      await adminPut(server, 'services/shop/flags/fast-search', {
         is_enabled: true,
         ab: { percentage: 0, salt: 'fs-1', cohorts: [] },
       });
-      await adminPut(server.url, server.adminToken, 'services/shop/configs/search.rule.changed', { value: true });
+      await adminPut(server, 'services/shop/configs/search.rule.changed', { value: true });
       await applied; // patches apply in order: the rule's revision is in
       await returning('/flags').expect(200, { dark: true, fast: false, beta: false });
       expect(calls() - before).toBe(2);
@@ -365,7 +364,7 @@ describe('a FeatureFlagGuard subclass as the global guard', () => {
 
 describe('a FeatureFlagGuard subclass that reads requirements its own way', () => {
   let server: LocalServer;
-  let proxy: RecordingProxy;
+  let proxy: FaultProxy;
   let app: INestApplication;
 
   /** Requirements from a table of the app's own instead of @FeatureFlag(): both A/B flags for /experiments. */
@@ -387,7 +386,7 @@ describe('a FeatureFlagGuard subclass that reads requirements its own way', () =
 
   beforeAll(async () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
-    proxy = await startRecordingProxy(server.port);
+    proxy = await FaultProxy.start(server.port);
     app = await createApp({
       imports: [
         VaneModule.forRoot({

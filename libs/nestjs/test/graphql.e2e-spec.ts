@@ -6,8 +6,8 @@ import { startLocalServer, type LocalServer } from '@vane/local-server';
 import type { NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import { FeatureFlag, Flag, Secret, userOf, VaneModule, type VaneContextFactory } from '../src/index.js';
-import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy.js';
 import { KEYS, nestSeed } from './support/seed.js';
+import { FaultProxy } from '@vane/local-server/testing';
 
 // #region ab-context-any-transport
 /** The user's id and country, wherever the transport keeps the user (here: req.user, through the GraphQL context). */
@@ -68,7 +68,7 @@ interface GraphQLAnswer {
 
 describe('in GraphQL resolvers (@nestjs/graphql with Apollo)', () => {
   let server: LocalServer;
-  let proxy: RecordingProxy;
+  let proxy: FaultProxy;
   let app: INestApplication;
 
   const query = async (source: string, userId?: string): Promise<GraphQLAnswer> => {
@@ -80,7 +80,7 @@ describe('in GraphQL resolvers (@nestjs/graphql with Apollo)', () => {
 
   beforeAll(async () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
-    proxy = await startRecordingProxy(server.port);
+    proxy = await FaultProxy.start(server.port);
     const moduleRef = await Test.createTestingModule({
       imports: [
         VaneModule.forRoot({ baseUrl: proxy.baseUrl('shop'), apiKey: KEYS.shopSecret, abContext, startupCheck: 'off' }),

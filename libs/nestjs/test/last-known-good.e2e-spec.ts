@@ -9,8 +9,8 @@ import { filter, firstValueFrom, timeout } from 'rxjs';
 import request from 'supertest';
 import { VaneHealthIndicator, VaneModule, VaneObservables, type VaneModuleOptions } from '../src/index.js';
 import { createApp } from './support/app.js';
-import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy.js';
 import { KEYS, nestSeed } from './support/seed.js';
+import { FaultProxy } from '@vane/local-server/testing';
 
 @Controller()
 class HealthController {
@@ -28,13 +28,13 @@ class HealthController {
 describe('VaneModule with lastKnownGood: an app that starts during an outage', () => {
   let dir: string;
   let server: LocalServer;
-  let proxy: RecordingProxy;
+  let proxy: FaultProxy;
   const silent = { warn() {}, error() {} };
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'vane-nest-lkg-'));
     server = await startLocalServer({ seed: nestSeed(), port: 0, statePath: join(dir, 'state.json') });
-    proxy = await startRecordingProxy(server.port);
+    proxy = await FaultProxy.start(server.port);
   });
 
   afterAll(async () => {

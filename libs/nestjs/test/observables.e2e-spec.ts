@@ -5,7 +5,7 @@ import { firstValueFrom, Subscription, take, toArray, filter, timeout } from 'rx
 import { VaneModule, VaneObservables } from '../src/index.js';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { waitForChange } from './support/wait.js';
+import { waitForChange } from '@vane/local-server/testing';
 
 describe('VaneObservables', () => {
   let server: LocalServer;

@@ -12,8 +12,8 @@ import {
   type VaneContextFactory,
   type VaneModuleOptions,
 } from '../src/index.js';
-import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy.js';
 import { KEYS, nestSeed } from './support/seed.js';
+import { FaultProxy } from '@vane/local-server/testing';
 
 @Controller()
 class ShopController {
@@ -80,12 +80,12 @@ async function createFastifyApp(vane: VaneModuleOptions): Promise<NestFastifyApp
 
 describe('on Fastify (@nestjs/platform-fastify)', () => {
   let server: LocalServer;
-  let proxy: RecordingProxy;
+  let proxy: FaultProxy;
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
     server = await startLocalServer({ seed: nestSeed(), port: 0 });
-    proxy = await startRecordingProxy(server.port);
+    proxy = await FaultProxy.start(server.port);
     // The root README's A/B context (the sample app's), which reads headers and query as both platforms give them.
     app = await createFastifyApp({
       baseUrl: proxy.baseUrl('shop'),

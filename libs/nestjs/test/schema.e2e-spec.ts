@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { VaneHealthIndicator, VaneModule, VaneObservables } from '../src/index.js';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { adminPut } from './support/wait.js';
+import { adminPut } from '@vane/local-server/testing';
 
 /** The first value of `source` that matches, bounded in time. */
 function first<T>(source: Observable<T>, match: (v: T) => boolean = () => true): Promise<T> {
@@ -45,11 +45,11 @@ describe('VaneModule with a schema', () => {
     const sub = live.config$('db.pool.max').subscribe((v) => seen.push(v));
 
     const coerced = first(live.config$('db.pool.max'), (v) => v === 25);
-    await adminPut(server.url, server.adminToken, 'services/shop/configs/db.pool.max', { value: '25' });
+    await adminPut(server, 'services/shop/configs/db.pool.max', { value: '25' });
     await expect(coerced).resolves.toBe(25);
 
     const invalid: Promise<InvalidConfig> = first(live.invalid$);
-    await adminPut(server.url, server.adminToken, 'services/shop/configs/db.pool.max', { value: -1 });
+    await adminPut(server, 'services/shop/configs/db.pool.max', { value: -1 });
     await expect(invalid).resolves.toMatchObject({ key: 'db.pool.max', keptLastValid: true });
     expect(app.get(VaneClient).config('db.pool.max')).toBe(25);
     expect(seen).toEqual([10, 25]);

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { Secret, VaneModule } from '../src/index.js';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { waitForChange } from './support/wait.js';
+import { waitForChange } from '@vane/local-server/testing';
 
 @Controller()
 class PayController {

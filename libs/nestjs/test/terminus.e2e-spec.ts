@@ -7,6 +7,7 @@ import { VaneHealthIndicator, VaneModule, VaneObservables } from '../src/index.j
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
+import { waitForStatus } from '@vane/local-server/testing';
 
 @Controller()
 class HealthController {
@@ -90,11 +91,7 @@ describe('VaneHealthIndicator (@nestjs/terminus)', () => {
     server.admin.setTenant({ quarantined_until: new Date(Date.now() + 3_600_000).toISOString() });
     try {
       // The server ends the stream; the reconnect meets the 429 and the client waits, at most maxRetryAfterMs.
-      const deadline = Date.now() + 2500;
-      while (client.status.mode !== 'quarantined') {
-        if (Date.now() > deadline) throw new Error(`still ${client.status.mode} after 2.5 s`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitForStatus(client, (status) => status.mode === 'quarantined', { what: 'the quarantine reported' });
       const res = await request(app.getHttpServer()).get('/health').expect(503);
       expect(res.body).toMatchObject({
         status: 'error',

@@ -2,14 +2,14 @@ import { OpenFeature, type Client } from '@openfeature/server-sdk';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
-import { StreamProxy } from './support/stream-proxy.js';
+import { FaultProxy } from '@vane/local-server/testing';
 
 const EVALUATE_AB = '/v1/flags/evaluate-ab';
 /** More flags than one evaluate-ab call may carry. */
 const MANY = 250;
 
 let server: LocalServer;
-let proxy: StreamProxy;
+let proxy: FaultProxy;
 let client: Client;
 
 beforeAll(async () => {
@@ -21,7 +21,7 @@ beforeAll(async () => {
     };
   }
   server = await startLocalServer({ seed, port: 0 });
-  proxy = await StreamProxy.start(server.port);
+  proxy = await FaultProxy.start(server.port);
   await OpenFeature.setProviderAndWait(
     new VaneProvider({
       baseUrl: proxy.baseUrl('shop'),

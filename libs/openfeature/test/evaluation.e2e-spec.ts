@@ -3,18 +3,18 @@ import { ErrorCode, OpenFeature, StandardResolutionReasons, type Client } from '
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, SECRET_VALUE, testSeed } from './support/seed.js';
-import { StreamProxy } from './support/stream-proxy.js';
+import { FaultProxy } from '@vane/local-server/testing';
 
 const silent = { warn: () => undefined, error: () => undefined };
 
 let server: LocalServer;
-let proxy: StreamProxy;
+let proxy: FaultProxy;
 let provider: VaneProvider;
 let client: Client;
 
 beforeAll(async () => {
   server = await startLocalServer({ seed: testSeed(), port: 0 });
-  proxy = await StreamProxy.start(server.port);
+  proxy = await FaultProxy.start(server.port);
   provider = new VaneProvider({
     baseUrl: proxy.baseUrl('shop'),
     apiKey: SECRET_KEY,

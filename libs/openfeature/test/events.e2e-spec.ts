@@ -3,17 +3,17 @@ import { VaneClient } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, SECRET_VALUE, testSeed } from './support/seed.js';
-import { StreamProxy } from './support/stream-proxy.js';
-import { nextEvent, recordEvents, until } from './support/wait.js';
+import { nextEvent, recordEvents } from './support/wait.js';
+import { adminPut, FaultProxy, until, waitForStatus } from '@vane/local-server/testing';
 
 const silent = { warn: () => undefined, error: () => undefined };
 
 let server: LocalServer;
-let proxy: StreamProxy;
+let proxy: FaultProxy;
 
 beforeEach(async () => {
   server = await startLocalServer({ seed: testSeed(), port: 0 });
-  proxy = await StreamProxy.start(server.port);
+  proxy = await FaultProxy.start(server.port);
 });
 
 afterEach(async () => {
@@ -21,16 +21,6 @@ afterEach(async () => {
   await proxy.close();
   await server.close();
 });
-
-/** A write through the admin HTTP API, as the console would make it. */
-async function adminPut(path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${server.url}/admin/v1/services/shop/${path}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(res.status).toBe(200);
-}
 
 /** Waits (bounded) until the local server has `n` open streams. */
 function streamsOpen(n: number): Promise<void> {
@@ -52,7 +42,7 @@ it('Ready once the initial sync is done, then ConfigurationChanged for each live
   client.addHandler(ProviderEvents.ConfigurationChanged, (d) => void (d && fromClient.push(d)));
 
   const flagChange = nextEvent(provider, ProviderEvents.ConfigurationChanged);
-  await adminPut('flags/beta', { is_enabled: true });
+  await adminPut(server, 'services/shop/flags/beta', { is_enabled: true });
   const flag = await flagChange;
   expect(flag).toMatchObject({ flagsChanged: ['beta'], metadata: { revision: server.revision('shop') } });
   await expect(client.getBooleanDetails('beta', false)).resolves.toMatchObject({ value: true, reason: 'STATIC' });
@@ -60,7 +50,7 @@ it('Ready once the initial sync is done, then ConfigurationChanged for each live
   // A secret change is not an OpenFeature change: the next event names the config alone.
   const configChange = nextEvent(provider, ProviderEvents.ConfigurationChanged);
   server.admin.setSecret('shop', 'stripe.api_key', 'rk_test_rotated');
-  await adminPut('configs/greeting.text', { value: 'Bonjour' });
+  await adminPut(server, 'services/shop/configs/greeting.text', { value: 'Bonjour' });
   await expect(configChange).resolves.toMatchObject({ flagsChanged: ['greeting.text'] });
   await expect(client.getStringValue('greeting.text', '')).resolves.toBe('Bonjour');
 
@@ -84,7 +74,7 @@ it('Stale while the stream has fallen back to polling, Ready when it reconnects'
     const provider = new VaneProvider(vane);
     await OpenFeature.setProviderAndWait(provider);
     const client = OpenFeature.getClient();
-    await until(() => vane.connected, 'the stream to connect');
+    await waitForStatus(vane, (s) => s.connected, { what: 'the stream to connect' });
     const seen = recordEvents(provider, [ProviderEvents.Stale, ProviderEvents.Ready, ProviderEvents.Error]);
 
     const stale = nextEvent(provider, ProviderEvents.Stale);

@@ -16,8 +16,8 @@ import type { Request } from 'express';
 import request from 'supertest';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
-import { StreamProxy } from './support/stream-proxy.js';
-import { nextEvent, until } from './support/wait.js';
+import { nextEvent } from './support/wait.js';
+import { FaultProxy, until } from '@vane/local-server/testing';
 
 const silent = { warn: () => undefined, error: () => undefined };
 const EVALUATE_AB = '/v1/flags/evaluate-ab';
@@ -67,11 +67,11 @@ class ShopController {
 }
 
 let server: LocalServer;
-let proxy: StreamProxy;
+let proxy: FaultProxy;
 
 beforeEach(async () => {
   server = await startLocalServer({ seed: testSeed(), port: 0 });
-  proxy = await StreamProxy.start(server.port);
+  proxy = await FaultProxy.start(server.port);
 });
 
 afterEach(async () => {

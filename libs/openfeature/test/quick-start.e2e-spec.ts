@@ -2,7 +2,7 @@ import { ProviderEvents } from '@openfeature/server-sdk';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { checkout, startFeatures, stopFeatures } from './quick-start.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
-import { until } from './support/wait.js';
+import { until } from '@vane/local-server/testing';
 
 let server: LocalServer;
 

@@ -27,9 +27,9 @@ export interface AbCacheOptions {
   maxEntries?: number;
   /**
    * Most memory the answers may take, in bytes, as the cache estimates it
-   * (200 bytes per answer plus 2 bytes per character of its key: the flag
+   * (250 bytes per answer plus 2 bytes per character of its key: the flag
    * key, the user id and the attributes); past it the least recently used
-   * go first. About 310 bytes for a flag, a user id and two short
+   * go first. About 360 bytes for a flag, a user id and two short
    * attributes, so the default `maxEntries` binds first for such users.
    * @default 8388608 (8 MiB)
    */

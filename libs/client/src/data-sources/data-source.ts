@@ -1,13 +1,14 @@
 /**
- * The seam between the data sources (polling, streaming) and the supervisor
- * that decides which of them runs when.
+ * The seam between the data sources (polling, streaming, the snapshot sync
+ * they share) and the supervisor that decides which of them runs when: one
+ * channel of typed events.
  *
  * @packageDocumentation
  */
 
 /**
  * A way of keeping the snapshot current. A source makes one attempt at a
- * time when told to, reports how it went through {@link SourceEvents}, and
+ * time when told to, reports how it went as a {@link SourceEvent}, and
  * never decides on its own when to try again.
  */
 export interface DataSource {
@@ -20,17 +21,26 @@ export interface DataSource {
 /** What failed: the stream connection, or a sync (a poll, or one the stream asked for). */
 export type FailureKind = 'stream' | 'sync';
 
-/** What the sources tell the supervisor. Implementations never throw. */
-export interface SourceEvents {
-  /** The stream is open (status 200, `text/event-stream`). */
-  streamOpened(): void;
-  /**
-   * An attempt failed. For the stream, every end is a failure (a stream is
-   * meant to last); the supervisor decides what follows.
-   *
-   * @param reason - what the attempt was, for the log (`ttl`, `stream resync`…).
-   */
-  failed(kind: FailureKind, error: unknown, reason: string): void;
-  /** A sync should run now, in the background (e.g. after a malformed stream event). */
-  syncInBackground(reason: string): void;
-}
+/**
+ * Everything the sources, the snapshot sync and the client's foreground
+ * calls tell the supervisor, which handles each in one place.
+ *
+ * - `stream-opened`: the stream is open (status 200, `text/event-stream`).
+ * - `failed`: a background attempt failed. For the stream, every end is a
+ *   failure (a stream is meant to last). `reason` says what the attempt was,
+ *   for the log (`ttl`, `stream resync`…).
+ * - `sync-requested`: a sync should run now, in the background (e.g. after a
+ *   malformed stream event).
+ * - `synced`: a sync succeeded (200 or 304), in the background or not.
+ * - `foreground-failed`: a call the app made (`client.sync()`, a retry while
+ *   stale) failed; only a 402 changes what runs in the background.
+ */
+export type SourceEvent =
+  | { readonly type: 'stream-opened' }
+  | { readonly type: 'failed'; readonly kind: FailureKind; readonly error: unknown; readonly reason: string }
+  | { readonly type: 'sync-requested'; readonly reason: string }
+  | { readonly type: 'synced' }
+  | { readonly type: 'foreground-failed'; readonly error: unknown };
+
+/** The channel: where a source reports. Implementations never throw. */
+export type SourceEvents = (event: SourceEvent) => void;

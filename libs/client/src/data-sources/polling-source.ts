@@ -13,8 +13,8 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * Polls the service: when its timer fires, one conditional sync (a 304 costs
  * no parsing). A success reaches the supervisor through the sync's
- * `onSynced`, which schedules the next poll; a failure through
- * {@link SourceEvents.failed}.
+ * `synced` event, which makes the supervisor schedule the next poll; a
+ * failure as a `failed` event.
  */
 export class PollingSource implements DataSource {
   #timer: TimerHandle | undefined;
@@ -35,7 +35,7 @@ export class PollingSource implements DataSource {
     this.#timer = this.timers.setTimeout(
       () => {
         this.#timer = undefined;
-        this.sync.sync().catch((err: unknown) => this.events.failed('sync', err, 'ttl'));
+        this.sync.sync().catch((error: unknown) => this.events({ type: 'failed', kind: 'sync', error, reason: 'ttl' }));
       },
       Math.min(delayMs, MAX_TIMER_MS),
     );

@@ -18,6 +18,7 @@ import {
   type Snapshot,
 } from '../store/snapshot.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
+import type { SourceEvents } from './data-source.js';
 
 /** Outcome of a foreground `client.sync()`. */
 export interface SyncResult {
@@ -60,14 +61,14 @@ export class SnapshotSync {
 
   /**
    * @param signal - aborted by `close()`; a sync cut by it fails with `ClientClosedError`.
-   * @param onSynced - called after every successful sync (200 or 304).
+   * @param events - told `synced` after every successful sync (200 or 304); failures are thrown to the caller.
    */
   constructor(
     private readonly http: ServiceHttp,
     private readonly store: SnapshotStore,
     private readonly signal: AbortSignal,
     private readonly logger: VaneLogger,
-    private readonly onSynced: () => void,
+    private readonly events: SourceEvents,
   ) {
     this.#outcomes = new ListenerSet(logger, (o) => `sync outcome listener threw on a ${o.kind}`);
   }
@@ -176,14 +177,14 @@ export class SnapshotSync {
     }
     if (answer.status === 304) {
       await this.store.confirm(answer.header('etag'));
-      this.onSynced();
+      this.events({ type: 'synced' });
       this.logger.debug?.(`sync: 304, revision ${this.store.snapshot.revision} unchanged`);
       return { status: 'not-modified', revision: this.store.snapshot.revision };
     }
     if (answer.status !== 200) throw this.http.errorFor(answer.status, answer.text, answer.header, 'sync');
     const next = readSnapshot(parseJsonAnswer(answer, 'sync'));
     if (!(await this.store.apply(next, 'sync', { etag: answer.header('etag') }))) throw new ClientClosedError();
-    this.onSynced();
+    this.events({ type: 'synced' });
     this.logger.debug?.(`sync: 200, revision ${next.revision}`);
     return { status: 'updated', revision: next.revision };
   }

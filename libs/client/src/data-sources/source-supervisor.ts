@@ -8,23 +8,22 @@
  */
 import { Backoff, backoffDelayMs } from './backoff.js';
 import type { ClientStatus, ServiceWait } from './client-status.js';
-import type { FailureKind, SourceEvents } from './data-source.js';
+import type { DataSource, FailureKind, SourceEvent } from './data-source.js';
 import { BillingOverdueError, QuarantinedError, RateLimitedError, UnauthorizedError } from '../errors.js';
 import type { ResolvedOptions } from '../options.js';
-import type { PollingSource } from './polling-source.js';
 import { redactText } from '../util/redact.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import type { SnapshotSync } from './snapshot-sync.js';
-import type { StreamingSource } from './streaming-source.js';
 
 /** What the supervisor runs and reports to. */
 export interface SupervisedParts {
   readonly status: ClientStatus;
   readonly store: SnapshotStore;
   readonly sync: SnapshotSync;
-  readonly polling: PollingSource;
-  /** Absent with `stream: false`. */
-  readonly streaming: StreamingSource | undefined;
+  /** The TTL poll. */
+  readonly polling: DataSource;
+  /** The stream; absent with `stream: false`. */
+  readonly streaming: DataSource | undefined;
 }
 
 /**
@@ -35,8 +34,11 @@ export interface SupervisedParts {
  * fallback polls at once; while its polls fail, they back off like the
  * stream (from `backoffMinMs`, at most `ttlMs`), so an app whose service
  * restarts is stale until the service answers again, not for a whole TTL.
+ *
+ * Everything that happens reaches it through {@link SourceSupervisor.report},
+ * one {@link SourceEvent} at a time.
  */
-export class SourceSupervisor implements SourceEvents {
+export class SourceSupervisor {
   readonly #o: ResolvedOptions;
   readonly #backoff: Backoff;
   #parts: SupervisedParts | undefined;
@@ -70,9 +72,37 @@ export class SourceSupervisor implements SourceEvents {
     this.#o.telemetry.detach(() => parts.streaming?.schedule(0));
   }
 
-  /** A sync succeeded (background or foreground): lifts a halt or a wait, and restarts the TTL. */
-  synced(): void {
+  /**
+   * The one channel into the supervisor: the sources, the snapshot sync and
+   * the client's foreground calls report here. Never throws (background
+   * work never throws into the app, not even through a defect of ours).
+   */
+  report(event: SourceEvent): void {
+    // Before start(), only the initial sync runs: its outcome is the caller's.
     if (this.#closed || this.#parts === undefined) return;
+    try {
+      switch (event.type) {
+        case 'stream-opened':
+          return this.#streamOpened();
+        case 'failed':
+          return this.#failed(event.kind, event.error, event.reason);
+        case 'sync-requested':
+          return this.#syncInBackground(event.reason);
+        case 'synced':
+          return this.#synced();
+        case 'foreground-failed':
+          if (event.error instanceof BillingOverdueError) this.#halt(event.error);
+          return;
+      }
+    } catch (bug) {
+      this.#o.logger.error(
+        `background ${event.type} event could not be handled: ${bug instanceof Error ? bug.name : typeof bug}`,
+      );
+    }
+  }
+
+  /** A sync succeeded (background or foreground): lifts a halt or a wait, and restarts the TTL. */
+  #synced(): void {
     const { status, polling, streaming } = this.#p;
     if (status.facts.billingOverdue) {
       status.update({ billingOverdue: false });
@@ -85,13 +115,7 @@ export class SourceSupervisor implements SourceEvents {
     polling.schedule(this.#o.ttlMs);
   }
 
-  /** A foreground call failed: only a 402 changes what runs in the background. */
-  foregroundFailed(error: unknown): void {
-    if (error instanceof BillingOverdueError) this.#halt(error);
-  }
-
-  streamOpened(): void {
-    if (this.#closed) return;
+  #streamOpened(): void {
     this.#backoff.opened(this.#o.clock.now());
     this.#fallback = false;
     this.#fallbackPollFailures = 0;
@@ -101,25 +125,17 @@ export class SourceSupervisor implements SourceEvents {
     if (!wasConnected) this.#o.logger.info?.(`stream: connected to ${this.#o.baseUrl.host}`);
   }
 
-  syncInBackground(reason: string): void {
-    if (this.#closed || this.#p.status.facts.billingOverdue) return;
-    this.#p.sync.sync().catch((err: unknown) => this.failed('sync', err, reason));
+  #syncInBackground(reason: string): void {
+    if (this.#p.status.facts.billingOverdue) return;
+    this.#p.sync.sync().catch((error: unknown) => this.report({ type: 'failed', kind: 'sync', error, reason }));
   }
 
-  failed(kind: FailureKind, error: unknown, reason: string): void {
-    if (this.#closed) return;
-    try {
-      if (error instanceof BillingOverdueError) return this.#halt(error);
-      if (this.#p.status.facts.billingOverdue) return;
-      const wait = this.#serviceWait(error);
-      if (kind === 'stream') this.#streamFailed(error, wait);
-      else this.#syncFailed(error, reason, wait);
-    } catch (bug) {
-      // Background work never throws into the app, not even through a defect of ours.
-      this.#o.logger.error(
-        `background ${kind} failure could not be handled: ${bug instanceof Error ? bug.name : typeof bug}`,
-      );
-    }
+  #failed(kind: FailureKind, error: unknown, reason: string): void {
+    if (error instanceof BillingOverdueError) return this.#halt(error);
+    if (this.#p.status.facts.billingOverdue) return;
+    const wait = this.#serviceWait(error);
+    if (kind === 'stream') this.#streamFailed(error, wait);
+    else this.#syncFailed(error, reason, wait);
   }
 
   /** Stops both sources; status turns `closed`. */
@@ -195,7 +211,7 @@ export class SourceSupervisor implements SourceEvents {
         status.update({ connected: false });
         this.#fallback = true;
         this.#fallbackPollFailures = 0;
-        this.syncInBackground('fallback to polling');
+        this.#syncInBackground('fallback to polling');
       } else {
         this.#o.logger.debug?.(`${message}; still polling, next stream attempt in ${cooldownMs} ms`);
       }

@@ -80,7 +80,7 @@ export class StreamingSource implements DataSource {
     const run = this.#connect(attempt).then(
       () => undefined,
       (err: unknown) => {
-        if (!attempt.cancelled) this.s.events.failed('stream', err, 'stream');
+        if (!attempt.cancelled) this.s.events({ type: 'failed', kind: 'stream', error: err, reason: 'stream' });
       },
     );
     this.#attempts.set(
@@ -117,7 +117,7 @@ export class StreamingSource implements DataSource {
         throw new UnexpectedResponseError(`stream: expected text/event-stream, got "${type.slice(0, 60)}"`, {
           status: res.status,
         });
-      this.s.events.streamOpened();
+      this.s.events({ type: 'stream-opened' });
       return await readEventStream({
         body: res.body,
         controller,
@@ -142,7 +142,9 @@ export class StreamingSource implements DataSource {
         revision = undefined;
       }
       // Decided in turn, after the patches received before it (a replay ends with a resync).
-      sync.resync(revision).catch((err: unknown) => events.failed('sync', err, 'stream resync'));
+      sync
+        .resync(revision)
+        .catch((error: unknown) => events({ type: 'failed', kind: 'sync', error, reason: 'stream resync' }));
       return;
     }
     if (event.event === 'patch') {
@@ -152,10 +154,12 @@ export class StreamingSource implements DataSource {
       } catch (err) {
         const why = err instanceof SnapshotFormatError ? err.message : 'not valid JSON';
         this.s.logger.warn(`stream: malformed patch event (${why}); resyncing`);
-        events.syncInBackground('malformed patch');
+        events({ type: 'sync-requested', reason: 'malformed patch' });
         return;
       }
-      sync.patch(patch).catch((err: unknown) => events.failed('sync', err, 'stream patch'));
+      sync
+        .patch(patch)
+        .catch((error: unknown) => events({ type: 'failed', kind: 'sync', error, reason: 'stream patch' }));
     }
     // Other event names are ignored (forward compatibility).
   }

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import { request } from 'node:http';
+import { LocalServerError } from '../local-server-error.js';
 import { DEFAULT_WAIT_MS, type WaitOptions } from './waits.js';
 
 /** Where the admin API is: a `LocalServer`, or its `url` and `adminToken`. */
@@ -28,9 +29,8 @@ export interface AdminAnswer {
 }
 
 /** The admin API answered with a status that is not 2xx. The message holds the status and the body (never the token). */
-export class AdminRequestError extends Error {
-  /** Stable code to match on. */
-  readonly code = 'VANE_ADMIN_REQUEST_FAILED';
+export class AdminRequestError extends LocalServerError {
+  readonly code = 'VANE_LOCAL_ADMIN_REQUEST_FAILED' as const;
 
   /**
    * @param status - the HTTP status.
@@ -42,7 +42,6 @@ export class AdminRequestError extends Error {
     readonly text: string,
   ) {
     super(message);
-    this.name = 'AdminRequestError';
   }
 }
 

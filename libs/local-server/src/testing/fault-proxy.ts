@@ -308,8 +308,9 @@ function isStream(requestLine: string): boolean {
 }
 
 /**
- * A raw HTTP/1.1 answer for {@link FaultProxy.onRequest}: the status, a JSON
- * content type unless `headers` says otherwise, and `connection: close`.
+ * A raw HTTP/1.1 answer for {@link FaultProxy.onRequest}, as the service
+ * would send it: the status, `Vane-Protocol: 1`, a JSON content type unless
+ * `headers` says otherwise, and `connection: close`.
  */
 export function rawResponse(status: number, body: string, headers: Record<string, string> = {}): string {
   const all = {

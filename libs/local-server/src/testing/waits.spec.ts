@@ -66,7 +66,7 @@ describe('waits on events', () => {
     const client = new FakeClient();
     const error = await waitForRevision(client, 9, { timeoutMs: 20 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WaitTimeoutError);
-    expect((error as WaitTimeoutError).code).toBe('VANE_WAIT_TIMEOUT');
+    expect((error as WaitTimeoutError).code).toBe('VANE_LOCAL_WAIT_TIMEOUT');
     expect((error as Error).message).toBe(
       'timed out after 20 ms waiting for revision 9 (the client served 1 when the wait began)',
     );

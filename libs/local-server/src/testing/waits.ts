@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { LocalServerError } from '../local-server-error.js';
 
 /** The limit of every wait unless `timeoutMs` says otherwise, in milliseconds. */
 export const DEFAULT_WAIT_MS = 5_000;
@@ -16,9 +17,8 @@ export interface WaitOptions {
 }
 
 /** A wait ran past its limit. `message` names what was awaited and the limit. */
-export class WaitTimeoutError extends Error {
-  /** Stable code to match on. */
-  readonly code = 'VANE_WAIT_TIMEOUT';
+export class WaitTimeoutError extends LocalServerError {
+  readonly code = 'VANE_LOCAL_WAIT_TIMEOUT' as const;
 
   /**
    * @param what - what was awaited, for the message.
@@ -31,7 +31,6 @@ export class WaitTimeoutError extends Error {
     detail?: string,
   ) {
     super(`timed out after ${timeoutMs} ms waiting for ${what}${detail === undefined ? '' : `; ${detail}`}`);
-    this.name = 'WaitTimeoutError';
   }
 }
 

@@ -1,4 +1,5 @@
 import type { EventDetails, EventHandler, ProviderEvents } from '@openfeature/server-sdk';
+import { DEFAULT_WAIT_MS, waitForEvent } from '@vane/local-server/testing';
 import type { VaneProvider } from '../../src/index.js';
 
 /** What emits OpenFeature events: a provider's `events`, or an OpenFeature client. */
@@ -16,22 +17,17 @@ export function nextEvent(
   source: VaneProvider | EventSource,
   event: ProviderEvents,
   match: (details: EventDetails) => boolean = () => true,
-  timeoutMs = 5_000,
+  timeoutMs = DEFAULT_WAIT_MS,
 ): Promise<EventDetails> {
   const emitter: EventSource = 'events' in source ? source.events : source;
-  return new Promise((resolve, reject) => {
-    const handler = (details?: EventDetails): void => {
-      if (details === undefined || !match(details)) return;
-      clearTimeout(timer);
-      emitter.removeHandler(event, handler);
-      resolve(details);
-    };
-    const timer = setTimeout(() => {
-      emitter.removeHandler(event, handler);
-      reject(new Error(`no ${event} event within ${timeoutMs} ms`));
-    }, timeoutMs);
-    emitter.addHandler(event, handler);
-  });
+  return waitForEvent<EventDetails | undefined>(
+    (listener) => {
+      emitter.addHandler(event, listener);
+      return () => emitter.removeHandler(event, listener);
+    },
+    (details) => details !== undefined && match(details),
+    { what: `a ${event} event`, timeoutMs },
+  ) as Promise<EventDetails>;
 }
 
 /** Records every event the provider emits, in order (`PROVIDER_READY`, …). */
@@ -39,13 +35,4 @@ export function recordEvents(provider: VaneProvider, events: readonly ProviderEv
   const seen: string[] = [];
   for (const event of events) provider.events.addHandler(event, () => seen.push(event));
   return seen;
-}
-
-/** Resolves once `condition()` holds, checked every 10 ms; rejects after `timeoutMs` naming `what`. */
-export async function until(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
