@@ -57,7 +57,7 @@ describe('@vane/fastify', () => {
     'registers in a Fastify app as a plugin, through require() and import(), from the default and the named export',
     () => {
       const use = (load: string) =>
-        `{ const app = Fastify(); await app.register(${load}, { client: { flag: () => true, close: async () => {}, flagState: () => ({ defined: true, active: true }), telemetry: { recordFlag: () => {} } } });` +
+        `{ const app = Fastify(); await app.register(${load}, { client: { flag: () => true, close: async () => {}, flagState: () => ({ defined: true, active: true }), telemetry: { recordFlag: () => {} } }, consistentReads: false });` +
         ` app.get('/x', { config: { vane: { flags: 'on' } } }, async (r) => ({ on: r.vane.flag('on') }));` +
         ` const res = await app.inject('/x'); await app.close(); console.log(res.body); }`;
       const cjs = node([

@@ -84,7 +84,8 @@ describe('file secrets, however the process ends', () => {
       await killed.proc.exited;
       await secondStart();
       expect(readdirSync(tmp)).toEqual([basename(live.dir)]);
-      expect(readdirSync(live.dir)).toHaveLength(1);
+      // The secret's stable file and the file of the version the served revision holds (#21).
+      expect(readdirSync(live.dir)).toHaveLength(2);
       live.proc.child.kill('SIGTERM');
       await live.proc.exited;
       expect(readdirSync(tmp)).toEqual([]);
