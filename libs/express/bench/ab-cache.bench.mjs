@@ -5,7 +5,9 @@
 // CLI, on loopback), the app (bench/app.mjs) and this one (autocannon). Measured:
 //  1. 1,000 returning users (user ids cycled): GET /open, /flag (a plain flag), /ab (A/B,
 //     answers cached with the default options), /ab-long (the same, answers kept 10
-//     minutes: every request a hit) and /ab-uncached (abCache: false, one evaluate-ab call
+//     minutes: every request a hit), /ab-client (no guard: the handler awaits
+//     client.evaluateAb() with the same cache, to tell the client's share from the
+//     adapter's) and /ab-uncached (abCache: false, one evaluate-ab call
 //     per request, as before the cache). With the default maxAgeMs (60 s) each user's
 //     answer is asked again once a minute: in this run, where /ab serves a fifth of the
 //     time, that is about one request in ten of /ab;
@@ -251,7 +253,7 @@ for (const path of ['/ab', '/ab-long']) {
 const primed = await call(appPort, 'GET', '/stats');
 if (primed.cache.size !== USERS || primed.long.size !== USERS)
   throw new Error(`expected ${USERS} cached answers, got ${primed.cache.size} and ${primed.long.size}`);
-const returning = await rounds(['/open', '/flag', '/ab', '/ab-long', '/ab-uncached'], 'returning');
+const returning = await rounds(['/open', '/flag', '/ab', '/ab-long', '/ab-client', '/ab-uncached'], 'returning');
 const afterReturning = await call(appPort, 'GET', '/stats');
 table(
   `1. ${USERS} returning users`,
@@ -261,6 +263,7 @@ table(
     '/flag': "GET /flag (requireFlag('new-checkout'))",
     '/ab': "GET /ab (requireFlag('new-pricing', { ab: true }), cache on, default options)",
     '/ab-long': 'GET /ab-long (the same, answers kept 10 minutes)',
+    '/ab-client': 'GET /ab-client (handler awaits client.evaluateAb(), answers kept 10 minutes)',
     '/ab-uncached': 'GET /ab-uncached (the same, abCache: false)',
   },
   '/open',

@@ -10,6 +10,8 @@
 //   GET /flag          requireFlag('new-checkout') (a plain flag, on)
 //   GET /ab            requireFlag('new-pricing', { ab: true }), cache on (defaults)
 //   GET /ab-long       the same, answers kept 10 minutes
+//   GET /ab-client     no guard: the handler awaits client.evaluateAb() itself
+//                      (answers kept 10 minutes), to tell the client's cost from the adapter's
 //   GET /ab-uncached   the same, abCache: false
 // The A/B user is the `x-user-id` header, with two attributes. GET /stats
 // and GET /heap (after a full GC) report the cache, GET /cpu the process's
@@ -35,6 +37,11 @@ app.get('/open', ok);
 app.get('/flag', cached.requireFlag('new-checkout'), ok);
 app.get('/ab', cached.requireFlag('new-pricing', { ab: true }), ok);
 app.get('/ab-long', long.requireFlag('new-pricing', { ab: true }), ok);
+app.get('/ab-client', (req, res, next) => {
+  long.client
+    .evaluateAb(['new-pricing'], abContext(req))
+    .then((results) => (results['new-pricing'] ? ok(req, res) : next()), next);
+});
 app.get('/ab-uncached', uncached.requireFlag('new-pricing', { ab: true }), ok);
 const stats = () => ({
   revision: cached.client.revision,

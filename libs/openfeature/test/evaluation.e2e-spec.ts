@@ -172,7 +172,13 @@ describe('A/B flags with a targetingKey', () => {
   it('a failed call: the default, GENERAL, with the Vane error code', async () => {
     server.admin.setTenant({ ab_addon: false });
     try {
-      // A user not asked before: an answer cached at the revision before would be served as is.
+      // Turning the add-on off is a new revision (PROTOCOL §7): wait (bounded) until the client has it.
+      const revision = server.revision('shop');
+      const deadline = Date.now() + 5_000;
+      while ((await client.getBooleanDetails('new-checkout', false)).flagMetadata['revision'] !== revision) {
+        if (Date.now() > deadline) throw new Error('the client did not get the revision of the add-on turned off');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       const details = await client.getBooleanDetails('dark-mode', true, { targetingKey: 'user-3', plan: 'pro' });
       expect(details).toMatchObject({ value: true, reason: 'ERROR', errorCode: ErrorCode.GENERAL });
       expect(details.errorMessage).toMatch(/^A\/B evaluation failed: VANE_ADDON_NOT_AVAILABLE: /);

@@ -34,12 +34,12 @@ export interface AbCacheStats {
 /** Sends a planned evaluation: `sendAbEvaluation` on the client's HTTP. */
 export type AbSend = (plan: AbPlan, userId: string, attributes: Record<string, string>) => Promise<AbResults>;
 
+/** A call in flight, shared by every answer it carries. */
 interface InFlight {
   readonly revision: number;
-  readonly answer: Promise<boolean>;
+  /** The service's answers, once stored in the cache. */
+  readonly answers: Promise<AbResults>;
 }
-
-const noop = (): void => undefined;
 
 /**
  * Evaluates A/B flags for one user, answering from the cache what it can.
@@ -101,9 +101,9 @@ export class AbEvaluator {
     for (const key of plan.keys) results[key] = false;
     const contextKey = abContextKey(userId, attributes);
     const now = this.#clock.now();
-    const waits: Promise<void>[] = [];
-    const missing: string[] = [];
-    const missingKeys: string[] = [];
+    let waits: Promise<unknown>[] | undefined;
+    let missing: string[] | undefined;
+    let missingKeys: string[] | undefined;
     for (const batch of plan.batches) {
       for (const flagKey of batch) {
         const key = abAnswerKey(flagKey, contextKey);
@@ -116,35 +116,40 @@ export class AbEvaluator {
         const flight = this.#inFlight.get(key);
         if (flight !== undefined && flight.revision === revision) {
           this.#coalesced++;
-          waits.push(flight.answer.then((answer) => void (results[flagKey] = answer)));
+          (waits ??= []).push(flight.answers.then((answers) => void (results[flagKey] = answers[flagKey] === true)));
           continue;
         }
-        missing.push(flagKey);
-        missingKeys.push(key);
+        (missing ??= []).push(flagKey);
+        (missingKeys ??= []).push(key);
       }
     }
-    if (missing.length > 0) {
+    if (missing !== undefined && missingKeys !== undefined) {
       this.#misses += missing.length;
-      const call = this.#send(
-        planAbEvaluation(missing, () => true),
+      const asked = missing;
+      const keys = missingKeys;
+      // One promise per call: answers are stored before anyone waiting for them resumes.
+      const answers = this.#send(
+        planAbEvaluation(asked, () => true),
         userId,
         attributes,
-      );
-      missing.forEach((flagKey, i) => {
-        const key = missingKeys[i]!;
-        const answer = call.then((answers) => answers[flagKey] === true);
-        const flight: InFlight = { revision, answer };
-        this.#inFlight.set(key, flight);
-        // Stored before any waiter resumes, so a request that follows a waiter finds it.
-        void answer
-          .then((value) => cache.set(revision, key, value), noop)
-          .then(() => {
-            if (this.#inFlight.get(key) === flight) this.#inFlight.delete(key);
-          });
-        waits.push(answer.then((value) => void (results[flagKey] = value)));
+      ).then((got) => {
+        asked.forEach((flagKey, i) => {
+          const answer = got[flagKey] === true;
+          results[flagKey] = answer;
+          cache.set(revision, keys[i]!, answer);
+        });
+        return got;
       });
+      const flight: InFlight = { revision, answers };
+      for (const key of keys) this.#inFlight.set(key, flight);
+      const landed = (): void => {
+        for (const key of keys) if (this.#inFlight.get(key) === flight) this.#inFlight.delete(key);
+      };
+      answers.then(landed, landed);
+      (waits ??= []).push(answers);
     }
-    if (waits.length === 0) return Promise.resolve(results);
+    if (waits === undefined) return Promise.resolve(results);
+    if (waits.length === 1) return waits[0]!.then(() => results);
     return Promise.all(waits).then(() => results);
   }
 }
