@@ -7,6 +7,7 @@
 export { VaneClient } from './vane-client.js';
 export type { ConfigLookup, FlagState, WidenConfig, VaneReader } from './vane-reader.js';
 export type { VaneSnapshot } from './vane-snapshot.js';
+export type { SnapshotReader, SecretReadRefusal } from './snapshot-reader.js';
 export { RequestAbEvaluation } from './ab/request-ab-evaluation.js';
 export type { RequestAbEvaluationOptions } from './ab/request-ab-evaluation.js';
 export type { SyncResult } from './data-sources/snapshot-sync.js';

@@ -1,29 +1,15 @@
 /**
- * Reads fixed to one revision: the {@link VaneSnapshot} reader, and the read
- * rules it shares with the client (one home for each).
+ * Reads fixed to one revision: the {@link VaneSnapshot} reader (its reads
+ * are the client's, from `SnapshotReader`).
  *
  * @packageDocumentation
  */
-import {
-  FrontendSecretReadError,
-  PublicKeySecretAccessError,
-  SecretNotFoundError,
-  SecretsNotAvailableError,
-} from './errors.js';
 import type { KeyType } from './http/api-key.js';
-import type { SecretVersionInfo } from './store/change-event.js';
 import type { RevisionPin } from './store/revision-pins.js';
 import type { ConfigValue } from './store/snapshot.js';
 import type { SnapshotState } from './store/snapshot-state.js';
-import type {
-  ConfigKey,
-  ConfigOutput,
-  FlagKey,
-  RegisteredConfigKey,
-  RegisteredSchema,
-  UnlistedConfigKey,
-} from './schema/vane-schema.js';
-import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from './vane-reader.js';
+import { SnapshotReader, type SecretReadTarget } from './snapshot-reader.js';
+import type { VaneReader } from './vane-reader.js';
 
 /**
  * A reader fixed to one revision: every read answers from the snapshot that
@@ -70,72 +56,6 @@ export interface VaneSnapshot extends VaneReader {
   release(): void;
 }
 
-/**
- * The one rule before any secret read, for the client's reads and every
- * pinned one: why a read on `state` is refused, or `null`. A public key
- * first (before anything else), then the kind of service the read's
- * snapshot says, then a last-known-good backup without secrets.
- * @internal
- */
-export function secretReadRefusalOf(
-  keyType: KeyType,
-  state: SnapshotState,
-  secretsAvailable: boolean,
-): PublicKeySecretAccessError | FrontendSecretReadError | SecretsNotAvailableError | null {
-  if (keyType === 'pk') return new PublicKeySecretAccessError();
-  if (state.snapshot.service.kind === 'frontend') return new FrontendSecretReadError();
-  if (!secretsAvailable) return new SecretsNotAvailableError();
-  return null;
-}
-
-/** {@link secretReadRefusalOf}, thrown. @internal */
-export function assertSecretRead(keyType: KeyType, state: SnapshotState, secretsAvailable: boolean): void {
-  const refusal = secretReadRefusalOf(keyType, state, secretsAvailable);
-  if (refusal !== null) throw refusal;
-}
-
-/** A config read on `state`: the value, or `defaultValue` when the key is missing. @internal */
-export function configOf(state: SnapshotState, key: string, defaultValue: unknown): unknown {
-  const value = state.snapshot.configs.get(key);
-  return value === undefined ? defaultValue : value;
-}
-
-/** A config lookup on `state`. @internal */
-export function configLookupOf(state: SnapshotState, key: string): ConfigLookup {
-  const value = state.snapshot.configs.get(key);
-  return value === undefined ? { found: false, value: undefined } : { found: true, value };
-}
-
-/** A flag read on `state`. @internal */
-export function flagOf(state: SnapshotState, key: string, defaultValue: boolean): boolean {
-  const active = state.flagValues.get(key);
-  return active === undefined ? defaultValue : active;
-}
-
-/** A flag's state on `state`. @internal */
-export function flagStateOf(state: SnapshotState, key: string): FlagState {
-  const flag = state.snapshot.flags.get(key);
-  return flag === undefined ? { defined: false, active: false } : { defined: true, active: flag.isActive };
-}
-
-/** A text secret on `state` (after {@link assertSecretRead}). @internal */
-export function textSecretOf(state: SnapshotState, key: string): string | null {
-  const secret = state.snapshot.secrets.get(key);
-  return secret !== undefined && secret.type === 'text' ? secret.value : null;
-}
-
-/** A secret's type and version on `state` (after {@link assertSecretRead}). @internal */
-export function secretInfoOf(state: SnapshotState, key: string): SecretVersionInfo | null {
-  const secret = state.snapshot.secrets.get(key);
-  return secret === undefined ? null : { type: secret.type, version: secret.version };
-}
-
-/** `value`, or `SecretNotFoundError` for `null`. @internal */
-export function required(value: string | null, key: string, kind: 'text' | 'file'): string {
-  if (value === null) throw new SecretNotFoundError(key, `${kind} secret "${key}" not found`);
-  return value;
-}
-
 /** What a {@link PinnedSnapshot} needs from its client. @internal */
 export interface SnapshotHost {
   readonly keyType: KeyType;
@@ -148,72 +68,24 @@ export interface SnapshotHost {
 }
 
 /** The {@link VaneSnapshot} the client hands out. @internal */
-export class PinnedSnapshot implements VaneSnapshot {
-  readonly #state: SnapshotState;
+export class PinnedSnapshot extends SnapshotReader implements VaneSnapshot {
   readonly #pin: RevisionPin;
   readonly #host: SnapshotHost;
-  #released = false;
+  readonly #held: { released: boolean };
 
   constructor(state: SnapshotState, pin: RevisionPin, host: SnapshotHost) {
-    this.#state = state;
+    const held = { released: false };
+    const target: SecretReadTarget = { state, secretsAvailable: pin.secretsAvailable };
+    super({
+      keyType: host.keyType,
+      state: () => state,
+      secretTarget: () => target,
+      // The version file exists while the pin holds this state.
+      filePath: (_, key) => (held.released || pin.state !== state ? null : (host.versionFilePath(state, key) ?? null)),
+    });
     this.#pin = pin;
     this.#host = host;
-  }
-
-  get revision(): number {
-    return this.#state.snapshot.revision;
-  }
-
-  config<K extends RegisteredConfigKey>(key: K): ConfigOutput<RegisteredSchema, K>;
-  config<K extends RegisteredConfigKey>(
-    key: K,
-    defaultValue: Exclude<ConfigOutput<RegisteredSchema, K>, undefined>,
-  ): Exclude<ConfigOutput<RegisteredSchema, K>, undefined>;
-  config<T extends ConfigValue = ConfigValue>(key: UnlistedConfigKey): T | undefined;
-  config<T extends ConfigValue>(key: UnlistedConfigKey, defaultValue: T): WidenConfig<T>;
-  config(key: string, defaultValue?: unknown): unknown {
-    return configOf(this.#state, key, defaultValue);
-  }
-
-  configLookup(key: ConfigKey<RegisteredSchema>): ConfigLookup {
-    return configLookupOf(this.#state, key);
-  }
-
-  configs(): ReadonlyMap<string, ConfigValue> {
-    return this.#state.snapshot.configs;
-  }
-
-  flag(key: FlagKey<RegisteredSchema>, defaultValue = false): boolean {
-    return flagOf(this.#state, key, defaultValue);
-  }
-
-  flagState(key: FlagKey<RegisteredSchema>): FlagState {
-    return flagStateOf(this.#state, key);
-  }
-
-  secret(key: string): string | null {
-    assertSecretRead(this.#host.keyType, this.#state, this.#pin.secretsAvailable);
-    return textSecretOf(this.#state, key);
-  }
-
-  secretFile(key: string): string | null {
-    assertSecretRead(this.#host.keyType, this.#state, this.#pin.secretsAvailable);
-    // The version file exists while the pin holds this state.
-    if (this.#released || this.#pin.state !== this.#state) return null;
-    return this.#host.versionFilePath(this.#state, key) ?? null;
-  }
-
-  secretInfo(key: string): SecretVersionInfo | null {
-    assertSecretRead(this.#host.keyType, this.#state, this.#pin.secretsAvailable);
-    return secretInfoOf(this.#state, key);
-  }
-
-  requireSecret(key: string): string {
-    return required(this.secret(key), key, 'text');
-  }
-
-  requireSecretFile(key: string): string {
-    return required(this.secretFile(key), key, 'file');
+    this.#held = held;
   }
 
   run<T>(fn: () => T): T {
@@ -221,8 +93,8 @@ export class PinnedSnapshot implements VaneSnapshot {
   }
 
   release(): void {
-    if (this.#released) return;
-    this.#released = true;
+    if (this.#held.released) return;
+    this.#held.released = true;
     this.#host.drop(this.#pin);
   }
 }

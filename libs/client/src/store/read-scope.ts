@@ -1,0 +1,135 @@
+/**
+ * Which revision a client read answers from: the one its pinned scope holds,
+ * else the one the store serves now.
+ *
+ * @packageDocumentation
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { KeyType } from '../http/api-key.js';
+import type { ReadSource, SecretReadTarget } from '../snapshot-reader.js';
+import type { VaneLogger } from '../util/logger.js';
+import type { Clock, Timers } from '../util/timers.js';
+import { PinnedSnapshot, type SnapshotHost, type VaneSnapshot } from '../vane-snapshot.js';
+import { RevisionPins, type RevisionPin } from './revision-pins.js';
+import type { SnapshotState } from './snapshot-state.js';
+import type { SnapshotStore } from './snapshot-store.js';
+
+/** What a {@link ReadScope} needs from its client. @internal */
+export interface ReadScopeDeps {
+  readonly keyType: KeyType;
+  readonly store: SnapshotStore;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  readonly logger: VaneLogger;
+  /** How long a replaced revision may still be read by scopes holding it (`pinMaxAgeMs`). */
+  readonly pinMaxAgeMs: number;
+  /** False while the client serves a last-known-good backup without secrets. */
+  secretsAvailable(): boolean;
+}
+
+/**
+ * The client's read source: pinned scopes (`runPinned`, `snapshot.run`)
+ * carried by one `AsyncLocalStorage`, the pins they hold, and the store's
+ * served state for every read outside them.
+ * @internal
+ */
+export class ReadScope implements ReadSource {
+  readonly keyType: KeyType;
+  readonly #deps: ReadScopeDeps;
+  readonly #store: SnapshotStore;
+  readonly #pins: RevisionPins;
+  /** The pin of the scope code runs in: reads inside answer from its state. */
+  readonly #scope = new AsyncLocalStorage<RevisionPin>();
+  readonly #host: SnapshotHost;
+
+  constructor(deps: ReadScopeDeps) {
+    this.#deps = deps;
+    this.keyType = deps.keyType;
+    this.#store = deps.store;
+    this.#pins = new RevisionPins({
+      clock: deps.clock,
+      timers: deps.timers,
+      logger: deps.logger,
+      maxAgeMs: deps.pinMaxAgeMs,
+      releaseFiles: (state) => deps.store.releaseFiles(state),
+    });
+    deps.store.retainReplaced((previous) => this.#pins.replaced(previous));
+    this.#host = {
+      keyType: deps.keyType,
+      versionFilePath: (state, key) => deps.store.versionFilePath(state, key),
+      run: (pin, fn) => this.#scope.run(pin, fn),
+      drop: (pin) => this.#pins.drop(pin),
+    };
+  }
+
+  /** The state a read answers from: the scope's pinned revision, else the one served now. */
+  state(): SnapshotState {
+    // While nothing holds a revision no scope is pinned: the async context need not be looked up.
+    if (this.#pins.holders === 0) return this.#store.state;
+    return this.#scope.getStore()?.state ?? this.#store.state;
+  }
+
+  secretTarget(): SecretReadTarget {
+    const pin = this.#pin();
+    if (pin !== undefined) return { state: pin.state!, secretsAvailable: pin.secretsAvailable };
+    return { state: this.#store.state, secretsAvailable: this.#deps.secretsAvailable() };
+  }
+
+  /** Live: the key's stable path. Pinned: the version file of the pinned revision. */
+  filePath(target: SecretReadTarget, key: string): string | null {
+    const path =
+      this.#pin()?.state === target.state ? this.#store.versionFilePath(target.state, key) : this.#store.filePath(key);
+    return path ?? null;
+  }
+
+  /** A snapshot of the revision read now (inside a pinned scope, the scope's, held once more). */
+  snapshot(): VaneSnapshot {
+    const outer = this.#pin();
+    let pin: RevisionPin;
+    if (outer !== undefined) {
+      this.#pins.retake(outer);
+      pin = outer;
+    } else {
+      pin = this.#pins.take(this.#store.state, () => this.#deps.secretsAvailable());
+    }
+    return new PinnedSnapshot(pin.state!, pin, this.#host);
+  }
+
+  /** Runs `fn` pinned to the revision read now; nested calls keep the outer revision. */
+  runPinned<T>(fn: () => T): T {
+    if (this.#pin() !== undefined) return fn();
+    const snapshot = this.snapshot();
+    let result: T;
+    try {
+      result = snapshot.run(fn);
+    } catch (err) {
+      snapshot.release();
+      throw err;
+    }
+    if (result instanceof Promise) return result.finally(() => snapshot.release()) as T;
+    snapshot.release();
+    return result;
+  }
+
+  /** Runs `fn` outside any pinned scope (what it installs, and its listeners, are live). */
+  live<T>(fn: () => T): T {
+    return this.#scope.exit(fn);
+  }
+
+  /** Replaced revisions still held, and file-secret versions on disk. */
+  get stats(): { readonly heldRevisions: number; readonly fileVersions: number } {
+    return { heldRevisions: this.#pins.heldReplaced, fileVersions: this.#store.heldFileVersions };
+  }
+
+  /** Ends every pin: scopes still running read live. */
+  close(): void {
+    this.#pins.close();
+  }
+
+  /** The pin of the scope this code runs in, while it still holds a state. */
+  #pin(): RevisionPin | undefined {
+    if (this.#pins.holders === 0) return undefined;
+    const pin = this.#scope.getStore();
+    return pin?.state === undefined ? undefined : pin;
+  }
+}
