@@ -1,12 +1,5 @@
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import {
-  Controller,
-  Get,
-  Injectable,
-  UseInterceptors,
-  type INestApplication,
-  type INestMicroservice,
-} from '@nestjs/common';
+import { Controller, Get, UseInterceptors, type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { Query, Resolver, GraphQLModule } from '@nestjs/graphql';
 import { ClientProxyFactory, MessagePattern, Transport, type ClientProxy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -14,17 +7,13 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import { VaneClient } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
-import { basename, dirname } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { io, type Socket as ClientSocket } from 'socket.io-client';
 import request from 'supertest';
 import { FeatureFlag, Flag, Secret, VaneModule, VanePinInterceptor } from '../src/index.js';
 import { midRequestChange, MidRequestChange, ShopReads, type Answer } from './support/mid-request.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { startLoad } from '../../../test/support/load.js';
-import { until, waitForRevision } from '@vane/local-server/testing';
 
 @Controller()
 class HttpShop {
@@ -272,79 +261,4 @@ describe.each(TRANSPORTS)('one revision per call: %s', (_name, start) => {
       await harness.close();
     }
   }, 30_000);
-});
-
-@Injectable()
-class PairReads {
-  constructor(private readonly vane: VaneClient) {}
-
-  /** Two configs and a file secret that the load test moves together. */
-  read(): string {
-    const pem = readFileSync(this.vane.requireSecretFile('tls.client_pem'), 'utf8');
-    return `${this.vane.config('db.pool.max')} ${this.vane.config('db.host')} ${pem}`;
-  }
-}
-
-@Controller()
-class PairController {
-  inconsistent = 0;
-
-  constructor(private readonly reads: PairReads) {}
-
-  @FeatureFlag('new-checkout')
-  @Get('pair')
-  async pair(): Promise<string> {
-    const first = this.reads.read();
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (this.reads.read() !== first) this.inconsistent++;
-    return 'ok';
-  }
-}
-
-describe('one revision per request under load (Nest on Express)', () => {
-  it('10,000 requests while the values change: each reads one revision; nothing of an old one is left after', async () => {
-    const server = await startLocalServer({ seed: nestSeed(), port: 0 });
-    const module = await Test.createTestingModule({
-      imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, startupCheck: 'off' })],
-      controllers: [PairController],
-      providers: [PairReads],
-    }).compile();
-    const app = module.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    const client = app.get(VaneClient);
-    let last = 0;
-    try {
-      const { port } = app.getHttpServer().address() as AddressInfo;
-      const load = startLoad(`http://127.0.0.1:${port}/pair`, { concurrency: 16, maxRequests: 10_000, maxMs: 110_000 });
-      let report;
-      try {
-        // A change every ten requests answered: two configs and the file secret, in three revisions.
-        for (let i = 0; ; i += 10) {
-          const more = await load.more(10, 30_000).then(
-            () => true,
-            () => false,
-          );
-          if (!more) break;
-          server.admin.setConfig('shop', 'db.pool.max', i);
-          server.admin.setConfig('shop', 'db.host', `host-${i}`);
-          last = server.admin.setSecret('shop', 'tls.client_pem', `pem-${i}`, 'file').revision;
-        }
-      } finally {
-        report = await load.stop();
-      }
-      expect(report).toEqual({ ok: 10_000, failed: 0, failures: [] });
-      expect(app.get(PairController).inconsistent).toBe(0);
-      // The client may be behind the service by a few hundred patches: a bounded wait on its update events.
-      await waitForRevision(client, last, { timeoutMs: 30_000 });
-      // Every response closed: no old revision is held, one file version (the live one) is on disk.
-      expect(client.pinStats).toEqual({ heldRevisions: 0, fileVersions: 1 });
-      const stable = client.requireSecretFile('tls.client_pem');
-      const live = [basename(stable), `${basename(stable)}.v${client.secretInfo('tls.client_pem')!.version}`].sort();
-      await until(() => readdirSync(dirname(stable)).length === live.length, 'the old version files to be removed');
-      expect(readdirSync(dirname(stable)).sort()).toEqual(live);
-    } finally {
-      await app.close();
-      await server.close();
-    }
-  }, 120_000);
 });

@@ -1,0 +1,33 @@
+// A local server in a worker thread of its own, changing values on a 1 ms timer when asked: the
+// load tests measure the app's heap (the main thread's isolate), which the server's growing history
+// (every secret version, every audit entry) must not pollute. Messages: `{ type: 'churn' }` starts
+// the timer, `{ type: 'stop' }` stops it and answers `{ type: 'stopped', last }`, `{ type: 'close' }`
+// closes the server and ends the thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import { startLocalServer } from '@vane/local-server';
+
+const server = await startLocalServer({ seed: workerData.seed, port: 0 });
+const { slug } = workerData;
+let timer;
+let rounds = 0;
+let last = server.services().find((s) => s.slug === slug).revision;
+
+parentPort.on('message', async (message) => {
+  if (message.type === 'churn') {
+    // Two configs and the file secret, together: a read of the three that spans two rounds sees a mix.
+    timer = setInterval(() => {
+      rounds += 1;
+      server.admin.setConfig(slug, 'db.pool.max', rounds);
+      server.admin.setConfig(slug, 'db.host', `host-${rounds}`);
+      last = server.admin.setSecret(slug, 'tls.client_pem', `pem-${rounds}`, 'file').revision;
+    }, 1);
+  } else if (message.type === 'stop') {
+    clearInterval(timer);
+    parentPort.postMessage({ type: 'stopped', last, rounds });
+  } else if (message.type === 'close') {
+    clearInterval(timer);
+    await server.close();
+    parentPort.close();
+  }
+});
+parentPort.postMessage({ type: 'ready', baseUrl: server.baseUrl(slug), secretKey: server.secretKey(slug) });

@@ -1,0 +1,107 @@
+/**
+ * What the one-revision-per-request load tests need beside the load itself: a
+ * local server whose values keep changing while requests run, in a thread of
+ * its own, and the app's heap measured after a full garbage collection.
+ */
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Worker } from 'node:worker_threads';
+import type { LocalServerSeed } from '@vane/local-server';
+import { waitForRevision, withTimeout } from '@vane/local-server/testing';
+import { startLoad, type LoadReport } from './load.js';
+
+/** A local server in a worker thread (the built `@vane/local-server`). */
+export interface ChurnServer {
+  /** The service's base URL and secret key. */
+  readonly baseUrl: string;
+  readonly secretKey: string;
+  /**
+   * Starts changing `db.pool.max`, `db.host` and the file secret
+   * `tls.client_pem` every millisecond (Node's shortest timer), together.
+   */
+  churn(): void;
+  /** Stops the changes; resolves with the service's last revision and the rounds made. */
+  stop(): Promise<{ last: number; rounds: number }>;
+  /** Closes the server and ends the thread. */
+  close(): Promise<void>;
+}
+
+const WAIT_MS = 30_000;
+
+/** Starts the server of `seed` in a worker thread, serving `slug`. */
+export async function startChurnServer(seed: LocalServerSeed, slug: string): Promise<ChurnServer> {
+  const worker = new Worker(join(__dirname, 'churn-server.worker.mjs'), { workerData: { seed, slug } });
+  const next = async <T>(type: string): Promise<T> => {
+    const ended = once(worker, 'exit').then(([code]) => {
+      throw new Error(`the server thread ended (code ${String(code)}) before "${type}"`);
+    });
+    const answer = new Promise<T>((resolve) => {
+      const on = (message: { type: string }): void => {
+        if (message.type !== type) return;
+        worker.off('message', on);
+        resolve(message as T);
+      };
+      worker.on('message', on);
+    });
+    return withTimeout(Promise.race([answer, ended]), `the server thread's "${type}"`, { timeoutMs: WAIT_MS });
+  };
+  const errors = once(worker, 'error').then(([err]) => {
+    throw err;
+  });
+  const ready = await Promise.race([next<{ baseUrl: string; secretKey: string }>('ready'), errors]);
+  return {
+    baseUrl: ready.baseUrl,
+    secretKey: ready.secretKey,
+    churn: () => worker.postMessage({ type: 'churn' }),
+    stop: async () => {
+      const stopped = next<{ last: number; rounds: number }>('stopped');
+      worker.postMessage({ type: 'stop' });
+      return stopped;
+    },
+    close: async () => {
+      const exited = once(worker, 'exit');
+      worker.postMessage({ type: 'close' });
+      await withTimeout(exited, 'the server thread to end', { timeoutMs: WAIT_MS });
+    },
+  };
+}
+
+/** Bytes of the heap in use after a full garbage collection (V8's `gc()`, exposed for this process). */
+export function heapUsedAfterGc(): number {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  // Twice: what the first collection finalises, the second frees.
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+/**
+ * `requests` GETs of `url` (16 at a time) while `server` changes its values
+ * every millisecond; then waits (bounded) until `client` has applied the
+ * last change. Resolves with the load's report and the rounds of changes made
+ * during it.
+ */
+export async function loadWhileChanging(
+  server: ChurnServer,
+  url: string,
+  client: Parameters<typeof waitForRevision>[0],
+  requests: number,
+): Promise<LoadReport & { rounds: number }> {
+  const load = startLoad(url, { concurrency: 16, maxRequests: requests, maxMs: 110_000 });
+  server.churn();
+  let stopped: { last: number; rounds: number };
+  let report: LoadReport;
+  try {
+    // Rejects when the load ends first (failures): the report says why.
+    await load.more(requests, 110_000).catch(() => undefined);
+  } finally {
+    stopped = await server.stop();
+    report = await load.stop();
+  }
+  // The client may be behind the service by many patches: a bounded wait on its update events.
+  await waitForRevision(client, stopped.last, { timeoutMs: 30_000 });
+  return { ...report, rounds: stopped.rounds };
+}
