@@ -5,9 +5,16 @@
  */
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import { Controller, Get, HttpException, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import { Controller, Get, HttpException, Param, type ExecutionContext, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import type { AbContext, FlagDenial, VaneLogger } from '@vane/client';
+import {
+  RateLimitedError,
+  TransportError,
+  VANE_ERROR_ANSWERS,
+  type AbContext,
+  type FlagDenial,
+  type VaneLogger,
+} from '@vane/client';
 import { createVane, type RequestVane } from '@vane/express';
 import vanePlugin from '@vane/fastify';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
@@ -21,6 +28,14 @@ import { adapterSeed, adminRequest } from '@vane/local-server/testing';
 const EVALUATE_AB = '/v1/flags/evaluate-ab';
 const TYPO = 'new-chekout';
 const MISSING_SECRET = 'no.such.secret';
+/** The message of the errors `/vane-error/:kind` throws: an answer must never carry it. */
+const ERROR_OWN_MESSAGE = 'own message of the error (svs_never_in_an_answer)';
+
+/** The client's typed error a handler lets escape, by kind: rate limited (with a delay), timed out, unreachable. */
+function vaneErrorOf(kind: string): Error {
+  if (kind === 'rate-limited') return new RateLimitedError(ERROR_OWN_MESSAGE, { retryAfterMs: 2500 });
+  return new TransportError(ERROR_OWN_MESSAGE, { timedOut: kind === 'timeout' });
+}
 
 /**
  * The request's user, from headers: none → anonymous (null); `x-user: throw`
@@ -70,7 +85,8 @@ interface DriverSetup {
  * `/custom-off`, `/custom-typo` and `/custom-ab` (a custom refusal answering
  * 418 with the denial), `/ab` (dark-mode, A/B), `/ab-many` (dark-mode and
  * big-banner, A/B, two guards where the adapter has them), `/secret`
- * (reads a secret that does not exist, strictly).
+ * (reads a secret that does not exist, strictly), `/vane-error/:kind` (the
+ * handler lets a typed error of the client escape: {@link vaneErrorOf}).
  */
 type Driver = (setup: DriverSetup) => Promise<ParityApp>;
 
@@ -122,6 +138,10 @@ const nestDriver: Driver = async ({ baseUrl, apiKey, dispatcher, logger }) => {
     secret(@Secret(MISSING_SECRET) value: string): string {
       return value;
     }
+    @Get('vane-error/:kind')
+    vaneError(@Param('kind') kind: string): never {
+      throw vaneErrorOf(kind);
+    }
   }
   const moduleRef = await Test.createTestingModule({
     imports: [
@@ -164,6 +184,9 @@ const expressDriver: Driver = async ({ baseUrl, apiKey, dispatcher, logger }) =>
     '/secret',
     (req, res) => void res.send((req as unknown as { vane: RequestVane }).vane.requireSecret(MISSING_SECRET)),
   );
+  app.get('/vane-error/:kind', (req) => {
+    throw vaneErrorOf(req.params['kind']!);
+  });
   app.use(vane.errorHandler());
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -210,6 +233,9 @@ const fastifyDriver: Driver = async ({ baseUrl, apiKey, dispatcher, logger }) =>
     ok,
   );
   app.get('/secret', async (req) => req.vane.requireSecret(MISSING_SECRET));
+  app.get<{ Params: { kind: string } }>('/vane-error/:kind', async (req) => {
+    throw vaneErrorOf(req.params.kind);
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { server: app.server, declare: (key) => app.vane.requireFlag(key), close: () => app.close() };
 };
@@ -333,6 +359,24 @@ describe.each(DRIVERS)('adapter parity: %s', (_name, driver) => {
     expect(res.text).not.toContain(MISSING_SECRET);
     expect(res.text).not.toContain(server.secretKey('shop'));
   });
+
+  it.each([
+    ['rate-limited', 503, 'VANE_RATE_LIMITED', '3'],
+    ['timeout', 504, 'VANE_TRANSPORT', undefined],
+    ['unreachable', 502, 'VANE_TRANSPORT', undefined],
+  ] as const)(
+    'a typed error a handler lets escape (%s) answers %i with the shared body and Retry-After',
+    async (kind, status, code, retryAfter) => {
+      const errorsBefore = logger.errors.length;
+      const res = await request(app.server).get(`/vane-error/${kind}`);
+      expect(res.status).toBe(status);
+      expect(res.headers['retry-after']).toBe(retryAfter);
+      expect(res.body).toEqual({ statusCode: status, code, message: VANE_ERROR_ANSWERS[code].message });
+      expect(res.text).not.toContain('svs_never_in_an_answer');
+      // Logged once, as an error, with the code (the client's messages hold no key and no value).
+      expect(logger.errors.slice(errorsBefore)).toEqual([expect.stringContaining(`${status} ${code}`)]);
+    },
+  );
 
   it('a failed initial sync rejects with the client’s typed error and logs the fix-it line', async () => {
     const own = capturedLogger();

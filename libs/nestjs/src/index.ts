@@ -34,6 +34,7 @@ export {
 } from './vane-request-flags.service.js';
 export { VaneRequestPins } from './vane-request-pins.service.js';
 export { VanePinInterceptor } from './vane-pin.interceptor.js';
+export { VaneExceptionFilter, VaneGraphQLError, type VaneExceptionFilterOptions } from './vane-exception.filter.js';
 export { FeatureFlag } from './feature-flag.decorator.js';
 export { FeatureFlagRequirement } from './feature-flag.metadata.js';
 export { FeatureFlagGuard } from './feature-flag.guard.js';

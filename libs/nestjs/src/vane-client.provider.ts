@@ -4,6 +4,7 @@ import type { VaneModuleOptions } from './interfaces/vane-module-options.interfa
 import { VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
 import { createNestVaneLogger } from './vane-logger.js';
 import { drainTimeoutOf } from './vane-lifecycle.service.js';
+import { checkExceptionFilterOption } from './vane-exception.filter.js';
 
 /** Splits the module options into the client's own. @internal */
 export function clientOptionsOf(options: VaneModuleOptions, logger: VaneLogger): VaneClientOptions {
@@ -15,6 +16,7 @@ export function clientOptionsOf(options: VaneModuleOptions, logger: VaneLogger):
     healthMaxSnapshotAgeMs: _healthMaxSnapshotAgeMs,
     drainTimeoutMs: _drainTimeoutMs,
     consistentReads: _consistentReads,
+    exceptionFilter: _exceptionFilter,
     ...client
   } = options;
   return { ...client, logger: options.logger ?? logger };
@@ -33,6 +35,7 @@ export async function createVaneClient(
 ): Promise<VaneClient> {
   try {
     drainTimeoutOf(options); // checked before anything is started
+    checkExceptionFilterOption(options.exceptionFilter);
     return await create(clientOptionsOf(options, logger));
   } catch (err) {
     logger.error(initialSyncFailureLine(err));

@@ -1,5 +1,6 @@
 import type { Provider } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, HttpAdapterHost } from '@nestjs/core';
+import type { VaneLogger } from '@vane/client';
 import { VaneClient } from '@vane/client';
 import { ConfigServiceMirror } from './config-service.mirror.js';
 import { FeatureFlagGuard } from './feature-flag.guard.js';
@@ -14,6 +15,8 @@ import { VaneRequestFlags } from './vane-request-flags.service.js';
 import { VaneRequestPins } from './vane-request-pins.service.js';
 import { VanePinInterceptor } from './vane-pin.interceptor.js';
 import { VaneStartupCheck } from './vane-startup-check.service.js';
+import { vaneExceptionFilterOf } from './vane-exception.filter.js';
+import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 
 /** Providers every Vane module has beside the client (the real one and the testing one). @internal */
 export const VANE_SHARED_PROVIDERS: Provider[] = [
@@ -23,6 +26,13 @@ export const VANE_SHARED_PROVIDERS: Provider[] = [
   VaneRequestFlags,
   // Every handler runs in its call's pinned scope (one revision per request).
   { provide: APP_INTERCEPTOR, useClass: VanePinInterceptor },
+  // The client's typed errors answered as @vane/express and @vane/fastify answer them.
+  {
+    provide: APP_FILTER,
+    inject: [VANE_MODULE_OPTIONS, VANE_LOGGER, HttpAdapterHost],
+    useFactory: (options: VaneModuleOptions, logger: VaneLogger, adapterHost: HttpAdapterHost) =>
+      vaneExceptionFilterOf(options.exceptionFilter, logger, adapterHost),
+  },
   FeatureFlagGuard,
   SecretPipe,
   FlagPipe,

@@ -1,6 +1,6 @@
 /**
  * The HTTP answer a web framework adapter gives for a Vane error: one table
- * for `@vane/express` and `@vane/fastify`.
+ * for `@vane/express`, `@vane/fastify` and `@vane/nestjs`'s `VaneExceptionFilter`.
  *
  * @packageDocumentation
  */

@@ -1,6 +1,7 @@
 import type { VaneClientOptions } from '@vane/client';
 import type { FeatureFlagException } from './feature-flag-options.interface.js';
 import type { VaneContextFactory } from './vane-context-factory.interface.js';
+import type { VaneExceptionFilterOptions } from '../vane-exception.filter.js';
 
 /** What the startup check does with what it finds. */
 export type VaneStartupCheckMode = 'log' | 'throw' | 'off';
@@ -64,6 +65,15 @@ export interface VaneModuleOptions extends VaneClientOptions {
    * @default true
    */
   consistentReads?: boolean;
+  /**
+   * The app-wide exception filter for the client's typed errors a handler
+   * lets escape (`VaneExceptionFilter`): the same statuses, `Retry-After` and
+   * body `{ statusCode, code, message }` as `@vane/express`'s and
+   * `@vane/fastify`'s error handlers. An object changes statuses by code;
+   * `false` registers none (Nest's own 500 answers them).
+   * @default true
+   */
+  exceptionFilter?: boolean | VaneExceptionFilterOptions;
   /**
    * How long requests in flight keep the client once shutdown starts, in
    * milliseconds. The client is closed (file secrets removed) when the HTTP

@@ -48,7 +48,14 @@ export interface VaneTestingClientOptions {
  */
 export type VaneTestingSettings = Pick<
   VaneModuleOptions,
-  'abContext' | 'flagException' | 'startupCheck' | 'mirrorToConfigService' | 'logger' | 'secretsDir' | 'consistentReads'
+  | 'abContext'
+  | 'flagException'
+  | 'startupCheck'
+  | 'mirrorToConfigService'
+  | 'logger'
+  | 'secretsDir'
+  | 'consistentReads'
+  | 'exceptionFilter'
 >;
 
 /**
@@ -91,6 +98,7 @@ export function testingModuleOptions(apiKey: string, settings: VaneTestingSettin
     ...(settings.mirrorToConfigService !== undefined && { mirrorToConfigService: settings.mirrorToConfigService }),
     ...(settings.logger !== undefined && { logger: settings.logger }),
     ...(settings.consistentReads !== undefined && { consistentReads: settings.consistentReads }),
+    ...(settings.exceptionFilter !== undefined && { exceptionFilter: settings.exceptionFilter }),
   };
 }
 
