@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
 import { get } from './support/http.js';
 import { killLeftovers } from './support/process.js';
-import { describeWithPrometheus, startPrometheus, type TestPrometheus } from './support/prometheus.js';
+import { describeWithPrometheus, findPromtool, startPrometheus, type TestPrometheus } from './support/prometheus.js';
 import { changeAndWait, DEMO_SEED, ROOT, startSample, type RunningSample } from './support/samples.js';
 
 /** An alerting rule as `/api/v1/rules` reports it. */
@@ -90,11 +92,24 @@ describeWithPrometheus('Vane metrics in a real Prometheus, scraped from the Expr
     const [changes] = await prometheus.query(`vane_client_changes_applied_total{vane_change_kind="config"}`);
     expect(changes!.value).toBe(1);
     // The alert rules of the docs load, evaluate without error, and none fires for a healthy instance.
-    const rules = await rulesUntil(prometheus, (all) => all.length === 3 && all.every((r) => r.health === 'ok'));
+    const rules = await rulesUntil(prometheus, (all) => all.length === 4 && all.every((r) => r.health === 'ok'));
     expect(rules.map((r) => [r.name, r.state]).sort()).toEqual([
       ['VaneInstanceBehindFleet', 'inactive'],
+      ['VaneLiveResourceRebuildFailing', 'inactive'],
       ['VaneServingStaleBackup', 'inactive'],
       ['VaneSnapshotOld', 'inactive'],
     ]);
   }, 60_000);
+});
+
+// What a real scrape cannot show in a test's time (15 minutes of failing rebuilds): the rules'
+// own unit tests, in Prometheus's format, run by promtool (shipped with prometheus).
+describeWithPrometheus('the alert rules, unit-tested by promtool', () => {
+  it('docs/prometheus/vane-alerts.test.yml passes: a live resource failing to rebuild fires, then clears', async () => {
+    const promtool = findPromtool();
+    if (promtool === undefined) throw new Error('promtool is not installed (it comes with prometheus)');
+    const tests = join(ROOT, 'docs/prometheus/vane-alerts.test.yml');
+    const { stdout } = await promisify(execFile)(promtool, ['test', 'rules', tests], { timeout: 20_000 });
+    expect(stdout).toContain('SUCCESS');
+  }, 30_000);
 });

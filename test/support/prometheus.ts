@@ -16,10 +16,19 @@ const INSTALL_HINT =
 
 /** Absolute path of `prometheus` on PATH (or /usr/bin/prometheus), or undefined. */
 export function findPrometheus(): string | undefined {
+  return findBinary('prometheus');
+}
+
+/** Absolute path of `promtool` (shipped with `prometheus`) on PATH (or /usr/bin), or undefined. */
+export function findPromtool(): string | undefined {
+  return findBinary('promtool');
+}
+
+function findBinary(name: string): string | undefined {
   const dirs = [...(process.env['PATH'] ?? '').split(delimiter), '/usr/bin'];
   for (const dir of dirs) {
     if (!dir) continue;
-    const candidate = join(dir, 'prometheus');
+    const candidate = join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;

@@ -370,11 +370,11 @@ describe('extension point', () => {
     const stopped = jest.fn();
     (client.telemetry as ClientTelemetry).extend({
       start({ meter, attributes }) {
-        meter.createCounter('vane.client.live_resource.rebuilds', { unit: '{rebuild}' }).add(2, attributes());
+        meter.createCounter('vane.client.test_extension.calls', { unit: '{call}' }).add(2, attributes());
         return stopped;
       },
     });
-    expect(await sdk.value('vane.client.live_resource.rebuilds')).toEqual({ attributes: SLUG, value: 2 });
+    expect(await sdk.value('vane.client.test_extension.calls')).toEqual({ attributes: SLUG, value: 2 });
     const ageBefore = (await sdk.value(M.snapshotAge.name))?.value;
     await client.close();
     expect(stopped).toHaveBeenCalledTimes(1);

@@ -12,7 +12,7 @@ import {
   type ResolutionDetails,
   type ResolutionReason,
 } from '@openfeature/server-sdk';
-import type { FlagEvaluation } from '@vane/client';
+import type { FlagEvaluation, JsonValue } from '@vane/client';
 
 /** A value read from the snapshot of `revision`. */
 export function resolved<T>(value: T, reason: ResolutionReason, revision: number): ResolutionDetails<T> {
@@ -51,11 +51,12 @@ export function describeError(error: unknown): string {
 }
 
 /**
- * A boolean resolution as Vane's `feature_flag.evaluation` event reports it:
+ * A resolution as Vane's `feature_flag.evaluation` event reports it:
  * OpenFeature's reasons in OpenTelemetry's lower-case words, and the error
- * code (`FLAG_NOT_FOUND` → `flag_not_found`) as `error.type`.
+ * code (`FLAG_NOT_FOUND` → `flag_not_found`) as `error.type`. The value goes
+ * to the client, whose telemetry records only booleans and numbers.
  */
-export function flagEvaluationOf(key: string, details: ResolutionDetails<boolean>, userId?: string): FlagEvaluation {
+export function flagEvaluationOf(key: string, details: ResolutionDetails<JsonValue>, userId?: string): FlagEvaluation {
   const base = { key, value: details.value, ...(userId !== undefined && { userId }) };
   if (details.errorCode !== undefined) return { ...base, reason: 'error', errorType: details.errorCode.toLowerCase() };
   return { ...base, reason: details.reason === StandardResolutionReasons.DISABLED ? 'disabled' : 'static' };

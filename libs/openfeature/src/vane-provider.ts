@@ -43,6 +43,11 @@ function isVaneClient(value: unknown): value is VaneClient {
  * turn. Secrets are never read. Every detail's `flagMetadata.revision` is
  * the snapshot revision the value came from.
  *
+ * With OpenTelemetry (the client's `telemetry` option), every evaluation of
+ * a ready provider is a `feature_flag.evaluation` event on the active span
+ * (an A/B one recorded by the client's `evaluateAb()`); the value is
+ * recorded only when it is a boolean or a number.
+ *
  * @example
  * ```ts
  * await OpenFeature.setProviderAndWait(new VaneProvider({ baseUrl, apiKey, abFlags: 'all' }));
@@ -187,45 +192,88 @@ export class VaneProvider implements Provider {
     }
   }
 
-  /** A Vane config holding a string (reason `STATIC`); `TYPE_MISMATCH` for another JSON type. */
-  resolveStringEvaluation(flagKey: string, defaultValue: string): Promise<ResolutionDetails<string>> {
-    return Promise.resolve(this.#config(flagKey, defaultValue, 'string'));
+  /**
+   * A Vane config holding a string (reason `STATIC`); `TYPE_MISMATCH` for another JSON type.
+   *
+   * @param context - its `targetingKey` is the event's `feature_flag.context.id` with `telemetry: { recordUserId: true }`.
+   */
+  resolveStringEvaluation(
+    flagKey: string,
+    defaultValue: string,
+    context: EvaluationContext = {},
+  ): Promise<ResolutionDetails<string>> {
+    return Promise.resolve(this.#config(flagKey, defaultValue, 'string', context));
   }
 
-  /** A Vane config holding a number (reason `STATIC`); `TYPE_MISMATCH` for another JSON type. */
-  resolveNumberEvaluation(flagKey: string, defaultValue: number): Promise<ResolutionDetails<number>> {
-    return Promise.resolve(this.#config(flagKey, defaultValue, 'number'));
+  /**
+   * A Vane config holding a number (reason `STATIC`); `TYPE_MISMATCH` for another JSON type.
+   *
+   * @param context - its `targetingKey` is the event's `feature_flag.context.id` with `telemetry: { recordUserId: true }`.
+   */
+  resolveNumberEvaluation(
+    flagKey: string,
+    defaultValue: number,
+    context: EvaluationContext = {},
+  ): Promise<ResolutionDetails<number>> {
+    return Promise.resolve(this.#config(flagKey, defaultValue, 'number', context));
   }
 
-  /** A Vane config holding an object or an array (reason `STATIC`, frozen); `TYPE_MISMATCH` otherwise. */
-  resolveObjectEvaluation<T extends JsonValue>(flagKey: string, defaultValue: T): Promise<ResolutionDetails<T>> {
-    return Promise.resolve(this.#config(flagKey, defaultValue, 'object'));
+  /**
+   * A Vane config holding an object or an array (reason `STATIC`, frozen); `TYPE_MISMATCH` otherwise.
+   *
+   * @param context - its `targetingKey` is the event's `feature_flag.context.id` with `telemetry: { recordUserId: true }`.
+   */
+  resolveObjectEvaluation<T extends JsonValue>(
+    flagKey: string,
+    defaultValue: T,
+    context: EvaluationContext = {},
+  ): Promise<ResolutionDetails<T>> {
+    return Promise.resolve(this.#config(flagKey, defaultValue, 'object', context));
   }
 
-  #config<T>(key: string, defaultValue: T, type: ConfigType): ResolutionDetails<T> {
+  #config<T extends JsonValue>(
+    key: string,
+    defaultValue: T,
+    type: ConfigType,
+    context: EvaluationContext,
+  ): ResolutionDetails<T> {
     const client = this.#client;
     if (client === undefined) return this.#notReady(defaultValue);
     const lookup = client.configLookup(key);
     const revision = client.revision;
     if (!lookup.found) {
-      return failed(defaultValue, ErrorCode.FLAG_NOT_FOUND, `config "${key}" is not defined`, { revision });
+      const message = `config "${key}" is not defined`;
+      return this.#recorded(
+        client,
+        key,
+        context,
+        failed(defaultValue, ErrorCode.FLAG_NOT_FOUND, message, { revision }),
+      );
     }
     const actual = jsonTypeOf(lookup.value);
     const matches = type === 'object' ? actual === 'object' || actual === 'array' : actual === type;
     if (!matches) {
       const message = `config "${key}" holds ${article(actual)}, not ${article(type)}`;
-      return failed(defaultValue, ErrorCode.TYPE_MISMATCH, message, { revision });
+      return this.#recorded(client, key, context, failed(defaultValue, ErrorCode.TYPE_MISMATCH, message, { revision }));
     }
-    return resolved(lookup.value as T, StandardResolutionReasons.STATIC, revision);
+    return this.#recorded(
+      client,
+      key,
+      context,
+      resolved(lookup.value as T, StandardResolutionReasons.STATIC, revision),
+    );
   }
 
-  /** Records a flag decision made without the A/B add-on as a `feature_flag.evaluation` span event; returns it. */
-  #recorded(
+  /**
+   * Records a decision the provider makes itself (a flag without the A/B
+   * add-on, a config) as a `feature_flag.evaluation` span event; returns it.
+   */
+  #recorded<T extends JsonValue>(
     client: VaneClient,
     key: string,
     context: EvaluationContext,
-    details: ResolutionDetails<boolean>,
-  ): ResolutionDetails<boolean> {
+    details: ResolutionDetails<T>,
+  ): ResolutionDetails<T> {
     const userId = typeof context.targetingKey === 'string' ? context.targetingKey : undefined;
     client.telemetry.recordFlagEvaluation(flagEvaluationOf(key, details, userId));
     return details;

@@ -4,17 +4,34 @@
  * @packageDocumentation
  */
 import { ClientClosedError } from '../errors.js';
+import type { ClientTelemetry } from '../telemetry/client-telemetry.js';
+import { LiveResourceTelemetry } from '../telemetry/live-resource-telemetry.js';
 import type { LiveResourceDefinition } from './live-resource-definition.js';
 import type { LiveResourceHost } from './live-resource-source.js';
 import { LiveResource } from './live-resource.js';
 
+/** What the registry runs on: the client's parts, and its telemetry. @internal */
+export interface LiveResourceRegistryHost extends LiveResourceHost {
+  /** Where rebuilds and draining instances are reported; absent: nowhere. */
+  readonly telemetry?: ClientTelemetry;
+}
+
 /** Opens live resources on a client's parts, and disposes of all of them when the client closes. @internal */
 export class LiveResourceRegistry {
-  readonly #open = new Set<LiveResource<unknown>>();
+  /** Each open resource, with the name its definition gives (the one telemetry records). */
+  readonly #open = new Map<LiveResource<unknown>, string | undefined>();
+  readonly #telemetry: LiveResourceTelemetry | undefined;
   #closing: Promise<void> | undefined;
 
-  /** @param host - the client's reads, timers, clock, logger and randomness. */
-  constructor(private readonly host: LiveResourceHost) {}
+  /** @param host - the client's reads, timers, clock, logger, randomness and telemetry. */
+  constructor(private readonly host: LiveResourceRegistryHost) {
+    this.#telemetry =
+      host.telemetry === undefined
+        ? undefined
+        : new LiveResourceTelemetry(host.telemetry, () =>
+            [...this.#open].map(([resource, name]) => ({ name, draining: resource.status.draining })),
+          );
+  }
 
   /**
    * Builds the first instance and keeps the resource until it (or the client) closes.
@@ -22,10 +39,18 @@ export class LiveResourceRegistry {
    */
   async open<T>(definition: LiveResourceDefinition<T>): Promise<LiveResource<T>> {
     if (this.#closing !== undefined) throw new ClientClosedError();
-    const resource: LiveResource<T> = new LiveResource<T>(this.host, definition, () =>
+    const telemetry = this.#telemetry;
+    // Not checked yet (the resource's constructor refuses a bad definition): read with care.
+    const given: unknown = (definition as { readonly name?: unknown } | null)?.name;
+    const name = typeof given === 'string' ? given : undefined;
+    const host: LiveResourceHost =
+      telemetry === undefined
+        ? this.host
+        : { ...this.host, observeRebuild: (rebuild) => telemetry.observeRebuild(name, rebuild) };
+    const resource: LiveResource<T> = new LiveResource<T>(host, definition, () =>
       this.#open.delete(resource as LiveResource<unknown>),
     );
-    this.#open.add(resource as LiveResource<unknown>);
+    this.#open.set(resource as LiveResource<unknown>, name);
     try {
       await resource.open();
     } catch (err) {
@@ -36,7 +61,7 @@ export class LiveResourceRegistry {
 
   /** Closes every resource (each disposes of its instances once their borrowers finish). Idempotent. */
   close(): Promise<void> {
-    this.#closing ??= Promise.all([...this.#open].map((r) => r.close())).then(() => this.#open.clear());
+    this.#closing ??= Promise.all([...this.#open.keys()].map((r) => r.close())).then(() => this.#open.clear());
     return this.#closing;
   }
 }

@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import type { LiveResourceBuildStage } from '../errors.js';
 import type { SecretVersionInfo } from '../store/change-event.js';
 import type { ConfigValue } from '../store/snapshot.js';
 import type { UpdateListener } from '../store/snapshot-update.js';
@@ -20,6 +21,22 @@ export interface LiveResourceSource {
   onUpdate(listener: UpdateListener): () => void;
 }
 
+/**
+ * How one rebuild ended: `success` (the new instance is in service),
+ * `failure` (at `stage`; the instance in service stays), `unchanged` (the
+ * values were back to those in service: nothing was built), `abandoned`
+ * (the resource closed meanwhile). @internal
+ */
+export type RebuildOutcome =
+  | { readonly outcome: 'success' | 'unchanged' | 'abandoned' }
+  | { readonly outcome: 'failure'; readonly stage: LiveResourceBuildStage };
+
+/**
+ * Watches one rebuild (the client's telemetry): runs `rebuild` and resolves
+ * with its outcome. Never rejects when `rebuild` does not. @internal
+ */
+export type RebuildObserver = (rebuild: () => Promise<RebuildOutcome>) => Promise<RebuildOutcome>;
+
 /** The client's parts a live resource runs on (its own timers and clock, so fake timers drive it). @internal */
 export interface LiveResourceHost {
   readonly source: LiveResourceSource;
@@ -27,4 +44,6 @@ export interface LiveResourceHost {
   readonly clock: Clock;
   readonly logger: VaneLogger;
   readonly random: () => number;
+  /** Watches each rebuild (not the first build, whose failure rejects `liveResource()`); absent: nothing watches. */
+  readonly observeRebuild?: RebuildObserver;
 }

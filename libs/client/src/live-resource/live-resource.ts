@@ -18,7 +18,7 @@ import type {
   LiveResourceState,
   LiveResourceStatus,
 } from './live-resource-events.js';
-import type { LiveResourceHost } from './live-resource-source.js';
+import type { LiveResourceHost, RebuildOutcome } from './live-resource-source.js';
 import { readValues, type ReadValues } from './live-resource-values.js';
 
 /** One line about an error for a log: name, code and message, with the values removed. */
@@ -241,20 +241,35 @@ export class LiveResource<T> {
   }
 
   async #rebuild(keys: readonly string[]): Promise<void> {
+    const observe = this.#host.observeRebuild;
+    if (observe === undefined) await this.#build(keys);
+    else await observe(() => this.#build(keys));
+  }
+
+  /** One rebuild: read, build, swap (or report the failure). Never rejects. */
+  async #build(keys: readonly string[]): Promise<RebuildOutcome> {
     const startedAtMs = this.#now();
-    let read: ReadValues;
     this.#building = true;
     try {
-      read = this.#read();
+      const read = this.#read();
       // Back to the values in service (e.g. a wrong value then the right one): nothing to build.
-      if (read.fingerprint === this.#current!.fingerprint) return this.#succeeded();
+      if (read.fingerprint === this.#current!.fingerprint) {
+        this.#succeeded();
+        return { outcome: 'unchanged' };
+      }
       const instance = await this.#attempt(read);
-      if (this.#closing !== undefined) return this.#disposeLate(instance);
+      if (this.#closing !== undefined) {
+        this.#disposeLate(instance);
+        return { outcome: 'abandoned' };
+      }
       this.#swap(instance, read, keys, startedAtMs);
+      return { outcome: 'success' };
     } catch (err) {
-      if (this.#closing !== undefined) return;
+      if (this.#closing !== undefined) return { outcome: 'abandoned' };
       for (const key of keys) this.#changedKeys.add(key);
-      this.#failed(err as LiveResourceBuildError, keys);
+      const error = err as LiveResourceBuildError;
+      this.#failed(error, keys);
+      return { outcome: 'failure', stage: error.stage };
     } finally {
       this.#building = false;
     }

@@ -41,6 +41,7 @@ describe('ClientTelemetry', () => {
     const run = jest.fn(() => Promise.resolve({}));
     await t.evaluateAb({ keys: [], batches: [] }, 'u', run);
     expect(run).toHaveBeenCalled();
+    await expect(t.inBackgroundSpan('work', {}, (span) => Promise.resolve(span))).resolves.toBeUndefined();
     expect(silent.warn).not.toHaveBeenCalled();
   });
 

@@ -17,7 +17,16 @@ import type { VaneLogger } from '../util/logger.js';
 import type { Clock, Timers } from '../util/timers.js';
 import { AbTelemetry } from './ab-telemetry.js';
 import { addFlagEvaluationEvent, plainFlagEvaluation, type FlagEvaluation } from './flag-evaluation.js';
-import { loadOtelApi, type ModuleImporter, type OtelApi, type OtelMeter, type OtelTracer } from './otel-api.js';
+import {
+  loadOtelApi,
+  SPAN_KIND_INTERNAL,
+  type ModuleImporter,
+  type OtelApi,
+  type OtelAttributes,
+  type OtelMeter,
+  type OtelSpan,
+  type OtelTracer,
+} from './otel-api.js';
 import { TracedTransport } from './service-spans.js';
 import { registerSyncMetrics } from './sync-metrics.js';
 import type { TelemetryExtension } from './telemetry-extension.js';
@@ -130,6 +139,43 @@ export class ClientTelemetry implements VaneTelemetry {
   detach<T>(fn: () => T): T {
     const live = this.#live;
     return live === undefined ? fn() : live.api.context.with(live.api.ROOT_CONTEXT, fn);
+  }
+
+  /**
+   * Runs `work`, background work of a feature built on the client (a live
+   * resource's rebuild), in an internal span `name` of its own: a new trace,
+   * whatever request happened to trigger it, and the parent of the spans
+   * `work` makes. The span carries `vane.service.slug` and `attributes`,
+   * and ends when `work` settles; `work` sets its outcome. When telemetry is
+   * not active, `work` runs as is and gets `undefined`.
+   */
+  inBackgroundSpan<T>(
+    name: string,
+    attributes: OtelAttributes,
+    work: (span: OtelSpan | undefined) => Promise<T>,
+  ): Promise<T> {
+    const live = this.#live;
+    if (live === undefined) return work(undefined);
+    const { api } = live;
+    let span: OtelSpan;
+    try {
+      span = live.tracer.startSpan(
+        name,
+        { kind: SPAN_KIND_INTERNAL, root: true, attributes: { [VANE_ATTRIBUTES.slug]: this.slug(), ...attributes } },
+        api.ROOT_CONTEXT,
+      );
+    } catch {
+      // A failing tracer (an SDK's defect) costs the span, never the work.
+      return this.detach(() => work(undefined));
+    }
+    const context = api.trace.setSpan(api.ROOT_CONTEXT, span);
+    let pending: Promise<T>;
+    try {
+      pending = api.context.with(context, () => work(span));
+    } catch (error) {
+      pending = Promise.reject(error as Error);
+    }
+    return pending.finally(() => span.end());
   }
 
   /**

@@ -6,11 +6,12 @@
  *
  * @packageDocumentation
  */
+import type { JsonValue } from '../store/snapshot.js';
 import type { OtelAttributes, OtelSpan } from './otel-api.js';
 
 /**
  * Why a flag has its value, in OpenTelemetry's `feature_flag.result.reason` words:
- * `static` (a flag that is on), `disabled` (defined and off), `targeting_match`
+ * `static` (a flag that is on, a config's value), `disabled` (defined and off), `targeting_match`
  * (decided per user by the A/B add-on), `error` (not defined, or the A/B call failed).
  */
 export type FlagEvaluationReason = 'static' | 'disabled' | 'targeting_match' | 'error';
@@ -19,8 +20,13 @@ export type FlagEvaluationReason = 'static' | 'disabled' | 'targeting_match' | '
 export interface FlagEvaluation {
   /** The flag's key. */
   readonly key: string;
-  /** The value the decision used; absent when the evaluation failed without one. */
-  readonly value?: boolean;
+  /**
+   * The value the decision used: a flag's boolean, or a config's JSON value
+   * (OpenFeature's string, number and object evaluations); absent when the
+   * evaluation failed without one. Recorded in `feature_flag.result.value`
+   * only when it is a boolean or a finite number (see {@link recordableValue}).
+   */
+  readonly value?: JsonValue;
   /** See {@link FlagEvaluationReason}. */
   readonly reason: FlagEvaluationReason;
   /** With reason `error`: `flag_not_found`, or the client's error code (`VANE_TRANSPORT`, …). */
@@ -53,11 +59,25 @@ export function addFlagEvaluationEvent(
     'feature_flag.result.reason': evaluation.reason,
     'feature_flag.version': String(revision),
   };
-  if (evaluation.value !== undefined) attributes['feature_flag.result.value'] = evaluation.value;
+  const value = recordableValue(evaluation.value);
+  if (value !== undefined) attributes['feature_flag.result.value'] = value;
   if (evaluation.errorType !== undefined) attributes['error.type'] = evaluation.errorType;
   if (recordUserId && typeof evaluation.userId === 'string' && evaluation.userId !== '')
     attributes['feature_flag.context.id'] = evaluation.userId;
   span.addEvent(FLAG_EVALUATION_EVENT, attributes);
+}
+
+/**
+ * What of a value `feature_flag.result.value` may hold: a boolean or a
+ * finite number. A string is left out (a config's text can hold anything: a
+ * URL with credentials, personal data, a page of text), and so are objects,
+ * arrays and null (a span attribute holds primitives only; OpenTelemetry's
+ * conventions leave it to the instrumentation to limit this attribute). The
+ * key and `feature_flag.version` name the value exactly.
+ */
+export function recordableValue(value: JsonValue | undefined): boolean | number | undefined {
+  if (typeof value === 'boolean') return value;
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
 /** The decision a plain (non-A/B) flag read makes, from the snapshot's state of the flag. */

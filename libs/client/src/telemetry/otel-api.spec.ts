@@ -1,5 +1,5 @@
 import * as realApi from '@opentelemetry/api';
-import { loadOtelApi, SPAN_KIND_CLIENT, SPAN_STATUS_ERROR, type OtelApi } from './otel-api.js';
+import { loadOtelApi, SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, SPAN_STATUS_ERROR, type OtelApi } from './otel-api.js';
 
 describe('loadOtelApi', () => {
   it('loads the real package, which satisfies the types the client writes for it', async () => {
@@ -8,6 +8,7 @@ describe('loadOtelApi', () => {
     const loaded = await loadOtelApi();
     expect(loaded.api?.metrics).toBe(typed.metrics);
     expect(SPAN_KIND_CLIENT).toBe(realApi.SpanKind.CLIENT);
+    expect(SPAN_KIND_INTERNAL).toBe(realApi.SpanKind.INTERNAL);
     expect(SPAN_STATUS_ERROR).toBe(realApi.SpanStatusCode.ERROR);
   });
 

@@ -94,6 +94,8 @@ export interface OtelApi {
   createNoopMeter(): OtelMeter;
 }
 
+/** The API's `SpanKind.INTERNAL`. */
+export const SPAN_KIND_INTERNAL = 0;
 /** The API's `SpanKind.CLIENT`. */
 export const SPAN_KIND_CLIENT = 2;
 /** The API's `SpanStatusCode.ERROR`. */

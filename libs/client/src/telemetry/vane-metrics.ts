@@ -22,6 +22,10 @@ export const VANE_ATTRIBUTES = Object.freeze({
   errorType: 'error.type',
   /** The call a span stands for: `sync`, `stream`, `evaluate-ab`, `token-exchange`, `secret-write`. */
   operation: 'vane.operation',
+  /** A live resource's `name` as its definition gives it (`_unnamed` without one: the default name lists secret names). */
+  liveResourceName: 'vane.live_resource.name',
+  /** How a live resource's rebuild ended: `success` or `failure` (spans also `unchanged`, `abandoned`). */
+  liveResourceOutcome: 'vane.live_resource.outcome',
 });
 
 /** How a metric is recorded. */
@@ -135,6 +139,30 @@ export const VANE_METRICS = Object.freeze({
     unit: '{error}',
     attributes: [],
     description: 'Updates whose file secrets could not be written to disk (the update was not installed).',
+  },
+  liveResourceRebuilds: {
+    name: 'vane.client.live_resource.rebuilds',
+    instrument: 'counter',
+    unit: '{rebuild}',
+    attributes: [VANE_ATTRIBUTES.liveResourceName, VANE_ATTRIBUTES.liveResourceOutcome, VANE_ATTRIBUTES.errorType],
+    description:
+      'Rebuilds of each live resource after a change of the values it reads, by outcome (success, failure); error.type is the stage that failed.',
+  },
+  liveResourceRebuildDuration: {
+    name: 'vane.client.live_resource.rebuild.duration',
+    instrument: 'histogram',
+    unit: 's',
+    attributes: [VANE_ATTRIBUTES.liveResourceName, VANE_ATTRIBUTES.liveResourceOutcome, VANE_ATTRIBUTES.errorType],
+    description: 'Duration of each rebuild of a live resource (reading its values, create, ready), by outcome.',
+    buckets: SECONDS,
+  },
+  liveResourceDraining: {
+    name: 'vane.client.live_resource.draining',
+    instrument: 'gauge',
+    unit: '{instance}',
+    attributes: [VANE_ATTRIBUTES.liveResourceName],
+    description:
+      'Old instances of each live resource not yet disposed of: swapped out, waiting for the operations that borrowed them (at most drainTimeoutMs).',
   },
 } satisfies Record<string, VaneMetric>);
 

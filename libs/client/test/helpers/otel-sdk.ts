@@ -39,7 +39,21 @@ export class OtelSdk {
     exportIntervalMillis: 3_600_000,
   });
   readonly meterProvider = new MeterProvider({ readers: [this.#reader] });
-  readonly tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(this.spanExporter)] });
+  /** Called with each span as it ends (see {@link OtelSdk.spanEnded}). */
+  readonly #ended = new Set<(span: ReadableSpan) => void>();
+  readonly tracerProvider = new BasicTracerProvider({
+    spanProcessors: [
+      new SimpleSpanProcessor(this.spanExporter),
+      {
+        onStart: () => undefined,
+        onEnd: (span) => {
+          for (const listener of [...this.#ended]) listener(span);
+        },
+        forceFlush: () => Promise.resolve(),
+        shutdown: () => Promise.resolve(),
+      },
+    ],
+  });
   readonly #contextManager = new AsyncLocalStorageContextManager().enable();
 
   private constructor() {}
@@ -85,6 +99,33 @@ export class OtelSdk {
   /** Spans ended so far. */
   spans(): ReadableSpan[] {
     return this.spanExporter.getFinishedSpans();
+  }
+
+  /**
+   * Resolves with the next `count` spans named `name` to end (subscribe
+   * before causing them); rejects after `timeoutMs` of real time.
+   */
+  spansEnded(name: string, count = 1, timeoutMs = 5000): Promise<ReadableSpan[]> {
+    return new Promise((resolve, reject) => {
+      const ended: ReadableSpan[] = [];
+      const listener = (span: ReadableSpan): void => {
+        if (span.name !== name || ended.push(span) < count) return;
+        clearTimeout(timer);
+        this.#ended.delete(listener);
+        resolve(ended);
+      };
+      const timer = setTimeout(() => {
+        this.#ended.delete(listener);
+        reject(new Error(`${ended.length} of ${count} span(s) "${name}" ended within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#ended.add(listener);
+    });
+  }
+
+  /** Resolves with the next span named `name` to end (see {@link OtelSdk.spansEnded}). */
+  async spanEnded(name: string, timeoutMs = 5000): Promise<ReadableSpan> {
+    const [span] = await this.spansEnded(name, 1, timeoutMs);
+    return span!;
   }
 
   /** Runs `fn` inside an active span named `name` (as an app's HTTP instrumentation would), ending it after. */
