@@ -78,6 +78,19 @@ export interface StatusErrorOptions extends HttpErrorOptions {
   status?: number;
 }
 
+/** The status of a constructor that takes it as a number or named in its options. */
+function statusOf(status: number | StatusErrorOptions | undefined): number | undefined {
+  return typeof status === 'number' ? status : status?.status;
+}
+
+/** The options of such a constructor: the named ones, else the third argument. */
+function optionsOf<O extends VaneErrorOptions>(
+  status: number | StatusErrorOptions | undefined,
+  options?: O,
+): StatusErrorOptions | O | undefined {
+  return typeof status === 'object' ? status : options;
+}
+
 /** Base of the errors that correspond to an HTTP status answered by the service. */
 export abstract class VaneHttpError extends VaneError<VaneErrorCode> {
   /** The HTTP status the service answered. */
@@ -182,9 +195,8 @@ export class UnexpectedResponseError extends VaneError<VaneErrorCode> {
    * @param options - when `status` is given as a number.
    */
   constructor(message: string, status?: number | StatusErrorOptions, options?: HttpErrorOptions) {
-    const named = typeof status === 'object' ? status : undefined;
-    super(message, named ?? options);
-    this.status = typeof status === 'number' ? status : named?.status;
+    super(message, optionsOf(status, options));
+    this.status = statusOf(status);
   }
 }
 
@@ -259,9 +271,8 @@ export class TokenExchangeFailedError extends VaneError<VaneErrorCode> {
    * @param options - when `status` is given as a number.
    */
   constructor(message: string, status?: number | StatusErrorOptions, options?: VaneErrorOptions) {
-    const named = typeof status === 'object' ? status : undefined;
-    super(message, named ?? options);
-    this.status = typeof status === 'number' ? status : named?.status;
+    super(message, optionsOf(status, options));
+    this.status = statusOf(status);
   }
 }
 

@@ -16,7 +16,7 @@ import {
 } from './last-known-good/last-known-good-options.js';
 import { consoleLogger, type VaneLogger } from './util/logger.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './util/timers.js';
-import { createDefaultDispatcher, UndiciTransport, type Transport } from './http/transport.js';
+import { transportFor, type Transport } from './http/transport.js';
 import { WorkloadIdentityCredentials } from './workload-identity/workload-identity-credentials.js';
 import { ClientTelemetry } from './telemetry/client-telemetry.js';
 import { resolveTelemetryOptions, type VaneTelemetryOptions } from './telemetry/telemetry-options.js';
@@ -358,13 +358,7 @@ export function resolveOptions(options: VaneClientOptions): ResolvedOptions {
     logger,
   });
   // Built last, once every option is known to be valid, so a refusal leaves nothing open.
-  const transport =
-    options.transport ??
-    new UndiciTransport(
-      options.dispatcher
-        ? { dispatcher: options.dispatcher, ownsDispatcher: false }
-        : { dispatcher: createDefaultDispatcher(baseUrl), ownsDispatcher: true },
-    );
+  const transport = transportFor(options, baseUrl);
   return {
     baseUrl,
     credentials,

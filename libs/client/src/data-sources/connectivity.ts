@@ -10,7 +10,7 @@ import { silentLogger } from '../util/logger.js';
 import { DEFAULTS, parseBaseUrl, resolveCredentials } from '../options.js';
 import { ServiceHttp } from '../http/service-http.js';
 import { systemClock, systemTimers } from '../util/timers.js';
-import { createDefaultDispatcher, UndiciTransport, type Transport } from '../http/transport.js';
+import { transportFor, type Transport } from '../http/transport.js';
 import { USER_AGENT } from '../http/version.js';
 import type { WorkloadIdentityOptions } from '../workload-identity/workload-identity-options.js';
 
@@ -56,13 +56,7 @@ export interface ConnectivityResult {
 export async function checkConnectivity(options: ConnectivityOptions): Promise<ConnectivityResult> {
   const baseUrl = parseBaseUrl(options.baseUrl);
   const credentials = resolveCredentials(options);
-  const transport =
-    options.transport ??
-    new UndiciTransport(
-      options.dispatcher
-        ? { dispatcher: options.dispatcher, ownsDispatcher: false }
-        : { dispatcher: createDefaultDispatcher(baseUrl), ownsDispatcher: true },
-    );
+  const transport = transportFor(options, baseUrl);
   const http = new ServiceHttp({
     baseUrl,
     transport,

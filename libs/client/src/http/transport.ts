@@ -148,3 +148,21 @@ export class UndiciTransport implements Transport {
     if (this.#owns) await this.#dispatcher.destroy();
   }
 }
+
+/**
+ * The transport a client (or a connectivity check) uses: the one given,
+ * else undici over the given dispatcher (not closed by us), else over a
+ * dispatcher of its own for `baseUrl` (closed with the transport).
+ * @internal
+ */
+export function transportFor(
+  options: { readonly transport?: Transport; readonly dispatcher?: Dispatcher },
+  baseUrl: URL,
+): Transport {
+  if (options.transport !== undefined) return options.transport;
+  return new UndiciTransport(
+    options.dispatcher
+      ? { dispatcher: options.dispatcher, ownsDispatcher: false }
+      : { dispatcher: createDefaultDispatcher(baseUrl), ownsDispatcher: true },
+  );
+}

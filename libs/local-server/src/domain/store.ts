@@ -238,19 +238,7 @@ export class Store {
     if (service.flags.has(key) && jsonEqual(service.flags.get(key), flag)) return service.revision;
     service.flags.set(key, flag);
     this.published.get(slug)!.set(key, computeIsActive(flag, this.clock.now()));
-    const revision = this.commit(
-      slug,
-      { service: false, configs: EMPTY, flags: new Set([key]), secrets: EMPTY },
-      (r) => ({
-        type: 'flag',
-        slug,
-        revision: r,
-        key,
-        flag,
-      }),
-    );
-    this.scheduleNextBoundary(slug);
-    return revision;
+    return this.commitFlag(slug, key, flag);
   }
 
   /** Deletes a flag. */
@@ -258,16 +246,15 @@ export class Store {
     const service = this.requireService(slug);
     if (!service.flags.delete(key)) throw new NotFoundError(`service "${slug}" has no flag "${key}"`);
     this.published.get(slug)!.delete(key);
+    return this.commitFlag(slug, key, null);
+  }
+
+  /** Commits a flag set (or deleted: `null`), then re-arms the schedule timer for the next boundary. */
+  private commitFlag(slug: string, key: string, flag: FlagDefinition | null): number {
     const revision = this.commit(
       slug,
       { service: false, configs: EMPTY, flags: new Set([key]), secrets: EMPTY },
-      (r) => ({
-        type: 'flag',
-        slug,
-        revision: r,
-        key,
-        flag: null,
-      }),
+      (r) => ({ type: 'flag', slug, revision: r, key, flag }),
     );
     this.scheduleNextBoundary(slug);
     return revision;
