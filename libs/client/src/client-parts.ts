@@ -88,7 +88,7 @@ export class ClientParts {
       status: this.status,
       sync: this.sync,
       // Flag events record what the read they stand for answered: in a pinned scope, its revision.
-      reads: () => this.reads.state().snapshot,
+      reads: () => this.reads.readState().snapshot,
     });
     const initial = this.#initial();
     await (this.lastKnownGood?.start(initial) ?? initial);

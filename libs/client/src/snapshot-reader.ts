@@ -39,7 +39,7 @@ export interface ReadSource {
   /** The key type of the client: a public key is refused every secret read. */
   readonly keyType: KeyType;
   /** The state a read answers from now (called on every read: keep it cheap). */
-  state(): SnapshotState;
+  readState(): SnapshotState;
   /** The state a secret read answers from now. */
   secretTarget(): SecretReadTarget;
   /** Path of `key`'s file for a read on `target`, or `null` (absent, a text secret, or no longer on disk). */
@@ -88,36 +88,36 @@ export abstract class SnapshotReader implements VaneReader {
   config<T extends ConfigValue = ConfigValue>(key: UnlistedConfigKey): T | undefined;
   config<T extends ConfigValue>(key: UnlistedConfigKey, defaultValue: T): WidenConfig<T>;
   config(key: string, defaultValue?: unknown): unknown {
-    const value = this.#source.state().snapshot.configs.get(key);
+    const value = this.#source.readState().snapshot.configs.get(key);
     return value === undefined ? defaultValue : value;
   }
 
   /** Looks a config up, telling "not found" from a value (including `null`). */
   configLookup(key: ConfigKey<RegisteredSchema>): ConfigLookup {
-    const value = this.#source.state().snapshot.configs.get(key);
+    const value = this.#source.readState().snapshot.configs.get(key);
     return value === undefined ? { found: false, value: undefined } : { found: true, value };
   }
 
   /** Every config, as an immutable map: the same object until the next change replaces it. */
   configs(): ReadonlyMap<string, ConfigValue> {
-    return this.#source.state().snapshot.configs;
+    return this.#source.readState().snapshot.configs;
   }
 
   /** A flag's server-computed `is_active`, or `defaultValue` (false) when the flag is not defined. */
   flag(key: FlagKey<RegisteredSchema>, defaultValue = false): boolean {
-    const active = this.#source.state().flagValues.get(key);
+    const active = this.#source.readState().flagValues.get(key);
     return active === undefined ? defaultValue : active;
   }
 
   /** Tells "not defined" from "defined and off". */
   flagState(key: FlagKey<RegisteredSchema>): FlagState {
-    const flag = this.#source.state().snapshot.flags.get(key);
+    const flag = this.#source.readState().snapshot.flags.get(key);
     return flag === undefined ? { defined: false, active: false } : { defined: true, active: flag.isActive };
   }
 
   /** Keys of every flag the snapshot defines (e.g. to check decorator keys at startup). */
   flagKeys(): string[] {
-    return [...this.#source.state().snapshot.flags.keys()];
+    return [...this.#source.readState().snapshot.flags.keys()];
   }
 
   /**
@@ -183,17 +183,17 @@ export abstract class SnapshotReader implements VaneReader {
 
   /** The revision reads answer from. */
   get revision(): number {
-    return this.#source.state().snapshot.revision;
+    return this.#source.readState().snapshot.revision;
   }
 
   /** The service kind the server reports (`frontend` means no secrets). */
   get serviceKind(): string {
-    return this.#source.state().snapshot.service.kind;
+    return this.#source.readState().snapshot.service.kind;
   }
 
   /** The service slug the server reports. */
   get serviceSlug(): string {
-    return this.#source.state().snapshot.service.slug;
+    return this.#source.readState().snapshot.service.slug;
   }
 
   /** The state a secret read answers from, once the secret-read rule allowed it. */

@@ -306,7 +306,7 @@ export class VaneClient extends SnapshotReader {
   async evaluateAb(keys: readonly string[], context: AbContext): Promise<AbResults> {
     const { userId, attributes } = normalizeAbContext(context);
     // Which keys exist: the scope's revision. The answer cache follows the service's (live) revision.
-    const flags = this.#parts.reads.state().snapshot.flags;
+    const flags = this.#parts.reads.readState().snapshot.flags;
     const revision = this.#parts.store.snapshot.revision;
     const plan = planAbEvaluation(keys, (key) => flags.has(key));
     if (this.closed) throw new ClientClosedError();

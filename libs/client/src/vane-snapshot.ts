@@ -8,7 +8,7 @@ import type { KeyType } from './http/api-key.js';
 import type { RevisionPin } from './store/revision-pins.js';
 import type { ConfigValue } from './store/snapshot.js';
 import type { SnapshotState } from './store/snapshot-state.js';
-import { SnapshotReader, type SecretReadTarget } from './snapshot-reader.js';
+import { SnapshotReader, type ReadSource, type SecretReadTarget } from './snapshot-reader.js';
 import type { VaneReader } from './vane-reader.js';
 
 /**
@@ -67,25 +67,55 @@ export interface SnapshotHost {
   drop(pin: RevisionPin): void;
 }
 
+/**
+ * Where a pinned snapshot's reads answer from: one object per snapshot (a
+ * request takes one), its methods on the prototype, so a snapshot costs two
+ * small allocations.
+ */
+class PinnedSource implements ReadSource, SecretReadTarget {
+  readonly keyType: KeyType;
+  readonly state: SnapshotState;
+  readonly secretsAvailable: boolean;
+  released = false;
+  readonly #pin: RevisionPin;
+  readonly #host: SnapshotHost;
+
+  constructor(state: SnapshotState, pin: RevisionPin, host: SnapshotHost) {
+    this.keyType = host.keyType;
+    this.state = state;
+    this.secretsAvailable = pin.secretsAvailable;
+    this.#pin = pin;
+    this.#host = host;
+  }
+
+  readState(): SnapshotState {
+    return this.state;
+  }
+
+  /** This object: a snapshot's secret reads answer from its own state. */
+  secretTarget(): SecretReadTarget {
+    return this;
+  }
+
+  /** The version file exists while the pin holds this state. */
+  filePath(_target: SecretReadTarget, key: string): string | null {
+    if (this.released || this.#pin.state !== this.state) return null;
+    return this.#host.versionFilePath(this.state, key) ?? null;
+  }
+}
+
 /** The {@link VaneSnapshot} the client hands out. @internal */
 export class PinnedSnapshot extends SnapshotReader implements VaneSnapshot {
   readonly #pin: RevisionPin;
   readonly #host: SnapshotHost;
-  readonly #held: { released: boolean };
+  readonly #source: PinnedSource;
 
   constructor(state: SnapshotState, pin: RevisionPin, host: SnapshotHost) {
-    const held = { released: false };
-    const target: SecretReadTarget = { state, secretsAvailable: pin.secretsAvailable };
-    super({
-      keyType: host.keyType,
-      state: () => state,
-      secretTarget: () => target,
-      // The version file exists while the pin holds this state.
-      filePath: (_, key) => (held.released || pin.state !== state ? null : (host.versionFilePath(state, key) ?? null)),
-    });
+    const source = new PinnedSource(state, pin, host);
+    super(source);
     this.#pin = pin;
     this.#host = host;
-    this.#held = held;
+    this.#source = source;
   }
 
   run<T>(fn: () => T): T {
@@ -93,8 +123,8 @@ export class PinnedSnapshot extends SnapshotReader implements VaneSnapshot {
   }
 
   release(): void {
-    if (this.#held.released) return;
-    this.#held.released = true;
+    if (this.#source.released) return;
+    this.#source.released = true;
     this.#host.drop(this.#pin);
   }
 }

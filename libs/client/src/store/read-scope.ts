@@ -63,7 +63,7 @@ export class ReadScope implements ReadSource {
   }
 
   /** The state a read answers from: the scope's pinned revision, else the one served now. */
-  state(): SnapshotState {
+  readState(): SnapshotState {
     // While nothing holds a revision no scope is pinned: the async context need not be looked up.
     if (this.#pins.holders === 0) return this.#store.state;
     return this.#scope.getStore()?.state ?? this.#store.state;
