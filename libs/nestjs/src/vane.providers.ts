@@ -14,6 +14,7 @@ import { VaneObservables } from './vane.observables.js';
 import { VaneRequestFlags } from './vane-request-flags.service.js';
 import { VaneRequestPins } from './vane-request-pins.service.js';
 import { VanePinInterceptor } from './vane-pin.interceptor.js';
+import { VaneGatewayPins } from './vane-gateway-pins.js';
 import { VaneStartupCheck } from './vane-startup-check.service.js';
 import { vaneExceptionFilterOf } from './vane-exception.filter.js';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
@@ -26,6 +27,8 @@ export const VANE_SHARED_PROVIDERS: Provider[] = [
   VaneRequestFlags,
   // Every handler runs in its call's pinned scope (one revision per request).
   { provide: APP_INTERCEPTOR, useClass: VanePinInterceptor },
+  // …and around WebSocket gateways' handlers, which Nest's app-wide interceptors skip.
+  VaneGatewayPins,
   // The client's typed errors answered as @vane/express and @vane/fastify answer them.
   {
     provide: APP_FILTER,

@@ -1,5 +1,5 @@
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import { Controller, Get, UseInterceptors, type INestApplication, type INestMicroservice } from '@nestjs/common';
+import { Controller, Get, type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { Query, Resolver, GraphQLModule } from '@nestjs/graphql';
 import { ClientProxyFactory, MessagePattern, Transport, type ClientProxy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -11,7 +11,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { firstValueFrom } from 'rxjs';
 import { io, type Socket as ClientSocket } from 'socket.io-client';
 import request from 'supertest';
-import { FeatureFlag, Flag, Secret, VaneModule, VanePinInterceptor } from '../src/index.js';
+import { FeatureFlag, Flag, Secret, VaneModule } from '../src/index.js';
 import { midRequestChange, MidRequestChange, ShopReads, type Answer } from './support/mid-request.js';
 import { KEYS, nestSeed } from './support/seed.js';
 
@@ -61,8 +61,7 @@ class RpcShop {
 }
 
 // #region websocket-pinning
-// Nest applies no global interceptor to gateways: the gateway names Vane's.
-@UseInterceptors(VanePinInterceptor)
+// No Vane decorator on the gateway: the module pins every message (Nest's app-wide interceptors skip gateways).
 @WebSocketGateway()
 class WsShop {
   constructor(private readonly reads: ShopReads) {}
