@@ -14,7 +14,13 @@ export type { SyncResult } from './data-sources/snapshot-sync.js';
 export type { SecretWriteResult, SetSecretOptions } from './secrets/secret-writes.js';
 export type { SyncMode, VaneClientStatus, StatusListener } from './data-sources/client-status.js';
 export { SYNC_MODES } from './data-sources/client-status.js';
-export type { VaneTelemetry, VaneTelemetryOptions, FlagEvaluation, FlagEvaluationReason } from './telemetry/index.js';
+export type {
+  VaneTelemetry,
+  VaneTelemetryOptions,
+  FlagEvaluation,
+  FlagEvaluationReason,
+  FlagDecisionSource,
+} from './telemetry/index.js';
 export type { VaneClientOptions } from './options.js';
 export { defineSchema } from './schema/vane-schema.js';
 export type {

@@ -265,6 +265,30 @@ describe('A/B evaluations', () => {
     expect(second.span.events[0]!.attributes).toMatchObject({ 'feature_flag.context.id': 'u-7' });
   });
 
+  it('recordFlag(key, userId, from): the decision of a reader that is not the live one, at its revision', async () => {
+    const client = await start({ stream: false });
+    const snapshot = client.snapshot();
+    try {
+      const before = snapshot.revision;
+      server.admin.setFlag('shop', 'always-on', { is_enabled: false });
+      await client.sync();
+      expect(client.revision).toBeGreaterThan(before);
+      // A guard decided on the request's pinned snapshot; the live client already reads the change.
+      const { span } = await sdk.inSpan('GET /guarded', async () =>
+        client.telemetry.recordFlag('always-on', undefined, snapshot),
+      );
+      expect(span.events.map((e) => e.attributes)).toEqual([
+        expect.objectContaining({
+          'feature_flag.key': 'always-on',
+          'feature_flag.result.value': true,
+          'feature_flag.version': String(before),
+        }),
+      ]);
+    } finally {
+      snapshot.release();
+    }
+  });
+
   it('failures: counted by error code, duration with error.type, error events', async () => {
     const client = await start({ stream: false });
     server.admin.setTenant({ ab_addon: false });

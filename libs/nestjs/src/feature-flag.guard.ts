@@ -52,7 +52,9 @@ export class FeatureFlagGuard implements CanActivate {
     // The request's revision (taken here if this is its first Vane touch): the handler reads the same.
     const reader = this.flags.readerFor(context);
     for (const key of requirement.keys) {
-      this.client.telemetry.recordFlag(key); // a feature_flag.evaluation event on the request's span, when tracing
+      // A feature_flag.evaluation event on the request's span, when tracing, at the revision the guard decided on
+      // (the request's pinned snapshot: the guard runs before the handler's pinned scope begins).
+      this.client.telemetry.recordFlag(key, undefined, reader);
       if (reader.flag(key)) continue;
       return this.#refuse(flagDenialOf(reader, key, false), requirement, context);
     }

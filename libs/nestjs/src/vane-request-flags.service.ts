@@ -61,7 +61,7 @@ export class VaneRequestFlags {
    * to (taken now if this is its first Vane touch), or the client (live)
    * with `consistentReads: false`.
    */
-  readerFor(context: ExecutionContext): VaneReader {
+  readerFor(context: ExecutionContext): VaneReader & { readonly revision: number } {
     return this.pins?.readerFor(context) ?? this.client;
   }
 

@@ -57,7 +57,7 @@ export class VaneRequestPins {
    * this is the call's first Vane touch), or the client itself (live) with
    * `consistentReads: false`.
    */
-  readerFor(context: ExecutionContext): VaneReader {
+  readerFor(context: ExecutionContext): VaneReader & { readonly revision: number } {
     return this.#pinOf(context)?.snapshot ?? this.client;
   }
 

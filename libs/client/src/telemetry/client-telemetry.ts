@@ -14,6 +14,7 @@ import { CLIENT_VERSION } from '../http/version.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import type { Snapshot } from '../store/snapshot.js';
 import type { VaneLogger } from '../util/logger.js';
+import type { FlagState } from '../vane-reader.js';
 import type { Clock, Timers } from '../util/timers.js';
 import { AbTelemetry } from './ab-telemetry.js';
 import { addFlagEvaluationEvent, plainFlagEvaluation, type FlagEvaluation } from './flag-evaluation.js';
@@ -52,10 +53,20 @@ export interface VaneTelemetry {
    * the active span.
    *
    * @param userId - the request's user, recorded only with `telemetry: { recordUserId: true }`.
+   * @param from - the reader the decision was made on (a request's pinned snapshot), when it is not
+   *   the one reads answer from here: its revision and flag state are recorded.
    */
-  recordFlag(key: string, userId?: string): void;
+  recordFlag(key: string, userId?: string, from?: FlagDecisionSource): void;
   /** Records any flag decision as a `feature_flag.evaluation` event on the active span, at the current revision. */
   recordFlagEvaluation(evaluation: FlagEvaluation): void;
+}
+
+/** A reader a flag decision was made on: a client or a snapshot (`VaneSnapshot`). */
+export interface FlagDecisionSource {
+  /** The revision it reads. */
+  readonly revision: number;
+  /** The flag's state at that revision. */
+  flagState(key: string): FlagState;
 }
 
 /** What telemetry follows once the client has built its parts. */
@@ -255,12 +266,17 @@ export class ClientTelemetry implements VaneTelemetry {
     );
   }
 
-  recordFlag(key: string, userId?: string): void {
+  recordFlag(key: string, userId?: string, from?: FlagDecisionSource): void {
     const live = this.#live;
     const store = this.#parts?.store;
     if (live === undefined || store === undefined) return;
     const span = live.api.trace.getActiveSpan();
     if (span === undefined || !span.isRecording()) return;
+    if (from !== undefined) {
+      const evaluation = plainFlagEvaluation(key, from.flagState(key), userId);
+      addFlagEvaluationEvent(span, evaluation, from.revision, this.#s.options.recordUserId);
+      return;
+    }
     const snapshot = this.#parts?.reads?.() ?? store.snapshot;
     const flag = snapshot.flags.get(key);
     const state = flag === undefined ? { defined: false, active: false } : { defined: true, active: flag.isActive };

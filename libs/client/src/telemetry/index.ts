@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export { ClientTelemetry } from './client-telemetry.js';
-export type { VaneTelemetry, TelemetryParts } from './client-telemetry.js';
+export type { VaneTelemetry, TelemetryParts, FlagDecisionSource } from './client-telemetry.js';
 export type { FlagEvaluation, FlagEvaluationReason } from './flag-evaluation.js';
 export type { VaneTelemetryOptions } from './telemetry-options.js';
 export type { TelemetryExtension, TelemetryExtensionContext } from './telemetry-extension.js';
