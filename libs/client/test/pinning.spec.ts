@@ -224,41 +224,4 @@ describe('client.runPinned()', () => {
     });
     expect(inListener).toEqual([77]);
   });
-
-  it('10,000 scopes while the values change: no revision, and no file of an old version, left once they end', async () => {
-    const client = await connect();
-    const dir = dirname(client.requireSecretFile('tls.client_pem'));
-    let inconsistent = 0;
-    let maxHeld = 0;
-    const scope = (): Promise<void> =>
-      client.runPinned(async () => {
-        const read = (): string =>
-          `${client.config('pair.a')} ${client.config('pair.b')} ${client.revision} ${readFileSync(client.requireSecretFile('tls.client_pem'), 'utf8')}`;
-        const first = read();
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        if (read() !== first) inconsistent++;
-      });
-    let last = 0;
-    for (let round = 0; round < 100; round++) {
-      // Three revisions a round, landing while the round's scopes run: each scope must see one of them throughout.
-      const value = `v${round + 2}`;
-      server.admin.setConfig('shop', 'pair.a', value);
-      server.admin.setConfig('shop', 'pair.b', value);
-      last = server.admin.setSecret('shop', 'tls.client_pem', `pem-${value}`, 'file').revision;
-      await Promise.all(Array.from({ length: 100 }, scope));
-      maxHeld = Math.max(maxHeld, client.pinStats.heldRevisions);
-    }
-    await waitForRevision(client, last);
-    expect(inconsistent).toBe(0);
-    expect(maxHeld).toBeLessThan(100);
-    await until(() => client.pinStats.heldRevisions === 0, 'every revision to be let go');
-    await until(() => readdirSync(dir).length === 2, 'only the live version files to be left');
-    expect(client.pinStats.fileVersions).toBe(1);
-    expect(readdirSync(dir).sort()).toEqual(
-      [
-        secretFileName('tls.client_pem'),
-        `${secretFileName('tls.client_pem')}.v${client.secretInfo('tls.client_pem')!.version}`,
-      ].sort(),
-    );
-  }, 60_000);
 });
