@@ -631,6 +631,24 @@ export class VaneClient implements VaneReader {
   }
 
   /**
+   * The answers {@link VaneClient.evaluateAb} would give now, from the cache
+   * of A/B answers alone, synchronously: no call, no promise. `undefined`
+   * when any key the snapshot defines has no answer cached for this user at
+   * the current revision, with `abCache: false`, and after `close()`: then
+   * ask `evaluateAb` (nothing was counted). Answers found are counted as
+   * hits and recorded by telemetry as an `evaluateAb()` call is. For hot
+   * paths: the adapters' guards let a returning user through this way.
+   *
+   * @returns flag key → boolean for every distinct key asked (a null-prototype object), or `undefined`.
+   * @throws InvalidArgumentError - for keys or a context `evaluateAb` refuses (a synchronous throw).
+   */
+  evaluateAbCached(keys: readonly string[], context: AbContext): AbResults | undefined {
+    if (this.closed) return undefined;
+    const flags = this.#state().snapshot.flags;
+    return this.#o.telemetry.evaluateAbCached(this.#ab, keys, context, flags, this.#store.snapshot.revision);
+  }
+
+  /**
    * Counters of the cache of A/B answers: hits, misses, answers that shared
    * a call in flight, entries and estimated bytes kept, evictions. A new
    * object at each read.

@@ -22,9 +22,13 @@ export function abEntryBytes(key: string): number {
   return AB_ENTRY_OVERHEAD_BYTES + 2 * key.length;
 }
 
-/** The key of one answer: the flag, then the user's canonical key (`abContextKey`). */
+/**
+ * The key of one answer: the flag (prefixed with its length, so that no
+ * flag key and user key run into each other), then the user's canonical key
+ * (`abContextKey`).
+ */
 export function abAnswerKey(flagKey: string, contextKey: string): string {
-  return `${JSON.stringify(flagKey)}${contextKey}`;
+  return `${flagKey.length}:${flagKey}${contextKey}`;
 }
 
 interface CachedAnswer {

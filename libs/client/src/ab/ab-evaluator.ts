@@ -5,7 +5,15 @@
  * @packageDocumentation
  */
 import { AbAnswerCache, abAnswerKey } from './ab-answer-cache.js';
-import { abContextKey, planAbEvaluation, type AbPlan, type AbResults } from './ab-evaluation.js';
+import {
+  abContextKey,
+  abUserKey,
+  checkAbKeys,
+  planAbEvaluation,
+  type AbContext,
+  type AbPlan,
+  type AbResults,
+} from './ab-evaluation.js';
 import type { ResolvedAbCache } from './ab-cache-options.js';
 import type { Clock } from '../util/timers.js';
 
@@ -85,6 +93,48 @@ export class AbEvaluator {
       expirations: cache?.expirations ?? 0,
       invalidations: cache?.invalidations ?? 0,
     });
+  }
+
+  /**
+   * The answers of `keys` for the user of `context`, from the cache alone and
+   * synchronously: `undefined` unless every key `flags` defines has an answer
+   * cached at `revision` (then nothing is counted, and `evaluate` will ask).
+   * Keys `flags` does not define are `false`, as {@link AbEvaluator.evaluate}
+   * answers them. Counted as hits. No promise, and no allocation but the
+   * user's key, each answer's key and the results.
+   *
+   * @param flags - the flags the snapshot defines (the keys that would be sent).
+   * @param revision - the revision of the client's snapshot now.
+   * @returns flag key → boolean for every distinct key of `keys` (a null-prototype object), or `undefined`.
+   * @throws InvalidArgumentError - for keys or a context `evaluateAb` refuses.
+   */
+  cached(
+    keys: readonly string[],
+    context: AbContext,
+    flags: ReadonlyMap<string, unknown>,
+    revision: number,
+  ): AbResults | undefined {
+    checkAbKeys(keys);
+    const contextKey = abUserKey(context);
+    const cache = this.#cache;
+    if (cache === undefined) return undefined;
+    cache.moveTo(revision);
+    const now = this.#clock.now();
+    const results: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
+    let hits = 0;
+    for (const flagKey of keys) {
+      if (flagKey in results) continue;
+      if (!flags.has(flagKey)) {
+        results[flagKey] = false;
+        continue;
+      }
+      const answer = cache.get(abAnswerKey(flagKey, contextKey), now);
+      if (answer === undefined) return undefined;
+      results[flagKey] = answer;
+      hits++;
+    }
+    this.#hits += hits;
+    return results;
   }
 
   /**
