@@ -621,6 +621,9 @@ export class VaneClient implements VaneReader {
    * @throws AddonNotAvailableError - 403, the add-on is off for the tenant.
    */
   async evaluateAb(keys: readonly string[], context: AbContext): Promise<AbResults> {
+    // A returning user: answered (and recorded) from the cache, without planning a call.
+    const cached = this.evaluateAbCached(keys, context);
+    if (cached !== undefined) return cached;
     const { userId, attributes } = normalizeAbContext(context);
     // Which keys exist: the scope's revision. The answer cache follows the service's (live) revision.
     const flags = this.#state().snapshot.flags;

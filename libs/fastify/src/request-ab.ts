@@ -49,7 +49,9 @@ export function fastifyAbOptions(
     // A context function that throws fails closed there: the request is anonymous, one warning.
     context: (request) => {
       if (!factory)
-        throw new InvalidArgumentError('request.vane.ab(): give the Vane plugin an abContext option to evaluate A/B flags');
+        throw new InvalidArgumentError(
+          'request.vane.ab(): give the Vane plugin an abContext option to evaluate A/B flags',
+        );
       return factory(request);
     },
     plannedKeys: routeAbKeys,

@@ -100,7 +100,9 @@ export class VaneRequestFlags {
     const { defined, active } = this.readerFor(context).flagState(key);
     if (!ab || !defined) return { defined, on: active };
     const offKey = this.abOffKey(context, [key]);
-    return offKey instanceof Promise ? offKey.then((off) => ({ defined, on: off === null })) : { defined, on: offKey === null };
+    return offKey instanceof Promise
+      ? offKey.then((off) => ({ defined, on: off === null }))
+      : { defined, on: offKey === null };
   }
 
   /**

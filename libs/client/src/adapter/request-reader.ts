@@ -28,12 +28,7 @@ export class AdapterRequestReader implements VaneReader {
    * @param name - what the app calls it (`req.vane`), for error messages.
    * @param snapshot - the request's snapshot, when it has one (the adapter releases it when the request ends).
    */
-  constructor(
-    reader: VaneReader,
-    abEvaluation: RequestAbMemo,
-    name: string,
-    snapshot?: VaneSnapshot,
-  ) {
+  constructor(reader: VaneReader, abEvaluation: RequestAbMemo, name: string, snapshot?: VaneSnapshot) {
     this.#client = reader;
     this.abEvaluation = abEvaluation;
     this.#name = name;
