@@ -293,7 +293,11 @@ describe('A/B evaluations', () => {
       }),
     ]);
     expect(
-      now.span.events.map((e) => [e.name, e.attributes['feature_flag.key'], e.attributes['feature_flag.result.value']]),
+      now.span.events.map((e) => [
+        e.name,
+        e.attributes?.['feature_flag.key'],
+        e.attributes?.['feature_flag.result.value'],
+      ]),
     ).toEqual([
       ['feature_flag.evaluation', 'dark-mode', false],
       ['feature_flag.evaluation', 'always-on', true],

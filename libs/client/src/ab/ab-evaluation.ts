@@ -81,33 +81,26 @@ export function normalizeAbContext(context: AbContext): { userId: string; attrib
   return { userId: context.userId, attributes };
 }
 
+/**
+ * Checks a context as {@link normalizeAbContext} does, without copying it,
+ * and counts the attributes that would be sent (strings; `null` and
+ * `undefined` are unset): what a cache lookup needs.
+ *
+ * @throws InvalidArgumentError - naming the attribute and the type received.
+ */
+export function countAbAttributes(context: AbContext): number {
+  const given = givenAttributes(context);
+  let count = 0;
+  if (given === undefined) return count;
+  for (const name in given) {
+    if (Object.prototype.hasOwnProperty.call(given, name) && isSent(name, given[name])) count++;
+  }
+  return count;
+}
+
 /** `text` prefixed with its length: strings written one after another this way can be told apart again. */
 function counted(text: string): string {
   return `${text.length}:${text}`;
-}
-
-/**
- * The canonical key of `userId` and `attributes`: the user id, then each
- * attribute sent (a string) as name and value, in the order of their names,
- * every string prefixed with its length (no escaping to do, and no two
- * contexts share a key). Each value is checked as it is read ({@link isSent}).
- */
-function contextKeyOf(userId: string, attributes: Readonly<Record<string, unknown>> | undefined): string {
-  let key = counted(userId);
-  if (attributes === undefined) return key;
-  const names = Object.keys(attributes);
-  // Attributes are mostly written in the same order by the same code: sort only when they are not in order.
-  for (let i = 1; i < names.length; i++) {
-    if (names[i - 1]! > names[i]!) {
-      names.sort();
-      break;
-    }
-  }
-  for (const name of names) {
-    const value = attributes[name];
-    if (isSent(name, value)) key += counted(name) + counted(value);
-  }
-  return key;
 }
 
 /**
@@ -122,19 +115,19 @@ function contextKeyOf(userId: string, attributes: Readonly<Record<string, unknow
  * ```
  */
 export function abContextKey(userId: string, attributes: Readonly<Record<string, string>>): string {
-  return contextKeyOf(userId, attributes);
-}
-
-/**
- * {@link abContextKey} of a context as the app gives it, checked as
- * {@link normalizeAbContext} checks it (`null`/`undefined` attributes
- * dropped) but without copying it: what a cache lookup needs.
- *
- * @throws InvalidArgumentError - naming the attribute and the type received.
- */
-export function abUserKey(context: AbContext): string {
-  const given = givenAttributes(context);
-  return contextKeyOf(context.userId, given);
+  // The user id, then each attribute as name and value in the order of their names, every string
+  // prefixed with its length: nothing to escape, and no two contexts share a key.
+  let key = counted(userId);
+  const names = Object.keys(attributes);
+  // Attributes are mostly written in the same order by the same code: sort only when they are not in order.
+  for (let i = 1; i < names.length; i++) {
+    if (names[i - 1]! > names[i]!) {
+      names.sort();
+      break;
+    }
+  }
+  for (const name of names) key += counted(name) + counted(attributes[name]!);
+  return key;
 }
 
 /** How an evaluation will be sent. */

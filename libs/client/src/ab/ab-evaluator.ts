@@ -4,11 +4,11 @@
  *
  * @packageDocumentation
  */
-import { AbAnswerCache, abAnswerKey } from './ab-answer-cache.js';
+import { AbAnswerCache, abAnswerKey, abAttributePairs, type AbAttributes } from './ab-answer-cache.js';
 import {
   abContextKey,
-  abUserKey,
   checkAbKeys,
+  countAbAttributes,
   planAbEvaluation,
   type AbContext,
   type AbPlan,
@@ -115,7 +115,7 @@ export class AbEvaluator {
     revision: number,
   ): AbResults | undefined {
     checkAbKeys(keys);
-    const contextKey = abUserKey(context);
+    const count = countAbAttributes(context);
     const cache = this.#cache;
     if (cache === undefined) return undefined;
     cache.moveTo(revision);
@@ -128,7 +128,7 @@ export class AbEvaluator {
         results[flagKey] = false;
         continue;
       }
-      const answer = cache.get(abAnswerKey(flagKey, contextKey), now);
+      const answer = cache.get(flagKey, context.userId, context.attributes as AbAttributes, count, now);
       if (answer === undefined) return undefined;
       results[flagKey] = answer;
       hits++;
@@ -150,19 +150,21 @@ export class AbEvaluator {
     const results: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
     for (const key of plan.keys) results[key] = false;
     const contextKey = abContextKey(userId, attributes);
+    const pairs = abAttributePairs(attributes);
+    const count = pairs.length / 2;
     const now = this.#clock.now();
     let waits: Promise<unknown>[] | undefined;
     let missing: string[] | undefined;
     let missingKeys: string[] | undefined;
     for (const batch of plan.batches) {
       for (const flagKey of batch) {
-        const key = abAnswerKey(flagKey, contextKey);
-        const cached = cache.get(key, now);
+        const cached = cache.get(flagKey, userId, attributes, count, now);
         if (cached !== undefined) {
           this.#hits++;
           results[flagKey] = cached;
           continue;
         }
+        const key = abAnswerKey(flagKey, contextKey);
         const flight = this.#inFlight.get(key);
         if (flight !== undefined && flight.revision === revision) {
           this.#coalesced++;
@@ -183,11 +185,11 @@ export class AbEvaluator {
         userId,
         attributes,
       ).then((got) => {
-        asked.forEach((flagKey, i) => {
+        for (const flagKey of asked) {
           const answer = got[flagKey] === true;
           results[flagKey] = answer;
-          cache.set(revision, keys[i]!, answer);
-        });
+          cache.set(revision, flagKey, userId, pairs, answer);
+        }
         return got;
       });
       const flight: InFlight = { revision, answers };
