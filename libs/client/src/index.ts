@@ -9,7 +9,7 @@ export type { ConfigLookup, FlagState, WidenConfig, VaneReader } from './vane-re
 export type { VaneSnapshot } from './vane-snapshot.js';
 export type { SnapshotReader, SecretReadRefusal } from './snapshot-reader.js';
 export { RequestAbEvaluation } from './ab/request-ab-evaluation.js';
-export type { RequestAbEvaluationOptions } from './ab/request-ab-evaluation.js';
+export type { RequestAbEvaluationOptions, RequestAbMemo } from './ab/request-ab-evaluation.js';
 export type { SyncResult } from './data-sources/snapshot-sync.js';
 export type { SecretWriteResult, SetSecretOptions } from './secrets/secret-writes.js';
 export type { SyncMode, VaneClientStatus, StatusListener } from './data-sources/client-status.js';

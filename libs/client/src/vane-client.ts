@@ -304,6 +304,9 @@ export class VaneClient extends SnapshotReader {
    * @throws AddonNotAvailableError - 403, the add-on is off for the tenant.
    */
   async evaluateAb(keys: readonly string[], context: AbContext): Promise<AbResults> {
+    // A returning user: answered (and recorded) from the cache, without planning a call.
+    const cached = this.evaluateAbCached(keys, context);
+    if (cached !== undefined) return cached;
     const { userId, attributes } = normalizeAbContext(context);
     // Which keys exist: the scope's revision. The answer cache follows the service's (live) revision.
     const flags = this.#parts.reads.readState().snapshot.flags;
@@ -312,6 +315,30 @@ export class VaneClient extends SnapshotReader {
     if (this.closed) throw new ClientClosedError();
     return this.#parts.options.telemetry.evaluateAb(plan, userId, () =>
       this.#parts.ab.evaluate(plan, userId, attributes, revision),
+    );
+  }
+
+  /**
+   * The answers {@link VaneClient.evaluateAb} would give now, from the cache
+   * of A/B answers alone, synchronously: no call, no promise. `undefined`
+   * when any key the snapshot defines has no answer cached for this user at
+   * the current revision, with `abCache: false`, and after `close()`: then
+   * ask `evaluateAb` (nothing was counted). Answers found are counted as
+   * hits and recorded by telemetry as an `evaluateAb()` call is. For hot
+   * paths: the adapters' guards let a returning user through this way.
+   *
+   * @returns flag key → boolean for every distinct key asked (a null-prototype object), or `undefined`.
+   * @throws InvalidArgumentError - for keys or a context `evaluateAb` refuses (a synchronous throw).
+   */
+  evaluateAbCached(keys: readonly string[], context: AbContext): AbResults | undefined {
+    if (this.closed) return undefined;
+    const flags = this.#parts.reads.readState().snapshot.flags;
+    return this.#parts.options.telemetry.evaluateAbCached(
+      this.#parts.ab,
+      keys,
+      context,
+      flags,
+      this.#parts.store.snapshot.revision,
     );
   }
 

@@ -81,6 +81,36 @@ describe('the cache of A/B answers', () => {
     expect(client.abCacheStats).toMatchObject({ enabled: true, hits: 3, misses: 2, size: 2 });
   });
 
+  it('evaluateAbCached: a returning user answered synchronously, with no call; otherwise undefined, nothing counted', async () => {
+    const client = await connect();
+    expect(client.evaluateAbCached(['always-on'], GERMAN)).toBeUndefined();
+    expect(client.abCacheStats).toMatchObject({ hits: 0, misses: 0 });
+    await client.evaluateAb(['always-on', 'dark-mode'], GERMAN);
+    const reordered = { userId: GERMAN.userId, attributes: { plan: 'pro', country: 'DE', seats: null } };
+    expect({ ...client.evaluateAbCached(['dark-mode', 'always-on', 'nope', 'dark-mode'], reordered) }).toEqual({
+      'dark-mode': false,
+      'always-on': true,
+      nope: false, // not defined: never sent, false
+    });
+    // One key without an answer (another user, another flag): nothing from the cache.
+    expect(client.evaluateAbCached(['always-on'], { userId: 'u-2', attributes: GERMAN.attributes })).toBeUndefined();
+    expect(client.evaluateAbCached(['always-on', 'new-checkout'], GERMAN)).toBeUndefined();
+    expect(calls()).toBe(1);
+    expect(client.abCacheStats).toMatchObject({ hits: 2, misses: 2 });
+    // What evaluateAb refuses, thrown at once.
+    expect(() => client.evaluateAbCached(['always-on'], { userId: '' })).toThrow(
+      expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }),
+    );
+    // A new revision makes every answer unusable at once.
+    await changed(client, 'PUT', 'services/shop/flags/new-checkout', GERMANY_ONLY);
+    expect(client.evaluateAbCached(['always-on'], GERMAN)).toBeUndefined();
+    await client.close();
+    expect(client.evaluateAbCached(['always-on'], GERMAN)).toBeUndefined();
+    const off = await connect({ abCache: false });
+    await off.evaluateAb(['always-on'], GERMAN);
+    expect(off.evaluateAbCached(['always-on'], GERMAN)).toBeUndefined();
+  });
+
   it('a change of the A/B rule alone, through the admin API: the next request asks again and gets the new answer', async () => {
     const client = await connect();
     await changed(client, 'PUT', 'services/shop/flags/new-checkout', GERMANY_ONLY);

@@ -1,5 +1,5 @@
 import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { RequestAbEvaluation, VaneClient, type AbContext } from '../src/index.js';
+import { RequestAbEvaluation, VaneClient, type AbContext, type AbResults } from '../src/index.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
@@ -26,9 +26,14 @@ afterEach(async () => {
 
 const calls = (): number => proxy.count('/v1/flags/evaluate-ab');
 
-function evaluation(context: () => AbContext | null | undefined, planned: readonly string[] = []): RequestAbEvaluation {
+function evaluation(
+  context: () => AbContext | null | undefined | Promise<AbContext | null | undefined>,
+  planned: readonly string[] = [],
+  cached = false,
+): RequestAbEvaluation {
   return new RequestAbEvaluation({
     evaluate: (keys, user) => client.evaluateAb(keys, user),
+    ...(cached ? { cached: (keys, user) => client.evaluateAbCached(keys, user) } : {}),
     context,
     plannedKeys: () => planned,
     logger,
@@ -62,6 +67,31 @@ describe('RequestAbEvaluation', () => {
         /^A\/B evaluation of "always-on", "dark-mode" failed \(VANE_ADDON_NOT_AVAILABLE\), treating them as off/,
       ),
     ]);
+  });
+
+  it("answers a returning user synchronously from the client's cache: no promise, no call", async () => {
+    const user = { userId: 'u-8812' };
+    const first = evaluation(() => user, ['dark-mode'], true);
+    const off = first.offKey(['always-on']);
+    expect(off).toBeInstanceOf(Promise); // a new user: one call, the planned key with it
+    expect(await off).toBeNull();
+    expect(calls()).toBe(1);
+    expect(first.offKey(['dark-mode', 'always-on'])).toBe('dark-mode'); // answered by that call
+    const returning = evaluation(() => user, ['dark-mode'], true);
+    expect(returning.offKey(['always-on'])).toBeNull();
+    expect({ ...(returning.now(['dark-mode', 'always-on']) as AbResults) }).toEqual({
+      'dark-mode': false,
+      'always-on': true,
+    });
+    expect({ ...(await returning.evaluate(['always-on'])) }).toEqual({ 'always-on': true });
+    expect(calls()).toBe(1);
+    // Anonymous: off, at once, with no call.
+    expect(evaluation(() => null, [], true).offKey(['always-on'])).toBe('always-on');
+    // A context given by a promise: the first answer waits for it, the next ones do not.
+    const later = evaluation(() => Promise.resolve(user), ['dark-mode'], true);
+    expect(await later.offKey(['always-on'])).toBeNull();
+    expect(later.offKey(['always-on'])).toBeNull();
+    expect(calls()).toBe(1);
   });
 
   it('fails closed when the app context function throws (anonymous, one warning); rejects Vane argument errors and after close()', async () => {

@@ -289,6 +289,45 @@ describe('A/B evaluations', () => {
     }
   });
 
+  it('an answer from the cache (evaluateAb again, or evaluateAbCached) is recorded as a call is, with no evaluate-ab span', async () => {
+    const client = await start({ stream: false });
+    const user = { userId: 'u-1', attributes: { country: 'DE' } };
+    await client.evaluateAb(['always-on', 'dark-mode'], user);
+    const calls = (): number => sdk.spans().filter((s) => s.name === 'POST /v1/flags/evaluate-ab').length;
+    expect(calls()).toBe(1);
+    const again = await sdk.inSpan('GET /pricing', () => client.evaluateAb(['always-on', 'nope'], user));
+    const now = await sdk.inSpan('GET /pricing', () => client.evaluateAbCached(['dark-mode', 'always-on'], user));
+    expect({ ...again.result }).toEqual({ 'always-on': true, nope: false });
+    expect({ ...now.result }).toEqual({ 'dark-mode': false, 'always-on': true });
+    expect(calls()).toBe(1);
+    expect(await sdk.value(M.abKeys.name)).toEqual({ attributes: SLUG, value: 6, count: 3 });
+    expect(await sdk.value(M.abDuration.name)).toMatchObject({ attributes: SLUG, count: 3 });
+    const version = String(client.revision);
+    expect(again.span.events.map((e) => e.attributes)).toEqual([
+      expect.objectContaining({
+        'feature_flag.key': 'always-on',
+        'feature_flag.result.reason': 'targeting_match',
+        'feature_flag.result.value': true,
+        'feature_flag.version': version,
+      }),
+      expect.objectContaining({
+        'feature_flag.key': 'nope',
+        'feature_flag.result.reason': 'error',
+        'error.type': 'flag_not_found',
+      }),
+    ]);
+    expect(
+      now.span.events.map((e) => [
+        e.name,
+        e.attributes?.['feature_flag.key'],
+        e.attributes?.['feature_flag.result.value'],
+      ]),
+    ).toEqual([
+      ['feature_flag.evaluation', 'dark-mode', false],
+      ['feature_flag.evaluation', 'always-on', true],
+    ]);
+  });
+
   it('failures: counted by error code, duration with error.type, error events', async () => {
     const client = await start({ stream: false });
     server.admin.setTenant({ ab_addon: false });

@@ -1,6 +1,7 @@
-import { InvalidArgumentError, type VaneClient } from '@vane/client';
+import { InvalidArgumentError, RequestAbEvaluation, type VaneClient, type VaneLogger } from '@vane/client';
 import type { Request } from 'express';
-import { AbBatch, routeAbKeys, type AbGuardRegistry } from './ab-batch.js';
+import { expressAbOptions, routeAbKeys, type AbGuardRegistry } from './ab-batch.js';
+import type { AbContextFactory } from './vane-express.options.js';
 
 const guardA = (): void => undefined;
 const guardB = (): void => undefined;
@@ -43,8 +44,8 @@ describe('routeAbKeys', () => {
   });
 });
 
-describe('AbBatch', () => {
-  function fakeClient(evaluate: (keys: readonly string[]) => Record<string, boolean>) {
+describe('expressAbOptions: the request memo of req.vane and the A/B guards', () => {
+  function fakeClient(evaluate: (keys: readonly string[]) => Record<string, boolean>, cache?: Record<string, boolean>) {
     const calls: string[][] = [];
     const client = {
       evaluateAb: (keys: readonly string[], context: { userId?: unknown }) => {
@@ -55,13 +56,26 @@ describe('AbBatch', () => {
         calls.push([...keys]);
         return Promise.resolve(evaluate(keys));
       },
+      // The client's cache, when the test gives one: answers only when it knows every key.
+      evaluateAbCached: (keys: readonly string[]) =>
+        cache !== undefined && keys.every((k) => k in cache)
+          ? Object.fromEntries(keys.map((k) => [k, cache[k]!]))
+          : undefined,
     } as unknown as VaneClient;
     return { client, calls };
   }
 
+  const batchOf = (
+    client: VaneClient,
+    factory: AbContextFactory | undefined,
+    registry: AbGuardRegistry = new WeakMap(),
+    logger?: VaneLogger,
+    req: Request = fakeRequest('GET'),
+  ) => new RequestAbEvaluation(expressAbOptions(client, factory, registry, logger), req);
+
   it('evaluates each key once per request, sharing concurrent asks', async () => {
     const { client, calls } = fakeClient((keys) => Object.fromEntries(keys.map((k) => [k, k !== 'off'])));
-    const batch = new AbBatch(client, fakeRequest('GET'), () => ({ userId: 'u' }), new WeakMap());
+    const batch = batchOf(client, () => ({ userId: 'u' }));
     const [first, second] = await Promise.all([batch.evaluate(['x', 'off']), batch.evaluate(['x'])]);
     expect({ ...first }).toEqual({ x: true, off: false });
     expect({ ...second }).toEqual({ x: true });
@@ -69,12 +83,24 @@ describe('AbBatch', () => {
     expect(calls).toEqual([['x', 'off'], ['y']]);
   });
 
+  it("answers from the client's cache synchronously, the route's guards' keys included, with no call", () => {
+    const { client, calls } = fakeClient(() => ({}), { a1: true, a2: false, b: true });
+    const guard = (): void => undefined;
+    const registry: AbGuardRegistry = new WeakMap([[guard, ['a1', 'a2', 'b']]]);
+    const route = { methods: { get: true }, stack: [{ method: 'get', handle: guard }] };
+    const batch = batchOf(client, () => ({ userId: 'u' }), registry, undefined, fakeRequest('GET', route));
+    expect(batch.offKey(['a1'])).toBeNull();
+    expect(batch.offKey(['b', 'a2'])).toBe('a2');
+    expect({ ...(batch.now(['a2', 'b']) as Record<string, boolean>) }).toEqual({ a2: false, b: true });
+    expect(calls).toEqual([]);
+  });
+
   it('runs the context factory once; a context the client refuses fails closed with one warning', async () => {
     const { client, calls } = fakeClient(() => ({}));
     const factory = jest.fn(() => ({ userId: '' }));
     const warnings: string[] = [];
     const logger = { warn: (m: string) => void warnings.push(m), error: () => undefined };
-    const batch = new AbBatch(client, fakeRequest('GET'), factory, new WeakMap(), logger);
+    const batch = batchOf(client, factory, new WeakMap(), logger);
     expect({ ...(await batch.evaluate(['x'])) }).toEqual({ x: false });
     expect({ ...(await batch.evaluate(['x', 'y'])) }).toEqual({ x: false, y: false });
     expect(factory).toHaveBeenCalledTimes(1);
@@ -87,22 +113,27 @@ describe('AbBatch', () => {
 
   it('fails closed when the context factory itself throws (the rule of every adapter); rejects without one', async () => {
     const { client } = fakeClient(() => ({}));
-    const failing = new AbBatch(
+    const warnings: string[] = [];
+    const logger = { warn: (m: string) => void warnings.push(m), error: () => undefined };
+    const failing = batchOf(
       client,
-      fakeRequest('GET'),
       () => {
         throw new TypeError('session store down');
       },
       new WeakMap(),
+      logger,
     );
     expect({ ...(await failing.evaluate(['x'])) }).toEqual({ x: false });
-    const none = new AbBatch(client, fakeRequest('GET'), undefined, new WeakMap());
+    expect(warnings).toEqual([expect.stringMatching(/^abContext failed, treating the request as anonymous/)]);
+    const none = batchOf(client, undefined);
     await expect(none.evaluate(['x'])).rejects.toMatchObject({ code: 'VANE_INVALID_ARGUMENT' });
+    await expect(none.offKey(['x'])).rejects.toMatchObject({ code: 'VANE_INVALID_ARGUMENT' });
   });
 
-  it('answers false without a call when the factory returns null', async () => {
+  it('answers false without a call when the factory returns null, synchronously', async () => {
     const { client, calls } = fakeClient(() => ({ x: true }));
-    const batch = new AbBatch(client, fakeRequest('GET'), () => null, new WeakMap());
+    const batch = batchOf(client, () => null);
+    expect(batch.offKey(['x'])).toBe('x');
     expect({ ...(await batch.evaluate(['x'])) }).toEqual({ x: false });
     expect(calls).toEqual([]);
   });

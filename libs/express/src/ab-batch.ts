@@ -1,13 +1,13 @@
 /**
  * One request's A/B evaluations: a memo that sends every A/B key the
  * request needs in as few evaluate-ab calls as possible (one, for the
- * guards of a route).
+ * guards of a route), and none for answers the client has cached.
  *
  * @packageDocumentation
  */
 import {
   InvalidArgumentError,
-  RequestAbEvaluation,
+  type RequestAbEvaluationOptions,
   type VaneClient,
   type VaneLogger,
   consoleLogger,
@@ -50,38 +50,32 @@ export function routeAbKeys(req: Request, registry: AbGuardRegistry): string[] {
 }
 
 /**
- * The A/B memo of one request: `RequestAbEvaluation` from `@vane/client`
- * (the one `@vane/nestjs` uses too), planned with the keys of the route's
- * A/B guards. Each key is evaluated at most once; a call carries the keys
- * asked plus every key of the route's A/B guards not evaluated yet;
- * concurrent asks share calls. A failed call fails closed (its keys are
- * `false`, one warning is logged); an exception of the `abContext` function
- * itself, or no `abContext` option, rejects.
+ * The A/B options of one `VaneExpress`, shared by its requests: each
+ * request's memo is a `RequestAbEvaluation` from `@vane/client` (the one
+ * every adapter uses) made with them and the request, planned with the keys
+ * of the route's A/B guards. Each key is evaluated at most once; a call
+ * carries the keys asked plus every key of the route's A/B guards not
+ * evaluated yet; concurrent asks share calls; answers the client has cached
+ * are given synchronously (`client.evaluateAbCached`). A failed call fails
+ * closed (its keys are `false`, one warning is logged); an `abContext` that
+ * throws makes the request anonymous (one warning); no `abContext` option
+ * rejects with `InvalidArgumentError`.
  */
-export class AbBatch {
-  readonly #evaluation: RequestAbEvaluation;
-
-  constructor(
-    client: VaneClient,
-    req: Request,
-    factory: AbContextFactory | undefined,
-    registry: AbGuardRegistry,
-    logger: VaneLogger = consoleLogger,
-  ) {
-    this.#evaluation = new RequestAbEvaluation({
-      evaluate: (keys, context) => client.evaluateAb(keys, context),
-      context: () => {
-        if (!factory)
-          throw new InvalidArgumentError('req.vane.ab(): give createVane() an abContext option to evaluate A/B flags');
-        return factory(req);
-      },
-      plannedKeys: () => routeAbKeys(req, registry),
-      logger,
-    });
-  }
-
-  /** Evaluates `keys` for the request's user. @returns key → boolean for each key asked. */
-  evaluate(keys: readonly string[]): Promise<Record<string, boolean>> {
-    return this.#evaluation.evaluate(keys);
-  }
+export function expressAbOptions(
+  client: VaneClient,
+  factory: AbContextFactory | undefined,
+  registry: AbGuardRegistry,
+  logger: VaneLogger = consoleLogger,
+): RequestAbEvaluationOptions<Request> {
+  return {
+    evaluate: (keys, context) => client.evaluateAb(keys, context),
+    cached: (keys, context) => client.evaluateAbCached(keys, context),
+    context: (req) => {
+      if (!factory)
+        throw new InvalidArgumentError('req.vane.ab(): give createVane() an abContext option to evaluate A/B flags');
+      return factory(req);
+    },
+    plannedKeys: (req) => routeAbKeys(req, registry),
+    logger,
+  };
 }

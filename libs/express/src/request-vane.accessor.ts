@@ -3,24 +3,21 @@
  *
  * @packageDocumentation
  */
-import { AdapterRequestReader, type VaneReader, type VaneSnapshot } from '@vane/client';
+import { AdapterRequestReader, type RequestAbMemo, type VaneReader, type VaneSnapshot } from '@vane/client';
 import type { NextFunction } from 'express';
-import type { AbBatch } from './ab-batch.js';
 import type { RequestVane } from './request-vane.js';
 
-/** `req.vane`: the reader every adapter gives a request (`AdapterRequestReader`), plus the request's A/B memo. */
+/** `req.vane`: the reader every adapter gives a request (`AdapterRequestReader`), with the request's A/B memo. */
 export class RequestVaneAccessor extends AdapterRequestReader implements RequestVane {
-  /** The request's A/B memo, shared with the route's A/B guards. */
-  readonly batch: AbBatch;
   #scoped = false;
 
   /**
    * @param reader - the request's snapshot, or the client itself (live reads).
+   * @param abEvaluation - the request's A/B memo, shared with the route's A/B guards.
    * @param snapshot - the request's snapshot, whose scope the rest of the chain runs in.
    */
-  constructor(reader: VaneReader, batch: AbBatch, snapshot?: VaneSnapshot) {
-    super(reader, (keys) => batch.evaluate(keys), 'req.vane', snapshot);
-    this.batch = batch;
+  constructor(reader: VaneReader, abEvaluation: RequestAbMemo, snapshot?: VaneSnapshot) {
+    super(reader, abEvaluation, 'req.vane', snapshot);
   }
 
   /**

@@ -122,14 +122,17 @@ export function createFlagGuard(
     return plain;
   }
 
+  // A returning user's answers are all cached: decided at once, with no promise.
   const guard: RequestHandler = function vaneAbFlagGuard(req, res, next) {
     const reader = deps.accessorFor(req, res);
-    reader.batch.evaluate(list).then(
-      (results) => {
-        const offKey = list.find((key) => !results[key]);
-        if (offKey === undefined) return reader.continue(next);
+    const offKey = reader.abEvaluation.offKey(list);
+    if (offKey === null) return reader.continue(next);
+    if (typeof offKey === 'string') return deny(off, guard, req, res, next, flagDenialOf(reader, offKey, ab));
+    offKey.then(
+      (key) => {
+        if (key === null) return reader.continue(next);
         try {
-          deny(off, guard, req, res, next, flagDenialOf(reader, offKey, ab));
+          deny(off, guard, req, res, next, flagDenialOf(reader, key, ab));
         } catch (err) {
           // A user handler that throws here is outside Express's own try/catch.
           next(err);

@@ -5,6 +5,8 @@
  */
 import {
   consoleLogger,
+  RequestAbEvaluation,
+  type RequestAbEvaluationOptions,
   type LiveResource,
   type LiveResourceDefinition,
   type VaneClient,
@@ -12,7 +14,7 @@ import {
   type VaneLogger,
 } from '@vane/client';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { AbBatch, type AbGuardRegistry } from './ab-batch.js';
+import { expressAbOptions, type AbGuardRegistry } from './ab-batch.js';
 import { createErrorHandler, type ErrorHandlerOptions } from './error-handler.js';
 import { createFlagGuard, type RequireFlagOptions } from './require-flag.js';
 import { RequestVaneAccessor } from './request-vane.accessor.js';
@@ -50,6 +52,8 @@ export class VaneExpress {
   readonly #consistentReads: boolean;
   readonly #registry: AbGuardRegistry = new WeakMap();
   readonly #accessors = new WeakMap<Request, RequestVaneAccessor>();
+  /** What every request's A/B memo is made with. */
+  readonly #ab: RequestAbEvaluationOptions<Request>;
   #closing: Promise<void> | undefined;
 
   /** @internal Use {@link createVane}. */
@@ -59,6 +63,7 @@ export class VaneExpress {
     this.#flagOff = parts.flagOff;
     this.#logger = parts.logger ?? consoleLogger;
     this.#consistentReads = parts.consistentReads;
+    this.#ab = expressAbOptions(this.client, this.#abContext, this.#registry, this.#logger);
   }
 
   /**
@@ -160,11 +165,7 @@ export class VaneExpress {
       const snapshot = this.#consistentReads ? this.client.snapshot() : undefined;
       // The request's revision is let go once its response is done (sent, or the connection gone).
       if (snapshot !== undefined) res.once('close', () => snapshot.release());
-      accessor = new RequestVaneAccessor(
-        snapshot ?? this.client,
-        new AbBatch(this.client, req, this.#abContext, this.#registry, this.#logger),
-        snapshot,
-      );
+      accessor = new RequestVaneAccessor(snapshot ?? this.client, new RequestAbEvaluation(this.#ab, req), snapshot);
       this.#accessors.set(req, accessor);
       req.vane = accessor;
     }

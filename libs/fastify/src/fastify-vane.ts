@@ -3,12 +3,17 @@
  *
  * @packageDocumentation
  */
-import type { AbResults, VaneClient, VaneClientStatus, VaneLogger } from '@vane/client';
+import {
+  RequestAbEvaluation,
+  type RequestAbEvaluationOptions,
+  type VaneClient,
+  type VaneClientStatus,
+  type VaneLogger,
+} from '@vane/client';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { createErrorHandler, type VaneFastifyErrorHandler } from './error-handler.js';
 import { createFlagGuard, type GuardInfo, type VaneFlagGuard } from './flag-guard.js';
-import { pinoVaneLogger } from './pino-vane-logger.js';
-import { requestAbEvaluation } from './request-ab.js';
+import { fastifyAbOptions } from './request-ab.js';
 import { RequestVaneAccessor } from './request-vane.accessor.js';
 import type {
   AbContextFactory,
@@ -52,11 +57,14 @@ export class FastifyVane {
   readonly #parts: FastifyVaneParts;
   readonly #guards = new WeakMap<object, GuardInfo>();
   readonly #requiredKeys = new Set<string>();
+  /** What every request's A/B memo is made with. */
+  readonly #ab: RequestAbEvaluationOptions<FastifyRequest>;
 
   /** @internal Made by the plugin. */
   constructor(parts: FastifyVaneParts) {
     this.client = parts.client;
     this.#parts = parts;
+    this.#ab = fastifyAbOptions(parts.client, parts.abContext, parts.logger);
   }
 
   /**
@@ -114,7 +122,7 @@ export class FastifyVane {
         readerFor: (request) => this.accessorFor(request),
         hasAbContext: this.#parts.abContext !== undefined,
         flagOff: this.#parts.flagOff,
-        evaluate: (request, list) => this.accessorFor(request).evaluate(list),
+        abOf: (request) => this.accessorFor(request).abEvaluation,
       },
       keys,
       options,
@@ -142,17 +150,11 @@ export class FastifyVane {
     const holder = request as unknown as RequestWithAccessor;
     let accessor = holder[ACCESSOR];
     if (!accessor) {
-      const { client, abContext, logger, consistentReads } = this.#parts;
-      const evaluate: (keys: readonly string[]) => Promise<AbResults> = requestAbEvaluation(
-        client,
-        request,
-        abContext,
-        logger ?? pinoVaneLogger(request.log),
-      );
+      const { client, consistentReads } = this.#parts;
       const snapshot = consistentReads && reply !== undefined ? client.snapshot() : undefined;
       // The request's revision is let go once its response is done (sent, or the connection gone).
       if (snapshot !== undefined) reply!.raw.once('close', () => snapshot.release());
-      accessor = new RequestVaneAccessor(snapshot ?? client, evaluate, snapshot);
+      accessor = new RequestVaneAccessor(snapshot ?? client, new RequestAbEvaluation(this.#ab, request), snapshot);
       holder[ACCESSOR] = accessor;
     }
     return accessor;

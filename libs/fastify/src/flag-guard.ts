@@ -9,8 +9,8 @@ import {
   checkFlagOffOptions,
   flagDenialOf,
   InvalidArgumentError,
-  type AbResults,
   type FlagDenial,
+  type RequestAbMemo,
   type VaneClient,
   type VaneReader,
 } from '@vane/client';
@@ -37,7 +37,7 @@ export interface FlagGuardDeps {
   readonly hasAbContext: boolean;
   readonly flagOff: FlagOffOptions | undefined;
   /** The request's A/B memo (the one behind `request.vane.ab()`). */
-  evaluate(request: FastifyRequest, keys: readonly string[]): Promise<AbResults>;
+  abOf(request: FastifyRequest): RequestAbMemo;
 }
 
 /** Validates flag-off options: the rule of every adapter, from `@vane/client`. */
@@ -106,17 +106,20 @@ export function createFlagGuard(
     return { guard: plain, info: { keys: list, ab } };
   }
 
+  const refuse = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, key: string): void => {
+    try {
+      deny(off, request, reply, done, flagDenialOf(deps.readerFor(request), key, ab));
+    } catch (err) {
+      done(err as Error);
+    }
+  };
+  // A returning user's answers are all cached: decided at once, with no promise.
   const guard: VaneFlagGuard = function vaneAbFlagGuard(request, reply, done) {
-    deps.evaluate(request, list).then(
-      (results) => {
-        const offKey = list.find((key) => !results[key]);
-        if (offKey === undefined) return done();
-        try {
-          deny(off, request, reply, done, flagDenialOf(deps.readerFor(request), offKey, ab));
-        } catch (err) {
-          done(err as Error);
-        }
-      },
+    const offKey = deps.abOf(request).offKey(list);
+    if (offKey === null) return done();
+    if (typeof offKey === 'string') return refuse(request, reply, done, offKey);
+    offKey.then(
+      (key) => (key === null ? done() : refuse(request, reply, done, key)),
       (err: unknown) => done(err as Error),
     );
   };

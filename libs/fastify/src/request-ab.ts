@@ -4,14 +4,9 @@
  *
  * @packageDocumentation
  */
-import {
-  InvalidArgumentError,
-  RequestAbEvaluation,
-  type AbResults,
-  type VaneClient,
-  type VaneLogger,
-} from '@vane/client';
+import { InvalidArgumentError, type RequestAbEvaluationOptions, type VaneClient, type VaneLogger } from '@vane/client';
 import type { FastifyRequest } from 'fastify';
+import { pinoVaneLogger } from './pino-vane-logger.js';
 import type { AbContextFactory } from './vane-fastify.options.js';
 
 /** The key under which the plugin leaves a route's A/B guard keys in its `config`. */
@@ -32,32 +27,34 @@ function routeAbKeys(request: FastifyRequest): readonly string[] {
 }
 
 /**
- * The A/B memo of one request: `RequestAbEvaluation` from `@vane/client`
- * (the one every adapter uses), planned with the keys of the route's A/B
- * guards. A failed call fails closed (its keys are `false`), an `abContext`
- * that throws makes the request anonymous (its A/B flags off); either logs one
- * warning (the rule of `RequestAbEvaluation`). Without an `abContext` option it
- * rejects with `InvalidArgumentError`, after the client closed with `ClientClosedError`.
+ * The A/B options of one plugin, shared by its requests: each request's
+ * memo is a `RequestAbEvaluation` from `@vane/client` (the one every adapter
+ * uses) made with them and the request, planned with the keys of the
+ * route's A/B guards; answers the client has cached are given synchronously
+ * (`client.evaluateAbCached`). A failed call fails closed (its keys are
+ * `false`), an `abContext` that throws makes the request anonymous (its A/B
+ * flags off); either logs one warning (the rule of `RequestAbEvaluation`),
+ * to `logger` or else the request's own logger. Without an `abContext`
+ * option it rejects with `InvalidArgumentError`, after the client closed
+ * with `ClientClosedError`.
  */
-export function requestAbEvaluation(
+export function fastifyAbOptions(
   client: VaneClient,
-  request: FastifyRequest,
   factory: AbContextFactory | undefined,
-  logger: VaneLogger,
-): (keys: readonly string[]) => Promise<AbResults> {
-  if (!factory) {
-    const missing = (): Promise<AbResults> =>
-      Promise.reject(
-        new InvalidArgumentError('request.vane.ab(): give the Vane plugin an abContext option to evaluate A/B flags'),
-      );
-    return missing;
-  }
-  const evaluation = new RequestAbEvaluation({
+  logger: VaneLogger | undefined,
+): RequestAbEvaluationOptions<FastifyRequest> {
+  return {
     evaluate: (keys, context) => client.evaluateAb(keys, context),
+    cached: (keys, context) => client.evaluateAbCached(keys, context),
     // A context function that throws fails closed there: the request is anonymous, one warning.
-    context: () => factory(request),
-    plannedKeys: () => routeAbKeys(request),
-    logger,
-  });
-  return (keys) => evaluation.evaluate(keys);
+    context: (request) => {
+      if (!factory)
+        throw new InvalidArgumentError(
+          'request.vane.ab(): give the Vane plugin an abContext option to evaluate A/B flags',
+        );
+      return factory(request);
+    },
+    plannedKeys: routeAbKeys,
+    logger: logger ?? ((request) => pinoVaneLogger(request.log)),
+  };
 }

@@ -48,7 +48,7 @@ export class FeatureFlagGuard implements CanActivate {
     if (requirement === null) return true;
     if (this.flags.passedByGuard(context)) return true;
     if (this.shouldSkip(context)) return this.#pass(context);
-    if (requirement.ab) return this.#checkAb(requirement, context).then(() => this.#pass(context));
+    if (requirement.ab) return this.#checkAb(requirement, context);
     // The request's revision (taken here if this is its first Vane touch): the handler reads the same.
     const reader = this.flags.readerFor(context);
     for (const key of requirement.keys) {
@@ -83,12 +83,39 @@ export class FeatureFlagGuard implements CanActivate {
     return true;
   }
 
-  async #checkAb(requirement: FeatureFlagMetadata, context: ExecutionContext): Promise<void> {
-    for (const key of requirement.keys) {
-      const state = await this.flags.state(key, true, context);
-      if (!state.on)
-        await this.#refuse({ key, reason: state.defined ? 'off' : 'undefined', ab: true }, requirement, context);
+  /**
+   * Decides on A/B flags: synchronously when the user's answers are cached,
+   * else once the request's one call answers. The keys before the first one
+   * the snapshot does not define are evaluated; that one refuses as
+   * `undefined` if they are all on.
+   */
+  #checkAb(requirement: FeatureFlagMetadata, context: ExecutionContext): boolean | Promise<boolean> {
+    const { keys } = requirement;
+    const reader = this.flags.readerFor(context);
+    let known = keys.length;
+    for (let i = 0; i < keys.length; i++) {
+      if (!reader.flagState(keys[i]!).defined) {
+        known = i;
+        break;
+      }
     }
+    if (known === 0) return this.#decideAb(null, known, requirement, context);
+    const offKey = this.flags.abOffKey(context, known === keys.length ? keys : keys.slice(0, known));
+    if (offKey instanceof Promise) return offKey.then((key) => this.#decideAb(key, known, requirement, context));
+    return this.#decideAb(offKey, known, requirement, context);
+  }
+
+  /** Refuses for the key that is off, else for the first key not defined (at `known`), else lets through. */
+  #decideAb(
+    offKey: string | null,
+    known: number,
+    requirement: FeatureFlagMetadata,
+    context: ExecutionContext,
+  ): true | Promise<never> {
+    if (offKey !== null) return this.#refuse({ key: offKey, reason: 'off', ab: true }, requirement, context);
+    if (known < requirement.keys.length)
+      return this.#refuse({ key: requirement.keys[known]!, reason: 'undefined', ab: true }, requirement, context);
+    return this.#pass(context);
   }
 
   /**

@@ -7,14 +7,18 @@ export interface FlagParamData extends FlagOptions {
   readonly key: string;
 }
 
-/** Resolves a `@Flag()` parameter to a boolean; A/B flags share the request's one batched call. */
+/**
+ * Resolves a `@Flag()` parameter to a boolean; A/B flags share the request's
+ * one batched call, and a cached answer is given synchronously.
+ */
 @Injectable()
-export class FlagPipe implements PipeTransform<ExecutionContext, Promise<boolean>> {
+export class FlagPipe implements PipeTransform<ExecutionContext, boolean | Promise<boolean>> {
   constructor(private readonly flags: VaneRequestFlags) {}
 
   /** @param context - the execution context, passed on by the `@Flag()` factory. */
-  async transform(context: ExecutionContext, metadata: ArgumentMetadata): Promise<boolean> {
+  transform(context: ExecutionContext, metadata: ArgumentMetadata): boolean | Promise<boolean> {
     const { key, ab = false } = metadata.data as unknown as FlagParamData;
-    return (await this.flags.state(key, ab, context)).on;
+    const state = this.flags.stateNow(key, ab, context);
+    return state instanceof Promise ? state.then((s) => s.on) : state.on;
   }
 }

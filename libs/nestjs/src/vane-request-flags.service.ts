@@ -1,6 +1,13 @@
 import { Inject, Injectable, Optional, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { RequestAbEvaluation, VaneClient, type AbResults, type VaneLogger, type VaneReader } from '@vane/client';
+import {
+  RequestAbEvaluation,
+  VaneClient,
+  type AbResults,
+  type RequestAbEvaluationOptions,
+  type VaneLogger,
+  type VaneReader,
+} from '@vane/client';
 import { featureFlagRequirementOf } from './feature-flag.metadata.js';
 import type { FeatureFlagMetadata } from './interfaces/feature-flag-options.interface.js';
 import type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';
@@ -41,7 +48,9 @@ export type FeatureFlagRequirementReader = (context: ExecutionContext) => Featur
  */
 @Injectable()
 export class VaneRequestFlags {
-  readonly #evaluations = new WeakMap<object, RequestAbEvaluation>();
+  readonly #evaluations = new WeakMap<object, RequestAbEvaluation<ExecutionContext>>();
+  /** What every request's A/B memo is made with (the request's first execution context is its `R`). */
+  readonly #ab: RequestAbEvaluationOptions<ExecutionContext>;
   /** By controller, then handler: decorator metadata never changes once the class is defined. */
   readonly #handlers = new WeakMap<Function, WeakMap<Function, HandlerFlags>>();
   /** Requests a `FeatureFlagGuard` subclass let through, with the handler it let them through to. */
@@ -54,7 +63,15 @@ export class VaneRequestFlags {
     @Inject(VANE_CONTEXT_FACTORY) private readonly contextFactory: VaneContextFactory,
     @Inject(VANE_LOGGER) private readonly logger: VaneLogger,
     @Optional() private readonly pins?: VaneRequestPins,
-  ) {}
+  ) {
+    this.#ab = {
+      evaluate: (keys, user) => this.client.evaluateAb(keys, user),
+      cached: (keys, user) => this.client.evaluateAbCached(keys, user),
+      context: (context) => this.contextFactory(context),
+      plannedKeys: (context) => this.abKeysOf(context),
+      logger: this.logger,
+    };
+  }
 
   /**
    * What the request of `context` reads through: the revision it is pinned
@@ -71,10 +88,31 @@ export class VaneRequestFlags {
    * user's evaluation, from the request's one batched call.
    */
   async state(key: string, ab: boolean, context: ExecutionContext): Promise<RequestFlagState> {
+    return this.stateNow(key, ab, context);
+  }
+
+  /**
+   * {@link VaneRequestFlags.state}, synchronously when the answer is known
+   * now: a plain flag, or an A/B flag whose answer the client has cached
+   * (or the request evaluated already); else its promise.
+   */
+  stateNow(key: string, ab: boolean, context: ExecutionContext): RequestFlagState | Promise<RequestFlagState> {
     const { defined, active } = this.readerFor(context).flagState(key);
     if (!ab || !defined) return { defined, on: active };
-    const results = await this.abResults(context, [key]);
-    return { defined, on: results[key] === true };
+    const offKey = this.abOffKey(context, [key]);
+    return offKey instanceof Promise
+      ? offKey.then((off) => ({ defined, on: off === null }))
+      : { defined, on: offKey === null };
+  }
+
+  /**
+   * The first of `keys` (A/B flags) that is off for the request's user, or
+   * `null` when all are on, from the request's one batched call (see
+   * {@link VaneRequestFlags.abResults}): synchronously when every answer is
+   * known now (cached by the client), else a promise.
+   */
+  abOffKey(context: ExecutionContext, keys: readonly string[]): string | null | Promise<string | null> {
+    return this.#evaluationOf(context).offKey(keys);
   }
 
   /**
@@ -155,17 +193,17 @@ export class VaneRequestFlags {
    * `RequestAbEvaluation` from `@vane/client`, shared with `@vane/express`.
    */
   abResults(context: ExecutionContext, extraKeys: readonly string[] = []): Promise<AbResults> {
+    return this.#evaluationOf(context).evaluate([...new Set([...this.abKeysOf(context), ...extraKeys])]);
+  }
+
+  /** The request's A/B memo, made at its first A/B question (with that question's context). */
+  #evaluationOf(context: ExecutionContext): RequestAbEvaluation<ExecutionContext> {
     const requestKey = requestKeyOf(context);
     let evaluation = requestKey === undefined ? undefined : this.#evaluations.get(requestKey);
     if (evaluation === undefined) {
-      evaluation = new RequestAbEvaluation({
-        evaluate: (keys, user) => this.client.evaluateAb(keys, user),
-        context: () => this.contextFactory(context),
-        plannedKeys: () => this.abKeysOf(context),
-        logger: this.logger,
-      });
+      evaluation = new RequestAbEvaluation(this.#ab, context);
       if (requestKey !== undefined) this.#evaluations.set(requestKey, evaluation);
     }
-    return evaluation.evaluate([...new Set([...this.abKeysOf(context), ...extraKeys])]);
+    return evaluation;
   }
 }

@@ -8,39 +8,105 @@ import type { Clock } from '../util/timers.js';
 import type { ResolvedAbCache } from './ab-cache-options.js';
 
 /**
- * Estimated bytes of one cached answer besides its key's characters: the
- * map's slot (with the slack deletions leave), the entry object, the
- * strings' headers. Measured on Node 20 with 10,000 answers of 55-character
- * keys: 308 to 363 bytes per answer in all, the estimate (250 + 2 × 55 =
- * 360) at the upper end; longer keys cost about 1.2 bytes per character,
- * which 2 per character over-estimates.
+ * Estimated bytes of one cached answer besides the characters of its flag
+ * key, user id and attributes: its node, its user's entry and map slot,
+ * the strings' headers. Measured on Node 20 with 10,000 answers of one flag
+ * for 10,000 users with two short attributes: see docs/benchmarks.md (#24);
+ * 2 bytes per character over-estimates the strings (V8 keeps these as one
+ * byte per character).
  */
 export const AB_ENTRY_OVERHEAD_BYTES = 250;
 
-/** The estimated memory of an answer stored under `key`, in bytes (2 per character: the widest string V8 keeps). */
-export function abEntryBytes(key: string): number {
-  return AB_ENTRY_OVERHEAD_BYTES + 2 * key.length;
+/**
+ * The estimated memory of one answer, in bytes: {@link AB_ENTRY_OVERHEAD_BYTES}
+ * plus 2 per character of the flag key, the user id and the attributes'
+ * names and values (`pairs`: name, value, name, value…).
+ */
+export function abEntryBytes(flagKey: string, userId: string, pairs: readonly string[]): number {
+  let characters = flagKey.length + userId.length;
+  for (const text of pairs) characters += text.length;
+  return AB_ENTRY_OVERHEAD_BYTES + 2 * characters;
 }
 
-/** The key of one answer: the flag, then the user's canonical key (`abContextKey`). */
+/** The key of one answer, for calls in flight: the flag (prefixed with its length), then the user's canonical key (`abContextKey`). */
 export function abAnswerKey(flagKey: string, contextKey: string): string {
-  return `${JSON.stringify(flagKey)}${contextKey}`;
-}
-
-interface CachedAnswer {
-  readonly answer: boolean;
-  readonly storedAtMs: number;
+  return `${flagKey.length}:${flagKey}${contextKey}`;
 }
 
 /**
- * Answers of one revision, least recently used first. A lookup at another
- * revision drops every answer at once (one `Map.clear()`, no scan); an
- * answer older than `maxAgeMs` is dropped when met; `maxEntries` and
- * `maxBytes` evict from the least recently used end. Errors are never
- * stored: only booleans the service answered.
+ * Attributes as a cache entry keeps them: name, value, name, value… (the
+ * order does not matter). The attributes sent: strings only.
+ */
+export function abAttributePairs(attributes: Readonly<Record<string, string>>): string[] {
+  const pairs: string[] = [];
+  for (const name of Object.keys(attributes)) pairs.push(name, attributes[name]!);
+  return pairs;
+}
+
+/**
+ * Whether `attributes` (`count` of them sent, i.e. strings) are those of
+ * `pairs`: compared as data, whatever their order; nothing is built.
+ */
+function sameAttributes(pairs: readonly string[], attributes: AbAttributes, count: number): boolean {
+  if (pairs.length !== 2 * count) return false;
+  if (count === 0) return true;
+  for (let i = 0; i < pairs.length; i += 2) {
+    if (!Object.prototype.hasOwnProperty.call(attributes, pairs[i]!) || attributes![pairs[i]!] !== pairs[i + 1])
+      return false;
+  }
+  return true;
+}
+
+/** The value of `name` in `pairs`, or `undefined`. */
+function valueIn(pairs: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === name) return pairs[i + 1];
+  return undefined;
+}
+
+/** Whether two sets of pairs hold the same attributes, in any order. */
+function samePairs(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < b.length; i += 2) if (valueIn(a, b[i]!) !== b[i + 1]) return false;
+  return true;
+}
+
+/** Attributes as the app gives them (checked: strings, or `null`/`undefined` for unset), or none. */
+export type AbAttributes = Readonly<Record<string, unknown>> | undefined;
+
+/** The answers of one user id with one set of attributes. */
+interface UserEntry {
+  readonly userId: string;
+  readonly pairs: readonly string[];
+  readonly answers: AnswerNode[];
+  /** Another set of attributes of the same user id. */
+  next: UserEntry | undefined;
+}
+
+/** One answer, in the cache's list, least recently used first. */
+interface AnswerNode {
+  readonly flagKey: string;
+  readonly user: UserEntry;
+  readonly bytes: number;
+  answer: boolean;
+  storedAtMs: number;
+  older: AnswerNode | undefined;
+  newer: AnswerNode | undefined;
+}
+
+/**
+ * Answers of one revision, least recently used first. Looked up by user id
+ * (one map lookup), then attributes compared as data and the flag key among
+ * that user's answers: no key is built or hashed for a lookup. A lookup at
+ * another revision drops every answer at once; an answer older than
+ * `maxAgeMs` is dropped when met; `maxEntries` and `maxBytes` evict from the
+ * least recently used end. Errors are never stored: only booleans the
+ * service answered.
  */
 export class AbAnswerCache {
-  readonly #answers = new Map<string, CachedAnswer>();
+  readonly #users = new Map<string, UserEntry>();
+  #oldest: AnswerNode | undefined;
+  #newest: AnswerNode | undefined;
+  #size = 0;
   #revision: number | undefined;
   #bytes = 0;
   #evictions = 0;
@@ -58,10 +124,10 @@ export class AbAnswerCache {
 
   /** Answers kept now. */
   get size(): number {
-    return this.#answers.size;
+    return this.#size;
   }
 
-  /** Estimated memory of the answers kept now, in bytes. */
+  /** Estimated memory of the answers kept now, in bytes (see {@link abEntryBytes}). */
   get bytes(): number {
     return this.#bytes;
   }
@@ -88,45 +154,126 @@ export class AbAnswerCache {
   moveTo(revision: number): void {
     if (revision === this.#revision) return;
     this.#revision = revision;
-    if (this.#answers.size === 0) return;
-    this.#answers.clear();
+    if (this.#size === 0) return;
+    this.#users.clear();
+    this.#oldest = this.#newest = undefined;
+    this.#size = 0;
     this.#bytes = 0;
     this.#invalidations++;
   }
 
   /**
-   * The answer stored under `key` at the cache's revision, if it is younger
-   * than `maxAgeMs` at `nowMs`; a hit becomes the most recently used.
+   * The answer for `flagKey`, `userId` and `attributes` at the cache's
+   * revision, if it is younger than `maxAgeMs` at `nowMs`; a hit becomes
+   * the most recently used.
+   *
+   * @param count - how many of `attributes` are sent (strings; `null` and `undefined` are unset).
    */
-  get(key: string, nowMs: number = this.clock.now()): boolean | undefined {
-    const cached = this.#answers.get(key);
-    if (cached === undefined) return undefined;
-    this.#answers.delete(key);
-    if (nowMs - cached.storedAtMs >= this.limits.maxAgeMs) {
-      this.#bytes -= abEntryBytes(key);
+  get(
+    flagKey: string,
+    userId: string,
+    attributes: AbAttributes,
+    count: number,
+    nowMs: number = this.clock.now(),
+  ): boolean | undefined {
+    const node = this.#find(flagKey, this.#user(userId, attributes, count));
+    if (node === undefined) return undefined;
+    if (nowMs - node.storedAtMs >= this.limits.maxAgeMs) {
+      this.#remove(node);
       this.#expirations++;
       return undefined;
     }
-    this.#answers.set(key, cached);
-    return cached.answer;
+    this.#unlink(node);
+    this.#append(node);
+    return node.answer;
   }
 
   /**
    * Stores an answer the service gave at `revision`. Ignored when the cache
    * has moved to another revision since the question was asked.
+   *
+   * @param pairs - the attributes sent (see {@link abAttributePairs}).
    */
-  set(revision: number, key: string, answer: boolean): void {
+  set(revision: number, flagKey: string, userId: string, pairs: readonly string[], answer: boolean): void {
     if (revision !== this.#revision) return;
-    const bytes = abEntryBytes(key);
+    const bytes = abEntryBytes(flagKey, userId, pairs);
     if (bytes > this.limits.maxBytes) return;
-    if (this.#answers.delete(key)) this.#bytes -= bytes;
-    this.#answers.set(key, { answer, storedAtMs: this.clock.now() });
+    let user = this.#users.get(userId);
+    while (user !== undefined && !samePairs(user.pairs, pairs)) user = user.next;
+    const known = this.#find(flagKey, user);
+    if (known !== undefined) {
+      known.answer = answer;
+      known.storedAtMs = this.clock.now();
+      this.#unlink(known);
+      this.#append(known);
+      return;
+    }
+    if (user === undefined) {
+      user = { userId, pairs, answers: [], next: this.#users.get(userId) };
+      this.#users.set(userId, user);
+    }
+    const node: AnswerNode = {
+      flagKey,
+      user,
+      bytes,
+      answer,
+      storedAtMs: this.clock.now(),
+      older: undefined,
+      newer: undefined,
+    };
+    user.answers.push(node);
+    this.#append(node);
+    this.#size++;
     this.#bytes += bytes;
-    while (this.#answers.size > this.limits.maxEntries || this.#bytes > this.limits.maxBytes) {
-      const oldest = this.#answers.keys().next().value as string;
-      this.#answers.delete(oldest);
-      this.#bytes -= abEntryBytes(oldest);
+    while (this.#size > this.limits.maxEntries || this.#bytes > this.limits.maxBytes) {
+      this.#remove(this.#oldest!);
       this.#evictions++;
     }
+  }
+
+  #user(userId: string, attributes: AbAttributes, count: number): UserEntry | undefined {
+    let user = this.#users.get(userId);
+    while (user !== undefined && !sameAttributes(user.pairs, attributes, count)) user = user.next;
+    return user;
+  }
+
+  #find(flagKey: string, user: UserEntry | undefined): AnswerNode | undefined {
+    if (user === undefined) return undefined;
+    for (const node of user.answers) if (node.flagKey === flagKey) return node;
+    return undefined;
+  }
+
+  #append(node: AnswerNode): void {
+    node.older = this.#newest;
+    node.newer = undefined;
+    if (this.#newest === undefined) this.#oldest = node;
+    else this.#newest.newer = node;
+    this.#newest = node;
+  }
+
+  #unlink(node: AnswerNode): void {
+    if (node.older === undefined) this.#oldest = node.newer;
+    else node.older.newer = node.newer;
+    if (node.newer === undefined) this.#newest = node.older;
+    else node.newer.older = node.older;
+  }
+
+  /** Drops one answer, and its user's entry once it holds none. */
+  #remove(node: AnswerNode): void {
+    this.#unlink(node);
+    this.#size--;
+    this.#bytes -= node.bytes;
+    const { user } = node;
+    user.answers.splice(user.answers.indexOf(node), 1);
+    if (user.answers.length > 0) return;
+    const first = this.#users.get(user.userId);
+    if (first === user) {
+      if (user.next === undefined) this.#users.delete(user.userId);
+      else this.#users.set(user.userId, user.next);
+      return;
+    }
+    let before = first;
+    while (before !== undefined && before.next !== user) before = before.next;
+    if (before !== undefined) before.next = user.next;
   }
 }

@@ -32,31 +32,75 @@ function typeName(v: unknown): string {
 }
 
 /**
+ * Checks a context's shape and user id.
+ *
+ * @returns the attributes given (not yet checked one by one), or `undefined` for none.
+ * @throws InvalidArgumentError
+ */
+function givenAttributes(context: AbContext): Readonly<Record<string, unknown>> | undefined {
+  if (typeof context !== 'object' || context === null)
+    throw new InvalidArgumentError(`evaluateAb: context must be an object, got ${typeName(context)}`);
+  if (typeof context.userId !== 'string' || context.userId === '') {
+    throw new InvalidArgumentError(`evaluateAb: userId must be a non-empty string, got ${typeName(context.userId)}`);
+  }
+  const given: unknown = context.attributes;
+  if (given === undefined || given === null) return undefined;
+  if (typeof given !== 'object' || Array.isArray(given))
+    throw new InvalidArgumentError(`evaluateAb: attributes must be an object of strings, got ${typeName(given)}`);
+  return given as Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Whether an attribute is sent: `true` for a string, `false` for `null` and
+ * `undefined` (unset, dropped).
+ *
+ * @throws InvalidArgumentError - for any other value, naming the attribute and its type.
+ */
+function isSent(name: string, value: unknown): value is string {
+  if (typeof value === 'string') return true;
+  if (value === null || value === undefined) return false;
+  throw new InvalidArgumentError(`evaluateAb: attribute "${name}" must be a string, got ${typeName(value)}`);
+}
+
+/**
  * Validates a user context and returns the attributes to send: strings
  * kept, `null`/`undefined` dropped.
  *
  * @throws InvalidArgumentError - naming the attribute and the type received.
  */
 export function normalizeAbContext(context: AbContext): { userId: string; attributes: Record<string, string> } {
-  if (typeof context !== 'object' || context === null)
-    throw new InvalidArgumentError(`evaluateAb: context must be an object, got ${typeName(context)}`);
-  if (typeof context.userId !== 'string' || context.userId === '') {
-    throw new InvalidArgumentError(`evaluateAb: userId must be a non-empty string, got ${typeName(context.userId)}`);
-  }
+  const given = givenAttributes(context);
   // No prototype: an attribute named `__proto__` (e.g. from parsed JSON) is kept and sent like any other.
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
-  const given: unknown = context.attributes;
-  if (given === undefined || given === null) return { userId: context.userId, attributes };
-  if (typeof given !== 'object' || Array.isArray(given))
-    throw new InvalidArgumentError(`evaluateAb: attributes must be an object of strings, got ${typeName(given)}`);
-  for (const [name, value] of Object.entries(given as Record<string, unknown>)) {
-    if (value === null || value === undefined) continue;
-    if (typeof value !== 'string') {
-      throw new InvalidArgumentError(`evaluateAb: attribute "${name}" must be a string, got ${typeName(value)}`);
+  if (given !== undefined) {
+    for (const name of Object.keys(given)) {
+      const value = given[name];
+      if (isSent(name, value)) attributes[name] = value;
     }
-    attributes[name] = value;
   }
   return { userId: context.userId, attributes };
+}
+
+/**
+ * Checks a context as {@link normalizeAbContext} does, without copying it,
+ * and counts the attributes that would be sent (strings; `null` and
+ * `undefined` are unset): what a cache lookup needs.
+ *
+ * @throws InvalidArgumentError - naming the attribute and the type received.
+ */
+export function countAbAttributes(context: AbContext): number {
+  const given = givenAttributes(context);
+  let count = 0;
+  if (given === undefined) return count;
+  for (const name in given) {
+    if (Object.prototype.hasOwnProperty.call(given, name) && isSent(name, given[name])) count++;
+  }
+  return count;
+}
+
+/** `text` prefixed with its length: strings written one after another this way can be told apart again. */
+function counted(text: string): string {
+  return `${text.length}:${text}`;
 }
 
 /**
@@ -71,10 +115,19 @@ export function normalizeAbContext(context: AbContext): { userId: string; attrib
  * ```
  */
 export function abContextKey(userId: string, attributes: Readonly<Record<string, string>>): string {
-  const names = Object.keys(attributes).sort();
-  const parts: unknown[] = [userId];
-  for (const name of names) parts.push(name, attributes[name]);
-  return JSON.stringify(parts);
+  // The user id, then each attribute as name and value in the order of their names, every string
+  // prefixed with its length: nothing to escape, and no two contexts share a key.
+  let key = counted(userId);
+  const names = Object.keys(attributes);
+  // Attributes are mostly written in the same order by the same code: sort only when they are not in order.
+  for (let i = 1; i < names.length; i++) {
+    if (names[i - 1]! > names[i]!) {
+      names.sort();
+      break;
+    }
+  }
+  for (const name of names) key += counted(name) + counted(attributes[name]!);
+  return key;
 }
 
 /** How an evaluation will be sent. */
@@ -83,6 +136,21 @@ export interface AbPlan {
   readonly batches: readonly (readonly string[])[];
   /** Every distinct key asked, in order (the keys of the result). */
   readonly keys: readonly string[];
+}
+
+/**
+ * Checks the keys of an evaluation: an array of strings.
+ *
+ * @throws InvalidArgumentError - naming the first element that is not a string.
+ */
+export function checkAbKeys(keys: readonly string[]): void {
+  if (!Array.isArray(keys))
+    throw new InvalidArgumentError(`evaluateAb: keys must be an array of strings, got ${typeName(keys)}`);
+  for (let i = 0; i < keys.length; i++) {
+    const key: unknown = keys[i];
+    if (typeof key !== 'string')
+      throw new InvalidArgumentError(`evaluateAb: keys[${i}] must be a string, got ${typeName(key)}`);
+  }
 }
 
 /**
@@ -96,18 +164,8 @@ export function planAbEvaluation(
   isKnown: (key: string) => boolean,
   maxPerCall = MAX_AB_KEYS_PER_CALL,
 ): AbPlan {
-  if (!Array.isArray(keys))
-    throw new InvalidArgumentError(`evaluateAb: keys must be an array of strings, got ${typeName(keys)}`);
-  const distinct: string[] = [];
-  const seen = new Set<string>();
-  keys.forEach((key: unknown, i) => {
-    if (typeof key !== 'string')
-      throw new InvalidArgumentError(`evaluateAb: keys[${i}] must be a string, got ${typeName(key)}`);
-    if (!seen.has(key)) {
-      seen.add(key);
-      distinct.push(key);
-    }
-  });
+  checkAbKeys(keys);
+  const distinct = [...new Set(keys)];
   const known = distinct.filter(isKnown);
   const batches: string[][] = [];
   for (let i = 0; i < known.length; i += maxPerCall) batches.push(known.slice(i, i + maxPerCall));

@@ -4,8 +4,16 @@
  *
  * @packageDocumentation
  */
-import { AbAnswerCache, abAnswerKey } from './ab-answer-cache.js';
-import { abContextKey, planAbEvaluation, type AbPlan, type AbResults } from './ab-evaluation.js';
+import { AbAnswerCache, abAnswerKey, abAttributePairs, type AbAttributes } from './ab-answer-cache.js';
+import {
+  abContextKey,
+  checkAbKeys,
+  countAbAttributes,
+  planAbEvaluation,
+  type AbContext,
+  type AbPlan,
+  type AbResults,
+} from './ab-evaluation.js';
 import type { ResolvedAbCache } from './ab-cache-options.js';
 import type { Clock } from '../util/timers.js';
 
@@ -88,6 +96,48 @@ export class AbEvaluator {
   }
 
   /**
+   * The answers of `keys` for the user of `context`, from the cache alone and
+   * synchronously: `undefined` unless every key `flags` defines has an answer
+   * cached at `revision` (then nothing is counted, and `evaluate` will ask).
+   * Keys `flags` does not define are `false`, as {@link AbEvaluator.evaluate}
+   * answers them. Counted as hits. No promise, and no allocation but the
+   * user's key, each answer's key and the results.
+   *
+   * @param flags - the flags the snapshot defines (the keys that would be sent).
+   * @param revision - the revision of the client's snapshot now.
+   * @returns flag key → boolean for every distinct key of `keys` (a null-prototype object), or `undefined`.
+   * @throws InvalidArgumentError - for keys or a context `evaluateAb` refuses.
+   */
+  cached(
+    keys: readonly string[],
+    context: AbContext,
+    flags: ReadonlyMap<string, unknown>,
+    revision: number,
+  ): AbResults | undefined {
+    checkAbKeys(keys);
+    const count = countAbAttributes(context);
+    const cache = this.#cache;
+    if (cache === undefined) return undefined;
+    cache.moveTo(revision);
+    const now = this.#clock.now();
+    const results: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
+    let hits = 0;
+    for (const flagKey of keys) {
+      if (flagKey in results) continue;
+      if (!flags.has(flagKey)) {
+        results[flagKey] = false;
+        continue;
+      }
+      const answer = cache.get(flagKey, context.userId, context.attributes as AbAttributes, count, now);
+      if (answer === undefined) return undefined;
+      results[flagKey] = answer;
+      hits++;
+    }
+    this.#hits += hits;
+    return results;
+  }
+
+  /**
    * Evaluates `plan` for one user at `revision` (the revision of the
    * client's snapshot now).
    *
@@ -100,19 +150,21 @@ export class AbEvaluator {
     const results: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
     for (const key of plan.keys) results[key] = false;
     const contextKey = abContextKey(userId, attributes);
+    const pairs = abAttributePairs(attributes);
+    const count = pairs.length / 2;
     const now = this.#clock.now();
     let waits: Promise<unknown>[] | undefined;
     let missing: string[] | undefined;
     let missingKeys: string[] | undefined;
     for (const batch of plan.batches) {
       for (const flagKey of batch) {
-        const key = abAnswerKey(flagKey, contextKey);
-        const cached = cache.get(key, now);
+        const cached = cache.get(flagKey, userId, attributes, count, now);
         if (cached !== undefined) {
           this.#hits++;
           results[flagKey] = cached;
           continue;
         }
+        const key = abAnswerKey(flagKey, contextKey);
         const flight = this.#inFlight.get(key);
         if (flight !== undefined && flight.revision === revision) {
           this.#coalesced++;
@@ -133,11 +185,11 @@ export class AbEvaluator {
         userId,
         attributes,
       ).then((got) => {
-        asked.forEach((flagKey, i) => {
+        for (const flagKey of asked) {
           const answer = got[flagKey] === true;
           results[flagKey] = answer;
-          cache.set(revision, keys[i]!, answer);
-        });
+          cache.set(revision, flagKey, userId, pairs, answer);
+        }
         return got;
       });
       const flight: InFlight = { revision, answers };

@@ -31,6 +31,8 @@ export async function sendAbEvaluation(
           path: 'v1/flags/evaluate-ab',
           body: { keys: batch, user_id: userId, attributes },
           operation: 'evaluate-ab',
+          // A pure evaluation (PROTOCOL §7): sent again if its connection ends before any answer.
+          repeatable: true,
         },
         signal,
       );

@@ -8,10 +8,24 @@ import { ClientClosedError, InvalidArgumentError } from '../errors.js';
 import type { VaneLogger } from '../util/logger.js';
 import { redactText } from '../util/redact.js';
 
-/** What a {@link RequestAbEvaluation} needs. */
-export interface RequestAbEvaluationOptions {
+/**
+ * What a {@link RequestAbEvaluation} needs. One object can serve every
+ * request of an app: the functions get the request (`R`) the evaluation was
+ * made for.
+ *
+ * @typeParam R - what the adapter calls a request (Express's `Request`…); `void` when the functions need none.
+ */
+export interface RequestAbEvaluationOptions<R = void> {
   /** Sends one evaluation: normally `(keys, user) => client.evaluateAb(keys, user)`. */
   evaluate(keys: readonly string[], context: AbContext): Promise<AbResults>;
+  /**
+   * The answers of `keys` for `context` known now without a call, or
+   * `undefined`: normally `(keys, user) => client.evaluateAbCached(keys, user)`.
+   * When it answers, a request whose answers are all cached is decided
+   * synchronously (no promise); without it every evaluation goes through
+   * `evaluate`. What it throws is ignored (`evaluate` then reports it).
+   */
+  cached?(keys: readonly string[], context: AbContext): AbResults | undefined;
   /**
    * The request's user, asked at most once per request. `null` or
    * `undefined` means anonymous: every A/B flag is off and nothing is sent.
@@ -20,14 +34,46 @@ export interface RequestAbEvaluationOptions {
    * rule in every adapter). Only Vane's own `InvalidArgumentError` (no
    * `abContext` configured) rejects.
    */
-  context(): AbContext | null | undefined | PromiseLike<AbContext | null | undefined>;
+  context(request: R): AbContext | null | undefined | PromiseLike<AbContext | null | undefined>;
   /** Keys the request is known to need (e.g. its route's A/B guards): sent with the first call. */
-  plannedKeys?(): readonly string[];
-  /** Where a failed evaluation is reported (one warning per failed call). */
-  logger: VaneLogger;
+  plannedKeys?(request: R): readonly string[];
+  /**
+   * Where a failed evaluation is reported (one warning per failed call): a
+   * logger, or a function giving the request's own (asked only to warn).
+   */
+  logger: VaneLogger | ((request: R) => VaneLogger);
 }
 
 const noop = (): void => undefined;
+
+/** `#context` before the context function was asked. */
+const NOT_ASKED: unique symbol = Symbol('not asked');
+/** What {@link RequestAbEvaluation} reads of the user when it is not known synchronously. */
+const NOT_READY: unique symbol = Symbol('not ready');
+
+type Context = AbContext | null | undefined;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+function codeOf(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? ` (${code})` : '';
+}
+
+/**
+ * What a request's reader and guards use of its {@link RequestAbEvaluation},
+ * whatever the request type of its options.
+ */
+export interface RequestAbMemo {
+  /** {@link RequestAbEvaluation.evaluate} */
+  evaluate(keys: readonly string[]): Promise<AbResults>;
+  /** {@link RequestAbEvaluation.now} */
+  now(keys: readonly string[]): AbResults | Promise<AbResults>;
+  /** {@link RequestAbEvaluation.offKey} */
+  offKey(keys: readonly string[]): string | null | Promise<string | null>;
+}
 
 /**
  * One request's A/B flags: every key is evaluated at most once; a call
@@ -36,13 +82,33 @@ const noop = (): void => undefined;
  * asks share it. A call that fails (add-on off, rate limit, network, a
  * context the client refuses) **fails closed**: its keys are `false`, and one
  * warning names them and the error code. Only a closed client rejects.
+ *
+ * Answers known synchronously (all cached, see
+ * {@link RequestAbEvaluationOptions.cached}; evaluated earlier in the
+ * request; or an anonymous request) are given synchronously by
+ * {@link RequestAbEvaluation.offKey} and {@link RequestAbEvaluation.now}:
+ * what a guard needs to let a returning user through without a promise.
+ *
+ * @typeParam R - the request type of the options.
  */
-export class RequestAbEvaluation {
-  readonly #results = new Map<string, Promise<boolean>>();
-  #context: Promise<AbContext | null | undefined> | undefined;
+export class RequestAbEvaluation<R = void> implements RequestAbMemo {
+  readonly #options: RequestAbEvaluationOptions<R>;
+  readonly #request: R;
+  /** Answers known: key → boolean (no prototype). */
+  #settled: Record<string, boolean> | undefined;
+  /** Keys whose call is in flight: the call's end (a rejection stays, for the keys of a closed client). */
+  #pending: Map<string, Promise<void>> | undefined;
+  /** The user: not asked yet, known, or on its way. */
+  #context: Context | Promise<Context> | typeof NOT_ASKED = NOT_ASKED;
 
-  /** @param options - how to send, who the user is, what is planned, where to warn. */
-  constructor(private readonly options: RequestAbEvaluationOptions) {}
+  /**
+   * @param options - how to send, who the user is, what is planned, where to warn.
+   * @param request - the request, handed to the functions of `options`.
+   */
+  constructor(options: RequestAbEvaluationOptions<R>, request?: R) {
+    this.#options = options;
+    this.#request = request as R;
+  }
 
   /**
    * Evaluates `keys` for the request's user.
@@ -50,56 +116,187 @@ export class RequestAbEvaluation {
    * @returns key → boolean for each key asked (a null-prototype object).
    * @throws whatever the `context` function throws, and `ClientClosedError` after `close()` (rejections).
    */
-  async evaluate(keys: readonly string[]): Promise<AbResults> {
-    const wanted = [...keys, ...(this.options.plannedKeys?.() ?? [])];
-    const missing = [...new Set(wanted)].filter((k) => !this.#results.has(k));
-    if (missing.length > 0) {
-      const call = this.#call(missing);
-      for (const key of missing) {
-        const result = call.then((results) => results[key] === true);
-        // Keys nobody awaits (a guard never reached) must not turn a rejection into an unhandled one.
-        result.catch(noop);
-        this.#results.set(key, result);
-      }
-    }
-    const values = await Promise.all(keys.map((k) => this.#results.get(k)!));
+  evaluate(keys: readonly string[]): Promise<AbResults> {
+    if (this.#settle(keys)) return Promise.resolve(this.#pick(keys));
+    return this.#evaluateLater(keys);
+  }
+
+  /**
+   * {@link RequestAbEvaluation.evaluate}, synchronously when every answer
+   * is known now: the results themselves, else their promise.
+   */
+  now(keys: readonly string[]): AbResults | Promise<AbResults> {
+    if (this.#settle(keys)) return this.#pick(keys);
+    return this.#evaluateLater(keys);
+  }
+
+  /**
+   * The first of `keys` that is off for the request's user, or `null` when
+   * every one is on: what a guard decides on. Synchronous when every answer
+   * is known now, else a promise (which rejects as
+   * {@link RequestAbEvaluation.evaluate} does). Never throws.
+   */
+  offKey(keys: readonly string[]): string | null | Promise<string | null> {
+    if (this.#settle(keys)) return this.#firstOff(keys);
+    return this.#evaluateLater(keys).then(() => this.#firstOff(keys));
+  }
+
+  #firstOff(keys: readonly string[]): string | null {
+    const settled = this.#settled;
+    for (const key of keys) if (settled?.[key] !== true) return key;
+    return null;
+  }
+
+  #pick(keys: readonly string[]): AbResults {
+    const settled = this.#settled;
     const out: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
-    keys.forEach((k, i) => (out[k] = values[i]!));
+    for (const key of keys) out[key] = settled?.[key] === true;
     return out;
   }
 
+  #settledRecord(): Record<string, boolean> {
+    return (this.#settled ??= Object.create(null) as Record<string, boolean>);
+  }
+
+  /**
+   * True when every key of `keys` has its answer now, after settling what
+   * can be settled without a call: an anonymous request's keys (off), and
+   * answers `cached` gives. Never throws.
+   */
+  #settle(keys: readonly string[]): boolean {
+    const settled = this.#settled;
+    let missing = false;
+    for (const key of keys) {
+      if (settled === undefined || !(key in settled)) {
+        missing = true;
+        break;
+      }
+    }
+    if (!missing) return true;
+    const pending = this.#pending;
+    if (pending !== undefined) for (const key of keys) if (pending.has(key)) return false;
+    const context = this.#contextNow();
+    if (context === NOT_READY) return false;
+    try {
+      const wanted = this.#unasked(keys);
+      if (context === null || context === undefined) {
+        const record = this.#settledRecord();
+        for (const key of wanted) record[key] = false;
+        return true;
+      }
+      const { cached } = this.#options;
+      const answers = cached === undefined ? undefined : cached.call(this.#options, wanted, context);
+      if (answers === undefined) return false;
+      const record = this.#settledRecord();
+      for (const key of wanted) record[key] = answers[key] === true;
+      return true;
+    } catch {
+      // The asynchronous path meets the same failure, and reports it (a warning, or a rejection).
+      return false;
+    }
+  }
+
+  /** `keys`, then the planned keys, less those answered or on their way; each once. */
+  #unasked(keys: readonly string[]): string[] {
+    const out: string[] = [];
+    this.#addUnasked(keys, out);
+    const planned = this.#options.plannedKeys;
+    if (planned !== undefined) this.#addUnasked(planned.call(this.#options, this.#request), out);
+    return out;
+  }
+
+  #addUnasked(keys: readonly string[], out: string[]): void {
+    const settled = this.#settled;
+    const pending = this.#pending;
+    for (const key of keys) {
+      if (settled !== undefined && key in settled) continue;
+      if (pending?.has(key) === true || out.includes(key)) continue;
+      out.push(key);
+    }
+  }
+
+  async #evaluateLater(keys: readonly string[]): Promise<AbResults> {
+    const wanted = this.#unasked(keys);
+    if (wanted.length > 0) {
+      const landed = this.#call(wanted).then((results) => {
+        const record = this.#settledRecord();
+        for (const key of wanted) {
+          record[key] = results[key] === true;
+          this.#pending!.delete(key);
+        }
+      });
+      // Keys nobody awaits (a guard never reached) must not turn a rejection into an unhandled one.
+      landed.catch(noop);
+      const pending = (this.#pending ??= new Map());
+      for (const key of wanted) pending.set(key, landed);
+    }
+    for (const key of keys) {
+      const waiting = this.#pending?.get(key);
+      if (waiting !== undefined) await waiting;
+    }
+    return this.#pick(keys);
+  }
+
   async #call(keys: readonly string[]): Promise<AbResults> {
-    const context = await this.#contextOnce();
+    const context = await this.#contextLater();
     if (context === null || context === undefined) return {};
     try {
-      return await this.options.evaluate(keys, context);
+      return await this.#options.evaluate(keys, context);
     } catch (err) {
       // A closed client is the app shutting down, not the service failing: that one is not hidden.
       if (err instanceof ClientClosedError) throw err;
-      const code = (err as { code?: unknown } | null)?.code;
-      this.options.logger.warn(
-        `A/B evaluation of ${keys.map((k) => `"${k}"`).join(', ')} failed${typeof code === 'string' ? ` (${code})` : ''}, treating them as off: ${err instanceof Error ? redactText(err.message) : typeof err}`,
+      this.#warn(
+        `A/B evaluation of ${keys.map((k) => `"${k}"`).join(', ')} failed${codeOf(err)}, treating them as off: ${err instanceof Error ? redactText(err.message) : typeof err}`,
       );
       return {};
     }
   }
 
-  #contextOnce(): Promise<AbContext | null | undefined> {
-    if (this.#context === undefined) {
-      this.#context = Promise.resolve()
-        .then(() => this.options.context())
-        .catch((err: unknown) => {
-          // Vane's own argument error (an adapter asked for A/B with no abContext configured) is a bug
-          // in the app's wiring, not an outage of its user source: it rejects, loudly.
-          if (err instanceof InvalidArgumentError) throw err;
-          const code = (err as { code?: unknown } | null)?.code;
-          this.options.logger.warn(
-            `abContext failed${typeof code === 'string' ? ` (${code})` : ''}, treating the request as anonymous (its A/B flags are off): ${err instanceof Error ? redactText(err.message) : typeof err}`,
-          );
-          return null;
-        });
-      this.#context.catch(noop);
+  #warn(message: string): void {
+    const { logger } = this.#options;
+    (typeof logger === 'function' ? logger(this.#request) : logger).warn(message);
+  }
+
+  /** What the context function failing means: anonymous, with a warning; Vane's own argument error rethrown. */
+  #contextFailed(err: unknown): null {
+    // Vane's own argument error (an adapter asked for A/B with no abContext configured) is a bug
+    // in the app's wiring, not an outage of its user source: it rejects, loudly.
+    if (err instanceof InvalidArgumentError) throw err;
+    this.#warn(
+      `abContext failed${codeOf(err)}, treating the request as anonymous (its A/B flags are off): ${err instanceof Error ? redactText(err.message) : typeof err}`,
+    );
+    return null;
+  }
+
+  /** The user if known now (the context function asked now if it was not yet), else `NOT_READY`. */
+  #contextNow(): Context | typeof NOT_READY {
+    const known = this.#context;
+    if (known !== NOT_ASKED) return known instanceof Promise ? NOT_READY : known;
+    let given: Context | PromiseLike<Context>;
+    try {
+      given = this.#options.context(this.#request);
+    } catch (err) {
+      try {
+        this.#context = this.#contextFailed(err);
+      } catch (rethrown) {
+        this.#context = Promise.reject(rethrown);
+        this.#context.catch(noop);
+        return NOT_READY;
+      }
+      return null;
     }
-    return this.#context;
+    if (!isThenable(given)) return (this.#context = given);
+    const later: Promise<Context> = Promise.resolve(given).then(
+      (value) => (this.#context = value),
+      (err: unknown) => (this.#context = this.#contextFailed(err)),
+    );
+    later.catch(noop);
+    this.#context = later;
+    return NOT_READY;
+  }
+
+  #contextLater(): Promise<Context> {
+    const now = this.#contextNow();
+    return now === NOT_READY ? (this.#context as Promise<Context>) : Promise.resolve(now);
   }
 }

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import type { AbResults } from '../ab/ab-evaluation.js';
+import type { RequestAbMemo } from '../ab/request-ab-evaluation.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { SecretVersionInfo } from '../store/change-event.js';
 import type { ConfigValue } from '../store/snapshot.js';
@@ -16,25 +17,20 @@ import type { VaneSnapshot } from '../vane-snapshot.js';
 export class AdapterRequestReader implements VaneReader {
   readonly #client: VaneReader;
   readonly #name: string;
-  /** The request's A/B memo, shared with the route's A/B guards. */
-  readonly evaluate: (keys: readonly string[]) => Promise<AbResults>;
+  /** The request's A/B memo (a `RequestAbEvaluation`), shared with the route's A/B guards. */
+  readonly abEvaluation: RequestAbMemo;
   /** The request's snapshot (`client.snapshot()`), whose scope the request runs in; `undefined` for live reads. */
   readonly snapshot: VaneSnapshot | undefined;
 
   /**
    * @param reader - what is read: the request's snapshot, or the client itself (live reads).
-   * @param evaluate - the request's A/B memo (normally a `RequestAbEvaluation`).
+   * @param abEvaluation - the request's A/B memo (normally a `RequestAbEvaluation`).
    * @param name - what the app calls it (`req.vane`), for error messages.
    * @param snapshot - the request's snapshot, when it has one (the adapter releases it when the request ends).
    */
-  constructor(
-    reader: VaneReader,
-    evaluate: (keys: readonly string[]) => Promise<AbResults>,
-    name: string,
-    snapshot?: VaneSnapshot,
-  ) {
+  constructor(reader: VaneReader, abEvaluation: RequestAbMemo, name: string, snapshot?: VaneSnapshot) {
     this.#client = reader;
-    this.evaluate = evaluate;
+    this.abEvaluation = abEvaluation;
     this.#name = name;
     this.snapshot = snapshot;
   }
@@ -80,10 +76,15 @@ export class AdapterRequestReader implements VaneReader {
   /** The request's user's evaluation of an A/B flag, or of several (one call for the request). */
   ab(key: string): Promise<boolean>;
   ab(keys: readonly string[]): Promise<AbResults>;
-  async ab(keys: string | readonly string[]): Promise<boolean | AbResults> {
-    if (typeof keys === 'string') return (await this.evaluate([keys]))[keys]!;
+  ab(keys: string | readonly string[]): Promise<boolean | AbResults> {
+    if (typeof keys === 'string') {
+      const results = this.abEvaluation.now([keys]);
+      return results instanceof Promise ? results.then((r) => r[keys]!) : Promise.resolve(results[keys]!);
+    }
     if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string'))
-      throw new InvalidArgumentError(`${this.#name}.ab(): keys must be a string or an array of strings`);
-    return this.evaluate(keys);
+      return Promise.reject(
+        new InvalidArgumentError(`${this.#name}.ab(): keys must be a string or an array of strings`),
+      );
+    return this.abEvaluation.evaluate(keys);
   }
 }

@@ -57,6 +57,13 @@ export interface ServiceRequest {
   readonly body?: unknown;
   /** What the request is for, for messages. */
   readonly operation: Operation;
+  /**
+   * Whether the request may be sent twice: a connection that fails before
+   * any answer (a kept-alive one the server closed as it was reused) is
+   * tried once more. Default: true for `GET`; evaluate-ab (a pure
+   * evaluation, PROTOCOL §7) says true; a secret write never is.
+   */
+  readonly repeatable?: boolean;
 }
 
 /** A fully read answer. */
@@ -104,6 +111,20 @@ export function notAVaneService(what: string, baseUrl: URL, status: number): Not
   );
 }
 
+/**
+ * Error codes of a connection that ended under a request (undici's "other
+ * side closed", a reset, a write to a closed socket): what a server closing
+ * a kept-alive connection as it is reused looks like.
+ */
+const CONNECTION_LOST_CODES: ReadonlySet<string> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/** True for a {@link TransportError} caused by the connection ending (not a timeout, an abort or a refusal). */
+function isConnectionLost(err: unknown): boolean {
+  if (!(err instanceof TransportError) || err.timedOut) return false;
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && CONNECTION_LOST_CODES.has(code);
+}
+
 /** Joins a path to a base URL, keeping any path prefix of the base. */
 export function serviceUrl(base: URL, path: string): string {
   const prefix = base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/`;
@@ -126,17 +147,38 @@ export class ServiceHttp {
 
   /**
    * Sends a request and reads its whole body within `timeoutMs`. Retries once
-   * when the credentials say a 401 was renewable.
+   * when the credentials say a 401 was renewable, and once when the
+   * connection ended before any answer and the request is repeatable (see
+   * {@link ServiceRequest.repeatable}).
    *
    * @throws TransportError - on network failure or timeout.
    * @throws VaneError - from the credentials (e.g. session expired).
    */
   async fetch(req: ServiceRequest, external?: AbortSignal): Promise<ServiceAnswer> {
-    let answer = await this.#fetchOnce(req, external);
+    let answer = await this.#fetchAnswered(req, external);
     if (answer.status === 401 && this.#s.credentials.onUnauthorized && (await this.#s.credentials.onUnauthorized())) {
-      answer = await this.#fetchOnce(req, external);
+      answer = await this.#fetchAnswered(req, external);
     }
     return answer;
+  }
+
+  /**
+   * {@link ServiceHttp.fetch} without the 401 retry. HTTP/1.1 lets a server
+   * close an idle kept-alive connection at any time, so one may end just as
+   * a request is written on it (RFC 9112 §9.3.1): nothing was answered, and
+   * undici sends nothing again by itself. A repeatable request is then sent
+   * once more (the dead connection is gone: the pool takes another, or opens
+   * one); a request that got any answer, timed out or was aborted is not.
+   */
+  async #fetchAnswered(req: ServiceRequest, external: AbortSignal | undefined): Promise<ServiceAnswer> {
+    const attempt = { answered: false };
+    try {
+      return await this.#fetchOnce(req, external, attempt);
+    } catch (err) {
+      const repeatable = req.repeatable ?? req.method === 'GET';
+      if (!repeatable || attempt.answered || external?.aborted === true || !isConnectionLost(err)) throw err;
+      return this.#fetchOnce(req, external, { answered: false });
+    }
   }
 
   /**
@@ -173,9 +215,16 @@ export class ServiceHttp {
     throw notAVaneService(req.operation, this.#s.baseUrl, res.status);
   }
 
-  async #fetchOnce(req: ServiceRequest, external?: AbortSignal): Promise<ServiceAnswer> {
+  /** @param attempt - `answered` turns true once the status and headers are in. */
+  async #fetchOnce(
+    req: ServiceRequest,
+    external: AbortSignal | undefined,
+    attempt: { answered: boolean },
+  ): Promise<ServiceAnswer> {
     return this.#withTimeout(req, external, async (transportRequest, abort) => {
-      const res = this.#fromVane(req, await this.#s.transport.request(transportRequest), abort);
+      const response = await this.#s.transport.request(transportRequest);
+      attempt.answered = true;
+      const res = this.#fromVane(req, response, abort);
       const text = await readBounded(
         res,
         res.status >= 200 && res.status < 300 ? MAX_ANSWER_BYTES : MAX_ERROR_BODY_BYTES,

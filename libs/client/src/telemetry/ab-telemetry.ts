@@ -34,6 +34,42 @@ export class AbTelemetry {
   }
 
   /**
+   * Records an evaluation the cache answered alone (`evaluateAbCached()`),
+   * as {@link AbTelemetry.observe} records an `evaluateAb()` call: the keys
+   * asked, the duration, and an event per key (`targeting_match` for a flag
+   * the snapshot defines, `flag_not_found` otherwise).
+   *
+   * @param results - the answers, one per distinct key asked.
+   * @param flags - the flags the snapshot defines.
+   * @param startedAt - `performance.now()` when the evaluation started.
+   * @param revision - the revision served now (`feature_flag.version`).
+   */
+  recordCached(
+    results: AbResults,
+    flags: ReadonlyMap<string, unknown>,
+    userId: string,
+    span: OtelSpan | undefined,
+    slug: string,
+    revision: number,
+    startedAt: number,
+  ): void {
+    const duration = this.#duration;
+    const keys = this.#keys;
+    const recording = span?.isRecording() === true;
+    if (duration === undefined && keys === undefined && !recording) return;
+    const asked = Object.keys(results);
+    keys?.record(asked.length, { [VANE_ATTRIBUTES.slug]: slug });
+    duration?.record((performance.now() - startedAt) / 1000, { [VANE_ATTRIBUTES.slug]: slug });
+    if (!recording) return;
+    for (const key of asked) {
+      const evaluation = flags.has(key)
+        ? { key, userId, value: results[key] === true, reason: 'targeting_match' as const }
+        : { key, userId, value: false, reason: 'error' as const, errorType: 'flag_not_found' };
+      addFlagEvaluationEvent(span, evaluation, revision, this.recordUserId);
+    }
+  }
+
+  /**
    * Observes one `evaluateAb()` call: `run` sends it.
    *
    * @param span - the span active when the app called (its events are added there).

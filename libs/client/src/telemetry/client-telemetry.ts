@@ -6,7 +6,9 @@
  *
  * @packageDocumentation
  */
-import type { AbPlan, AbResults } from '../ab/ab-evaluation.js';
+import { performance } from 'node:perf_hooks';
+import type { AbContext, AbPlan, AbResults } from '../ab/ab-evaluation.js';
+import type { AbEvaluator } from '../ab/ab-evaluator.js';
 import type { ClientStatus } from '../data-sources/client-status.js';
 import type { SnapshotSync } from '../data-sources/snapshot-sync.js';
 import type { Transport } from '../http/transport.js';
@@ -264,6 +266,35 @@ export class ClientTelemetry implements VaneTelemetry {
       () => store?.snapshot.revision ?? 0,
       run,
     );
+  }
+
+  /**
+   * Answers an evaluation from the cache alone (`evaluateAbCached()`:
+   * `evaluator.cached(…)`), recorded like an `evaluateAb()` call when it
+   * answers. No closure, and nothing but the call when telemetry is off.
+   */
+  evaluateAbCached(
+    evaluator: AbEvaluator,
+    keys: readonly string[],
+    context: AbContext,
+    flags: ReadonlyMap<string, unknown>,
+    revision: number,
+  ): AbResults | undefined {
+    const live = this.#live;
+    if (live === undefined) return evaluator.cached(keys, context, flags, revision);
+    const startedAt = performance.now();
+    const results = evaluator.cached(keys, context, flags, revision);
+    if (results !== undefined)
+      live.ab.recordCached(
+        results,
+        flags,
+        context.userId,
+        live.api.trace.getActiveSpan(),
+        this.slug(),
+        revision,
+        startedAt,
+      );
+    return results;
   }
 
   recordFlag(key: string, userId?: string, from?: FlagDecisionSource): void {

@@ -83,6 +83,8 @@ describe('FaultProxy', () => {
     expect(await send('GET', '/v1/sync')).toEqual({ status: 503, text: '{"error":"down"}' });
     proxy.onRequest(() => 'reset');
     await expect(send('GET', '/v1/sync')).rejects.toThrow(/ECONNRESET|socket hang up/);
+    proxy.onRequest(() => 'close');
+    await expect(send('GET', '/v1/sync')).rejects.toThrow(/socket hang up/);
     proxy.onRequest(undefined);
     expect((await send('GET', '/v1/sync')).status).toBe(200);
   });

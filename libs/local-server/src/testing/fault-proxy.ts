@@ -20,9 +20,11 @@ export interface RecordedRequest {
 /**
  * What the proxy does with a request, decided on its request line: a string
  * is sent back as the raw answer (see {@link rawResponse}), `'reset'` resets
- * the connection, `undefined` forwards it.
+ * the connection, `'close'` closes it without a byte of answer (a FIN, as a
+ * server closing an idle kept-alive connection at the moment a request
+ * reuses it does), `undefined` forwards it.
  */
-export type RequestFault = (requestLine: string) => string | 'reset' | undefined;
+export type RequestFault = (requestLine: string) => string | 'reset' | 'close' | undefined;
 
 /** The request parser's state on one connection. */
 interface Reader {
@@ -109,7 +111,7 @@ export class FaultProxy {
     return this.#pairs.size;
   }
 
-  /** Answers (or resets) the requests `fault` picks instead of forwarding them; `undefined` heals. */
+  /** Answers (or resets, or closes) the requests `fault` picks instead of forwarding them; `undefined` heals. */
   onRequest(fault: RequestFault | undefined): void {
     this.#requestFault = fault;
   }
@@ -229,6 +231,11 @@ export class FaultProxy {
       pair.lastRequest = line;
       const answer = this.#streamsCut && isStream(line) ? 'reset' : this.#requestFault?.(line);
       if (answer === 'reset') return this.#resetPair(pair);
+      if (answer === 'close') {
+        pair.client.destroy();
+        pair.upstream.destroy();
+        return;
+      }
       if (answer !== undefined) {
         pair.client.end(answer);
         pair.upstream.destroy();
