@@ -5,7 +5,9 @@
  * @packageDocumentation
  */
 import { setMaxListeners } from 'node:events';
+import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from './ab/ab-evaluation.js';
 import { AbEvaluator } from './ab/ab-evaluator.js';
+import { ClientClosedError } from './errors.js';
 import { sendAbEvaluation } from './ab/ab-request.js';
 import { ClientStatus } from './data-sources/client-status.js';
 import type { SourceEvent } from './data-sources/data-source.js';
@@ -122,6 +124,29 @@ export class ClientParts {
     await this.options.credentials.close?.();
     await this.options.transport.close();
     await live;
+  }
+
+  /**
+   * `client.evaluateAb()`: a returning user from the cache, else one plan
+   * of the keys the read's revision defines, asked at the service's (live)
+   * revision.
+   */
+  async evaluateAb(keys: readonly string[], context: AbContext, closed: boolean): Promise<AbResults> {
+    const cached = closed ? undefined : this.evaluateAbCached(keys, context);
+    if (cached !== undefined) return cached;
+    const { userId, attributes } = normalizeAbContext(context);
+    // Which keys exist: the scope's revision. The answer cache follows the service's (live) revision.
+    const flags = this.reads.readState().snapshot.flags;
+    const revision = this.store.snapshot.revision;
+    const plan = planAbEvaluation(keys, (key) => flags.has(key));
+    if (closed) throw new ClientClosedError();
+    return this.options.telemetry.evaluateAb(plan, userId, () => this.ab.evaluate(plan, userId, attributes, revision));
+  }
+
+  /** `client.evaluateAbCached()`: the cache alone, recorded by telemetry when it answers. */
+  evaluateAbCached(keys: readonly string[], context: AbContext): AbResults | undefined {
+    const flags = this.reads.readState().snapshot.flags;
+    return this.options.telemetry.evaluateAbCached(this.ab, keys, context, flags, this.store.snapshot.revision);
   }
 
   /** Credentials, then the unconditional first sync. */

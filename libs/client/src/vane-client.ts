@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from './ab/ab-evaluation.js';
+import type { AbContext, AbResults } from './ab/ab-evaluation.js';
 import type { AbCacheStats } from './ab/ab-evaluator.js';
 import { ClientParts } from './client-parts.js';
 import type { StatusListener, VaneClientStatus } from './data-sources/client-status.js';
@@ -304,18 +304,7 @@ export class VaneClient extends SnapshotReader {
    * @throws AddonNotAvailableError - 403, the add-on is off for the tenant.
    */
   async evaluateAb(keys: readonly string[], context: AbContext): Promise<AbResults> {
-    // A returning user: answered (and recorded) from the cache, without planning a call.
-    const cached = this.evaluateAbCached(keys, context);
-    if (cached !== undefined) return cached;
-    const { userId, attributes } = normalizeAbContext(context);
-    // Which keys exist: the scope's revision. The answer cache follows the service's (live) revision.
-    const flags = this.#parts.reads.readState().snapshot.flags;
-    const revision = this.#parts.store.snapshot.revision;
-    const plan = planAbEvaluation(keys, (key) => flags.has(key));
-    if (this.closed) throw new ClientClosedError();
-    return this.#parts.options.telemetry.evaluateAb(plan, userId, () =>
-      this.#parts.ab.evaluate(plan, userId, attributes, revision),
-    );
+    return this.#parts.evaluateAb(keys, context, this.closed);
   }
 
   /**
@@ -331,15 +320,7 @@ export class VaneClient extends SnapshotReader {
    * @throws InvalidArgumentError - for keys or a context `evaluateAb` refuses (a synchronous throw).
    */
   evaluateAbCached(keys: readonly string[], context: AbContext): AbResults | undefined {
-    if (this.closed) return undefined;
-    const flags = this.#parts.reads.readState().snapshot.flags;
-    return this.#parts.options.telemetry.evaluateAbCached(
-      this.#parts.ab,
-      keys,
-      context,
-      flags,
-      this.#parts.store.snapshot.revision,
-    );
+    return this.closed ? undefined : this.#parts.evaluateAbCached(keys, context);
   }
 
   /**
