@@ -4,12 +4,13 @@
  * its own, and the app's heap measured after a full garbage collection.
  */
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import type { LocalServerSeed } from '@vane/local-server';
-import { waitForRevision, withTimeout } from '@vane/local-server/testing';
+import { until, waitForRevision, withTimeout } from '@vane/local-server/testing';
+import { readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { startLoad, type LoadReport } from './load.js';
 
 /** A local server in a worker thread (the built `@vane/local-server`). */
@@ -104,4 +105,42 @@ export async function loadWhileChanging(
   // The client may be behind the service by many patches: a bounded wait on its update events.
   await waitForRevision(client, stopped.last, { timeoutMs: 30_000 });
   return { ...report, rounds: stopped.rounds };
+}
+
+/** Heap growth allowed over 10,000 requests once warm: far below what keeping a revision or a request each would cost. */
+const HEAP_GROWTH_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * What a load of 10,000 requests while values changed must leave: every
+ * request answered, the changes really made (hundreds of rounds), no request
+ * that read two revisions, a flat heap, no old revision held and only the
+ * live version file of the rotated file secret on disk. Logs the figures.
+ */
+export async function expectOneRevisionPerRequest(
+  app: string,
+  client: Parameters<typeof waitForRevision>[0] & {
+    readonly pinStats: { readonly heldRevisions: number; readonly fileVersions: number };
+    requireSecretFile(key: string): string;
+    secretInfo(key: string): { readonly version: number } | null;
+  },
+  report: LoadReport & { rounds: number },
+  inconsistent: number,
+  heap: { readonly before: number; readonly after: number },
+): Promise<void> {
+  expect(report).toMatchObject({ ok: 10_000, failed: 0, failures: [] });
+  expect(report.rounds).toBeGreaterThan(100);
+  expect(inconsistent).toBe(0);
+  expect(heap.after - heap.before).toBeLessThan(HEAP_GROWTH_LIMIT);
+  // Every response closed: no old revision is held, one file version (the live one) is on disk.
+  expect(client.pinStats).toEqual({ heldRevisions: 0, fileVersions: 1 });
+  const stable = client.requireSecretFile('tls.client_pem');
+  const live = [basename(stable), `${basename(stable)}.v${client.secretInfo('tls.client_pem')!.version}`].sort();
+  await until(() => readdirSync(dirname(stable)).length === live.length, 'the old version files to be removed', {
+    timeoutMs: 10_000,
+  });
+  expect(readdirSync(dirname(stable)).sort()).toEqual(live);
+  const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
+  console.log(
+    `${app}: ${report.rounds} rounds of changes during 10,000 requests; heap ${mib(heap.before)} → ${mib(heap.after)} MiB`,
+  );
 }
