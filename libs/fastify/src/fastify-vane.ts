@@ -5,6 +5,8 @@
  */
 import {
   RequestAbEvaluation,
+  type LiveResource,
+  type LiveResourceDefinition,
   type RequestAbEvaluationOptions,
   type VaneClient,
   type VaneClientStatus,
@@ -57,6 +59,8 @@ export class FastifyVane {
   readonly #parts: FastifyVaneParts;
   readonly #guards = new WeakMap<object, GuardInfo>();
   readonly #requiredKeys = new Set<string>();
+  /** Live resources opened through this app, closed with it. */
+  readonly #liveResources = new Set<LiveResource<unknown>>();
   /** What every request's A/B memo is made with. */
   readonly #ab: RequestAbEvaluationOptions<FastifyRequest>;
 
@@ -98,6 +102,32 @@ export class FastifyVane {
     this.#guards.set(guard, info);
     for (const key of info.keys) this.#requiredKeys.add(key);
     return guard;
+  }
+
+  /**
+   * Opens a live resource on the client (see `client.liveResource`): a pool
+   * (or any instance) built now from the configs and secrets it names, and
+   * rebuilt and swapped when they change; the old instance is disposed of
+   * once the requests that borrowed it (`pool.use(p => …)`) have finished.
+   * Disposed of when the app closes (its `onClose`), whether or not the app
+   * owns the client.
+   *
+   * @returns the handle, once the first instance is built.
+   * @throws LiveResourceBuildError - (a rejection) the first build failed; nothing is left open.
+   */
+  async liveResource<T, C extends string = never, S extends string = never, F extends string = never>(
+    definition: LiveResourceDefinition<T, C, S, F>,
+  ): Promise<LiveResource<T>> {
+    const resource = await this.client.liveResource(definition);
+    this.#liveResources.add(resource as LiveResource<unknown>);
+    return resource;
+  }
+
+  /** @internal Closes the live resources opened through {@link FastifyVane.liveResource} (the app's `onClose`). */
+  async closeLiveResources(): Promise<void> {
+    const resources = [...this.#liveResources];
+    this.#liveResources.clear();
+    await Promise.all(resources.map((resource) => resource.close()));
   }
 
   /**

@@ -130,7 +130,12 @@ const plugin: FastifyPluginAsync<VaneFastifyOptions> = async (fastify, rawOption
     logger: options.logger,
     consistentReads: options.consistentReads !== false,
   });
-  if (owned) fastify.addHook('onClose', () => client.close());
+  // Live resources opened through the app first (their instances disposed of once borrowers finish), then the
+  // client the app owns.
+  fastify.addHook('onClose', async () => {
+    await vane.closeLiveResources();
+    if (owned) await client.close();
+  });
 
   fastify.decorate('vane', vane);
   fastify.decorateRequest(ACCESSOR, null);
