@@ -5,6 +5,21 @@ import type { VaneModuleOptions } from './interfaces/vane-module-options.interfa
 import { callKeyOf, responseOf } from './request-context.js';
 import { VANE_MODULE_OPTIONS } from './vane.constants.js';
 
+/** Where a response keeps the snapshot its `close` lets go of. */
+const PINNED = Symbol('vane.pinned');
+
+/** A response that holds its call's snapshot. */
+interface ClosingResponseWithPin {
+  [PINNED]?: VaneSnapshot;
+}
+
+/** The `close` listener of every pinned response (`this`: the response). */
+function releaseOnClose(this: ClosingResponseWithPin): void {
+  const snapshot = this[PINNED];
+  this[PINNED] = undefined;
+  snapshot?.release();
+}
+
 /** The revision one call reads. */
 interface CallPin {
   readonly snapshot: VaneSnapshot;
@@ -97,7 +112,11 @@ export class VaneRequestPins {
       this.#calls.set(key, pin);
       if (response === undefined) this.#unreleased.register(key, snapshot, pin);
       else if (response.closed === true) snapshot.release();
-      else response.once('close', () => snapshot.release());
+      else {
+        // One shared listener, the snapshot on the response: no closure per request.
+        (response as ClosingResponseWithPin)[PINNED] = snapshot;
+        response.on('close', releaseOnClose);
+      }
     }
     return pin;
   }
