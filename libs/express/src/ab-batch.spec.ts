@@ -73,6 +73,23 @@ describe('expressAbOptions: the request memo of req.vane and the A/B guards', ()
     req: Request = fakeRequest('GET'),
   ) => new RequestAbEvaluation(expressAbOptions(client, factory, registry, logger), req);
 
+  it("plans with the route's A/B guard keys, remembered per route and method, read again once the route grows", () => {
+    const guard = (): void => undefined;
+    const later = (): void => undefined;
+    const registry: AbGuardRegistry = new WeakMap([
+      [guard, ['a']],
+      [later, ['b']],
+    ]);
+    const route = { methods: { get: true }, stack: [{ method: 'get', handle: guard }] };
+    const { plannedKeys } = expressAbOptions(fakeClient(() => ({})).client, () => null, registry);
+    const first = plannedKeys!(fakeRequest('GET', route));
+    expect(first).toEqual(['a']);
+    expect(plannedKeys!(fakeRequest('GET', route))).toBe(first);
+    expect(plannedKeys!(fakeRequest('POST', route))).toEqual([]);
+    route.stack.push({ method: 'get', handle: later });
+    expect(plannedKeys!(fakeRequest('GET', route))).toEqual(['a', 'b']);
+  });
+
   it('evaluates each key once per request, sharing concurrent asks', async () => {
     const { client, calls } = fakeClient((keys) => Object.fromEntries(keys.map((k) => [k, k !== 'off'])));
     const batch = batchOf(client, () => ({ userId: 'u' }));

@@ -50,6 +50,26 @@ export function routeAbKeys(req: Request, registry: AbGuardRegistry): string[] {
 }
 
 /**
+ * {@link routeAbKeys}, remembered per route and method (a route's handlers
+ * are set when the app is built; a route whose stack grows is read again):
+ * a request of a known route allocates nothing for its plan.
+ */
+function rememberedRouteAbKeys(registry: AbGuardRegistry): (req: Request) => readonly string[] {
+  const known = new WeakMap<object, Map<string, { readonly layers: number; readonly keys: readonly string[] }>>();
+  return (req) => {
+    const route = (req as { route?: { stack?: unknown } }).route;
+    if (!route || !Array.isArray(route.stack)) return routeAbKeys(req, registry);
+    let byMethod = known.get(route);
+    if (byMethod === undefined) known.set(route, (byMethod = new Map()));
+    const remembered = byMethod.get(req.method);
+    if (remembered !== undefined && remembered.layers === route.stack.length) return remembered.keys;
+    const keys = routeAbKeys(req, registry);
+    byMethod.set(req.method, { layers: route.stack.length, keys });
+    return keys;
+  };
+}
+
+/**
  * The A/B options of one `VaneExpress`, shared by its requests: each
  * request's memo is a `RequestAbEvaluation` from `@vane/client` (the one
  * every adapter uses) made with them and the request, planned with the keys
@@ -75,7 +95,7 @@ export function expressAbOptions(
         throw new InvalidArgumentError('req.vane.ab(): give createVane() an abContext option to evaluate A/B flags');
       return factory(req);
     },
-    plannedKeys: (req) => routeAbKeys(req, registry),
+    plannedKeys: rememberedRouteAbKeys(registry),
     logger,
   };
 }

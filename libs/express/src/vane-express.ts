@@ -12,6 +12,7 @@ import {
   type VaneClient,
   type VaneClientStatus,
   type VaneLogger,
+  type VaneSnapshot,
 } from '@vane/client';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { expressAbOptions, type AbGuardRegistry } from './ab-batch.js';
@@ -51,7 +52,14 @@ export class VaneExpress {
   readonly #logger: VaneLogger;
   readonly #consistentReads: boolean;
   readonly #registry: AbGuardRegistry = new WeakMap();
-  readonly #accessors = new WeakMap<Request, RequestVaneAccessor>();
+  /**
+   * Where this instance keeps a request's accessor, on the request itself
+   * (and its snapshot on the response): a property of its own per instance,
+   * cheaper for the garbage collector than a WeakMap entry per request.
+   */
+  readonly #slot = Symbol('vane.express.request');
+  /** The response's `close` listener: lets go of the request's revision (one function for every request). */
+  readonly #release: (this: Response) => void;
   /** What every request's A/B memo is made with. */
   readonly #ab: RequestAbEvaluationOptions<Request>;
   #closing: Promise<void> | undefined;
@@ -64,6 +72,10 @@ export class VaneExpress {
     this.#logger = parts.logger ?? consoleLogger;
     this.#consistentReads = parts.consistentReads;
     this.#ab = expressAbOptions(this.client, this.#abContext, this.#registry, this.#logger);
+    const slot = this.#slot;
+    this.#release = function releaseRequestSnapshot(this: Response): void {
+      (this as unknown as Record<symbol, VaneSnapshot | undefined>)[slot]?.release();
+    };
   }
 
   /**
@@ -160,13 +172,17 @@ export class VaneExpress {
   }
 
   #accessorFor(req: Request, res: Response): RequestVaneAccessor {
-    let accessor = this.#accessors.get(req);
-    if (!accessor) {
+    const holder = req as unknown as Record<symbol, RequestVaneAccessor | undefined>;
+    let accessor = holder[this.#slot];
+    if (accessor === undefined) {
       const snapshot = this.#consistentReads ? this.client.snapshot() : undefined;
-      // The request's revision is let go once its response is done (sent, or the connection gone).
-      if (snapshot !== undefined) res.once('close', () => snapshot.release());
+      if (snapshot !== undefined) {
+        // The request's revision is let go once its response is done (sent, or the connection gone).
+        (res as unknown as Record<symbol, VaneSnapshot>)[this.#slot] = snapshot;
+        res.on('close', this.#release);
+      }
       accessor = new RequestVaneAccessor(snapshot ?? this.client, new RequestAbEvaluation(this.#ab, req), snapshot);
-      this.#accessors.set(req, accessor);
+      holder[this.#slot] = accessor;
       req.vane = accessor;
     }
     return accessor;

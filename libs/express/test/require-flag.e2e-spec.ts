@@ -337,6 +337,26 @@ describe.each(EXPRESS_VERSIONS)('vane.requireFlag on %s', (_name, makeApp: AppFa
       expect(fx.http.count(EVALUATE_AB)).toBe(0);
     });
 
+    it('with a synchronous abContext, a returning user is let through at once: no evaluateAb promise, no call', async () => {
+      await fx.close();
+      fx = await startFixture({ abContext: headerContext });
+      const app = makeApp();
+      app.use(fx.vane.middleware());
+      app.get('/pricing', fx.vane.requireFlag('new-pricing', { ab: true }), (_req, res) =>
+        res.json({ pricing: 'new' }),
+      );
+      app.get('/ab', (req, res, next) => void req.vane.ab('new-pricing').then((on) => res.json({ on }), next));
+      const german = { 'x-user-id': 'u-9', 'x-country': 'DE' };
+      await request(app).get('/pricing').set(german).expect(200);
+      const asked = jest.spyOn(fx.vane.client, 'evaluateAb');
+      await request(app).get('/pricing').set(german).expect(200, { pricing: 'new' });
+      expect((await request(app).get('/ab').set(german).expect(200)).body).toEqual({ on: true });
+      await request(app).get('/pricing').set({ 'x-user-id': 'u-9', 'x-country': 'US' }).expect(404);
+      expect(asked).toHaveBeenCalledTimes(1); // the new attributes only
+      expect(fx.http.count(EVALUATE_AB)).toBe(2);
+      expect(fx.vane.client.abCacheStats).toMatchObject({ hits: 2, misses: 2 });
+    });
+
     it('fails closed on an invalid context (the flag is off), logging the attribute once, sending nothing', async () => {
       await fx.close();
       const logged: string[] = [];

@@ -86,6 +86,9 @@ const run = (path, duration) =>
     requests: path === '/ab' ? [{ setupRequest: withUser }] : undefined,
   });
 
+/** The app's CPU time so far, in microseconds. */
+const appCpu = async () => (await (await fetch(`http://127.0.0.1:${port}/cpu`)).json()).micros;
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -95,6 +98,8 @@ const ROUTES = ['open', 'plain', 'ab'];
 for (const name of ROUTES) await run(`/${name}`, WARMUP_S);
 const rps = { open: [], plain: [], ab: [] };
 const p99 = { open: [], plain: [], ab: [] };
+// The app's CPU time per request (µs): what it spends on one, whatever the machine's load does to the wall clock.
+const cpu = { open: [], plain: [], ab: [] };
 const ratios = { plain: [], ab: [] };
 const ORDERS = [
   ['open', 'plain', 'ab'],
@@ -104,7 +109,9 @@ const ORDERS = [
 for (let round = 0; round < ROUNDS; round++) {
   const got = {};
   for (const name of ORDERS[round % ORDERS.length]) {
+    const before = await appCpu();
     const r = await run(`/${name}`, DURATION_S);
+    cpu[name].push(((await appCpu()) - before) / r.requests.total);
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`/${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
     got[name] = r.requests.average;
     rps[name].push(r.requests.average);
@@ -163,14 +170,17 @@ const LABELS = {
   plain: "GET /plain (config.vane: { flags: 'bench-flag' }, on)",
   ab: `GET /ab (config.vane: { flags: 'bench-ab', ab: true }, ${USERS.toLocaleString('en')} returning users)`,
 };
-console.log('| route | median req/s | min–max req/s | median p99 latency | ÷ unguarded (median of rounds) |');
-console.log('|---|---:|---:|---:|---:|');
+console.log(
+  '| route | median req/s | min–max req/s | median p99 latency | ÷ unguarded (median of rounds) | app CPU per request | unguarded CPU ÷ route CPU (median of rounds) |',
+);
+console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (const name of ROUTES) {
   const xs = rps[name];
   const ratio =
     name === 'open' ? '100 %' : `${(median(ratios[name]) * 100).toFixed(1)} % (quartiles ${quartiles(ratios[name])})`;
+  const cpuRatio = median(cpu.open.map((x, i) => x / cpu[name][i]));
   console.log(
-    `| ${LABELS[name]} | ${Math.round(median(xs))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${median(p99[name])} ms | ${ratio} |`,
+    `| ${LABELS[name]} | ${Math.round(median(xs))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${median(p99[name])} ms | ${ratio} | ${median(cpu[name]).toFixed(0)} µs | ${(cpuRatio * 100).toFixed(1)} % |`,
   );
 }
 const requestNs = 1e9 / median(rps.open);

@@ -11,6 +11,7 @@ import {
   type VaneClient,
   type VaneClientStatus,
   type VaneLogger,
+  type VaneSnapshot,
 } from '@vane/client';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { createErrorHandler, type VaneFastifyErrorHandler } from './error-handler.js';
@@ -26,6 +27,11 @@ import type {
 
 /** Where a request keeps its `request.vane`, made on first use. Internal. */
 export const ACCESSOR: unique symbol = Symbol.for('vane.fastify.request-vane');
+
+/** The `close` listener of a response: lets go of its request's revision (one function for every request). */
+function releaseRequestSnapshot(this: object): void {
+  (this as Record<symbol, VaneSnapshot | undefined>)[ACCESSOR]?.release();
+}
 
 /** A request as the plugin leaves it. */
 export interface RequestWithAccessor {
@@ -182,8 +188,11 @@ export class FastifyVane {
     if (!accessor) {
       const { client, consistentReads } = this.#parts;
       const snapshot = consistentReads && reply !== undefined ? client.snapshot() : undefined;
-      // The request's revision is let go once its response is done (sent, or the connection gone).
-      if (snapshot !== undefined) reply!.raw.once('close', () => snapshot.release());
+      if (snapshot !== undefined) {
+        // The request's revision is let go once its response is done (sent, or the connection gone).
+        (reply!.raw as unknown as Record<symbol, VaneSnapshot>)[ACCESSOR] = snapshot;
+        reply!.raw.on('close', releaseRequestSnapshot);
+      }
       accessor = new RequestVaneAccessor(snapshot ?? client, new RequestAbEvaluation(this.#ab, request), snapshot);
       holder[ACCESSOR] = accessor;
     }

@@ -245,11 +245,16 @@ describe('@FeatureFlag()', () => {
       const before = calls();
       const returning = (path: string) =>
         request(app.getHttpServer()).get(path).set('x-user', 'u-back').set('x-country', 'DE').set('x-plan', 'pro');
-      for (let i = 0; i < 3; i++) {
+      await returning('/pricing').expect(200, { pricing: 'new', dark: true, fast: true, checkout: true });
+      // From here the answers are cached: the guard and @Flag() decide synchronously, without evaluateAb.
+      const asked = jest.spyOn(client, 'evaluateAb');
+      for (let i = 0; i < 2; i++) {
         await returning('/pricing').expect(200, { pricing: 'new', dark: true, fast: true, checkout: true });
       }
       // Another route, the same user and flags: answered from the same cache.
       await returning('/flags').expect(200, { dark: true, fast: true, beta: false });
+      expect(asked).not.toHaveBeenCalled();
+      asked.mockRestore();
       expect(calls() - before).toBe(1);
       expect(client.abCacheStats.hits).toBeGreaterThanOrEqual(8);
 

@@ -79,6 +79,21 @@ describe('AbAnswerCache', () => {
     expect([cache.size, cache.evictions]).toEqual([2, 1]);
   });
 
+  it("evicts one answer among a user's others, and drops the user once none is left", () => {
+    const { cache, put, ask } = cacheOf({ maxEntries: 3 });
+    put('a', true);
+    put('b', false);
+    put('c', true);
+    expect([ask('a'), ask('c')]).toEqual([true, true]); // b is now the least recently used
+    put('d', true, {}, 'v');
+    expect([ask('a'), ask('b'), ask('c'), ask('d', {}, 'v')]).toEqual([true, undefined, true, true]);
+    put('e', true, {}, 'w'); // a goes
+    put('f', true, {}, 'w'); // c goes: u holds nothing now
+    expect([ask('a'), ask('c'), ask('e', {}, 'w'), ask('f', {}, 'w')]).toEqual([undefined, undefined, true, true]);
+    put('a', false); // u comes back, another answer
+    expect([ask('a'), cache.size, cache.evictions]).toEqual([false, 3, 4]);
+  });
+
   it('evicts the least recently used past maxBytes, counting each answer once', () => {
     const bytes = abEntryBytes('a', 'u', []);
     const { cache, put, ask } = cacheOf({ maxBytes: 2 * bytes });

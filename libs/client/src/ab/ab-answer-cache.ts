@@ -37,11 +37,19 @@ export function abAnswerKey(flagKey: string, contextKey: string): string {
  * Attributes as a cache entry keeps them: name, value, name, value… (the
  * order does not matter). The attributes sent: strings only.
  */
-export function abAttributePairs(attributes: Readonly<Record<string, string>>): string[] {
-  const pairs: string[] = [];
-  for (const name of Object.keys(attributes)) pairs.push(name, attributes[name]!);
+export function abAttributePairs(attributes: Readonly<Record<string, string>>): readonly string[] {
+  const names = Object.keys(attributes);
+  if (names.length === 0) return NO_PAIRS;
+  // Sized once: an array grown by push() keeps room for 17 elements, for every answer kept.
+  const pairs = new Array<string>(2 * names.length);
+  names.forEach((name, i) => {
+    pairs[2 * i] = name;
+    pairs[2 * i + 1] = attributes[name]!;
+  });
   return pairs;
 }
+
+const NO_PAIRS: readonly string[] = Object.freeze([]);
 
 /**
  * Whether `attributes` (`count` of them sent, i.e. strings) are those of
@@ -77,7 +85,8 @@ export type AbAttributes = Readonly<Record<string, unknown>> | undefined;
 interface UserEntry {
   readonly userId: string;
   readonly pairs: readonly string[];
-  readonly answers: AnswerNode[];
+  /** Its answers, linked by `sibling` (no array: most users have one or two). */
+  answers: AnswerNode | undefined;
   /** Another set of attributes of the same user id. */
   next: UserEntry | undefined;
 }
@@ -91,6 +100,8 @@ interface AnswerNode {
   storedAtMs: number;
   older: AnswerNode | undefined;
   newer: AnswerNode | undefined;
+  /** The next answer of the same user entry. */
+  sibling: AnswerNode | undefined;
 }
 
 /**
@@ -209,7 +220,7 @@ export class AbAnswerCache {
       return;
     }
     if (user === undefined) {
-      user = { userId, pairs, answers: [], next: this.#users.get(userId) };
+      user = { userId, pairs, answers: undefined, next: this.#users.get(userId) };
       this.#users.set(userId, user);
     }
     const node: AnswerNode = {
@@ -220,8 +231,9 @@ export class AbAnswerCache {
       storedAtMs: this.clock.now(),
       older: undefined,
       newer: undefined,
+      sibling: user.answers,
     };
-    user.answers.push(node);
+    user.answers = node;
     this.#append(node);
     this.#size++;
     this.#bytes += bytes;
@@ -238,9 +250,9 @@ export class AbAnswerCache {
   }
 
   #find(flagKey: string, user: UserEntry | undefined): AnswerNode | undefined {
-    if (user === undefined) return undefined;
-    for (const node of user.answers) if (node.flagKey === flagKey) return node;
-    return undefined;
+    let node = user?.answers;
+    while (node !== undefined && node.flagKey !== flagKey) node = node.sibling;
+    return node;
   }
 
   #append(node: AnswerNode): void {
@@ -264,8 +276,13 @@ export class AbAnswerCache {
     this.#size--;
     this.#bytes -= node.bytes;
     const { user } = node;
-    user.answers.splice(user.answers.indexOf(node), 1);
-    if (user.answers.length > 0) return;
+    if (user.answers === node) user.answers = node.sibling;
+    else {
+      let before = user.answers;
+      while (before !== undefined && before.sibling !== node) before = before.sibling;
+      if (before !== undefined) before.sibling = node.sibling;
+    }
+    if (user.answers !== undefined) return;
     const first = this.#users.get(user.userId);
     if (first === user) {
       if (user.next === undefined) this.#users.delete(user.userId);

@@ -24,6 +24,8 @@ export interface RequestAbEvaluationOptions<R = void> {
    * When it answers, a request whose answers are all cached is decided
    * synchronously (no promise); without it every evaluation goes through
    * `evaluate`. What it throws is ignored (`evaluate` then reports it).
+   * The object it returns must be a new one (as `evaluateAbCached` gives):
+   * the evaluation keeps it, and adds to it.
    */
   cached?(keys: readonly string[], context: AbContext): AbResults | undefined;
   /**
@@ -45,6 +47,13 @@ export interface RequestAbEvaluationOptions<R = void> {
 }
 
 const noop = (): void => undefined;
+
+const NO_KEYS: readonly string[] = Object.freeze([]);
+
+function includesAll(keys: readonly string[], others: readonly string[]): boolean {
+  for (const key of others) if (!keys.includes(key)) return false;
+  return true;
+}
 
 /** `#context` before the context function was asked. */
 const NOT_ASKED: unique symbol = Symbol('not asked');
@@ -187,8 +196,9 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
       const { cached } = this.#options;
       const answers = cached === undefined ? undefined : cached.call(this.#options, wanted, context);
       if (answers === undefined) return false;
-      const record = this.#settledRecord();
-      for (const key of wanted) record[key] = answers[key] === true;
+      // The first answers become the request's record (a new object, see `cached`): one object less.
+      if (this.#settled === undefined) this.#settled = answers as Record<string, boolean>;
+      else for (const key of wanted) this.#settled[key] = answers[key] === true;
       return true;
     } catch {
       // The asynchronous path meets the same failure, and reports it (a warning, or a rejection).
@@ -196,13 +206,30 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
     }
   }
 
-  /** `keys`, then the planned keys, less those answered or on their way; each once. */
-  #unasked(keys: readonly string[]): string[] {
+  /**
+   * `keys`, then the planned keys, less those answered or on their way; each
+   * once. `keys` itself when that is all of them (the common case of a guard
+   * whose keys are the route's plan): nothing is allocated.
+   */
+  #unasked(keys: readonly string[]): readonly string[] {
+    const planned = this.#options.plannedKeys?.call(this.#options, this.#request) ?? NO_KEYS;
+    if (this.#allUnasked(keys) && includesAll(keys, planned)) return keys;
     const out: string[] = [];
     this.#addUnasked(keys, out);
-    const planned = this.#options.plannedKeys;
-    if (planned !== undefined) this.#addUnasked(planned.call(this.#options, this.#request), out);
+    this.#addUnasked(planned, out);
     return out;
+  }
+
+  /** Whether every key of `keys` is neither answered nor on its way, and none is there twice. */
+  #allUnasked(keys: readonly string[]): boolean {
+    const settled = this.#settled;
+    const pending = this.#pending;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if ((settled !== undefined && key in settled) || pending?.has(key) === true || keys.indexOf(key) !== i)
+        return false;
+    }
+    return true;
   }
 
   #addUnasked(keys: readonly string[], out: string[]): void {
