@@ -186,8 +186,9 @@ describe('the cache of A/B answers', () => {
 
   it.each([
     ['maxEntries', { maxEntries: 2 }],
-    // Two answers of these users fit, three do not: 250 bytes + 2 per character of the key (the documented estimate).
-    ['maxBytes', { maxBytes: 2 * (250 + 2 * '"always-on"["user-1"]'.length) }],
+    // Two answers of these users fit, three do not: 360 bytes + 2 per character of the flag key and the
+    // user id (the documented estimate).
+    ['maxBytes', { maxBytes: 2 * (360 + 2 * 'always-onuser-1'.length) }],
   ])('keeps within %s, dropping the least recently used', async (_name, abCache) => {
     const client = await connect({ abCache });
     const ask = (userId: string) => client.evaluateAb(['always-on'], { userId });

@@ -7,8 +7,10 @@
 //     answers cached with the default options), /ab-long (the same, answers kept 10
 //     minutes: every request a hit), /ab-client (no guard: the handler awaits
 //     client.evaluateAb() with the same cache, to tell the client's share from the
-//     adapter's) and /ab-uncached (abCache: false, one evaluate-ab call
-//     per request, as before the cache). With the default maxAgeMs (60 s) each user's
+//     adapter's), /ab-uncached (abCache: false, one evaluate-ab call
+//     per request, as before the cache), and /flag-live, /ab-live: the plain and the A/B
+//     guard (answers kept 10 minutes) with consistentReads: false, to tell the cost of the
+//     revision each request is pinned to from the guards' own. With the default maxAgeMs (60 s) each user's
 //     answer is asked again once a minute: in this run, where /ab serves a fifth of the
 //     time, that is about one request in ten of /ab;
 //  2. every request a new user: /ab against /ab-uncached (every request is a call either
@@ -247,14 +249,19 @@ console.log(
 
 // Every user comes once before anything is measured: from then on, each one is returning.
 sequence = 0;
-for (const path of ['/ab', '/ab-long']) {
+for (const path of ['/ab', '/ab-long', '/ab-live']) {
   sequence = 0;
   await run(path, 'returning', undefined, USERS);
 }
 const primed = await call(appPort, 'GET', '/stats');
-if (primed.cache.size !== USERS || primed.long.size !== USERS)
-  throw new Error(`expected ${USERS} cached answers, got ${primed.cache.size} and ${primed.long.size}`);
-const returning = await rounds(['/open', '/flag', '/ab', '/ab-long', '/ab-client', '/ab-uncached'], 'returning');
+if (primed.cache.size !== USERS || primed.long.size !== USERS || primed.live.size !== USERS)
+  throw new Error(
+    `expected ${USERS} cached answers, got ${primed.cache.size}, ${primed.long.size} and ${primed.live.size}`,
+  );
+const returning = await rounds(
+  ['/open', '/flag', '/ab', '/ab-long', '/ab-client', '/ab-uncached', '/flag-live', '/ab-live'],
+  'returning',
+);
 const afterReturning = await call(appPort, 'GET', '/stats');
 table(
   `1. ${USERS} returning users`,
@@ -266,6 +273,8 @@ table(
     '/ab-long': 'GET /ab-long (the same, answers kept 10 minutes)',
     '/ab-client': 'GET /ab-client (handler awaits client.evaluateAb(), answers kept 10 minutes)',
     '/ab-uncached': 'GET /ab-uncached (the same, abCache: false)',
+    '/flag-live': "GET /flag-live (requireFlag('new-checkout'), consistentReads: false)",
+    '/ab-live': 'GET /ab-live (the A/B guard, answers kept 10 minutes, consistentReads: false)',
   },
   '/open',
 );
@@ -275,6 +284,13 @@ console.log(`cache counters after phase 1, /ab: ${JSON.stringify(afterReturning.
 console.log(`cache counters after phase 1, /ab-long: ${JSON.stringify(afterReturning.long)}`);
 console.log(
   `A/B route, every answer cached (/ab-long) / unguarded: ${pct(abRatio)} of the req/s; target ≥ 90 %: ${abRatio >= 0.9 ? 'met' : 'NOT MET'} (by the app's CPU per request: ${pct(abCpuRatio)})`,
+);
+const cpuOver = (path, base) => {
+  const d = median(returning.cpu[path].map((x, i) => x - returning.cpu[base][i]));
+  return `${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(1)}`;
+};
+console.log(
+  `app CPU per request above /open, medians of the rounds: /flag ${cpuOver('/flag', '/open')} µs, /ab-long ${cpuOver('/ab-long', '/open')} µs, /flag-live ${cpuOver('/flag-live', '/open')} µs, /ab-live ${cpuOver('/ab-live', '/open')} µs; /ab-long above /flag ${cpuOver('/ab-long', '/flag')} µs`,
 );
 
 const fresh = await rounds(['/open', '/ab', '/ab-uncached'], 'new');

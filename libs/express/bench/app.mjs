@@ -1,11 +1,11 @@
 // The benchmarked app, in its own process (started with --expose-gc): an
 // Express 5 app on the built @vane/express, connected to the local server
-// named by BENCH_VANE_URL / BENCH_VANE_KEY, with two Vanes on the same
+// named by BENCH_VANE_URL / BENCH_VANE_KEY, with four Vanes on the same
 // service: one with the default cache of A/B answers, one whose answers
 // live 10 minutes (`maxAgeMs`: within the benchmark, only a new revision
-// would make it ask again), and one with `abCache: false` (every
-// evaluation one call, as before the cache). Routes, identical but for
-// their guard:
+// would make it ask again), one with `abCache: false` (every evaluation
+// one call, as before the cache), and one whose answers live 10 minutes
+// with `consistentReads: false`. Routes, identical but for their guard:
 //   GET /open          no guard
 //   GET /flag          requireFlag('new-checkout') (a plain flag, on)
 //   GET /ab            requireFlag('new-pricing', { ab: true }), cache on (defaults)
@@ -13,6 +13,9 @@
 //   GET /ab-client     no guard: the handler awaits client.evaluateAb() itself
 //                      (answers kept 10 minutes), to tell the client's cost from the adapter's
 //   GET /ab-uncached   the same, abCache: false
+//   GET /flag-live     requireFlag('new-checkout') on a Vane with consistentReads: false (no revision
+//                      pinned per request)
+//   GET /ab-live       requireFlag('new-pricing', { ab: true }) on that Vane, answers kept 10 minutes
 // The A/B user is the `x-user-id` header, with two attributes. GET /stats
 // and GET /heap (after a full GC) report the cache, GET /cpu the process's
 // CPU time so far. Prints {"port": n} when ready.
@@ -30,6 +33,15 @@ const abContext = (req) => ({
 const cached = await createVane({ baseUrl, apiKey, abContext, logger });
 const long = await createVane({ baseUrl, apiKey, abContext, logger, abCache: { maxAgeMs: 600_000 } });
 const uncached = await createVane({ baseUrl, apiKey, abContext, logger, abCache: false });
+// Reads live (no revision pinned per request): what the A/B route costs without consistentReads.
+const live = await createVane({
+  baseUrl,
+  apiKey,
+  abContext,
+  logger,
+  abCache: { maxAgeMs: 600_000 },
+  consistentReads: false,
+});
 
 const ok = (_req, res) => res.send('ok');
 const app = express();
@@ -43,10 +55,13 @@ app.get('/ab-client', (req, res, next) => {
     .then((results) => (results['new-pricing'] ? ok(req, res) : next()), next);
 });
 app.get('/ab-uncached', uncached.requireFlag('new-pricing', { ab: true }), ok);
+app.get('/flag-live', live.requireFlag('new-checkout'), ok);
+app.get('/ab-live', live.requireFlag('new-pricing', { ab: true }), ok);
 const stats = () => ({
   revision: cached.client.revision,
   cache: cached.client.abCacheStats,
   long: long.client.abCacheStats,
+  live: live.client.abCacheStats,
 });
 app.get('/stats', (_req, res) => res.json(stats()));
 app.get('/cpu', (_req, res) => {
@@ -63,5 +78,5 @@ const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ por
 process.on('SIGTERM', () => {
   server.close();
   server.closeAllConnections();
-  void Promise.all([cached.close(), long.close(), uncached.close()]).then(() => process.exit(0));
+  void Promise.all([cached.close(), long.close(), uncached.close(), live.close()]).then(() => process.exit(0));
 });

@@ -9,13 +9,15 @@ import type { ResolvedAbCache } from './ab-cache-options.js';
 
 /**
  * Estimated bytes of one cached answer besides the characters of its flag
- * key, user id and attributes: its node, its user's entry and map slot,
- * the strings' headers. Measured on Node 20 with 10,000 answers of one flag
- * for 10,000 users with two short attributes: see docs/benchmarks.md (#24);
- * 2 bytes per character over-estimates the strings (V8 keeps these as one
- * byte per character).
+ * key, user id and attributes: its node, its user's entry, attribute pairs
+ * and map slot, the strings' headers. Measured on Node 20 in the Express
+ * benchmark with 10,000 answers of one flag for 10,000 users with two short
+ * attributes: 425 to 427 bytes per answer in all, the estimate (360 + 2 ×
+ * 34 = 428) at the upper end (docs/benchmarks.md, #24); 2 bytes per
+ * character over-estimates the strings (V8 keeps these as one byte per
+ * character).
  */
-export const AB_ENTRY_OVERHEAD_BYTES = 250;
+export const AB_ENTRY_OVERHEAD_BYTES = 360;
 
 /**
  * The estimated memory of one answer, in bytes: {@link AB_ENTRY_OVERHEAD_BYTES}

@@ -27,10 +27,10 @@ export interface AbCacheOptions {
   maxEntries?: number;
   /**
    * Most memory the answers may take, in bytes, as the cache estimates it
-   * (250 bytes per answer plus 2 bytes per character of its key: the flag
-   * key, the user id and the attributes); past it the least recently used
-   * go first. About 360 bytes for a flag, a user id and two short
-   * attributes, so the default `maxEntries` binds first for such users.
+   * (360 bytes per answer plus 2 bytes per character of its flag key, user
+   * id and attributes); past it the least recently used go first. About
+   * 430 bytes for a flag, a user id and two short attributes, so the
+   * default `maxEntries` binds first for such users.
    * @default 8388608 (8 MiB)
    */
   maxBytes?: number;
