@@ -33,6 +33,11 @@ export class AbTelemetry {
     this.#errors = counterOf(meter, VANE_METRICS.abErrors);
   }
 
+  /** Whether a duration is recorded (a meter provider is registered): else nobody needs the time. */
+  get timed(): boolean {
+    return this.#duration !== undefined;
+  }
+
   /**
    * Records an evaluation the cache answered alone (`evaluateAbCached()`),
    * as {@link AbTelemetry.observe} records an `evaluateAb()` call: the keys
@@ -41,7 +46,7 @@ export class AbTelemetry {
    *
    * @param results - the answers, one per distinct key asked.
    * @param flags - the flags the snapshot defines.
-   * @param startedAt - `performance.now()` when the evaluation started.
+   * @param startedAt - `performance.now()` when the evaluation started (read only when {@link AbTelemetry.timed}).
    * @param revision - the revision served now (`feature_flag.version`).
    */
   recordCached(

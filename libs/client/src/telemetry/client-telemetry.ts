@@ -282,7 +282,7 @@ export class ClientTelemetry implements VaneTelemetry {
   ): AbResults | undefined {
     const live = this.#live;
     if (live === undefined) return evaluator.cached(keys, context, flags, revision);
-    const startedAt = performance.now();
+    const startedAt = live.ab.timed ? performance.now() : 0;
     const results = evaluator.cached(keys, context, flags, revision);
     if (results !== undefined)
       live.ab.recordCached(
