@@ -12,7 +12,7 @@ import type { ResolvedAbCache } from './ab-cache-options.js';
  * key, user id and attributes: its node, its user's entry, attribute pairs
  * and map slot, the strings' headers. Measured on Node 20 in the Express
  * benchmark with 10,000 answers of one flag for 10,000 users with two short
- * attributes: 425 to 427 bytes per answer in all, the estimate (360 + 2 ×
+ * attributes: 422 to 427 bytes per answer in all, the estimate (360 + 2 ×
  * 34 = 428) at the upper end (docs/benchmarks.md, #24); 2 bytes per
  * character over-estimates the strings (V8 keeps these as one byte per
  * character).
