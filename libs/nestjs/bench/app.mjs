@@ -2,8 +2,10 @@
 // app on the built @vane/nestjs with three identical routes: GET /open,
 // GET /guarded (behind @FeatureFlag('bench-flag')) and GET /noop (behind a
 // guard that returns true, for reference). Prints {"port": n} when ready.
-// With `--no-pinning`, the module reads live (`consistentReads: false`).
+// With `--no-pinning`, the module reads live (`consistentReads: false`); with
+// `--als-scope`, every request runs in an AsyncLocalStorage scope of the app's own.
 import 'reflect-metadata';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Controller, Get, Module, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { startLocalServer } from '@vane/local-server';
@@ -59,6 +61,12 @@ Module({
 })(BenchModule);
 
 const app = await NestFactory.create(BenchModule, { logger: ['error', 'warn'] });
+if (process.argv.includes('--als-scope')) {
+  // What any request-scoped AsyncLocalStorage (OpenTelemetry's context, nestjs-cls) costs on its own:
+  // every request runs in a scope of its own, as a pinned request does.
+  const storage = new AsyncLocalStorage();
+  app.use((req, res, next) => storage.run({ req }, next));
+}
 app.enableShutdownHooks();
 await app.listen(0, '127.0.0.1');
 process.on('SIGTERM', () => void app.close().then(() => server.close()));

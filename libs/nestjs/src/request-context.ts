@@ -77,8 +77,9 @@ export function userOf(context: ExecutionContext): unknown {
 }
 
 /**
- * The object that stands for one call, used as a WeakMap key (the A/B batch
- * of a request, the mark a guard subclass leaves): the HTTP request, the
+ * The object that stands for one call, which the call's values are kept on
+ * (`CallState`: its pinned revision, its A/B batch, the mark a guard subclass
+ * leaves): the HTTP request, the
  * GraphQL context (one per operation), the RPC data (or else its transport
  * context, made per message), the WebSocket message data when it is an
  * object. `undefined` (nothing cached) when no object lives exactly as long
@@ -111,12 +112,19 @@ interface ClosingResponse {
 
 function closingResponse(value: unknown): ClosingResponse | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  // Express's response is Node's; Fastify's reply carries it as `raw`.
-  const raw = (value as { raw?: unknown }).raw ?? value;
-  return typeof (raw as { once?: unknown }).once === 'function' &&
-    typeof (raw as { writeHead?: unknown }).writeHead === 'function'
-    ? (raw as ClosingResponse)
-    : undefined;
+  // Express's response is Node's (tried first: a missing `raw` is looked up its whole prototype chain);
+  // Fastify's reply carries it as `raw`.
+  const raw = isNodeResponse(value) ? value : (value as { raw?: unknown }).raw;
+  return isNodeResponse(raw) ? raw : undefined;
+}
+
+function isNodeResponse(value: unknown): value is ClosingResponse {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { writeHead?: unknown }).writeHead === 'function' &&
+    typeof (value as { once?: unknown }).once === 'function'
+  );
 }
 
 /**

@@ -13,7 +13,7 @@ import type { FeatureFlagMetadata } from './interfaces/feature-flag-options.inte
 import type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';
 import { VANE_CONTEXT_FACTORY, VANE_LOGGER } from './vane.constants.js';
 import { paramsOf } from './utils/param-metadata.js';
-import { requestKeyOf } from './utils/request-key.js';
+import { callStateOf, existingCallStateOf } from './utils/call-state.js';
 import { VaneRequestPins } from './vane-request-pins.service.js';
 
 /** A flag's answer for one request. */
@@ -48,13 +48,10 @@ export type FeatureFlagRequirementReader = (context: ExecutionContext) => Featur
  */
 @Injectable()
 export class VaneRequestFlags {
-  readonly #evaluations = new WeakMap<object, RequestAbEvaluation<ExecutionContext>>();
   /** What every request's A/B memo is made with (the request's first execution context is its `R`). */
   readonly #ab: RequestAbEvaluationOptions<ExecutionContext>;
   /** By controller, then handler: decorator metadata never changes once the class is defined. */
   readonly #handlers = new WeakMap<Function, WeakMap<Function, HandlerFlags>>();
-  /** Requests a `FeatureFlagGuard` subclass let through, with the handler it let them through to. */
-  readonly #passed = new WeakMap<object, Function>();
   #subclassGuards = false;
 
   constructor(
@@ -151,14 +148,12 @@ export class VaneRequestFlags {
    */
   passedByGuard(context: ExecutionContext): boolean {
     if (!this.#subclassGuards) return false;
-    const request = requestKeyOf(context);
-    return request !== undefined && this.#passed.get(request) === context.getHandler();
+    return existingCallStateOf(context)?.passedTo === context.getHandler();
   }
 
   /** Records that a `FeatureFlagGuard` subclass let this request through. @internal */
   markPassed(context: ExecutionContext): void {
-    const request = requestKeyOf(context);
-    if (request !== undefined) this.#passed.set(request, context.getHandler());
+    callStateOf(context).passedTo = context.getHandler();
   }
 
   /** A `FeatureFlagGuard` subclass exists: until then no request is looked up. @internal */
@@ -198,12 +193,7 @@ export class VaneRequestFlags {
 
   /** The request's A/B memo, made at its first A/B question (with that question's context). */
   #evaluationOf(context: ExecutionContext): RequestAbEvaluation<ExecutionContext> {
-    const requestKey = requestKeyOf(context);
-    let evaluation = requestKey === undefined ? undefined : this.#evaluations.get(requestKey);
-    if (evaluation === undefined) {
-      evaluation = new RequestAbEvaluation(this.#ab, context);
-      if (requestKey !== undefined) this.#evaluations.set(requestKey, evaluation);
-    }
-    return evaluation;
+    const state = callStateOf(context);
+    return (state.abEvaluation ??= new RequestAbEvaluation(this.#ab, context));
   }
 }

@@ -3,30 +3,28 @@ import { VaneClient, type VaneReader, type VaneSnapshot } from '@vane/client';
 import { Observable } from 'rxjs';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { callKeyOf, responseOf } from './request-context.js';
+import { callStateOf, callStateOfRequest, type CallPin } from './utils/call-state.js';
 import { VANE_MODULE_OPTIONS } from './vane.constants.js';
 
-/** Where a response keeps the snapshot its `close` lets go of. */
+/** Where a response whose request is not the call's object (Fastify's `reply.raw`) keeps the snapshot its `close` lets go of. */
 const PINNED = Symbol('vane.pinned');
 
-/** A response that holds its call's snapshot. */
-interface ClosingResponseWithPin {
+/** A Node response: its request, and the snapshot it may hold. */
+interface PinnedResponse {
+  readonly req?: unknown;
   [PINNED]?: VaneSnapshot;
 }
 
-/** The `close` listener of every pinned response (`this`: the response). */
-function releaseOnClose(this: ClosingResponseWithPin): void {
+/** The `close` listener of a response whose request is the call's object (Express): `this` is the response. */
+function releaseRequestPinOnClose(this: PinnedResponse): void {
+  callStateOfRequest(this.req)?.pin?.snapshot.release();
+}
+
+/** The `close` listener of any other pinned response (Fastify's `reply.raw`). */
+function releasePinnedOnClose(this: PinnedResponse): void {
   const snapshot = this[PINNED];
   this[PINNED] = undefined;
   snapshot?.release();
-}
-
-/** The revision one call reads. */
-interface CallPin {
-  readonly snapshot: VaneSnapshot;
-  /** False when the call's HTTP response ends it; true when its handler does (no response). */
-  readonly endsWithHandler: boolean;
-  /** Handlers of the call running now (its interceptor subscriptions). */
-  running: number;
 }
 
 /**
@@ -37,7 +35,7 @@ interface CallPin {
  * The revision is taken at the call's first Vane touch (the
  * `@FeatureFlag()` guard, `@Flag()`, or the module's interceptor, whichever
  * runs first; so before the guard decides) and kept for the call in a
- * WeakMap keyed by the call's object. The interceptor `VaneModule`
+ * state on the call's object (see `CallState`). The interceptor `VaneModule`
  * registers runs the handler, its pipes and everything it awaits inside
  * the client's pinned scope (`snapshot.run()`), so a service injected into
  * the handler reads the same revision through `VaneClient`. The revision is
@@ -50,7 +48,6 @@ interface CallPin {
  */
 @Injectable()
 export class VaneRequestPins {
-  readonly #calls = new WeakMap<object, CallPin>();
   /** Lets go of the revision of a call without a response whose handler never ran (refused by a guard). */
   readonly #unreleased = new FinalizationRegistry<VaneSnapshot>((snapshot) => snapshot.release());
   readonly #enabled: boolean;
@@ -102,21 +99,20 @@ export class VaneRequestPins {
 
   #pinOf(context: ExecutionContext): CallPin | undefined {
     if (!this.#enabled) return undefined;
-    // Guards and interceptors of one RPC or WebSocket call share its arguments array.
-    const key = callKeyOf(context) ?? context.getArgs();
-    let pin = this.#calls.get(key);
-    if (pin === undefined) {
-      const snapshot = this.client.snapshot();
-      const response = responseOf(context);
-      pin = { snapshot, endsWithHandler: response === undefined, running: 0 };
-      this.#calls.set(key, pin);
-      if (response === undefined) this.#unreleased.register(key, snapshot, pin);
-      else if (response.closed === true) snapshot.release();
-      else {
-        // One shared listener, the snapshot on the response: no closure per request.
-        (response as ClosingResponseWithPin)[PINNED] = snapshot;
-        response.on('close', releaseOnClose);
-      }
+    const state = callStateOf(context);
+    if (state.pin !== undefined) return state.pin;
+    const snapshot = this.client.snapshot();
+    const response = responseOf(context);
+    const pin: CallPin = { snapshot, endsWithHandler: response === undefined, running: 0 };
+    state.pin = pin;
+    if (response === undefined) this.#unreleased.register(state, snapshot, pin);
+    else if (response.closed === true) snapshot.release();
+    else if ((response as PinnedResponse).req === callKeyOf(context)) {
+      // Express: the response reaches the pin through its request; one shared listener, nothing added to it.
+      response.on('close', releaseRequestPinOnClose);
+    } else {
+      (response as PinnedResponse)[PINNED] = snapshot;
+      response.on('close', releasePinnedOnClose);
     }
     return pin;
   }
