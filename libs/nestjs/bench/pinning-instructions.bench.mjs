@@ -110,7 +110,9 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const k = (x) => `${(x / 1000).toFixed(0)}k`;
-console.log(`node ${process.version}, ${os.platform()}; GET ${PATH}, ${REQUESTS} counted requests after ${WARMUP_REQUESTS}`);
+console.log(
+  `node ${process.version}, ${os.platform()}; GET ${PATH}, ${REQUESTS} counted requests after ${WARMUP_REQUESTS}`,
+);
 console.log('| app | median instructions per request | all runs |');
 console.log('|---|---|---|');
 for (const [name, app] of Object.entries(APPS))
@@ -121,4 +123,6 @@ const pinned = median(counts.pinned);
 const pct = (x) => `${(x * 100).toFixed(1)} %`;
 console.log(`pinned / live − 1: ${pct(pinned / live - 1)}`);
 console.log(`AsyncLocalStorage scope alone / live − 1: ${pct(als / live - 1)}`);
-console.log(`pinned / AsyncLocalStorage scope alone − 1 (what Vane adds to the async context): ${pct(pinned / als - 1)}`);
+console.log(
+  `pinned / AsyncLocalStorage scope alone − 1 (what Vane adds to the async context): ${pct(pinned / als - 1)}`,
+);
