@@ -9,15 +9,29 @@ import type { RequestVane } from './request-vane.js';
 
 /** `req.vane`: the reader every adapter gives a request (`AdapterRequestReader`), with the request's A/B memo. */
 export class RequestVaneAccessor extends AdapterRequestReader implements RequestVane {
+  /** The `VaneExpress` this accessor belongs to (an app may mount several). */
+  readonly owner: object;
+  /** The request's accessor of another `VaneExpress` mounted before this one (see `request-accessors.ts`). */
+  readonly nextOnRequest: RequestVaneAccessor | undefined;
   #scoped = false;
 
   /**
+   * @param owner - the `VaneExpress` this accessor belongs to.
    * @param reader - the request's snapshot, or the client itself (live reads).
    * @param abEvaluation - the request's A/B memo, shared with the route's A/B guards.
    * @param snapshot - the request's snapshot, whose scope the rest of the chain runs in.
+   * @param nextOnRequest - the request's accessor of another `VaneExpress`, if any.
    */
-  constructor(reader: VaneReader, abEvaluation: RequestAbMemo, snapshot?: VaneSnapshot) {
+  constructor(
+    owner: object,
+    reader: VaneReader,
+    abEvaluation: RequestAbMemo,
+    snapshot: VaneSnapshot | undefined,
+    nextOnRequest: RequestVaneAccessor | undefined,
+  ) {
     super(reader, abEvaluation, 'req.vane', snapshot);
+    this.owner = owner;
+    this.nextOnRequest = nextOnRequest;
   }
 
   /**

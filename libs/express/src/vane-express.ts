@@ -12,13 +12,13 @@ import {
   type VaneClient,
   type VaneClientStatus,
   type VaneLogger,
-  type VaneSnapshot,
 } from '@vane/client';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { expressAbOptions, type AbGuardRegistry } from './ab-batch.js';
 import { createErrorHandler, type ErrorHandlerOptions } from './error-handler.js';
 import { createFlagGuard, type RequireFlagOptions } from './require-flag.js';
 import { RequestVaneAccessor } from './request-vane.accessor.js';
+import { accessorOf, keepAccessor, lastAccessorOf } from './request-accessors.js';
 import type { AbContextFactory, FlagOffOptions } from './vane-express.options.js';
 
 /** What a `VaneExpress` is built from. Internal: {@link createVane} assembles it. */
@@ -52,14 +52,6 @@ export class VaneExpress {
   readonly #logger: VaneLogger;
   readonly #consistentReads: boolean;
   readonly #registry: AbGuardRegistry = new WeakMap();
-  /**
-   * Where this instance keeps a request's accessor, on the request itself
-   * (and its snapshot on the response): a property of its own per instance,
-   * cheaper for the garbage collector than a WeakMap entry per request.
-   */
-  readonly #slot = Symbol('vane.express.request');
-  /** The response's `close` listener: lets go of the request's revision (one function for every request). */
-  readonly #release: (this: Response) => void;
   /** What every request's A/B memo is made with. */
   readonly #ab: RequestAbEvaluationOptions<Request>;
   #closing: Promise<void> | undefined;
@@ -72,10 +64,6 @@ export class VaneExpress {
     this.#logger = parts.logger ?? consoleLogger;
     this.#consistentReads = parts.consistentReads;
     this.#ab = expressAbOptions(this.client, this.#abContext, this.#registry, this.#logger);
-    const slot = this.#slot;
-    this.#release = function releaseRequestSnapshot(this: Response): void {
-      (this as unknown as Record<symbol, VaneSnapshot | undefined>)[slot]?.release();
-    };
   }
 
   /**
@@ -172,17 +160,18 @@ export class VaneExpress {
   }
 
   #accessorFor(req: Request, res: Response): RequestVaneAccessor {
-    const holder = req as unknown as Record<symbol, RequestVaneAccessor | undefined>;
-    let accessor = holder[this.#slot];
+    let accessor = accessorOf(req, this);
     if (accessor === undefined) {
       const snapshot = this.#consistentReads ? this.client.snapshot() : undefined;
-      if (snapshot !== undefined) {
-        // The request's revision is let go once its response is done (sent, or the connection gone).
-        (res as unknown as Record<symbol, VaneSnapshot>)[this.#slot] = snapshot;
-        res.on('close', this.#release);
-      }
-      accessor = new RequestVaneAccessor(snapshot ?? this.client, new RequestAbEvaluation(this.#ab, req), snapshot);
-      holder[this.#slot] = accessor;
+      accessor = new RequestVaneAccessor(
+        this,
+        snapshot ?? this.client,
+        new RequestAbEvaluation(this.#ab, req),
+        snapshot,
+        lastAccessorOf(req),
+      );
+      // The request's revision is let go once its response is done (sent, or the connection gone).
+      keepAccessor(req, res, accessor);
       req.vane = accessor;
     }
     return accessor;
