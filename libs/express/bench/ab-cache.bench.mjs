@@ -3,7 +3,8 @@
 // against the same app's unguarded route, in one run (`npm run bench` in libs/express, on
 // the built packages; `--quick` for a short run). Three processes: the local server (its
 // CLI, on loopback), the app (bench/app.mjs) and this one (autocannon). Measured:
-//  1. 1,000 returning users (user ids cycled): GET /open, /flag (a plain flag), /ab (A/B,
+//  1. 1,000 returning users (user ids cycled): GET /open, /noop (a middleware that only
+//     calls next(): the floor of any guard), /flag (a plain flag), /ab (A/B,
 //     answers cached with the default options), /ab-long (the same, answers kept 10
 //     minutes: every request a hit), /ab-client (no guard: the handler awaits
 //     client.evaluateAb() with the same cache, to tell the client's share from the
@@ -259,7 +260,7 @@ if (primed.cache.size !== USERS || primed.long.size !== USERS || primed.live.siz
     `expected ${USERS} cached answers, got ${primed.cache.size}, ${primed.long.size} and ${primed.live.size}`,
   );
 const returning = await rounds(
-  ['/open', '/flag', '/ab', '/ab-long', '/ab-client', '/ab-uncached', '/flag-live', '/ab-live'],
+  ['/open', '/noop', '/flag', '/ab', '/ab-long', '/ab-client', '/ab-uncached', '/flag-live', '/ab-live'],
   'returning',
 );
 const afterReturning = await call(appPort, 'GET', '/stats');
@@ -268,6 +269,7 @@ table(
   returning,
   {
     '/open': 'GET /open (no guard)',
+    '/noop': 'GET /noop (a middleware that only calls next(): what any guard costs in Express)',
     '/flag': "GET /flag (requireFlag('new-checkout'))",
     '/ab': "GET /ab (requireFlag('new-pricing', { ab: true }), cache on, default options)",
     '/ab-long': 'GET /ab-long (the same, answers kept 10 minutes)',
@@ -279,7 +281,12 @@ table(
   '/open',
 );
 const abRatio = median(ratios(returning.rps, '/ab-long', '/open'));
+const noopRatio = median(ratios(returning.rps, '/noop', '/open'));
+const abVsNoop = median(ratios(returning.rps, '/ab-long', '/noop'));
 const abCpuRatio = median(returning.cpu['/open'].map((x, i) => x / returning.cpu['/ab-long'][i]));
+console.log(
+  `a no-op middleware / unguarded: ${pct(noopRatio)}; A/B route (/ab-long) / the no-op middleware route: ${pct(abVsNoop)}`,
+);
 console.log(`cache counters after phase 1, /ab: ${JSON.stringify(afterReturning.cache)}`);
 console.log(`cache counters after phase 1, /ab-long: ${JSON.stringify(afterReturning.long)}`);
 console.log(
@@ -290,7 +297,7 @@ const cpuOver = (path, base) => {
   return `${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(1)}`;
 };
 console.log(
-  `app CPU per request above /open, medians of the rounds: /flag ${cpuOver('/flag', '/open')} µs, /ab-long ${cpuOver('/ab-long', '/open')} µs, /flag-live ${cpuOver('/flag-live', '/open')} µs, /ab-live ${cpuOver('/ab-live', '/open')} µs; /ab-long above /flag ${cpuOver('/ab-long', '/flag')} µs`,
+  `app CPU per request above /open, medians of the rounds: /noop ${cpuOver('/noop', '/open')} µs, /flag ${cpuOver('/flag', '/open')} µs, /ab-long ${cpuOver('/ab-long', '/open')} µs, /flag-live ${cpuOver('/flag-live', '/open')} µs, /ab-live ${cpuOver('/ab-live', '/open')} µs; /ab-long above /flag ${cpuOver('/ab-long', '/flag')} µs`,
 );
 
 const fresh = await rounds(['/open', '/ab', '/ab-uncached'], 'new');

@@ -7,6 +7,7 @@
 // one call, as before the cache), and one whose answers live 10 minutes
 // with `consistentReads: false`. Routes, identical but for their guard:
 //   GET /open          no guard
+//   GET /noop          a middleware that only calls next(): what any guard costs in Express
 //   GET /flag          requireFlag('new-checkout') (a plain flag, on)
 //   GET /ab            requireFlag('new-pricing', { ab: true }), cache on (defaults)
 //   GET /ab-long       the same, answers kept 10 minutes
@@ -46,6 +47,7 @@ const live = await createVane({
 const ok = (_req, res) => res.send('ok');
 const app = express();
 app.get('/open', ok);
+app.get('/noop', (_req, _res, next) => next(), ok);
 app.get('/flag', cached.requireFlag('new-checkout'), ok);
 app.get('/ab', cached.requireFlag('new-pricing', { ab: true }), ok);
 app.get('/ab-long', long.requireFlag('new-pricing', { ab: true }), ok);
