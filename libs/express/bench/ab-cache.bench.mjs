@@ -33,6 +33,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { AB_CACHE_DEFAULTS, VaneClient } from '@vane/client';
+import { BENCH_KEY, BENCH_SEED } from './seed.mjs';
 
 const QUICK = process.argv.includes('--quick');
 const ROUNDS = QUICK ? 3 : 30;
@@ -40,37 +41,13 @@ const DURATION_S = 1;
 const WARMUP_S = QUICK ? 1 : 3;
 const CONNECTIONS = 10;
 const USERS = 1000;
-const KEY = 'svs_bench_express_secret';
+const KEY = BENCH_KEY;
 const TOKEN = 'bench-admin-token';
 const WAIT_MS = 15_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'vane-bench-express-'));
 const seedPath = join(dir, 'bench.seed.json');
-writeFileSync(
-  seedPath,
-  JSON.stringify({
-    tenant: { ab_addon: true },
-    services: {
-      bench: {
-        kind: 'backend',
-        keys: [KEY],
-        configs: { 'bench.value': 0 },
-        flags: {
-          'new-checkout': { is_enabled: true },
-          // Everyone in DE (every bench user): the guard lets each request through.
-          'new-pricing': {
-            is_enabled: true,
-            ab: {
-              percentage: 0,
-              salt: 'np-bench',
-              cohorts: [{ conditions: [{ attribute: 'country', op: 'eq', values: ['DE'] }], percentage: 100 }],
-            },
-          },
-        },
-      },
-    },
-  }),
-);
+writeFileSync(seedPath, JSON.stringify(BENCH_SEED));
 
 /** Spawns a node process and resolves with it once `pattern` matches its stdout. */
 function start(args, env, pattern) {

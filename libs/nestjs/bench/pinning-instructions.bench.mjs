@@ -18,12 +18,10 @@
 //   floor any per-request async context pays on this Node;
 // - pinned: the default (one revision per request).
 // Needs `valgrind` (Debian package valgrind); skips with a message without it.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { mainThreadInstructionsPerRequest, twoAtATime, valgrindAvailable } from '../../../scripts/callgrind-count.mjs';
 
 const QUICK = process.argv.includes('--quick');
 const WARMUP_REQUESTS = QUICK ? 1000 : 2000;
@@ -31,84 +29,35 @@ const REQUESTS = QUICK ? 500 : 1000;
 const REPEATS = QUICK ? 1 : 3;
 const PATH = '/guarded';
 
-try {
-  execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-} catch {
+if (!valgrindAvailable()) {
   console.log('valgrind is not installed: skipped (Debian: apt-get install valgrind)');
   process.exit(0);
 }
 
-const outDir = mkdtempSync(join(os.tmpdir(), 'vane-callgrind-'));
 const APPS = {
   live: { args: ['--no-pinning'], label: 'live reads (`consistentReads: false`)' },
   alsScope: { args: ['--no-pinning', '--als-scope'], label: 'live reads + an AsyncLocalStorage scope per request' },
   pinned: { args: [], label: 'pinned (the default)' },
 };
 
-/** Instructions per request of one app: warm it up uncounted, then count REQUESTS requests. */
-async function measure(args) {
-  const child = spawn(
-    'valgrind',
-    [
-      '--tool=callgrind',
-      '--smc-check=all', // V8 writes and patches its own machine code
-      '--instr-atstart=no',
-      // One file per thread: only the main thread's count, where requests run. V8 compiles
-      // and marks on threads of its own, whose work lands in lumps (measured: up to a third
-      // of all instructions in a window of 1,000 requests) and is not per-request work.
-      '--separate-threads=yes',
-      `--callgrind-out-file=${join(outDir, 'callgrind.%p')}`,
-      process.execPath,
-      fileURLToPath(new URL('./app.mjs', import.meta.url)),
-      ...args,
-    ],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  try {
-    const port = await new Promise((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error('the app did not start under valgrind within 180 s')), 180_000);
-      child.stdout.on('data', (chunk) => {
-        out += chunk;
-        const line = out.split('\n').find((l) => l.startsWith('{"port"'));
-        if (line) {
-          clearTimeout(timer);
-          resolve(JSON.parse(line).port);
-        }
-      });
-      child.on('exit', (code) => reject(new Error(`the app exited with ${code}`)));
-    });
-    const load = async (amount) => {
-      const r = await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 4, amount, timeout: 120 });
-      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors`);
-    };
-    await load(WARMUP_REQUESTS);
-    const control = (...flags) => execFileSync('callgrind_control', [...flags, String(child.pid)], { stdio: 'ignore' });
-    control('-i', 'on');
-    await load(REQUESTS);
-    control('-d');
-    // The main thread's file (`callgrind.<pid>.<dump>-01`).
-    const file = readdirSync(outDir).find((f) => f.startsWith(`callgrind.${child.pid}.`) && f.endsWith('-01'));
-    const totals = file && /^totals: (\d+)$/m.exec(readFileSync(join(outDir, file), 'utf8'));
-    if (!totals) throw new Error('callgrind wrote no totals');
-    return Number(totals[1]) / REQUESTS;
-  } finally {
-    child.kill('SIGKILL');
-  }
+/** Sends `amount` GET requests to the app on `port`. */
+async function load(port, amount) {
+  const r = await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 4, amount, timeout: 120 });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors`);
 }
 
-const counts = Object.fromEntries(Object.keys(APPS).map((name) => [name, []]));
 const jobs = [];
-for (let i = 0; i < REPEATS; i++) for (const name of Object.keys(APPS)) jobs.push(name);
-try {
-  for (let i = 0; i < jobs.length; i += 2) {
-    const pair = jobs.slice(i, i + 2);
-    const results = await Promise.all(pair.map((name) => measure(APPS[name].args)));
-    pair.forEach((name, j) => counts[name].push(results[j]));
-  }
-} finally {
-  rmSync(outDir, { recursive: true, force: true });
-}
+for (let i = 0; i < REPEATS; i++) jobs.push(...Object.keys(APPS));
+const results = await twoAtATime(jobs, (name) =>
+  mainThreadInstructionsPerRequest({
+    appArgs: [fileURLToPath(new URL('./app.mjs', import.meta.url)), ...APPS[name].args],
+    load,
+    warmup: WARMUP_REQUESTS,
+    counted: REQUESTS,
+  }),
+);
+const counts = Object.fromEntries(Object.keys(APPS).map((name) => [name, []]));
+jobs.forEach((name, i) => counts[name].push(results[i]));
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
