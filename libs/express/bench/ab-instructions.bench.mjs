@@ -43,7 +43,9 @@ try {
       load: async (port, amount) => {
         const r = await autocannon({
           url: `http://127.0.0.1:${port}`,
-          connections: 4,
+          // One connection: every request a round trip of its own, so the event loop does the same work per
+          // request whatever the machine's speed (with several, how many requests one turn serves varies).
+          connections: 1,
           amount,
           timeout: 120,
           requests: [

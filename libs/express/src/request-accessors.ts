@@ -4,45 +4,47 @@
  *
  * @packageDocumentation
  */
+import { IncomingMessage } from 'node:http';
+import { Http2ServerRequest } from 'node:http2';
 import type { Request, Response } from 'express';
 import type { RequestVaneAccessor } from './request-vane.accessor.js';
 
 /**
- * The one property a request's accessors hang from: the accessor of the
- * last `VaneExpress` that touched the request, linked to the others'
- * (`nextOnRequest`; an app usually mounts one).
+ * Each request's accessor of the last `VaneExpress` that touched it, linked
+ * to the others' (`nextOnRequest`; an app usually mounts one).
  *
- * Why one constant symbol rather than a symbol per `VaneExpress`: the code
- * that adds it is shared by every instance, and a store that adds a property
- * under several different keys goes megamorphic, after which V8 adds it in
- * the runtime on every request. Counted under callgrind on the A/B
- * benchmark's app (four instances), that was about 30,000 instructions per
- * request, 3 % of a whole request.
+ * Why a WeakMap and not a property of the request: Express swaps every
+ * request's prototype (`Object.setPrototypeOf(req, app.request)`), after
+ * which V8 gives each request a map of its own, so every property added to
+ * a request builds a new map in the runtime. Counted under callgrind on the
+ * benchmark's Express 5 app (main thread, one connection), one added
+ * property and its read cost about 23,000 instructions per request, 3.5 % of
+ * a whole request; a WeakMap entry, within noise of nothing.
  */
-const ACCESSORS = Symbol('vane.express.accessors');
-
-type Carrier = { [ACCESSORS]?: RequestVaneAccessor };
+const accessors = new WeakMap<object, RequestVaneAccessor>();
 
 /** The accessor `owner` made for `req`, if it made one. @internal */
 export function accessorOf(req: Request, owner: object): RequestVaneAccessor | undefined {
-  let accessor = (req as Carrier)[ACCESSORS];
+  let accessor = accessors.get(req);
   while (accessor !== undefined && accessor.owner !== owner) accessor = accessor.nextOnRequest;
   return accessor;
 }
 
 /** The accessor made last for `req` (linked to the others'): the next one made links to it. @internal */
 export function lastAccessorOf(req: Request): RequestVaneAccessor | undefined {
-  return (req as Carrier)[ACCESSORS];
+  return accessors.get(req);
 }
 
 /**
  * Keeps `accessor` (made with `lastAccessorOf(req)` as its `nextOnRequest`)
- * on `req`; when it holds a snapshot, the response's `close` lets it go.
+ * as the request's, makes it `req.vane`, and, when it holds a snapshot, has
+ * the response's `close` let it go.
  * @internal
  */
 export function keepAccessor(req: Request, res: Response, accessor: RequestVaneAccessor): void {
   const snapshot = accessor.snapshot;
-  (req as Carrier)[ACCESSORS] = accessor;
+  accessors.set(req, accessor);
+  exposeAsVane(req, accessor);
   if (snapshot === undefined) return;
   if (res.req === req) {
     // One listener per response, shared by every request: it finds the snapshots through `res.req`.
@@ -60,5 +62,60 @@ function holdsSnapshot(accessor: RequestVaneAccessor | undefined): boolean {
 
 /** The `close` listener of a pinned response (`this`): lets go of its request's revisions. */
 function releaseRequestSnapshots(this: Response): void {
-  for (let a = (this.req as Carrier)[ACCESSORS]; a !== undefined; a = a.nextOnRequest) a.snapshot?.release();
+  for (let a = accessors.get(this.req); a !== undefined; a = a.nextOnRequest) a.snapshot?.release();
+}
+
+/** Node's own request prototypes: `req.vane` is never defined on them (that would reach every server of the process). */
+const NODE_REQUEST_PROTOTYPES: ReadonlySet<object> = new Set([IncomingMessage.prototype, Http2ServerRequest.prototype]);
+
+/** The request prototype `req.vane` was last found defined on (a one-entry cache: an app has one). */
+let exposedOn: object | null = null;
+
+/**
+ * Makes `accessor` what `req.vane` reads. On Express's requests, through a
+ * `vane` getter on the framework's request prototype (`express.request`,
+ * which every app's `app.request` inherits), defined once: reading it looks
+ * the request up in {@link accessors}, and nothing is added to the request.
+ * Assigning `req.vane` still works: it makes an own property of that request
+ * (the guards keep using the accessor they made). A request whose prototype
+ * is Node's own, or that has no framework prototype, gets `req.vane` as an
+ * own property, as a plain object would.
+ */
+function exposeAsVane(req: Request, accessor: RequestVaneAccessor): void {
+  const proto = Object.getPrototypeOf(req) as object | null;
+  if (proto !== null && (proto === exposedOn || defineVaneGetter(proto))) {
+    exposedOn = proto;
+    // An own `req.vane` (assigned by the app, or by an earlier Vane on a non-framework request) shadows the getter.
+    if (!Object.prototype.hasOwnProperty.call(req, 'vane')) return;
+  }
+  req.vane = accessor;
+}
+
+/**
+ * Defines the `vane` getter on the framework prototype in `proto`'s chain
+ * (the last one before Node's request prototype), unless another `vane` is
+ * there. Returns whether reading `req.vane` on requests of `proto` now calls it.
+ */
+function defineVaneGetter(proto: object): boolean {
+  let base: object | null = null;
+  for (let p: object | null = proto; p !== null; p = Object.getPrototypeOf(p) as object | null) {
+    if (NODE_REQUEST_PROTOTYPES.has(p)) break;
+    base = p;
+    if (p === Object.prototype) return false;
+  }
+  if (base === null || !NODE_REQUEST_PROTOTYPES.has(Object.getPrototypeOf(base) as object)) return false;
+  const own = Object.getOwnPropertyDescriptor(base, 'vane');
+  if (own !== undefined) return own.get === readVane;
+  Object.defineProperty(base, 'vane', { configurable: true, enumerable: false, get: readVane, set: assignVane });
+  return true;
+}
+
+/** `req.vane` on a framework request: the accessor of the last Vane that touched it. */
+function readVane(this: object): RequestVaneAccessor | undefined {
+  return accessors.get(this);
+}
+
+/** `req.vane = value`: an own property of that request, as on a plain object. */
+function assignVane(this: object, value: unknown): void {
+  Object.defineProperty(this, 'vane', { value, writable: true, enumerable: true, configurable: true });
 }

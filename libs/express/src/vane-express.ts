@@ -170,9 +170,8 @@ export class VaneExpress {
         snapshot,
         lastAccessorOf(req),
       );
-      // The request's revision is let go once its response is done (sent, or the connection gone).
+      // `req.vane` from now on; the request's revision is let go once its response is done (sent, or the connection gone).
       keepAccessor(req, res, accessor);
-      req.vane = accessor;
     }
     return accessor;
   }

@@ -35,7 +35,7 @@ function releasePinnedOnClose(this: PinnedResponse): void {
  * The revision is taken at the call's first Vane touch (the
  * `@FeatureFlag()` guard, `@Flag()`, or the module's interceptor, whichever
  * runs first; so before the guard decides) and kept for the call in a
- * state on the call's object (see `CallState`). The interceptor `VaneModule`
+ * state keyed by the call's object (see `CallState`). The interceptor `VaneModule`
  * registers runs the handler, its pipes and everything it awaits inside
  * the client's pinned scope (`snapshot.run()`), so a service injected into
  * the handler reads the same revision through `VaneClient`. The revision is

@@ -1,7 +1,7 @@
 import { contextOf } from '../../test/support/context.js';
 import { CallState, callStateOf, callStateOfRequest, existingCallStateOf } from './call-state.js';
 
-describe('CallState: one state per call, on the call itself', () => {
+describe("CallState: one state per call, keyed by the call's object", () => {
   it('HTTP: made at the first touch, the same for every later touch of the request, reachable from res.req', () => {
     const req = { headers: {} };
     const ctx = contextOf('http', [req, {}, () => undefined]);
@@ -32,7 +32,7 @@ describe('CallState: one state per call, on the call itself', () => {
     expect(Object.getOwnPropertySymbols(Object.assign({}, data))).toEqual([]);
   });
 
-  it('frozen RPC data keeps its state beside it, still one per call', () => {
+  it('frozen RPC data gets a state too, still one per call', () => {
     const data = Object.freeze({ orderId: 2 });
     const ctx = contextOf('rpc', [data, {}]);
     expect(existingCallStateOf(ctx)).toBeUndefined();

@@ -28,24 +28,19 @@ export class CallState {
 }
 
 /**
- * The one property every call's state lives under, on the call's own object.
+ * Every call's state, keyed by the call's own object.
  *
- * Why one property under one constant symbol, not a WeakMap or a symbol per
- * concern: measured on the pinning benchmark (instruction counts under
- * callgrind), a WeakMap entry per request costs an ephemeron the collector
- * traces and several hundred nanoseconds to set, and lookups of a property a
- * request does not have yet, under several different keys, go megamorphic
- * and walk the request's whole prototype chain (Express's request, then
- * Node's `IncomingMessage`, `Readable`, …) on every request. One constant key
- * keeps each access site monomorphic and each request one transition away
- * from the last one's shape.
+ * Why a WeakMap and not a property of the call's object: on Nest's Express
+ * platform, Express swaps every request's prototype
+ * (`Object.setPrototypeOf(req, app.request)`), after which V8 gives each
+ * request a map of its own, so a property added to a request builds a new
+ * map in the runtime on every request. Counted under callgrind (main thread,
+ * Express 5, one connection), one added property and its read cost about
+ * 23,000 instructions per request, 3.5 % of a whole request; a WeakMap entry
+ * is within the noise of nothing. A WeakMap also leaves the app's own
+ * payloads (RPC data, WebSocket messages) untouched, frozen or not.
  */
-const CALL_STATE = Symbol('vane.nest.call');
-
-type Carrier = { [CALL_STATE]?: CallState };
-
-/** For call objects that cannot take a property (frozen or sealed RPC data). */
-const sealedCalls = new WeakMap<object, CallState>();
+const callStates = new WeakMap<object, CallState>();
 
 /** The object that stands for the call of `context` (see `callKeyOf`); its arguments array if none does. */
 function callObjectOf(context: ExecutionContext): object {
@@ -55,32 +50,18 @@ function callObjectOf(context: ExecutionContext): object {
 
 /** The state kept for the call of `context`, or `undefined` when Vane has not touched the call yet. @internal */
 export function existingCallStateOf(context: ExecutionContext): CallState | undefined {
-  const call = callObjectOf(context);
-  return (call as Carrier)[CALL_STATE] ?? (Object.isExtensible(call) ? undefined : sealedCalls.get(call));
+  return callStates.get(callObjectOf(context));
 }
 
 /** The state kept for the call of `context`, made on its first Vane touch. @internal */
 export function callStateOf(context: ExecutionContext): CallState {
   const call = callObjectOf(context);
-  const own = (call as Carrier)[CALL_STATE];
-  if (own !== undefined) return own;
-  if (!Object.isExtensible(call)) {
-    let sealed = sealedCalls.get(call);
-    if (sealed === undefined) sealedCalls.set(call, (sealed = new CallState()));
-    return sealed;
-  }
-  const state = new CallState();
-  if (context.getType<string>() === 'http') {
-    // A platform request: a plain store (a symbol never shows in its keys or its JSON).
-    (call as Carrier)[CALL_STATE] = state;
-  } else {
-    // The app's own payload (RPC data, a WebSocket message): invisible to a spread or `Object.assign` too.
-    Object.defineProperty(call, CALL_STATE, { value: state, writable: false, configurable: true, enumerable: false });
-  }
+  let state = callStates.get(call);
+  if (state === undefined) callStates.set(call, (state = new CallState()));
   return state;
 }
 
 /** The state of the call whose object is `request` (an Express response's `res.req`), if Vane touched it. @internal */
 export function callStateOfRequest(request: unknown): CallState | undefined {
-  return typeof request === 'object' && request !== null ? (request as Carrier)[CALL_STATE] : undefined;
+  return typeof request === 'object' && request !== null ? callStates.get(request) : undefined;
 }

@@ -1,0 +1,105 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Request, RequestHandler, Response } from 'express';
+import request from 'supertest';
+import { EXPRESS_VERSIONS } from './support/express-versions.js';
+import { startFixture, type VaneFixture } from './support/vane-fixture.js';
+
+// `req.vane` is read through a getter on the framework's request prototype, with the accessor
+// kept beside the request (a WeakMap): nothing is added to Express's requests (see
+// request-accessors.ts for why). These tests pin what a user can observe of that.
+describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
+  let fx: VaneFixture;
+
+  beforeEach(async () => {
+    fx = await startFixture();
+  });
+  afterEach(() => fx.close());
+
+  it('reads like a property but adds none to the request: no own key, nothing in its keys or JSON', async () => {
+    const app = makeApp();
+    app.use(fx.vane.middleware());
+    app.get('/shape', (req, res) => {
+      res.json({
+        inRequest: 'vane' in req,
+        own: Object.prototype.hasOwnProperty.call(req, 'vane'),
+        inKeys: Object.keys(req).includes('vane'),
+        symbols: Object.getOwnPropertySymbols(req).map(String),
+        reads: req.vane.config('db.pool.max'),
+      });
+    });
+    const res = await request(app).get('/shape').expect(200);
+    expect(res.body).toEqual({
+      inRequest: true,
+      own: false,
+      inKeys: false,
+      symbols: expect.not.arrayContaining([expect.stringContaining('vane')]),
+      reads: 10,
+    });
+  });
+
+  it('is undefined on a request no Vane middleware or guard has seen', async () => {
+    const app = makeApp();
+    app.use('/with', fx.vane.middleware());
+    app.get('/with', (req, res) => res.json({ has: req.vane !== undefined }));
+    app.get('/without', (req, res) => res.json({ has: req.vane !== undefined }));
+    await request(app).get('/with').expect(200, { has: true });
+    await request(app).get('/without').expect(200, { has: false });
+  });
+
+  it("an app that assigns req.vane gets an own property; Vane's guards keep their own accessor", async () => {
+    const app = makeApp();
+    app.use(fx.vane.middleware());
+    const replace: RequestHandler = (req, _res, next) => {
+      (req as unknown as { vane: unknown }).vane = 'replaced by the app';
+      next();
+    };
+    app.get('/after', replace, fx.vane.requireFlag('new-checkout'), (req, res) =>
+      res.json({ vane: req.vane, own: Object.prototype.hasOwnProperty.call(req, 'vane') }),
+    );
+    await request(app).get('/after').expect(200, { vane: 'replaced by the app', own: true });
+    // The next request is not affected by the last one's assignment.
+    app.get('/next', (req, res) => res.json({ reads: req.vane.config('db.pool.max') }));
+    await request(app).get('/next').expect(200, { reads: 10 });
+  });
+
+  it('reaches a mounted sub-app, whose requests inherit the parent app’s request prototype', async () => {
+    const app = makeApp();
+    const sub = makeApp();
+    app.use(fx.vane.middleware());
+    sub.get('/reads', (req, res) => res.json({ reads: req.vane.config('db.pool.max') }));
+    app.use('/sub', sub);
+    await request(app).get('/sub/reads').expect(200, { reads: 10 });
+  });
+});
+
+describe('req.vane on a bare Node server (no framework prototype)', () => {
+  let fx: VaneFixture;
+
+  beforeEach(async () => {
+    fx = await startFixture();
+  });
+  afterEach(() => fx.close());
+
+  it("is an own property of the request, and Node's IncomingMessage prototype is left alone", async () => {
+    const middleware = fx.vane.middleware();
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      middleware(req as Request, res as Response, () => {
+        const vane = (req as Request).vane;
+        res.end(
+          JSON.stringify({ own: Object.prototype.hasOwnProperty.call(req, 'vane'), reads: vane.config('db.pool.max') }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const res = await fetch(`http://127.0.0.1:${port}/`);
+      expect(await res.json()).toEqual({ own: true, reads: 10 });
+      const { IncomingMessage: Message } = await import('node:http');
+      expect(Object.getOwnPropertyDescriptor(Message.prototype, 'vane')).toBeUndefined();
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
