@@ -147,6 +147,8 @@ export { flagDenialOf } from './adapter/flag-denial.js';
 export { checkFlagKeys } from './adapter/flag-keys.js';
 export { checkFlagOffOptions } from './adapter/flag-off-options.js';
 export { AdapterRequestReader } from './adapter/request-reader.js';
+export { whenResponseEnds } from './adapter/response-end.js';
+export type { EndingResponse, ResponseEndCallback } from './adapter/response-end.js';
 export { runStartupCheck, unknownFlagWarnings } from './adapter/unknown-flag-keys.js';
 export type { FlagKeyUse } from './adapter/unknown-flag-keys.js';
 export { isVaneKey, VANE_KEY_PATTERN } from './util/vane-key.js';

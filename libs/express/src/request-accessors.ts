@@ -6,6 +6,7 @@
  */
 import { IncomingMessage } from 'node:http';
 import { Http2ServerRequest } from 'node:http2';
+import { whenResponseEnds } from '@vane/client';
 import type { Request, Response } from 'express';
 import type { RequestVaneAccessor } from './request-vane.accessor.js';
 
@@ -37,8 +38,8 @@ export function lastAccessorOf(req: Request): RequestVaneAccessor | undefined {
 
 /**
  * Keeps `accessor` (made with `lastAccessorOf(req)` as its `nextOnRequest`)
- * as the request's, makes it `req.vane`, and, when it holds a snapshot, has
- * the response's `close` let it go.
+ * as the request's, makes it `req.vane`, and, when it holds a snapshot, lets
+ * it go once the response is done (`whenResponseEnds`).
  * @internal
  */
 export function keepAccessor(req: Request, res: Response, accessor: RequestVaneAccessor): void {
@@ -47,11 +48,11 @@ export function keepAccessor(req: Request, res: Response, accessor: RequestVaneA
   exposeAsVane(req, accessor);
   if (snapshot === undefined) return;
   if (res.req === req) {
-    // One listener per response, shared by every request: it finds the snapshots through `res.req`.
-    if (!holdsSnapshot(accessor.nextOnRequest)) res.on('close', releaseRequestSnapshots);
+    // One callback for every response: it finds the snapshots through `res.req`.
+    if (!holdsSnapshot(accessor.nextOnRequest)) whenResponseEnds(res, releaseRequestSnapshots);
   } else {
-    // A response that does not name its request (not Express's own): a listener of its own.
-    res.on('close', () => snapshot.release());
+    // A response that does not name its request (not Express's own): a callback of its own.
+    whenResponseEnds(res, () => snapshot.release());
   }
 }
 
@@ -60,9 +61,9 @@ function holdsSnapshot(accessor: RequestVaneAccessor | undefined): boolean {
   return false;
 }
 
-/** The `close` listener of a pinned response (`this`): lets go of its request's revisions. */
-function releaseRequestSnapshots(this: Response): void {
-  for (let a = accessors.get(this.req); a !== undefined; a = a.nextOnRequest) a.snapshot?.release();
+/** Called when a pinned response ended: lets go of its request's revisions. */
+function releaseRequestSnapshots(res: Response): void {
+  for (let a = accessors.get(res.req); a !== undefined; a = a.nextOnRequest) a.snapshot?.release();
 }
 
 /** Node's own request prototypes: `req.vane` is never defined on them (that would reach every server of the process). */

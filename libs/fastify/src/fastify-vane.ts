@@ -12,6 +12,7 @@ import {
   type VaneClientStatus,
   type VaneLogger,
   type VaneSnapshot,
+  whenResponseEnds,
 } from '@vane/client';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { createErrorHandler, type VaneFastifyErrorHandler } from './error-handler.js';
@@ -28,9 +29,9 @@ import type {
 /** Where a request keeps its `request.vane`, made on first use. Internal. */
 export const ACCESSOR: unique symbol = Symbol.for('vane.fastify.request-vane');
 
-/** The `close` listener of a response: lets go of its request's revision (one function for every request). */
-function releaseRequestSnapshot(this: object): void {
-  (this as Record<symbol, VaneSnapshot | undefined>)[ACCESSOR]?.release();
+/** Called when a pinned response ended: lets go of its request's revision (one function for every request). */
+function releaseRequestSnapshot(response: object): void {
+  (response as Record<symbol, VaneSnapshot | undefined>)[ACCESSOR]?.release();
 }
 
 /** A request as the plugin leaves it. */
@@ -191,7 +192,7 @@ export class FastifyVane {
       if (snapshot !== undefined) {
         // The request's revision is let go once its response is done (sent, or the connection gone).
         (reply!.raw as unknown as Record<symbol, VaneSnapshot>)[ACCESSOR] = snapshot;
-        reply!.raw.on('close', releaseRequestSnapshot);
+        whenResponseEnds(reply!.raw, releaseRequestSnapshot);
       }
       accessor = new RequestVaneAccessor(snapshot ?? client, new RequestAbEvaluation(this.#ab, request), snapshot);
       holder[ACCESSOR] = accessor;

@@ -106,7 +106,6 @@ export function callKeyOf(context: ExecutionContext): object | undefined {
 /** What a call's end is told by: the Node response of an HTTP exchange. */
 interface ClosingResponse {
   once(event: 'close', listener: () => void): unknown;
-  on(event: 'close', listener: (this: never) => void): unknown;
   readonly closed?: boolean;
 }
 

@@ -1,29 +1,29 @@
 import { Inject, Injectable, type ExecutionContext } from '@nestjs/common';
-import { VaneClient, type VaneReader, type VaneSnapshot } from '@vane/client';
+import { VaneClient, whenResponseEnds, type EndingResponse, type VaneReader, type VaneSnapshot } from '@vane/client';
 import { Observable } from 'rxjs';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { callKeyOf, responseOf } from './request-context.js';
 import { callStateOf, callStateOfRequest, type CallPin } from './utils/call-state.js';
 import { VANE_MODULE_OPTIONS } from './vane.constants.js';
 
-/** Where a response whose request is not the call's object (Fastify's `reply.raw`) keeps the snapshot its `close` lets go of. */
+/** Where a response whose request is not the call's object (Fastify's `reply.raw`) keeps the snapshot to let go of. */
 const PINNED = Symbol('vane.pinned');
 
 /** A Node response: its request, and the snapshot it may hold. */
-interface PinnedResponse {
+interface PinnedResponse extends EndingResponse {
   readonly req?: unknown;
   [PINNED]?: VaneSnapshot;
 }
 
-/** The `close` listener of a response whose request is the call's object (Express): `this` is the response. */
-function releaseRequestPinOnClose(this: PinnedResponse): void {
-  callStateOfRequest(this.req)?.pin?.snapshot.release();
+/** A response whose request is the call's object (Express) ended: lets go of the call's pin. */
+function releaseRequestPin(response: PinnedResponse): void {
+  callStateOfRequest(response.req)?.pin?.snapshot.release();
 }
 
-/** The `close` listener of any other pinned response (Fastify's `reply.raw`). */
-function releasePinnedOnClose(this: PinnedResponse): void {
-  const snapshot = this[PINNED];
-  this[PINNED] = undefined;
+/** Any other pinned response (Fastify's `reply.raw`) ended. */
+function releasePinned(response: PinnedResponse): void {
+  const snapshot = response[PINNED];
+  response[PINNED] = undefined;
   snapshot?.release();
 }
 
@@ -106,13 +106,12 @@ export class VaneRequestPins {
     const pin: CallPin = { snapshot, endsWithHandler: response === undefined, running: 0 };
     state.pin = pin;
     if (response === undefined) this.#unreleased.register(state, snapshot, pin);
-    else if (response.closed === true) snapshot.release();
     else if ((response as PinnedResponse).req === callKeyOf(context)) {
-      // Express: the response reaches the pin through its request; one shared listener, nothing added to it.
-      response.on('close', releaseRequestPinOnClose);
+      // Express: the response reaches the pin through its request; one shared callback, nothing added to it.
+      whenResponseEnds(response as PinnedResponse, releaseRequestPin);
     } else {
       (response as PinnedResponse)[PINNED] = snapshot;
-      response.on('close', releasePinnedOnClose);
+      whenResponseEnds(response as PinnedResponse, releasePinned);
     }
     return pin;
   }
