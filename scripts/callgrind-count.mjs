@@ -22,10 +22,14 @@ export function valgrindAvailable() {
 
 /**
  * Runs `node <appArgs…>` under callgrind; once it prints `{"port": n}`, calls `load(port,
- * warmup)` uncounted, then `load(port, counted)` counted, and resolves with the main thread's
- * instructions per counted request. `load` sends that many requests and resolves when done.
+ * warmup)` uncounted, then `beforeCount(port)` if given, then `load(port, counted)` counted,
+ * and resolves with the main thread's instructions per counted request. `load` sends that
+ * many requests and resolves when done. `beforeCount` is where a benchmark has its app
+ * collect garbage (a route calling `gc()`, the app run with `--expose-gc`): a full collection
+ * that happens to fall inside the counted window adds about 90,000 instructions to every
+ * request's share, so without one the same app's counts differed by up to 5 %.
  */
-export async function mainThreadInstructionsPerRequest({ appArgs, env = {}, load, warmup, counted }) {
+export async function mainThreadInstructionsPerRequest({ appArgs, env = {}, load, warmup, counted, beforeCount }) {
   const outDir = mkdtempSync(join(os.tmpdir(), 'vane-callgrind-'));
   const child = spawn(
     'valgrind',
@@ -58,6 +62,7 @@ export async function mainThreadInstructionsPerRequest({ appArgs, env = {}, load
       child.on('exit', (code) => reject(new Error(`the app exited with ${code}`)));
     });
     await load(port, warmup);
+    await beforeCount?.(port);
     const control = (...flags) => execFileSync('callgrind_control', [...flags, String(child.pid)], { stdio: 'ignore' });
     control('-i', 'on');
     await load(port, counted);

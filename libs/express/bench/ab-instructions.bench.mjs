@@ -35,10 +35,12 @@ try {
   const results = await twoAtATime(ROUTES, (path) => {
     let sequence = 0;
     return mainThreadInstructionsPerRequest({
-      appArgs: [fileURLToPath(new URL('./app.mjs', import.meta.url))],
+      appArgs: ['--expose-gc', fileURLToPath(new URL('./app.mjs', import.meta.url))],
       env: { BENCH_VANE_URL: server.baseUrl('bench'), BENCH_VANE_KEY: BENCH_KEY },
       warmup: WARMUP_REQUESTS,
       counted: REQUESTS,
+      // GET /heap collects garbage (twice): no full collection left over from the warm-up.
+      beforeCount: async (port) => void (await (await fetch(`http://127.0.0.1:${port}/heap`)).text()),
       // 1,000 returning users, as in ab-cache.bench.mjs.
       load: async (port, amount) => {
         const r = await autocannon({

@@ -4,6 +4,7 @@
 // guard that returns true, for reference). Prints {"port": n} when ready.
 // With `--no-pinning`, the module reads live (`consistentReads: false`); with
 // `--als-scope`, every request runs in an AsyncLocalStorage scope of the app's own.
+// Run with `--expose-gc`, GET /__gc collects garbage.
 import 'reflect-metadata';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Controller, Get, Module, UseGuards } from '@nestjs/common';
@@ -66,6 +67,14 @@ if (process.argv.includes('--als-scope')) {
   // every request runs in a scope of its own, as a pinned request does.
   const storage = new AsyncLocalStorage();
   app.use((req, res, next) => storage.run({ req }, next));
+}
+if (typeof globalThis.gc === 'function') {
+  // Run with --expose-gc (pinning-instructions.bench.mjs): GET /__gc collects garbage before counting.
+  app.getHttpAdapter().get('/__gc', (_req, res) => {
+    globalThis.gc();
+    globalThis.gc();
+    res.end('collected');
+  });
 }
 app.enableShutdownHooks();
 await app.listen(0, '127.0.0.1');

@@ -52,8 +52,10 @@ const jobs = [];
 for (let i = 0; i < REPEATS; i++) jobs.push(...Object.keys(APPS));
 const results = await twoAtATime(jobs, (name) =>
   mainThreadInstructionsPerRequest({
-    appArgs: [fileURLToPath(new URL('./app.mjs', import.meta.url)), ...APPS[name].args],
+    appArgs: ['--expose-gc', fileURLToPath(new URL('./app.mjs', import.meta.url)), ...APPS[name].args],
     load,
+    // GET /__gc collects garbage: no full collection left over from the warm-up.
+    beforeCount: async (port) => void (await (await fetch(`http://127.0.0.1:${port}/__gc`)).text()),
     warmup: WARMUP_REQUESTS,
     counted: REQUESTS,
   }),
