@@ -102,14 +102,15 @@ describe('whenResponseEnds', () => {
     expect(new Set(closeListeners).size).toBe(1);
   });
 
-  it('a response already sent is called back at once', async () => {
+  it('a response already closed is called back at once', async () => {
     let calledAtOnce: boolean | undefined;
     const started = await serve((_req, res) => {
-      res.end('done', () => {
+      res.on('close', () => {
         let called = false;
         whenResponseEnds(res, () => (called = true));
         calledAtOnce = called;
       });
+      res.end('done');
     });
     server = started.server;
     await get(started.port, '/');
