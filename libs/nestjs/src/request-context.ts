@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http';
 import type { ExecutionContext } from '@nestjs/common';
 
 /**
@@ -118,6 +119,9 @@ function closingResponse(value: unknown): ClosingResponse | undefined {
 }
 
 function isNodeResponse(value: unknown): value is ClosingResponse {
+  // Node's own response class first: on Express's responses (a hidden class per response) each
+  // property looked up below would be a lookup in V8's runtime, through the whole prototype chain.
+  if (value instanceof ServerResponse) return true;
   return (
     typeof value === 'object' &&
     value !== null &&
