@@ -2,6 +2,24 @@ import { ServerResponse } from 'node:http';
 import type { ExecutionContext } from '@nestjs/common';
 
 /**
+ * Where a call's objects are among its handler arguments, as Nest documents
+ * them (`ArgumentsHost`): HTTP `[request, response, next]`, RPC
+ * `[data, context]`, WebSocket `[client, data]`.
+ *
+ * Why read them by position rather than through `switchToHttp()` and its
+ * siblings: each of those calls assigns three new closures to the context
+ * (`Object.assign(this, { getRequest: () => …, … })`). Counted on the
+ * pinning benchmark (callgrind, Node 24), the four calls a pinned request
+ * made cost about 4,000 instructions, close to 1 % of the whole request.
+ */
+const HTTP_REQUEST = 0;
+const HTTP_RESPONSE = 1;
+const RPC_DATA = 0;
+const RPC_CONTEXT = 1;
+const WS_CLIENT = 0;
+const WS_DATA = 1;
+
+/**
  * The transports `@vane/nestjs` tells apart: Nest's own context types
  * (`http` on Express or Fastify, `rpc` for microservices, `ws` for gateways)
  * and `graphql` (resolvers of `@nestjs/graphql`).
@@ -42,15 +60,15 @@ function graphqlContextOf(context: ExecutionContext): object | undefined {
 export function requestOf(context: ExecutionContext): object | undefined {
   switch (context.getType<string>()) {
     case 'http':
-      return objectOrUndefined(context.switchToHttp().getRequest());
+      return objectOrUndefined(context.getArgByIndex(HTTP_REQUEST));
     case 'graphql': {
       const gql = graphqlContextOf(context);
       return objectOrUndefined((gql as { req?: unknown } | undefined)?.req) ?? gql;
     }
     case 'rpc':
-      return objectOrUndefined(context.switchToRpc().getData());
+      return objectOrUndefined(context.getArgByIndex(RPC_DATA));
     case 'ws':
-      return objectOrUndefined(context.switchToWs().getClient());
+      return objectOrUndefined(context.getArgByIndex(WS_CLIENT));
     default:
       return undefined;
   }
@@ -90,15 +108,15 @@ export function userOf(context: ExecutionContext): unknown {
 export function callKeyOf(context: ExecutionContext): object | undefined {
   switch (context.getType<string>()) {
     case 'http':
-      return objectOrUndefined(context.switchToHttp().getRequest());
+      return objectOrUndefined(context.getArgByIndex(HTTP_REQUEST));
     case 'graphql':
       return graphqlContextOf(context);
     case 'rpc':
       return (
-        objectOrUndefined(context.switchToRpc().getData()) ?? objectOrUndefined(context.switchToRpc().getContext())
+        objectOrUndefined(context.getArgByIndex(RPC_DATA)) ?? objectOrUndefined(context.getArgByIndex(RPC_CONTEXT))
       );
     case 'ws':
-      return objectOrUndefined(context.switchToWs().getData());
+      return objectOrUndefined(context.getArgByIndex(WS_DATA));
     default:
       return undefined;
   }
@@ -142,7 +160,7 @@ function isNodeResponse(value: unknown): value is ClosingResponse {
 export function responseOf(context: ExecutionContext): ClosingResponse | undefined {
   switch (context.getType<string>()) {
     case 'http':
-      return closingResponse(context.switchToHttp().getResponse());
+      return closingResponse(context.getArgByIndex(HTTP_RESPONSE));
     case 'graphql': {
       const gql = graphqlContextOf(context) as { res?: unknown; reply?: unknown; req?: { res?: unknown } } | undefined;
       return closingResponse(gql?.res) ?? closingResponse(gql?.reply) ?? closingResponse(gql?.req?.res);
