@@ -3,7 +3,7 @@ import { VaneClient, whenResponseEnds, type EndingResponse, type VaneReader, typ
 import { Observable } from 'rxjs';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { callKeyOf, responseOf } from './request-context.js';
-import { callStateOf, callStateOfRequest, type CallPin } from './utils/call-state.js';
+import { callStateOf, callStateOfRequest, type CallState } from './utils/call-state.js';
 import { VANE_MODULE_OPTIONS } from './vane.constants.js';
 
 /** Where a response whose request is not the call's object (Fastify's `reply.raw`) keeps the snapshot to let go of. */
@@ -17,7 +17,7 @@ interface PinnedResponse extends EndingResponse {
 
 /** A response whose request is the call's object (Express) ended: lets go of the call's pin. */
 function releaseRequestPin(response: PinnedResponse): void {
-  callStateOfRequest(response.req)?.pin?.snapshot.release();
+  callStateOfRequest(response.req)?.snapshot?.release();
 }
 
 /** Any other pinned response (Fastify's `reply.raw`) ended. */
@@ -79,33 +79,36 @@ export class VaneRequestPins {
    * they await read the call's revision through `VaneClient`.
    */
   run<T>(context: ExecutionContext, handle: () => Observable<T>): Observable<T> {
-    const pin = this.#pinOf(context);
-    if (pin === undefined) return handle();
+    const call = this.#pinOf(context);
+    if (call === undefined) return handle();
+    const snapshot = call.snapshot;
     // Nest binds the rest of the call to the async context handle() is called in: the pinned one.
-    if (!pin.endsWithHandler) return pin.snapshot.run(handle);
+    if (!call.endsWithHandler) return snapshot.run(handle);
     return new Observable<T>((subscriber) => {
-      pin.running++;
+      call.running++;
       // handle() binds the rest of the call to the async context it is called in: the pinned one.
-      const subscription = pin.snapshot.run(() => handle().subscribe(subscriber));
+      const subscription = snapshot.run(() => handle().subscribe(subscriber));
       return () => {
         subscription.unsubscribe();
-        if (--pin.running === 0 && pin.endsWithHandler) {
-          this.#unreleased.unregister(pin);
-          pin.snapshot.release();
+        if (--call.running === 0) {
+          this.#unreleased.unregister(call);
+          snapshot.release();
         }
       };
     });
   }
 
-  #pinOf(context: ExecutionContext): CallPin | undefined {
+  /** The call's state, with its revision taken (on the call's first Vane touch); `undefined` with `consistentReads: false`. */
+  #pinOf(context: ExecutionContext): PinnedCall | undefined {
     if (!this.#enabled) return undefined;
     const state = callStateOf(context);
-    if (state.pin !== undefined) return state.pin;
+    if (state.snapshot !== undefined) return state as PinnedCall;
     const snapshot = this.client.snapshot();
     const response = responseOf(context);
-    const pin: CallPin = { snapshot, endsWithHandler: response === undefined, running: 0 };
-    state.pin = pin;
-    if (response === undefined) this.#unreleased.register(state, snapshot, pin);
+    state.snapshot = snapshot;
+    state.endsWithHandler = response === undefined;
+    // The state is its own unregister token: its handler's end unregisters it.
+    if (response === undefined) this.#unreleased.register(state, snapshot, state);
     else if ((response as PinnedResponse).req === callKeyOf(context)) {
       // Express: the response reaches the pin through its request; one shared callback, nothing added to it.
       whenResponseEnds(response as PinnedResponse, releaseRequestPin);
@@ -113,6 +116,9 @@ export class VaneRequestPins {
       (response as PinnedResponse)[PINNED] = snapshot;
       whenResponseEnds(response as PinnedResponse, releasePinned);
     }
-    return pin;
+    return state as PinnedCall;
   }
 }
+
+/** A call whose revision is taken. */
+type PinnedCall = CallState & { readonly snapshot: VaneSnapshot };

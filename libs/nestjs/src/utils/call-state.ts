@@ -2,15 +2,6 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { RequestAbEvaluation, VaneSnapshot } from '@vane/client';
 import { callKeyOf } from '../request-context.js';
 
-/** The revision one call reads (see `VaneRequestPins`). @internal */
-export interface CallPin {
-  readonly snapshot: VaneSnapshot;
-  /** False when the call's HTTP response ends it; true when its handler does (no response). */
-  readonly endsWithHandler: boolean;
-  /** Handlers of the call running now (its interceptor subscriptions). */
-  running: number;
-}
-
 /**
  * Everything `@vane/nestjs` keeps for one call (an HTTP request, a GraphQL
  * operation, an RPC or WebSocket message): made at the call's first Vane
@@ -19,8 +10,12 @@ export interface CallPin {
  * @internal
  */
 export class CallState {
-  /** The revision the call reads, once taken. */
-  pin: CallPin | undefined = undefined;
+  /** The revision the call reads, once taken (see `VaneRequestPins`). */
+  snapshot: VaneSnapshot | undefined = undefined;
+  /** False when the call's HTTP response ends its pin; true when its handler does (no response). */
+  endsWithHandler = false;
+  /** Handlers of the call running now (its interceptor subscriptions). */
+  running = 0;
   /** The call's A/B batch, once asked. */
   abEvaluation: RequestAbEvaluation<ExecutionContext> | undefined = undefined;
   /** The handler a `FeatureFlagGuard` subclass let the call through to. */
