@@ -116,6 +116,8 @@ describe('public door', () => {
         'isVaneKey',
         'runStartupCheck',
         'unknownFlagWarnings',
+        // The adapters' one way to let go of a request's revision when its response is done.
+        'whenResponseEnds',
       ].sort(),
     );
   });
