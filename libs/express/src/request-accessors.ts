@@ -70,24 +70,26 @@ function releaseRequestSnapshots(res: Response): void {
 const NODE_REQUEST_PROTOTYPES: ReadonlySet<object> = new Set([IncomingMessage.prototype, Http2ServerRequest.prototype]);
 
 /** The request prototype `req.vane` was last found defined on (a one-entry cache: an app has one). */
-let exposedOn: object | null = null;
+let exposedOn: object | undefined;
 
 /**
  * Makes `accessor` what `req.vane` reads. On Express's requests, through a
  * `vane` getter on the framework's request prototype (`express.request`,
  * which every app's `app.request` inherits), defined once: reading it looks
  * the request up in {@link accessors}, and nothing is added to the request.
- * Assigning `req.vane` still works: it makes an own property of that request
- * (the guards keep using the accessor they made). A request whose prototype
- * is Node's own, or that has no framework prototype, gets `req.vane` as an
- * own property, as a plain object would.
+ * Assigning `req.vane` still works: it makes an own property of that request,
+ * which shadows the getter for the rest of it (the guards keep using the
+ * accessor they made). Nothing is looked up on the request itself here: on
+ * Express every such lookup is a runtime one (see {@link accessors}). A
+ * request whose prototype is Node's own, or that has no framework
+ * prototype, gets `req.vane` as an own property, as a plain object would.
  */
 function exposeAsVane(req: Request, accessor: RequestVaneAccessor): void {
   const proto = Object.getPrototypeOf(req) as object | null;
-  if (proto !== null && (proto === exposedOn || defineVaneGetter(proto))) {
+  if (proto === exposedOn) return;
+  if (proto !== null && defineVaneGetter(proto)) {
     exposedOn = proto;
-    // An own `req.vane` (assigned by the app, or by an earlier Vane on a non-framework request) shadows the getter.
-    if (!Object.prototype.hasOwnProperty.call(req, 'vane')) return;
+    return;
   }
   req.vane = accessor;
 }
