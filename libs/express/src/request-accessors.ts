@@ -11,29 +11,41 @@ import type { Request, Response } from 'express';
 import type { RequestVaneAccessor } from './request-vane.accessor.js';
 
 /**
- * Each request's accessor of the last `VaneExpress` that touched it, linked
- * to the others' (`nextOnRequest`; an app usually mounts one).
+ * The key under which a request keeps its accessor of the last `VaneExpress`
+ * that touched it, linked to the others' (`nextOnRequest`; an app usually
+ * mounts one).
  *
- * Why a WeakMap and not a property of the request: Express swaps every
- * request's prototype (`Object.setPrototypeOf(req, app.request)`), after
- * which V8 gives each request a map of its own, so every property added to
- * a request builds a new map in the runtime. Counted under callgrind on the
- * benchmark's Express 5 app (main thread, one connection), one added
- * property and its read cost about 23,000 instructions per request, 3.5 % of
- * a whole request; a WeakMap entry, within noise of nothing.
+ * Why a property of the request and not a WeakMap keyed by it: an accessor
+ * refers to its request (its A/B memo asks `abContext(req)`), and V8's
+ * young-generation collector treats a WeakMap's values as strong. A value
+ * that refers to its key keeps the key alive through every scavenge, so
+ * every request (with its socket buffers, headers and response) survived
+ * into the old generation and waited for a full collection. Measured on the
+ * benchmark's Express 5 app with garbage collection on the main thread
+ * (`--single-threaded-gc`, callgrind, 10 connections): such a WeakMap entry
+ * cost 6.5 % of a request, a property on the request nothing measurable; timed,
+ * the WeakMap doubled the CPU time of V8's collector threads. A property
+ * added to an Express request is not free either (Express swaps each
+ * request's prototype, so V8 builds each request's hidden class in its
+ * runtime): one property, and only one, is added.
  */
-const accessors = new WeakMap<object, RequestVaneAccessor>();
+const ACCESSORS: unique symbol = Symbol('vane.accessors');
+
+/** A request as this file sees it: maybe holding accessors under {@link ACCESSORS}. */
+interface HoldsAccessors {
+  [ACCESSORS]?: RequestVaneAccessor;
+}
 
 /** The accessor `owner` made for `req`, if it made one. @internal */
 export function accessorOf(req: Request, owner: object): RequestVaneAccessor | undefined {
-  let accessor = accessors.get(req);
+  let accessor = (req as HoldsAccessors)[ACCESSORS];
   while (accessor !== undefined && accessor.owner !== owner) accessor = accessor.nextOnRequest;
   return accessor;
 }
 
 /** The accessor made last for `req` (linked to the others'): the next one made links to it. @internal */
 export function lastAccessorOf(req: Request): RequestVaneAccessor | undefined {
-  return accessors.get(req);
+  return (req as HoldsAccessors)[ACCESSORS];
 }
 
 /**
@@ -44,7 +56,7 @@ export function lastAccessorOf(req: Request): RequestVaneAccessor | undefined {
  */
 export function keepAccessor(req: Request, res: Response, accessor: RequestVaneAccessor): void {
   const snapshot = accessor.snapshot;
-  accessors.set(req, accessor);
+  (req as HoldsAccessors)[ACCESSORS] = accessor;
   exposeAsVane(req, accessor);
   if (snapshot === undefined) return;
   if (res.req === req) {
@@ -63,7 +75,7 @@ function holdsSnapshot(accessor: RequestVaneAccessor | undefined): boolean {
 
 /** Called when a pinned response ended: lets go of its request's revisions. */
 function releaseRequestSnapshots(res: Response): void {
-  for (let a = accessors.get(res.req); a !== undefined; a = a.nextOnRequest) a.snapshot?.release();
+  for (let a = (res.req as HoldsAccessors)[ACCESSORS]; a !== undefined; a = a.nextOnRequest) a.snapshot?.release();
 }
 
 /** Node's own request prototypes: `req.vane` is never defined on them (that would reach every server of the process). */
@@ -75,12 +87,12 @@ let exposedOn: object | undefined;
 /**
  * Makes `accessor` what `req.vane` reads. On Express's requests, through a
  * `vane` getter on the framework's request prototype (`express.request`,
- * which every app's `app.request` inherits), defined once: reading it looks
- * the request up in {@link accessors}, and nothing is added to the request.
+ * which every app's `app.request` inherits), defined once: reading it reads
+ * the request's {@link ACCESSORS}, the one property Vane adds to a request.
  * Assigning `req.vane` still works: it makes an own property of that request,
  * which shadows the getter for the rest of it (the guards keep using the
  * accessor they made). Nothing is looked up on the request itself here: on
- * Express every such lookup is a runtime one (see {@link accessors}). A
+ * Express every such lookup is a runtime one (see {@link ACCESSORS}). A
  * request whose prototype is Node's own, or that has no framework
  * prototype, gets `req.vane` as an own property, as a plain object would.
  */
@@ -114,8 +126,8 @@ function defineVaneGetter(proto: object): boolean {
 }
 
 /** `req.vane` on a framework request: the accessor of the last Vane that touched it. */
-function readVane(this: object): RequestVaneAccessor | undefined {
-  return accessors.get(this);
+function readVane(this: HoldsAccessors): RequestVaneAccessor | undefined {
+  return this[ACCESSORS];
 }
 
 /** `req.vane = value`: an own property of that request, as on a plain object. */

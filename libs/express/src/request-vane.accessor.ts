@@ -3,12 +3,17 @@
  *
  * @packageDocumentation
  */
-import { AdapterRequestReader, type RequestAbMemo, type VaneReader, type VaneSnapshot } from '@vane/client';
-import type { NextFunction } from 'express';
+import {
+  AdapterRequestReader,
+  type RequestAbEvaluationOptions,
+  type VaneReader,
+  type VaneSnapshot,
+} from '@vane/client';
+import type { NextFunction, Request } from 'express';
 import type { RequestVane } from './request-vane.js';
 
 /** `req.vane`: the reader every adapter gives a request (`AdapterRequestReader`), with the request's A/B memo. */
-export class RequestVaneAccessor extends AdapterRequestReader implements RequestVane {
+export class RequestVaneAccessor extends AdapterRequestReader<Request> implements RequestVane {
   /** The `VaneExpress` this accessor belongs to (an app may mount several). */
   readonly owner: object;
   /** The request's accessor of another `VaneExpress` mounted before this one (see `request-accessors.ts`). */
@@ -18,18 +23,20 @@ export class RequestVaneAccessor extends AdapterRequestReader implements Request
   /**
    * @param owner - the `VaneExpress` this accessor belongs to.
    * @param reader - the request's snapshot, or the client itself (live reads).
-   * @param abEvaluation - the request's A/B memo, shared with the route's A/B guards.
+   * @param abOptions - what the request's A/B memo (shared with the route's A/B guards) is made with.
+   * @param request - the request.
    * @param snapshot - the request's snapshot, whose scope the rest of the chain runs in.
    * @param nextOnRequest - the request's accessor of another `VaneExpress`, if any.
    */
   constructor(
     owner: object,
     reader: VaneReader,
-    abEvaluation: RequestAbMemo,
+    abOptions: RequestAbEvaluationOptions<Request>,
+    request: Request,
     snapshot: VaneSnapshot | undefined,
     nextOnRequest: RequestVaneAccessor | undefined,
   ) {
-    super(reader, abEvaluation, 'req.vane', snapshot);
+    super(reader, abOptions, request, 'req.vane', snapshot);
     this.owner = owner;
     this.nextOnRequest = nextOnRequest;
   }

@@ -111,13 +111,12 @@ export function createFlagGuard(
   if (!ab) {
     const plain: RequestHandler = function vaneFlagGuard(req, res, next) {
       const reader = deps.accessorFor(req, res);
-      const offKey = list.find((key) => {
+      for (const key of list) {
         // A feature_flag.evaluation event on the request's span, when the app traces.
         deps.client.telemetry.recordFlag(key);
-        return !reader.flag(key);
-      });
-      if (offKey === undefined) return reader.continue(next);
-      deny(off, plain, req, res, next, flagDenialOf(reader, offKey, ab));
+        if (!reader.flag(key)) return deny(off, plain, req, res, next, flagDenialOf(reader, key, ab));
+      }
+      reader.continue(next);
     };
     return plain;
   }

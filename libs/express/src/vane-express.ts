@@ -5,7 +5,6 @@
  */
 import {
   consoleLogger,
-  RequestAbEvaluation,
   type RequestAbEvaluationOptions,
   type LiveResource,
   type LiveResourceDefinition,
@@ -163,13 +162,7 @@ export class VaneExpress {
     let accessor = accessorOf(req, this);
     if (accessor === undefined) {
       const snapshot = this.#consistentReads ? this.client.snapshot() : undefined;
-      accessor = new RequestVaneAccessor(
-        this,
-        snapshot ?? this.client,
-        new RequestAbEvaluation(this.#ab, req),
-        snapshot,
-        lastAccessorOf(req),
-      );
+      accessor = new RequestVaneAccessor(this, snapshot ?? this.client, this.#ab, req, snapshot, lastAccessorOf(req));
       // `req.vane` from now on; the request's revision is let go once its response is done (sent, or the connection gone).
       keepAccessor(req, res, accessor);
     }

@@ -6,7 +6,7 @@ import { EXPRESS_VERSIONS } from './support/express-versions.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';
 
 // `req.vane` is read through a getter on the framework's request prototype, with the accessor
-// kept beside the request (a WeakMap): nothing is added to Express's requests (see
+// kept under one symbol of the request: no `vane` key is added to Express's requests (see
 // request-accessors.ts for why). These tests pin what a user can observe of that.
 describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
   let fx: VaneFixture;
@@ -16,7 +16,7 @@ describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
   });
   afterEach(() => fx.close());
 
-  it('reads like a property but adds none to the request: no own key, nothing in its keys or JSON', async () => {
+  it('reads like a property but adds no `vane` key to the request: one symbol, nothing in its keys', async () => {
     const app = makeApp();
     app.use(fx.vane.middleware());
     app.get('/shape', (req, res) => {
@@ -24,7 +24,9 @@ describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
         inRequest: 'vane' in req,
         own: Object.prototype.hasOwnProperty.call(req, 'vane'),
         inKeys: Object.keys(req).includes('vane'),
-        symbols: Object.getOwnPropertySymbols(req).map(String),
+        symbols: Object.getOwnPropertySymbols(req)
+          .map(String)
+          .filter((name) => name.includes('vane')),
         reads: req.vane.config('db.pool.max'),
       });
     });
@@ -33,7 +35,7 @@ describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
       inRequest: true,
       own: false,
       inKeys: false,
-      symbols: expect.not.arrayContaining([expect.stringContaining('vane')]),
+      symbols: ['Symbol(vane.accessors)'],
       reads: 10,
     });
   });

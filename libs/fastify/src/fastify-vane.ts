@@ -4,7 +4,6 @@
  * @packageDocumentation
  */
 import {
-  RequestAbEvaluation,
   type LiveResource,
   type LiveResourceDefinition,
   type RequestAbEvaluationOptions,
@@ -194,7 +193,7 @@ export class FastifyVane {
         (reply!.raw as unknown as Record<symbol, VaneSnapshot>)[ACCESSOR] = snapshot;
         whenResponseEnds(reply!.raw, releaseRequestSnapshot);
       }
-      accessor = new RequestVaneAccessor(snapshot ?? client, new RequestAbEvaluation(this.#ab, request), snapshot);
+      accessor = new RequestVaneAccessor(snapshot ?? client, this.#ab, request, snapshot);
       holder[ACCESSOR] = accessor;
     }
     return accessor;

@@ -3,17 +3,29 @@
  *
  * @packageDocumentation
  */
-import { AdapterRequestReader, type RequestAbMemo, type VaneReader, type VaneSnapshot } from '@vane/client';
+import {
+  AdapterRequestReader,
+  type RequestAbEvaluationOptions,
+  type VaneReader,
+  type VaneSnapshot,
+} from '@vane/client';
+import type { FastifyRequest } from 'fastify';
 import type { RequestVane } from './request-vane.js';
 
 /** `request.vane`: the reader every adapter gives a request (`AdapterRequestReader`). */
-export class RequestVaneAccessor extends AdapterRequestReader implements RequestVane {
+export class RequestVaneAccessor extends AdapterRequestReader<FastifyRequest> implements RequestVane {
   /**
    * @param reader - the request's snapshot, or the client itself (live reads).
-   * @param abEvaluation - the request's A/B memo, shared with the route's A/B guards.
+   * @param abOptions - what the request's A/B memo (shared with the route's A/B guards) is made with.
+   * @param request - the request.
    * @param snapshot - the request's snapshot, whose scope its hooks and handler run in.
    */
-  constructor(reader: VaneReader, abEvaluation: RequestAbMemo, snapshot?: VaneSnapshot) {
-    super(reader, abEvaluation, 'request.vane', snapshot);
+  constructor(
+    reader: VaneReader,
+    abOptions: RequestAbEvaluationOptions<FastifyRequest>,
+    request: FastifyRequest,
+    snapshot?: VaneSnapshot,
+  ) {
+    super(reader, abOptions, request, 'request.vane', snapshot);
   }
 }

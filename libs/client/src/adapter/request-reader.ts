@@ -6,33 +6,57 @@
  * @packageDocumentation
  */
 import type { AbResults } from '../ab/ab-evaluation.js';
-import type { RequestAbMemo } from '../ab/request-ab-evaluation.js';
+import {
+  RequestAbEvaluation,
+  type RequestAbEvaluationOptions,
+  type RequestAbMemo,
+} from '../ab/request-ab-evaluation.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { SecretVersionInfo } from '../store/change-event.js';
 import type { ConfigValue } from '../store/snapshot.js';
 import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from '../vane-reader.js';
 import type { VaneSnapshot } from '../vane-snapshot.js';
 
-/** A request's reader: the request's snapshot's (or the client's) reads, and `ab()` through the request's A/B memo. */
-export class AdapterRequestReader implements VaneReader {
+/**
+ * A request's reader: the request's snapshot's (or the client's) reads, and
+ * `ab()` through the request's A/B memo, made on the request's first A/B
+ * question (most requests ask none: a plain-flag route allocates no memo).
+ *
+ * @typeParam R - what the adapter calls a request, handed to the A/B options' functions.
+ */
+export class AdapterRequestReader<R = unknown> implements VaneReader {
   readonly #client: VaneReader;
   readonly #name: string;
-  /** The request's A/B memo (a `RequestAbEvaluation`), shared with the route's A/B guards. */
-  readonly abEvaluation: RequestAbMemo;
+  readonly #abOptions: RequestAbEvaluationOptions<R>;
+  readonly #request: R;
+  #abEvaluation: RequestAbMemo | undefined = undefined;
   /** The request's snapshot (`client.snapshot()`), whose scope the request runs in; `undefined` for live reads. */
   readonly snapshot: VaneSnapshot | undefined;
 
   /**
    * @param reader - what is read: the request's snapshot, or the client itself (live reads).
-   * @param abEvaluation - the request's A/B memo (normally a `RequestAbEvaluation`).
+   * @param abOptions - what the request's A/B memo is made with (one object for every request of an app).
+   * @param request - the request, handed to the functions of `abOptions`.
    * @param name - what the app calls it (`req.vane`), for error messages.
    * @param snapshot - the request's snapshot, when it has one (the adapter releases it when the request ends).
    */
-  constructor(reader: VaneReader, abEvaluation: RequestAbMemo, name: string, snapshot?: VaneSnapshot) {
+  constructor(
+    reader: VaneReader,
+    abOptions: RequestAbEvaluationOptions<R>,
+    request: R,
+    name: string,
+    snapshot?: VaneSnapshot,
+  ) {
     this.#client = reader;
-    this.abEvaluation = abEvaluation;
+    this.#abOptions = abOptions;
+    this.#request = request;
     this.#name = name;
     this.snapshot = snapshot;
+  }
+
+  /** The request's A/B memo (a `RequestAbEvaluation`), shared with the route's A/B guards; made on first use. */
+  get abEvaluation(): RequestAbMemo {
+    return (this.#abEvaluation ??= new RequestAbEvaluation(this.#abOptions, this.#request));
   }
 
   config<T extends ConfigValue = ConfigValue>(key: string): T | undefined;
