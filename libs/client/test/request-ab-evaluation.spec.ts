@@ -94,6 +94,34 @@ describe('RequestAbEvaluation', () => {
     expect(calls()).toBe(1);
   });
 
+  it('made without its request, hands each question its own request to the context, plan and logger functions', async () => {
+    // What an adapter does that keeps the memo in a WeakMap keyed by the request (@vane/nestjs):
+    // the memo must not refer to its key, so the request comes with every question.
+    interface Req {
+      readonly user: string;
+      readonly route: readonly string[];
+    }
+    const seen: { context: Req[]; planned: Req[]; logger: Req[] } = { context: [], planned: [], logger: [] };
+    server.admin.setTenant({ ab_addon: false });
+    const memo = new RequestAbEvaluation<Req>({
+      evaluate: (keys, user) => client.evaluateAb(keys, user),
+      context: (req) => (seen.context.push(req), { userId: req.user }),
+      plannedKeys: (req) => (seen.planned.push(req), req.route),
+      logger: (req) => (seen.logger.push(req), logger),
+    });
+    const req: Req = { user: 'u-8812', route: ['dark-mode'] };
+    expect(await memo.offKey(['always-on'], req)).toBe('always-on'); // the add-on is off: fails closed
+    expect({ ...(await memo.evaluate(['dark-mode'], req)) }).toEqual({ 'dark-mode': false }); // planned: no new call
+    expect({ ...(memo.now(['always-on'], req) as AbResults) }).toEqual({ 'always-on': false });
+    expect(calls()).toBe(1);
+    expect(seen.context).toEqual([req]);
+    expect(seen.planned.length).toBeGreaterThan(0);
+    expect(new Set([...seen.planned, ...seen.logger])).toEqual(new Set([req]));
+    expect(logger.text('warn')).toContain(
+      'A/B evaluation of "always-on", "dark-mode" failed (VANE_ADDON_NOT_AVAILABLE)',
+    );
+  });
+
   it('fails closed when the app context function throws (anonymous, one warning); rejects Vane argument errors and after close()', async () => {
     const failing = evaluation(() => {
       throw new TypeError('session store down');

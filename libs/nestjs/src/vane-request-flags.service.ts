@@ -109,7 +109,7 @@ export class VaneRequestFlags {
    * known now (cached by the client), else a promise.
    */
   abOffKey(context: ExecutionContext, keys: readonly string[]): string | null | Promise<string | null> {
-    return this.#evaluationOf(context).offKey(keys);
+    return this.#evaluationOf(context).offKey(keys, context);
   }
 
   /**
@@ -188,12 +188,17 @@ export class VaneRequestFlags {
    * `RequestAbEvaluation` from `@vane/client`, shared with `@vane/express`.
    */
   abResults(context: ExecutionContext, extraKeys: readonly string[] = []): Promise<AbResults> {
-    return this.#evaluationOf(context).evaluate([...new Set([...this.abKeysOf(context), ...extraKeys])]);
+    return this.#evaluationOf(context).evaluate([...new Set([...this.abKeysOf(context), ...extraKeys])], context);
   }
 
-  /** The request's A/B memo, made at its first A/B question (with that question's context). */
+  /**
+   * The request's A/B memo, made at its first A/B question. It is kept in the
+   * call's state (a WeakMap keyed by the call's object), so it is made
+   * without the context, which refers to that object: each question hands
+   * its own context (see `RequestAbEvaluation`'s constructor for why).
+   */
   #evaluationOf(context: ExecutionContext): RequestAbEvaluation<ExecutionContext> {
     const state = callStateOf(context);
-    return (state.abEvaluation ??= new RequestAbEvaluation(this.#ab, context));
+    return (state.abEvaluation ??= new RequestAbEvaluation(this.#ab));
   }
 }

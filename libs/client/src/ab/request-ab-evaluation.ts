@@ -112,7 +112,11 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
 
   /**
    * @param options - how to send, who the user is, what is planned, where to warn.
-   * @param request - the request, handed to the functions of `options`.
+   * @param request - the request, handed to the functions of `options`. An
+   *   adapter that keeps the memo in a `WeakMap` keyed by the request leaves it
+   *   out and hands the request to each call instead: V8's young-generation
+   *   collector treats a `WeakMap`'s values as strong, so a memo that refers
+   *   to its key would keep every request alive until a full collection.
    */
   constructor(options: RequestAbEvaluationOptions<R>, request?: R) {
     this.#options = options;
@@ -122,21 +126,24 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
   /**
    * Evaluates `keys` for the request's user.
    *
+   * @param request - the request, when the memo was made without one (see the constructor).
    * @returns key → boolean for each key asked (a null-prototype object).
    * @throws whatever the `context` function throws, and `ClientClosedError` after `close()` (rejections).
    */
-  evaluate(keys: readonly string[]): Promise<AbResults> {
-    if (this.#settle(keys)) return Promise.resolve(this.#pick(keys));
-    return this.#evaluateLater(keys);
+  evaluate(keys: readonly string[], request: R = this.#request): Promise<AbResults> {
+    if (this.#settle(keys, request)) return Promise.resolve(this.#pick(keys));
+    return this.#evaluateLater(keys, request);
   }
 
   /**
    * {@link RequestAbEvaluation.evaluate}, synchronously when every answer
    * is known now: the results themselves, else their promise.
+   *
+   * @param request - the request, when the memo was made without one (see the constructor).
    */
-  now(keys: readonly string[]): AbResults | Promise<AbResults> {
-    if (this.#settle(keys)) return this.#pick(keys);
-    return this.#evaluateLater(keys);
+  now(keys: readonly string[], request: R = this.#request): AbResults | Promise<AbResults> {
+    if (this.#settle(keys, request)) return this.#pick(keys);
+    return this.#evaluateLater(keys, request);
   }
 
   /**
@@ -144,10 +151,12 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
    * every one is on: what a guard decides on. Synchronous when every answer
    * is known now, else a promise (which rejects as
    * {@link RequestAbEvaluation.evaluate} does). Never throws.
+   *
+   * @param request - the request, when the memo was made without one (see the constructor).
    */
-  offKey(keys: readonly string[]): string | null | Promise<string | null> {
-    if (this.#settle(keys)) return this.#firstOff(keys);
-    return this.#evaluateLater(keys).then(() => this.#firstOff(keys));
+  offKey(keys: readonly string[], request: R = this.#request): string | null | Promise<string | null> {
+    if (this.#settle(keys, request)) return this.#firstOff(keys);
+    return this.#evaluateLater(keys, request).then(() => this.#firstOff(keys));
   }
 
   #firstOff(keys: readonly string[]): string | null {
@@ -172,7 +181,7 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
    * can be settled without a call: an anonymous request's keys (off), and
    * answers `cached` gives. Never throws.
    */
-  #settle(keys: readonly string[]): boolean {
+  #settle(keys: readonly string[], request: R): boolean {
     const settled = this.#settled;
     let missing = false;
     for (const key of keys) {
@@ -184,10 +193,10 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
     if (!missing) return true;
     const pending = this.#pending;
     if (pending !== undefined) for (const key of keys) if (pending.has(key)) return false;
-    const context = this.#contextNow();
+    const context = this.#contextNow(request);
     if (context === NOT_READY) return false;
     try {
-      const wanted = this.#unasked(keys);
+      const wanted = this.#unasked(keys, request);
       if (context === null || context === undefined) {
         const record = this.#settledRecord();
         for (const key of wanted) record[key] = false;
@@ -211,8 +220,8 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
    * once. `keys` itself when that is all of them (the common case of a guard
    * whose keys are the route's plan): nothing is allocated.
    */
-  #unasked(keys: readonly string[]): readonly string[] {
-    const planned = this.#options.plannedKeys?.call(this.#options, this.#request) ?? NO_KEYS;
+  #unasked(keys: readonly string[], request: R): readonly string[] {
+    const planned = this.#options.plannedKeys?.call(this.#options, request) ?? NO_KEYS;
     if (this.#allUnasked(keys) && includesAll(keys, planned)) return keys;
     const out: string[] = [];
     this.#addUnasked(keys, out);
@@ -242,10 +251,10 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
     }
   }
 
-  async #evaluateLater(keys: readonly string[]): Promise<AbResults> {
-    const wanted = this.#unasked(keys);
+  async #evaluateLater(keys: readonly string[], request: R): Promise<AbResults> {
+    const wanted = this.#unasked(keys, request);
     if (wanted.length > 0) {
-      const landed = this.#call(wanted).then((results) => {
+      const landed = this.#call(wanted, request).then((results) => {
         const record = this.#settledRecord();
         for (const key of wanted) {
           record[key] = results[key] === true;
@@ -264,8 +273,8 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
     return this.#pick(keys);
   }
 
-  async #call(keys: readonly string[]): Promise<AbResults> {
-    const context = await this.#contextLater();
+  async #call(keys: readonly string[], request: R): Promise<AbResults> {
+    const context = await this.#contextLater(request);
     if (context === null || context === undefined) return {};
     try {
       return await this.#options.evaluate(keys, context);
@@ -273,38 +282,40 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
       // A closed client is the app shutting down, not the service failing: that one is not hidden.
       if (err instanceof ClientClosedError) throw err;
       this.#warn(
+        request,
         `A/B evaluation of ${keys.map((k) => `"${k}"`).join(', ')} failed${codeOf(err)}, treating them as off: ${err instanceof Error ? redactText(err.message) : typeof err}`,
       );
       return {};
     }
   }
 
-  #warn(message: string): void {
+  #warn(request: R, message: string): void {
     const { logger } = this.#options;
-    (typeof logger === 'function' ? logger(this.#request) : logger).warn(message);
+    (typeof logger === 'function' ? logger(request) : logger).warn(message);
   }
 
   /** What the context function failing means: anonymous, with a warning; Vane's own argument error rethrown. */
-  #contextFailed(err: unknown): null {
+  #contextFailed(err: unknown, request: R): null {
     // Vane's own argument error (an adapter asked for A/B with no abContext configured) is a bug
     // in the app's wiring, not an outage of its user source: it rejects, loudly.
     if (err instanceof InvalidArgumentError) throw err;
     this.#warn(
+      request,
       `abContext failed${codeOf(err)}, treating the request as anonymous (its A/B flags are off): ${err instanceof Error ? redactText(err.message) : typeof err}`,
     );
     return null;
   }
 
   /** The user if known now (the context function asked now if it was not yet), else `NOT_READY`. */
-  #contextNow(): Context | typeof NOT_READY {
+  #contextNow(request: R): Context | typeof NOT_READY {
     const known = this.#context;
     if (known !== NOT_ASKED) return known instanceof Promise ? NOT_READY : known;
     let given: Context | PromiseLike<Context>;
     try {
-      given = this.#options.context(this.#request);
+      given = this.#options.context(request);
     } catch (err) {
       try {
-        this.#context = this.#contextFailed(err);
+        this.#context = this.#contextFailed(err, request);
       } catch (rethrown) {
         this.#context = Promise.reject(rethrown);
         this.#context.catch(noop);
@@ -315,15 +326,15 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
     if (!isThenable(given)) return (this.#context = given);
     const later: Promise<Context> = Promise.resolve(given).then(
       (value) => (this.#context = value),
-      (err: unknown) => (this.#context = this.#contextFailed(err)),
+      (err: unknown) => (this.#context = this.#contextFailed(err, request)),
     );
     later.catch(noop);
     this.#context = later;
     return NOT_READY;
   }
 
-  #contextLater(): Promise<Context> {
-    const now = this.#contextNow();
+  #contextLater(request: R): Promise<Context> {
+    const now = this.#contextNow(request);
     return now === NOT_READY ? (this.#context as Promise<Context>) : Promise.resolve(now);
   }
 }

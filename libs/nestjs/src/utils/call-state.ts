@@ -34,6 +34,13 @@ export class CallState {
  * 23,000 instructions per request, 3.5 % of a whole request; a WeakMap entry
  * is within the noise of nothing. A WeakMap also leaves the app's own
  * payloads (RPC data, WebSocket messages) untouched, frozen or not.
+ *
+ * The rule that makes it cheap: a state must never refer to its call's
+ * object, not even through the execution context (whose arguments are that
+ * object). V8's young-generation collector treats a WeakMap's values as
+ * strong, so a value that reaches its own key keeps the key alive through
+ * every scavenge, until a full collection: every request would be promoted.
+ * Hence the A/B memo is made without a context (each question hands its own).
  */
 const callStates = new WeakMap<object, CallState>();
 
