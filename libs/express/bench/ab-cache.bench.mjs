@@ -23,7 +23,8 @@
 //     user in a loop in this process, against `client.flag()` awaited the same way; and
 //     `evaluateAbCached` (what the guards call first), against `client.flag()`, both synchronous.
 // The machine is shared and its speed drifts, so routes are measured in short rounds back
-// to back, the order rotating, and each figure is the median of the per-round ratios.
+// to back, in a new random order each round, and each figure is the median of the per-round
+// ratios.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -168,11 +169,36 @@ function run(path, users, duration, amount) {
   });
 }
 
+/** A fixed-seed generator (mulberry32): the same orders in every run. */
+function prng(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = prng(24);
+
+/**
+ * `routes` in a random order (Fisher–Yates): over the rounds every route follows every other
+ * about equally often. A fixed rotation always put the same route before a given one, and a
+ * route that leaves work behind (garbage, the local server busy) then taxed the same neighbour.
+ */
+function shuffled(routes) {
+  const out = [...routes];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 /** The app's CPU time so far, in microseconds. */
 const appCpu = async () => (await call(appPort, 'GET', '/cpu')).micros;
 
 /**
- * Measures `routes` in ROUNDS rounds (order rotating); returns per-route lists of req/s,
+ * Measures `routes` in ROUNDS rounds (a new random order each round); returns per-route lists of req/s,
  * p99 and the app's CPU time per request (µs: what the app spends on one, whatever the
  * machine's load does to the wall clock).
  */
@@ -182,10 +208,7 @@ async function rounds(routes, users) {
   const p99 = Object.fromEntries(routes.map((r) => [r, []]));
   const cpu = Object.fromEntries(routes.map((r) => [r, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    const shift = round % routes.length;
-    const order = [...routes.slice(shift), ...routes.slice(0, shift)];
-    if (Math.floor(round / routes.length) % 2 === 1) order.reverse();
-    for (const path of order) {
+    for (const path of shuffled(routes)) {
       const before = await appCpu();
       const r = await run(path, users, DURATION_S);
       cpu[path].push(((await appCpu()) - before) / r.requests.total);
