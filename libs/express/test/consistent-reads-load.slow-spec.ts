@@ -53,5 +53,5 @@ describe('one revision per request under load (Express 5)', () => {
     const report = await loadWhileChanging(server, url, client, 10_000);
     const after = heapUsedAfterGc();
     await expectOneRevisionPerRequest('Express', client, report, inconsistent, { before, after });
-  }, 240_000);
+  }, 600_000);
 });

@@ -66,5 +66,5 @@ describe('one revision per request under load (Nest on Express)', () => {
       await app.close();
       await server.close();
     }
-  }, 240_000);
+  }, 600_000);
 });
