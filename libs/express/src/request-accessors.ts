@@ -11,71 +11,75 @@ import type { Request, Response } from 'express';
 import type { RequestVaneAccessor } from './request-vane.accessor.js';
 
 /**
- * The key under which a request keeps its accessor of the last `VaneExpress`
- * that touched it, linked to the others' (`nextOnRequest`; an app usually
- * mounts one).
+ * Each request's accessor of the last `VaneExpress` that touched it, linked
+ * to the others' (`nextOnRequest`; an app usually mounts one).
  *
- * Why a property of the request and not a WeakMap keyed by it: an accessor
- * refers to its request (its A/B memo asks `abContext(req)`), and V8's
- * young-generation collector treats a WeakMap's values as strong. A value
- * that refers to its key keeps the key alive through every scavenge, so
- * every request (with its socket buffers, headers and response) survived
- * into the old generation and waited for a full collection. Measured on the
- * benchmark's Express 5 app with garbage collection on the main thread
- * (`--single-threaded-gc`, callgrind, 10 connections): such a WeakMap entry
- * cost 6.5 % of a request, a property on the request nothing measurable; timed,
- * the WeakMap doubled the CPU time of V8's collector threads. A property
- * added to an Express request is not free either (Express swaps each
- * request's prototype, so V8 builds each request's hidden class in its
- * runtime): one property, and only one, is added.
+ * Why a `WeakMap` and not a property of the request: Express gives every
+ * request its app's prototype (`Object.setPrototypeOf`), after which V8
+ * adds a property to it in its runtime, building a new hidden class and
+ * copying the request's forty-odd property descriptors each time. Counted
+ * under callgrind on the benchmark's Express 5 app (garbage collection on
+ * the main thread, 10 connections), that one property cost 18,000
+ * instructions of a 700,000-instruction request, and the copies made
+ * garbage of their own. A `WeakMap` entry costs the request nothing of the
+ * sort (its identity hash needs no new hidden class).
+ *
+ * The catch: V8's young-generation collector treats a `WeakMap`'s values as
+ * strong, so an accessor that refers to its request would keep every
+ * finished request alive until a full collection (measured: 6.5 % of a
+ * request). An accessor therefore lets go of its request once the response
+ * is done (`letGoOfRequest`, on the `whenResponseEnds` callback every
+ * request gets), and `req.vane` hands it back if code still running for the
+ * request reads it later.
  */
-const ACCESSORS: unique symbol = Symbol('vane.accessors');
-
-/** A request as this file sees it: maybe holding accessors under {@link ACCESSORS}. */
-interface HoldsAccessors {
-  [ACCESSORS]?: RequestVaneAccessor;
-}
+const accessorsByRequest = new WeakMap<Request, RequestVaneAccessor>();
 
 /** The accessor `owner` made for `req`, if it made one. @internal */
 export function accessorOf(req: Request, owner: object): RequestVaneAccessor | undefined {
-  let accessor = (req as HoldsAccessors)[ACCESSORS];
+  let accessor = accessorsByRequest.get(req);
   while (accessor !== undefined && accessor.owner !== owner) accessor = accessor.nextOnRequest;
   return accessor;
 }
 
 /** The accessor made last for `req` (linked to the others'): the next one made links to it. @internal */
 export function lastAccessorOf(req: Request): RequestVaneAccessor | undefined {
-  return (req as HoldsAccessors)[ACCESSORS];
+  return accessorsByRequest.get(req);
 }
 
 /**
  * Keeps `accessor` (made with `lastAccessorOf(req)` as its `nextOnRequest`)
- * as the request's, makes it `req.vane`, and, when it holds a snapshot, lets
- * it go once the response is done (`whenResponseEnds`).
+ * as the request's and makes it `req.vane`; once the response is done
+ * (`whenResponseEnds`), its snapshot is let go of, and its request (see
+ * {@link accessorsByRequest}).
  * @internal
  */
 export function keepAccessor(req: Request, res: Response, accessor: RequestVaneAccessor): void {
-  const snapshot = accessor.snapshot;
-  (req as HoldsAccessors)[ACCESSORS] = accessor;
-  exposeAsVane(req, accessor);
-  if (snapshot === undefined) return;
+  accessorsByRequest.set(req, accessor);
+  if (!exposeAsVane(req, accessor)) {
+    // `req.vane` is the request's own property, which nothing hands the request back through:
+    // the accessor keeps its request (such a request lives until a full collection).
+    if (accessor.snapshot !== undefined) whenResponseEnds(res, () => accessor.snapshot!.release());
+    return;
+  }
   if (res.req === req) {
-    // One callback for every response: it finds the snapshots through `res.req`.
-    if (!holdsSnapshot(accessor.nextOnRequest)) whenResponseEnds(res, releaseRequestSnapshots);
+    // One callback for every response: it finds the accessors through `res.req`. The request's
+    // first accessor registered it already for the others.
+    if (accessor.nextOnRequest === undefined) whenResponseEnds(res, requestDone);
   } else {
     // A response that does not name its request (not Express's own): a callback of its own.
-    whenResponseEnds(res, () => snapshot.release());
+    whenResponseEnds(res, () => {
+      accessor.snapshot?.release();
+      accessor.letGoOfRequest();
+    });
   }
 }
 
-function holdsSnapshot(accessor: RequestVaneAccessor | undefined): boolean {
-  for (; accessor !== undefined; accessor = accessor.nextOnRequest) if (accessor.snapshot !== undefined) return true;
-  return false;
-}
-
-/** Called when a pinned response ended: lets go of its request's revisions. */
-function releaseRequestSnapshots(res: Response): void {
-  for (let a = (res.req as HoldsAccessors)[ACCESSORS]; a !== undefined; a = a.nextOnRequest) a.snapshot?.release();
+/** Called when a response is done: lets go of its request's revisions, and of the request. */
+function requestDone(res: Response): void {
+  for (let a = accessorsByRequest.get(res.req); a !== undefined; a = a.nextOnRequest) {
+    a.snapshot?.release();
+    a.letGoOfRequest();
+  }
 }
 
 /** Node's own request prototypes: `req.vane` is never defined on them (that would reach every server of the process). */
@@ -87,23 +91,25 @@ let exposedOn: object | undefined;
 /**
  * Makes `accessor` what `req.vane` reads. On Express's requests, through a
  * `vane` getter on the framework's request prototype (`express.request`,
- * which every app's `app.request` inherits), defined once: reading it reads
- * the request's {@link ACCESSORS}, the one property Vane adds to a request.
- * Assigning `req.vane` still works: it makes an own property of that request,
- * which shadows the getter for the rest of it (the guards keep using the
- * accessor they made). Nothing is looked up on the request itself here: on
- * Express every such lookup is a runtime one (see {@link ACCESSORS}). A
- * request whose prototype is Node's own, or that has no framework
- * prototype, gets `req.vane` as an own property, as a plain object would.
+ * which every app's `app.request` inherits), defined once: reading it looks
+ * the request up in {@link accessorsByRequest}; nothing is added to the
+ * request. Assigning `req.vane` still works: it makes an own property of
+ * that request, which shadows the getter for the rest of it (the guards
+ * keep using the accessor they made). A request whose prototype is Node's
+ * own, or that has no framework prototype, gets `req.vane` as an own
+ * property, as a plain object would.
+ *
+ * @returns whether `req.vane` is the getter (false: an own property).
  */
-function exposeAsVane(req: Request, accessor: RequestVaneAccessor): void {
+function exposeAsVane(req: Request, accessor: RequestVaneAccessor): boolean {
   const proto = Object.getPrototypeOf(req) as object | null;
-  if (proto === exposedOn) return;
+  if (proto === exposedOn) return true;
   if (proto !== null && defineVaneGetter(proto)) {
     exposedOn = proto;
-    return;
+    return true;
   }
   req.vane = accessor;
+  return false;
 }
 
 /**
@@ -125,9 +131,14 @@ function defineVaneGetter(proto: object): boolean {
   return true;
 }
 
-/** `req.vane` on a framework request: the accessor of the last Vane that touched it. */
-function readVane(this: HoldsAccessors): RequestVaneAccessor | undefined {
-  return this[ACCESSORS];
+/**
+ * `req.vane` on a framework request: the accessor of the last Vane that
+ * touched it (its accessors take the request back if they had let go of it).
+ */
+function readVane(this: Request): RequestVaneAccessor | undefined {
+  const accessor = accessorsByRequest.get(this);
+  for (let a = accessor; a !== undefined; a = a.nextOnRequest) a.holdRequest(this);
+  return accessor;
 }
 
 /** `req.vane = value`: an own property of that request, as on a plain object. */

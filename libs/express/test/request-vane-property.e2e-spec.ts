@@ -6,7 +6,7 @@ import { EXPRESS_VERSIONS } from './support/express-versions.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';
 
 // `req.vane` is read through a getter on the framework's request prototype, with the accessor
-// kept under one symbol of the request: no `vane` key is added to Express's requests (see
+// kept in a WeakMap keyed by the request: nothing is added to Express's requests (see
 // request-accessors.ts for why). These tests pin what a user can observe of that.
 describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
   let fx: VaneFixture;
@@ -16,7 +16,7 @@ describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
   });
   afterEach(() => fx.close());
 
-  it('reads like a property but adds no `vane` key to the request: one symbol, nothing in its keys', async () => {
+  it('reads like a property but adds nothing to the request: no key, no symbol', async () => {
     const app = makeApp();
     app.use(fx.vane.middleware());
     app.get('/shape', (req, res) => {
@@ -35,9 +35,41 @@ describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
       inRequest: true,
       own: false,
       inKeys: false,
-      symbols: ['Symbol(vane.accessors)'],
+      symbols: [],
       reads: 10,
     });
+  });
+
+  it('still answers code running for a request after its response is done, A/B included', async () => {
+    await fx.close();
+    let contexts = 0;
+    fx = await startFixture({
+      abContext: (req) => {
+        contexts += 1;
+        return { userId: req.get('x-user-id') ?? 'nobody', attributes: { country: 'DE' } };
+      },
+    });
+    const app = makeApp();
+    let after: Promise<unknown> | undefined;
+    app.get('/late', fx.vane.requireFlag('new-pricing', { ab: true }), (req, res) => {
+      // The accessor lets go of its request once the response is done (request-accessors.ts);
+      // reading req.vane afterwards hands it back: same reader, same user, same answers.
+      const before = req.vane;
+      after = new Promise((resolve) => res.once('finish', resolve)).then(async () => ({
+        same: req.vane === before,
+        reads: req.vane.config('db.pool.max'),
+        ab: await req.vane.ab(['new-pricing', 'big-banner']),
+      }));
+      res.json({ ok: true });
+    });
+    await request(app).get('/late').set('x-user-id', 'u-late').expect(200, { ok: true });
+    expect(await after).toEqual({
+      same: true,
+      reads: 10,
+      ab: expect.objectContaining({ 'new-pricing': true }) as unknown,
+    });
+    // One user asked once for the request, before and after its response.
+    expect(contexts).toBe(1);
   });
 
   it('is undefined on a request no Vane middleware or guard has seen', async () => {

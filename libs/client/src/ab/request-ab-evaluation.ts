@@ -102,7 +102,7 @@ export interface RequestAbMemo {
  */
 export class RequestAbEvaluation<R = void> implements RequestAbMemo {
   readonly #options: RequestAbEvaluationOptions<R>;
-  readonly #request: R;
+  #request: R;
   /** Answers known: key → boolean (no prototype). */
   #settled: Record<string, boolean> | undefined;
   /** Keys whose call is in flight: the call's end (a rejection stays, for the keys of a closed client). */
@@ -121,6 +121,16 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
   constructor(options: RequestAbEvaluationOptions<R>, request?: R) {
     this.#options = options;
     this.#request = request as R;
+  }
+
+  /**
+   * Makes `request` the one calls without a request of their own are made
+   * for (from now on), or none: what an adapter does when it lets go of a
+   * finished request (see `AdapterRequestReader.bindRequest`). Answers and
+   * the user already known stay.
+   */
+  bindRequest(request: R): void {
+    this.#request = request;
   }
 
   /**

@@ -28,8 +28,8 @@ export class AdapterRequestReader<R = unknown> implements VaneReader {
   readonly #client: VaneReader;
   readonly #name: string;
   readonly #abOptions: RequestAbEvaluationOptions<R>;
-  readonly #request: R;
-  #abEvaluation: RequestAbMemo | undefined = undefined;
+  #request: R;
+  #abEvaluation: RequestAbEvaluation<R> | undefined = undefined;
   /** The request's snapshot (`client.snapshot()`), whose scope the request runs in; `undefined` for live reads. */
   readonly snapshot: VaneSnapshot | undefined;
 
@@ -52,6 +52,19 @@ export class AdapterRequestReader<R = unknown> implements VaneReader {
     this.#request = request;
     this.#name = name;
     this.snapshot = snapshot;
+  }
+
+  /**
+   * Hands the reader (and its A/B memo) another request object, or none.
+   * An adapter that keeps its readers in a `WeakMap` keyed by the request
+   * lets go of the request once the response is done, and hands it again
+   * if the request is read later: V8's young-generation collector treats a
+   * `WeakMap`'s values as strong, so a reader that kept referring to its
+   * finished request would keep it alive until a full collection.
+   */
+  protected bindRequest(request: R): void {
+    this.#request = request;
+    this.#abEvaluation?.bindRequest(request);
   }
 
   /** The request's A/B memo (a `RequestAbEvaluation`), shared with the route's A/B guards; made on first use. */
