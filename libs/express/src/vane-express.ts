@@ -160,7 +160,9 @@ export class VaneExpress {
 
   #accessorFor(req: Request, res: Response): RequestVaneAccessor {
     let accessor = accessorOf(req, this);
-    if (accessor === undefined) {
+    // A guard reached after the response was done (an app that calls next() after sending) hands the request back.
+    if (accessor !== undefined) accessor.holdRequest(req);
+    else {
       const snapshot = this.#consistentReads ? this.client.snapshot() : undefined;
       accessor = new RequestVaneAccessor(this, snapshot ?? this.client, this.#ab, req, snapshot, lastAccessorOf(req));
       // `req.vane` from now on; the request's revision is let go once its response is done (sent, or the connection gone).

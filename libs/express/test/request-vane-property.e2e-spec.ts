@@ -72,6 +72,31 @@ describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
     expect(contexts).toBe(1);
   });
 
+  it('an A/B guard reached after the response was done still knows its user', async () => {
+    await fx.close();
+    fx = await startFixture({
+      abContext: (req) => ({ userId: req.get('x-user-id') ?? 'nobody', attributes: { country: 'DE' } }),
+    });
+    const app = makeApp();
+    app.use(fx.vane.middleware());
+    let reached: (value: boolean) => void = () => undefined;
+    const outcome = new Promise<boolean>((resolve) => (reached = resolve));
+    app.get(
+      '/sent-first',
+      // Answers at once, and goes on once the response is done (when the accessor let go of its request).
+      (_req, res, next) => {
+        res.once('finish', () => next());
+        res.json({ ok: true });
+      },
+      fx.vane.requireFlag('new-pricing', { ab: true }),
+      () => reached(true),
+    );
+    app.use(() => reached(false));
+    app.use((_err: unknown, _req: Request, _res: Response, _next: unknown) => reached(false));
+    await request(app).get('/sent-first').set('x-user-id', 'u-late').expect(200, { ok: true });
+    expect(await outcome).toBe(true);
+  });
+
   it('is undefined on a request no Vane middleware or guard has seen', async () => {
     const app = makeApp();
     app.use('/with', fx.vane.middleware());
