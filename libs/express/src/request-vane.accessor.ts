@@ -19,8 +19,6 @@ export class RequestVaneAccessor extends AdapterRequestReader<Request> implement
   /** The request's accessor of another `VaneExpress` mounted before this one (see `request-accessors.ts`). */
   readonly nextOnRequest: RequestVaneAccessor | undefined;
   #scoped = false;
-  /** The request, kept while its response runs (see {@link RequestVaneAccessor.letGoOfRequest}). */
-  #request: Request | undefined;
 
   /**
    * @param owner - the `VaneExpress` this accessor belongs to.
@@ -39,33 +37,8 @@ export class RequestVaneAccessor extends AdapterRequestReader<Request> implement
     nextOnRequest: RequestVaneAccessor | undefined,
   ) {
     super(reader, abOptions, request, 'req.vane', snapshot);
-    this.#request = request;
     this.owner = owner;
     this.nextOnRequest = nextOnRequest;
-  }
-
-  /**
-   * Forgets the request once its response is done: the accessor lives in a
-   * `WeakMap` keyed by the request (see `request-accessors.ts`), whose
-   * values V8's young-generation collector treats as strong; an accessor
-   * still referring to its request would keep every finished request alive
-   * until a full collection.
-   */
-  letGoOfRequest(): void {
-    if (this.#request === undefined) return;
-    this.#request = undefined;
-    this.bindRequest(undefined as unknown as Request);
-  }
-
-  /**
-   * Takes the request again when it is read after its response was done
-   * (`req.vane` in code still running for it), so its A/B questions still
-   * know their user. Such a request then lives until a full collection.
-   */
-  holdRequest(request: Request): void {
-    if (this.#request === request) return;
-    this.#request = request;
-    this.bindRequest(request);
   }
 
   /**

@@ -126,11 +126,11 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
   /**
    * Makes `request` the one calls without a request of their own are made
    * for (from now on), or none: what an adapter does when it lets go of a
-   * finished request (see `AdapterRequestReader.bindRequest`). Answers and
+   * finished request (see `AdapterRequestReader.letGoOfRequest`). Answers and
    * the user already known stay.
    */
-  bindRequest(request: R): void {
-    this.#request = request;
+  bindRequest(request: R | undefined): void {
+    this.#request = request as R;
   }
 
   /**

@@ -28,7 +28,7 @@ export class AdapterRequestReader<R = unknown> implements VaneReader {
   readonly #client: VaneReader;
   readonly #name: string;
   readonly #abOptions: RequestAbEvaluationOptions<R>;
-  #request: R;
+  #request: R | undefined;
   #abEvaluation: RequestAbEvaluation<R> | undefined = undefined;
   /** The request's snapshot (`client.snapshot()`), whose scope the request runs in; `undefined` for live reads. */
   readonly snapshot: VaneSnapshot | undefined;
@@ -55,14 +55,25 @@ export class AdapterRequestReader<R = unknown> implements VaneReader {
   }
 
   /**
-   * Hands the reader (and its A/B memo) another request object, or none.
-   * An adapter that keeps its readers in a `WeakMap` keyed by the request
-   * lets go of the request once the response is done, and hands it again
-   * if the request is read later: V8's young-generation collector treats a
-   * `WeakMap`'s values as strong, so a reader that kept referring to its
-   * finished request would keep it alive until a full collection.
+   * Forgets the request (its A/B memo too) once its response is done. An
+   * adapter that keeps its readers in a `WeakMap` keyed by the request calls
+   * it: V8's young-generation collector treats a `WeakMap`'s values as
+   * strong, so a reader still referring to its finished request would keep
+   * every request alive until a full collection.
    */
-  protected bindRequest(request: R): void {
+  letGoOfRequest(): void {
+    if (this.#request === undefined) return;
+    this.#request = undefined;
+    this.#abEvaluation?.bindRequest(undefined);
+  }
+
+  /**
+   * Takes the request again (after {@link AdapterRequestReader.letGoOfRequest}),
+   * when code still running for it reads it: its A/B questions still know
+   * their user. Such a request then lives until a full collection.
+   */
+  holdRequest(request: R): void {
+    if (this.#request === request) return;
     this.#request = request;
     this.#abEvaluation?.bindRequest(request);
   }
