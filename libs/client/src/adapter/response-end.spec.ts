@@ -1,6 +1,6 @@
 import { EventEmitter, once } from 'node:events';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { whenResponseEnds } from './response-end.js';
 
 /** A real server on loopback whose handler is set per test. */
@@ -100,6 +100,57 @@ describe('whenResponseEnds', () => {
     expect(ended).toEqual(['/a', '/b', '/c']);
     // The connection's listener is added for its first request only.
     expect(new Set(closeListeners).size).toBe(1);
+  });
+
+  it('pipelined requests on one connection: each called back once, in order, when sent or when the client goes away', async () => {
+    const ended: string[] = [];
+    let allEnded: (() => void) | undefined;
+    let expected = 0;
+    let firstResponse: ServerResponse | undefined;
+    let secondResponse: ServerResponse | undefined;
+    let lastSeen: (() => void) | undefined;
+    const started = await serve((req, res) => {
+      whenResponseEnds(res, () => {
+        ended.push(req.url!);
+        if (ended.length === expected) allEnded?.();
+      });
+      // The first request of each pair waits: both responses are waited on at once.
+      if (firstResponse === undefined) firstResponse = res;
+      else {
+        secondResponse = res;
+        lastSeen?.();
+      }
+    });
+    server = started.server;
+    /** Sends two pipelined GETs on a new connection; resolves once the server has seen both. */
+    const pipeline = async (first: string, second: string): Promise<ReturnType<typeof connect>> => {
+      firstResponse = undefined;
+      const seen = new Promise<void>((resolve) => (lastSeen = resolve));
+      const socket = connect(started.port, '127.0.0.1');
+      socket.write(`GET ${first} HTTP/1.1\r\nHost: x\r\n\r\nGET ${second} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      await seen;
+      return socket;
+    };
+    const untilEnded = (count: number): Promise<void> => {
+      expected = count;
+      return new Promise<void>((resolve) => (allEnded = resolve));
+    };
+
+    // Both sent: the first, then the second (queued behind it by Node).
+    const socket = await pipeline('/first', '/second');
+    const sent = untilEnded(2);
+    firstResponse!.end('first');
+    secondResponse!.end('second');
+    await sent;
+    expect(ended).toEqual(['/first', '/second']);
+    socket.destroy();
+
+    // The client goes away while both wait.
+    const gone = await pipeline('/stuck', '/queued');
+    const closed = untilEnded(4);
+    gone.destroy();
+    await closed;
+    expect(ended).toEqual(['/first', '/second', '/stuck', '/queued']);
   });
 
   it('a response already closed is called back at once', async () => {
