@@ -94,6 +94,45 @@ describe('RequestAbEvaluation', () => {
     expect(calls()).toBe(1);
   });
 
+  it('asks for the plan only when a call is needed: a first question the cache answers never reads it', async () => {
+    const user = { userId: 'u-8812' };
+    const planOf = (): { memo: RequestAbEvaluation; plans: jest.Mock } => {
+      const plans = jest.fn(() => ['dark-mode']);
+      const memo = new RequestAbEvaluation({
+        evaluate: (keys, u) => client.evaluateAb(keys, u),
+        cached: (keys, u) => client.evaluateAbCached(keys, u),
+        context: () => user,
+        plannedKeys: plans,
+        logger,
+      });
+      return { memo, plans };
+    };
+    // A new user: the miss sends the key asked with the plan, in one call.
+    const first = planOf();
+    expect(await first.memo.offKey(['always-on'])).toBeNull();
+    expect(first.plans).toHaveBeenCalled();
+    expect(calls()).toBe(1);
+    expect(client.abCacheStats).toMatchObject({ misses: 2, hits: 0 });
+    // A returning user: the guard's key from the cache, synchronously; the plan is never looked up.
+    const returning = planOf();
+    expect(returning.memo.offKey(['always-on'])).toBeNull();
+    expect(returning.plans).not.toHaveBeenCalled();
+    // A later question of the same request (another guard's key) is answered from the cache too.
+    expect(returning.memo.offKey(['dark-mode'])).toBe('dark-mode');
+    expect(calls()).toBe(1);
+    expect(client.abCacheStats).toMatchObject({ misses: 2, hits: 2 });
+    // A first question the cache cannot answer: one call, carrying the plan's key the cache lost.
+    server.admin.setConfig('shop', 'unrelated.change', 1); // a new revision: every cached answer is unusable
+    await client.sync();
+    const after = planOf();
+    const off = after.memo.offKey(['always-on']);
+    expect(off).toBeInstanceOf(Promise);
+    expect(await off).toBeNull();
+    expect(after.plans).toHaveBeenCalled();
+    expect(after.memo.offKey(['dark-mode'])).toBe('dark-mode'); // came with that call
+    expect(calls()).toBe(2);
+  });
+
   it('made without its request, hands each question its own request to the context, plan and logger functions', async () => {
     // What an adapter does that keeps the memo in a WeakMap keyed by the request (@vane/nestjs):
     // the memo must not refer to its key, so the request comes with every question.

@@ -34,9 +34,9 @@ import type { RequestVaneAccessor } from './request-vane.accessor.js';
  */
 const accessorsByRequest = new WeakMap<Request, RequestVaneAccessor>();
 
-/** The accessor `owner` made for `req`, if it made one. @internal */
-export function accessorOf(req: Request, owner: object): RequestVaneAccessor | undefined {
-  let accessor = accessorsByRequest.get(req);
+/** The accessor `owner` made, among a request's (`last`: {@link lastAccessorOf} the request), if it made one. @internal */
+export function accessorAmong(last: RequestVaneAccessor | undefined, owner: object): RequestVaneAccessor | undefined {
+  let accessor = last;
   while (accessor !== undefined && accessor.owner !== owner) accessor = accessor.nextOnRequest;
   return accessor;
 }

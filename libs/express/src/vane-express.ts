@@ -17,7 +17,7 @@ import { expressAbOptions, type AbGuardRegistry } from './ab-batch.js';
 import { createErrorHandler, type ErrorHandlerOptions } from './error-handler.js';
 import { createFlagGuard, type RequireFlagOptions } from './require-flag.js';
 import { RequestVaneAccessor } from './request-vane.accessor.js';
-import { accessorOf, keepAccessor, lastAccessorOf } from './request-accessors.js';
+import { accessorAmong, keepAccessor, lastAccessorOf } from './request-accessors.js';
 import type { AbContextFactory, FlagOffOptions } from './vane-express.options.js';
 
 /** What a `VaneExpress` is built from. Internal: {@link createVane} assembles it. */
@@ -159,12 +159,14 @@ export class VaneExpress {
   }
 
   #accessorFor(req: Request, res: Response): RequestVaneAccessor {
-    let accessor = accessorOf(req, this);
+    // One lookup of the request: its accessors, this Vane's among them (an app usually mounts one).
+    const last = lastAccessorOf(req);
+    let accessor = accessorAmong(last, this);
     // A guard reached after the response was done (an app that calls next() after sending) hands the request back.
     if (accessor !== undefined) accessor.holdRequest(req);
     else {
       const snapshot = this.#consistentReads ? this.client.snapshot() : undefined;
-      accessor = new RequestVaneAccessor(this, snapshot ?? this.client, this.#ab, req, snapshot, lastAccessorOf(req));
+      accessor = new RequestVaneAccessor(this, snapshot ?? this.client, this.#ab, req, snapshot, last);
       // `req.vane` from now on; the request's revision is let go once its response is done (sent, or the connection gone).
       keepAccessor(req, res, accessor);
     }

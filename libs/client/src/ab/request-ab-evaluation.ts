@@ -206,14 +206,25 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
     const context = this.#contextNow(request);
     if (context === NOT_READY) return false;
     try {
-      const wanted = this.#unasked(keys, request);
       if (context === null || context === undefined) {
         const record = this.#settledRecord();
-        for (const key of wanted) record[key] = false;
+        for (const key of this.#unasked(keys, request)) record[key] = false;
         return true;
       }
       const { cached } = this.#options;
-      const answers = cached === undefined ? undefined : cached.call(this.#options, wanted, context);
+      if (cached === undefined) return false;
+      if (this.#settled === undefined && this.#pending === undefined) {
+        // The request's first question (a guard's, mostly): the keys asked, alone. The plan (the
+        // route's other A/B keys) only shapes a call, and looking it up reads the request (`req.route`,
+        // a runtime lookup on Express's requests); when the cache answers, no call is made. On a miss
+        // the call (`#evaluateLater`) carries the plan: a miss of the keys asked is a miss of the plan.
+        const answers = cached.call(this.#options, keys, context);
+        if (answers === undefined) return false;
+        this.#settled = answers as Record<string, boolean>;
+        return true;
+      }
+      const wanted = this.#unasked(keys, request);
+      const answers = cached.call(this.#options, wanted, context);
       if (answers === undefined) return false;
       // The first answers become the request's record (a new object, see `cached`): one object less.
       if (this.#settled === undefined) this.#settled = answers as Record<string, boolean>;
