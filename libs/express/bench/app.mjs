@@ -46,19 +46,29 @@ const live = await createVane({
 
 const ok = (_req, res) => res.send('ok');
 const app = express();
-app.get('/open', ok);
-app.get('/noop', (_req, _res, next) => next(), ok);
-app.get('/flag', cached.requireFlag('new-checkout'), ok);
-app.get('/ab', cached.requireFlag('new-pricing', { ab: true }), ok);
-app.get('/ab-long', long.requireFlag('new-pricing', { ab: true }), ok);
-app.get('/ab-client', (req, res, next) => {
+// Each measured route is the only route of a router of its own, which one lookup by path picks:
+// Express tries an app's routes in order, so a route registered ninth paid eight failed path
+// matches the first did not (about 1 µs per request on Node 24, profiled with perf).
+const routers = new Map();
+const route = (path, ...handlers) => routers.set(path, express.Router().get(path, ...handlers));
+app.use((req, res, next) => {
+  const router = routers.get(req.path);
+  if (router === undefined) return next();
+  router(req, res, next);
+});
+route('/open', ok);
+route('/noop', (_req, _res, next) => next(), ok);
+route('/flag', cached.requireFlag('new-checkout'), ok);
+route('/ab', cached.requireFlag('new-pricing', { ab: true }), ok);
+route('/ab-long', long.requireFlag('new-pricing', { ab: true }), ok);
+route('/ab-client', (req, res, next) => {
   long.client
     .evaluateAb(['new-pricing'], abContext(req))
     .then((results) => (results['new-pricing'] ? ok(req, res) : next()), next);
 });
-app.get('/ab-uncached', uncached.requireFlag('new-pricing', { ab: true }), ok);
-app.get('/flag-live', live.requireFlag('new-checkout'), ok);
-app.get('/ab-live', live.requireFlag('new-pricing', { ab: true }), ok);
+route('/ab-uncached', uncached.requireFlag('new-pricing', { ab: true }), ok);
+route('/flag-live', live.requireFlag('new-checkout'), ok);
+route('/ab-live', live.requireFlag('new-pricing', { ab: true }), ok);
 const stats = () => ({
   revision: cached.client.revision,
   cache: cached.client.abCacheStats,
