@@ -34,7 +34,7 @@ import type { RequestVaneAccessor } from './request-vane.accessor.js';
  */
 const accessorsByRequest = new WeakMap<Request, RequestVaneAccessor>();
 
-/** The accessor `owner` made, among a request's (`last`: {@link lastAccessorOf} the request), if it made one. @internal */
+/** The accessor `owner` made for a request, if any, found from `last`, the request's {@link lastAccessorOf}. @internal */
 export function accessorAmong(last: RequestVaneAccessor | undefined, owner: object): RequestVaneAccessor | undefined {
   let accessor = last;
   while (accessor !== undefined && accessor.owner !== owner) accessor = accessor.nextOnRequest;
