@@ -4,7 +4,8 @@
 // the built packages; `--quick` for a short run). Three processes: the local server (its
 // CLI, on loopback), the app (bench/app.mjs) and this one (autocannon). Measured:
 //  1. 1,000 returning users (user ids cycled): GET /open, /noop (a middleware that only
-//     calls next(): the floor of any guard), /flag (a plain flag), /ab (A/B,
+//     calls next(): the floor of any guard), /floor (the least an A/B guard with its answers
+//     in memory does, written by hand: the app's abContext, a Map lookup, next()), /flag (a plain flag), /ab (A/B,
 //     answers cached with the default options), /ab-long (the same, answers kept 10
 //     minutes: every request a hit), /ab-client (no guard: the handler awaits
 //     client.evaluateAb() with the same cache, to tell the client's share from the
@@ -260,7 +261,7 @@ if (primed.cache.size !== USERS || primed.long.size !== USERS || primed.live.siz
     `expected ${USERS} cached answers, got ${primed.cache.size}, ${primed.long.size} and ${primed.live.size}`,
   );
 const returning = await rounds(
-  ['/open', '/noop', '/flag', '/ab', '/ab-long', '/ab-client', '/ab-uncached', '/flag-live', '/ab-live'],
+  ['/open', '/noop', '/floor', '/flag', '/ab', '/ab-long', '/ab-client', '/ab-uncached', '/flag-live', '/ab-live'],
   'returning',
 );
 const afterReturning = await call(appPort, 'GET', '/stats');
@@ -270,6 +271,7 @@ table(
   {
     '/open': 'GET /open (no guard)',
     '/noop': 'GET /noop (a middleware that only calls next(): what any guard costs in Express)',
+    '/floor': 'GET /floor (the least an in-memory A/B guard does, by hand: abContext, a Map lookup, next())',
     '/flag': "GET /flag (requireFlag('new-checkout'))",
     '/ab': "GET /ab (requireFlag('new-pricing', { ab: true }), cache on, default options)",
     '/ab-long': 'GET /ab-long (the same, answers kept 10 minutes)',
@@ -283,9 +285,14 @@ table(
 const abRatio = median(ratios(returning.rps, '/ab-long', '/open'));
 const noopRatio = median(ratios(returning.rps, '/noop', '/open'));
 const abVsNoop = median(ratios(returning.rps, '/ab-long', '/noop'));
+const floorRatio = median(ratios(returning.rps, '/floor', '/open'));
+const abVsFloor = median(ratios(returning.rps, '/ab-long', '/floor'));
 const abCpuRatio = median(returning.cpu['/open'].map((x, i) => x / returning.cpu['/ab-long'][i]));
 console.log(
   `a no-op middleware / unguarded: ${pct(noopRatio)}; A/B route (/ab-long) / the no-op middleware route: ${pct(abVsNoop)}`,
+);
+console.log(
+  `the hand-written in-memory A/B guard (/floor) / unguarded: ${pct(floorRatio)}; A/B route (/ab-long) / /floor: ${pct(abVsFloor)}`,
 );
 console.log(`cache counters after phase 1, /ab: ${JSON.stringify(afterReturning.cache)}`);
 console.log(`cache counters after phase 1, /ab-long: ${JSON.stringify(afterReturning.long)}`);
@@ -297,7 +304,7 @@ const cpuOver = (path, base) => {
   return `${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(1)}`;
 };
 console.log(
-  `app CPU per request above /open, medians of the rounds: /noop ${cpuOver('/noop', '/open')} µs, /flag ${cpuOver('/flag', '/open')} µs, /ab-long ${cpuOver('/ab-long', '/open')} µs, /flag-live ${cpuOver('/flag-live', '/open')} µs, /ab-live ${cpuOver('/ab-live', '/open')} µs; /ab-long above /flag ${cpuOver('/ab-long', '/flag')} µs`,
+  `app CPU per request above /open, medians of the rounds: /noop ${cpuOver('/noop', '/open')} µs, /floor ${cpuOver('/floor', '/open')} µs, /flag ${cpuOver('/flag', '/open')} µs, /ab-long ${cpuOver('/ab-long', '/open')} µs, /flag-live ${cpuOver('/flag-live', '/open')} µs, /ab-live ${cpuOver('/ab-live', '/open')} µs; /ab-long above /flag ${cpuOver('/ab-long', '/flag')} µs`,
 );
 
 const fresh = await rounds(['/open', '/ab', '/ab-uncached'], 'new');

@@ -8,6 +8,9 @@
 // with `consistentReads: false`. Routes, identical but for their guard:
 //   GET /open          no guard
 //   GET /noop          a middleware that only calls next(): what any guard costs in Express
+//   GET /floor         the least an A/B guard with its answers in memory can do, written by hand
+//                      with no library: the app's abContext, one Map lookup by user id, the
+//                      attributes compared, next() (the floor under /ab-long)
 //   GET /flag          requireFlag('new-checkout') (a plain flag, on)
 //   GET /ab            requireFlag('new-pricing', { ab: true }), cache on (defaults)
 //   GET /ab-long       the same, answers kept 10 minutes
@@ -58,6 +61,20 @@ app.use((req, res, next) => {
 });
 route('/open', ok);
 route('/noop', (_req, _res, next) => next(), ok);
+// The answers are kept on a user's first request (the bench's rule lets every user in): from then
+// on, every request is a hit, as on /ab-long.
+const floorAnswers = new Map();
+route(
+  '/floor',
+  (req, res, next) => {
+    const { userId, attributes } = abContext(req);
+    let kept = floorAnswers.get(userId);
+    if (kept === undefined) floorAnswers.set(userId, (kept = { ...attributes, answer: true }));
+    if (kept.country === attributes.country && kept.plan === attributes.plan && kept.answer) return next();
+    res.status(404).end();
+  },
+  ok,
+);
 route('/flag', cached.requireFlag('new-checkout'), ok);
 route('/ab', cached.requireFlag('new-pricing', { ab: true }), ok);
 route('/ab-long', long.requireFlag('new-pricing', { ab: true }), ok);
