@@ -213,17 +213,12 @@ export class RequestAbEvaluation<R = void> implements RequestAbMemo {
       }
       const { cached } = this.#options;
       if (cached === undefined) return false;
-      if (this.#settled === undefined && this.#pending === undefined) {
-        // The request's first question (a guard's, mostly): the keys asked, alone. The plan (the
-        // route's other A/B keys) only shapes a call, and looking it up reads the request (`req.route`,
-        // a runtime lookup on Express's requests); when the cache answers, no call is made. On a miss
-        // the call (`#evaluateLater`) carries the plan: a miss of the keys asked is a miss of the plan.
-        const answers = cached.call(this.#options, keys, context);
-        if (answers === undefined) return false;
-        this.#settled = answers as Record<string, boolean>;
-        return true;
-      }
-      const wanted = this.#unasked(keys, request);
+      // The request's first question (a guard's, mostly) asks the cache for the keys asked, alone. The
+      // plan (the route's other A/B keys) only shapes a call, and looking it up reads the request
+      // (`req.route`, a runtime lookup on Express's requests); when the cache answers, no call is made.
+      // On a miss the call (`#evaluateLater`) carries the plan: a miss of the keys asked is a miss of the plan.
+      const first = this.#settled === undefined && this.#pending === undefined;
+      const wanted = first ? keys : this.#unasked(keys, request);
       const answers = cached.call(this.#options, wanted, context);
       if (answers === undefined) return false;
       // The first answers become the request's record (a new object, see `cached`): one object less.
