@@ -22,7 +22,7 @@ const QUICK = process.argv.includes('--quick');
 const WARMUP_REQUESTS = QUICK ? 1000 : 3000;
 const REQUESTS = QUICK ? 500 : 1000;
 const USERS = 1000;
-const ROUTES = ['/open', '/noop', '/flag-live', '/ab-live', '/flag', '/ab-long'];
+const ROUTES = ['/open', '/noop', '/floor', '/flag-live', '/ab-live', '/flag', '/ab-long'];
 
 if (!valgrindAvailable()) {
   console.log('valgrind is not installed: skipped (Debian: apt-get install valgrind)');

@@ -6,33 +6,67 @@
  */
 import { IncomingMessage } from 'node:http';
 import { Http2ServerRequest } from 'node:http2';
-import { whenResponseEnds } from '@vane/client';
+import { whenResponseEnds, type VaneLogger } from '@vane/client';
 import type { Request, Response } from 'express';
 import type { RequestVaneAccessor } from './request-vane.accessor.js';
 
 /**
- * Each request's accessor of the last `VaneExpress` that touched it, linked
- * to the others' (`nextOnRequest`; an app usually mounts one).
+ * Where a request's accessors live on Express: its response's `res.locals`
+ * (Express makes one per request, with no prototype), under a symbol, the
+ * last `VaneExpress` to touch the request first, linked to the others'
+ * (`nextOnRequest`; an app usually mounts one). A symbol-keyed entry is not
+ * among `Object.keys(res.locals)`, so templates and code that list the
+ * locals never see it; `Object.assign` and spreads copy it.
  *
- * Why a `WeakMap` and not a property of the request: Express gives every
- * request its app's prototype (`Object.setPrototypeOf`), after which V8
- * adds a property to it in its runtime, building a new hidden class and
- * copying the request's forty-odd property descriptors each time. Counted
- * under callgrind on the benchmark's Express 5 app (garbage collection on
- * the main thread, 10 connections), that one property cost 18,000
- * instructions of a 700,000-instruction request, and the copies made
- * garbage of their own. A `WeakMap` entry costs the request nothing of the
- * sort (its identity hash needs no new hidden class).
+ * Why there: not a property of the request, because Express gives every
+ * request its app's prototype (`Object.setPrototypeOf`), after which V8 adds
+ * a property to it in its runtime, building a new hidden class and copying
+ * the request's forty-odd property descriptors each time (counted under
+ * callgrind on the benchmark's Express 5 app: 18,000 instructions of a
+ * 700,000-instruction request). Not a `WeakMap` keyed by the request either,
+ * which this module used before: each entry with a young key is an
+ * ephemeron that V8 records and walks at every young-generation collection,
+ * and the collector keeps its value alive as if strong. Counted the same
+ * way (10 connections, collections on the main thread), keeping the
+ * accessor in `res.locals` instead does 0.9 % less work per A/B-guarded
+ * request on Node 20, and 2–7 % less on Node 24 (docs/benchmarks.md, #24).
+ * A table insert into `res.locals` needs no new hidden class, and the
+ * accessor dies with its request.
  *
- * The catch: V8's young-generation collector treats a `WeakMap`'s values as
- * strong, so an accessor that refers to its request would keep every
- * finished request alive until a full collection (measured: 6.5 % of a
- * request). An accessor therefore lets go of its request once the response
- * is done (`letGoOfRequest`, on the `whenResponseEnds` callback every
- * request gets), and `req.vane` hands it back if code still running for the
- * request reads it later.
+ * The rule this asks of an app: add to `res.locals`, do not replace it
+ * (`res.locals = {…}`) mid-request. A replaced `res.locals` has lost the
+ * entry: `req.vane` is then `undefined`, and a later guard starts the
+ * request over (a new revision pinned, a new A/B memo). When the response is
+ * done, the entry is put back into the new object, for code that still runs
+ * for the request, and a warning says what happened (once per logger).
+ */
+const ACCESSORS: unique symbol = Symbol('vane.accessors');
+
+/** What Vane keeps in `res.locals`. */
+interface VaneLocals {
+  [ACCESSORS]?: RequestVaneAccessor;
+}
+
+/** The response's `res.locals`, or `undefined` (not Express: see {@link accessorsByRequest}). */
+function localsOf(res: Response | undefined): VaneLocals | undefined {
+  const locals = res?.locals as unknown;
+  return typeof locals === 'object' && locals !== null ? (locals as VaneLocals) : undefined;
+}
+
+/**
+ * Where the accessors of a request whose response has no `res.locals` (not
+ * Express: a bare Node server, a test double) live, keyed by the request.
+ * V8's young-generation collector treats a `WeakMap`'s values as strong, so
+ * an accessor that refers to its request would keep every finished request
+ * alive until a full collection (measured: 6.5 % of a request): such an
+ * accessor lets go of its request once the response is done
+ * (`letGoOfRequest`), and `req.vane` hands it back if code still running
+ * for the request reads it later.
  */
 const accessorsByRequest = new WeakMap<Request, RequestVaneAccessor>();
+
+/** Loggers the warning about a replaced `res.locals` went to (once each: once per Vane, usually once per process). */
+const warnedOfReplacedLocals = new WeakSet<VaneLogger>();
 
 /** The accessor `owner` made for a request, if any, found from `last`, the request's {@link lastAccessorOf}. @internal */
 export function accessorAmong(last: RequestVaneAccessor | undefined, owner: object): RequestVaneAccessor | undefined {
@@ -41,19 +75,47 @@ export function accessorAmong(last: RequestVaneAccessor | undefined, owner: obje
   return accessor;
 }
 
-/** The accessor made last for `req` (linked to the others'): the next one made links to it. @internal */
-export function lastAccessorOf(req: Request): RequestVaneAccessor | undefined {
-  return accessorsByRequest.get(req);
+/**
+ * The accessor made last for `req` (linked to the others'): the next one made links to it.
+ * @param res - the request's response (Express's `req.res` when not given).
+ * @internal
+ */
+export function lastAccessorOf(req: Request, res: Response | undefined = req.res): RequestVaneAccessor | undefined {
+  const locals = localsOf(res);
+  return locals !== undefined ? locals[ACCESSORS] : accessorsByRequest.get(req);
 }
 
 /**
- * Keeps `accessor` (made with `lastAccessorOf(req)` as its `nextOnRequest`)
- * as the request's and makes it `req.vane`; once the response is done
- * (`whenResponseEnds`), its snapshot is let go of, and its request (see
- * {@link accessorsByRequest}).
+ * Keeps `accessor` (made with `lastAccessorOf(req, res)` as its
+ * `nextOnRequest`) as the request's and makes it `req.vane`; once the
+ * response is done (`whenResponseEnds`), its snapshot is let go of.
+ * @param logger - where a replaced `res.locals` is reported.
  * @internal
  */
-export function keepAccessor(req: Request, res: Response, accessor: RequestVaneAccessor): void {
+export function keepAccessor(req: Request, res: Response, accessor: RequestVaneAccessor, logger: VaneLogger): void {
+  const locals = localsOf(res);
+  if (locals === undefined) return keepByRequest(req, res, accessor);
+  locals[ACCESSORS] = accessor;
+  exposeAsVane(req, accessor);
+  // Nothing to let go of without a snapshot (live reads); with one, the callback also finds a replaced res.locals.
+  if (accessor.snapshot !== undefined) whenResponseEnds(res, () => responseDone(res, accessor, logger));
+}
+
+/** Called when the response is done: lets go of the accessor's revision, and puts it back into a replaced `res.locals`. */
+function responseDone(res: Response, accessor: RequestVaneAccessor, logger: VaneLogger): void {
+  accessor.snapshot!.release();
+  const locals = localsOf(res);
+  if (locals === undefined || accessorAmong(locals[ACCESSORS], accessor.owner) === accessor) return;
+  if (locals[ACCESSORS] === undefined) locals[ACCESSORS] = accessor;
+  if (warnedOfReplacedLocals.has(logger)) return;
+  warnedOfReplacedLocals.add(logger);
+  logger.warn(
+    'res.locals was replaced during a request after Vane had seen the request: from then on req.vane read undefined, and a later Vane guard started the request over (a new revision pinned, a new A/B memo). Add to res.locals (res.locals.name = value) instead of replacing it.',
+  );
+}
+
+/** {@link keepAccessor} for a request without `res.locals`: see {@link accessorsByRequest}. */
+function keepByRequest(req: Request, res: Response, accessor: RequestVaneAccessor): void {
   accessorsByRequest.set(req, accessor);
   if (!exposeAsVane(req, accessor)) {
     // `req.vane` is the request's own property, which nothing hands the request back through:
@@ -61,9 +123,7 @@ export function keepAccessor(req: Request, res: Response, accessor: RequestVaneA
     if (accessor.snapshot !== undefined) whenResponseEnds(res, () => accessor.snapshot!.release());
     return;
   }
-  // One callback for the request's accessors, registered by its first: it finds the others through the
-  // request. (A closure over the request rather than reading `res.req` when called: on a response with a
-  // hidden class of its own, that read is a lookup in V8's runtime.)
+  // One callback for the request's accessors, registered by its first: it finds the others through the request.
   if (accessor.nextOnRequest === undefined) whenResponseEnds(res, () => requestDone(req));
 }
 
@@ -84,9 +144,9 @@ let exposedOn: object | undefined;
 /**
  * Makes `accessor` what `req.vane` reads. On Express's requests, through a
  * `vane` getter on the framework's request prototype (`express.request`,
- * which every app's `app.request` inherits), defined once: reading it looks
- * the request up in {@link accessorsByRequest}; nothing is added to the
- * request. Assigning `req.vane` still works: it makes an own property of
+ * which every app's `app.request` inherits), defined once: reading it finds
+ * the accessor in `res.locals` (see {@link ACCESSORS}); nothing is added to
+ * the request. Assigning `req.vane` still works: it makes an own property of
  * that request, which shadows the getter for the rest of it (the guards
  * keep using the accessor they made). A request whose prototype is Node's
  * own, or that has no framework prototype, gets `req.vane` as an own
@@ -126,10 +186,10 @@ function defineVaneGetter(proto: object): boolean {
 
 /**
  * `req.vane` on a framework request: the accessor of the last Vane that
- * touched it (its accessors take the request back if they had let go of it).
+ * touched it (accessors kept by request take it back if they had let go of it).
  */
 function readVane(this: Request): RequestVaneAccessor | undefined {
-  const accessor = accessorsByRequest.get(this);
+  const accessor = lastAccessorOf(this);
   for (let a = accessor; a !== undefined; a = a.nextOnRequest) a.holdRequest(this);
   return accessor;
 }

@@ -160,7 +160,7 @@ export class VaneExpress {
 
   #accessorFor(req: Request, res: Response): RequestVaneAccessor {
     // One lookup of the request: its accessors, this Vane's among them (an app usually mounts one).
-    const last = lastAccessorOf(req);
+    const last = lastAccessorOf(req, res);
     let accessor = accessorAmong(last, this);
     // A guard reached after the response was done (an app that calls next() after sending) hands the request back.
     if (accessor !== undefined) accessor.holdRequest(req);
@@ -168,7 +168,7 @@ export class VaneExpress {
       const snapshot = this.#consistentReads ? this.client.snapshot() : undefined;
       accessor = new RequestVaneAccessor(this, snapshot ?? this.client, this.#ab, req, snapshot, last);
       // `req.vane` from now on; the request's revision is let go once its response is done (sent, or the connection gone).
-      keepAccessor(req, res, accessor);
+      keepAccessor(req, res, accessor, this.#logger);
     }
     return accessor;
   }

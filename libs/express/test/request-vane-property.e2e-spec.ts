@@ -6,7 +6,7 @@ import { EXPRESS_VERSIONS } from './support/express-versions.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';
 
 // `req.vane` is read through a getter on the framework's request prototype, with the accessor
-// kept in a WeakMap keyed by the request: nothing is added to Express's requests (see
+// kept in `res.locals` under a symbol: nothing is added to Express's requests (see
 // request-accessors.ts for why). These tests pin what a user can observe of that.
 describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
   let fx: VaneFixture;
@@ -38,6 +38,55 @@ describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
       symbols: [],
       reads: 10,
     });
+  });
+
+  it('keeps its state in res.locals under a symbol: no key a template sees, and a spread copy carries it', async () => {
+    const app = makeApp();
+    app.use(fx.vane.middleware());
+    app.get('/locals', (req, res) => {
+      const keys = Object.keys(res.locals);
+      const symbols = Object.getOwnPropertySymbols(res.locals).map(String);
+      const before = req.vane;
+      // Replacing res.locals by a copy of it (a spread, Object.assign) keeps Vane's entry.
+      res.locals = { ...res.locals, user: 'u-1' };
+      res.json({ keys, symbols, same: req.vane === before, reads: req.vane.config('db.pool.max') });
+    });
+    const res = await request(app).get('/locals').expect(200);
+    expect(res.body).toEqual({ keys: [], symbols: ['Symbol(vane.accessors)'], same: true, reads: 10 });
+  });
+
+  it('an app that replaces res.locals loses req.vane until a guard starts over; it comes back when the response is done, with one warning', async () => {
+    await fx.close();
+    const warnings: string[] = [];
+    fx = await startFixture({ logger: { warn: (m) => warnings.push(m), error: () => undefined } });
+    const app = makeApp();
+    app.use(fx.vane.middleware());
+    let after: Promise<unknown> | undefined;
+    app.get(
+      '/replace',
+      (req, res, next) => {
+        const first = req.vane;
+        res.locals = { user: 'u-1' };
+        res.locals.lost = req.vane === undefined;
+        res.locals.first = first;
+        next();
+      },
+      fx.vane.requireFlag('new-checkout'),
+      (req, res) => {
+        const again = req.vane;
+        after = new Promise((resolve) => res.once('finish', resolve)).then(() => ({
+          back: req.vane === again,
+          reads: req.vane.config('db.pool.max'),
+        }));
+        res.json({ lost: res.locals.lost, guardStartedOver: again !== undefined && again !== res.locals.first });
+      },
+    );
+    await request(app).get('/replace').expect(200, { lost: true, guardStartedOver: true });
+    expect(await after).toEqual({ back: true, reads: 10 });
+    await request(app).get('/replace').expect(200);
+    // Once per logger, naming what to do and no value.
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/res\.locals was replaced.*Add to res\.locals/);
   });
 
   it('still answers code running for a request after its response is done, A/B included', async () => {
