@@ -13,7 +13,8 @@ import type { ExecutionContext } from '@nestjs/common';
  * made cost about 4,000 instructions, close to 1 % of the whole request.
  */
 const HTTP_REQUEST = 0;
-const HTTP_RESPONSE = 1;
+/** @internal */
+export const HTTP_RESPONSE = 1;
 const RPC_DATA = 0;
 const RPC_CONTEXT = 1;
 const WS_CLIENT = 0;

@@ -1,31 +1,10 @@
 import { Inject, Injectable, type ExecutionContext } from '@nestjs/common';
-import { VaneClient, whenResponseEnds, type EndingResponse, type VaneReader, type VaneSnapshot } from '@vane/client';
+import { VaneClient, whenResponseEnds, type VaneReader, type VaneSnapshot } from '@vane/client';
 import { Observable } from 'rxjs';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
-import { callKeyOf, responseOf } from './request-context.js';
-import { callStateOf, callStateOfRequest, type CallState } from './utils/call-state.js';
+import { responseOf } from './request-context.js';
+import { callStateOf, type CallState } from './utils/call-state.js';
 import { VANE_MODULE_OPTIONS } from './vane.constants.js';
-
-/** Where a response whose request is not the call's object (Fastify's `reply.raw`) keeps the snapshot to let go of. */
-const PINNED = Symbol('vane.pinned');
-
-/** A Node response: its request, and the snapshot it may hold. */
-interface PinnedResponse extends EndingResponse {
-  readonly req?: unknown;
-  [PINNED]?: VaneSnapshot;
-}
-
-/** A response whose request is the call's object (Express) ended: lets go of the call's pin. */
-function releaseRequestPin(response: PinnedResponse): void {
-  callStateOfRequest(response.req)?.snapshot?.release();
-}
-
-/** Any other pinned response (Fastify's `reply.raw`) ended. */
-function releasePinned(response: PinnedResponse): void {
-  const snapshot = response[PINNED];
-  response[PINNED] = undefined;
-  snapshot?.release();
-}
 
 /**
  * One revision per call: the snapshot every Vane read made on behalf of a
@@ -109,13 +88,7 @@ export class VaneRequestPins {
     state.endsWithHandler = response === undefined;
     // The state is its own unregister token: its handler's end unregisters it.
     if (response === undefined) this.#unreleased.register(state, snapshot, state);
-    else if ((response as PinnedResponse).req === callKeyOf(context)) {
-      // Express: the response reaches the pin through its request; one shared callback, nothing added to it.
-      whenResponseEnds(response as PinnedResponse, releaseRequestPin);
-    } else {
-      (response as PinnedResponse)[PINNED] = snapshot;
-      whenResponseEnds(response as PinnedResponse, releasePinned);
-    }
+    else whenResponseEnds(response, () => snapshot.release());
     return state as PinnedCall;
   }
 }

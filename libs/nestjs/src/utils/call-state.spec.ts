@@ -1,8 +1,8 @@
 import { contextOf } from '../../test/support/context.js';
-import { CallState, callStateOf, callStateOfRequest, existingCallStateOf } from './call-state.js';
+import { CallState, callStateOf, existingCallStateOf } from './call-state.js';
 
 describe("CallState: one state per call, keyed by the call's object", () => {
-  it('HTTP: made at the first touch, the same for every later touch of the request, reachable from res.req', () => {
+  it('HTTP without res.locals (Fastify): made at the first touch, the same for every later touch of the request', () => {
     const req = { headers: {} };
     const ctx = contextOf('http', [req, {}, () => undefined]);
     expect(existingCallStateOf(ctx)).toBeUndefined();
@@ -10,11 +10,35 @@ describe("CallState: one state per call, keyed by the call's object", () => {
     expect(state).toBeInstanceOf(CallState);
     expect(callStateOf(contextOf('http', [req, {}, () => undefined]))).toBe(state);
     expect(existingCallStateOf(ctx)).toBe(state);
-    expect(callStateOfRequest(req)).toBe(state);
-    expect(callStateOfRequest(undefined)).toBeUndefined();
     // The request's keys and JSON do not show it.
     expect(Object.keys(req)).toEqual(['headers']);
     expect(JSON.stringify(req)).toBe('{"headers":{}}');
+  });
+
+  it("HTTP on Express: kept in the response's res.locals, unseen by its keys and JSON, nothing added to the request", () => {
+    const req = { headers: {} };
+    const res = { locals: Object.create(null) as Record<string, unknown> };
+    res.locals.title = 'shop';
+    const ctx = contextOf('http', [req, res, () => undefined]);
+    expect(existingCallStateOf(ctx)).toBeUndefined();
+    const state = callStateOf(ctx);
+    expect(callStateOf(contextOf('http', [req, res, () => undefined]))).toBe(state);
+    expect(existingCallStateOf(ctx)).toBe(state);
+    expect(Object.keys(res.locals)).toEqual(['title']);
+    expect(JSON.stringify(res.locals)).toBe('{"title":"shop"}');
+    expect(Object.getOwnPropertySymbols(req)).toEqual([]);
+    // Another response's locals: another call.
+    expect(callStateOf(contextOf('http', [req, { locals: {} }, () => undefined]))).not.toBe(state);
+  });
+
+  it('HTTP on Express, res.locals replaced mid-request (the rule the README asks apps to keep): a later touch starts a new state', () => {
+    const req = { headers: {} };
+    const res: { locals: object } = { locals: Object.create(null) as object };
+    const state = callStateOf(contextOf('http', [req, res, () => undefined]));
+    res.locals = { user: 'u-1' };
+    const ctx = contextOf('http', [req, res, () => undefined]);
+    expect(existingCallStateOf(ctx)).toBeUndefined();
+    expect(callStateOf(ctx)).not.toBe(state);
   });
 
   it('another request gets a state of its own', () => {

@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { RequestAbEvaluation, VaneSnapshot } from '@vane/client';
-import { callKeyOf } from '../request-context.js';
+import { callKeyOf, HTTP_RESPONSE } from '../request-context.js';
 
 /**
  * Everything `@vane/nestjs` keeps for one call (an HTTP request, a GraphQL
@@ -23,19 +23,37 @@ export class CallState {
 }
 
 /**
- * Every call's state, keyed by the call's own object.
+ * Where the state of an HTTP call on Nest's Express platform lives: its
+ * response's `res.locals` (Express makes one per request, with no
+ * prototype), under a symbol, so neither templates nor code that lists the
+ * locals see it.
  *
- * Why a WeakMap and not a property of the call's object: on Nest's Express
- * platform, Express swaps every request's prototype
- * (`Object.setPrototypeOf(req, app.request)`), after which V8 gives each
- * request a map of its own, so a property added to a request builds a new
- * map in the runtime on every request. Counted under callgrind (main thread,
- * Express 5, one connection), one added property and its read cost about
- * 23,000 instructions per request, 3.5 % of a whole request; a WeakMap entry
- * is within the noise of nothing. A WeakMap also leaves the app's own
- * payloads (RPC data, WebSocket messages) untouched, frozen or not.
+ * Why not a property of the request: Express swaps every request's
+ * prototype (`Object.setPrototypeOf(req, app.request)`), after which V8
+ * gives each request a map of its own, so a property added to a request
+ * builds a new map in the runtime on every request (counted under
+ * callgrind, Express 5, one connection: about 23,000 instructions, 3.5 % of
+ * a whole request). Why not the `WeakMap` below either, which every call
+ * used before: each entry with a young key is an ephemeron that V8's
+ * young-generation collector records and walks at every scavenge (the same
+ * finding, and the same move, as `@vane/express`'s request accessors; see
+ * docs/benchmarks.md, #21). An insert into `res.locals`, a dictionary
+ * without a prototype, builds no map, and the state dies with its response.
+ */
+const IN_LOCALS: unique symbol = Symbol('vane.callState');
+
+/** What `@vane/nestjs` keeps in `res.locals`. */
+interface StateLocals {
+  [IN_LOCALS]?: CallState;
+}
+
+/**
+ * The state of every other call (Fastify, GraphQL, RPC, WebSocket), and of
+ * an HTTP call whose response has no `res.locals`, keyed by the call's own
+ * object. A `WeakMap` also leaves the app's own payloads (RPC data,
+ * WebSocket messages) untouched, frozen or not.
  *
- * The rule that makes it cheap: a state must never refer to its call's
+ * The rule that keeps it cheap: a state must never refer to its call's
  * object, not even through the execution context (whose arguments are that
  * object). V8's young-generation collector treats a WeakMap's values as
  * strong, so a value that reaches its own key keeps the key alive through
@@ -43,6 +61,18 @@ export class CallState {
  * Hence the A/B memo is made without a context (each question hands its own).
  */
 const callStates = new WeakMap<object, CallState>();
+
+/** The `res.locals` of an HTTP response, or `undefined` (Fastify's reply, a test double). */
+function localsOf(response: unknown): StateLocals | undefined {
+  const locals =
+    typeof response === 'object' && response !== null ? (response as { locals?: unknown }).locals : undefined;
+  return typeof locals === 'object' && locals !== null ? (locals as StateLocals) : undefined;
+}
+
+/** The `res.locals` a call's state lives in: an HTTP call's on Express, else `undefined`. */
+function callLocalsOf(context: ExecutionContext): StateLocals | undefined {
+  return context.getType<string>() === 'http' ? localsOf(context.getArgByIndex(HTTP_RESPONSE)) : undefined;
+}
 
 /** The object that stands for the call of `context` (see `callKeyOf`); its arguments array if none does. */
 function callObjectOf(context: ExecutionContext): object {
@@ -52,18 +82,16 @@ function callObjectOf(context: ExecutionContext): object {
 
 /** The state kept for the call of `context`, or `undefined` when Vane has not touched the call yet. @internal */
 export function existingCallStateOf(context: ExecutionContext): CallState | undefined {
-  return callStates.get(callObjectOf(context));
+  const locals = callLocalsOf(context);
+  return locals !== undefined ? locals[IN_LOCALS] : callStates.get(callObjectOf(context));
 }
 
 /** The state kept for the call of `context`, made on its first Vane touch. @internal */
 export function callStateOf(context: ExecutionContext): CallState {
+  const locals = callLocalsOf(context);
+  if (locals !== undefined) return (locals[IN_LOCALS] ??= new CallState());
   const call = callObjectOf(context);
   let state = callStates.get(call);
   if (state === undefined) callStates.set(call, (state = new CallState()));
   return state;
-}
-
-/** The state of the call whose object is `request` (an Express response's `res.req`), if Vane touched it. @internal */
-export function callStateOfRequest(request: unknown): CallState | undefined {
-  return typeof request === 'object' && request !== null ? callStates.get(request) : undefined;
 }
