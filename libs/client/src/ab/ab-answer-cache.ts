@@ -30,11 +30,6 @@ export function abEntryBytes(flagKey: string, userId: string, pairs: readonly st
   return AB_ENTRY_OVERHEAD_BYTES + 2 * characters;
 }
 
-/** The key of one answer, for calls in flight: the flag (prefixed with its length), then the user's canonical key (`abContextKey`). */
-export function abAnswerKey(flagKey: string, contextKey: string): string {
-  return `${flagKey.length}:${flagKey}${contextKey}`;
-}
-
 /**
  * Attributes as a cache entry keeps them: name, value, name, value… (the
  * order does not matter). The attributes sent: strings only.
@@ -73,8 +68,8 @@ function valueIn(pairs: readonly string[], name: string): string | undefined {
   return undefined;
 }
 
-/** Whether two sets of pairs hold the same attributes, in any order. */
-function samePairs(a: readonly string[], b: readonly string[]): boolean {
+/** Whether two sets of pairs (see {@link abAttributePairs}) hold the same attributes, in any order. */
+export function samePairs(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < b.length; i += 2) if (valueIn(a, b[i]!) !== b[i + 1]) return false;
   return true;

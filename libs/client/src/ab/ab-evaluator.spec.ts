@@ -79,6 +79,30 @@ describe('AbEvaluator', () => {
     expect(calls).toHaveLength(4);
   });
 
+  it("asks in flight at once: the same attributes in another order share a call; one user's calls land in any order", async () => {
+    const { calls, evaluator, ask } = harness();
+    const a1 = ask(['a'], 1, 'u', { country: 'DE', plan: 'pro' });
+    const a2 = ask(['a'], 1, 'u', { plan: 'pro', country: 'DE' });
+    const b = ask(['b'], 1, 'u', { country: 'DE', plan: 'pro' });
+    const c = ask(['c'], 1, 'u', { country: 'FR' });
+    expect(calls.map((call) => call.keys)).toEqual([['a'], ['b'], ['c']]);
+    // The user's second call lands first: the first and the third are still found in flight.
+    calls[1]!.resolve({ b: true });
+    expect({ ...(await b) }).toEqual({ b: true });
+    const a3 = ask(['a'], 1, 'u', { plan: 'pro', country: 'DE' });
+    const c2 = ask(['c'], 1, 'u', { country: 'FR' });
+    calls[2]!.resolve({ c: false });
+    calls[0]!.resolve({ a: true });
+    for (const answer of [a1, a2, a3]) expect({ ...(await answer) }).toEqual({ a: true });
+    expect({ ...(await c) }).toEqual({ c: false });
+    expect({ ...(await c2) }).toEqual({ c: false });
+    expect(calls).toHaveLength(3);
+    expect(evaluator.stats).toMatchObject({ misses: 3, coalesced: 3, size: 3 });
+    // Nothing is left in flight: the next asks are hits.
+    expect({ ...(await ask(['a', 'b'], 1, 'u', { country: 'DE', plan: 'pro' })) }).toEqual({ a: true, b: true });
+    expect(calls).toHaveLength(3);
+  });
+
   it('never caches a failure: every waiter gets it, the next ask calls again', async () => {
     const { calls, evaluator, ask } = harness();
     const one = ask(['a']);

@@ -4,9 +4,9 @@
  *
  * @packageDocumentation
  */
-import { AbAnswerCache, abAnswerKey, abAttributePairs, type AbAttributes } from './ab-answer-cache.js';
+import { AbAnswerCache, abAttributePairs, samePairs, type AbAttributes } from './ab-answer-cache.js';
 import {
-  abContextKey,
+  MAX_AB_KEYS_PER_CALL,
   checkAbKeys,
   countAbAttributes,
   planAbEvaluation,
@@ -42,11 +42,24 @@ export interface AbCacheStats {
 /** Sends a planned evaluation: `sendAbEvaluation` on the client's HTTP. */
 export type AbSend = (plan: AbPlan, userId: string, attributes: Record<string, string>) => Promise<AbResults>;
 
-/** A call in flight, shared by every answer it carries. */
-interface InFlight {
+/**
+ * A call in flight for one user id and one set of attributes, at one
+ * revision: what a concurrent question for one of its flags waits for.
+ * Found the way the cache finds answers (by user id, then attributes
+ * compared as data), so a miss builds no key string.
+ */
+interface Flight {
   readonly revision: number;
-  /** The service's answers, once stored in the cache. */
-  readonly answers: Promise<AbResults>;
+  /** The attributes sent (see `abAttributePairs`). */
+  readonly pairs: readonly string[];
+  /** The flags it asks. */
+  readonly keys: readonly string[];
+  /** Settles once the service's answers are stored in the cache (the asker's results). */
+  answers: Promise<AbResults> | undefined;
+  /** What the service answered, once it did. */
+  got: AbResults | undefined;
+  /** Another call in flight for the same user id. */
+  next: Flight | undefined;
 }
 
 /**
@@ -63,7 +76,8 @@ export class AbEvaluator {
   readonly #send: AbSend;
   readonly #cache: AbAnswerCache | undefined;
   readonly #clock: Clock;
-  readonly #inFlight = new Map<string, InFlight>();
+  /** Calls in flight by user id (each the head of its user's list). */
+  readonly #inFlight = new Map<string, Flight>();
   #hits = 0;
   #misses = 0;
   #coalesced = 0;
@@ -149,13 +163,13 @@ export class AbEvaluator {
     cache.moveTo(revision);
     const results: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
     for (const key of plan.keys) results[key] = false;
-    const contextKey = abContextKey(userId, attributes);
     const pairs = abAttributePairs(attributes);
     const count = pairs.length / 2;
     const now = this.#clock.now();
+    // Looked up only while some call is in flight: a lone miss walks no list.
+    const flights = this.#inFlight.size === 0 ? undefined : this.#inFlight.get(userId);
     let waits: Promise<unknown>[] | undefined;
     let missing: string[] | undefined;
-    let missingKeys: string[] | undefined;
     for (const batch of plan.batches) {
       for (const flagKey of batch) {
         const cached = cache.get(flagKey, userId, attributes, count, now);
@@ -164,44 +178,90 @@ export class AbEvaluator {
           results[flagKey] = cached;
           continue;
         }
-        const key = abAnswerKey(flagKey, contextKey);
-        const flight = this.#inFlight.get(key);
-        if (flight !== undefined && flight.revision === revision) {
+        const flight = flightAsking(flights, flagKey, pairs, revision);
+        if (flight !== undefined) {
           this.#coalesced++;
-          (waits ??= []).push(flight.answers.then((answers) => void (results[flagKey] = answers[flagKey] === true)));
+          (waits ??= []).push(flight.answers!.then(() => void (results[flagKey] = flight.got![flagKey] === true)));
           continue;
         }
         (missing ??= []).push(flagKey);
-        (missingKeys ??= []).push(key);
       }
     }
-    if (missing !== undefined && missingKeys !== undefined) {
-      this.#misses += missing.length;
-      const asked = missing;
-      const keys = missingKeys;
-      // One promise per call: answers are stored before anyone waiting for them resumes.
-      const answers = this.#send(
-        planAbEvaluation(asked, () => true),
-        userId,
-        attributes,
-      ).then((got) => {
-        for (const flagKey of asked) {
+    const asked = missing === undefined ? undefined : this.#ask(missing, userId, attributes, pairs, revision, results);
+    if (waits === undefined) return asked ?? Promise.resolve(results);
+    if (asked !== undefined) waits.push(asked);
+    return (waits.length === 1 ? waits[0]! : Promise.all(waits)).then(() => results);
+  }
+
+  /**
+   * Asks the service for `keys` (none cached nor in flight), in flight until
+   * it answers: the answers are stored in the cache and written into
+   * `results` before anyone waiting for them resumes. A failure is never
+   * cached: the asker and everyone waiting get it.
+   */
+  #ask(
+    keys: readonly string[],
+    userId: string,
+    attributes: Record<string, string>,
+    pairs: readonly string[],
+    revision: number,
+    results: Record<string, boolean>,
+  ): Promise<AbResults> {
+    const cache = this.#cache!;
+    this.#misses += keys.length;
+    // The keys are distinct and defined (they come from a plan): one batch unless there are too many.
+    const plan = keys.length <= MAX_AB_KEYS_PER_CALL ? { batches: [keys], keys } : planAbEvaluation(keys, () => true);
+    const flight: Flight = {
+      revision,
+      pairs,
+      keys,
+      answers: undefined,
+      got: undefined,
+      next: this.#inFlight.get(userId),
+    };
+    this.#inFlight.set(userId, flight);
+    flight.answers = this.#send(plan, userId, attributes).then(
+      (got) => {
+        this.#landed(userId, flight);
+        flight.got = got;
+        for (const flagKey of keys) {
           const answer = got[flagKey] === true;
           results[flagKey] = answer;
           cache.set(revision, flagKey, userId, pairs, answer);
         }
-        return got;
-      });
-      const flight: InFlight = { revision, answers };
-      for (const key of keys) this.#inFlight.set(key, flight);
-      const landed = (): void => {
-        for (const key of keys) if (this.#inFlight.get(key) === flight) this.#inFlight.delete(key);
-      };
-      answers.then(landed, landed);
-      (waits ??= []).push(answers);
-    }
-    if (waits === undefined) return Promise.resolve(results);
-    if (waits.length === 1) return waits[0]!.then(() => results);
-    return Promise.all(waits).then(() => results);
+        return results;
+      },
+      (err: unknown) => {
+        this.#landed(userId, flight);
+        throw err;
+      },
+    );
+    return flight.answers;
   }
+
+  /** Takes a call that answered (or failed) out of its user's list. */
+  #landed(userId: string, flight: Flight): void {
+    const first = this.#inFlight.get(userId);
+    if (first === flight) {
+      if (flight.next === undefined) this.#inFlight.delete(userId);
+      else this.#inFlight.set(userId, flight.next);
+      return;
+    }
+    let before = first;
+    while (before !== undefined && before.next !== flight) before = before.next;
+    if (before !== undefined) before.next = flight.next;
+  }
+}
+
+/** The call among `flights` (one user id's) that asks `flagKey` with the same attributes at `revision`, if any. */
+function flightAsking(
+  flights: Flight | undefined,
+  flagKey: string,
+  pairs: readonly string[],
+  revision: number,
+): Flight | undefined {
+  for (let flight = flights; flight !== undefined; flight = flight.next) {
+    if (flight.revision === revision && flight.keys.includes(flagKey) && samePairs(flight.pairs, pairs)) return flight;
+  }
+  return undefined;
 }
