@@ -1,5 +1,15 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { contextOf } from '../../test/support/context.js';
 import { CallState, callStateOf, existingCallStateOf } from './call-state.js';
+
+/** A Node response with `res.locals`, as Express makes one per request. */
+function expressResponse(): ServerResponse & { locals: Record<string, unknown> } {
+  const res = new ServerResponse(new IncomingMessage(null as never)) as ServerResponse & {
+    locals: Record<string, unknown>;
+  };
+  res.locals = Object.create(null) as Record<string, unknown>;
+  return res;
+}
 
 describe("CallState: one state per call, keyed by the call's object", () => {
   it('HTTP without res.locals (Fastify): made at the first touch, the same for every later touch of the request', () => {
@@ -17,7 +27,7 @@ describe("CallState: one state per call, keyed by the call's object", () => {
 
   it("HTTP on Express: kept in the response's res.locals, unseen by its keys and JSON, nothing added to the request", () => {
     const req = { headers: {} };
-    const res = { locals: Object.create(null) as Record<string, unknown> };
+    const res = expressResponse();
     res.locals.title = 'shop';
     const ctx = contextOf('http', [req, res, () => undefined]);
     expect(existingCallStateOf(ctx)).toBeUndefined();
@@ -28,12 +38,20 @@ describe("CallState: one state per call, keyed by the call's object", () => {
     expect(JSON.stringify(res.locals)).toBe('{"title":"shop"}');
     expect(Object.getOwnPropertySymbols(req)).toEqual([]);
     // Another response's locals: another call.
-    expect(callStateOf(contextOf('http', [req, { locals: {} }, () => undefined]))).not.toBe(state);
+    expect(callStateOf(contextOf('http', [req, expressResponse(), () => undefined]))).not.toBe(state);
+  });
+
+  it("HTTP on Fastify: a reply's locals (as @fastify/view decorates it) are not used, the WeakMap is", () => {
+    const req = { headers: {} };
+    const reply = { locals: Object.create(null) as object, raw: expressResponse() };
+    const state = callStateOf(contextOf('http', [req, reply, () => undefined]));
+    expect(Object.getOwnPropertySymbols(reply.locals)).toEqual([]);
+    expect(callStateOf(contextOf('http', [req, { locals: {} }, () => undefined]))).toBe(state);
   });
 
   it('HTTP on Express, res.locals replaced mid-request (the rule the README asks apps to keep): a later touch starts a new state', () => {
     const req = { headers: {} };
-    const res: { locals: object } = { locals: Object.create(null) as object };
+    const res = expressResponse();
     const state = callStateOf(contextOf('http', [req, res, () => undefined]));
     res.locals = { user: 'u-1' };
     const ctx = contextOf('http', [req, res, () => undefined]);

@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http';
 import type { ExecutionContext } from '@nestjs/common';
 import type { RequestAbEvaluation, VaneSnapshot } from '@vane/client';
 import { callKeyOf, HTTP_RESPONSE } from '../request-context.js';
@@ -62,10 +63,13 @@ interface StateLocals {
  */
 const callStates = new WeakMap<object, CallState>();
 
-/** The `res.locals` of an HTTP response, or `undefined` (Fastify's reply, a test double). */
+/**
+ * The `res.locals` of an Express response (a Node `ServerResponse`, which
+ * Fastify's reply is not, whatever a plugin decorates it with), or `undefined`.
+ */
 function localsOf(response: unknown): StateLocals | undefined {
-  const locals =
-    typeof response === 'object' && response !== null ? (response as { locals?: unknown }).locals : undefined;
+  if (!(response instanceof ServerResponse)) return undefined;
+  const locals = (response as { locals?: unknown }).locals;
   return typeof locals === 'object' && locals !== null ? (locals as StateLocals) : undefined;
 }
 
