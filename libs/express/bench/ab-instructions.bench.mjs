@@ -10,6 +10,10 @@
 // (a major garbage collection inside the window adds to one run). They are
 // not time (a cache miss counts as little as an add), but a route doing
 // 16 % more work than another serves about 86 % of its requests.
+// With `--new-users`, every request is a user never seen before, on GET /ab
+// (the cache on: every request a miss, the cache full at its default bound
+// of 10,000 answers once warmed up) and GET /ab-uncached (abCache: false):
+// what the cache costs when it never hits, each route in a process of its own.
 // Needs `valgrind` (Debian package valgrind); skips with a message without it.
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -19,10 +23,16 @@ import { mainThreadInstructionsPerRequest, twoAtATime, valgrindAvailable } from 
 import { BENCH_KEY, BENCH_SEED } from './seed.mjs';
 
 const QUICK = process.argv.includes('--quick');
-const WARMUP_REQUESTS = QUICK ? 1000 : 3000;
+const NEW_USERS = process.argv.includes('--new-users');
+// New users: past the cache's default bound (10,000 answers), so that every counted miss evicts one.
+const WARMUP_REQUESTS = NEW_USERS ? 11_000 : QUICK ? 1000 : 3000;
 const REQUESTS = QUICK ? 500 : 1000;
 const USERS = 1000;
-const ROUTES = ['/open', '/noop', '/floor', '/flag-live', '/ab-live', '/flag', '/ab-long'];
+const ROUTES = NEW_USERS
+  ? ['/ab-uncached', '/ab']
+  : ['/open', '/noop', '/floor', '/flag-live', '/ab-live', '/flag', '/ab-long'];
+/** The user of the request after `sequence` others: 1,000 returning users, or (`--new-users`) one never seen. */
+const userOf = (sequence) => (NEW_USERS ? `new-${sequence}` : `u-${sequence % USERS}`);
 
 if (!valgrindAvailable()) {
   console.log('valgrind is not installed: skipped (Debian: apt-get install valgrind)');
@@ -41,7 +51,7 @@ try {
       counted: REQUESTS,
       // GET /heap collects garbage (twice): no full collection left over from the warm-up.
       beforeCount: async (port) => void (await (await fetch(`http://127.0.0.1:${port}/heap`)).text()),
-      // 1,000 returning users, as in ab-cache.bench.mjs.
+      // 1,000 returning users, as in ab-cache.bench.mjs (or every request a new user).
       load: async (port, amount) => {
         const r = await autocannon({
           url: `http://127.0.0.1:${port}`,
@@ -54,7 +64,7 @@ try {
             {
               method: 'GET',
               path,
-              setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-user-id': `u-${sequence++ % USERS}` } }),
+              setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-user-id': userOf(sequence++) } }),
             },
           ],
         });
@@ -67,6 +77,20 @@ try {
   await server.close();
 }
 
+if (NEW_USERS) {
+  const [off, on] = [counts['/ab-uncached'], counts['/ab']];
+  console.log(
+    `node ${process.version}, ${os.platform()}; ${REQUESTS} counted requests per route after ${WARMUP_REQUESTS}, every request a new user`,
+  );
+  console.log('| route | instructions per request (main thread) |');
+  console.log('|---|---:|');
+  console.log(`| GET /ab-uncached (abCache: false) | ${(off / 1000).toFixed(0)}k |`);
+  console.log(`| GET /ab (cache on, every request a miss) | ${(on / 1000).toFixed(0)}k |`);
+  console.log(
+    `the cache on a miss: ${on >= off ? '+' : '−'}${(Math.abs(on / off - 1) * 100).toFixed(1)} % of the work (${((on - off) / 1000).toFixed(1)}k instructions per request)`,
+  );
+  process.exit(0);
+}
 const open = counts['/open'];
 console.log(
   `node ${process.version}, ${os.platform()}; ${REQUESTS} counted requests per route after ${WARMUP_REQUESTS}, ${USERS} returning users`,
