@@ -7,19 +7,20 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { startLocalServer } from '@vane/local-server';
 
 const server = await startLocalServer({ seed: workerData.seed, port: 0 });
-const { slug } = workerData;
+const { slug, fileSecret = true } = workerData;
 let timer;
 let rounds = 0;
 let last = server.services().find((s) => s.slug === slug).revision;
 
 parentPort.on('message', async (message) => {
   if (message.type === 'churn') {
-    // Two configs and the file secret, together: a read of the three that spans two rounds sees a mix.
+    // Two configs and the file secret (unless `fileSecret: false`), together: a read of them that spans
+    // two rounds sees a mix.
     timer = setInterval(() => {
       rounds += 1;
       server.admin.setConfig(slug, 'db.pool.max', rounds);
-      server.admin.setConfig(slug, 'db.host', `host-${rounds}`);
-      last = server.admin.setSecret(slug, 'tls.client_pem', `pem-${rounds}`, 'file').revision;
+      last = server.admin.setConfig(slug, 'db.host', `host-${rounds}`);
+      if (fileSecret) last = server.admin.setSecret(slug, 'tls.client_pem', `pem-${rounds}`, 'file').revision;
     }, 1);
   } else if (message.type === 'stop') {
     clearInterval(timer);

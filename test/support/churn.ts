@@ -20,7 +20,8 @@ export interface ChurnServer {
   readonly secretKey: string;
   /**
    * Starts changing `db.pool.max`, `db.host` and the file secret
-   * `tls.client_pem` every millisecond (Node's shortest timer), together.
+   * `tls.client_pem` (unless started with `fileSecret: false`) every
+   * millisecond (Node's shortest timer), together.
    */
   churn(): void;
   /** Stops the changes; resolves with the service's last revision and the rounds made. */
@@ -31,9 +32,18 @@ export interface ChurnServer {
 
 const WAIT_MS = 30_000;
 
-/** Starts the server of `seed` in a worker thread, serving `slug`. */
-export async function startChurnServer(seed: LocalServerSeed, slug: string): Promise<ChurnServer> {
-  const worker = new Worker(join(__dirname, 'churn-server.worker.mjs'), { workerData: { seed, slug } });
+/**
+ * Starts the server of `seed` in a worker thread, serving `slug`.
+ * @param options.fileSecret - false: the churn changes the two configs only (a service without file secrets).
+ */
+export async function startChurnServer(
+  seed: LocalServerSeed,
+  slug: string,
+  options: { readonly fileSecret?: boolean } = {},
+): Promise<ChurnServer> {
+  const worker = new Worker(join(__dirname, 'churn-server.worker.mjs'), {
+    workerData: { seed, slug, fileSecret: options.fileSecret !== false },
+  });
   const next = async <T>(type: string): Promise<T> => {
     const ended = once(worker, 'exit').then(([code]) => {
       throw new Error(`the server thread ended (code ${String(code)}) before "${type}"`);

@@ -125,7 +125,10 @@ export interface VaneClientOptions {
    * ends (a leaked promise) can hold, and how far behind the service a
    * pinned read can be. `0` lets go at once: pinned scopes read live as
    * soon as a change lands. `Infinity` never lets go (a revision is then
-   * held exactly as long as a scope holds it).
+   * held exactly as long as a scope holds it). The adapters' requests on a
+   * revision without file secrets are not counted: such a revision stays
+   * readable while any request reaches it, and at most this long after
+   * it was replaced.
    * @default 60000
    */
   pinMaxAgeMs?: number;

@@ -142,6 +142,16 @@ export class VaneClient extends SnapshotReader {
     return this.#parts.reads.runPinned(fn);
   }
 
+  /**
+   * The snapshot a framework adapter pins one call (a request, a message)
+   * to: shared by the calls of a revision without file secrets (then
+   * `held` is false and nothing needs releasing), else a snapshot of the
+   * call's own, to release when the call ends. @internal
+   */
+  callSnapshot(): VaneSnapshot {
+    return this.#parts.reads.callSnapshot();
+  }
+
   /** Replaced revisions pinned scopes and snapshots still hold, and file-secret versions on disk. @internal */
   get pinStats(): { readonly heldRevisions: number; readonly fileVersions: number } {
     return this.#parts.reads.stats;

@@ -54,6 +54,13 @@ export interface VaneSnapshot extends VaneReader {
    * removed once nothing else holds it. Reads other than file paths keep answering.
    */
   release(): void;
+  /**
+   * Whether {@link VaneSnapshot.release} lets go of anything: true for every
+   * snapshot `client.snapshot()` returns. False only for the snapshot the
+   * framework adapters share among the requests of a revision without file
+   * secrets, which nothing has to release (see `pinMaxAgeMs`).
+   */
+  readonly held: boolean;
 }
 
 /** What a {@link PinnedSnapshot} needs from its client. @internal */
@@ -106,13 +113,16 @@ class PinnedSource implements ReadSource, SecretReadTarget {
 
 /** The {@link VaneSnapshot} the client hands out. @internal */
 export class PinnedSnapshot extends SnapshotReader implements VaneSnapshot {
+  readonly held: boolean;
   readonly #pin: RevisionPin;
   readonly #host: SnapshotHost;
   readonly #source: PinnedSource;
 
-  constructor(state: SnapshotState, pin: RevisionPin, host: SnapshotHost) {
+  /** @param held - false for a call snapshot shared by the calls of a revision (its release does nothing). */
+  constructor(state: SnapshotState, pin: RevisionPin, host: SnapshotHost, held = true) {
     const source = new PinnedSource(state, pin, host);
     super(source);
+    this.held = held;
     this.#pin = pin;
     this.#host = host;
     this.#source = source;
@@ -123,7 +133,7 @@ export class PinnedSnapshot extends SnapshotReader implements VaneSnapshot {
   }
 
   release(): void {
-    if (this.#source.released) return;
+    if (this.#source.released || !this.held) return;
     this.#source.released = true;
     this.#host.drop(this.#pin);
   }

@@ -165,7 +165,8 @@ export class VaneExpress {
     // A guard reached after the response was done (an app that calls next() after sending) hands the request back.
     if (accessor !== undefined) accessor.holdRequest(req);
     else {
-      const snapshot = this.#consistentReads ? this.client.snapshot() : undefined;
+      // (Shared by the requests of a revision without file secrets; its release() then does nothing.)
+      const snapshot = this.#consistentReads ? this.client.callSnapshot() : undefined;
       accessor = new RequestVaneAccessor(this, snapshot ?? this.client, this.#ab, req, snapshot, last);
       // `req.vane` from now on; the request's revision is let go once its response is done (sent, or the connection gone).
       keepAccessor(req, res, accessor, this.#logger);

@@ -187,8 +187,9 @@ export class FastifyVane {
     let accessor = holder[ACCESSOR];
     if (!accessor) {
       const { client, consistentReads } = this.#parts;
-      const snapshot = consistentReads && reply !== undefined ? client.snapshot() : undefined;
-      if (snapshot !== undefined) {
+      const snapshot = consistentReads && reply !== undefined ? client.callSnapshot() : undefined;
+      // A snapshot shared by the requests of its revision (one without file secrets) has nothing to let go of.
+      if (snapshot?.held === true) {
         // The request's revision is let go once its response is done (sent, or the connection gone).
         (reply!.raw as unknown as Record<symbol, VaneSnapshot>)[ACCESSOR] = snapshot;
         whenResponseEnds(reply!.raw, releaseRequestSnapshot);

@@ -4,7 +4,9 @@
 // guard that returns true, for reference). Prints {"port": n} when ready.
 // With `--no-pinning`, the module reads live (`consistentReads: false`); with
 // `--als-scope`, every request runs in an AsyncLocalStorage scope of the app's own.
-// Run with `--expose-gc`, GET /__gc collects garbage.
+// Run with `--expose-gc`, GET /__gc collects garbage. With `--allocation-sampling`, GET
+// /__allocations/start starts V8's sampling heap profiler (objects a collection freed
+// included) and GET /__allocations/stop answers its profile (pinning-allocations.bench.mjs).
 import 'reflect-metadata';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Controller, Get, Module, UseGuards } from '@nestjs/common';
@@ -74,6 +76,27 @@ if (typeof globalThis.gc === 'function') {
     globalThis.gc();
     globalThis.gc();
     res.end('collected');
+  });
+}
+if (process.argv.includes('--allocation-sampling')) {
+  // Every allocation sampled, short-lived ones included: what a request allocates, by the function that did.
+  const { Session } = await import('node:inspector');
+  const session = new Session();
+  session.connect();
+  const post = (method, params) =>
+    new Promise((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r))));
+  app.getHttpAdapter().get('/__allocations/start', async (_req, res) => {
+    await post('HeapProfiler.startSampling', {
+      samplingInterval: 256,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    res.end('started');
+  });
+  app.getHttpAdapter().get('/__allocations/stop', async (_req, res) => {
+    const { profile } = await post('HeapProfiler.stopSampling');
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(profile));
   });
 }
 app.enableShutdownHooks();

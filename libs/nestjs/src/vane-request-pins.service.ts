@@ -21,7 +21,10 @@ import { VANE_MODULE_OPTIONS } from './vane.constants.js';
  * let go when the HTTP response closes, or, for calls without one, when the
  * handler's observable ends (a call refused before its handler runs: when
  * its object is garbage collected; in any case at most `pinMaxAgeMs` after
- * a newer revision lands).
+ * a newer revision lands). A revision without file secrets is not counted
+ * at all: its calls share one snapshot (`held: false`), nothing waits on
+ * their end, and the revision's memory goes with the last call that
+ * reaches it (at most `pinMaxAgeMs` after a newer one lands).
  *
  * With `consistentReads: false`, nothing is pinned: every read is live.
  */
@@ -82,9 +85,11 @@ export class VaneRequestPins {
     if (!this.#enabled) return undefined;
     const state = callStateOf(context);
     if (state.snapshot !== undefined) return state as PinnedCall;
-    const snapshot = this.client.snapshot();
-    const response = responseOf(context);
+    const snapshot = this.client.callSnapshot();
     state.snapshot = snapshot;
+    // A snapshot shared by the calls of its revision (one without file secrets) has nothing to let go of.
+    if (!snapshot.held) return state as PinnedCall;
+    const response = responseOf(context);
     state.endsWithHandler = response === undefined;
     // The state is its own unregister token: its handler's end unregisters it.
     if (response === undefined) this.#unreleased.register(state, snapshot, state);

@@ -2,6 +2,7 @@
 import { Controller, Get, Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { VaneClient } from '@vane/client';
+import type { LocalServerSeed } from '@vane/local-server';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import {
@@ -40,6 +41,41 @@ class PairController {
   }
 }
 
+/** The two configs only: what a service without file secrets reads. */
+@Injectable()
+class ConfigReads {
+  constructor(private readonly vane: VaneClient) {}
+
+  read(): string {
+    return `${this.vane.config('db.pool.max')} ${this.vane.config('db.host')}`;
+  }
+}
+
+@Controller()
+class ConfigPairController {
+  inconsistent = 0;
+
+  constructor(private readonly reads: ConfigReads) {}
+
+  @FeatureFlag('new-checkout')
+  @Get('pair')
+  async pair(): Promise<string> {
+    const first = this.reads.read();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.reads.read() !== first) this.inconsistent++;
+    return 'ok';
+  }
+}
+
+/** `nestSeed()` without its file secret: the requests of a revision share it, uncounted. */
+function seedWithoutFileSecrets(): LocalServerSeed {
+  const seed = nestSeed();
+  const shop = seed.services!['shop']!;
+  const secrets = { ...shop.secrets };
+  delete secrets['tls.client_pem'];
+  return { ...seed, services: { ...seed.services, shop: { ...shop, secrets } } };
+}
+
 describe('one revision per request under load (Nest on Express)', () => {
   it('10,000 requests while the values change every millisecond: each reads one revision; heap flat; no old version file left', async () => {
     const server = await startChurnServer(nestSeed(), 'shop');
@@ -62,6 +98,37 @@ describe('one revision per request under load (Nest on Express)', () => {
         before,
         after,
       });
+    } finally {
+      await app.close();
+      await server.close();
+    }
+  }, 600_000);
+
+  it('without file secrets (revisions shared by their requests, uncounted): each request reads one revision; heap flat; nothing held once collected', async () => {
+    const server = await startChurnServer(seedWithoutFileSecrets(), 'shop', { fileSecret: false });
+    const module = await Test.createTestingModule({
+      imports: [VaneModule.forRoot({ baseUrl: server.baseUrl, apiKey: server.secretKey, startupCheck: 'off' })],
+      controllers: [ConfigPairController],
+      providers: [ConfigReads],
+    }).compile();
+    const app = module.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const client = app.get(VaneClient);
+    try {
+      const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/pair`;
+      expect(await loadWhileChanging(server, url, client, 1_000)).toMatchObject({ ok: 1_000, failed: 0 });
+      const before = heapUsedAfterGc();
+      const report = await loadWhileChanging(server, url, client, 10_000);
+      const after = heapUsedAfterGc();
+      expect(report).toMatchObject({ ok: 10_000, failed: 0, failures: [] });
+      expect(report.rounds).toBeGreaterThan(100);
+      expect(app.get(ConfigPairController).inconsistent).toBe(0);
+      expect(after - before).toBeLessThan(4 * 1024 * 1024);
+      // Every request ended and the collector ran: no replaced revision is reachable any more, no file written.
+      expect(client.pinStats).toEqual({ heldRevisions: 0, fileVersions: 0 });
+      console.log(
+        `Nest, no file secrets: ${report.rounds} rounds of changes during 10,000 requests; heap ${(before / 2 ** 20).toFixed(1)} → ${(after / 2 ** 20).toFixed(1)} MiB`,
+      );
     } finally {
       await app.close();
       await server.close();

@@ -41,6 +41,8 @@ export class ReadScope implements ReadSource {
   /** The pin of the scope code runs in: reads inside answer from its state. */
   readonly #scope = new AsyncLocalStorage<RevisionPin>();
   readonly #host: SnapshotHost;
+  /** Asked when a revision's pin is made: one function for the client's life, not a closure per snapshot. */
+  readonly #secretsAvailable: () => boolean;
 
   constructor(deps: ReadScopeDeps) {
     this.#deps = deps;
@@ -54,6 +56,7 @@ export class ReadScope implements ReadSource {
       releaseFiles: (state) => deps.store.releaseFiles(state),
     });
     deps.store.retainReplaced((previous) => this.#pins.replaced(previous));
+    this.#secretsAvailable = () => deps.secretsAvailable();
     this.#host = {
       keyType: deps.keyType,
       versionFilePath: (state, key) => deps.store.versionFilePath(state, key),
@@ -64,8 +67,9 @@ export class ReadScope implements ReadSource {
 
   /** The state a read answers from: the scope's pinned revision, else the one served now. */
   readState(): SnapshotState {
-    // While nothing holds a revision no scope is pinned: the async context need not be looked up.
-    if (this.#pins.holders === 0) return this.#store.state;
+    // While no scope can hold a replaced revision, a pinned read answers what a live one does:
+    // the async context need not be looked up.
+    if (!this.#pins.mayHoldReplaced) return this.#store.state;
     return this.#scope.getStore()?.state ?? this.#store.state;
   }
 
@@ -90,9 +94,24 @@ export class ReadScope implements ReadSource {
       this.#pins.retake(outer);
       pin = outer;
     } else {
-      pin = this.#pins.take(this.#store.state, () => this.#deps.secretsAvailable());
+      pin = this.#pins.take(this.#store.state, this.#secretsAvailable);
     }
     return new PinnedSnapshot(pin.state!, pin, this.#host);
+  }
+
+  /**
+   * The snapshot a framework call (a request, a message) reads: inside a
+   * pinned scope, or on a revision with file secrets, a snapshot of its own
+   * as {@link ReadScope.snapshot} makes, which the call releases when it
+   * ends; otherwise the one snapshot every such call of the revision
+   * shares, uncounted (`held: false`), which nothing needs to release.
+   */
+  callSnapshot(): VaneSnapshot {
+    if (this.#pin() !== undefined) return this.snapshot();
+    const state = this.#store.state;
+    const pin = this.#pins.share(state, this.#secretsAvailable);
+    if (pin === undefined) return this.snapshot();
+    return (pin.callSnapshot ??= new PinnedSnapshot(state, pin, this.#host, false));
   }
 
   /** Runs `fn` pinned to the revision read now; nested calls keep the outer revision. */
@@ -128,7 +147,7 @@ export class ReadScope implements ReadSource {
 
   /** The pin of the scope this code runs in, while it still holds a state. */
   #pin(): RevisionPin | undefined {
-    if (this.#pins.holders === 0) return undefined;
+    if (this.#pins.holders === 0 && !this.#pins.everShared) return undefined;
     const pin = this.#scope.getStore();
     return pin?.state === undefined ? undefined : pin;
   }

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { ManualTimers } from '../../test/helpers/manual-timers.js';
 import { MemoryLogger } from '../../test/helpers/fake-transport.js';
 import { EMPTY_SNAPSHOT, type Snapshot } from './snapshot.js';
@@ -8,6 +10,22 @@ const stateAt = (revision: number): SnapshotState => {
   const snapshot: Snapshot = { ...EMPTY_SNAPSHOT, revision };
   return snapshotState(snapshot, snapshot);
 };
+
+/** A state whose snapshot has a file secret (its version files must be released when nothing reads it). */
+const stateWithFileAt = (revision: number): SnapshotState => {
+  const secrets = new Map([['tls.pem', { type: 'file' as const, value: 'pem', version: 1 }]]);
+  const snapshot: Snapshot = { ...EMPTY_SNAPSHOT, revision, secrets };
+  return snapshotState(snapshot, snapshot);
+};
+
+/** A full collection, after the current job (a WeakRef's target is kept alive until its job ends). */
+async function collectGarbage(): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  gc();
+}
 
 function pinsWith(maxAgeMs: number) {
   const timers = new ManualTimers();
@@ -126,5 +144,111 @@ describe('RevisionPins', () => {
     expect(pins.take(s1, ask).secretsAvailable).toBe(false);
     pins.take(s1, ask);
     expect(ask).toHaveBeenCalledTimes(1);
+  });
+
+  describe('share(): framework calls, uncounted', () => {
+    it('the calls of a revision without file secrets share its pin and count nothing; one with file secrets is never shared', () => {
+      const { pins } = pinsWith(60_000);
+      const s1 = stateAt(1);
+      expect(pins.everShared).toBe(false);
+      const a = pins.share(s1, () => true);
+      expect(a).toBeDefined();
+      expect(pins.share(s1, () => true)).toBe(a);
+      expect(pins.take(s1, () => true)).toBe(a); // a counted holder (a snapshot taken in a call) holds the same pin
+      expect(pins.holders).toBe(1);
+      expect(pins.everShared).toBe(true);
+      pins.drop(a!);
+      // Its last counted holder let go: the calls still read it.
+      expect(a!.state).toBe(s1);
+      expect(pins.share(s1, () => true)).toBe(a);
+      const withFile = stateWithFileAt(2);
+      expect(pins.share(withFile, () => true)).toBeUndefined();
+      expect(pins.share(withFile, () => true)).toBeUndefined();
+      const counted = pins.take(withFile, () => true);
+      expect(counted.shared).toBe(false);
+      pins.drop(counted);
+    });
+
+    it('a replaced shared revision stays readable until maxAgeMs after it was replaced, then its calls read live; no file is released', async () => {
+      const { pins, timers, released } = pinsWith(1_000);
+      const s1 = stateAt(1);
+      const pin = pins.share(s1, () => true)!;
+      expect(pins.mayHoldReplaced).toBe(false);
+      expect(pins.replaced(s1)).toBe(false); // nothing to keep on disk
+      expect(pins.mayHoldReplaced).toBe(true);
+      expect(pins.heldReplaced).toBe(1);
+      expect(pin.state).toBe(s1);
+      expect(timers.pendingDelays()).toEqual([1_000]);
+      await timers.advance(999);
+      expect(pin.state).toBe(s1);
+      await timers.advance(1);
+      expect(pin.state).toBeUndefined();
+      expect(pins.mayHoldReplaced).toBe(false);
+      expect(pins.heldReplaced).toBe(0);
+      expect(released).toEqual([]);
+      expect(timers.pendingCount).toBe(0);
+    });
+
+    it('a replaced shared revision held by a counted snapshot too: when the snapshot lets go, the calls keep reading it', async () => {
+      const { pins, timers } = pinsWith(1_000);
+      const s1 = stateAt(1);
+      const pin = pins.share(s1, () => true)!;
+      pins.take(s1, () => true);
+      expect(pins.replaced(s1)).toBe(false);
+      await timers.advance(300);
+      pins.drop(pin);
+      expect(pin.state).toBe(s1);
+      expect(pins.heldReplaced).toBe(1);
+      expect(timers.pendingDelays()).toEqual([700]); // still counted from the replacement
+      await timers.advance(700);
+      expect(pin.state).toBeUndefined();
+      expect(timers.pendingCount).toBe(0);
+    });
+
+    it('holds a replaced shared revision weakly: once no call reaches it, the garbage collector reclaims it', async () => {
+      const { pins, timers } = pinsWith(60_000);
+      const sharedAndDropped = (): WeakRef<SnapshotState> => {
+        const state = stateAt(1);
+        pins.share(state, () => true);
+        pins.replaced(state);
+        return new WeakRef(state);
+      };
+      const state = sharedAndDropped();
+      expect(pins.heldReplaced).toBe(1);
+      await collectGarbage();
+      expect(state.deref()).toBeUndefined();
+      expect(pins.heldReplaced).toBe(0);
+      // The next replacement forgets it, and reads need not look up their scope any more.
+      pins.replaced(stateAt(2));
+      expect(pins.heldReplaced).toBe(0);
+      expect(pins.mayHoldReplaced).toBe(false);
+      expect(timers.pendingCount).toBe(0);
+    });
+
+    it('revisions replaced one after another expire in the order they were replaced', async () => {
+      const { pins, timers } = pinsWith(1_000);
+      const pinsMade = [1, 2, 3].map((revision) => {
+        const state = stateAt(revision);
+        const pin = pins.share(state, () => true)!;
+        pins.replaced(state);
+        return pin;
+      });
+      await timers.advance(1_000);
+      expect(pinsMade.map((p) => p.state)).toEqual([undefined, undefined, undefined]);
+      expect(pins.mayHoldReplaced).toBe(false);
+    });
+
+    it('close() ends shared revisions, served and replaced', () => {
+      const { pins, timers } = pinsWith(60_000);
+      const s1 = stateAt(1);
+      const replaced = pins.share(s1, () => true)!;
+      pins.replaced(s1);
+      const served = pins.share(stateAt(2), () => true)!;
+      pins.close();
+      expect(replaced.state).toBeUndefined();
+      expect(served.state).toBeUndefined();
+      expect(pins.mayHoldReplaced).toBe(false);
+      expect(timers.pendingCount).toBe(0);
+    });
   });
 });
