@@ -1,6 +1,7 @@
 /**
  * What a pinned read costs (#21), in one run, against a bare `Map.get` on the
- * same keys: a config and a flag read inside `runPinned()`, through a
+ * same keys: a config and a flag read inside `runPinned()` (while its
+ * revision is served, and once a change replaced it), through a
  * `snapshot()`, and live reads before and after the process first used a
  * pinned scope (AsyncLocalStorage is enabled process-wide from then on).
  *
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
     liveFlagBefore: [],
     pinnedConfig: [],
     pinnedFlag: [],
+    replacedConfig: [],
+    replacedFlag: [],
     snapshotConfig: [],
     snapshotFlag: [],
     liveConfigAfter: [],
@@ -73,6 +76,13 @@ async function main(): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     rows.pinnedConfig!.push(client.runPinned(() => nsPerOp(n, config)));
     rows.pinnedFlag!.push(client.runPinned(() => nsPerOp(n, flag)));
+    // Inside a scope whose revision a change replaced: reads look their scope up.
+    await client.runPinned(async () => {
+      server.admin.setConfig('bench', 'section0.key0', 10_000 + round);
+      await client.sync();
+      rows.replacedConfig!.push(nsPerOp(n, config));
+      rows.replacedFlag!.push(nsPerOp(n, flag));
+    });
     const snap = client.snapshot();
     rows.snapshotConfig!.push(nsPerOp(n, (i) => snap.config(configKeys[i & 1023]!) !== undefined));
     rows.snapshotFlag!.push(nsPerOp(n, (i) => snap.flag(flagKeys[i & 1023]!)));
@@ -99,6 +109,8 @@ async function main(): Promise<void> {
   console.log(row('`client.flag(key)`, live, no scope ever run', m.liveFlagBefore!, m.mapFlag!));
   console.log(row('`client.config(key)` inside `runPinned()`', m.pinnedConfig!, m.mapConfig!));
   console.log(row('`client.flag(key)` inside `runPinned()`', m.pinnedFlag!, m.mapFlag!));
+  console.log(row('`client.config(key)` inside `runPinned()`, its revision replaced', m.replacedConfig!, m.mapConfig!));
+  console.log(row('`client.flag(key)` inside `runPinned()`, its revision replaced', m.replacedFlag!, m.mapFlag!));
   console.log(row('`snapshot.config(key)`', m.snapshotConfig!, m.mapConfig!));
   console.log(row('`snapshot.flag(key)`', m.snapshotFlag!, m.mapFlag!));
   console.log(row('`client.config(key)`, live, after scopes ran', m.liveConfigAfter!, m.mapConfig!));

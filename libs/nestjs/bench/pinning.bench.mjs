@@ -12,7 +12,12 @@
 // figure is the median of those ratios. Beside requests per second, the CPU
 // time each app process spent per request (from /proc, user + system) is
 // given: on a loaded machine it varies far less than requests per second.
+// Two processes of the same app differ too (JIT decisions, memory layout):
+// with both apps live, one pair of processes measured 1.5 % apart (Node 24,
+// 2026-11-27). So the rounds are spread over PAIRS pairs of fresh processes,
+// each pair running every order of the routes once.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +25,8 @@ import autocannon from 'autocannon';
 
 const QUICK = process.argv.includes('--quick');
 const ROUNDS = QUICK ? 4 : 16;
+/** Pairs of app processes the rounds are spread over (ROUNDS / PAIRS rounds each). */
+const PAIRS = QUICK ? 1 : 4;
 const DURATION_S = QUICK ? 1 : 2;
 const WARMUP_S = QUICK ? 1 : 3;
 const CONNECTIONS = 10;
@@ -44,10 +51,6 @@ function startApp(args) {
   return { child, port };
 }
 
-const pinned = startApp([]);
-const live = startApp(['--no-pinning']);
-const ports = { pinned: await pinned.port, live: await live.port };
-
 /** CPU time of a process so far, in milliseconds (Linux /proc; NaN elsewhere). */
 function cpuMs(pid) {
   try {
@@ -58,7 +61,8 @@ function cpuMs(pid) {
   }
 }
 
-const TARGETS = {
+/** The four routes, on the apps of one pair. */
+const targetsOf = (pinned, live, ports) => ({
   pinned: {
     pid: pinned.child.pid,
     port: ports.pinned,
@@ -79,7 +83,8 @@ const TARGETS = {
     path: '/open',
     label: 'GET /open (no guard), pinning on (default)',
   },
-};
+});
+let TARGETS;
 const run = (name, duration) =>
   autocannon({
     url: `http://127.0.0.1:${TARGETS[name].port}${TARGETS[name].path}`,
@@ -92,7 +97,6 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-for (const name of Object.keys(TARGETS)) await run(name, WARMUP_S);
 const rps = { pinned: [], live: [], open: [], pinnedOpen: [] };
 const p99 = { pinned: [], live: [], open: [], pinnedOpen: [] };
 const cpu = { pinned: [], live: [], open: [], pinnedOpen: [] };
@@ -106,24 +110,32 @@ const ORDERS = [
   ['open', 'pinned', 'pinnedOpen', 'live'],
   ['pinnedOpen', 'open', 'live', 'pinned'],
 ];
-for (let round = 0; round < ROUNDS; round++) {
-  const seen = {};
-  for (const name of ORDERS[round % ORDERS.length]) {
-    const before = cpuMs(TARGETS[name].pid);
-    const r = await run(name, DURATION_S);
-    cpu[name].push(((cpuMs(TARGETS[name].pid) - before) * 1000) / r.requests.total);
-    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
-    seen[name] = r.requests.average;
-    rps[name].push(r.requests.average);
-    p99[name].push(r.latency.p99);
+for (let pair = 0; pair < PAIRS; pair++) {
+  const pinned = startApp([]);
+  const live = startApp(['--no-pinning']);
+  TARGETS = targetsOf(pinned, live, { pinned: await pinned.port, live: await live.port });
+  for (const name of Object.keys(TARGETS)) await run(name, WARMUP_S);
+  for (let round = 0; round < ROUNDS / PAIRS; round++) {
+    const seen = {};
+    for (const name of ORDERS[round % ORDERS.length]) {
+      const before = cpuMs(TARGETS[name].pid);
+      const r = await run(name, DURATION_S);
+      cpu[name].push(((cpuMs(TARGETS[name].pid) - before) * 1000) / r.requests.total);
+      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+      seen[name] = r.requests.average;
+      rps[name].push(r.requests.average);
+      p99[name].push(r.latency.p99);
+    }
+    costs.push(1 - seen.pinned / seen.live);
+    openCosts.push(1 - seen.pinnedOpen / seen.open);
+    cpuCosts.push(cpu.pinned.at(-1) / cpu.live.at(-1) - 1);
+    vsOpen.push(seen.pinned / seen.open);
   }
-  costs.push(1 - seen.pinned / seen.live);
-  openCosts.push(1 - seen.pinnedOpen / seen.open);
-  cpuCosts.push(cpu.pinned.at(-1) / cpu.live.at(-1) - 1);
-  vsOpen.push(seen.pinned / seen.open);
+  const exited = Promise.all([once(pinned.child, 'exit'), once(live.child, 'exit')]);
+  pinned.child.kill('SIGKILL');
+  live.child.kill('SIGKILL');
+  await exited;
 }
-pinned.child.kill('SIGTERM');
-live.child.kill('SIGTERM');
 
 const sorted = [...costs].sort((a, b) => a - b);
 const quartile = (q) => (sorted[Math.floor(q * (sorted.length - 1))] * 100).toFixed(1);
@@ -135,7 +147,7 @@ console.log(
     .join(' ')}`,
 );
 console.log(
-  `${ROUNDS} back-to-back rounds (one per route) of ${DURATION_S} s per route, ${CONNECTIONS} connections, after ${WARMUP_S} s warmup each`,
+  `${ROUNDS} back-to-back rounds (one per route) of ${DURATION_S} s per route over ${PAIRS} pair(s) of app processes, ${CONNECTIONS} connections, after ${WARMUP_S} s warmup each`,
 );
 console.log('| route | median req/s | min–max req/s | median p99 latency | median CPU per request |');
 console.log('|---|---|---|---|---|');
