@@ -9,6 +9,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { portPrintedBy } from './app-port.mjs';
 
 /** Whether valgrind is installed (the benchmarks skip, saying so, without it). */
 export function valgrindAvailable() {
@@ -48,19 +49,7 @@ export async function mainThreadInstructionsPerRequest({ appArgs, env = {}, load
     { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, ...env } },
   );
   try {
-    const port = await new Promise((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error('the app did not start under valgrind within 180 s')), 180_000);
-      child.stdout.on('data', (chunk) => {
-        out += chunk;
-        const match = /\{"port":\s*(\d+)\}/.exec(out);
-        if (match) {
-          clearTimeout(timer);
-          resolve(Number(match[1]));
-        }
-      });
-      child.on('exit', (code) => reject(new Error(`the app exited with ${code}`)));
-    });
+    const port = await portPrintedBy(child, 180_000, 'the app under valgrind');
     await load(port, warmup);
     await beforeCount?.(port);
     const control = (...flags) => execFileSync('callgrind_control', [...flags, String(child.pid)], { stdio: 'ignore' });

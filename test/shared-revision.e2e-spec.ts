@@ -8,9 +8,8 @@
  */
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Controller, Get, Injectable, type INestApplication, type INestMicroservice } from '@nestjs/common';
-import { ClientProxyFactory, MessagePattern, Transport, type ClientProxy } from '@nestjs/microservices';
+import { Controller, Get, Injectable, type INestApplication } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { VaneClient } from '@vane/client';
@@ -20,6 +19,7 @@ import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/
 import { waitForRevision } from '@vane/local-server/testing';
 import { FeatureFlag, Flag, Secret, VaneModule } from '@vane/nestjs';
 import express from 'express';
+import { startTcpMicroservice } from '../libs/nestjs/test/support/tcp-microservice.js';
 import Fastify from 'fastify';
 import { firstValueFrom } from 'rxjs';
 import request from 'supertest';
@@ -169,28 +169,10 @@ const ADAPTERS: [string, Start][] = [
     async (server, change) => {
       ShopReads.change = change;
       const module = await nestModule(server, RpcShop);
-      const app: INestMicroservice = module.createNestMicroservice({
-        transport: Transport.TCP,
-        options: { host: '127.0.0.1', port: 0 },
-      });
-      app.useLogger(false);
-      await app.listen();
-      const { port } = app.unwrap<Server>().address() as AddressInfo;
-      const proxy: ClientProxy = ClientProxyFactory.create({
-        transport: Transport.TCP,
-        options: { host: '127.0.0.1', port },
-      });
-      await proxy.connect();
+      const { client: proxy, close } = await startTcpMicroservice(module);
       const call = (): Promise<Answer | 'refused'> =>
         firstValueFrom(proxy.send<Answer>('reads', {})).catch(() => 'refused' as const);
-      return {
-        client: module.get(VaneClient),
-        call,
-        close: async () => {
-          await proxy.close();
-          await app.close();
-        },
-      };
+      return { client: module.get(VaneClient), call, close };
     },
   ],
   [

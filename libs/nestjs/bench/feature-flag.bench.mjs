@@ -6,15 +6,14 @@
 // tens of per cent within a minute, so the routes are measured in many short
 // back-to-back pairs (order alternating), each pair gives a ratio, and the
 // figure is the median of those ratios; the median req/s are given beside it.
-import { spawn } from 'node:child_process';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import 'reflect-metadata';
 import { Reflector } from '@nestjs/core';
 import { FeatureFlag, FeatureFlagGuard, VaneRequestFlags } from '@vane/nestjs';
 import { VaneTestingBackend } from '@vane/nestjs/testing';
 import autocannon from 'autocannon';
+import { startApp } from './start-app.mjs';
 
 const QUICK = process.argv.includes('--quick');
 const PAIRS = QUICK ? 4 : 16;
@@ -22,22 +21,8 @@ const DURATION_S = QUICK ? 1 : 2;
 const WARMUP_S = QUICK ? 1 : 3;
 const CONNECTIONS = 10;
 
-const child = spawn(process.execPath, [fileURLToPath(new URL('./app.mjs', import.meta.url))], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const port = await new Promise((resolve, reject) => {
-  let out = '';
-  const timer = setTimeout(() => reject(new Error('the app did not start within 15 s')), 15_000);
-  child.stdout.on('data', (chunk) => {
-    out += chunk;
-    const line = out.split('\n').find((l) => l.startsWith('{"port"'));
-    if (line) {
-      clearTimeout(timer);
-      resolve(JSON.parse(line).port);
-    }
-  });
-  child.on('exit', (code) => reject(new Error(`the app exited with ${code}`)));
-});
+const { child, port: started } = startApp();
+const port = await started;
 
 const run = (path, duration) =>
   autocannon({ url: `http://127.0.0.1:${port}${path}`, connections: CONNECTIONS, duration, pipelining: 1 });

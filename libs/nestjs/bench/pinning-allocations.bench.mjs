@@ -12,9 +12,8 @@
 //
 // Each app runs in its own process (bench/app.mjs --allocation-sampling), is warmed up past the
 // JIT's tiers (WARMUP requests), then samples REQUESTS requests on one connection.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { startApp } from './start-app.mjs';
 
 const QUICK = process.argv.includes('--quick');
 const WARMUP = QUICK ? 3000 : 10_000;
@@ -22,26 +21,6 @@ const REQUESTS = QUICK ? 2000 : 5000;
 const PATH = '/guarded';
 /** A site is listed when the two apps' bytes per request there differ by at least this much. */
 const SHOWN_BYTES = 24;
-
-async function startApp(args) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./app.mjs', import.meta.url)), ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the app did not start within 15 s')), 15_000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /\{"port":\s*(\d+)\}/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`the app exited with ${code}`)));
-  });
-  return { child, port };
-}
 
 /** Sends `amount` requests on one connection (every request then does the same work). */
 async function load(port, amount) {
@@ -51,8 +30,10 @@ async function load(port, amount) {
 
 /** Bytes allocated per request, in total and by allocating function ("name file:line"). */
 async function allocationsPerRequest(args) {
-  const { child, port } = await startApp(['--allocation-sampling', ...args]);
+  const app = startApp(['--allocation-sampling', ...args]);
+  const { child } = app;
   try {
+    const port = await app.port;
     await load(port, WARMUP);
     await (await fetch(`http://127.0.0.1:${port}/__allocations/start`)).text();
     await load(port, REQUESTS);

@@ -16,12 +16,11 @@
 // with both apps live, one pair of processes measured 1.5 % apart (Node 24,
 // 2026-11-27). So the rounds are spread over PAIRS pairs of fresh processes,
 // each pair running every order of the routes once.
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { startApp } from './start-app.mjs';
 
 const QUICK = process.argv.includes('--quick');
 const ROUNDS = QUICK ? 4 : 16;
@@ -30,26 +29,6 @@ const PAIRS = QUICK ? 1 : 4;
 const DURATION_S = QUICK ? 1 : 2;
 const WARMUP_S = QUICK ? 1 : 3;
 const CONNECTIONS = 10;
-
-function startApp(args) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./app.mjs', import.meta.url)), ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the app did not start within 15 s')), 15_000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const line = out.split('\n').find((l) => l.startsWith('{"port"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve(JSON.parse(line).port);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`the app exited with ${code}`)));
-  });
-  return { child, port };
-}
 
 /** CPU time of a process so far, in milliseconds (Linux /proc; NaN elsewhere). */
 function cpuMs(pid) {

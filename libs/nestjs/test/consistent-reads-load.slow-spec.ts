@@ -41,29 +41,13 @@ class PairController {
   }
 }
 
-/** The two configs only: what a service without file secrets reads. */
+/** The two configs only: what a service without file secrets reads (provided as {@link PairReads}). */
 @Injectable()
 class ConfigReads {
   constructor(private readonly vane: VaneClient) {}
 
   read(): string {
     return `${this.vane.config('db.pool.max')} ${this.vane.config('db.host')}`;
-  }
-}
-
-@Controller()
-class ConfigPairController {
-  inconsistent = 0;
-
-  constructor(private readonly reads: ConfigReads) {}
-
-  @FeatureFlag('new-checkout')
-  @Get('pair')
-  async pair(): Promise<string> {
-    const first = this.reads.read();
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (this.reads.read() !== first) this.inconsistent++;
-    return 'ok';
   }
 }
 
@@ -76,62 +60,53 @@ function seedWithoutFileSecrets(): LocalServerSeed {
   return { ...seed, services: { ...seed.services, shop: { ...shop, secrets } } };
 }
 
+/**
+ * Serves GET /pair (its `inconsistent` counts requests that read two
+ * revisions), reading through `reads`, on a churning server of `seed`, and
+ * checks what 10,000 requests leave (after 1,000 to warm up: JIT, pools, the
+ * first version files).
+ */
+async function expectOneRevisionUnderLoad(
+  seed: LocalServerSeed,
+  fileSecret: boolean,
+  reads: typeof PairReads | typeof ConfigReads,
+): Promise<void> {
+  const server = await startChurnServer(seed, 'shop', { fileSecret });
+  const module = await Test.createTestingModule({
+    imports: [VaneModule.forRoot({ baseUrl: server.baseUrl, apiKey: server.secretKey, startupCheck: 'off' })],
+    controllers: [PairController],
+    providers: [{ provide: PairReads, useClass: reads }],
+  }).compile();
+  const app = module.createNestApplication({ logger: false });
+  await app.listen(0, '127.0.0.1');
+  const client = app.get(VaneClient);
+  try {
+    const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/pair`;
+    expect(await loadWhileChanging(server, url, client, 1_000)).toMatchObject({ ok: 1_000, failed: 0 });
+    const before = heapUsedAfterGc();
+    const report = await loadWhileChanging(server, url, client, 10_000);
+    const after = heapUsedAfterGc();
+    const { inconsistent } = app.get(PairController);
+    await expectOneRevisionPerRequest(
+      fileSecret ? 'Nest' : 'Nest, no file secrets',
+      client,
+      report,
+      inconsistent,
+      { before, after },
+      { fileSecret },
+    );
+  } finally {
+    await app.close();
+    await server.close();
+  }
+}
+
 describe('one revision per request under load (Nest on Express)', () => {
   it('10,000 requests while the values change every millisecond: each reads one revision; heap flat; no old version file left', async () => {
-    const server = await startChurnServer(nestSeed(), 'shop');
-    const module = await Test.createTestingModule({
-      imports: [VaneModule.forRoot({ baseUrl: server.baseUrl, apiKey: server.secretKey, startupCheck: 'off' })],
-      controllers: [PairController],
-      providers: [PairReads],
-    }).compile();
-    const app = module.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    const client = app.get(VaneClient);
-    try {
-      const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/pair`;
-      // Warm-up (JIT, pools, the first version files), then the heap at a quiet point.
-      expect(await loadWhileChanging(server, url, client, 1_000)).toMatchObject({ ok: 1_000, failed: 0 });
-      const before = heapUsedAfterGc();
-      const report = await loadWhileChanging(server, url, client, 10_000);
-      const after = heapUsedAfterGc();
-      await expectOneRevisionPerRequest('Nest', client, report, app.get(PairController).inconsistent, {
-        before,
-        after,
-      });
-    } finally {
-      await app.close();
-      await server.close();
-    }
+    await expectOneRevisionUnderLoad(nestSeed(), true, PairReads);
   }, 600_000);
 
   it('without file secrets (revisions shared by their requests, uncounted): each request reads one revision; heap flat; nothing held once collected', async () => {
-    const server = await startChurnServer(seedWithoutFileSecrets(), 'shop', { fileSecret: false });
-    const module = await Test.createTestingModule({
-      imports: [VaneModule.forRoot({ baseUrl: server.baseUrl, apiKey: server.secretKey, startupCheck: 'off' })],
-      controllers: [ConfigPairController],
-      providers: [ConfigReads],
-    }).compile();
-    const app = module.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    const client = app.get(VaneClient);
-    try {
-      const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/pair`;
-      expect(await loadWhileChanging(server, url, client, 1_000)).toMatchObject({ ok: 1_000, failed: 0 });
-      const before = heapUsedAfterGc();
-      const report = await loadWhileChanging(server, url, client, 10_000);
-      const after = heapUsedAfterGc();
-      expect(report).toMatchObject({ ok: 10_000, failed: 0, failures: [] });
-      expect(report.rounds).toBeGreaterThan(100);
-      expect(app.get(ConfigPairController).inconsistent).toBe(0);
-      expect(after - before).toBeLessThan(4 * 1024 * 1024);
-      // Every request ended and the collector ran: no replaced revision is reachable any more, no file written.
-      expect(client.pinStats).toEqual({ heldRevisions: 0, fileVersions: 0 });
-      console.log(
-        `Nest, no file secrets: ${report.rounds} rounds of changes during 10,000 requests; heap ${(before / 2 ** 20).toFixed(1)} → ${(after / 2 ** 20).toFixed(1)} MiB`,
-      );
-    } finally {
-      await app.close();
-      await server.close();
-    }
+    await expectOneRevisionUnderLoad(seedWithoutFileSecrets(), false, ConfigReads);
   }, 600_000);
 });

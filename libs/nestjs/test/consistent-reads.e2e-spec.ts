@@ -1,18 +1,18 @@
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import { Controller, Get, type INestApplication, type INestMicroservice } from '@nestjs/common';
+import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { Query, Resolver, GraphQLModule } from '@nestjs/graphql';
-import { ClientProxyFactory, MessagePattern, Transport, type ClientProxy } from '@nestjs/microservices';
+import { MessagePattern } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import { VaneClient } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
-import type { AddressInfo, Server } from 'node:net';
 import { firstValueFrom } from 'rxjs';
 import { io, type Socket as ClientSocket } from 'socket.io-client';
 import request from 'supertest';
 import { FeatureFlag, Flag, Secret, VaneModule } from '../src/index.js';
 import { midRequestChange, MidRequestChange, ShopReads, type Answer } from './support/mid-request.js';
+import { startTcpMicroservice } from './support/tcp-microservice.js';
 import { KEYS, nestSeed } from './support/seed.js';
 
 @Controller()
@@ -155,31 +155,13 @@ const TRANSPORTS: [string, Start][] = [
     'a microservice message',
     async (server, consistentReads) => {
       const module = await moduleFor(server, consistentReads, { controllers: [RpcShop] });
-      const app: INestMicroservice = module.createNestMicroservice({
-        transport: Transport.TCP,
-        options: { host: '127.0.0.1', port: 0 },
-      });
-      app.useLogger(false);
-      await app.listen();
-      const { port } = app.unwrap<Server>().address() as AddressInfo;
-      const client: ClientProxy = ClientProxyFactory.create({
-        transport: Transport.TCP,
-        options: { host: '127.0.0.1', port },
-      });
-      await client.connect();
+      const { client, close } = await startTcpMicroservice(module);
       const call = (): Promise<Answer | 'refused'> =>
         firstValueFrom(client.send<Answer>('reads', {})).catch((err: unknown) => {
           expect(err).toEqual({ status: 'error', message: 'Not Found' });
           return 'refused' as const;
         });
-      return {
-        module,
-        call,
-        close: async () => {
-          await client.close();
-          await app.close();
-        },
-      };
+      return { module, call, close };
     },
   ],
   [

@@ -2,18 +2,18 @@
 // @vane/express and @vane/fastify answer them (test/adapter-parity.e2e-spec.ts has the shared rows);
 // here what is Nest's own: the option, other exceptions left alone, Fastify, GraphQL and microservices.
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import { Controller, Get, NotFoundException, type INestMicroservice } from '@nestjs/common';
+import { Controller, Get, NotFoundException } from '@nestjs/common';
 import { Query, Resolver, GraphQLModule } from '@nestjs/graphql';
-import { ClientProxyFactory, MessagePattern, Transport, type ClientProxy } from '@nestjs/microservices';
+import { MessagePattern } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { RateLimitedError, VANE_ERROR_ANSWERS, type VaneLogger } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/local-server';
-import type { AddressInfo, Server } from 'node:net';
 import { firstValueFrom } from 'rxjs';
 import request from 'supertest';
 import { VaneModule, type VaneModuleOptions } from '../src/index.js';
 import { KEYS, nestSeed } from './support/seed.js';
+import { startTcpMicroservice } from './support/tcp-microservice.js';
 
 const rateLimited = (): RateLimitedError =>
   new RateLimitedError('rate limited by the service (own message)', { retryAfterMs: 1200 });
@@ -154,23 +154,11 @@ describe('VaneExceptionFilter', () => {
   }, 30_000);
 
   it('in a microservice: the body as the error', async () => {
-    const app: INestMicroservice = (await moduleWith()).createNestMicroservice({
-      transport: Transport.TCP,
-      options: { host: '127.0.0.1', port: 0 },
-    });
-    app.useLogger(false);
-    await app.listen();
-    const { port } = app.unwrap<Server>().address() as AddressInfo;
-    const client: ClientProxy = ClientProxyFactory.create({
-      transport: Transport.TCP,
-      options: { host: '127.0.0.1', port },
-    });
+    const { client, close } = await startTcpMicroservice(await moduleWith());
     try {
-      await client.connect();
       await expect(firstValueFrom(client.send('limited', {}))).rejects.toEqual({ status: 'error', ...BODY });
     } finally {
-      await client.close();
-      await app.close();
+      await close();
     }
   }, 30_000);
 });
