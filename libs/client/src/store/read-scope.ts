@@ -54,6 +54,7 @@ export class ReadScope implements ReadSource {
       logger: deps.logger,
       maxAgeMs: deps.pinMaxAgeMs,
       releaseFiles: (state) => deps.store.releaseFiles(state),
+      hasFiles: (state) => deps.store.hasFiles(state),
     });
     deps.store.retainReplaced((previous) => this.#pins.replaced(previous));
     this.#secretsAvailable = () => deps.secretsAvailable();

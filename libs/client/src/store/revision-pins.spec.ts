@@ -37,6 +37,7 @@ function pinsWith(maxAgeMs: number) {
     logger,
     maxAgeMs,
     releaseFiles: (state) => released.push(state.snapshot.revision),
+    hasFiles: (state) => [...state.snapshot.secrets.values()].some((secret) => secret.type === 'file'),
   });
   return { pins, timers, released, logger };
 }

@@ -45,12 +45,6 @@ export class RevisionPin {
   }
 }
 
-/** Whether a state has file secrets, whose version files a pinned read may be handed. @internal */
-export function hasFileSecrets(state: SnapshotState): boolean {
-  for (const secret of state.snapshot.secrets.values()) if (secret.type === 'file') return true;
-  return false;
-}
-
 /** Shared replacements listed before {@link RevisionPins} first looks at every one of them. */
 const FULL_PRUNE_MIN = 64;
 
@@ -69,6 +63,8 @@ export interface RevisionPinsDeps {
   readonly maxAgeMs: number;
   /** Lets go of a replaced state's version files (its pin ended). */
   releaseFiles(state: SnapshotState): void;
+  /** Whether a state has version files to let go of (file secrets): such a revision is never shared uncounted. */
+  hasFiles(state: SnapshotState): boolean;
 }
 
 /**
@@ -165,7 +161,7 @@ export class RevisionPins {
     let pin = this.#current;
     if (pin === undefined || pin.state !== served) this.#current = pin = new RevisionPin(served, secretsAvailable());
     if (!pin.shared) {
-      if ((pin.hasFiles ??= hasFileSecrets(served)) === true) return undefined;
+      if ((pin.hasFiles ??= this.#deps.hasFiles(served)) === true) return undefined;
       pin.shared = true;
       this.#everShared = true;
     }

@@ -33,6 +33,15 @@ describe('SnapshotStore', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('tells a state with file secrets (version files to let go of) from one with text secrets only', async () => {
+    const withSecrets = (revision: number, secrets: Record<string, { type: string; value: string; version: number }>) =>
+      parseSnapshot({ service: { slug: 'shop', kind: 'backend' }, revision, configs: {}, flags: {}, secrets });
+    await store.apply(withSecrets(3, { 'stripe.api_key': { type: 'text', value: 'rk', version: 1 } }), 'sync');
+    expect(store.hasFiles(store.state)).toBe(false);
+    await store.apply(withSecrets(4, { 'tls.pem': { type: 'file', value: 'pem', version: 2 } }), 'sync');
+    expect(store.hasFiles(store.state)).toBe(true);
+  });
+
   describe('one swap for every snapshot', () => {
     it('a restored backup serves its flags through the same derived map as a sync (defect: flag() read defaults)', async () => {
       await store.restore(snapshotAt(7, { 'new-checkout': true, 'kill-switch': false }), 500);

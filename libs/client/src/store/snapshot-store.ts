@@ -123,6 +123,12 @@ export class SnapshotStore {
     this.files.release(state.snapshot.secrets);
   }
 
+  /** Whether `state` has file secrets, hence version files that {@link SnapshotStore.releaseFiles} must let go of. */
+  hasFiles(state: SnapshotState): boolean {
+    for (const secret of state.snapshot.secrets.values()) if (secret.type === 'file') return true;
+    return false;
+  }
+
   /** Config keys whose current value failed the schema, with the issues (empty without a schema). */
   get invalid(): ReadonlyMap<string, InvalidConfig> {
     return this.validator?.invalid ?? NO_INVALID;
