@@ -70,7 +70,7 @@ export default tseslint.config(
   },
   {
     // The local server's web console: plain ES modules that run in the browser.
-    files: ['libs/local-server/src/console/static/**/*.js'],
+    files: ['libs/server/src/console/static/**/*.js'],
     languageOptions: {
       sourceType: 'module',
       globals: { window: 'readonly', document: 'readonly', EventSource: 'readonly', fetch: 'readonly' },

@@ -7,7 +7,7 @@ module.exports = {
   projects: [
     '<rootDir>/libs/common',
     '<rootDir>/libs/client',
-    '<rootDir>/libs/local-server',
+    '<rootDir>/libs/server',
     '<rootDir>/libs/nestjs',
     '<rootDir>/libs/express',
     '<rootDir>/libs/fastify',

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Takes the console screenshot in libs/local-server/README.md: the local
+// Takes the console screenshot in libs/server/README.md: the local
 // server on the demo seed with one app stream open, the console logged in,
 // the first screen of a 1280 × 900 window, in Debian's headless chromium.
 // Run after `npm run build`:
@@ -12,11 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const out = process.argv[2] ?? join(root, 'libs/local-server/docs/console.png');
-const { startLocalServer } = await import(join(root, 'libs/local-server/dist/esm/index.js'));
+const out = process.argv[2] ?? join(root, 'libs/server/docs/console.png');
+const { startLocalServer } = await import(join(root, 'libs/server/dist/esm/index.js'));
 
 const server = await startLocalServer({
-  seed: join(root, 'libs/local-server/seeds/demo.seed.json'),
+  seed: join(root, 'libs/server/seeds/demo.seed.json'),
   adminToken: 'screenshot',
 });
 // One open stream, as an app would hold, so the counts are not all zero.

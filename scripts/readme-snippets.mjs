@@ -45,7 +45,7 @@ export const DOCUMENTS = [
   'libs/express/README.md',
   'libs/fastify/README.md',
   'libs/openfeature/README.md',
-  'libs/local-server/README.md',
+  'libs/server/README.md',
 ];
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -121,7 +121,7 @@ function tryIt(vaneUrl, nestUrl, expressUrl) {
   const admin = `curl -X PUT -H 'Authorization: Bearer ${adminToken}' -H 'Content-Type: application/json'`;
   return `
 Vane demo running:
-  local Vane server  ${vaneUrl}  (service shop: ${vaneUrl.replace('127.0.0.1', 'shop.localhost')}; keys in libs/local-server/seeds/demo.seed.json; admin token ${adminToken})
+  local Vane server  ${vaneUrl}  (service shop: ${vaneUrl.replace('127.0.0.1', 'shop.localhost')}; keys in libs/server/seeds/demo.seed.json; admin token ${adminToken})
   web console        ${vaneUrl}/console/  (log in with the admin token; flip flags, edit configs, rotate secrets)
   NestJS sample      ${nestUrl}
   Express sample     ${expressUrl}
@@ -159,7 +159,7 @@ Press Ctrl-C to stop everything.
 async function main() {
   const vaneUrl = await startChild(
     'vane',
-    ['libs/local-server/dist/cjs/cli.js', '--seed', 'libs/local-server/seeds/demo.seed.json', '--port', vanePort],
+    ['libs/server/dist/cjs/cli.js', '--seed', 'libs/server/seeds/demo.seed.json', '--port', vanePort],
     { VANE_ADMIN_TOKEN: adminToken },
   );
   const baseUrl = vaneUrl.replace('127.0.0.1', 'shop.localhost');

@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { transformSync } from '@swc/core';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const workspaces = new Set(['client', 'local-server', 'nestjs', 'express']);
+const workspaces = new Set(['client', 'server', 'nestjs', 'express']);
 
 export async function resolve(specifier, context, next) {
   const scoped = /^@vane\/([a-z-]+)$/.exec(specifier);

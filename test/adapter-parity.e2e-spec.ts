@@ -17,13 +17,13 @@ import {
 } from '@vane/client';
 import { createVane, type RequestVane } from '@vane/express';
 import vanePlugin from '@vane/fastify';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { FeatureFlag, Secret, VaneModule } from '@vane/nestjs';
 import express from 'express';
 import Fastify from 'fastify';
 import request from 'supertest';
 import { CountingDispatcher } from '../libs/express/test/support/counting-dispatcher.js';
-import { adapterSeed, adminRequest } from '@vane/local-server/testing';
+import { adapterSeed, adminRequest } from '@vane/server/testing';
 
 const EVALUATE_AB = '/v1/flags/evaluate-ab';
 const TYPO = 'new-chekout';

@@ -1,8 +1,8 @@
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import type { Page } from 'playwright-core';
 import { startSample } from '../sample-app/express/server.js';
 import { describeInBrowser, startChromium, type HeadlessChromium } from './support/chromium.js';
-import { adminRequest } from '@vane/local-server/testing';
+import { adminRequest } from '@vane/server/testing';
 import { get, send } from './support/http.js';
 import { DEMO_SEED } from './support/samples.js';
 

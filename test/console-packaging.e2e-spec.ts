@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { PROCESS_TEST_MS } from '@vane/local-server/testing';
+import { PROCESS_TEST_MS } from '@vane/server/testing';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -19,10 +19,10 @@ const probe = `
 
 describe('the web console, as the package ships it', () => {
   it.each([
-    ['ESM (import)', ['--input-type=module', '-e', `import { startLocalServer } from '@vane/local-server';${probe}`]],
+    ['ESM (import)', ['--input-type=module', '-e', `import { startLocalServer } from '@vane/server';${probe}`]],
     [
       'CommonJS (require)',
-      ['-e', `const { startLocalServer } = require('@vane/local-server'); (async () => {${probe}})();`],
+      ['-e', `const { startLocalServer } = require('@vane/server'); (async () => {${probe}})();`],
     ],
   ])(
     'serves its pages and modules from dist through %s',

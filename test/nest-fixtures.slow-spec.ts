@@ -4,8 +4,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/local-server';
-import { PROCESS_TEST_MS, PROCESS_WAIT_MS } from '@vane/local-server/testing';
+import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/server';
+import { PROCESS_TEST_MS, PROCESS_WAIT_MS } from '@vane/server/testing';
 
 // NestJS 11 (CommonJS) and NestJS 12 (ESM only) apps load the BUILT packages
 // (`npm test` builds first) as an app that installed them would: each fixture

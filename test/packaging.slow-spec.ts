@@ -3,12 +3,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { PROCESS_TEST_MS } from '@vane/local-server/testing';
+import { PROCESS_TEST_MS } from '@vane/server/testing';
 
 // Runs on the built packages (`npm test` builds first), through Node's own resolver,
 // as an app that installed them would load them.
 const ROOT = resolve(__dirname, '..');
-const LIBS = ['common', 'client', 'local-server', 'nestjs', 'express', 'fastify', 'openfeature'] as const;
+const LIBS = ['common', 'client', 'server', 'nestjs', 'express', 'fastify', 'openfeature'] as const;
 
 function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
@@ -146,7 +146,7 @@ describe('@vane/nestjs/testing', () => {
   });
 });
 
-describe('@vane/local-server/testing', () => {
+describe('@vane/server/testing', () => {
   const EXPORTS = [
     'ADAPTER_KEYS',
     'ADAPTER_SECRET_VALUES',
@@ -181,23 +181,23 @@ describe('@vane/local-server/testing', () => {
     () => {
       const cjs = node([
         '-e',
-        `console.log(JSON.stringify(Object.keys(require('@vane/local-server/testing')).sort()))`,
+        `console.log(JSON.stringify(Object.keys(require('@vane/server/testing')).sort()))`,
       ]);
       const esm = node([
         '--input-type=module',
         '-e',
-        `const m = await import('@vane/local-server/testing'); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default').sort()))`,
+        `const m = await import('@vane/server/testing'); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default').sort()))`,
       ]);
       expect(JSON.parse(cjs)).toEqual(EXPORTS);
       expect(JSON.parse(esm)).toEqual(JSON.parse(cjs));
       const main = JSON.parse(
-        node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/local-server'))))`]),
+        node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/server'))))`]),
       ) as string[];
       expect(main.filter((name) => EXPORTS.includes(name))).toEqual([]);
       // Loading it pulls in neither the client nor a framework: a test of any app can use it.
       const loaded = node([
         '-e',
-        `require('@vane/local-server/testing'); console.log(JSON.stringify(Object.keys(require.cache).filter((f) => /@vane[\\/](client|nestjs|express|fastify)|node_modules[\\/](express|@nestjs|fastify)[\\/]/.test(f))))`,
+        `require('@vane/server/testing'); console.log(JSON.stringify(Object.keys(require.cache).filter((f) => /@vane[\\/](client|nestjs|express|fastify)|node_modules[\\/](express|@nestjs|fastify)[\\/]/.test(f))))`,
       ]);
       expect(JSON.parse(loaded)).toEqual([]);
     },
@@ -206,17 +206,17 @@ describe('@vane/local-server/testing', () => {
 
   it('resolves for TypeScript with the old node10 resolution too (typesVersions)', () => {
     const resolved = ts.resolveModuleName(
-      '@vane/local-server/testing',
+      '@vane/server/testing',
       join(ROOT, 'test', 'app.ts'),
       { moduleResolution: ts.ModuleResolutionKind.Node10 },
       ts.sys,
     ).resolvedModule;
-    expect(resolved?.resolvedFileName).toBe(join(ROOT, 'libs/local-server/dist/cjs/testing/index.d.ts'));
+    expect(resolved?.resolvedFileName).toBe(join(ROOT, 'libs/server/dist/cjs/testing/index.d.ts'));
   });
 });
 
 describe('the vane-local-server command', () => {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'libs/local-server/package.json'), 'utf8')) as {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'libs/server/package.json'), 'utf8')) as {
     bin: Record<string, string>;
     files: string[];
   };
@@ -226,7 +226,7 @@ describe('the vane-local-server command', () => {
     () => {
       const launcher = manifest.bin['vane-local-server']!;
       expect(launcher).toMatch(/^\.\/bin\//);
-      const [mode] = execFileSync('git', ['ls-files', '--stage', join('libs/local-server', launcher)], {
+      const [mode] = execFileSync('git', ['ls-files', '--stage', join('libs/server', launcher)], {
         cwd: ROOT,
         encoding: 'utf8',
       }).split(' ');
@@ -243,7 +243,7 @@ describe('the vane-local-server command', () => {
       try {
         mkdirSync(join(dir, 'bin'));
         copyFileSync(
-          join(ROOT, 'libs/local-server', manifest.bin['vane-local-server']!),
+          join(ROOT, 'libs/server', manifest.bin['vane-local-server']!),
           join(dir, 'bin/launcher.cjs'),
         );
         const result = spawnSync(process.execPath, [join(dir, 'bin/launcher.cjs'), '--help'], { encoding: 'utf8' });
@@ -258,7 +258,7 @@ describe('the vane-local-server command', () => {
 
   it('the built cli.js is executable in both builds', () => {
     for (const build of ['cjs', 'esm']) {
-      expect(statSync(join(ROOT, 'libs/local-server/dist', build, 'cli.js')).mode & 0o111).toBe(0o111);
+      expect(statSync(join(ROOT, 'libs/server/dist', build, 'cli.js')).mode & 0o111).toBe(0o111);
     }
   });
 

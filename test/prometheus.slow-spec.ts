@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { get } from './support/http.js';
 import { killLeftovers } from './support/process.js';
 import { describeWithPrometheus, findPromtool, startPrometheus, type TestPrometheus } from './support/prometheus.js';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULTS, VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { Logger } from '@nestjs/common';
@@ -13,7 +13,7 @@ import { AppModule } from '../examples/nestjs/src/app.module';
 import { PricingController } from '../examples/nestjs/src/pricing.controller';
 import { get } from './support/http.js';
 import { killLeftovers, spawnNode } from './support/process.js';
-import { PROCESS_TEST_MS } from '@vane/local-server/testing';
+import { PROCESS_TEST_MS } from '@vane/server/testing';
 
 // The README is documentation users copy from: keep it true.
 const ROOT = resolve(__dirname, '..');
@@ -74,7 +74,7 @@ describe('README.md', () => {
 });
 
 describe('the package READMEs', () => {
-  it.each(['client', 'nestjs', 'express', 'local-server', 'openfeature'])(
+  it.each(['client', 'nestjs', 'express', 'server', 'openfeature'])(
     'libs/%s/README.md names every dependency its package.json has',
     (name) => {
       const { dependencies = {} } = JSON.parse(source(`libs/${name}/package.json`)) as {
@@ -95,7 +95,7 @@ describe('docs/protocol.md', () => {
     'libs/nestjs/README.md',
     'libs/express/README.md',
     'libs/fastify/README.md',
-    'libs/local-server/README.md',
+    'libs/server/README.md',
   ])('%s links it', (file) => {
     expect(source(file)).toMatch(/\]\((\.\.\/\.\.\/)?docs\/protocol\.md\)/);
   });
@@ -136,7 +136,7 @@ describe('the README quick starts, run here', () => {
   const demoKey = 'svs_shop_local_secret';
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: join(ROOT, 'libs/local-server/seeds/demo.seed.json') });
+    server = await startLocalServer({ seed: join(ROOT, 'libs/server/seeds/demo.seed.json') });
   });
   afterEach(async () => {
     await killLeftovers();

@@ -2,11 +2,11 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { killLeftovers } from './support/process.js';
 import { DEMO_SEED, startSample, type RunningSample } from './support/samples.js';
 import { stuckConnection } from './support/stuck-connection.js';
-import { PROCESS_TEST_MS } from '@vane/local-server/testing';
+import { PROCESS_TEST_MS } from '@vane/server/testing';
 
 // Both samples, stopped while a client holds a connection open: the drain is bounded
 // (DRAIN_TIMEOUT_MS), a second signal cuts it short, and no file secret stays on disk.

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { PROCESS_TEST_MS } from '@vane/local-server/testing';
+import { PROCESS_TEST_MS } from '@vane/server/testing';
 
 // Runs on the built packages (`npm test` builds first), through Node's own resolver, as
-// CommonJS and as ESM: @vane/local-server's jose (v5, dual CJS/ESM) signs and verifies
+// CommonJS and as ESM: @vane/server's jose (v5, dual CJS/ESM) signs and verifies
 // sessions, and @vane/client loads AWS's optional signer packages lazily in both builds.
 // Everything stays on loopback: a fake STS, the local server, given AWS credentials.
 const ROOT = resolve(__dirname, '..');
@@ -42,7 +42,7 @@ function node(args: string[]): string {
 it(
   'CommonJS: require() of the built packages exchanges an AWS identity for a session',
   () => {
-    const script = `const { createServer } = require('node:http'); const { startLocalServer } = require('@vane/local-server'); const { VaneClient } = require('@vane/client'); (async () => { ${body} })().catch((e) => { console.error(e); process.exit(1); });`;
+    const script = `const { createServer } = require('node:http'); const { startLocalServer } = require('@vane/server'); const { VaneClient } = require('@vane/client'); (async () => { ${body} })().catch((e) => { console.error(e); process.exit(1); });`;
     expect(JSON.parse(node(['-e', script]))).toEqual({ keyType: '', answer: 42 });
   },
   PROCESS_TEST_MS,
@@ -51,7 +51,7 @@ it(
 it(
   'ESM: import of the built packages exchanges an AWS identity for a session',
   () => {
-    const script = `import { createServer } from 'node:http'; import { startLocalServer } from '@vane/local-server'; import { VaneClient } from '@vane/client'; ${body}`;
+    const script = `import { createServer } from 'node:http'; import { startLocalServer } from '@vane/server'; import { VaneClient } from '@vane/client'; ${body}`;
     expect(JSON.parse(node(['--input-type=module', '-e', script]))).toEqual({ keyType: '', answer: 42 });
   },
   PROCESS_TEST_MS,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { VaneClient, type WorkloadIdentityOptions } from '@vane/client';
 import { createVane } from '@vane/express';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { VaneModule } from '@vane/nestjs';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 

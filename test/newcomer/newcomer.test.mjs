@@ -514,7 +514,7 @@ const APPS = [
 describe('a newcomer, from the README and the packed packages', { concurrency: 1 }, () => {
   before(async () => {
     mkdirSync(tarballs);
-    const names = ['common', 'client', 'nestjs', 'express', 'local-server'];
+    const names = ['common', 'client', 'nestjs', 'express', 'server'];
     await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', tarballs]);
     for (const file of readdirSync(tarballs)) {
       const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
@@ -536,8 +536,8 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
     const dir = await makeApp(app);
     dirs.set(app.name, dir);
     // The README's run section: the local server as a dev dependency, then `npx vane-local-server`.
-    const serverLine = README.split('\n').find((l) => l.startsWith('npm install --save-dev @vane/local-server'));
-    assert.ok(serverLine, 'README.md has no "npm install --save-dev @vane/local-server" line');
+    const serverLine = README.split('\n').find((l) => l.startsWith('npm install --save-dev @vane/server'));
+    assert.ok(serverLine, 'README.md has no "npm install --save-dev @vane/server" line');
     await npm(dir, [...withTarballs(serverLine.trim().split(/\s+/).slice(1)), '--no-audit', '--prefer-offline']);
     // `npx` as a reader types it; --no: never fetch a registry package of that name if the link is missing.
     const { stdout: help } = await run('npx', ['--no', '--', 'vane-local-server', '--help'], {
@@ -545,7 +545,7 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
       timeout: WAIT_MS,
     });
     assert.match(help, /^Usage: vane-local-server /);
-    const seed = 'node_modules/@vane/local-server/seeds/demo.seed.json';
+    const seed = 'node_modules/@vane/server/seeds/demo.seed.json';
     assert.ok(README.includes(`npx vane-local-server --seed ${seed}`), 'the README starts the server on the demo seed');
     // The bin link npm made, run directly (npx would leave an npm process between us and the server).
     server = start('vane', dir, ['node_modules/.bin/vane-local-server', '--seed', seed, '--port', '0'], {
@@ -627,10 +627,10 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
         own: '@vane/nestjs',
       },
       {
-        readme: 'libs/local-server',
+        readme: 'libs/server',
         after: 'Install size:',
-        install: [tgz('local-server')],
-        own: '@vane/local-server',
+        install: [tgz('server')],
+        own: '@vane/server',
       },
     ];
     const kib = async (cwd, path) => Number((await run('du', ['-sk', path], { cwd })).stdout.split('\t')[0]);
@@ -749,7 +749,7 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
     fastifyWork = mkdtempSync(join(tmpdir(), 'vane-newcomer-fastify-'));
     const out = join(fastifyWork, 'tarballs');
     mkdirSync(out);
-    const names = ['common', 'client', 'fastify', 'local-server'];
+    const names = ['common', 'client', 'fastify', 'server'];
     await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', out]);
     for (const file of readdirSync(out)) {
       const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
@@ -770,16 +770,16 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
     const dir = await makeFastifyApp(app);
     fastifyDirs.set(app.name, dir);
     const serverLine = FASTIFY_README.split('\n').find((l) =>
-      l.startsWith('npm install --save-dev @vane/local-server'),
+      l.startsWith('npm install --save-dev @vane/server'),
     );
-    assert.ok(serverLine, 'libs/fastify/README.md has no "npm install --save-dev @vane/local-server" line');
+    assert.ok(serverLine, 'libs/fastify/README.md has no "npm install --save-dev @vane/server" line');
     const args = serverLine
       .trim()
       .split(/\s+/)
       .slice(1)
       .map((arg) => fastifyPacked.get(arg) ?? arg);
     await npm(dir, [...args, '--no-audit', '--prefer-offline']);
-    const seed = 'node_modules/@vane/local-server/seeds/demo.seed.json';
+    const seed = 'node_modules/@vane/server/seeds/demo.seed.json';
     assert.ok(FASTIFY_README.includes(`npx vane-local-server --seed ${seed}`), 'the README starts the demo seed');
     fastifyServer = start('vane-fastify', dir, ['node_modules/.bin/vane-local-server', '--seed', seed, '--port', '0'], {
       VANE_ADMIN_TOKEN: ADMIN_TOKEN,

@@ -4,7 +4,7 @@
 // the timer, `{ type: 'stop' }` stops it and answers `{ type: 'stopped', last }`, `{ type: 'close' }`
 // closes the server and ends the thread.
 import { parentPort, workerData } from 'node:worker_threads';
-import { startLocalServer } from '@vane/local-server';
+import { startLocalServer } from '@vane/server';
 
 const server = await startLocalServer({ seed: workerData.seed, port: 0 });
 const { slug, fileSecret = true } = workerData;

@@ -7,13 +7,13 @@ import { once } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
-import type { LocalServerSeed } from '@vane/local-server';
-import { until, waitForRevision, withTimeout } from '@vane/local-server/testing';
+import type { LocalServerSeed } from '@vane/server';
+import { until, waitForRevision, withTimeout } from '@vane/server/testing';
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { startLoad, type LoadReport } from './load.js';
 
-/** A local server in a worker thread (the built `@vane/local-server`). */
+/** A local server in a worker thread (the built `@vane/server`). */
 export interface ChurnServer {
   /** The service's base URL and secret key. */
   readonly baseUrl: string;

@@ -1,7 +1,7 @@
 /**
  * Plain HTTP for the end-to-end tests (node:http, no keep-alive, so no
  * socket outlives a test). The admin API is `adminRequest` of
- * `@vane/local-server/testing`.
+ * `@vane/server/testing`.
  */
 import { request } from 'node:http';
 

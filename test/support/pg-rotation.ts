@@ -7,7 +7,7 @@
  * and the next correct value recovers.
  */
 import type { LiveResource, LiveResourceEvent, VaneClient } from '@vane/client';
-import type { LocalServerSeed } from '@vane/local-server';
+import type { LocalServerSeed } from '@vane/server';
 import type { Pool } from 'pg';
 import { startLoad } from './load.js';
 import type { TestPostgres } from './postgres.js';

@@ -1,13 +1,13 @@
 /**
- * Child processes for the end-to-end tests, from `@vane/local-server/testing`
+ * Child processes for the end-to-end tests, from `@vane/server/testing`
  * (output line by line, bounded waits on printed lines, a registry of what
  * runs), plus the one step that needs the client: after stopping leftovers,
  * the secrets directories of killed processes are swept, as a next start would.
  */
 import { sweepStaleSecretDirs } from '@vane/client';
-import { spawnNode as spawn, stopProcesses, type NodeProcess, type ProcessExit } from '@vane/local-server/testing';
+import { spawnNode as spawn, stopProcesses, type NodeProcess, type ProcessExit } from '@vane/server/testing';
 
-export { groupAlive, trackGroup } from '@vane/local-server/testing';
+export { groupAlive, trackGroup } from '@vane/server/testing';
 
 /** How a process ended. */
 export type Exit = ProcessExit;

@@ -3,14 +3,14 @@
  * (`npm test` builds first, so `sample-app/dist` and `sample-app/express/dist` exist).
  */
 import { join, resolve } from 'node:path';
-import type { LocalServer } from '@vane/local-server';
-import { adminRequest } from '@vane/local-server/testing';
+import type { LocalServer } from '@vane/server';
+import { adminRequest } from '@vane/server/testing';
 import { spawnNode, type Proc } from './process.js';
 
 /** The repository's root. */
 export const ROOT = resolve(__dirname, '../..');
 /** The demo seed `npm start` runs. */
-export const DEMO_SEED = join(ROOT, 'libs/local-server/seeds/demo.seed.json');
+export const DEMO_SEED = join(ROOT, 'libs/server/seeds/demo.seed.json');
 
 /** The entry point of each sample, built. */
 export const SAMPLE_MAIN = {

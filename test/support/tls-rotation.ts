@@ -4,7 +4,7 @@
  * working (with the certificate it was opened with).
  */
 import type { LiveResource, LiveResourceEvent, TlsCertificate } from '@vane/client';
-import type { LocalServer, LocalServerSeed } from '@vane/local-server';
+import type { LocalServer, LocalServerSeed } from '@vane/server';
 import { makeCertificate, type TestCertificate } from './certificates.js';
 import { freshTlsGet, tlsProbe } from './tls-probe.js';
 

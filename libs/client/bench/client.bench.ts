@@ -9,7 +9,7 @@
  */
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { startLocalServer, type LocalServerSeed } from '@vane/local-server';
+import { startLocalServer, type LocalServerSeed } from '@vane/server';
 import { VaneClient, type ChangeEvent } from '@vane/client';
 
 const SK = 'svs_bench_secret_key_0000000001';

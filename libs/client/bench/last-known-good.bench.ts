@@ -15,7 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startLocalServer, type LocalServerSeed } from '@vane/local-server';
+import { startLocalServer, type LocalServerSeed } from '@vane/server';
 import { FileBackupStore, VaneClient, type ChangeEvent } from '@vane/client';
 import { encodeBackup } from '../src/last-known-good/backup-document.js';
 import { deriveBackupKey } from '../src/last-known-good/backup-key.js';

@@ -14,7 +14,7 @@
  * with one line, when PostgreSQL is not installed.
  */
 import { performance } from 'node:perf_hooks';
-import { startLocalServer } from '@vane/local-server';
+import { startLocalServer } from '@vane/server';
 import { VaneClient, type LiveResourceDefinition } from '@vane/client';
 import { Pool } from 'pg';
 import {

@@ -11,7 +11,7 @@
  * Run: `npm run bench -w @vane/client` (prints a Markdown report).
  */
 import { cpus } from 'node:os';
-import { startLocalServer, type LocalServerSeed } from '@vane/local-server';
+import { startLocalServer, type LocalServerSeed } from '@vane/server';
 import { VaneClient } from '@vane/client';
 
 const SK = 'svs_bench_secret_key_0000000001';

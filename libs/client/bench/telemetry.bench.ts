@@ -28,7 +28,7 @@ import {
   type HistogramMetricData,
 } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { startLocalServer, type LocalServerSeed } from '@vane/local-server';
+import { startLocalServer, type LocalServerSeed } from '@vane/server';
 import { VaneClient } from '@vane/client';
 import { createParser } from 'eventsource-parser';
 
@@ -107,7 +107,7 @@ async function readBench(): Promise<string[]> {
 
 /** The local server's CLI in a process of its own, on a free port; resolves once it listens. */
 async function startServerProcess(seedPath: string): Promise<{ child: ChildProcess; port: number }> {
-  const cli = fileURLToPath(new URL('../../local-server/dist/cjs/cli.js', import.meta.url));
+  const cli = fileURLToPath(new URL('../../server/dist/cjs/cli.js', import.meta.url));
   const child = spawn(process.execPath, [cli, '--seed', seedPath, '--port', '0', '--admin-token', TOKEN], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -13,7 +13,7 @@ import { VaneError } from './errors.js';
 import type { TransportRequest } from './http/transport.js';
 import { VaneClient } from './vane-client.js';
 import type { VaneClientOptions } from './options.js';
-import { until, waitForRevision, waitForStatus } from '@vane/local-server/testing';
+import { until, waitForRevision, waitForStatus } from '@vane/server/testing';
 
 const SK = 'svs_unit_test_secret_key_0001';
 const PK = 'svp_unit_test_public_key_0001';

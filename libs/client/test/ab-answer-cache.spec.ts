@@ -1,5 +1,5 @@
-import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { adminRequest, FaultProxy, waitForRevision, waitForStatus } from '@vane/local-server/testing';
+import { startLocalServer, type LocalServer } from '@vane/server';
+import { adminRequest, FaultProxy, waitForRevision, waitForStatus } from '@vane/server/testing';
 import { VaneClient, type AbContext, type VaneClientOptions } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { ManualTimers } from './helpers/manual-timers.js';

@@ -1,9 +1,9 @@
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { VaneClient, type ChangeEvent, type VaneClientOptions } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { ManualTimers } from './helpers/manual-timers.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
-import { FaultProxy, rawResponse, until, waitForRevision, waitForStatus } from '@vane/local-server/testing';
+import { FaultProxy, rawResponse, until, waitForRevision, waitForStatus } from '@vane/server/testing';
 
 /**
  * Faults between the client and the local server, injected by a TCP proxy on

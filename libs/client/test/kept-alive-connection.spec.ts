@@ -1,5 +1,5 @@
-import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { FaultProxy } from '@vane/local-server/testing';
+import { startLocalServer, type LocalServer } from '@vane/server';
+import { FaultProxy } from '@vane/server/testing';
 import { VaneClient } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';

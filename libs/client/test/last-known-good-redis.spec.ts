@@ -1,11 +1,11 @@
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { createClient } from 'redis';
 import { RedisBackupStore, VaneClient, type VaneClientOptions } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 
 import { describeWithRedis, startRedis, type TestRedis } from './helpers/redis-server.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
-import { FaultProxy, PROCESS_TEST_MS, until, waitForStatus } from '@vane/local-server/testing';
+import { FaultProxy, PROCESS_TEST_MS, until, waitForStatus } from '@vane/server/testing';
 
 const SECRET = 'rk_test_TOPSECRET';
 

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { z } from 'zod';
 import {
   ApiKeyCredentials,
@@ -16,7 +16,7 @@ import { systemTimers, type TimerHandle, type Timers } from '../src/util/timers.
 import { MemoryLogger } from './helpers/fake-transport.js';
 
 import { SHOP_SK, TLS_PEM, seed } from './helpers/seed.js';
-import { FaultProxy, rawResponse, until, waitForStatus } from '@vane/local-server/testing';
+import { FaultProxy, rawResponse, until, waitForStatus } from '@vane/server/testing';
 
 const SECRET = 'rk_test_TOPSECRET';
 

@@ -1,11 +1,11 @@
 import { createServer, get as httpGet, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { VaneClient } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
-import { until } from '@vane/local-server/testing';
+import { until } from '@vane/server/testing';
 
 /**
  * A hostile service: every answer the client cannot use quotes back what the

@@ -1,7 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/local-server';
-import { until } from '@vane/local-server/testing';
+import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/server';
+import { until } from '@vane/server/testing';
 import { VaneClient, type LiveResourceDefinition, type VaneClientOptions } from '../src/index.js';
 import { REBUILD_SPAN_NAME } from '../src/telemetry/live-resource-telemetry.js';
 import { VANE_METRICS } from '../src/telemetry/vane-metrics.js';

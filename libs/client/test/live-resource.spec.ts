@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/local-server';
+import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/server';
 import {
   ClientClosedError,
   InvalidArgumentError,
@@ -12,7 +12,7 @@ import {
 } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { ManualTimers, flush } from './helpers/manual-timers.js';
-import { until } from '@vane/local-server/testing';
+import { until } from '@vane/server/testing';
 
 const SK = 'svs_live_resource_secret_key_01';
 const PASSWORDS = ['pw-ONE-5f1c2', 'pw-TWO-8a7d3', 'pw-BAD-0e9b4', 'pw-FOUR-77c1e', 'pw-FIVE-1d2e3'];

@@ -2,12 +2,12 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createServer } from 'node:net';
 import { inspect } from 'node:util';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { checkConnectivity, VaneClient, type ChangeEvent, type VaneClientOptions } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 
 import { SHOP_PK, SHOP_SK, TLS_PEM, WEB_SK, seed } from './helpers/seed.js';
-import { until, waitForRevision, waitForStatus } from '@vane/local-server/testing';
+import { until, waitForRevision, waitForStatus } from '@vane/server/testing';
 
 let server: LocalServer;
 const clients: VaneClient[] = [];

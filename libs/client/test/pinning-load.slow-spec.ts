@@ -1,8 +1,8 @@
 // One revision per scope under load (#21): its own file, in the slow suite (`npm run test:slow`).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { until, waitForRevision } from '@vane/local-server/testing';
+import { startLocalServer, type LocalServer } from '@vane/server';
+import { until, waitForRevision } from '@vane/server/testing';
 import { VaneClient } from '../src/index.js';
 import { secretFileName } from '../src/secrets/secret-file-name.js';
 import { MemoryLogger } from './helpers/fake-transport.js';

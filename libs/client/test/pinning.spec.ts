@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import {
   FrontendSecretReadError,
   PublicKeySecretAccessError,
@@ -9,7 +9,7 @@ import {
 } from '../src/index.js';
 import { secretFileName } from '../src/secrets/secret-file-name.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
-import { until, waitForRevision } from '@vane/local-server/testing';
+import { until, waitForRevision } from '@vane/server/testing';
 import { SHOP_PK, SHOP_SK, TLS_PEM, WEB_SK, seed } from './helpers/seed.js';
 
 let server: LocalServer;

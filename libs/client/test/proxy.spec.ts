@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { Agent } from 'undici';
 import { VaneClient } from '../src/index.js';
 import { createDefaultDispatcher } from '../src/http/transport.js';

@@ -1,9 +1,9 @@
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { RequestAbEvaluation, VaneClient, type AbContext, type AbResults } from '../src/index.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
-import { FaultProxy } from '@vane/local-server/testing';
+import { FaultProxy } from '@vane/server/testing';
 
 /** The request-scoped A/B evaluation both adapters use, against the local server behind a counting proxy. */
 let server: LocalServer;

@@ -1,9 +1,9 @@
-import { startLocalServer, systemClock, type LocalServer } from '@vane/local-server';
+import { startLocalServer, systemClock, type LocalServer } from '@vane/server';
 import { VaneClient, type VaneClientOptions, type VaneClientStatus } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { ManualTimers } from './helpers/manual-timers.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
-import { FaultProxy, rawResponse, until, waitForRevision, waitForStatus } from '@vane/local-server/testing';
+import { FaultProxy, rawResponse, until, waitForRevision, waitForStatus } from '@vane/server/testing';
 
 /**
  * The waits a 429 asks for (rate limit, quarantine), the honest status while

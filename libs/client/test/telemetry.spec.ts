@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalServer, systemClock, type LocalServer, type LocalServerSeed } from '@vane/local-server';
+import { startLocalServer, systemClock, type LocalServer, type LocalServerSeed } from '@vane/server';
 import { z } from 'zod';
 import { FileBackupStore, VaneClient, defineSchema, type VaneClientOptions } from '../src/index.js';
 import type { ClientTelemetry } from '../src/telemetry/client-telemetry.js';
@@ -11,7 +11,7 @@ import { ManualTimers } from './helpers/manual-timers.js';
 import { OtelSdk } from './helpers/otel-sdk.js';
 import { SHOP_SK, TLS_PEM, seed } from './helpers/seed.js';
 import { jwtPlatform, jwtTrust, tempDir } from './helpers/workload-platforms.js';
-import { FaultProxy, rawResponse, until } from '@vane/local-server/testing';
+import { FaultProxy, rawResponse, until } from '@vane/server/testing';
 
 /**
  * Vane's telemetry with the OpenTelemetry SDK registered (in-memory

@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import {
   adminPut,
   FaultProxy,
@@ -8,11 +8,11 @@ import {
   waitForRevision,
   waitForStatus,
   WaitTimeoutError,
-} from '@vane/local-server/testing';
+} from '@vane/server/testing';
 import { VaneClient } from '../src/index.js';
 
 // The README's "Testing your app against the local server", run as written:
-// the waits of @vane/local-server/testing take a VaneClient as it is.
+// the waits of @vane/server/testing take a VaneClient as it is.
 let server: LocalServer;
 let proxy: FaultProxy | undefined;
 const clients: VaneClient[] = [];

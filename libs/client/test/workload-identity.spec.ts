@@ -4,7 +4,7 @@ import {
   type LocalServer,
   type LocalServerSeed,
   type LocalServerTrustInput,
-} from '@vane/local-server';
+} from '@vane/server';
 import {
   checkConnectivity,
   NotAVaneServiceError,
@@ -36,7 +36,7 @@ import {
   tempDir,
   type JwtPlatform,
 } from './helpers/workload-platforms.js';
-import { until, waitForStatus } from '@vane/local-server/testing';
+import { until, waitForStatus } from '@vane/server/testing';
 
 // Every platform endpoint of every test points at a fake on 127.0.0.1, a closed
 // loopback port or a temporary file: nothing here may reach 169.254.169.254,

@@ -111,7 +111,7 @@ const pct = (x) => `${(x * 100).toFixed(1)} %`;
 
 const server = start(
   [
-    fileURLToPath(new URL('../../local-server/dist/cjs/cli.js', import.meta.url)),
+    fileURLToPath(new URL('../../server/dist/cjs/cli.js', import.meta.url)),
     '--seed',
     seedPath,
     '--port',

@@ -18,7 +18,7 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { startLocalServer } from '@vane/local-server';
+import { startLocalServer } from '@vane/server';
 import { mainThreadInstructionsPerRequest, twoAtATime, valgrindAvailable } from '../../../scripts/callgrind-count.mjs';
 import { BENCH_KEY, BENCH_SEED } from './seed.mjs';
 

@@ -8,7 +8,7 @@ import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createVane } from '@vane/express';
-import { startLocalServer } from '@vane/local-server';
+import { startLocalServer } from '@vane/server';
 import express from 'express';
 
 const TRACING = process.env.TRACING === 'on' || process.env.TRACING === 'app';

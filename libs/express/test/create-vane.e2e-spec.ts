@@ -1,10 +1,10 @@
 import { createServer } from 'node:net';
 import { createVane, type VaneExpressOptions } from '@vane/express';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import request from 'supertest';
 import { CountingDispatcher } from './support/counting-dispatcher.js';
 import { EXPRESS_VERSIONS } from './support/express-versions.js';
-import { ADAPTER_KEYS, adapterSeed } from '@vane/local-server/testing';
+import { ADAPTER_KEYS, adapterSeed } from '@vane/server/testing';
 
 const quiet = { warn: () => undefined, error: () => undefined };
 

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileBackupStore } from '@vane/client';
 import { createVane, type VaneExpressOptions } from '@vane/express';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import request from 'supertest';
 import { EXPRESS_VERSIONS, type AppFactory } from './support/express-versions.js';
-import { ADAPTER_KEYS, adapterSeed } from '@vane/local-server/testing';
+import { ADAPTER_KEYS, adapterSeed } from '@vane/server/testing';
 
 describe.each(EXPRESS_VERSIONS)(
   'lastKnownGood on %s: vane.status while the service is down',

@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createVane, keepSecureContextCurrent, tlsCertificate, type VaneExpress } from '@vane/express';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { Pool } from 'pg';
 import { makeCertificate, type TestCertificate } from '../../../test/support/certificates.js';
 import {

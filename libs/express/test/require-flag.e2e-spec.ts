@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import { EXPRESS_VERSIONS, type AppFactory } from './support/express-versions.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';
-import { waitForChange } from '@vane/local-server/testing';
+import { waitForChange } from '@vane/server/testing';
 
 const EVALUATE_AB = '/v1/flags/evaluate-ab';
 

@@ -1,15 +1,15 @@
 import { join, resolve } from 'node:path';
 import { sweepStaleSecretDirs } from '@vane/client';
 import { createVane, type VaneExpress } from '@vane/express';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { PROCESS_TEST_MS, spawnNode, stopProcesses, waitForChange } from '@vane/local-server/testing';
+import { startLocalServer, type LocalServer } from '@vane/server';
+import { PROCESS_TEST_MS, spawnNode, stopProcesses, waitForChange } from '@vane/server/testing';
 import request from 'supertest';
 import { createApp } from '../../../sample-app/express/app.js';
 import { startSample } from '../../../sample-app/express/server.js';
 import { DEMO_API_KEY, DEMO_BASE_URL, vaneOptionsFromEnv } from '../../../sample-app/express/vane-options.js';
 
 const ROOT = resolve(__dirname, '../../..');
-const DEMO_SEED = join(ROOT, 'libs/local-server/seeds/demo.seed.json');
+const DEMO_SEED = join(ROOT, 'libs/server/seeds/demo.seed.json');
 const quiet = { warn: () => undefined, error: () => undefined };
 
 describe('the Express sample app', () => {

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import request from 'supertest';
-import { waitForRevision } from '@vane/local-server/testing';
+import { waitForRevision } from '@vane/server/testing';
 import { createVane, type VaneExpress } from '../src/index.js';
 import { EXPRESS_VERSIONS } from './support/express-versions.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';

@@ -66,7 +66,7 @@ function startProcess(args, pattern, env = {}) {
   return { child, ready };
 }
 
-const cli = fileURLToPath(new URL('../../local-server/dist/cjs/cli.js', import.meta.url));
+const cli = fileURLToPath(new URL('../../server/dist/cjs/cli.js', import.meta.url));
 const server = startProcess([cli, '--seed', seed, '--port', '0'], /listening on (http:\/\/127\.0\.0\.1:\d+)/);
 const serverUrl = await server.ready;
 const app = startProcess([fileURLToPath(new URL('./app.mjs', import.meta.url))], /\{"port":(\d+)\}/, {

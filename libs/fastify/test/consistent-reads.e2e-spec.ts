@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { VaneClient } from '@vane/client';
 import vane from '@vane/fastify';
 import type { FastifyInstance } from 'fastify';
-import { ADAPTER_SECRET_VALUES, until, waitForRevision } from '@vane/local-server/testing';
+import { ADAPTER_SECRET_VALUES, until, waitForRevision } from '@vane/server/testing';
 import { send } from '../../../test/support/http.js';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { keptLogger, startServer, type ServerFixture } from './support/vane-fixture.js';

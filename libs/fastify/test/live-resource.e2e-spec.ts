@@ -1,6 +1,6 @@
 import vane from '@vane/fastify';
 import type { FastifyInstance } from 'fastify';
-import { waitForRevision } from '@vane/local-server/testing';
+import { waitForRevision } from '@vane/server/testing';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { startServer, type ServerFixture } from './support/vane-fixture.js';
 

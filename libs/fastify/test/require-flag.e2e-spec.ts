@@ -3,7 +3,7 @@ import vane, { type FlagDenial } from '@vane/fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { keptLogger, startServer, type ServerFixture } from './support/vane-fixture.js';
-import { waitForChange } from '@vane/local-server/testing';
+import { waitForChange } from '@vane/server/testing';
 
 const EVALUATE_AB = '/v1/flags/evaluate-ab';
 

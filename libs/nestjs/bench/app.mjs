@@ -11,7 +11,7 @@ import 'reflect-metadata';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Controller, Get, Module, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { startLocalServer } from '@vane/local-server';
+import { startLocalServer } from '@vane/server';
 import { FeatureFlag, VaneModule } from '@vane/nestjs';
 
 const KEY = 'svs_bench_nest_secret';

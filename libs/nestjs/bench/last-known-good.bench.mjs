@@ -16,7 +16,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FileBackupStore } from '@vane/client';
-import { startLocalServer } from '@vane/local-server';
+import { startLocalServer } from '@vane/server';
 import { VaneModule } from '@vane/nestjs';
 
 const QUICK = process.argv.includes('--quick');

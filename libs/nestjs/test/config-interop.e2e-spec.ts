@@ -2,13 +2,13 @@ import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import request from 'supertest';
 import { ConfigServiceMissingError, VaneModule } from '../src/index.js';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { waitForChange } from '@vane/local-server/testing';
+import { waitForChange } from '@vane/server/testing';
 
 @Controller()
 class DbController {

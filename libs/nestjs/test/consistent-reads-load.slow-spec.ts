@@ -2,7 +2,7 @@
 import { Controller, Get, Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { VaneClient } from '@vane/client';
-import type { LocalServerSeed } from '@vane/local-server';
+import type { LocalServerSeed } from '@vane/server';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import {

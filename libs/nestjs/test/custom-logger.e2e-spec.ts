@@ -1,6 +1,6 @@
 import { Controller, Get, Logger, type INestApplication } from '@nestjs/common';
 import type { VaneLogger } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import request from 'supertest';
 import { FeatureFlag, Secret, VaneModule } from '../src/index.js';
 import { createApp } from './support/app.js';

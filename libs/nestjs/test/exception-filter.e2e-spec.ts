@@ -8,7 +8,7 @@ import { MessagePattern } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { RateLimitedError, VANE_ERROR_ANSWERS, type VaneLogger } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { firstValueFrom } from 'rxjs';
 import request from 'supertest';
 import { VaneModule, type VaneModuleOptions } from '../src/index.js';

@@ -10,7 +10,7 @@ import {
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import request from 'supertest';
 import {
   FeatureFlag,
@@ -23,7 +23,7 @@ import {
 } from '../src/index.js';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { adminPut, FaultProxy, waitForChange } from '@vane/local-server/testing';
+import { adminPut, FaultProxy, waitForChange } from '@vane/server/testing';
 
 class PaymentRequiredException extends HttpException {
   constructor(denial: FeatureFlagDenial) {

@@ -2,12 +2,12 @@ import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { Args, GraphQLModule, Query, Resolver } from '@nestjs/graphql';
 import { Test } from '@nestjs/testing';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import type { NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import { FeatureFlag, Flag, Secret, userOf, VaneModule, type VaneContextFactory } from '../src/index.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { FaultProxy } from '@vane/local-server/testing';
+import { FaultProxy } from '@vane/server/testing';
 
 // #region ab-context-any-transport
 /** The user's id and country, wherever the transport keeps the user (here: req.user, through the GraphQL context). */

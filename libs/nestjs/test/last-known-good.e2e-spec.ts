@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule, type HealthCheckResult } from '@nestjs/terminus';
 import { FileBackupStore, VaneClient, type StaleState } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import request from 'supertest';
 import { VaneHealthIndicator, VaneModule, VaneObservables, type VaneModuleOptions } from '../src/index.js';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { FaultProxy } from '@vane/local-server/testing';
+import { FaultProxy } from '@vane/server/testing';
 
 @Controller()
 class HealthController {

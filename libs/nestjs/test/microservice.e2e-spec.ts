@@ -8,7 +8,7 @@ import {
   type ClientProxy,
 } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import type { AddressInfo, Server } from 'node:net';
 import { firstValueFrom } from 'rxjs';
 import { FeatureFlag, Flag, VaneModule, type FeatureFlagException } from '../src/index.js';

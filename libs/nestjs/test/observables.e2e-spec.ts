@@ -1,11 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import { VaneClient, type ConfigValue } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { firstValueFrom, Subscription, take, toArray, filter, timeout } from 'rxjs';
 import { VaneModule, VaneObservables } from '../src/index.js';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { waitForChange } from '@vane/local-server/testing';
+import { waitForChange } from '@vane/server/testing';
 
 describe('VaneObservables', () => {
   let server: LocalServer;

@@ -1,7 +1,7 @@
 import { Controller, Get, Logger, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import request from 'supertest';
 import { abContextFromRequest } from '../../../sample-app/src/ab-context.factory.js';
 import {
@@ -13,7 +13,7 @@ import {
   type VaneModuleOptions,
 } from '../src/index.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { FaultProxy } from '@vane/local-server/testing';
+import { FaultProxy } from '@vane/server/testing';
 
 @Controller()
 class ShopController {

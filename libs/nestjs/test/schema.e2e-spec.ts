@@ -1,12 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { VaneClient, type InvalidConfig } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { firstValueFrom, filter, timeout, type Observable } from 'rxjs';
 import { z } from 'zod';
 import { VaneHealthIndicator, VaneModule, VaneObservables } from '../src/index.js';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { adminPut } from '@vane/local-server/testing';
+import { adminPut } from '@vane/server/testing';
 
 /** The first value of `source` that matches, bounded in time. */
 function first<T>(source: Observable<T>, match: (v: T) => boolean = () => true): Promise<T> {

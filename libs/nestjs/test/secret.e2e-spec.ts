@@ -1,12 +1,12 @@
 import { Controller, Get, Logger, type INestApplication } from '@nestjs/common';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { Secret, VaneModule } from '../src/index.js';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { waitForChange } from '@vane/local-server/testing';
+import { waitForChange } from '@vane/server/testing';
 
 @Controller()
 class PayController {

@@ -1,6 +1,6 @@
 import { Controller, Get, Injectable, Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import {
   defaultVaneContextFactory,
   FeatureFlag,

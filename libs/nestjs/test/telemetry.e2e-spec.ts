@@ -1,7 +1,7 @@
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { SYNC_MODES, VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import type { NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import { OtelSdk } from '../../client/test/helpers/otel-sdk.js';

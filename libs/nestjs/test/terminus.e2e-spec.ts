@@ -1,13 +1,13 @@
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule, type HealthCheckResult } from '@nestjs/terminus';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import request from 'supertest';
 import { VaneHealthIndicator, VaneModule, VaneObservables } from '../src/index.js';
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { waitForStatus } from '@vane/local-server/testing';
+import { waitForStatus } from '@vane/server/testing';
 
 @Controller()
 class HealthController {

@@ -2,7 +2,7 @@ import { Controller, Get, Logger, Module, type ExecutionContext, type INestAppli
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { VaneClient, type AbContext } from '@vane/client';
-import { startLocalServer } from '@vane/local-server';
+import { startLocalServer } from '@vane/server';
 import { firstValueFrom, take, toArray, timeout } from 'rxjs';
 import request from 'supertest';
 import { FeatureFlag, Flag, Secret, VaneModule, VaneObservables, VANE_MODULE_OPTIONS } from '../src/index.js';

@@ -7,7 +7,7 @@ import {
   WebSocketGateway,
   type OnGatewayConnection,
 } from '@nestjs/websockets';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { io, type Socket as ClientSocket } from 'socket.io-client';
 import type { Socket } from 'socket.io';
 import { FeatureFlag, Flag, VaneModule, userOf, type VaneContextFactory } from '../src/index.js';

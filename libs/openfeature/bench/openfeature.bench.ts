@@ -10,7 +10,7 @@
  */
 import { cpus } from 'node:os';
 import { InMemoryProvider, OpenFeature, type Client } from '@openfeature/server-sdk';
-import { startLocalServer, type LocalServerSeed } from '@vane/local-server';
+import { startLocalServer, type LocalServerSeed } from '@vane/server';
 import { VaneProvider } from '../src/index.js';
 
 const SK = 'svs_bench_openfeature_key_000001';

@@ -1,8 +1,8 @@
 import { OpenFeature, type Client } from '@openfeature/server-sdk';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
-import { FaultProxy } from '@vane/local-server/testing';
+import { FaultProxy } from '@vane/server/testing';
 
 const EVALUATE_AB = '/v1/flags/evaluate-ab';
 /** More flags than one evaluate-ab call may carry. */

@@ -1,9 +1,9 @@
 import { inspect } from 'node:util';
 import { ErrorCode, OpenFeature, StandardResolutionReasons, type Client } from '@openfeature/server-sdk';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, SECRET_VALUE, testSeed } from './support/seed.js';
-import { FaultProxy } from '@vane/local-server/testing';
+import { FaultProxy } from '@vane/server/testing';
 
 const silent = { warn: () => undefined, error: () => undefined };
 

@@ -1,10 +1,10 @@
 import { OpenFeature, ProviderEvents, type EventDetails } from '@openfeature/server-sdk';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, SECRET_VALUE, testSeed } from './support/seed.js';
 import { nextEvent, recordEvents } from './support/wait.js';
-import { adminPut, FaultProxy, until, waitForStatus } from '@vane/local-server/testing';
+import { adminPut, FaultProxy, until, waitForStatus } from '@vane/server/testing';
 
 const silent = { warn: () => undefined, error: () => undefined };
 

@@ -10,14 +10,14 @@ import {
   type EvaluationContext,
 } from '@openfeature/nestjs-sdk';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { FeatureFlag, VaneModule } from '@vane/nestjs';
 import type { Request } from 'express';
 import request from 'supertest';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
 import { nextEvent } from './support/wait.js';
-import { FaultProxy, until } from '@vane/local-server/testing';
+import { FaultProxy, until } from '@vane/server/testing';
 
 const silent = { warn: () => undefined, error: () => undefined };
 const EVALUATE_AB = '/v1/flags/evaluate-ab';

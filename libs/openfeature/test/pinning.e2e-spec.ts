@@ -1,7 +1,7 @@
 import { OpenFeature, type Client } from '@openfeature/server-sdk';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { waitForRevision } from '@vane/local-server/testing';
+import { startLocalServer, type LocalServer } from '@vane/server';
+import { waitForRevision } from '@vane/server/testing';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
 

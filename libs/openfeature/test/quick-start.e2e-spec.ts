@@ -1,8 +1,8 @@
 import { ProviderEvents } from '@openfeature/server-sdk';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { checkout, startFeatures, stopFeatures } from './quick-start.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
-import { until } from '@vane/local-server/testing';
+import { until } from '@vane/server/testing';
 
 let server: LocalServer;
 

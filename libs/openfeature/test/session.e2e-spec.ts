@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, OpenFeature, ProviderEvents } from '@openfeature/server-sdk';
-import { ManualClock, startLocalServer, type LocalServer, type LocalServerTrustInput } from '@vane/local-server';
+import { ManualClock, startLocalServer, type LocalServer, type LocalServerTrustInput } from '@vane/server';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { VaneProvider } from '../src/index.js';
 import { testSeed } from './support/seed.js';

@@ -1,5 +1,5 @@
 import { OpenFeature } from '@openfeature/server-sdk';
-import { startLocalServer, type LocalServer } from '@vane/local-server';
+import { startLocalServer, type LocalServer } from '@vane/server';
 import { OtelSdk } from '../../client/test/helpers/otel-sdk.js';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, SECRET_VALUE, testSeed } from './support/seed.js';

@@ -5,7 +5,7 @@ import { decodeBackup, type BackupIdentity } from './backup-document.js';
 import { deriveBackupKey } from './backup-key.js';
 import { BackupWriter } from './backup-writer.js';
 import type { LastKnownGoodStore } from './last-known-good-store.js';
-import { until } from '@vane/local-server/testing';
+import { until } from '@vane/server/testing';
 
 const SERVICE = 'https://shop.vane.example';
 const identity: BackupIdentity = {

@@ -1,4 +1,4 @@
-import { until } from '@vane/local-server/testing';
+import { until } from '@vane/server/testing';
 import { flush } from '../../test/helpers/manual-timers.js';
 import { SourceParts, syncAnswer } from '../../test/helpers/source-parts.js';
 import { ClientStatus } from '../data-sources/client-status.js';

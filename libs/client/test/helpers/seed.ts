@@ -1,4 +1,4 @@
-import type { LocalServerSeed } from '@vane/local-server';
+import type { LocalServerSeed } from '@vane/server';
 
 export const SHOP_SK = 'svs_shop_e2e_secret_key_000001';
 export const SHOP_PK = 'svp_shop_e2e_public_key_000001';

@@ -1,5 +1,5 @@
-import { startLocalServer, type LocalServer } from '@vane/local-server';
-import { adminRequest, waitForEvent } from '@vane/local-server/testing';
+import { startLocalServer, type LocalServer } from '@vane/server';
+import { adminRequest, waitForEvent } from '@vane/server/testing';
 import { z } from 'zod';
 import {
   ConfigInvalidError,

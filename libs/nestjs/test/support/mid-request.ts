@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Injectable } from '@nestjs/common';
 import { VaneClient } from '@vane/client';
-import type { LocalServer } from '@vane/local-server';
-import { waitForRevision } from '@vane/local-server/testing';
+import type { LocalServer } from '@vane/server';
+import { waitForRevision } from '@vane/server/testing';
 
 /** What a handler reads through the injected client: the guard's flag, a config, a text and a file secret. */
 export interface Reads {

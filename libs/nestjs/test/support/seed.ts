@@ -1,4 +1,4 @@
-import type { LocalServerSeed } from '@vane/local-server';
+import type { LocalServerSeed } from '@vane/server';
 
 /** Keys of the test seed. */
 export const KEYS = {

@@ -1,4 +1,4 @@
-import type { LocalServerSeed } from '@vane/local-server';
+import type { LocalServerSeed } from '@vane/server';
 
 /** The secret key of the test seed: it must never appear in an evaluation detail, an event or a log line. */
 export const SECRET_KEY = 'svs_shop_openfeature_test_secret';

@@ -1,5 +1,5 @@
 import type { EventDetails, EventHandler, ProviderEvents } from '@openfeature/server-sdk';
-import { DEFAULT_WAIT_MS, waitForEvent } from '@vane/local-server/testing';
+import { DEFAULT_WAIT_MS, waitForEvent } from '@vane/server/testing';
 import type { VaneProvider } from '../../src/index.js';
 
 /** What emits OpenFeature events: a provider's `events`, or an OpenFeature client. */

@@ -1,9 +1,9 @@
 /**
- * `@vane/local-server/testing`: what tests that run against the local server
+ * `@vane/server/testing`: what tests that run against the local server
  * need beside it — bounded waits on a client's events, the admin API over
  * HTTP, a proxy that records requests and breaks things on purpose, Node
  * processes with bounded waits on what they print, and a small seed. Vane's own packages test with it; so can your app. An entry of
- * its own, kept off `@vane/local-server`; it imports no client and no
+ * its own, kept off `@vane/server`; it imports no client and no
  * framework (the waits take any object with `onUpdate`, `onChange` or
  * `onStatusChange`, such as a `VaneClient`).
  *

@@ -1,5 +1,5 @@
 /**
- * `@vane/local-server`: a complete Vane delivery service on loopback, for
+ * `@vane/server`: a complete Vane delivery service on loopback, for
  * tests, laptops and demos. Start it in process with {@link startLocalServer}
  * or from the command line with `vane-local-server --seed vane.seed.json`.
  */

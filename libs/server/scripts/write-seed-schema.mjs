@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes seeds/vane-seed.schema.json from the valibot schema in src/seed-schema.ts (through the built package),
 // with @valibot/to-json-schema, a development dependency: the converter never ships, its output does.
-// Run `npm run seed-schema -w @vane/local-server` after changing the schema; a test fails while the file is stale.
+// Run `npm run seed-schema -w @vane/server` after changing the schema; a test fails while the file is stale.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { toJsonSchema } from '@valibot/to-json-schema';

@@ -31,7 +31,7 @@ function seedWith(edit: (service: Record<string, unknown>, seed: Record<string, 
 }
 
 describe('the seed JSON Schema (seeds/vane-seed.schema.json)', () => {
-  it('is the one generated from src/seed-schema.ts (npm run seed-schema -w @vane/local-server rewrites it)', () => {
+  it('is the one generated from src/seed-schema.ts (npm run seed-schema -w @vane/server rewrites it)', () => {
     expect(published).toEqual({ ...toJsonSchema(seedSchema, { target: 'draft-2020-12' }), ...SEED_SCHEMA_HEADER });
   });
 
