@@ -21,6 +21,12 @@ export interface TestPostgres {
   query<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   /** Server connections (backends) of a role, from `pg_stat_activity`. */
   connections(user: string): Promise<number>;
+  /** A fresh database owned by a fresh role with a password: its `postgres://` URL over TCP. */
+  createDatabase(name: string): Promise<string>;
+  /** Stops the server, keeping its data: clients see it go down (an outage). */
+  pause(): Promise<void>;
+  /** Starts the paused server again, on the same port and data. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -181,8 +187,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
+  const launch = async (port: number): Promise<ChildProcess> => {
     const child = spawn(
       join(bin, 'postgres'),
       [
@@ -197,7 +202,7 @@ export async function startPostgres(): Promise<TestPostgres> {
         '-c',
         'fsync=off',
         '-c',
-        'max_connections=60',
+        'max_connections=100',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'], ...user },
     );
@@ -205,14 +210,24 @@ export async function startPostgres(): Promise<TestPostgres> {
       await waitReady(child, 20_000);
     } catch (err) {
       await stopProcess(child, 5000);
+      throw err;
+    }
+    child.stdout?.resume();
+    child.stderr?.resume();
+    return child;
+  };
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    let child: ChildProcess;
+    try {
+      child = await launch(port);
+    } catch (err) {
       // Another process may have taken the port between the probe and the start: try another.
       if (attempt < 3) continue;
       await rm(dir, { recursive: true, force: true });
       throw err;
     }
-    child.stdout?.resume();
-    child.stderr?.resume();
-    const admin = new Client({ host: dir, port, user: 'postgres', database: 'postgres' });
+    let admin = new Client({ host: dir, port, user: 'postgres', database: 'postgres' });
     await admin.connect();
     const query = async <R extends Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]> =>
       (await admin.query<R>(sql, params)).rows;
@@ -226,6 +241,21 @@ export async function startPostgres(): Promise<TestPostgres> {
           [role, 'client backend'],
         );
         return rows[0]!.n;
+      },
+      async createDatabase(name) {
+        const password = `pw-${name}`;
+        await query(`CREATE ROLE "${name}" LOGIN PASSWORD '${password}'`);
+        await query(`CREATE DATABASE "${name}" OWNER "${name}"`);
+        return `postgres://${name}:${password}@127.0.0.1:${port}/${name}`;
+      },
+      async pause() {
+        await admin.end().catch(() => undefined);
+        await stopProcess(child, 10_000);
+      },
+      async resume() {
+        child = await launch(port);
+        admin = new Client({ host: dir, port, user: 'postgres', database: 'postgres' });
+        await admin.connect();
       },
       async stop() {
         await admin.end().catch(() => undefined);

@@ -32,7 +32,11 @@ export type LocalServerErrorCode =
   /** A wait of `@vane/server/testing` ran past its limit ({@link WaitTimeoutError}). */
   | 'VANE_LOCAL_WAIT_TIMEOUT'
   /** An admin API call of `@vane/server/testing` was answered with a status that is not 2xx ({@link AdminRequestError}). */
-  | 'VANE_LOCAL_ADMIN_REQUEST_FAILED';
+  | 'VANE_LOCAL_ADMIN_REQUEST_FAILED'
+  /** The store cannot take a write now; nothing of it was kept ({@link StoreUnavailableError}). */
+  | 'VANE_SERVER_STORE_UNAVAILABLE'
+  /** The store cannot be opened as configured ({@link StoreOpenError}). */
+  | 'VANE_SERVER_STORE_REFUSED';
 
 /** Options shared by every local-server error constructor. */
 export interface LocalServerErrorOptions {

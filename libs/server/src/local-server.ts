@@ -10,23 +10,15 @@ import { createRequestHandler } from './http/request-handler.js';
 import { SESSION_IDENTITY_PREFIX } from './http/service-routes.js';
 import type { ServerContext } from './http/server-context.js';
 import { silentLogger, type LocalServerLogger } from './logger.js';
-import {
-  DEFAULT_TENANT,
-  type AbRule,
-  type AuditEntry,
-  type ConfigValue,
-  type ServerData,
-  type TenantState,
-} from './domain/model.js';
+import type { AbRule, AuditEntry, ConfigValue, TenantState } from './domain/model.js';
 import { KeyRateLimiter } from './domain/rate-limiter.js';
 import { FailedAttemptThrottle, type FailedAttemptThrottleOptions } from './domain/failed-attempt-throttle.js';
-import { parseServerData, readServerDataFile } from './seed/seed-parser.js';
 import { SnapshotRenderer, type Audience } from './domain/snapshot-renderer.js';
 import { SessionTokens } from './domain/session-tokens.js';
 import { AdminApi } from './admin-api.js';
 import { NotFoundError } from './domain/not-found-error.js';
-import { MemoryChangeLog, type ChangeLog } from './domain/change-log.js';
-import { StateJournal } from './persistence/state-journal.js';
+import { openStore } from './store/open-store.js';
+import { parseStoreLocation } from './store/store-location.js';
 import { Store, type SecretWriteResult } from './domain/store.js';
 import { sseFrame, StreamHub, type StreamStats } from './domain/stream-hub.js';
 import { AwsTrustVerifier } from './trust-verifiers/aws-trust-verifier.js';
@@ -136,6 +128,21 @@ export interface LocalServerOptions {
    * @default no persistence
    */
   statePath?: string;
+  /**
+   * Where the data lives: `memory`, `file:PATH` (as `statePath`), or a
+   * `postgres://` URL for a fleet of replicas that share one database (the
+   * `postgres` package must be installed). Wins over `statePath`.
+   * @default `file:<statePath>` when `statePath` is given, else `memory`
+   */
+  store?: string;
+  /** This replica's name among a fleet's (a PostgreSQL store). @default host name, pid and a random suffix */
+  replicaId?: string;
+  /**
+   * How often a replica of a PostgreSQL store checks for commits it was not
+   * notified of (and sends its heartbeat), in milliseconds.
+   * @default 5000
+   */
+  storeCheckIntervalMs?: number;
   /**
    * Time a client has to send a request's headers, from the moment it
    * connects, in milliseconds; then 408 and the connection closes. Open
@@ -283,7 +290,18 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const bufferBytes = options.streamBufferBytes ?? 1024 * 1024;
   const historyBytes = options.historyBytes ?? 2 * bufferBytes;
   if (!(historyBytes >= 0)) throw new RangeError('historyBytes must be a number of bytes of at least 0');
-  const { data, changes } = await openData(options, logger, new Date(clock.now()));
+  const location = parseStoreLocation(
+    options.store ?? (options.statePath === undefined ? 'memory' : `file:${options.statePath}`),
+  );
+  const opened = await openStore({
+    location,
+    seed: options.seed,
+    clock,
+    logger,
+    replicaId: options.replicaId,
+    checkIntervalMs: options.storeCheckIntervalMs,
+  });
+  const { data, changes, fleet } = opened;
   const pingIntervalMs = options.pingIntervalMs ?? 15_000;
   // The web console follows every change and every stream opening or closing (ctx is set below, before any event).
   const consoleFeed = new ConsoleFeed(() => JSON.stringify(consoleOverview(ctx)), pingIntervalMs);
@@ -297,38 +315,65 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   // Assigned once below: the store's change callback needs the renderer, and the renderer needs the store.
   // eslint-disable-next-line prefer-const
   let renderer: SnapshotRenderer | undefined;
-  const store = new Store(data, clock, {
-    change(change) {
-      const frame = (audience: Audience): Buffer =>
-        Buffer.from(sseFrame('patch', change.revision, JSON.stringify(renderer!.patch(change, audience))));
-      // Rendered now, from the data as this revision left it; sent once the revision is durable.
-      const patch = {
-        base: change.base,
-        revision: change.revision,
-        frames: { secret: frame('secret'), public: frame('public') },
-      };
-      changes.afterDurable(() => hub.publish(change.slug, patch));
+  const store = new Store(
+    data,
+    clock,
+    {
+      change(change) {
+        changes.revised(change);
+        const frame = (audience: Audience): Buffer =>
+          Buffer.from(sseFrame('patch', change.revision, JSON.stringify(renderer!.patch(change, audience))));
+        // Rendered now, from the data as this revision left it; sent once the revision is durable.
+        const patch = {
+          base: change.base,
+          revision: change.revision,
+          frames: { secret: frame('secret'), public: frame('public') },
+        };
+        changes.afterDurable(() => hub.publish(change.slug, patch));
+      },
+      mutation: (change) => {
+        changes.record(change);
+        // The console shows what clients can get: durable changes.
+        changes.afterDurable(() => consoleFeed.notify());
+      },
+      keyRevoked: (identity) => hub.endWhere((c) => c.key === identity.key),
+      trustChanged: (slug, name) =>
+        hub.endWhere((c) => c.slug === slug && c.key.startsWith(`${SESSION_IDENTITY_PREFIX}${name}:`)),
+      // Streams must not outlive the right to them: the reconnect meets the 402 or 429.
+      tenantChanged: () => {
+        if (store.billingOverdue() || store.quarantinedUntil()) hub.endWhere(() => true);
+      },
+      // On a fleet, one replica commits a boundary's revision under the write lock; the others apply it.
+      ...(fleet && {
+        boundaryDue: (slug: string, turn: () => void) => {
+          fleet.commit({ slugs: [slug], run: turn }).catch((error: Error) => {
+            logger.error(`a flag schedule of "${slug}" could not be committed yet: ${error.message}`);
+          });
+        },
+      }),
     },
-    mutation: (change) => {
-      changes.record(change);
-      // The console shows what clients can get: durable changes.
-      changes.afterDurable(() => consoleFeed.notify());
-    },
-    keyRevoked: (identity) => hub.endWhere((c) => c.key === identity.key),
-    trustChanged: (slug, name) =>
-      hub.endWhere((c) => c.slug === slug && c.key.startsWith(`${SESSION_IDENTITY_PREFIX}${name}:`)),
-    // Streams must not outlive the right to them: the reconnect meets the 402 or 429.
-    tenantChanged: () => {
-      if (store.billingOverdue() || store.quarantinedUntil()) hub.endWhere(() => true);
-    },
-  });
+    { committedAtMs: (slug) => opened.committedAtMs?.get(slug) },
+  );
   renderer = new SnapshotRenderer(store);
   for (const slug of store.slugs()) hub.setRevision(slug, store.service(slug)!.revision);
+  const release = async (): Promise<void> => {
+    store.close();
+    await changes.close();
+    await opened.release();
+  };
+  if (fleet) {
+    fleet.streamCount = () => hub.stats().streams;
+    try {
+      await fleet.attach(store);
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
   const sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
   if (!Number.isFinite(sessionTtlMs) || sessionTtlMs < 1000) {
-    store.close();
-    await changes.close();
+    await release();
     throw new RangeError('sessionTtlMs must be a number of milliseconds of at least 1000');
   }
   const admin = new AdminApi(store);
@@ -337,11 +382,15 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     admin,
     renderer,
     hub,
-    limiter: new KeyRateLimiter(),
+    limiter: fleet ? fleet.rateLimiter() : new KeyRateLimiter(),
     changes,
     clock,
     adminToken,
-    sessions: new SessionTokens(clock, sessionTtlMs),
+    sessions: new SessionTokens(
+      clock,
+      sessionTtlMs,
+      fleet && Buffer.from(await fleet.sessionSigningKey(() => randomBytes(32).toString('base64url')), 'base64url'),
+    ),
     jwtVerifier: new JwtTrustVerifier(clock),
     awsVerifier: new AwsTrustVerifier(),
     authThrottle,
@@ -365,8 +414,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   try {
     await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (error) {
-    store.close();
-    await changes.close();
+    await release();
     throw error;
   }
   const address = server.address() as AddressInfo;
@@ -381,6 +429,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     return key;
   };
   const requireService = (slug: string) => store.requireService(slug);
+  const later = <T>(slugs: readonly string[] | 'all', run: () => T): T => changes.commitLater({ slugs, run });
 
   return {
     url: `http://${urlHost}:${address.port}`,
@@ -388,23 +437,24 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     port: address.port,
     adminToken,
     admin: {
-      putService: (slug, service = {}) => admin.putService(slug, service.kind),
-      createKey: (slug, type) => admin.createKey(slug, type),
-      revokeKey: (slug, key) => admin.revokeKey(slug, key),
-      setConfig: (slug, key, value) => admin.setConfig(slug, key, value),
-      deleteConfig: (slug, key) => admin.deleteConfig(slug, key),
-      setFlag: (slug, key, flag) => admin.setFlag(slug, key, flag).revision,
-      patchFlag: (slug, key, patch) => admin.patchFlag(slug, key, patch),
-      deleteFlag: (slug, key) => admin.deleteFlag(slug, key),
-      setSecret: (slug, key, value, type) => admin.setSecret(slug, key, value, type, 'admin'),
-      deleteSecret: (slug, key) => admin.deleteSecret(slug, key, 'admin'),
-      deleteSecretVersion: (slug, key, version) => admin.deleteSecretVersion(slug, key, version, 'admin'),
-      setTenant: (tenant) => admin.setTenant(tenant),
+      putService: (slug, service = {}) => later([slug], () => admin.putService(slug, service.kind)),
+      createKey: (slug, type) => later([slug], () => admin.createKey(slug, type)),
+      revokeKey: (slug, key) => later([slug], () => admin.revokeKey(slug, key)),
+      setConfig: (slug, key, value) => later([slug], () => admin.setConfig(slug, key, value)),
+      deleteConfig: (slug, key) => later([slug], () => admin.deleteConfig(slug, key)),
+      setFlag: (slug, key, flag) => later([slug], () => admin.setFlag(slug, key, flag).revision),
+      patchFlag: (slug, key, patch) => later([slug], () => admin.patchFlag(slug, key, patch)),
+      deleteFlag: (slug, key) => later([slug], () => admin.deleteFlag(slug, key)),
+      setSecret: (slug, key, value, type) => later([slug], () => admin.setSecret(slug, key, value, type, 'admin')),
+      deleteSecret: (slug, key) => later([slug], () => admin.deleteSecret(slug, key, 'admin')),
+      deleteSecretVersion: (slug, key, version) =>
+        later([slug], () => admin.deleteSecretVersion(slug, key, version, 'admin')),
+      setTenant: (tenant) => later('all', () => admin.setTenant(tenant)),
       audit: (slug) => admin.audit(slug),
       putTrust: (slug, name, trust) => {
-        admin.putTrust(slug, name, trust);
+        later([slug], () => admin.putTrust(slug, name, trust));
       },
-      deleteTrust: (slug, name) => admin.deleteTrust(slug, name),
+      deleteTrust: (slug, name) => later([slug], () => admin.deleteTrust(slug, name)),
     },
     baseUrl: (slug) => `http://${slug}.localhost:${address.port}`,
     secretKey: (slug) => firstKey(slug, 'svs_'),
@@ -426,37 +476,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           server.closeAllConnections();
         });
         await changes.close();
+        await opened.release();
       })()),
   };
-}
-
-/** The data to serve and where its changes go: a journal beside the state file, or nowhere. */
-async function openData(
-  options: LocalServerOptions,
-  logger: LocalServerLogger,
-  now: Date,
-): Promise<{ data: ServerData; changes: ChangeLog }> {
-  const seed = (): ServerData => {
-    if (typeof options.seed === 'string') return readServerDataFile(options.seed, { now });
-    if (options.seed) return parseServerData(options.seed, 'seed', { now });
-    return { tenant: { ...DEFAULT_TENANT }, services: new Map() };
-  };
-  if (!options.statePath) return { data: seed(), changes: new MemoryChangeLog() };
-  const { journal, data, recovery } = await StateJournal.open(options.statePath, {
-    initial: seed,
-    // Flags may have turned while the server was down: a new revision makes every client re-check.
-    onRestore: (restored) => {
-      for (const service of restored.services.values()) service.revision += 1;
-    },
-    onError: (error) => logger.error(`could not write state: ${error.message}`),
-  });
-  if (recovery.droppedBytes > 0) {
-    logger.info(`dropped the torn last record of the journal (${recovery.droppedBytes} bytes, never acknowledged)`);
-  }
-  if (recovery.removedLeftovers.length > 0) {
-    logger.info(`removed ${recovery.removedLeftovers.length} temporary file(s) of an interrupted state write`);
-  }
-  return { data, changes: journal };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -1,4 +1,13 @@
 import type { StateChange } from '../persistence/state-change.js';
+import type { StoreChange } from './store.js';
+
+/** A write to run against the store's latest committed state. */
+export interface StoreWrite<T> {
+  /** The services the write may touch (`'all'` for the tenant's settings), so a failed commit can be undone. */
+  readonly slugs: readonly string[] | 'all';
+  /** Calls the store; throws what the store throws (a validation or not-found error). */
+  run(): T;
+}
 
 /**
  * Where the store's changes go to become durable. Nothing a change makes
@@ -15,6 +24,27 @@ export interface ChangeLog {
   afterDurable(action: () => void): void;
   /** Writes what is pending and releases the files. */
   close(): Promise<void>;
+  /** The revision a recorded change made, with what it touched and when: a fleet store keeps these with the change. */
+  revised(change: StoreChange): void;
+  /**
+   * Runs a write against the latest committed state and resolves with its
+   * result once it is durable. A fleet store first catches up with what
+   * other replicas committed, under a lock, so revisions stay gapless.
+   */
+  commit<T>(write: StoreWrite<T>): Promise<T>;
+  /**
+   * Runs a write at once and makes it durable in the background (the
+   * in-process `server.admin`): its result is returned before it is durable,
+   * and nothing it changed is visible over HTTP before then.
+   */
+  commitLater<T>(write: StoreWrite<T>): T;
+}
+
+/** {@link ChangeLog.commit} for a log whose writes run at once: run, then wait until durable. */
+export async function commitThenWait<T>(log: ChangeLog, write: StoreWrite<T>): Promise<T> {
+  const result = write.run();
+  await log.whenDurable();
+  return result;
 }
 
 const RESOLVED = Promise.resolve();
@@ -37,5 +67,18 @@ export class MemoryChangeLog implements ChangeLog {
   /** Nothing to release. */
   close(): Promise<void> {
     return RESOLVED;
+  }
+
+  /** Nothing is kept. */
+  revised(): void {}
+
+  /** Runs the write; it is as durable as memory gets at once. */
+  commit<T>(write: StoreWrite<T>): Promise<T> {
+    return commitThenWait(this, write);
+  }
+
+  /** Runs the write. */
+  commitLater<T>(write: StoreWrite<T>): T {
+    return write.run();
   }
 }

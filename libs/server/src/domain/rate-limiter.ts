@@ -15,6 +15,11 @@ interface Bucket {
 export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 /** A wait in milliseconds as a `Retry-After` value: whole seconds, rounded up, at least 1. */
+/** Takes a token for a key: {@link KeyRateLimiter} in memory, or a fleet's buckets shared in its database. */
+export interface WriteRateLimiter {
+  take(key: string, ratePerMinute: number, nowMs: number): RateLimitDecision | Promise<RateLimitDecision>;
+}
+
 export function retryAfterSeconds(waitMs: number): number {
   return Math.max(1, Math.ceil(waitMs / 1000));
 }
@@ -25,7 +30,7 @@ export function retryAfterSeconds(waitMs: number): number {
  * have refilled completely are indistinguishable from new ones and are
  * dropped, so memory follows the keys active in the last minute.
  */
-export class KeyRateLimiter {
+export class KeyRateLimiter implements WriteRateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private takesSinceSweep = 0;
   private sizeAfterSweep = 0;

@@ -13,7 +13,7 @@ import type {
   TenantState,
   TrustDefinition,
 } from './model.js';
-import { emptyService, type StateChange } from '../persistence/state-change.js';
+import { applyStateChange, emptyService, type StateChange } from '../persistence/state-change.js';
 import { NotFoundError } from './not-found-error.js';
 
 /** Which of a service's values one revision touched. */
@@ -63,6 +63,28 @@ export interface StoreListeners {
   tenantChanged?(tenant: Readonly<TenantState>): void;
   /** A workload-identity trust was removed or replaced: the sessions it issued end. */
   trustChanged?(slug: string, name: string): void;
+  /**
+   * A flag schedule boundary of `slug` is due: run `turn` as a write. A fleet
+   * store runs it under its write lock, so one replica commits the boundary's
+   * revision and the others learn of it; the default runs it at once.
+   */
+  boundaryDue?(slug: string, turn: () => void): void;
+}
+
+/** What {@link Store.saveServices} kept, for {@link Store.restoreServices}. */
+export interface SavedServices {
+  readonly tenant: TenantState;
+  readonly services: ReadonlyMap<string, { service: ServiceData; published: Map<string, boolean> } | undefined>;
+}
+
+/** Options of a {@link Store}. */
+export interface StoreOptions {
+  /**
+   * When each service's state was last committed (ms since the epoch): the
+   * `is_active` it was published with is computed at that moment, so replicas
+   * that load the same state publish the same. @default now
+   */
+  committedAtMs?: (slug: string) => number | undefined;
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
@@ -93,18 +115,129 @@ export class Store {
   /** The `is_active` each flag was last published with, per service. */
   private readonly published = new Map<string, Map<string, boolean>>();
   private readonly boundaryTimers = new Map<string, TimerHandle>();
+  /** When each service last got a revision (ms since the epoch). */
+  private readonly committedAt = new Map<string, number>();
   private closed = false;
 
   constructor(
     readonly data: ServerData,
     private readonly clock: Clock,
     private readonly listeners: StoreListeners = {},
+    options: StoreOptions = {},
   ) {
     for (const [slug, service] of data.services) {
+      const committedAt = options.committedAtMs?.(slug) ?? clock.now();
+      this.committedAt.set(slug, committedAt);
       this.indexKeys(slug, service);
-      this.published.set(slug, this.computeActive(service));
+      this.published.set(slug, this.computeActive(service, committedAt));
       this.scheduleNextBoundary(slug);
     }
+  }
+
+  /**
+   * Applies a change another replica committed, as the journal replays one,
+   * and tells the listeners as if it were made here: the patch of `changes`
+   * is rendered from the data as this revision left it. A flag's `is_active`
+   * is computed at `committedAtMs`, as the writer computed it.
+   */
+  applyCommitted(change: StateChange, changes: ChangeSet | null, committedAtMs: number): void {
+    const slug = change.type === 'tenant' ? undefined : change.slug;
+    const before = slug === undefined ? undefined : this.data.services.get(slug);
+    applyStateChange(this.data, change);
+    this.listeners.mutation?.(change);
+    if (change.type === 'tenant') {
+      this.listeners.tenantChanged?.(this.data.tenant);
+      return;
+    }
+    const service = this.data.services.get(change.slug)!;
+    if (before === undefined) this.published.set(change.slug, new Map());
+    if (change.type === 'key') {
+      this.indexKeys(change.slug, service);
+      const identity = this.keyIndex.get(change.key);
+      if (change.revoked && identity) this.listeners.keyRevoked?.(identity);
+      return;
+    }
+    if (change.type === 'trust') {
+      this.listeners.trustChanged?.(change.slug, change.name);
+      return;
+    }
+    if (changes === null) return;
+    const published = this.published.get(change.slug)!;
+    for (const key of changes.flags) {
+      const flag = service.flags.get(key);
+      if (flag) published.set(key, computeIsActive(flag, committedAtMs));
+      else published.delete(key);
+    }
+    if (changes.flags.size > 0) this.scheduleNextBoundary(change.slug);
+    this.committedAt.set(change.slug, committedAtMs);
+    this.listeners.change?.({
+      slug: change.slug,
+      base: change.revision - 1,
+      revision: change.revision,
+      changes,
+      committedAtMs,
+    });
+  }
+
+  /**
+   * Keeps a copy of the tenant and of the services a write may touch (all
+   * when `slugs` is `'all'`), so a write whose commit failed can be undone.
+   */
+  saveServices(slugs: readonly string[] | 'all'): SavedServices {
+    const names = slugs === 'all' ? [...this.data.services.keys()] : slugs;
+    const services = new Map<string, { service: ServiceData; published: Map<string, boolean> } | undefined>();
+    for (const slug of names) {
+      const service = this.data.services.get(slug);
+      services.set(
+        slug,
+        service && { service: structuredClone(service), published: new Map(this.published.get(slug)) },
+      );
+    }
+    return { tenant: { ...this.data.tenant }, services };
+  }
+
+  /** Puts back what {@link saveServices} kept; services created since, among those named, are removed. */
+  restoreServices(saved: SavedServices): void {
+    Object.assign(this.data.tenant, saved.tenant);
+    for (const [slug, kept] of saved.services) {
+      for (const [key, identity] of this.keyIndex) if (identity.slug === slug) this.keyIndex.delete(key);
+      if (kept === undefined) {
+        this.data.services.delete(slug);
+        this.published.delete(slug);
+        this.boundaryTimers.get(slug)?.cancel();
+        this.boundaryTimers.delete(slug);
+        continue;
+      }
+      this.data.services.set(slug, kept.service);
+      this.published.set(slug, kept.published);
+      this.indexKeys(slug, kept.service);
+      this.scheduleNextBoundary(slug);
+    }
+  }
+
+  /** When each service last got a revision (ms since the epoch), for snapshots. */
+  lastCommittedAt(): ReadonlyMap<string, number> {
+    return this.committedAt;
+  }
+
+  /** Services whose flags' `is_active` differs from what was published: a boundary passed with no revision yet. */
+  dueBoundaries(): string[] {
+    const due: string[] = [];
+    for (const [slug, service] of this.data.services) {
+      const published = this.published.get(slug)!;
+      for (const [key, active] of this.computeActive(service)) {
+        if (published.get(key) !== active) {
+          due.push(slug);
+          break;
+        }
+      }
+    }
+    return due;
+  }
+
+  /** Commits a revision for the flags of `slug` whose `is_active` turned, if any did. */
+  turnBoundaries(slug: string): void {
+    this.onBoundary(slug);
   }
 
   /** The tenant's settings. */
@@ -380,8 +513,10 @@ export class Store {
     const service = this.data.services.get(slug)!;
     const base = service.revision;
     service.revision = base + 1;
+    const committedAtMs = this.clock.now();
+    this.committedAt.set(slug, committedAtMs);
     this.listeners.mutation?.(record(service.revision));
-    this.listeners.change?.({ slug, base, revision: service.revision, changes, committedAtMs: this.clock.now() });
+    this.listeners.change?.({ slug, base, revision: service.revision, changes, committedAtMs });
     return service.revision;
   }
 
@@ -402,8 +537,8 @@ export class Store {
     for (const key of service.revoked_keys) this.keyIndex.set(key, { slug, key, type: keyType(key), revoked: true });
   }
 
-  private computeActive(service: ServiceData): Map<string, boolean> {
-    const now = this.clock.now();
+  private computeActive(service: ServiceData, at?: number): Map<string, boolean> {
+    const now = at ?? this.clock.now();
     const active = new Map<string, boolean>();
     for (const [key, flag] of service.flags) active.set(key, computeIsActive(flag, now));
     return active;
@@ -430,7 +565,11 @@ export class Store {
     if (next === Infinity) return;
     this.boundaryTimers.set(
       slug,
-      this.clock.setTimer(() => this.onBoundary(slug), next - now),
+      this.clock.setTimer(() => {
+        this.boundaryTimers.delete(slug);
+        if (this.listeners.boundaryDue) this.listeners.boundaryDue(slug, () => this.onBoundary(slug));
+        else this.onBoundary(slug);
+      }, next - now),
     );
   }
 

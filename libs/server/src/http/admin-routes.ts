@@ -29,7 +29,10 @@ export async function handleAdminRoute(
 
   if (resource === 'tenant' && rawSlug === undefined) {
     if (method === 'GET') return await answer(ctx, res, 200, { tenant: store.tenant });
-    if (method === 'PUT') return await answer(ctx, res, 200, { tenant: admin.setTenant(await readJsonBody(req)) });
+    if (method === 'PUT') {
+      const body = await readJsonBody(req);
+      return await answer(ctx, res, 200, { tenant: await write(ctx, 'all', () => admin.setTenant(body)) });
+    }
   }
   if (resource === 'services' && rawSlug === undefined && method === 'GET') {
     return await answer(ctx, res, 200, {
@@ -44,7 +47,9 @@ export async function handleAdminRoute(
 
   if (collection === undefined && method === 'PUT') {
     const body = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object');
-    return await answer(ctx, res, 200, { revision: admin.putService(slug, body['kind']) });
+    return await answer(ctx, res, 200, {
+      revision: await write(ctx, [slug], () => admin.putService(slug, body['kind'])),
+    });
   }
   if (collection === 'audit' && rawKey === undefined && method === 'GET') {
     return await answer(ctx, res, 200, { entries: admin.audit(slug) });
@@ -57,21 +62,24 @@ export async function handleAdminRoute(
   }
   if (collection === 'keys' && rawKey === undefined && method === 'POST') {
     const type = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object')['type'];
-    return await answer(ctx, res, 201, { key: admin.createKey(slug, type) });
+    return await answer(ctx, res, 201, { key: await write(ctx, [slug], () => admin.createKey(slug, type)) });
   }
   if (rawKey === undefined) throw notFound(req);
 
   const key = decodeSegment(rawKey, 'key');
   switch (`${method} ${collection}${sub === undefined ? '' : `/${sub}`}`) {
     case 'DELETE keys':
-      return await answer(ctx, res, 200, { revision: admin.revokeKey(slug, key) });
+      return await answer(ctx, res, 200, { revision: await write(ctx, [slug], () => admin.revokeKey(slug, key)) });
     case 'PUT configs': {
       const body = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object');
       if (!('value' in body)) throw HttpError.invalid('value: required (use DELETE to remove a config)');
-      return await answer(ctx, res, 200, { revision: admin.setConfig(slug, key, body['value']) });
+      return await answer(ctx, res, 200, {
+        revision: await write(ctx, [slug], () => admin.setConfig(slug, key, body['value'])),
+      });
     }
     case 'PUT trusts': {
-      const trust = admin.putTrust(slug, key, await readJsonBody(req));
+      const body = await readJsonBody(req);
+      const trust = await write(ctx, [slug], () => admin.putTrust(slug, key, body));
       return await answer(ctx, res, 200, {
         revision: store.service(slug)!.revision,
         name: key,
@@ -79,33 +87,49 @@ export async function handleAdminRoute(
       });
     }
     case 'DELETE trusts':
-      admin.deleteTrust(slug, key);
+      await write(ctx, [slug], () => admin.deleteTrust(slug, key));
       return await answer(ctx, res, 200, { revision: store.service(slug)!.revision });
     case 'DELETE configs':
-      return await answer(ctx, res, 200, { revision: admin.deleteConfig(slug, key) });
+      return await answer(ctx, res, 200, { revision: await write(ctx, [slug], () => admin.deleteConfig(slug, key)) });
     case 'PUT flags': {
-      const { revision, removed } = admin.setFlag(slug, key, await readJsonBody(req));
+      const body = await readJsonBody(req);
+      const { revision, removed } = await write(ctx, [slug], () => admin.setFlag(slug, key, body));
       if (removed.length === 0) return await answer(ctx, res, 200, { revision });
       return await answer(ctx, res, 200, { revision, removed, warning: replacedWarning(removed) });
     }
-    case 'PATCH flags':
-      return await answer(ctx, res, 200, { revision: admin.patchFlag(slug, key, await readJsonBody(req)) });
+    case 'PATCH flags': {
+      const body = await readJsonBody(req);
+      return await answer(ctx, res, 200, {
+        revision: await write(ctx, [slug], () => admin.patchFlag(slug, key, body)),
+      });
+    }
     case 'DELETE flags':
-      return await answer(ctx, res, 200, { revision: admin.deleteFlag(slug, key) });
+      return await answer(ctx, res, 200, { revision: await write(ctx, [slug], () => admin.deleteFlag(slug, key)) });
     case 'PUT secrets': {
       const body = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object');
-      const result = admin.setSecret(slug, key, body['value'], body['type'], ADMIN_ACTOR);
+      const result = await write(ctx, [slug], () =>
+        admin.setSecret(slug, key, body['value'], body['type'], ADMIN_ACTOR),
+      );
       return await answer(ctx, res, 200, result);
     }
     case 'DELETE secrets':
-      return await answer(ctx, res, 200, { revision: admin.deleteSecret(slug, key, ADMIN_ACTOR) });
-    case 'DELETE secrets/versions':
-      if (rawVersion === undefined) break;
       return await answer(ctx, res, 200, {
-        revision: admin.deleteSecretVersion(slug, key, parseVersion(rawVersion), ADMIN_ACTOR),
+        revision: await write(ctx, [slug], () => admin.deleteSecret(slug, key, ADMIN_ACTOR)),
       });
+    case 'DELETE secrets/versions': {
+      if (rawVersion === undefined) break;
+      const version = parseVersion(rawVersion);
+      return await answer(ctx, res, 200, {
+        revision: await write(ctx, [slug], () => admin.deleteSecretVersion(slug, key, version, ADMIN_ACTOR)),
+      });
+    }
   }
   throw notFound(req);
+}
+
+/** Runs a change against the latest committed state; resolves once it is committed. */
+function write<T>(ctx: ServerContext, slugs: readonly string[] | 'all', run: () => T): Promise<T> {
+  return ctx.changes.commit({ slugs, run });
 }
 
 /** Answers once every change made so far is durable: the body is rendered first, so it holds nothing that is not. */

@@ -10,6 +10,7 @@ export type ProtocolErrorCode =
   | 'payload_too_large'
   | 'rate_limited'
   | 'quarantined'
+  | 'store_unavailable'
   | 'internal_error';
 
 /**

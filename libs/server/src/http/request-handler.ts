@@ -5,9 +5,13 @@ import { NotFoundError } from '../domain/not-found-error.js';
 import { ValidationError } from '../validation/index.js';
 import { handleAdminRoute } from './admin-routes.js';
 import { HttpError } from './http-error.js';
+import { StoreUnavailableError } from '../store/store-errors.js';
 import { sendError } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 import { handleServiceRoute } from './service-routes.js';
+
+/** `Retry-After` of a write refused while the store is unreachable, in seconds. */
+const STORE_RETRY_AFTER_SECONDS = 2;
 
 /**
  * The server's one request listener. Every failure becomes a protocol error
@@ -83,7 +87,17 @@ function answerError(req: IncomingMessage, res: ServerResponse, error: unknown, 
   else if (error instanceof ValidationError) answer = HttpError.invalid(error.message, error);
   else if (error instanceof NotFoundError)
     answer = new HttpError(404, 'not_found', error.message, {}, {}, { cause: error });
-  else {
+  else if (error instanceof StoreUnavailableError) {
+    logger.error(`store unavailable: ${error.message}`);
+    answer = new HttpError(
+      503,
+      'store_unavailable',
+      'the store cannot take writes right now; nothing was changed, retry later',
+      {},
+      { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) },
+      { cause: error },
+    );
+  } else {
     logger.error(`internal error: ${error instanceof Error ? `${error.name}: ${error.message}` : 'unknown failure'}`);
     answer = new HttpError(500, 'internal_error', 'the local server failed to handle this request');
   }

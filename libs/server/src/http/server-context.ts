@@ -3,7 +3,7 @@ import type { ChangeLog } from '../domain/change-log.js';
 import type { Clock } from '../domain/clock.js';
 import type { ConsoleRuntime } from '../console/console-routes.js';
 import type { FailedAttemptThrottle } from '../domain/failed-attempt-throttle.js';
-import type { KeyRateLimiter } from '../domain/rate-limiter.js';
+import type { WriteRateLimiter } from '../domain/rate-limiter.js';
 import type { SnapshotRenderer } from '../domain/snapshot-renderer.js';
 import type { SessionTokens } from '../domain/session-tokens.js';
 import type { Store } from '../domain/store.js';
@@ -20,7 +20,8 @@ export interface ServerContext {
   readonly hub: StreamHub;
   /** Every answer waits for it, so nothing not yet durable leaves the server. */
   readonly changes: ChangeLog;
-  readonly limiter: KeyRateLimiter;
+  /** The per-key secret-write rate limit: in memory, or shared by a fleet's replicas. */
+  readonly limiter: WriteRateLimiter;
   readonly clock: Clock;
   readonly adminToken: string;
   /** Slows down wrong guesses of the admin token per client address; undefined when turned off. */

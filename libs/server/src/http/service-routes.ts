@@ -203,7 +203,7 @@ async function authorizeSecretWrite(ctx: ServerContext, req: IncomingMessage): P
   if (ctx.store.service(caller.slug)!.kind === 'frontend') {
     throw HttpError.invalid(`service "${caller.slug}" is of kind frontend and holds no secrets`);
   }
-  const verdict = ctx.limiter.take(caller.identity.key, ctx.store.tenant.write_rate_per_minute, ctx.clock.now());
+  const verdict = await ctx.limiter.take(caller.identity.key, ctx.store.tenant.write_rate_per_minute, ctx.clock.now());
   if (!verdict.allowed) {
     throw new HttpError(
       429,
@@ -220,8 +220,10 @@ async function setSecret(ctx: ServerContext, req: IncomingMessage, res: ServerRe
   const caller = await authorizeSecretWrite(ctx, req);
   const key = decodeSegment(rawKey, 'secret key');
   const { value, type } = parseBody(objectBody, await readJsonBody(req), 'a JSON object {"value", "type"}');
-  const result = ctx.admin.setSecret(caller.slug, key, value, type, caller.actor);
-  await ctx.changes.whenDurable();
+  const result = await ctx.changes.commit({
+    slugs: [caller.slug],
+    run: () => ctx.admin.setSecret(caller.slug, key, value, type, caller.actor),
+  });
   sendJson(res, 200, { key: result.key, type: result.type, version: result.version });
 }
 
@@ -232,8 +234,8 @@ async function deleteSecret(
   rawKey: string,
 ): Promise<void> {
   const caller = await authorizeSecretWrite(ctx, req);
-  ctx.admin.deleteSecret(caller.slug, decodeSegment(rawKey, 'secret key'), caller.actor);
-  await ctx.changes.whenDurable();
+  const key = decodeSegment(rawKey, 'secret key');
+  await ctx.changes.commit({ slugs: [caller.slug], run: () => ctx.admin.deleteSecret(caller.slug, key, caller.actor) });
   res.writeHead(204);
   res.end();
 }
@@ -247,8 +249,11 @@ async function deleteSecretVersion(
 ): Promise<void> {
   const caller = await authorizeSecretWrite(ctx, req);
   const version = parseVersion(rawVersion);
-  ctx.admin.deleteSecretVersion(caller.slug, decodeSegment(rawKey, 'secret key'), version, caller.actor);
-  await ctx.changes.whenDurable();
+  const key = decodeSegment(rawKey, 'secret key');
+  await ctx.changes.commit({
+    slugs: [caller.slug],
+    run: () => ctx.admin.deleteSecretVersion(caller.slug, key, version, caller.actor),
+  });
   res.writeHead(204);
   res.end();
 }

@@ -5,7 +5,7 @@
  */
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { ChangeLog } from '../domain/change-log.js';
+import { commitThenWait, type ChangeLog, type StoreWrite } from '../domain/change-log.js';
 import { encodeJournalRecord, JournalFileError, readJournalFile } from './journal-file.js';
 import type { ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from './state-change.js';
@@ -151,6 +151,19 @@ export class StateJournal implements ChangeLog {
     this.recorded++;
     // On the next turn, so the changes of requests read in the same turn share one write.
     this.draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
+  }
+
+  /** Nothing beyond the record is kept: the state file and the journal hold the data itself. */
+  revised(): void {}
+
+  /** Runs the write, then waits until the journal holds it. */
+  commit<T>(write: StoreWrite<T>): Promise<T> {
+    return commitThenWait(this, write);
+  }
+
+  /** Runs the write; the journal holds it once {@link whenDurable} resolves. */
+  commitLater<T>(write: StoreWrite<T>): T {
+    return write.run();
   }
 
   whenDurable(): Promise<void> {

@@ -1,0 +1,521 @@
+/**
+ * The change log of a fleet: every replica keeps the whole state in memory
+ * and serves reads from it; PostgreSQL holds the truth. A write takes the
+ * write lock in a transaction, applies what other replicas committed first,
+ * runs against that latest state, and inserts its records with the next
+ * sequence numbers; only then is it answered and its patch sent. A NOTIFY
+ * (the sequence number, nothing else) rings the other replicas, which read
+ * the rows after the last one they applied; a periodic check and the
+ * LISTEN's reconnect hook catch what a lost notification missed.
+ */
+import type { ChangeLog, StoreWrite } from '../domain/change-log.js';
+import type { ChangeSet, SavedServices, Store, StoreChange } from '../domain/store.js';
+import type { ServerData } from '../domain/model.js';
+import type { LocalServerLogger } from '../logger.js';
+import type { StateChange } from '../persistence/state-change.js';
+import { serializeServerData } from '../persistence/state-serializer.js';
+import { parseServerDataJson } from '../seed/seed-parser.js';
+import { StoreOpenError, StoreUnavailableError } from '../store/store-errors.js';
+import { connectPostgres, redactPostgresUrl, type PostgresSql } from './postgres-driver.js';
+import { CHANGES_CHANNEL, migrate, WRITE_LOCK } from './postgres-schema.js';
+import { PostgresRateLimiter } from './postgres-rate-limiter.js';
+import type { WriteRateLimiter } from '../domain/rate-limiter.js';
+
+/** Options of {@link PostgresChangeLog.open}. */
+export interface PostgresChangeLogOptions {
+  /** `postgres://user:password@host:port/database`. */
+  readonly url: string;
+  /** The data of an empty database (the seed); ignored when the database holds data. */
+  readonly seed: () => ServerData;
+  readonly logger: LocalServerLogger;
+  /** Current time in ms. */
+  readonly now: () => number;
+  /** This replica's name in the heartbeat table. */
+  readonly replicaId: string;
+  /** Interval of the backstop check for missed commits (and of the heartbeat), in ms. @default 5000 */
+  readonly checkIntervalMs?: number;
+  /** Changes younger than this are kept for replay on any replica, in ms. @default 3600000 */
+  readonly historyAgeMs?: number;
+  /** At most this many bytes of changes are kept for replay. @default 8388608 */
+  readonly historyBytes?: number;
+  /** A snapshot of the whole state is written after this many changes. @default 500 */
+  readonly snapshotEvery?: number;
+}
+
+/** A change as the table holds it. */
+interface ChangeRow {
+  seq: number;
+  record: string;
+  change_set: string | null;
+  committed_at_ms: number;
+}
+
+/** A change set in its stored form. */
+interface StoredChangeSet {
+  service: boolean;
+  configs: string[];
+  flags: string[];
+  secrets: string[];
+}
+
+interface RecordedChange {
+  readonly change: StateChange;
+  changeSet: StoredChangeSet | null;
+  committedAtMs: number;
+}
+
+/** One write waiting for, or in, a transaction. */
+interface PendingWrite {
+  readonly write: StoreWrite<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
+  /** Ran before its transaction (`commitLater`): undone and run again if other replicas committed first. */
+  ran: boolean;
+  result?: unknown;
+  failed?: Error;
+  saved?: SavedServices;
+  records: RecordedChange[];
+  actions: Array<() => void>;
+}
+
+/** What {@link PostgresChangeLog.open} loaded. */
+export interface PostgresOpened {
+  readonly log: PostgresChangeLog;
+  /** The state as the oldest kept snapshot holds it; {@link PostgresChangeLog.attach} applies the rest. */
+  readonly data: ServerData;
+  /** When each service was last committed, as of that snapshot. */
+  readonly committedAtMs: ReadonlyMap<string, number>;
+  /** Whether the seed went into an empty database. */
+  readonly seeded: boolean;
+}
+
+const SETTINGS_SESSION_KEY = 'session_signing_key';
+
+/** See the file's comment. */
+export class PostgresChangeLog implements ChangeLog {
+  private store: Store | undefined;
+  private applied = 0;
+  private pendingRows: ChangeRow[] = [];
+  private readonly queue: PendingWrite[] = [];
+  private draining: Promise<void> | undefined;
+  private current: PendingWrite | undefined;
+  private applying = false;
+  private undone = 0;
+  private sinceSnapshot = 0;
+  private checkTimer: NodeJS.Timeout | undefined;
+  private catchingUp: Promise<void> | undefined;
+  private closed = false;
+  private listening: { unlisten(): Promise<void> } | undefined;
+  /** Streams open on this replica, for the heartbeat. */
+  streamCount: () => number = () => 0;
+
+  private constructor(
+    private readonly sql: PostgresSql,
+    private readonly options: PostgresChangeLogOptions,
+  ) {}
+
+  /**
+   * Connects, migrates, seeds an empty database, and loads the oldest kept
+   * snapshot.
+   *
+   * @throws StoreOpenError when PostgreSQL cannot be reached, its schema is too new, or the driver is missing.
+   */
+  static async open(options: PostgresChangeLogOptions): Promise<PostgresOpened> {
+    const sql = await connectPostgres(options.url, { max: 4, connectTimeoutSeconds: 5 });
+    const where = redactPostgresUrl(options.url);
+    try {
+      await sql`SELECT 1`;
+    } catch (error) {
+      await sql.end({ timeout: 1 }).catch(() => undefined);
+      throw new StoreOpenError(`cannot reach PostgreSQL at ${where}: ${(error as Error).message}`, { cause: error });
+    }
+    try {
+      await migrate(sql);
+      const log = new PostgresChangeLog(sql, options);
+      const seeded = await log.seedIfEmpty();
+      const loaded = await log.loadBase();
+      return { log, seeded, ...loaded };
+    } catch (error) {
+      await sql.end({ timeout: 1 }).catch(() => undefined);
+      if (error instanceof StoreOpenError) throw error;
+      throw new StoreOpenError(`cannot open the store at ${where}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  /**
+   * Binds the store built on the loaded snapshot, applies every change kept
+   * after it (which fills the replay history), then listens for commits.
+   */
+  async attach(store: Store): Promise<void> {
+    this.store = store;
+    this.applyRows(this.pendingRows);
+    this.pendingRows = [];
+    await this.catchUp();
+    this.listening = await this.sql.listen(
+      CHANGES_CHANNEL,
+      (payload) => {
+        if (Number(payload) > this.applied) this.scheduleCatchUp();
+      },
+      // Runs again on every reconnect of the LISTEN connection: what was missed meanwhile is read now.
+      () => this.scheduleCatchUp(),
+    );
+    const interval = this.options.checkIntervalMs ?? 5000;
+    this.checkTimer = setInterval(() => void this.check(), interval);
+    this.checkTimer.unref();
+  }
+
+  /** The secret-write rate limit shared by every replica. */
+  rateLimiter(): WriteRateLimiter {
+    return new PostgresRateLimiter(this.sql);
+  }
+
+  /** The last sequence number applied here. */
+  get appliedSeq(): number {
+    return this.applied;
+  }
+
+  /** The key that signs workload-identity sessions, shared by every replica (made by the first). */
+  async sessionSigningKey(make: () => string): Promise<string> {
+    const candidate = make();
+    await this.sql`INSERT INTO vane_settings (name, value) VALUES (${SETTINGS_SESSION_KEY}, ${candidate})
+      ON CONFLICT (name) DO NOTHING`;
+    const rows = await this.sql<
+      { value: string }[]
+    >`SELECT value FROM vane_settings WHERE name = ${SETTINGS_SESSION_KEY}`;
+    return rows[0]!.value;
+  }
+
+  record(change: StateChange): void {
+    if (this.applying) return;
+    if (this.current === undefined) {
+      throw new Error(`a ${change.type} change was made outside a write: it would never reach the database`);
+    }
+    this.current.records.push({ change, changeSet: null, committedAtMs: this.options.now() });
+  }
+
+  revised(change: StoreChange): void {
+    if (this.applying || this.current === undefined) return;
+    const records = this.current.records;
+    for (let i = records.length - 1; i >= 0; i--) {
+      const recorded = records[i]!;
+      const c = recorded.change;
+      if (c.type !== 'tenant' && c.slug === change.slug && 'revision' in c && c.revision === change.revision) {
+        recorded.changeSet = storedChangeSet(change.changes);
+        recorded.committedAtMs = change.committedAtMs;
+        return;
+      }
+    }
+  }
+
+  afterDurable(action: () => void): void {
+    if (this.current !== undefined) this.current.actions.push(action);
+    else action();
+  }
+
+  /** Resolves once every write queued so far has settled; rejects when one was undone (a read may have seen it). */
+  async whenDurable(): Promise<void> {
+    const undone = this.undone;
+    while (this.draining) await this.draining;
+    if (this.undone !== undone) throw new StoreUnavailableError('a write in progress could not be committed');
+  }
+
+  commit<T>(write: StoreWrite<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.enqueue({ write, resolve: resolve as (v: unknown) => void, reject, ran: false, records: [], actions: [] });
+    });
+  }
+
+  commitLater<T>(write: StoreWrite<T>): T {
+    const pending: PendingWrite = {
+      write,
+      resolve: () => undefined,
+      reject: (error) => this.options.logger.error(`a write made in process could not be committed: ${error.message}`),
+      ran: false,
+      records: [],
+      actions: [],
+    };
+    this.run(pending);
+    if (pending.failed) throw pending.failed;
+    this.enqueue(pending);
+    return pending.result as T;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.checkTimer) clearInterval(this.checkTimer);
+    while (this.draining) await this.draining;
+    await this.listening?.unlisten().catch(() => undefined);
+    await this.sql`DELETE FROM vane_replicas WHERE id = ${this.options.replicaId}`.catch(() => undefined);
+    await this.sql.end({ timeout: 5 });
+  }
+
+  private enqueue(pending: PendingWrite): void {
+    if (this.closed) {
+      pending.reject(new StoreUnavailableError('the store is closed'));
+      return;
+    }
+    this.queue.push(pending);
+    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+  }
+
+  /** Commits the queued writes, a batch per transaction, until none is left. */
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, 64);
+      try {
+        const seq = await this.sql.begin(async (tx) => {
+          await tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
+          const foreign = await tx<ChangeRow[]>`SELECT seq, record, change_set, committed_at_ms
+            FROM vane_changes WHERE seq > ${this.applied} ORDER BY seq`;
+          if (foreign.length > 0) {
+            // Writes made in process ran on a state that is no longer the latest: undo, catch up, run again.
+            this.undo(batch.filter((p) => p.ran));
+            this.applyRows(foreign);
+          }
+          for (const pending of batch) if (!pending.ran) this.run(pending);
+          const rows = batch.flatMap((p) => (p.failed ? [] : p.records));
+          if (rows.length === 0) return this.applied;
+          const values = rows.map((r, i) => storedRow(this.applied + 1 + i, r));
+          await tx`INSERT INTO vane_changes ${tx(values, 'seq', 'slug', 'revision', 'record', 'change_set', 'committed_at_ms', 'bytes')}`;
+          const last = this.applied + rows.length;
+          await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${String(last)})`;
+          return last;
+        });
+        this.sinceSnapshot += seq - this.applied;
+        this.applied = seq;
+        for (const pending of batch) {
+          if (pending.failed) pending.reject(pending.failed);
+          else {
+            for (const action of pending.actions) action();
+            pending.resolve(pending.result);
+          }
+        }
+        if (this.sinceSnapshot >= (this.options.snapshotEvery ?? 500)) await this.snapshot();
+      } catch (error) {
+        // Writes queued after the batch that already ran were made on top of it: they go first.
+        this.undo(this.queue.filter((p) => p.ran));
+        this.undo(batch.filter((p) => p.ran));
+        const unavailable =
+          error instanceof StoreUnavailableError
+            ? error
+            : new StoreUnavailableError(`the write could not be committed to PostgreSQL: ${(error as Error).message}`, {
+                cause: error,
+              });
+        for (const pending of batch) pending.reject(pending.failed ?? unavailable);
+      }
+    }
+  }
+
+  /** Runs one write against the store, keeping what it needs to be undone and what it recorded. */
+  private run(pending: PendingWrite): void {
+    const store = this.requireStore();
+    pending.saved = store.saveServices(pending.write.slugs);
+    pending.records = [];
+    pending.actions = [];
+    pending.failed = undefined;
+    this.current = pending;
+    try {
+      pending.result = pending.write.run();
+      pending.ran = true;
+    } catch (error) {
+      pending.failed = error as Error;
+      // The store validates before it changes anything, but a write that failed half way must leave nothing.
+      if (pending.records.length > 0) store.restoreServices(pending.saved);
+      pending.records = [];
+      pending.actions = [];
+    } finally {
+      this.current = undefined;
+    }
+  }
+
+  /** Undoes writes that ran but were not committed, newest first. */
+  private undo(ran: PendingWrite[]): void {
+    const store = this.requireStore();
+    for (const pending of [...ran].reverse()) {
+      if (pending.saved && pending.records.length > 0) {
+        store.restoreServices(pending.saved);
+        this.undone++;
+      }
+      pending.ran = false;
+      pending.records = [];
+      pending.actions = [];
+    }
+  }
+
+  /** Applies rows other replicas committed, in order; a gap means the history this replica needs is gone. */
+  private applyRows(rows: readonly ChangeRow[]): void {
+    const store = this.requireStore();
+    this.applying = true;
+    try {
+      for (const row of rows) {
+        if (row.seq <= this.applied) continue;
+        if (row.seq !== this.applied + 1) {
+          throw new StoreUnavailableError(
+            `change ${this.applied + 1} is no longer in the database (next is ${row.seq}): restart this replica`,
+          );
+        }
+        const changeSet = row.change_set === null ? null : loadedChangeSet(JSON.parse(row.change_set));
+        store.applyCommitted(JSON.parse(row.record) as StateChange, changeSet, Number(row.committed_at_ms));
+        this.applied = row.seq;
+        this.sinceSnapshot++;
+      }
+    } finally {
+      this.applying = false;
+    }
+  }
+
+  private scheduleCatchUp(): void {
+    if (this.closed || this.store === undefined) return;
+    void this.catchUp().catch((error: Error) =>
+      this.options.logger.error(`could not read the changes of other replicas: ${error.message}`),
+    );
+  }
+
+  /** Applies every committed change after the last one applied; concurrent calls share one read. */
+  private catchUp(): Promise<void> {
+    this.catchingUp ??= (async () => {
+      try {
+        // Inside the drain, writes read and apply what is new themselves; apply nothing in between.
+        while (this.draining) await this.draining;
+        const rows = await this.sql<ChangeRow[]>`SELECT seq, record, change_set, committed_at_ms
+          FROM vane_changes WHERE seq > ${this.applied} ORDER BY seq`;
+        if (this.draining) return;
+        this.applyRows(rows);
+      } finally {
+        this.catchingUp = undefined;
+      }
+    })();
+    return this.catchingUp;
+  }
+
+  /** The backstop: heartbeat, read the head, catch up when behind, and turn flag schedules no replica turned. */
+  private async check(): Promise<void> {
+    if (this.closed || this.store === undefined) return;
+    try {
+      const revisions = JSON.stringify(
+        Object.fromEntries(this.store.slugs().map((slug) => [slug, this.store!.service(slug)!.revision])),
+      );
+      const rows = await this.sql<{ head: number | null }[]>`
+        WITH beat AS (
+          INSERT INTO vane_replicas (id, seen_at, applied_seq, streams, revisions)
+          VALUES (${this.options.replicaId}, now(), ${this.applied}, ${this.streamCount()}, ${revisions})
+          ON CONFLICT (id) DO UPDATE SET seen_at = now(), applied_seq = excluded.applied_seq,
+            streams = excluded.streams, revisions = excluded.revisions
+        )
+        SELECT max(seq) AS head FROM vane_changes`;
+      const head = Number(rows[0]?.head ?? 0);
+      if (head > this.applied) await this.catchUp();
+      for (const slug of this.store.dueBoundaries()) {
+        await this.commit({ slugs: [slug], run: () => this.store!.turnBoundaries(slug) });
+      }
+    } catch (error) {
+      this.options.logger.error(`the store check failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** Seeds an empty database under the write lock: the first replica to start does it, once. */
+  private async seedIfEmpty(): Promise<boolean> {
+    return await this.sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
+      const [counts] = await tx<{ snapshots: number; changes: number }[]>`
+        SELECT (SELECT count(*) FROM vane_snapshots)::int AS snapshots, (SELECT count(*) FROM vane_changes)::int AS changes`;
+      if (counts!.snapshots > 0 || counts!.changes > 0) return false;
+      const data = this.options.seed();
+      const now = this.options.now();
+      const committed = Object.fromEntries([...data.services.keys()].map((slug) => [slug, now]));
+      await tx`INSERT INTO vane_snapshots (seq, data, committed)
+        VALUES (0, ${JSON.stringify(serializeServerData(data))}, ${JSON.stringify(committed)})`;
+      return true;
+    });
+  }
+
+  /** The oldest kept snapshot, and the changes after it (applied once the store is attached). */
+  private async loadBase(): Promise<{ data: ServerData; committedAtMs: Map<string, number> }> {
+    const [base] = await this.sql<{ seq: number; data: string; committed: string }[]>`
+      SELECT seq, data, committed FROM vane_snapshots ORDER BY seq LIMIT 1`;
+    if (base === undefined) throw new StoreOpenError('the database holds changes but no snapshot to apply them to');
+    const data = parseServerDataJson(base.data, `snapshot ${base.seq}`);
+    this.applied = Number(base.seq);
+    this.pendingRows = await this.sql<ChangeRow[]>`SELECT seq, record, change_set, committed_at_ms
+      FROM vane_changes WHERE seq > ${this.applied} ORDER BY seq`;
+    const committed = JSON.parse(base.committed) as Record<string, number>;
+    return { data, committedAtMs: new Map(Object.entries(committed)) };
+  }
+
+  /**
+   * Writes the whole state as a snapshot at the current sequence number and
+   * drops what replay no longer needs: changes older than the history's age or
+   * beyond its bytes, and the snapshots before the one they start from.
+   */
+  private async snapshot(): Promise<void> {
+    const store = this.requireStore();
+    const committed = JSON.stringify(Object.fromEntries(store.lastCommittedAt()));
+    const data = JSON.stringify(serializeServerData(store.data));
+    const ageMs = this.options.historyAgeMs ?? 3_600_000;
+    const bytes = this.options.historyBytes ?? 8 * 1024 * 1024;
+    const at = this.applied;
+    try {
+      await this.sql.begin(async (tx) => {
+        await tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
+        const [head] = await tx<{ head: number | null }[]>`SELECT max(seq) AS head FROM vane_changes`;
+        // Another replica committed since: its snapshot is for it to take.
+        if (Number(head?.head ?? 0) !== at) return;
+        await tx`INSERT INTO vane_snapshots (seq, data, committed) VALUES (${at}, ${data}, ${committed})
+          ON CONFLICT (seq) DO NOTHING`;
+        // The first change replay must keep: the oldest within both bounds.
+        const [keep] = await tx<{ seq: number | null }[]>`
+          SELECT min(seq) AS seq FROM (
+            SELECT seq, committed_at_ms, sum(bytes) OVER (ORDER BY seq DESC) AS tail FROM vane_changes
+          ) t WHERE tail <= ${bytes} AND committed_at_ms >= ${this.options.now() - ageMs}`;
+        const keepFrom = keep?.seq === null || keep?.seq === undefined ? at + 1 : Number(keep.seq);
+        const [base] = await tx<{ seq: number | null }[]>`
+          SELECT max(seq) AS seq FROM vane_snapshots WHERE seq < ${keepFrom}`;
+        if (base?.seq === null || base?.seq === undefined) return;
+        await tx`DELETE FROM vane_snapshots WHERE seq < ${base.seq}`;
+        await tx`DELETE FROM vane_changes WHERE seq <= ${base.seq}`;
+      });
+      this.sinceSnapshot = 0;
+    } catch (error) {
+      this.options.logger.error(`could not write a snapshot: ${(error as Error).message}`);
+    }
+  }
+
+  private requireStore(): Store {
+    if (this.store === undefined) throw new Error('the change log has no store attached yet');
+    return this.store;
+  }
+}
+
+function storedChangeSet(changes: ChangeSet): StoredChangeSet {
+  return {
+    service: changes.service,
+    configs: [...changes.configs],
+    flags: [...changes.flags],
+    secrets: [...changes.secrets],
+  };
+}
+
+function loadedChangeSet(stored: StoredChangeSet): ChangeSet {
+  return {
+    service: stored.service,
+    configs: new Set(stored.configs),
+    flags: new Set(stored.flags),
+    secrets: new Set(stored.secrets),
+  };
+}
+
+function storedRow(seq: number, recorded: RecordedChange): Record<string, string | number | null> {
+  const record = JSON.stringify(recorded.change);
+  const changeSet = recorded.changeSet === null ? null : JSON.stringify(recorded.changeSet);
+  const change = recorded.change;
+  return {
+    seq,
+    slug: change.type === 'tenant' ? null : change.slug,
+    revision: 'revision' in change && recorded.changeSet !== null ? change.revision : null,
+    record,
+    change_set: changeSet,
+    committed_at_ms: recorded.committedAtMs,
+    bytes: Buffer.byteLength(record) + (changeSet === null ? 0 : Buffer.byteLength(changeSet)),
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * postgres.js, an optional peer dependency of `@vane/server`, loaded only for
+ * a `postgres://` store. It re-runs a LISTEN's `onlisten` callback on every
+ * reconnect, which is where a replica catches up on what it missed.
+ *
+ * @packageDocumentation
+ */
+import type postgresFactory from 'postgres';
+import type { Sql } from 'postgres';
+import { StoreOpenError } from '../store/store-errors.js';
+
+/** A connection pool of postgres.js, typed for our rows. */
+export type PostgresSql = Sql<Record<string, never>>;
+
+/** Options of {@link connectPostgres}. */
+export interface PostgresConnectOptions {
+  /** Connections in the pool, the LISTEN connection aside. */
+  readonly max: number;
+  /** Seconds to wait for a connection before a query fails. */
+  readonly connectTimeoutSeconds: number;
+}
+
+const NOT_FOUND_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
+
+/**
+ * Loads postgres.js and opens a pool on `url`; no connection is made until
+ * the first query.
+ *
+ * @throws StoreOpenError with the `npm install` line when the driver is missing.
+ */
+export async function connectPostgres(url: string, options: PostgresConnectOptions): Promise<PostgresSql> {
+  let loaded: unknown;
+  try {
+    loaded = await import('postgres');
+  } catch (error) {
+    const missing = NOT_FOUND_CODES.has(String((error as { code?: unknown }).code));
+    throw new StoreOpenError(
+      missing
+        ? 'a postgres:// store needs the PostgreSQL driver, an optional peer dependency of @vane/server: npm install postgres'
+        : 'the PostgreSQL driver (postgres) is installed but could not be loaded',
+      { cause: new Error(String((error as Error).message).split('\n')[0]) },
+    );
+  }
+  const module = loaded as { default?: unknown };
+  const postgres = (typeof module.default === 'function' ? module.default : loaded) as typeof postgresFactory;
+  return postgres(url, {
+    max: options.max,
+    connect_timeout: options.connectTimeoutSeconds,
+    idle_timeout: 0,
+    // Notices (e.g. "relation already exists, skipping") are not the operator's business.
+    onnotice: () => undefined,
+    // Bigints (sequence numbers) come back as JavaScript numbers: they stay far below 2^53.
+    types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
+  }) as unknown as PostgresSql;
+}
+
+/** A URL without its password, for logs and errors. */
+export function redactPostgresUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}

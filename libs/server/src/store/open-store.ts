@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { MemoryChangeLog, type ChangeLog } from '../domain/change-log.js';
+import type { Clock } from '../domain/clock.js';
+import { DEFAULT_TENANT, type ServerData } from '../domain/model.js';
+import type { LocalServerLogger } from '../logger.js';
+import { StateJournal } from '../persistence/state-journal.js';
+import { PostgresChangeLog } from '../postgres/postgres-change-log.js';
+import { parseServerData, readServerDataFile } from '../seed/seed-parser.js';
+import type { LocalServerSeed } from '../local-server.js';
+import { ownStateFile, type StateFileOwner } from './state-file-owner.js';
+import type { StoreLocation } from './store-location.js';
+
+/** The data to serve and where its changes go. */
+export interface OpenedStore {
+  readonly data: ServerData;
+  readonly changes: ChangeLog;
+  /** Set for a fleet store: it still has changes to apply once the store is built, and then listens. */
+  readonly fleet?: PostgresChangeLog;
+  /** When each service was last committed, for a fleet store (so every replica publishes the same `is_active`). */
+  readonly committedAtMs?: ReadonlyMap<string, number>;
+  /** Releases what the store holds beyond its change log (a state file's lock). */
+  release(): Promise<void>;
+}
+
+/** What {@link openStore} needs. */
+export interface OpenStoreOptions {
+  readonly location: StoreLocation;
+  readonly seed: LocalServerSeed | string | undefined;
+  readonly clock: Clock;
+  readonly logger: LocalServerLogger;
+  readonly replicaId?: string;
+  readonly checkIntervalMs?: number;
+}
+
+/**
+ * Opens the store: memory (the seed), a state file with its journal, or
+ * PostgreSQL. A store that holds data ignores the seed and says so.
+ */
+export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {
+  const { location, logger, clock } = options;
+  const now = new Date(clock.now());
+  const seed = (): ServerData => {
+    if (typeof options.seed === 'string') return readServerDataFile(options.seed, { now });
+    if (options.seed) return parseServerData(options.seed, 'seed', { now });
+    return { tenant: { ...DEFAULT_TENANT }, services: new Map() };
+  };
+  const nothingToRelease = async (): Promise<void> => undefined;
+  if (location.kind === 'memory') {
+    return { data: seed(), changes: new MemoryChangeLog(), release: nothingToRelease };
+  }
+  if (location.kind === 'postgres') {
+    const opened = await PostgresChangeLog.open({
+      url: location.url,
+      seed,
+      logger,
+      now: () => clock.now(),
+      replicaId: options.replicaId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+      checkIntervalMs: options.checkIntervalMs,
+    });
+    if (!opened.seeded && options.seed !== undefined) {
+      logger.info('the store already holds data: the seed is ignored');
+    }
+    return {
+      data: opened.data,
+      changes: opened.log,
+      fleet: opened.log,
+      committedAtMs: opened.committedAtMs,
+      release: nothingToRelease,
+    };
+  }
+  const owner: StateFileOwner = await ownStateFile(location.path);
+  try {
+    let seeded = false;
+    const { journal, data, recovery } = await StateJournal.open(location.path, {
+      initial: () => {
+        seeded = true;
+        return seed();
+      },
+      // Flags may have turned while the server was down: a new revision makes every client re-check.
+      onRestore: (restored) => {
+        for (const service of restored.services.values()) service.revision += 1;
+      },
+      onError: (error) => logger.error(`could not write state: ${error.message}`),
+    });
+    if (!seeded && options.seed !== undefined) logger.info(`${location.path} holds data: the seed is ignored`);
+    if (recovery.droppedBytes > 0) {
+      logger.info(`dropped the torn last record of the journal (${recovery.droppedBytes} bytes, never acknowledged)`);
+    }
+    if (recovery.removedLeftovers.length > 0) {
+      logger.info(`removed ${recovery.removedLeftovers.length} temporary file(s) of an interrupted state write`);
+    }
+    return { data, changes: journal, release: () => owner.release() };
+  } catch (error) {
+    await owner.release();
+    throw error;
+  }
+}

@@ -1,0 +1,30 @@
+import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+
+/**
+ * The store cannot take a write now (PostgreSQL is unreachable, or a commit
+ * failed): nothing of the write was kept. The HTTP answer is `503` with
+ * `Retry-After`.
+ */
+export class StoreUnavailableError extends LocalServerError {
+  /** Stable error code. */
+  readonly code = 'VANE_SERVER_STORE_UNAVAILABLE' as const;
+
+  /** @param message - what could not be done; the driver's error is the cause. */
+  constructor(message: string, options?: LocalServerErrorOptions) {
+    super(message, options);
+  }
+}
+
+/**
+ * The store cannot be opened as configured: an unknown `--store`, a missing
+ * driver, a schema newer than this server, a file store another process owns.
+ */
+export class StoreOpenError extends LocalServerError {
+  /** Stable error code. */
+  readonly code = 'VANE_SERVER_STORE_REFUSED' as const;
+
+  /** @param message - names the store and what is wrong with it. */
+  constructor(message: string, options?: LocalServerErrorOptions) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,244 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeWithPostgres, startPostgres, type TestPostgres } from '../../../test/support/postgres.js';
+import { startLocalServer, type LocalServer, type LocalServerOptions } from '../src/index.js';
+import { TEST_KEYS, testSeed, until } from '../src/testing/index.js';
+import { admin, call, openStream } from './support/http-client.js';
+
+const ADMIN_TOKEN = 'fleet-admin-token';
+
+describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
+  let pg: TestPostgres;
+  let url: string;
+  let databases = 0;
+  const started: LocalServer[] = [];
+
+  const replica = async (options: LocalServerOptions = {}): Promise<LocalServer> => {
+    const server = await startLocalServer({
+      store: url,
+      seed: testSeed(),
+      adminToken: ADMIN_TOKEN,
+      storeCheckIntervalMs: 200,
+      ...options,
+    });
+    started.push(server);
+    return server;
+  };
+
+  beforeAll(async () => {
+    pg = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await pg?.stop();
+  });
+  beforeEach(async () => {
+    url = await pg.createDatabase(`fleet_${++databases}`);
+  });
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((s) => s.close()));
+  });
+
+  const sync = (server: LocalServer) => call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
+
+  it('seeds an empty database once, and a replica that finds data ignores the seed', async () => {
+    const a = await replica();
+    const b = await replica({ seed: { services: { other: {} } } });
+    expect(b.services().map((s) => s.slug)).toEqual(a.services().map((s) => s.slug));
+    expect((await sync(b)).json()).toEqual((await sync(a)).json());
+  });
+
+  it('a write through one replica reaches the others: same snapshot, same ETag, same patch bytes', async () => {
+    const a = await replica();
+    const b = await replica();
+    const c = await replica();
+    const streamB = await openStream(b, { slug: 'shop', key: TEST_KEYS.shopSecret });
+    const streamC = await openStream(c, { slug: 'shop', key: TEST_KEYS.shopSecret });
+    await streamB.event(1);
+    await streamC.event(1);
+    const answer = await admin(a, 'PUT', '/services/shop/configs/db.pool.max', { value: 42 });
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toEqual({ revision: 2 });
+    const patchB = await streamB.find((e) => e.event === 'patch', 'the patch on B');
+    const patchC = await streamC.find((e) => e.event === 'patch', 'the patch on C');
+    expect(patchB.id).toBe('2');
+    expect(patchB.data).toBe(patchC.data);
+    expect(JSON.parse(patchB.data)).toMatchObject({ base: 1, revision: 2, configs: { 'db.pool.max': 42 } });
+    const [sa, sb, sc] = await Promise.all([sync(a), sync(b), sync(c)]);
+    expect(sb.headers.etag).toBe(sa.headers.etag);
+    expect(sc.headers.etag).toBe(sa.headers.etag);
+    expect(sb.text).toBe(sa.text);
+    // A client moved to another replica with the ETag it had gets 304.
+    const moved = await call(c, {
+      path: '/v1/sync',
+      slug: 'shop',
+      key: TEST_KEYS.shopSecret,
+      headers: { 'if-none-match': sa.headers.etag! },
+    });
+    expect(moved.status).toBe(304);
+    streamB.close();
+    streamC.close();
+  });
+
+  it('concurrent writes through every replica to one service: gapless revisions, one order everywhere', async () => {
+    const replicas = [await replica(), await replica(), await replica()];
+    const streams = await Promise.all(replicas.map((r) => openStream(r, { slug: 'shop', key: TEST_KEYS.shopSecret })));
+    await Promise.all(streams.map((s) => s.event(1)));
+    const writes = 30;
+    const answers = await Promise.all(
+      Array.from({ length: writes }, (_, i) =>
+        admin(replicas[i % 3]!, 'PUT', `/services/shop/configs/load.k${i}`, { value: i }),
+      ),
+    );
+    const revisions = answers.map((a) => (a.json() as { revision: number }).revision).sort((x, y) => x - y);
+    expect(revisions).toEqual(Array.from({ length: writes }, (_, i) => i + 2));
+    for (const stream of streams) {
+      await stream.until((r) => r.events.filter((e) => e.event === 'patch').length === writes, 'every patch');
+    }
+    const orders = streams.map((s) => s.events.filter((e) => e.event === 'patch').map((e) => e.data));
+    expect(orders[1]).toEqual(orders[0]);
+    expect(orders[2]).toEqual(orders[0]);
+    expect(orders[0]!.map((d) => (JSON.parse(d) as { revision: number }).revision)).toEqual(revisions);
+    const etags = await Promise.all(replicas.map(async (r) => (await sync(r)).headers.etag));
+    expect(new Set(etags).size).toBe(1);
+    for (const s of streams) s.close();
+  });
+
+  it('Last-Event-ID replays on a replica that started after the writes (history lives in the database)', async () => {
+    const a = await replica();
+    for (let i = 0; i < 5; i++) await admin(a, 'PUT', `/services/shop/configs/c.k${i}`, { value: i });
+    const late = await replica();
+    const stream = await openStream(late, { slug: 'shop', key: TEST_KEYS.shopSecret, lastEventId: 3 });
+    expect(stream.status).toBe(200);
+    const resync = await stream.event(1);
+    expect(resync.event).toBe('resync');
+    expect(JSON.parse(resync.data)).toEqual({ revision: 3 });
+    await stream.until((r) => r.events.filter((e) => e.event === 'patch').length === 3, 'the replayed patches');
+    expect(stream.events.filter((e) => e.event === 'patch').map((e) => e.id)).toEqual(['4', '5', '6']);
+    stream.close();
+  });
+
+  it('a key revoked through one replica is refused by every replica', async () => {
+    const a = await replica();
+    const b = await replica();
+    expect((await sync(b)).status).toBe(200);
+    await admin(a, 'DELETE', `/services/shop/keys/${TEST_KEYS.shopSecret}`);
+    await until(async () => (await sync(b)).status === 401, 'replica B refusing the revoked key');
+  });
+
+  it('the write rate limit is the tenant’s, not each replica’s', async () => {
+    const a = await replica();
+    const b = await replica();
+    await admin(a, 'PUT', '/tenant', { write_rate_per_minute: 3 });
+    const put = (server: LocalServer, i: number) =>
+      call(server, {
+        method: 'PUT',
+        path: '/v1/secrets/rate.k',
+        slug: 'shop',
+        key: TEST_KEYS.shopSecret,
+        body: { value: `v${i}` },
+      });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await put(i % 2 === 0 ? a : b, i)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it('a flag schedule boundary makes exactly one revision, whichever replicas are up', async () => {
+    const a = await replica();
+    const b = await replica();
+    const startsAt = new Date(Date.now() + 1500).toISOString();
+    const set = await admin(a, 'PUT', '/services/shop/flags/launch', { is_enabled: true, starts_at: startsAt });
+    const revision = (set.json() as { revision: number }).revision;
+    const stream = await openStream(b, { slug: 'shop', key: TEST_KEYS.shopSecret });
+    await stream.event(1);
+    const turned = await stream.find(
+      (e) => e.event === 'patch' && (JSON.parse(e.data) as { revision: number }).revision === revision + 1,
+      'the boundary revision',
+    );
+    expect(JSON.parse(turned.data)).toMatchObject({ flags: { launch: { is_active: true } } });
+    // Give the other replica's timer every chance to commit a second revision: it must not.
+    await until(
+      () => a.revision('shop') === revision + 1 && b.revision('shop') === revision + 1,
+      'both replicas at the boundary revision',
+    );
+    await admin(a, 'PUT', '/services/shop/configs/after', { value: 1 });
+    expect(a.revision('shop')).toBe(revision + 2);
+    stream.close();
+  });
+
+  it('PostgreSQL down: reads and streams go on, writes get 503 with Retry-After, replicas catch up after', async () => {
+    const a = await replica();
+    const b = await replica();
+    const stream = await openStream(b, { slug: 'shop', key: TEST_KEYS.shopSecret });
+    await stream.event(1);
+    await pg.pause();
+    try {
+      expect((await sync(a)).status).toBe(200);
+      const refused = await admin(a, 'PUT', '/services/shop/configs/down', { value: 1 });
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBeDefined();
+      expect(refused.json()).toMatchObject({ error: 'store_unavailable' });
+      // Nothing half written: the refused value is not served.
+      expect((await sync(a)).json()).not.toHaveProperty(['configs', 'down']);
+    } finally {
+      await pg.resume();
+    }
+    let accepted: unknown;
+    await until(
+      async () => {
+        const answer = await admin(a, 'PUT', '/services/shop/configs/up', { value: 2 });
+        accepted = answer.status === 200 ? answer.json() : undefined;
+        return accepted !== undefined;
+      },
+      'a write accepted after PostgreSQL came back',
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    expect(accepted).toEqual({ revision: 2 });
+    await stream.find((e) => e.event === 'patch', 'the patch on B after the outage');
+    stream.close();
+  });
+
+  it('a replica started while PostgreSQL is down refuses to start, saying why', async () => {
+    await pg.pause();
+    try {
+      await expect(replica()).rejects.toMatchObject({
+        code: 'VANE_SERVER_STORE_REFUSED',
+        message: expect.stringMatching(/cannot reach PostgreSQL at postgres:\/\/fleet_\d+:\*\*\*@127\.0\.0\.1/),
+      });
+    } finally {
+      await pg.resume();
+    }
+  });
+
+  it('refuses a database whose schema is newer than the server', async () => {
+    const a = await replica();
+    await a.close();
+    const sql = (await import('postgres')).default(url, { max: 1 });
+    await sql`UPDATE vane_schema SET version = 999`;
+    await sql.end();
+    await expect(replica()).rejects.toMatchObject({
+      code: 'VANE_SERVER_STORE_REFUSED',
+      message: expect.stringContaining('schema is version 999'),
+    });
+  });
+});
+
+describe('a file store has one owner', () => {
+  it('a second server on the same state file refuses to start, naming the process that holds it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vane-owner-'));
+    const statePath = join(dir, 'state.json');
+    const first = await startLocalServer({ statePath, seed: testSeed() });
+    try {
+      await expect(startLocalServer({ statePath })).rejects.toMatchObject({
+        code: 'VANE_SERVER_STORE_REFUSED',
+        message: expect.stringContaining(`pid ${process.pid}`),
+      });
+    } finally {
+      await first.close();
+    }
+    // Closed, it is free again.
+    const second = await startLocalServer({ statePath });
+    await second.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+});
