@@ -9,7 +9,11 @@ const USAGE = `Usage: vane-local-server [--seed FILE] [--port 4400] [--host 127.
   --seed FILE           seed file (JSON, PROTOCOL §11); default: no services
   --port N              TCP port (0 picks a free one); default 4400
   --host ADDRESS        interface to listen on; default 127.0.0.1
-  --state FILE          persist every change to FILE and reload it on start (FILE wins over --seed)
+  --state FILE          persist every change to FILE and reload it on start (FILE wins over --seed);
+                        the same as --store file:FILE
+  --store STORE         memory | file:PATH | postgres://user@host:port/db (a fleet of replicas);
+                        default $VANE_STORE, else memory. Give a password in $VANE_STORE or $PGPASSWORD,
+                        never on the command line
   --admin-token TOKEN   admin API token; default $VANE_ADMIN_TOKEN, else a generated one (printed)
   --ping-interval-ms N  stream keep-alive interval; default 15000
   --session-ttl-ms N    lifetime of workload-identity sessions; default 3600000
@@ -29,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
         port: { type: 'string' },
         host: { type: 'string' },
         state: { type: 'string' },
+        store: { type: 'string' },
         'admin-token': { type: 'string' },
         'ping-interval-ms': { type: 'string' },
         'session-ttl-ms': { type: 'string' },
@@ -99,6 +104,9 @@ async function main(argv: string[]): Promise<number> {
     server = await startLocalServer({
       seed: values['seed'] as string | undefined,
       statePath: values['state'] as string | undefined,
+      store:
+        (values['store'] as string | undefined) ??
+        (values['state'] ? undefined : process.env['VANE_STORE'] || undefined),
       port,
       host: (values['host'] as string | undefined) ?? '127.0.0.1',
       adminToken: givenToken || undefined,
