@@ -3,8 +3,11 @@ import { parseArgs } from 'node:util';
 import { consoleLogger } from './logger.js';
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, startLocalServer } from './local-server.js';
 import { redactKey } from './domain/store.js';
+import { runStoreTransfer } from './commands/store-transfer.js';
 
 const USAGE = `Usage: vane-local-server [--seed FILE] [--port 4400] [--host 127.0.0.1] [--state FILE] [--admin-token TOKEN]
+       vane-local-server export [--store STORE] [--out FILE]    the whole state, as a state file
+       vane-local-server import [--store STORE] FILE            into an empty store
 
   --seed FILE           seed file (JSON, PROTOCOL §11); default: no services
   --port N              TCP port (0 picks a free one); default 4400
@@ -24,6 +27,7 @@ const USAGE = `Usage: vane-local-server [--seed FILE] [--port 4400] [--host 127.
 
 /** Runs the command line; resolves with the exit code it wants when it cannot start. */
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'export' || argv[0] === 'import') return await transfer(argv[0], argv.slice(1));
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -146,6 +150,24 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
   return -1;
+}
+
+/** `export [--store STORE] [--out FILE]` and `import [--store STORE] FILE`. */
+async function transfer(command: 'export' | 'import', argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { store: { type: 'string' }, out: { type: 'string' } },
+      allowPositionals: command === 'import',
+      strict: true,
+    });
+  } catch (error) {
+    console.error(`vane-server ${command}: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const store = parsed.values.store ?? (process.env['VANE_STORE'] || undefined);
+  return await runStoreTransfer(command, store, { out: parsed.values.out, file: parsed.positionals[0] });
 }
 
 function integerOption(

@@ -1,9 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeWithPostgres, startPostgres, type TestPostgres } from '../../../test/support/postgres.js';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from '../src/index.js';
 import { TEST_KEYS, testSeed, until } from '../src/testing/index.js';
+import { exportStore, importStore } from '../src/commands/store-transfer.js';
 import { admin, call, openStream } from './support/http-client.js';
 
 const ADMIN_TOKEN = 'fleet-admin-token';
@@ -207,6 +208,35 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
       });
     } finally {
       await pg.resume();
+    }
+  });
+
+  it('export and import move a file journal into PostgreSQL and back, into empty stores only', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vane-transfer-'));
+    try {
+      const file = await startLocalServer({ statePath: join(dir, 'state.json'), seed: testSeed() });
+      await admin(file, 'PUT', '/services/shop/configs/moved.value', { value: 'from-file' });
+      const before = (await sync(file)).json();
+      const testSeedServices = file.services().length;
+      await file.close();
+      await writeFile(join(dir, 'export.json'), await exportStore(`file:${join(dir, 'state.json')}`));
+      expect(await importStore(url, join(dir, 'export.json'))).toEqual({ services: testSeedServices });
+      await expect(importStore(url, join(dir, 'export.json'))).rejects.toMatchObject({
+        code: 'VANE_SERVER_STORE_REFUSED',
+        message: expect.stringContaining('already holds data'),
+      });
+      const onPostgres = await replica({ seed: undefined });
+      const moved = (await sync(onPostgres)).json();
+      expect(moved['configs']).toEqual(before['configs']);
+      expect(moved['secrets']).toEqual(before['secrets']);
+      await onPostgres.close();
+      await writeFile(join(dir, 'back.json'), await exportStore(url));
+      await importStore(`file:${join(dir, 'back.json.state')}`, join(dir, 'back.json'));
+      const back = await startLocalServer({ statePath: join(dir, 'back.json.state') });
+      expect((await sync(back)).json()['configs']).toEqual(before['configs']);
+      await back.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -19,6 +19,8 @@ export interface OpenedStore {
   readonly fleet?: PostgresChangeLog;
   /** When each service was last committed, for a fleet store (so every replica publishes the same `is_active`). */
   readonly committedAtMs?: ReadonlyMap<string, number>;
+  /** Whether the seed (or the data being imported) went into an empty store. */
+  readonly seeded: boolean;
   /** Releases what the store holds beyond its change log (a state file's lock). */
   release(): Promise<void>;
 }
@@ -26,7 +28,7 @@ export interface OpenedStore {
 /** What {@link openStore} needs. */
 export interface OpenStoreOptions {
   readonly location: StoreLocation;
-  readonly seed: LocalServerSeed | string | undefined;
+  readonly seed: LocalServerSeed | string | ServerData | undefined;
   readonly clock: Clock;
   readonly logger: LocalServerLogger;
   readonly replicaId?: string;
@@ -42,12 +44,13 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
   const now = new Date(clock.now());
   const seed = (): ServerData => {
     if (typeof options.seed === 'string') return readServerDataFile(options.seed, { now });
+    if (options.seed && options.seed.services instanceof Map) return options.seed as ServerData;
     if (options.seed) return parseServerData(options.seed, 'seed', { now });
     return { tenant: { ...DEFAULT_TENANT }, services: new Map() };
   };
   const nothingToRelease = async (): Promise<void> => undefined;
   if (location.kind === 'memory') {
-    return { data: seed(), changes: new MemoryChangeLog(), release: nothingToRelease };
+    return { data: seed(), changes: new MemoryChangeLog(), seeded: true, release: nothingToRelease };
   }
   if (location.kind === 'postgres') {
     const opened = await PostgresChangeLog.open({
@@ -66,6 +69,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       changes: opened.log,
       fleet: opened.log,
       committedAtMs: opened.committedAtMs,
+      seeded: opened.seeded,
       release: nothingToRelease,
     };
   }
@@ -90,7 +94,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     if (recovery.removedLeftovers.length > 0) {
       logger.info(`removed ${recovery.removedLeftovers.length} temporary file(s) of an interrupted state write`);
     }
-    return { data, changes: journal, release: () => owner.release() };
+    return { data, changes: journal, seeded, release: () => owner.release() };
   } catch (error) {
     await owner.release();
     throw error;

@@ -1,0 +1,35 @@
+/**
+ * Runs the server's suite on the PostgreSQL store (`npm run test:slow`): every
+ * server a spec starts without a store of its own gets a fresh database of a
+ * PostgreSQL started for the spec file. Servers on a state file stay there.
+ */
+import { startPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
+import type * as LocalServerModule from '../../src/local-server.js';
+
+let pg: TestPostgres | undefined;
+let databases = 0;
+
+jest.mock('../../src/local-server.js', () => {
+  const actual = jest.requireActual<typeof LocalServerModule>('../../src/local-server.js');
+  return {
+    ...actual,
+    startLocalServer: async (options: LocalServerModule.LocalServerOptions = {}) => {
+      if (options.store !== undefined || options.statePath !== undefined) return actual.startLocalServer(options);
+      if (pg === undefined) throw new Error('PostgreSQL is not up: the setup starts it before every spec');
+      const store = await pg.createDatabase(`suite_${process.pid}_${++databases}`);
+      return actual.startLocalServer({ ...options, store });
+    },
+  };
+});
+
+// Starting a cluster, and then a database per server, takes longer than a memory store on a loaded machine.
+jest.setTimeout(30_000);
+
+beforeAll(async () => {
+  pg = await startPostgres();
+}, 60_000);
+
+afterAll(async () => {
+  await pg?.stop();
+  pg = undefined;
+});
