@@ -269,6 +269,12 @@ export interface LocalServer {
   services(): LocalServiceSummary[];
   /** Open streams, dropped slow consumers and the bytes kept for replay. */
   stats(): StreamStats;
+  /**
+   * Resolves once every change made so far is durable and its patches sent:
+   * `admin` calls return first, and a file or PostgreSQL store commits them
+   * in the background.
+   */
+  settled(): Promise<void>;
   /** Ends open streams, stops timers, writes pending state and stops listening. Idempotent. */
   close(): Promise<void>;
 }
@@ -343,12 +349,15 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       tenantChanged: () => {
         if (store.billingOverdue() || store.quarantinedUntil()) hub.endWhere(() => true);
       },
-      // On a fleet, one replica commits a boundary's revision under the write lock; the others apply it.
+      // On a fleet every replica turns a boundary at once and commits it: the first commit wins; the others find it
+      // when they commit, undo theirs and apply it. One revision per boundary.
       ...(fleet && {
         boundaryDue: (slug: string, turn: () => void) => {
-          fleet.commit({ slugs: [slug], run: turn }).catch((error: Error) => {
-            logger.error(`a flag schedule of "${slug}" could not be committed yet: ${error.message}`);
-          });
+          try {
+            fleet.commitLater({ slugs: [slug], run: turn });
+          } catch (error) {
+            logger.error(`a flag schedule of "${slug}" could not be turned: ${(error as Error).message}`);
+          }
         },
       }),
     },
@@ -466,6 +475,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         return { slug, kind: service.kind, revision: service.revision, keys: [...service.keys] };
       }),
     stats: () => hub.stats(),
+    settled: () => changes.whenDurable(),
     close: () =>
       (closing ??= (async () => {
         consoleFeed.close();

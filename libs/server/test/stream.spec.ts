@@ -179,6 +179,7 @@ describe('GET /v1/stream', () => {
     it('keeps many rewrites of a 900 KB config within the default bound, twice streamBufferBytes', async () => {
       const big = 'x'.repeat(900 * 1024);
       for (let i = 0; i < 40; i++) server.admin.setConfig('shop', 'blob.value', `${big}${i}`);
+      await server.settled();
       const { historyBytes } = server.stats();
       // The newest patch (900 KB for secret keys and again for public keys) is kept, nothing older fits beside it.
       expect(historyBytes).toBeGreaterThan(2 * 900 * 1024);
@@ -188,6 +189,7 @@ describe('GET /v1/stream', () => {
       await server.close();
       server = await startLocalServer({ seed: testSeed(), historyBytes: Number.POSITIVE_INFINITY });
       for (let i = 0; i < 6; i++) server.admin.setConfig('shop', 'blob.value', `${big}${i}`);
+      await server.settled();
       expect(server.stats().historyBytes).toBeGreaterThan(6 * 2 * 900 * 1024);
     }, 20_000); // 46 rewrites of 900 KB, each rendered twice: seconds of CPU on a loaded machine
 
@@ -195,6 +197,7 @@ describe('GET /v1/stream', () => {
       await server.close();
       server = await startLocalServer({ seed: testSeed(), historyBytes: 1000 });
       for (let i = 0; i < 20; i++) server.admin.setConfig('shop', 'db.host', `host-${i}`); // revisions 2 to 21
+      await server.settled();
       expect(server.stats().historyBytes).toBeGreaterThan(0);
       expect(server.stats().historyBytes).toBeLessThanOrEqual(1000);
 
@@ -263,6 +266,7 @@ describe('GET /v1/stream', () => {
     while (server.stats().droppedSlowConsumers === 0 && Date.now() < deadline && writes < 400) {
       server.admin.setConfig('shop', 'blob.value', `${big}${writes++}`);
       healthy.events.length = 0; // the healthy reader keeps reading; keep its memory small too
+      await server.settled(); // each patch sent before the next write, whatever the store
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     expect(server.stats().droppedSlowConsumers).toBe(1);

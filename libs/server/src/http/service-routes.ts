@@ -38,7 +38,7 @@ export async function handleServiceRoute(
   if (method === 'GET' && first === 'sync' && second === undefined)
     return sync(ctx, req, res, await authorize(ctx, req));
   if (method === 'GET' && first === 'stream' && second === undefined)
-    return stream(ctx, req, res, await authorize(ctx, req));
+    return await stream(ctx, req, res, await authorize(ctx, req));
   if (method === 'POST' && first === 'flags' && second === 'evaluate-ab' && third === undefined) {
     return evaluateAb(ctx, req, res, await authorize(ctx, req));
   }
@@ -141,7 +141,9 @@ async function sync(ctx: ServerContext, req: IncomingMessage, res: ServerRespons
   res.end(snapshot.body);
 }
 
-function stream(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): void {
+async function stream(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
+  // A stream opened after a write was made starts at or after it, as a sync would.
+  await ctx.changes.whenDurable();
   const header = req.headers['last-event-id'];
   const lastEventId =
     typeof header === 'string' && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : undefined;

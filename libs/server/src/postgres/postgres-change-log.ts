@@ -15,6 +15,7 @@ import type { LocalServerLogger } from '../logger.js';
 import type { StateChange } from '../persistence/state-change.js';
 import { serializeServerData } from '../persistence/state-serializer.js';
 import { parseServerDataJson } from '../seed/seed-parser.js';
+import { LocalServerError } from '../local-server-error.js';
 import { StoreOpenError, StoreUnavailableError } from '../store/store-errors.js';
 import { connectPostgres, redactPostgresUrl, type PostgresSql } from './postgres-driver.js';
 import { CHANGES_CHANNEL, migrate, WRITE_LOCK } from './postgres-schema.js';
@@ -91,6 +92,9 @@ export interface PostgresOpened {
 
 const SETTINGS_SESSION_KEY = 'session_signing_key';
 
+/** Bytes of records committed together at most (a single larger write goes alone). */
+const BATCH_BYTES = 64 * 1024;
+
 /** See the file's comment. */
 export class PostgresChangeLog implements ChangeLog {
   private store: Store | undefined;
@@ -137,7 +141,8 @@ export class PostgresChangeLog implements ChangeLog {
       return { log, seeded, ...loaded };
     } catch (error) {
       await sql.end({ timeout: 1 }).catch(() => undefined);
-      if (error instanceof StoreOpenError) throw error;
+      // A bad seed or a refused schema says so itself.
+      if (error instanceof LocalServerError) throw error;
       throw new StoreOpenError(`cannot open the store at ${where}: ${(error as Error).message}`, { cause: error });
     }
   }
@@ -262,7 +267,7 @@ export class PostgresChangeLog implements ChangeLog {
   /** Commits the queued writes, a batch per transaction, until none is left. */
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, 64);
+      const batch = this.takeBatch();
       try {
         const seq = await this.sql.begin(async (tx) => {
           await tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
@@ -305,6 +310,23 @@ export class PostgresChangeLog implements ChangeLog {
         for (const pending of batch) pending.reject(pending.failed ?? unavailable);
       }
     }
+  }
+
+  /**
+   * The next writes to commit together: up to 64, and records of at most
+   * {@link BATCH_BYTES} among those already run, so one commit never sends
+   * streams a burst of large patches that would drop readers keeping up.
+   */
+  private takeBatch(): PendingWrite[] {
+    let bytes = 0;
+    let count = 0;
+    for (const pending of this.queue) {
+      const size = pending.records.reduce((sum, r) => sum + JSON.stringify(r.change).length, 0);
+      if (count > 0 && (count === 64 || bytes + size > BATCH_BYTES)) break;
+      bytes += size;
+      count++;
+    }
+    return this.queue.splice(0, count);
   }
 
   /** Runs one write against the store, keeping what it needs to be undone and what it recorded. */
