@@ -9,6 +9,9 @@ import { admin, call, openStream } from './support/http-client.js';
 
 const ADMIN_TOKEN = 'fleet-admin-token';
 
+// Several replicas and databases per test, on a loaded two-core machine.
+jest.setTimeout(30_000);
+
 describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
   let pg: TestPostgres;
   let url: string;
@@ -35,10 +38,10 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
   });
   beforeEach(async () => {
     url = await pg.createDatabase(`fleet_${++databases}`);
-  });
+  }, 30_000);
   afterEach(async () => {
     await Promise.all(started.splice(0).map((s) => s.close()));
-  });
+  }, 30_000);
 
   const sync = (server: LocalServer) => call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
 

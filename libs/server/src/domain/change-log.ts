@@ -38,6 +38,14 @@ export interface ChangeLog {
    * and nothing it changed is visible over HTTP before then.
    */
   commitLater<T>(write: StoreWrite<T>): T;
+  /** A client showed a revision this replica has not applied: a fleet store reads what is new now. */
+  behind(): void;
+  /**
+   * How long a stream whose `Last-Event-ID` is ahead of this replica waits
+   * for it (a fleet: another replica committed it) before it is sent the
+   * replica's own revision; 0 where no other replica can be ahead.
+   */
+  readonly aheadHoldMs: number;
 }
 
 /** {@link ChangeLog.commit} for a log whose writes run at once: run, then wait until durable. */
@@ -81,4 +89,10 @@ export class MemoryChangeLog implements ChangeLog {
   commitLater<T>(write: StoreWrite<T>): T {
     return write.run();
   }
+
+  /** Nothing to read: no other replica. */
+  behind(): void {}
+
+  /** No other replica can be ahead. */
+  readonly aheadHoldMs = 0;
 }

@@ -37,6 +37,8 @@ export interface StreamConnection {
   /** The static key it authenticated with. */
   readonly key: string;
   readonly res: ServerResponse;
+  /** A client ahead of this replica: patches up to this revision are not sent (it has them). */
+  aheadAt?: number;
 }
 
 /** Counters for tests and benchmarks. */
@@ -93,7 +95,7 @@ export class StreamHub {
    * there and need not sync) and the patches follow; otherwise it names the
    * current revision and the client syncs.
    */
-  open(connection: StreamConnection, currentRevision: number, lastEventId: number | undefined): void {
+  open(connection: StreamConnection, currentRevision: number, lastEventId: number | undefined, holdAheadMs = 0): void {
     const { res } = connection;
     if (this.closed) {
       res.writeHead(503, { connection: 'close' }).end();
@@ -113,6 +115,10 @@ export class StreamHub {
     res.once('close', () => this.remove(connection));
     this.startPings();
 
+    if (lastEventId !== undefined && lastEventId > currentRevision && holdAheadMs > 0) {
+      this.holdAhead(connection, lastEventId, holdAheadMs);
+      return;
+    }
     const replay =
       lastEventId !== undefined && lastEventId !== currentRevision
         ? this.replayable(connection.slug, lastEventId, currentRevision)?.map((p) => p.frames[connection.audience])
@@ -152,7 +158,41 @@ export class StreamHub {
     }
     const set = this.bySlug.get(slug);
     if (!set) return;
-    for (const connection of set) this.write(connection, patch.frames[connection.audience]);
+    for (const connection of set) {
+      if (connection.aheadAt !== undefined) {
+        if (patch.revision <= connection.aheadAt) continue;
+        const continues = patch.base === connection.aheadAt;
+        connection.aheadAt = undefined;
+        if (!continues) {
+          this.write(
+            connection,
+            Buffer.from(sseFrame('resync', patch.revision, JSON.stringify({ revision: patch.revision }))),
+          );
+          continue;
+        }
+      }
+      this.write(connection, patch.frames[connection.audience]);
+    }
+  }
+
+  /**
+   * A client that saw a revision on another replica, which this one has not
+   * applied yet: it is told it is up to date, and gets the patches after its
+   * revision once this replica has them, never an older revision. If this
+   * replica has not reached it within `holdMs`, the client is from somewhere
+   * else (another database): it is sent `resync` at this replica's revision.
+   */
+  private holdAhead(connection: StreamConnection, lastEventId: number, holdMs: number): void {
+    connection.aheadAt = lastEventId;
+    this.write(connection, Buffer.from(sseFrame('resync', lastEventId, JSON.stringify({ revision: lastEventId }))));
+    const timer = setTimeout(() => {
+      if (connection.aheadAt === undefined) return;
+      connection.aheadAt = undefined;
+      const revision = this.revisions.get(connection.slug) ?? 0;
+      this.write(connection, Buffer.from(sseFrame('resync', revision, JSON.stringify({ revision }))));
+    }, holdMs);
+    timer.unref();
+    connection.res.once('close', () => clearTimeout(timer));
   }
 
   /** Ends every stream for which `predicate` holds (the client reconnects and meets the new rules). */

@@ -151,10 +151,13 @@ async function stream(ctx: ServerContext, req: IncomingMessage, res: ServerRespo
   req.socket.setKeepAlive(true);
   // The last revision streams were sent, which is durable; the store may be ahead by changes still being written.
   const revision = ctx.hub.revision(caller.slug) ?? ctx.store.service(caller.slug)!.revision;
+  // On a fleet a client may come from a replica ahead of this one: read what is new at once.
+  if (lastEventId !== undefined && lastEventId > revision) ctx.changes.behind();
   ctx.hub.open(
     { slug: caller.slug, audience: caller.identity.type, key: caller.identity.key, res },
     revision,
     lastEventId,
+    ctx.changes.aheadHoldMs,
   );
   if (caller.expiresAtMs !== undefined) {
     // A stream must not outlive the session that opened it: end it at expiry; the client re-exchanges and reconnects.

@@ -166,6 +166,12 @@ export class StateJournal implements ChangeLog {
     return write.run();
   }
 
+  /** Nothing to read: a state file has one owner. */
+  behind(): void {}
+
+  /** No other server can be ahead of a state file's owner. */
+  readonly aheadHoldMs = 0;
+
   whenDurable(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.durable >= this.recorded) return Promise.resolve();

@@ -169,6 +169,14 @@ export class PostgresChangeLog implements ChangeLog {
     this.checkTimer.unref();
   }
 
+  /** A client saw a revision another replica committed: read it now rather than at the next check. */
+  behind(): void {
+    this.scheduleCatchUp();
+  }
+
+  /** Long enough for any replica that can reach the database to apply what another committed. */
+  readonly aheadHoldMs = 30_000;
+
   /** The secret-write rate limit shared by every replica. */
   rateLimiter(): WriteRateLimiter {
     return new PostgresRateLimiter(this.sql);
@@ -252,7 +260,7 @@ export class PostgresChangeLog implements ChangeLog {
     while (this.draining) await this.draining;
     await this.listening?.unlisten().catch(() => undefined);
     await this.sql`DELETE FROM vane_replicas WHERE id = ${this.options.replicaId}`.catch(() => undefined);
-    await this.sql.end({ timeout: 5 });
+    await this.sql.end({ timeout: 2 });
   }
 
   private enqueue(pending: PendingWrite): void {
