@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Client } from 'pg';
 import { PROCESS_TEST_MS, TEST_KEYS, testSeed, until } from '@vane/server/testing';
 import {
   RawStreamClient,
@@ -206,6 +207,43 @@ describeWithPostgres('a fleet on PostgreSQL', () => {
         expect(writer.acknowledged.length).toBeGreaterThanOrEqual(135);
       },
       KILL_TEST_MS,
+    );
+
+    it(
+      'a client moved to a replica that has not yet applied its Last-Event-ID is never sent back to an older revision',
+      async () => {
+        fleet = await startFleet({ store, seed: testSeed(), dir, count: 2 });
+        const [a, b] = fleet.replicas as [Replica, Replica];
+        const onA = (await openClients(a.url, 1))[0]!;
+        // B behind A, for as long as the test needs: frozen while A commits, then unable to read the change
+        // (the table locked) once it runs again; as a replica whose database connection is slow would be.
+        const locker = new Client({ connectionString: store });
+        await locker.connect();
+        process.kill(b.proc.pid, 'SIGSTOP');
+        let revision: number;
+        try {
+          const answer = await putConfig(a.url, 'shop', 'moved.k', 1);
+          expect(answer.status).toBe(200);
+          revision = (JSON.parse(answer.text) as { revision: number }).revision;
+          await onA.reach(revision, CATCH_UP_MS);
+          await locker.query('BEGIN');
+          await locker.query('LOCK TABLE vane_changes IN ACCESS EXCLUSIVE MODE');
+        } finally {
+          process.kill(b.proc.pid, 'SIGCONT');
+        }
+        const moved = new RawStreamClient(b.url, 'shop', TEST_KEYS.shopSecret);
+        clients.push(moved);
+        try {
+          // The client that saw that revision on A reconnects, and the balancer sends it to B.
+          await moved.open(revision);
+        } finally {
+          await locker.query('ROLLBACK');
+          await locker.end();
+        }
+        await moved.reach(revision, CATCH_UP_MS);
+        expect(moved.violations).toEqual([]);
+      },
+      FLEET_TEST_MS,
     );
 
     it(
