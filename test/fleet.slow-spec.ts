@@ -197,9 +197,9 @@ describeWithPostgres('a fleet on PostgreSQL', () => {
         expect(snapshot.revision).toBe(revision);
         const lost = writer.acknowledged.filter((w) => snapshot.configs[w.key] !== w.value);
         expect(lost).toEqual([]);
-        // Each acknowledged write names its own revision: none was answered for another's commit.
-        const answered = writer.acknowledged.map((w) => w.revision);
-        expect(new Set(answered).size).toBe(answered.length);
+        // Two answers may name one revision: nginx passes a PUT whose replica died before answering to the next
+        // replica, where the write, already committed, changes nothing and is answered with the current revision.
+        expect(writer.acknowledged.filter((w) => w.revision > revision)).toEqual([]);
         await Promise.all(all.map((c) => c.reach(revision, CATCH_UP_MS)));
         expectOrderly(all);
         // The kills reached the clients: streams ended and were opened again through the balancer.
