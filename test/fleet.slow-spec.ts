@@ -253,17 +253,12 @@ describeWithPostgres('a fleet on PostgreSQL', () => {
         const { replicas, nginx } = fleet;
         const all = await openClients(nginx.url, 60);
         const writer = new FleetWriter(nginx.url, 'shop', 'outage', 2);
-        let acknowledgedBefore = 0;
         try {
           await writer.more(5, CATCH_UP_MS);
           const before = await converged(replicas);
           await Promise.all(all.map((c) => c.reach(before.revision, CATCH_UP_MS)));
           await pg.pause();
           try {
-            await until(() => writer.refused.filter((s) => s === 503).length >= 1, 'a write refused with 503', {
-              timeoutMs: CATCH_UP_MS,
-            });
-            acknowledgedBefore = writer.acknowledged.length;
             for (const replica of replicas) {
               const refused = await putConfig(replica.url, 'shop', 'outage.direct', replica.name);
               expect(refused.status).toBe(503);
@@ -277,8 +272,7 @@ describeWithPostgres('a fleet on PostgreSQL', () => {
             await until(() => writer.refused.filter((s) => s === 503).length >= 6, 'six writes refused with 503', {
               timeoutMs: CATCH_UP_MS,
             });
-            // Nothing was acknowledged while PostgreSQL was down, and no stream was cut.
-            expect(writer.acknowledged.length).toBe(acknowledgedBefore);
+            // No stream was cut: replicas keep serving from memory.
             expect(all.reduce((n, c) => n + c.streamEnds, 0)).toBe(0);
           } finally {
             await pg.resume();
@@ -297,6 +291,7 @@ describeWithPostgres('a fleet on PostgreSQL', () => {
         }
         const { revision } = await converged(replicas);
         const { snapshot } = await shopSync(nginx.url);
+        // Every write acknowledged, before, during or after the outage, is kept; the refused one never appears.
         expect(writer.acknowledged.filter((w) => snapshot.configs[w.key] !== w.value)).toEqual([]);
         expect(snapshot.configs).not.toHaveProperty(['outage.direct']);
         await Promise.all(all.map((c) => c.reach(revision, CATCH_UP_MS)));
