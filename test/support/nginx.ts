@@ -55,10 +55,6 @@ export interface TestNginx {
   readonly port: number;
   /** `http://127.0.0.1:<port>`. */
   readonly url: string;
-  /** The config it runs, as written (the one the fleet docs show). */
-  readonly config: string;
-  /** What nginx wrote to its error log so far. */
-  errorLog(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -182,13 +178,11 @@ export async function startNginx(upstreams: readonly number[], options: NginxOpt
       // Another process may have taken the port between the probe and the start: try another.
       if (attempt < 3 && /Address already in use/.test(output + log)) continue;
       await rm(dir, { recursive: true, force: true });
-      throw error;
+      throw new Error(`${(error as Error).message}\nerror.log:\n${log}`, { cause: error });
     }
     return {
       port,
       url: `http://127.0.0.1:${port}`,
-      config,
-      errorLog: () => readFile(join(dir, 'error.log'), 'utf8').catch(() => ''),
       async stop() {
         await stopProcess(child, 10_000);
         await rm(dir, { recursive: true, force: true });
