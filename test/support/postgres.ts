@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, readdirSync, realpathSync, statSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -57,6 +57,18 @@ export function findPostgresBin(): string | undefined {
     .sort((a, b) => Number(b) - Number(a))
     .map((v) => join('/usr/lib/postgresql', v, 'bin'))
     .find((dir) => executable(join(dir, 'initdb')) && executable(join(dir, 'postgres')));
+}
+
+/**
+ * A client tool of the same PostgreSQL as {@link findPostgresBin} (`pg_dump`,
+ * `pg_restore`): beside the real `initdb`, since a PATH entry may hold links
+ * to it (and Debian's /usr/bin ones are wrappers that pick a version of their own).
+ */
+export function findPostgresTool(name: string): string | undefined {
+  const bin = findPostgresBin();
+  if (bin === undefined) return undefined;
+  const tool = join(dirname(realpathSync(join(bin, 'initdb'))), name);
+  return executable(tool) ? tool : undefined;
 }
 
 let announced = false;

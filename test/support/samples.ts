@@ -4,7 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { LocalServer } from '@vane/server';
-import { adminRequest } from '@vane/server/testing';
+import { adminRequest, type AdminEndpoint } from '@vane/server/testing';
 import { spawnNode, type Proc } from './process.js';
 
 /** The repository's root. */
@@ -33,10 +33,13 @@ export function baseEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Starts a sample against `server`'s `shop` service on a free port, and waits for the URL it prints. */
+/**
+ * Starts a sample against `server`'s `shop` service on a free port, and waits for the URL it prints.
+ * `server` is a local server, or any place that serves `shop` (a fleet's load balancer).
+ */
 export async function startSample(
   kind: keyof typeof SAMPLE_MAIN,
-  server: LocalServer,
+  server: Pick<LocalServer, 'baseUrl' | 'secretKey'>,
   env: NodeJS.ProcessEnv = {},
 ): Promise<RunningSample> {
   const proc = spawnNode([SAMPLE_MAIN[kind]], {
@@ -59,7 +62,7 @@ export async function startSample(
  * such line per change event.
  */
 export async function changeAndWait(
-  server: LocalServer,
+  server: AdminEndpoint,
   app: RunningSample,
   kind: 'flag' | 'config' | 'secret',
   key: string,

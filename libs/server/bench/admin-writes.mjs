@@ -1,5 +1,6 @@
 // Admin write throughput with a state file: autocannon PUTs config values (each a new value, so each commits a
-// revision) against a CLI started with --state, and reports requests/s and latency percentiles.
+// revision) against a CLI started with --state (or on the store given, e.g. PostgreSQL), and reports
+// requests/s and latency percentiles.
 // `measureAdminWrites(cli)` is used by local-server.bench.mjs; run alone to compare two builds in one run:
 //   node bench/admin-writes.mjs [--quick] [--baseline-cli /path/to/old/dist/cjs/cli.js]
 import { spawn } from 'node:child_process';
@@ -12,15 +13,15 @@ import autocannon from 'autocannon';
 const TOKEN = 'bench-admin-token';
 const WAIT_MS = 10_000;
 
-/** Starts `cli` with a fresh state file; resolves with its port and a stop function. */
-async function startCli(cli, dir) {
+/** Starts `cli` with a fresh state file, or on `store` (through VANE_STORE: it may hold a password); resolves with its port and a stop function. */
+async function startCli(cli, dir, store) {
   const seedPath = join(dir, 'writes.seed.json');
   writeFileSync(seedPath, JSON.stringify({ services: { bench: { kind: 'backend', keys: ['svs_bench_secret'] } } }));
-  const server = spawn(
-    process.execPath,
-    [cli, '--seed', seedPath, '--state', join(dir, 'state.json'), '--port', '0', '--admin-token', TOKEN],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const where = store === undefined ? ['--state', join(dir, 'state.json')] : [];
+  const server = spawn(process.execPath, [cli, '--seed', seedPath, ...where, '--port', '0', '--admin-token', TOKEN], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: store === undefined ? process.env : { ...process.env, VANE_STORE: store },
+  });
   const url = await new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('the server did not start')), WAIT_MS);
@@ -42,12 +43,12 @@ async function startCli(cli, dir) {
 }
 
 /**
- * Measures concurrent admin writes against `cli` with a state file.
+ * Measures concurrent admin writes against `cli` with a state file, or on `store` (a `postgres://` URL).
  * @returns requests/s (average), latency p50 and p99 in ms, and the count of non-2xx answers.
  */
-export async function measureAdminWrites(cli, { connections = 16, durationS = 5 } = {}) {
+export async function measureAdminWrites(cli, { connections = 16, durationS = 5, store } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'vane-bench-writes-'));
-  const { port, stop } = await startCli(cli, dir);
+  const { port, stop } = await startCli(cli, dir, store);
   let counter = 0;
   try {
     const result = await autocannon({

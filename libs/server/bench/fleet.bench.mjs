@@ -1,0 +1,317 @@
+#!/usr/bin/env node
+// Benchmarks of a fleet: three `vane-server` replicas on one PostgreSQL, each in its own process, run on the
+// built package (`npm run bench:fleet`, part of `npm run bench`). Measured in one run, ratios from that run:
+//  1. cross-replica propagation: a write through replica A → the patch received by raw SSE readers on B and C,
+//     with 1,000 streams open on each replica (p50/p99), beside the readers on A itself;
+//  2. database load of the 3 replicas idle: statements per second in their database (pg_stat_statements),
+//     all replicas together;
+//  3. /v1/sync 304s per second on one replica, PostgreSQL store against the file store;
+//  4. admin writes per second and p99, PostgreSQL store against the file journal.
+// Compared figures are measured in alternating rounds (medians), so a shared machine's changing load weighs on
+// both sides alike.
+// Skipped, saying so, when PostgreSQL is not installed.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { createParser } from 'eventsource-parser';
+import { measureAdminWrites } from './admin-writes.mjs';
+import { findPostgresBin, startBenchPostgres } from './bench-postgres.mjs';
+
+const QUICK = process.argv.includes('--quick');
+const CLI = fileURLToPath(new URL('../dist/cjs/cli.js', import.meta.url));
+const KEY = 'svs_bench_secret';
+const TOKEN = 'bench-admin-token';
+const CONFIG_KEYS = 2000;
+const STREAMS_PER_REPLICA = QUICK ? 100 : 1000;
+const WRITES = QUICK ? 30 : 200;
+const DURATION_S = QUICK ? 2 : 5;
+const IDLE_S = QUICK ? 10 : 30;
+const ROUNDS = QUICK ? 1 : 3;
+const WAIT_MS = 30_000;
+
+const bin = findPostgresBin();
+if (bin === undefined) {
+  console.log('fleet bench skipped: PostgreSQL (initdb, postgres) is not installed');
+  process.exit(0);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'vane-bench-fleet-'));
+const seedPath = join(dir, 'bench.seed.json');
+const configs = {};
+for (let i = 0; i < CONFIG_KEYS; i++) configs[`section${i % 50}.key${i}`] = i % 3 === 0 ? `value-${i}` : i;
+writeFileSync(seedPath, JSON.stringify({ services: { bench: { kind: 'backend', keys: [KEY], configs } } }));
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const fmt = (ms) => `${ms.toFixed(2)} ms`;
+const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+const children = [];
+
+/** Starts the CLI with `args`, the store in VANE_STORE (a URL may hold a password: never on argv); resolves with its port. */
+async function startCli(args, store) {
+  const child = spawn(process.execPath, [CLI, '--seed', seedPath, '--port', '0', '--admin-token', TOKEN, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: store === undefined ? process.env : { ...process.env, VANE_STORE: store },
+  });
+  children.push(child);
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${out}`)), WAIT_MS);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /listening on (\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout.resume();
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the server exited (${code}):\n${out}`)));
+  });
+  return { child, port: Number(new URL(url).port) };
+}
+
+function adminPut(port, path, body) {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'PUT',
+        path,
+        agent,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** Opens `count` streams on `port`; each calls onPatch(value, receivedAt) for every patch of bench.value. */
+async function openStreams(port, count, onPatch) {
+  const streamAgent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  const requests = [];
+  const host = `bench.localhost:${port}`;
+  for (let opened = 0; opened < count; opened += 250) {
+    await Promise.all(
+      Array.from(
+        { length: Math.min(250, count - opened) },
+        () =>
+          new Promise((resolve, reject) => {
+            const req = request(
+              {
+                host: '127.0.0.1',
+                port,
+                path: '/v1/stream',
+                agent: streamAgent,
+                setHost: false,
+                headers: { host, 'x-service-api-key': KEY },
+              },
+              (res) => {
+                res.setEncoding('utf8');
+                const parser = createParser({
+                  onEvent(event) {
+                    if (event.event === 'resync') resolve();
+                    if (event.event !== 'patch') return;
+                    const receivedAt = performance.now();
+                    // A regex, not JSON.parse: the 3,000 readers share this process, keep each one's work small.
+                    const value = /"bench\.value":"([^"]+)"/.exec(event.data)?.[1];
+                    if (value !== undefined) onPatch(value, receivedAt);
+                  },
+                });
+                res.on('data', (text) => parser.feed(text));
+              },
+            );
+            req.on('error', reject);
+            req.end();
+            requests.push(req);
+          }),
+      ),
+    );
+  }
+  return () => requests.forEach((r) => r.destroy());
+}
+
+/** Writes through `replicas[0]`; samples the delay to the readers on each replica. */
+async function propagation(replicas, streamsPerReplica) {
+  const samples = replicas.map(() => []);
+  const expected = replicas.length * streamsPerReplica;
+  let pending;
+  const closers = [];
+  for (const [index, replica] of replicas.entries()) {
+    closers.push(
+      await openStreams(replica.port, streamsPerReplica, (value, receivedAt) => {
+        if (!pending || pending.value !== value) return;
+        samples[index].push(receivedAt - pending.sentAt);
+        if (++pending.received === expected) pending.done();
+      }),
+    );
+  }
+  try {
+    for (let i = 0; i < WRITES; i++) {
+      const value = `fleet-${i}`;
+      const all = new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`write ${value} not received by all streams`)), WAIT_MS);
+        pending = { value, received: 0, sentAt: performance.now(), done: () => (clearTimeout(timer), resolve()) };
+      });
+      const status = await adminPut(replicas[0].port, '/admin/v1/services/bench/configs/bench.value', { value });
+      if (status !== 200) throw new Error(`admin write answered ${status}`);
+      await all;
+    }
+  } finally {
+    for (const close of closers) close();
+  }
+  const summary = (values) => {
+    values.sort((a, b) => a - b);
+    return { samples: values.length, p50: percentile(values, 50), p99: percentile(values, 99), max: values.at(-1) };
+  };
+  return { local: summary(samples[0]), remote: summary(samples.slice(1).flat()) };
+}
+
+/** Statements per second run in `database` over `seconds` (pg_stat_statements), and the busiest statement. */
+async function databaseLoad(pg, database, seconds) {
+  const statements = () =>
+    pg.query(
+      `SELECT calls::int AS calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS query
+       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 ORDER BY calls DESC`,
+      [database],
+    );
+  await pg.query('SELECT pg_stat_statements_reset()');
+  const start = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const rows = await statements();
+  const elapsedS = (performance.now() - start) / 1000;
+  const calls = rows.reduce((sum, row) => sum + row.calls, 0);
+  return { perSecond: calls / elapsedS, top: rows[0]?.query ?? 'none' };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function notModifiedPerSecond(port) {
+  const host = `bench.localhost:${port}`;
+  const etag = await new Promise((resolve, reject) => {
+    request(
+      { host: '127.0.0.1', port, path: '/v1/sync', agent, setHost: false, headers: { host, 'x-service-api-key': KEY } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.headers.etag));
+      },
+    )
+      .on('error', reject)
+      .end();
+  });
+  return async () => {
+    const result = await autocannon({
+      url: `http://127.0.0.1:${port}/v1/sync`,
+      headers: { host, 'x-service-api-key': KEY, 'if-none-match': etag },
+      connections: 20,
+      duration: DURATION_S,
+    });
+    if (result['3xx'] === 0 || result['2xx'] + result['4xx'] + result['5xx'] > 0) {
+      throw new Error('the 304 path answered other than 304');
+    }
+    return result.requests.average;
+  };
+}
+
+/**
+ * Runs each measure of `measures` (name → async () => number) in turn, `rounds` times, after one warm-up
+ * each: alternating, so a machine whose load changes meanwhile weighs on all alike. Medians by name.
+ */
+async function alternating(measures, rounds) {
+  const results = Object.fromEntries(Object.keys(measures).map((name) => [name, []]));
+  for (const measure of Object.values(measures)) await measure();
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, measure] of Object.entries(measures)) results[name].push(await measure());
+  }
+  return Object.fromEntries(Object.entries(results).map(([name, values]) => [name, median(values)]));
+}
+
+const pg = await startBenchPostgres(bin);
+try {
+  const fleetUrl = await pg.createDatabase('bench_fleet');
+  // The first replica seeds the empty database; the others start on what it wrote.
+  const first = await startCli([], fleetUrl);
+  const replicas = [first, ...(await Promise.all([startCli([], fleetUrl), startCli([], fleetUrl)]))];
+
+  const idle = await databaseLoad(pg, 'bench_fleet', IDLE_S);
+  // One stream per replica: the hop through PostgreSQL alone; then the fan-out to every stream.
+  const single = await propagation(replicas, 1);
+  const spread = await propagation(replicas, STREAMS_PER_REPLICA);
+
+  const file = await startCli(['--state', join(dir, 'state.json')]);
+  const sync304 = await alternating(
+    { postgres: await notModifiedPerSecond(replicas[1].port), file: await notModifiedPerSecond(file.port) },
+    ROUNDS,
+  );
+  file.child.kill('SIGTERM');
+
+  // Each round a fresh server on a fresh store: a journal or a database that grows round by round would skew it.
+  const writeRuns = { postgres: [], file: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    writeRuns.file.push(await measureAdminWrites(CLI, { durationS: DURATION_S }));
+    const store = await pg.createDatabase(`bench_writes_${round}`);
+    writeRuns.postgres.push(await measureAdminWrites(CLI, { durationS: DURATION_S, store }));
+  }
+  const writes = Object.fromEntries(
+    Object.entries(writeRuns).map(([name, runs]) => [
+      name,
+      { rps: median(runs.map((r) => r.rps)), p99: median(runs.map((r) => r.p99)) },
+    ]),
+  );
+
+  const [server] = await pg.query('SHOW server_version');
+  console.log(
+    `\nnode ${process.version}, PostgreSQL ${server.server_version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ` +
+      `load average ${loadavg()[0].toFixed(1)}, ${QUICK ? 'quick run' : `full run, medians of ${ROUNDS} alternating rounds`}\n`,
+  );
+  console.log(`${WRITES} writes through replica A, one at a time, to streams open on each of 3 replicas\n`);
+  console.log('| fleet figure | value | goal | ratio in this run |');
+  console.log('|---|---:|---:|---:|');
+  for (const [streams, { local, remote }] of [
+    [1, single],
+    [STREAMS_PER_REPLICA, spread],
+  ]) {
+    console.log(
+      `| propagation, ${streams} stream(s) per replica: A → B and C, p50 / p99 | ${fmt(remote.p50)} / ${fmt(remote.p99)} (${remote.samples} samples) | p99 ≤ 50 ms | ${(remote.p99 / local.p99).toFixed(2)}× A's own streams' p99 |`,
+    );
+    console.log(
+      `| propagation, ${streams} stream(s) per replica: A → A, p50 / p99 | ${fmt(local.p50)} / ${fmt(local.p99)} | — | 1.00 |`,
+    );
+  }
+  console.log(
+    `| /v1/sync 304s per second, one replica: PostgreSQL / file store | ${sync304.postgres.toFixed(0)} / ${sync304.file.toFixed(0)} | ≥ 0.9× | ${(sync304.postgres / sync304.file).toFixed(2)}× |`,
+  );
+  console.log(
+    `| admin writes per second: PostgreSQL / file journal | ${writes.postgres.rps.toFixed(0)} / ${writes.file.rps.toFixed(0)} | — | ${(writes.postgres.rps / writes.file.rps).toFixed(2)}× |`,
+  );
+  console.log(
+    `| admin write p99: PostgreSQL / file journal | ${writes.postgres.p99} ms / ${writes.file.p99} ms | — | ${(writes.postgres.p99 / writes.file.p99).toFixed(2)}× |`,
+  );
+  console.log(
+    `| database load of 3 idle replicas (${IDLE_S} s) | ${idle.perSecond.toFixed(2)} statements/s (busiest: \`${idle.top}…\`) | ≤ 1/s | — |`,
+  );
+  const met = (ok) => (ok ? 'met' : 'NOT met');
+  console.log(
+    `\ngoals: propagation p99 ≤ 50 ms at ${STREAMS_PER_REPLICA} streams per replica ${met(spread.remote.p99 <= 50)}; 304s ≥ 0.9× ${met(sync304.postgres >= 0.9 * sync304.file)}; idle load ≤ 1/s ${met(idle.perSecond <= 1)}`,
+  );
+} finally {
+  agent.destroy();
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(
+    children.map((c) =>
+      c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r)),
+    ),
+  );
+  await pg.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
