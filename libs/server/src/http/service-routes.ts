@@ -124,9 +124,18 @@ async function authorize(ctx: ServerContext, req: IncomingMessage): Promise<Call
 }
 
 async function sync(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
-  const snapshot = ctx.renderer.snapshot(caller.slug, caller.identity.type);
-  // Rendered first, then held until all it shows is durable.
-  await ctx.changes.whenDurable();
+  // Rendered first, then held until all it shows is durable; rendered again if a write it showed was undone
+  // (on a fleet, another replica committed first and the write runs again on the newer state).
+  let snapshot = ctx.renderer.snapshot(caller.slug, caller.identity.type);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ctx.changes.whenDurable();
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      snapshot = ctx.renderer.snapshot(caller.slug, caller.identity.type);
+    }
+  }
   const headers = { etag: snapshot.etag, 'cache-control': 'no-cache' };
   if (ifNoneMatchMatches(req.headers['if-none-match'], snapshot.etag)) {
     res.writeHead(304, headers);
@@ -142,8 +151,8 @@ async function sync(ctx: ServerContext, req: IncomingMessage, res: ServerRespons
 }
 
 async function stream(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
-  // A stream opened after a write was made starts at or after it, as a sync would.
-  await ctx.changes.whenDurable();
+  // A stream opened after a write was made starts at or after it, as a sync would; it sends only what is durable.
+  await ctx.changes.whenDurable().catch(() => undefined);
   const header = req.headers['last-event-id'];
   const lastEventId =
     typeof header === 'string' && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : undefined;

@@ -18,7 +18,7 @@ import { parseServerDataJson } from '../seed/seed-parser.js';
 import { LocalServerError } from '../local-server-error.js';
 import { StoreOpenError, StoreUnavailableError } from '../store/store-errors.js';
 import { connectPostgres, redactPostgresUrl, type PostgresSql } from './postgres-driver.js';
-import { CHANGES_CHANNEL, migrate, WRITE_LOCK } from './postgres-schema.js';
+import { CHANGES_CHANNEL, migrate } from './postgres-schema.js';
 import { PostgresRateLimiter } from './postgres-rate-limiter.js';
 import type { WriteRateLimiter } from '../domain/rate-limiter.js';
 
@@ -77,6 +77,9 @@ interface PendingWrite {
   saved?: SavedServices;
   records: RecordedChange[];
   actions: Array<() => void>;
+  /** While its run's effects are in memory and not yet committed: resolves true once committed, false once undone. */
+  settled?: Promise<boolean>;
+  settle?: (committed: boolean) => void;
 }
 
 /** What {@link PostgresChangeLog.open} loaded. */
@@ -92,6 +95,9 @@ export interface PostgresOpened {
 
 const SETTINGS_SESSION_KEY = 'session_signing_key';
 
+/** Tries of one batch against other replicas' commits before it is refused (503). */
+const MAX_COMMIT_ATTEMPTS = 50;
+
 /** Bytes of records committed together at most (a single larger write goes alone). */
 const BATCH_BYTES = 64 * 1024;
 
@@ -104,7 +110,8 @@ export class PostgresChangeLog implements ChangeLog {
   private draining: Promise<void> | undefined;
   private current: PendingWrite | undefined;
   private applying = false;
-  private undone = 0;
+  /** Writes that ran here and are neither committed nor undone yet. */
+  private readonly unsettled = new Set<PendingWrite>();
   private sinceSnapshot = 0;
   private checkTimer: NodeJS.Timeout | undefined;
   private catchingUp: Promise<void> | undefined;
@@ -226,10 +233,15 @@ export class PostgresChangeLog implements ChangeLog {
   }
 
   /** Resolves once every write queued so far has settled; rejects when one was undone (a read may have seen it). */
+  /**
+   * Resolves once every write whose effects are in memory now is committed;
+   * rejects when one was undone instead (what was read meanwhile may show it).
+   * Writes made later are not waited for, so a steady flow of writes never
+   * holds a read back.
+   */
   async whenDurable(): Promise<void> {
-    const undone = this.undone;
-    while (this.draining) await this.draining;
-    if (this.undone !== undone) throw new StoreUnavailableError('a write in progress could not be committed');
+    const outcomes = await Promise.all([...this.unsettled].map((p) => p.settled!));
+    if (outcomes.includes(false)) throw new StoreUnavailableError('a write in progress could not be committed');
   }
 
   commit<T>(write: StoreWrite<T>): Promise<T> {
@@ -272,43 +284,32 @@ export class PostgresChangeLog implements ChangeLog {
     this.draining ??= this.drain().finally(() => (this.draining = undefined));
   }
 
-  /** Commits the queued writes, a batch per transaction, until none is left. */
+  /**
+   * Commits the queued writes, a batch at a time, until none is left. A
+   * batch is inserted with the next sequence numbers in one statement (with
+   * its NOTIFY): the primary key on the sequence number is the fleet's lock.
+   * When another replica committed first, the insert fails on it; the batch
+   * is undone, what was committed is applied, and the batch runs again on
+   * that latest state. No transaction stays open across round trips, so a
+   * connection lost mid-write leaves nothing behind to roll back.
+   */
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.takeBatch();
       try {
-        const seq = await this.sql.begin(async (tx) => {
-          await tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
-          const foreign = await tx<ChangeRow[]>`SELECT seq, record, change_set, committed_at_ms
-            FROM vane_changes WHERE seq > ${this.applied} ORDER BY seq`;
-          if (foreign.length > 0) {
-            // Writes made in process ran on a state that is no longer the latest: undo, catch up, run again.
-            this.undo(batch.filter((p) => p.ran));
-            this.applyRows(foreign);
-          }
-          for (const pending of batch) if (!pending.ran) this.run(pending);
-          const rows = batch.flatMap((p) => (p.failed ? [] : p.records));
-          if (rows.length === 0) return this.applied;
-          const values = rows.map((r, i) => storedRow(this.applied + 1 + i, r));
-          await tx`INSERT INTO vane_changes ${tx(values, 'seq', 'slug', 'revision', 'record', 'change_set', 'committed_at_ms', 'bytes')}`;
-          const last = this.applied + rows.length;
-          await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${String(last)})`;
-          return last;
-        });
-        this.sinceSnapshot += seq - this.applied;
-        this.applied = seq;
+        await this.commitBatch(batch);
         for (const pending of batch) {
           if (pending.failed) pending.reject(pending.failed);
           else {
             for (const action of pending.actions) action();
+            this.unsettled.delete(pending);
+            pending.settle?.(true);
             pending.resolve(pending.result);
           }
         }
         if (this.sinceSnapshot >= (this.options.snapshotEvery ?? 500)) await this.snapshot();
       } catch (error) {
-        // Writes queued after the batch that already ran were made on top of it: they go first.
-        this.undo(this.queue.filter((p) => p.ran));
-        this.undo(batch.filter((p) => p.ran));
+        this.undoRan(batch);
         const unavailable =
           error instanceof StoreUnavailableError
             ? error
@@ -318,6 +319,48 @@ export class PostgresChangeLog implements ChangeLog {
         for (const pending of batch) pending.reject(pending.failed ?? unavailable);
       }
     }
+  }
+
+  private async commitBatch(batch: PendingWrite[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const committed = await this.sql<ChangeRow[]>`SELECT seq, record, change_set, committed_at_ms
+        FROM vane_changes WHERE seq > ${this.applied} ORDER BY seq`;
+      if (committed.length > 0) {
+        // Writes run here before were made on a state that is no longer the latest.
+        this.undoRan(batch);
+        this.applyRows(committed);
+      }
+      for (const pending of batch) if (!pending.ran) this.run(pending);
+      const records = batch.flatMap((p) => (p.failed ? [] : p.records));
+      if (records.length === 0) return;
+      const values = records.map((r, i) => storedRow(this.applied + 1 + i, r));
+      try {
+        await this.sql`WITH inserted AS (
+            INSERT INTO vane_changes ${this.sql(values, 'seq', 'slug', 'revision', 'record', 'change_set', 'committed_at_ms', 'bytes')}
+            RETURNING seq
+          )
+          SELECT pg_notify(${CHANGES_CHANNEL}, max(seq)::text) FROM inserted`;
+      } catch (error) {
+        // 23505: a sequence number (or a revision) another replica committed first.
+        if ((error as { code?: unknown }).code !== '23505') throw error;
+        if (attempt >= MAX_COMMIT_ATTEMPTS) {
+          throw new StoreUnavailableError(
+            `the write lost to other replicas' writes ${attempt} times in a row; retry it`,
+            { cause: error },
+          );
+        }
+        continue;
+      }
+      this.sinceSnapshot += records.length;
+      this.applied += records.length;
+      return;
+    }
+  }
+
+  /** Undoes every write that ran but is not committed: those queued after the batch first (made on top of it). */
+  private undoRan(batch: PendingWrite[]): void {
+    this.undo(this.queue.filter((p) => p.ran));
+    this.undo(batch.filter((p) => p.ran));
   }
 
   /**
@@ -348,6 +391,8 @@ export class PostgresChangeLog implements ChangeLog {
     try {
       pending.result = pending.write.run();
       pending.ran = true;
+      pending.settled = new Promise<boolean>((resolve) => (pending.settle = resolve));
+      this.unsettled.add(pending);
     } catch (error) {
       pending.failed = error as Error;
       // The store validates before it changes anything, but a write that failed half way must leave nothing.
@@ -363,10 +408,10 @@ export class PostgresChangeLog implements ChangeLog {
   private undo(ran: PendingWrite[]): void {
     const store = this.requireStore();
     for (const pending of [...ran].reverse()) {
-      if (pending.saved && pending.records.length > 0) {
-        store.restoreServices(pending.saved);
-        this.undone++;
-      }
+      if (pending.saved && pending.records.length > 0) store.restoreServices(pending.saved);
+      this.unsettled.delete(pending);
+      pending.settle?.(false);
+      pending.settle = pending.settled = undefined;
       pending.ran = false;
       pending.records = [];
       pending.actions = [];
@@ -444,33 +489,40 @@ export class PostgresChangeLog implements ChangeLog {
     }
   }
 
-  /** Seeds an empty database under the write lock: the first replica to start does it, once. */
+  /**
+   * Seeds an empty database: the first replica to start does it, once (the
+   * snapshot's primary key settles a race between replicas starting together).
+   */
   private async seedIfEmpty(): Promise<boolean> {
-    return await this.sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
-      const [counts] = await tx<{ snapshots: number; changes: number }[]>`
-        SELECT (SELECT count(*) FROM vane_snapshots)::int AS snapshots, (SELECT count(*) FROM vane_changes)::int AS changes`;
-      if (counts!.snapshots > 0 || counts!.changes > 0) return false;
-      const data = this.options.seed();
-      const now = this.options.now();
-      const committed = Object.fromEntries([...data.services.keys()].map((slug) => [slug, now]));
-      await tx`INSERT INTO vane_snapshots (seq, data, committed)
-        VALUES (0, ${JSON.stringify(serializeServerData(data))}, ${JSON.stringify(committed)})`;
-      return true;
-    });
+    const [counts] = await this.sql<{ snapshots: number; changes: number }[]>`
+      SELECT (SELECT count(*) FROM vane_snapshots)::int AS snapshots, (SELECT count(*) FROM vane_changes)::int AS changes`;
+    if (counts!.snapshots > 0 || counts!.changes > 0) return false;
+    const data = this.options.seed();
+    const now = this.options.now();
+    const committed = Object.fromEntries([...data.services.keys()].map((slug) => [slug, now]));
+    const inserted = await this.sql`INSERT INTO vane_snapshots (seq, data, committed)
+      SELECT 0, ${JSON.stringify(serializeServerData(data))}, ${JSON.stringify(committed)}
+      WHERE NOT EXISTS (SELECT 1 FROM vane_changes)
+      ON CONFLICT (seq) DO NOTHING`;
+    return inserted.count === 1;
   }
 
   /** The oldest kept snapshot, and the changes after it (applied once the store is attached). */
   private async loadBase(): Promise<{ data: ServerData; committedAtMs: Map<string, number> }> {
-    const [base] = await this.sql<{ seq: number; data: string; committed: string }[]>`
-      SELECT seq, data, committed FROM vane_snapshots ORDER BY seq LIMIT 1`;
-    if (base === undefined) throw new StoreOpenError('the database holds changes but no snapshot to apply them to');
-    const data = parseServerDataJson(base.data, `snapshot ${base.seq}`);
-    this.applied = Number(base.seq);
-    this.pendingRows = await this.sql<ChangeRow[]>`SELECT seq, record, change_set, committed_at_ms
-      FROM vane_changes WHERE seq > ${this.applied} ORDER BY seq`;
-    const committed = JSON.parse(base.committed) as Record<string, number>;
-    return { data, committedAtMs: new Map(Object.entries(committed)) };
+    for (let attempt = 1; ; attempt++) {
+      const [base] = await this.sql<{ seq: number; data: string; committed: string }[]>`
+        SELECT seq, data, committed FROM vane_snapshots ORDER BY seq LIMIT 1`;
+      if (base === undefined) throw new StoreOpenError('the database holds changes but no snapshot to apply them to');
+      const rows = await this.sql<ChangeRow[]>`SELECT seq, record, change_set, committed_at_ms
+        FROM vane_changes WHERE seq > ${base.seq} ORDER BY seq`;
+      // Another replica pruned history between the two reads: read again.
+      if (rows.length > 0 && rows[0]!.seq !== Number(base.seq) + 1 && attempt < 5) continue;
+      this.applied = Number(base.seq);
+      this.pendingRows = rows;
+      const data = parseServerDataJson(base.data, `snapshot ${base.seq}`);
+      const committed = JSON.parse(base.committed) as Record<string, number>;
+      return { data, committedAtMs: new Map(Object.entries(committed)) };
+    }
   }
 
   /**
@@ -486,25 +538,27 @@ export class PostgresChangeLog implements ChangeLog {
     const bytes = this.options.historyBytes ?? 8 * 1024 * 1024;
     const at = this.applied;
     try {
-      await this.sql.begin(async (tx) => {
-        await tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
-        const [head] = await tx<{ head: number | null }[]>`SELECT max(seq) AS head FROM vane_changes`;
-        // Another replica committed since: its snapshot is for it to take.
-        if (Number(head?.head ?? 0) !== at) return;
-        await tx`INSERT INTO vane_snapshots (seq, data, committed) VALUES (${at}, ${data}, ${committed})
-          ON CONFLICT (seq) DO NOTHING`;
+      // Statements, not a transaction: each is safe alone, and the snapshot is written only at the head.
+      const written = await this.sql`INSERT INTO vane_snapshots (seq, data, committed)
+        SELECT ${at}, ${data}, ${committed}
+        WHERE (SELECT coalesce(max(seq), 0) FROM vane_changes) = ${at}
+        ON CONFLICT (seq) DO NOTHING`;
+      // Another replica committed since: its snapshot is for it to take.
+      if (written.count === 1) {
         // The first change replay must keep: the oldest within both bounds.
-        const [keep] = await tx<{ seq: number | null }[]>`
+        const [keep] = await this.sql<{ seq: number | null }[]>`
           SELECT min(seq) AS seq FROM (
             SELECT seq, committed_at_ms, sum(bytes) OVER (ORDER BY seq DESC) AS tail FROM vane_changes
           ) t WHERE tail <= ${bytes} AND committed_at_ms >= ${this.options.now() - ageMs}`;
         const keepFrom = keep?.seq === null || keep?.seq === undefined ? at + 1 : Number(keep.seq);
-        const [base] = await tx<{ seq: number | null }[]>`
+        const [base] = await this.sql<{ seq: number | null }[]>`
           SELECT max(seq) AS seq FROM vane_snapshots WHERE seq < ${keepFrom}`;
-        if (base?.seq === null || base?.seq === undefined) return;
-        await tx`DELETE FROM vane_snapshots WHERE seq < ${base.seq}`;
-        await tx`DELETE FROM vane_changes WHERE seq <= ${base.seq}`;
-      });
+        if (base?.seq !== null && base?.seq !== undefined) {
+          // A replica loading meanwhile may find a gap after its snapshot: it loads again (loadBase).
+          await this.sql`DELETE FROM vane_snapshots WHERE seq < ${base.seq}`;
+          await this.sql`DELETE FROM vane_changes WHERE seq <= ${base.seq}`;
+        }
+      }
       this.sinceSnapshot = 0;
     } catch (error) {
       this.options.logger.error(`could not write a snapshot: ${(error as Error).message}`);

@@ -9,7 +9,7 @@ const MINUTE_MS = 60_000;
  * The per-key write rate limit of a fleet: one token bucket per key in the
  * database, so N writes a minute are N for the fleet, not N per replica.
  * The same bucket arithmetic as {@link KeyRateLimiter}, in one statement that
- * locks the key's row. Buckets are named by a hash of the key, never the key.
+ * locks the key's row (a statement, not a transaction: nothing to roll back on a lost connection). Buckets are named by a hash of the key, never the key.
  */
 export class PostgresRateLimiter implements WriteRateLimiter {
   constructor(private readonly sql: PostgresSql) {}
@@ -18,22 +18,20 @@ export class PostgresRateLimiter implements WriteRateLimiter {
     const name = createHash('sha256').update(key).digest('base64url');
     let rows: { tokens: number; allowed: boolean }[];
     try {
-      rows = await this.sql.begin(async (tx) => {
-        const [row] = await tx<{ tokens: number; updated_ms: number }[]>`
-          SELECT tokens, updated_ms FROM vane_rate_buckets WHERE name = ${name} FOR UPDATE`;
-        const refilled =
-          row === undefined
-            ? ratePerMinute
-            : Math.min(
-                ratePerMinute,
-                row.tokens + (Math.max(0, nowMs - Number(row.updated_ms)) * ratePerMinute) / MINUTE_MS,
-              );
-        const allowed = refilled >= 1;
-        const tokens = allowed ? refilled - 1 : refilled;
-        await tx`INSERT INTO vane_rate_buckets (name, tokens, updated_ms) VALUES (${name}, ${tokens}, ${nowMs})
-          ON CONFLICT (name) DO UPDATE SET tokens = excluded.tokens, updated_ms = excluded.updated_ms`;
-        return [{ tokens, allowed }];
-      });
+      // One statement: the row lock of the upsert serializes replicas taking from one bucket.
+      rows = await this.sql<{ tokens: number; allowed: boolean }[]>`
+        INSERT INTO vane_rate_buckets AS b (name, tokens, updated_ms, allowed)
+        VALUES (${name}, ${ratePerMinute - 1}, ${nowMs}, true)
+        ON CONFLICT (name) DO UPDATE SET
+          allowed = least(${ratePerMinute}::float8,
+            b.tokens + greatest(0, ${nowMs}::bigint - b.updated_ms) * ${ratePerMinute}::float8 / ${MINUTE_MS}) >= 1,
+          tokens = least(${ratePerMinute}::float8,
+            b.tokens + greatest(0, ${nowMs}::bigint - b.updated_ms) * ${ratePerMinute}::float8 / ${MINUTE_MS})
+            - CASE WHEN least(${ratePerMinute}::float8,
+              b.tokens + greatest(0, ${nowMs}::bigint - b.updated_ms) * ${ratePerMinute}::float8 / ${MINUTE_MS}) >= 1
+              THEN 1 ELSE 0 END,
+          updated_ms = greatest(b.updated_ms, ${nowMs}::bigint)
+        RETURNING tokens, allowed`;
     } catch (error) {
       throw new StoreUnavailableError('the write rate limit could not be checked in PostgreSQL', { cause: error });
     }

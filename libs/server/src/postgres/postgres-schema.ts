@@ -8,8 +8,6 @@ import type { PostgresSql } from './postgres-driver.js';
 
 /** Advisory lock keys of the store (arbitrary, fixed: every replica must use the same). */
 export const MIGRATION_LOCK = 0x7661_6e01;
-/** Held by a write transaction: commits are serialized across replicas, so revisions are gapless. */
-export const WRITE_LOCK = 0x7661_6e02;
 
 /** NOTIFY channel: the doorbell (a sequence number), never the data. */
 export const CHANGES_CHANNEL = 'vane_changes';
@@ -48,7 +46,8 @@ const MIGRATIONS: readonly string[] = [
   CREATE TABLE vane_rate_buckets (
     name text PRIMARY KEY,
     tokens double precision NOT NULL,
-    updated_ms bigint NOT NULL
+    updated_ms bigint NOT NULL,
+    allowed boolean NOT NULL
   );
   `,
 ];
