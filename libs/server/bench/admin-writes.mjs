@@ -16,11 +16,10 @@ const WAIT_MS = 10_000;
 async function startCli(cli, dir) {
   const seedPath = join(dir, 'writes.seed.json');
   writeFileSync(seedPath, JSON.stringify({ services: { bench: { kind: 'backend', keys: ['svs_bench_secret'] } } }));
-  const server = spawn(
-    process.execPath,
-    [cli, '--seed', seedPath, '--state', join(dir, 'state.json'), '--port', '0', '--admin-token', TOKEN],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const server = spawn(process.execPath, [cli, '--seed', seedPath, '--state', join(dir, 'state.json'), '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, VANE_ADMIN_TOKEN: TOKEN },
+  });
   const url = await new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('the server did not start')), WAIT_MS);

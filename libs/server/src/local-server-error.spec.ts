@@ -12,6 +12,12 @@ describe('LocalServerError: one base, stable codes', () => {
     [new api.JournalFileError('damaged', { cause }), 'JournalFileError', 'VANE_LOCAL_JOURNAL_INVALID'],
     [new api.JournalWriteError('cannot write', { cause }), 'JournalWriteError', 'VANE_LOCAL_JOURNAL_WRITE_FAILED'],
     [new api.StateChangeError('no service', { cause }), 'StateChangeError', 'VANE_LOCAL_STATE_MISMATCH'],
+    [new api.ConfigError('--port', 'bad', { cause }), 'ConfigError', 'VANE_CONFIG_INVALID'],
+    [
+      new api.StoreUnavailableError('postgres://db/vane: not built in', { cause }),
+      'StoreUnavailableError',
+      'VANE_STORE_UNAVAILABLE',
+    ],
     [new HttpError(404, 'not_found', 'no route', {}, {}, { cause }), 'HttpError', 'VANE_LOCAL_REQUEST_REFUSED'],
     [Object.assign(new WaitTimeoutError('revision 3', 10), { cause }), 'WaitTimeoutError', 'VANE_LOCAL_WAIT_TIMEOUT'],
     [

@@ -29,6 +29,8 @@ import { MemoryChangeLog, type ChangeLog } from './domain/change-log.js';
 import { StateJournal } from './persistence/state-journal.js';
 import { Store, type SecretWriteResult } from './domain/store.js';
 import { sseFrame, StreamHub, type StreamStats } from './domain/stream-hub.js';
+import { describeStoreSetting, parseStoreSetting } from './config/store-setting.js';
+import { StoreUnavailableError } from './config/store-unavailable-error.js';
 import { AwsTrustVerifier } from './trust-verifiers/aws-trust-verifier.js';
 import { JwtTrustVerifier } from './trust-verifiers/jwt-trust-verifier.js';
 
@@ -136,6 +138,13 @@ export interface LocalServerOptions {
    * @default no persistence
    */
   statePath?: string;
+  /**
+   * Where data lives: `memory`, `file:PATH` (the same as `statePath: PATH`)
+   * or `postgres://…` (a database shared by replicas). Give this or
+   * `statePath`, not both.
+   * @default 'memory', or the file of `statePath`
+   */
+  store?: string;
   /**
    * Time a client has to send a request's headers, from the moment it
    * connects, in milliseconds; then 408 and the connection closes. Open
@@ -441,8 +450,9 @@ async function openData(
     if (options.seed) return parseServerData(options.seed, 'seed', { now });
     return { tenant: { ...DEFAULT_TENANT }, services: new Map() };
   };
-  if (!options.statePath) return { data: seed(), changes: new MemoryChangeLog() };
-  const { journal, data, recovery } = await StateJournal.open(options.statePath, {
+  const statePath = statePathOf(options);
+  if (statePath === undefined) return { data: seed(), changes: new MemoryChangeLog() };
+  const { journal, data, recovery } = await StateJournal.open(statePath, {
     initial: seed,
     // Flags may have turned while the server was down: a new revision makes every client re-check.
     onRestore: (restored) => {
@@ -457,6 +467,18 @@ async function openData(
     logger.info(`removed ${recovery.removedLeftovers.length} temporary file(s) of an interrupted state write`);
   }
   return { data, changes: journal };
+}
+
+/** The state file `store` or `statePath` names; undefined for memory. */
+function statePathOf(options: LocalServerOptions): string | undefined {
+  if (options.store === undefined) return options.statePath;
+  if (options.statePath !== undefined) throw new RangeError('give store or statePath, not both');
+  const store = parseStoreSetting(options.store);
+  if (typeof store === 'string') throw new RangeError(`store: ${store}`);
+  if (store.kind === 'postgres') {
+    throw new StoreUnavailableError(`${describeStoreSetting(store)}: the postgres store is not built in this branch`);
+  }
+  return store.kind === 'file' ? store.path : undefined;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
