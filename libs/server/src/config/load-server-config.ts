@@ -22,5 +22,11 @@ export function loadServerConfig(input: LoadConfigInput): LoadedConfig<typeof SE
       'vane-server needs an admin token: set VANE_ADMIN_TOKEN or --admin-token-file FILE (vane-local-server generates one)',
     );
   }
+  if (loaded.values.logFormat === 'json' && loaded.values.adminToken === undefined) {
+    throw new ConfigError(
+      loaded.sources.logFormat.name,
+      'JSON logs need a given admin token (a generated one would be written to the log): set VANE_ADMIN_TOKEN or --admin-token-file FILE',
+    );
+  }
   return loaded;
 }

@@ -1,7 +1,14 @@
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS } from '../local-server.js';
 import type { ConfigSchema, ConfigValues } from './load-config.js';
-import { integerOption, secretOption, stringOption } from './option-spec.js';
+import { ProxyTrust } from '../ops/proxy-trust.js';
+import { parseListenAddress } from './listen-address.js';
+import { integerOption, listOption, secretOption, stringOption } from './option-spec.js';
 import { parseStoreSetting } from './store-setting.js';
+
+const listenAddress = (value: string): string | undefined => {
+  const address = parseListenAddress(value);
+  return typeof address === 'string' ? address : undefined;
+};
 
 /** The settings of `vane-server serve`, one place for flags, environment, config file, defaults and help. */
 export const SERVER_OPTIONS = {
@@ -55,6 +62,91 @@ export const SERVER_OPTIONS = {
     min: 1000,
     max: 3_600_000,
   }),
+  trustProxy: listOption({
+    description:
+      'proxies whose X-Forwarded-For/-Host/-Proto are believed: addresses, CIDRs, loopback, linklocal, uniquelocal',
+    valueName: 'LIST',
+    default: [],
+    check: (entry) => ProxyTrust.check(entry),
+  }),
+  publicUrl: stringOption({
+    description: "services' public base URL, {slug} standing for the slug (https://{slug}.vane.acme.internal)",
+    valueName: 'TEMPLATE',
+    default: undefined,
+    defaultText: 'http://{slug}.localhost:<port>',
+    check: (value) => {
+      if (!value.includes('{slug}')) return 'must contain {slug}';
+      try {
+        const url = new URL(value.replaceAll('{slug}', 'slug'));
+        return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : 'expected an http or https URL';
+      } catch {
+        return 'not a URL';
+      }
+    },
+  }),
+  adminListen: stringOption({
+    description: 'serve the admin API and console on this HOST:PORT only (never on the service port)',
+    valueName: 'HOST:PORT',
+    default: undefined,
+    defaultText: 'on the main port',
+    check: listenAddress,
+  }),
+  opsListen: stringOption({
+    description: 'serve /healthz, /readyz and /metrics on this HOST:PORT (plain HTTP)',
+    valueName: 'HOST:PORT',
+    default: undefined,
+    defaultText: 'the admin listener if any, else the main port',
+    check: listenAddress,
+  }),
+  tlsCert: stringOption({
+    description: 'PEM certificate chain: serve HTTPS, reloaded when the file changes (with --tls-key)',
+    valueName: 'FILE',
+    default: undefined,
+    defaultText: 'plain HTTP',
+  }),
+  tlsKey: stringOption({
+    description: 'PEM private key of --tls-cert',
+    valueName: 'FILE',
+    default: undefined,
+    defaultText: 'none',
+  }),
+  drainWindowMs: integerOption({
+    description: 'on SIGTERM, streams are asked to reconnect at times spread over this window',
+    default: { 'vane-server': 10_000, 'vane-local-server': 2000 },
+    min: 0,
+    max: 600_000,
+  }),
+  drainTimeoutMs: integerOption({
+    description: 'after the window, how long in-flight requests may take before the process exits',
+    default: 10_000,
+    min: 0,
+    max: 600_000,
+  }),
+  rebalanceIntervalMs: integerOption({
+    description: "how often streams above this replica's fair share of the fleet are moved (0: never)",
+    default: 10_000,
+    min: 0,
+    max: 3_600_000,
+  }),
+  replicaId: stringOption({
+    description: "this replica's name in the fleet and its metrics",
+    valueName: 'NAME',
+    default: undefined,
+    defaultText: 'host name, pid and a random suffix',
+  }),
+  logFormat: stringOption({
+    description: 'json (one object a line) or text (messages only)',
+    valueName: 'FORMAT',
+    default: { 'vane-server': 'json', 'vane-local-server': 'text' },
+    check: (value) => (value === 'json' || value === 'text' ? undefined : 'expected json or text'),
+  }),
+  logLevel: stringOption({
+    description: 'debug, info, warn or error',
+    valueName: 'LEVEL',
+    default: 'info',
+    check: (value) =>
+      ['debug', 'info', 'warn', 'error'].includes(value) ? undefined : 'expected debug, info, warn or error',
+  }),
 };
 
 /** The settings of the server command, resolved. */
@@ -72,6 +164,10 @@ export const SERVER_SCHEMA: ConfigSchema<typeof SERVER_OPTIONS> = {
     },
   },
   checks: [
+    (config) =>
+      (config.tlsCert === undefined) !== (config.tlsKey === undefined)
+        ? { option: config.tlsCert === undefined ? 'tlsKey' : 'tlsCert', problem: 'give both --tls-cert and --tls-key' }
+        : undefined,
     (config) =>
       config.requestTimeoutMs < config.headersTimeoutMs
         ? {
