@@ -330,6 +330,11 @@ export interface LocalServer {
    * `drainWindowMs + drainTimeoutMs` and a little more. Idempotent.
    */
   drain(): Promise<void>;
+  /**
+   * Compares this replica's streams with its fleet's now (as the periodic
+   * check does) and sends `goaway` to its excess; resolves with how many.
+   */
+  rebalance(): Promise<number>;
   /** The admin API's and console's listener (`url` unless `adminListen`). */
   readonly adminUrl: string;
   /** Where `/healthz`, `/readyz` and `/metrics` answer. */
@@ -552,6 +557,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         );
         await changes.close();
       })()),
+    rebalance: () => rebalancer?.tick() ?? Promise.resolve(0),
     drain() {
       return (draining ??= (async () => {
         rebalancer?.stop();
