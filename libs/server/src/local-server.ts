@@ -325,7 +325,8 @@ export interface LocalServer {
   /**
    * A graceful stop (PROTOCOL §6): `/readyz` turns false, every stream is
    * sent `goaway` with delays spread over `drainWindowMs`, new streams are
-   * sent `goaway` at once; after the window it stops listening, waits up to
+   * sent `goaway` at once (come back after this server's exit bound,
+   * `drainWindowMs + drainTimeoutMs`); after the window it stops listening, waits up to
    * `drainTimeoutMs` for in-flight requests, then closes. Resolves within
    * `drainWindowMs + drainTimeoutMs` and a little more. Idempotent.
    */
@@ -561,9 +562,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     drain() {
       return (draining ??= (async () => {
         rebalancer?.stop();
-        await drainStreams({ hub, readiness, metrics, logger }, options.drainWindowMs ?? 10_000);
-        // In-flight requests (a write waiting to be durable) finish; idle keep-alive connections go now.
         const timeoutMs = options.drainTimeoutMs ?? 10_000;
+        await drainStreams({ hub, readiness, metrics, logger }, options.drainWindowMs ?? 10_000, timeoutMs);
+        // In-flight requests (a write waiting to be durable) finish; idle keep-alive connections go now.
         await Promise.all(
           listeners.all.map(
             ({ server }) =>
