@@ -33,6 +33,7 @@ import { StoreUnavailableError } from './config/store-unavailable-error.js';
 import { parseListenAddress, type ListenAddress } from './config/listen-address.js';
 import { SingleProcessFleetView, type FleetView, type LocalReplica } from './fleet/fleet-view.js';
 import { Rebalancer, type RebalanceOptions } from './fleet/rebalancer.js';
+import { ServiceDrift } from './fleet/service-drift.js';
 import { ProxyTrust } from './ops/proxy-trust.js';
 import { Readiness, type ReadinessCheck } from './ops/readiness.js';
 import { RequestScopes } from './ops/request-scope.js';
@@ -240,6 +241,8 @@ export interface LocalServerOptions {
   drainTimeoutMs?: number;
   /** Conditions of `/readyz` besides "not draining"; more can be added with `readiness.add()`. */
   readinessChecks?: readonly ReadinessCheck[];
+  /** How long a service may differ from the store before `/readyz` turns false, in ms. @default 30000 */
+  driftBoundMs?: number;
   /** This replica's id in the fleet. @default host name, pid and a random suffix */
   replicaId?: string;
   /** What this replica knows of its fleet. @default itself alone ({@link SingleProcessFleetView}) */
@@ -344,6 +347,8 @@ export interface LocalServer {
   readonly metrics: ServerMetrics;
   /** The checks of `/readyz`; a store adds its own. */
   readonly readiness: Readiness;
+  /** Where a store's drift check reports each service as differing or in step (a `/readyz` check, a metric, a log line). */
+  readonly drift: ServiceDrift;
   /** This replica, as the fleet sees it. */
   readonly replica: LocalReplica;
 }
@@ -396,6 +401,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     fleet,
     draining: () => readiness.draining,
   });
+  const drift = new ServiceDrift(metrics, logger, options.driftBoundMs);
+  readiness.add(drift);
   const store = new Store(data, clock, {
     change(change) {
       const frame = (audience: Audience): Buffer =>
@@ -504,6 +511,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     opsUrl: (listeners.ops ?? listeners.admin ?? listeners.main).url,
     metrics,
     readiness,
+    drift,
     replica,
     host,
     port: address.port,
