@@ -36,6 +36,7 @@ describe('health, readiness and metrics', () => {
       checks: [
         { name: 'draining', ok: true },
         { name: 'database', ok: true },
+        { name: 'drift', ok: true },
       ],
     });
     databaseUp = false;
