@@ -23,7 +23,10 @@ import express from 'express';
 import Fastify from 'fastify';
 import request from 'supertest';
 import { CountingDispatcher } from '../libs/express/test/support/counting-dispatcher.js';
-import { adapterSeed, adminRequest } from '@vane/server/testing';
+import { adapterSeed, adminRequest, until } from '@vane/server/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const EVALUATE_AB = '/v1/flags/evaluate-ab';
 const TYPO = 'new-chekout';
@@ -393,4 +396,43 @@ describe.each(DRIVERS)('adapter parity: %s', (_name, driver) => {
     );
     expect(own.errors.join('\n')).not.toContain('svs_shop_not_a_key_of_this_service');
   }, 30_000);
+
+  it('a draining server’s goaway moves the app to the next server: no error raised, no polling fallback', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vane-parity-drain-'));
+    const statePath = join(dir, 'state.json');
+    const first = await startLocalServer({ seed: adapterSeed(), statePath, drainWindowMs: 500, drainTimeoutMs: 5000 });
+    const own = capturedLogger();
+    const drainedApp = await driver({
+      baseUrl: first.baseUrl('shop'),
+      apiKey: first.secretKey('shop'),
+      dispatcher: http.dispatcher,
+      logger: own,
+    });
+    let second: LocalServer | undefined;
+    try {
+      await until(() => first.stats().streams === 1, 'the app’s stream');
+      await first.drain();
+      // Between the two servers the app answers from what it holds.
+      await request(drainedApp.server).get('/plain').expect(200, { ok: true });
+      // The same state file, the same port: a restarted replica (a file store has one owner at a time).
+      second = await startLocalServer({ statePath, port: first.port });
+      const next = second;
+      await until(() => next.stats().streams === 1, 'the app’s stream on the next server', { timeoutMs: 20_000 });
+      next.admin.patchFlag('shop', 'new-checkout', { is_enabled: false });
+      await until(
+        async () => (await request(drainedApp.server).get('/plain')).status === 404,
+        'the change to reach the app',
+        { timeoutMs: 20_000 },
+      );
+      // goaway is no transport error: no stream ended by the server was counted (the only warning
+      // possible is a reconnect that met neither server listening, in the instant between them).
+      expect(own.warnings.filter((w) => w.includes('closed by the server') || w.includes('polling now'))).toEqual([]);
+      expect(own.errors).toEqual([]);
+    } finally {
+      await drainedApp.close();
+      await second?.close();
+      await first.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

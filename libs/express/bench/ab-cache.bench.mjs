@@ -110,16 +110,8 @@ const quartiles = (xs) => {
 const pct = (x) => `${(x * 100).toFixed(1)} %`;
 
 const server = start(
-  [
-    fileURLToPath(new URL('../../server/dist/cjs/cli.js', import.meta.url)),
-    '--seed',
-    seedPath,
-    '--port',
-    '0',
-    '--admin-token',
-    TOKEN,
-  ],
-  {},
+  [fileURLToPath(new URL('../../server/dist/cjs/cli.js', import.meta.url)), '--seed', seedPath, '--port', '0'],
+  { VANE_ADMIN_TOKEN: TOKEN },
   /listening on http:\/\/[^:]+:(\d+)/,
 );
 const serverPort = Number((await server.ready)[1]);

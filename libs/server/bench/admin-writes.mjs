@@ -18,9 +18,9 @@ async function startCli(cli, dir, store) {
   const seedPath = join(dir, 'writes.seed.json');
   writeFileSync(seedPath, JSON.stringify({ services: { bench: { kind: 'backend', keys: ['svs_bench_secret'] } } }));
   const where = store === undefined ? ['--state', join(dir, 'state.json')] : [];
-  const server = spawn(process.execPath, [cli, '--seed', seedPath, ...where, '--port', '0', '--admin-token', TOKEN], {
+  const server = spawn(process.execPath, [cli, '--seed', seedPath, ...where, '--port', '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: store === undefined ? process.env : { ...process.env, VANE_STORE: store },
+    env: { ...process.env, VANE_ADMIN_TOKEN: TOKEN, ...(store === undefined ? {} : { VANE_STORE: store }) },
   });
   const url = await new Promise((resolve, reject) => {
     let out = '';

@@ -53,9 +53,9 @@ const children = [];
 
 /** Starts the CLI with `args`, the store in VANE_STORE (a URL may hold a password: never on argv); resolves with its port. */
 async function startCli(args, store) {
-  const child = spawn(process.execPath, [CLI, '--seed', seedPath, '--port', '0', '--admin-token', TOKEN, ...args], {
+  const child = spawn(process.execPath, [CLI, '--seed', seedPath, '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: store === undefined ? process.env : { ...process.env, VANE_STORE: store },
+    env: { ...process.env, VANE_ADMIN_TOKEN: TOKEN, ...(store === undefined ? {} : { VANE_STORE: store }) },
   });
   children.push(child);
   const url = await new Promise((resolve, reject) => {

@@ -28,6 +28,8 @@ export { NotFoundError } from './domain/not-found-error.js';
 export { JournalFileError } from './persistence/journal-file.js';
 export { JournalWriteError } from './persistence/state-journal.js';
 export { StateChangeError } from './persistence/state-change.js';
+export { ConfigError } from './config/config-error.js';
+export { StoreOpenError, StoreUnavailableError } from './store/store-errors.js';
 export { abBucket, evaluateAbFlag } from './domain/ab-evaluation.js';
 export type { StreamStats } from './domain/stream-hub.js';
 export type { SecretWriteResult } from './domain/store.js';

@@ -12,6 +12,13 @@ describe('LocalServerError: one base, stable codes', () => {
     [new api.JournalFileError('damaged', { cause }), 'JournalFileError', 'VANE_LOCAL_JOURNAL_INVALID'],
     [new api.JournalWriteError('cannot write', { cause }), 'JournalWriteError', 'VANE_LOCAL_JOURNAL_WRITE_FAILED'],
     [new api.StateChangeError('no service', { cause }), 'StateChangeError', 'VANE_LOCAL_STATE_MISMATCH'],
+    [new api.ConfigError('--port', 'bad', { cause }), 'ConfigError', 'VANE_CONFIG_INVALID'],
+    [
+      new api.StoreUnavailableError('cannot commit', { cause }),
+      'StoreUnavailableError',
+      'VANE_SERVER_STORE_UNAVAILABLE',
+    ],
+    [new api.StoreOpenError('cannot reach', { cause }), 'StoreOpenError', 'VANE_SERVER_STORE_REFUSED'],
     [new HttpError(404, 'not_found', 'no route', {}, {}, { cause }), 'HttpError', 'VANE_LOCAL_REQUEST_REFUSED'],
     [Object.assign(new WaitTimeoutError('revision 3', 10), { cause }), 'WaitTimeoutError', 'VANE_LOCAL_WAIT_TIMEOUT'],
     [

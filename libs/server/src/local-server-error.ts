@@ -29,6 +29,8 @@ export type LocalServerErrorCode =
   | 'VANE_LOCAL_STATE_MISMATCH'
   /** A request the HTTP layer refused; its answer's status and protocol code are on the error. */
   | 'VANE_LOCAL_REQUEST_REFUSED'
+  /** A setting of the command line, the environment or the config file that cannot be used ({@link ConfigError}). */
+  | 'VANE_CONFIG_INVALID'
   /** A wait of `@vane/server/testing` ran past its limit ({@link WaitTimeoutError}). */
   | 'VANE_LOCAL_WAIT_TIMEOUT'
   /** An admin API call of `@vane/server/testing` was answered with a status that is not 2xx ({@link AdminRequestError}). */

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { systemClock, type Clock } from './domain/clock.js';
 import { ConsoleAssets } from './console/console-assets.js';
 import { ConsoleFeed } from './console/console-feed.js';
@@ -21,6 +20,19 @@ import { openStore } from './store/open-store.js';
 import { parseStoreLocation } from './store/store-location.js';
 import { Store, type SecretWriteResult } from './domain/store.js';
 import { sseFrame, StreamHub, type StreamStats } from './domain/stream-hub.js';
+import { parseListenAddress, type ListenAddress } from './config/listen-address.js';
+import { SingleProcessFleetView, type FleetView, type LocalReplica } from './fleet/fleet-view.js';
+import { Rebalancer, type RebalanceOptions } from './fleet/rebalancer.js';
+import { ServiceDrift } from './fleet/service-drift.js';
+import { ProxyTrust } from './ops/proxy-trust.js';
+import { Readiness, type ReadinessCheck } from './ops/readiness.js';
+import { RequestScopes } from './ops/request-scope.js';
+import { ServerMetrics } from './ops/server-metrics.js';
+import { openListeners, type ListenerPlan, type OpenListeners } from './ops/server-listeners.js';
+import { drainStreams } from './ops/stream-drain.js';
+import { TlsFiles } from './ops/tls-files.js';
+import { describeWrite } from './ops/write-log.js';
+import { serviceHostPattern } from './ops/service-host-pattern.js';
 import { AwsTrustVerifier } from './trust-verifiers/aws-trust-verifier.js';
 import { JwtTrustVerifier } from './trust-verifiers/jwt-trust-verifier.js';
 
@@ -135,8 +147,6 @@ export interface LocalServerOptions {
    * @default `file:<statePath>` when `statePath` is given, else `memory`
    */
   store?: string;
-  /** This replica's name among a fleet's (a PostgreSQL store). @default host name, pid and a random suffix */
-  replicaId?: string;
   /**
    * How often a replica of a PostgreSQL store checks for commits it was not
    * notified of (and sends its heartbeat), in milliseconds.
@@ -195,6 +205,46 @@ export interface LocalServerOptions {
   clock?: Clock;
   /** Where to log. @default silent */
   logger?: LocalServerLogger;
+  /**
+   * Proxies whose `X-Forwarded-For`, `-Host` and `-Proto` are believed
+   * (addresses, CIDRs, or `loopback`, `linklocal`, `uniquelocal`, as
+   * Express's `trust proxy`): for the service's slug, the throttle's client
+   * address, the console cookie's `Secure`. @default none
+   */
+  trustProxy?: readonly string[];
+  /**
+   * The services' public base URL, `{slug}` standing for the slug
+   * (`'https://{slug}.vane.acme.internal'`), for `baseUrl()` and what the
+   * command line prints. @default `http://{slug}.localhost:<port>`
+   */
+  publicUrl?: string;
+  /** Serve the admin API and console on their own `HOST:PORT` instead of the main port. @default on the main port */
+  adminListen?: string;
+  /**
+   * Serve `/healthz`, `/readyz` and `/metrics` on their own `HOST:PORT`
+   * (plain HTTP). @default on the admin listener if any, else the main port
+   */
+  opsListen?: string;
+  /** Native TLS on the main and admin listeners, from PEM files reloaded when they change. @default plain HTTP */
+  tls?: {
+    certPath: string;
+    keyPath: string;
+    /** How often the files are checked, in ms. @default 1000 */ watchIntervalMs?: number;
+  };
+  /** Over how long `drain()` spreads its streams' reconnections, in ms. @default 10000 */
+  drainWindowMs?: number;
+  /** How long `drain()` then waits for in-flight requests before cutting them, in ms. @default 10000 */
+  drainTimeoutMs?: number;
+  /** Conditions of `/readyz` besides "not draining"; more can be added with `readiness.add()`. */
+  readinessChecks?: readonly ReadinessCheck[];
+  /** How long a service may differ from the store before `/readyz` turns false, in ms. @default 30000 */
+  driftBoundMs?: number;
+  /** This replica's id in the fleet. @default host name, pid and a random suffix */
+  replicaId?: string;
+  /** What this replica knows of its fleet. @default itself alone ({@link SingleProcessFleetView}) */
+  fleetView?: (self: LocalReplica) => FleetView;
+  /** Stream rebalancing across the fleet; `false` turns it off. @default every 10 s, 10 % tolerance, 50 at a time */
+  rebalance?: RebalanceOptions | false;
 }
 
 /** Changes the local server's data in process, as the admin API would; each returns at once. */
@@ -277,6 +327,32 @@ export interface LocalServer {
   settled(): Promise<void>;
   /** Ends open streams, stops timers, writes pending state and stops listening. Idempotent. */
   close(): Promise<void>;
+  /**
+   * A graceful stop (PROTOCOL §6): `/readyz` turns false, every stream is
+   * sent `goaway` with delays spread over `drainWindowMs`, new streams are
+   * sent `goaway` at once (come back after this server's exit bound,
+   * `drainWindowMs + drainTimeoutMs`); after the window it stops listening, waits up to
+   * `drainTimeoutMs` for in-flight requests, then closes. Resolves within
+   * `drainWindowMs + drainTimeoutMs` and a little more. Idempotent.
+   */
+  drain(): Promise<void>;
+  /**
+   * Compares this replica's streams with its fleet's now (as the periodic
+   * check does) and sends `goaway` to its excess; resolves with how many.
+   */
+  rebalance(): Promise<number>;
+  /** The admin API's and console's listener (`url` unless `adminListen`). */
+  readonly adminUrl: string;
+  /** Where `/healthz`, `/readyz` and `/metrics` answer. */
+  readonly opsUrl: string;
+  /** The Prometheus metrics; a store sets the revision lag and drift on it. */
+  readonly metrics: ServerMetrics;
+  /** The checks of `/readyz`; a store adds its own. */
+  readonly readiness: Readiness;
+  /** Where a store's drift check reports each service as differing or in step (a `/readyz` check, a metric, a log line). */
+  readonly drift: ServiceDrift;
+  /** This replica, as the fleet sees it. */
+  readonly replica: LocalReplica;
 }
 
 /**
@@ -290,7 +366,11 @@ export interface LocalServer {
  */
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? silentLogger;
+  const scopes = new RequestScopes();
+  // Every line written inside a request carries its id.
+  const logger = scopes.wrap(options.logger ?? silentLogger);
+  const proxy = new ProxyTrust(options.trustProxy);
+  const listen = listenPlan(options);
   // Options are checked before anything is opened, so a bad one leaves nothing to clean up.
   const authThrottle = options.authThrottle === false ? undefined : new FailedAttemptThrottle(options.authThrottle);
   const bufferBytes = options.streamBufferBytes ?? 1024 * 1024;
@@ -299,15 +379,16 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const location = parseStoreLocation(
     options.store ?? (options.statePath === undefined ? 'memory' : `file:${options.statePath}`),
   );
+  const replicaId = options.replicaId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const opened = await openStore({
     location,
     seed: options.seed,
     clock,
     logger,
-    replicaId: options.replicaId,
+    replicaId,
     checkIntervalMs: options.storeCheckIntervalMs,
   });
-  const { data, changes, fleet } = opened;
+  const { data, changes, fleet: fleetLog } = opened;
   const pingIntervalMs = options.pingIntervalMs ?? 15_000;
   // The web console follows every change and every stream opening or closing (ctx is set below, before any event).
   const consoleFeed = new ConsoleFeed(() => JSON.stringify(consoleOverview(ctx)), pingIntervalMs);
@@ -321,6 +402,21 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   // Assigned once below: the store's change callback needs the renderer, and the renderer needs the store.
   // eslint-disable-next-line prefer-const
   let renderer: SnapshotRenderer | undefined;
+  const readiness = new Readiness();
+  for (const check of options.readinessChecks ?? []) readiness.add(check);
+  const replica: LocalReplica = {
+    id: replicaId,
+    streams: () => hub.stats().streams,
+    revisions: () => Object.fromEntries(store.slugs().map((slug) => [slug, hub.revision(slug) ?? 0])),
+  };
+  const fleet = options.fleetView?.(replica) ?? new SingleProcessFleetView(replica);
+  const metrics = new ServerMetrics({
+    streamsByService: () => hub.streamsByService(),
+    fleet,
+    draining: () => readiness.draining,
+  });
+  const drift = new ServiceDrift(metrics, logger, options.driftBoundMs);
+  readiness.add(drift);
   const store = new Store(
     data,
     clock,
@@ -335,10 +431,19 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           revision: change.revision,
           frames: { secret: frame('secret'), public: frame('public') },
         };
-        changes.afterDurable(() => hub.publish(change.slug, patch));
+        changes.afterDurable(() =>
+          metrics.patchSent(change.slug, hub.publish(change.slug, patch), Date.now() - change.committedAtMs),
+        );
       },
       mutation: (change) => {
+        const madeAt = performance.now();
+        // Read now: the request's scope (its id and actor) is not the durable callback's.
+        const write = describeWrite(change, scopes.current());
         changes.record(change);
+        changes.afterDurable(() => {
+          metrics.storeWrite(performance.now() - madeAt);
+          logger.info(write.message, write.fields);
+        });
         // The console shows what clients can get: durable changes.
         changes.afterDurable(() => consoleFeed.notify());
       },
@@ -351,10 +456,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       },
       // On a fleet every replica turns a boundary at once and commits it: the first commit wins; the others find it
       // when they commit, undo theirs and apply it. One revision per boundary.
-      ...(fleet && {
+      ...(fleetLog && {
         boundaryDue: (slug: string, turn: () => void) => {
           try {
-            fleet.commitLater({ slugs: [slug], run: turn });
+            fleetLog.commitLater({ slugs: [slug], run: turn });
           } catch (error) {
             logger.error(`a flag schedule of "${slug}" could not be turned: ${(error as Error).message}`);
           }
@@ -370,10 +475,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     await changes.close();
     await opened.release();
   };
-  if (fleet) {
-    fleet.streamCount = () => hub.stats().streams;
+  if (fleetLog) {
+    fleetLog.streamCount = () => hub.stats().streams;
     try {
-      await fleet.attach(store);
+      await fleetLog.attach(store);
     } catch (error) {
       await release();
       throw error;
@@ -391,45 +496,54 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     admin,
     renderer,
     hub,
-    limiter: fleet ? fleet.rateLimiter() : new KeyRateLimiter(),
+    limiter: fleetLog ? fleetLog.rateLimiter() : new KeyRateLimiter(),
     changes,
     clock,
     adminToken,
     sessions: new SessionTokens(
       clock,
       sessionTtlMs,
-      fleet && Buffer.from(await fleet.sessionSigningKey(() => randomBytes(32).toString('base64url')), 'base64url'),
+      fleetLog &&
+        Buffer.from(await fleetLog.sessionSigningKey(() => randomBytes(32).toString('base64url')), 'base64url'),
     ),
     jwtVerifier: new JwtTrustVerifier(clock),
     awsVerifier: new AwsTrustVerifier(),
     authThrottle,
     console: { sessions: new ConsoleSessions(), feed: consoleFeed, assets: new ConsoleAssets() },
+    proxy,
+    metrics,
+    readiness,
+    scopes,
+    serviceHosts: options.publicUrl === undefined ? undefined : serviceHostPattern(options.publicUrl),
   };
 
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
-  const server = createServer(
-    {
-      noDelay: true,
-      requireHostHeader: false,
-      // Both bound only the reading of a request: a stream's response runs as long as it likes.
-      headersTimeout,
-      requestTimeout,
-      // How often the limits are checked; the default (30 s) would let a short limit run long.
-      connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(headersTimeout / 4))),
-    },
-    createRequestHandler(ctx, logger),
-  );
+  const tls = options.tls ? new TlsFiles(options.tls, logger, options.tls.watchIntervalMs) : undefined;
+  let listeners: OpenListeners;
   try {
-    await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+    listeners = await openListeners({
+      ...listen,
+      tls,
+      headersTimeoutMs: headersTimeout,
+      requestTimeoutMs: requestTimeout,
+      handlerFor: (routes) => createRequestHandler(ctx, logger, routes),
+    });
   } catch (error) {
+    tls?.close();
     await release();
     throw error;
   }
-  const address = server.address() as AddressInfo;
-  const host = options.host ?? '127.0.0.1';
-  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const address = { port: listeners.main.port };
+  const host = listen.main.host;
+  const rebalancer =
+    options.rebalance === false
+      ? undefined
+      : new Rebalancer(replica.id, fleet, hub, metrics, logger, options.rebalance ?? {});
+  rebalancer?.start();
   let closing: Promise<void> | undefined;
+  let draining: Promise<void> | undefined;
+  const publicUrl = options.publicUrl;
 
   const firstKey = (slug: string, prefix: string): string => {
     const service = store.service(slug);
@@ -440,8 +554,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const requireService = (slug: string) => store.requireService(slug);
   const later = <T>(slugs: readonly string[] | 'all', run: () => T): T => changes.commitLater({ slugs, run });
 
-  return {
-    url: `http://${urlHost}:${address.port}`,
+  const running: LocalServer = {
+    url: listeners.main.url,
+    adminUrl: (listeners.admin ?? listeners.main).url,
+    opsUrl: (listeners.ops ?? listeners.admin ?? listeners.main).url,
+    metrics,
+    readiness,
+    drift,
+    replica,
     host,
     port: address.port,
     adminToken,
@@ -465,7 +585,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       },
       deleteTrust: (slug, name) => later([slug], () => admin.deleteTrust(slug, name)),
     },
-    baseUrl: (slug) => `http://${slug}.localhost:${address.port}`,
+    baseUrl: (slug) =>
+      publicUrl === undefined
+        ? `${tls ? 'https' : 'http'}://${slug}.localhost:${address.port}`
+        : publicUrl.replaceAll('{slug}', slug),
     secretKey: (slug) => firstKey(slug, 'svs_'),
     publicKey: (slug) => firstKey(slug, 'svp_'),
     revision: (slug) => requireService(slug).revision,
@@ -478,26 +601,63 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     settled: () => changes.whenDurable(),
     close: () =>
       (closing ??= (async () => {
+        rebalancer?.stop();
+        tls?.close();
         consoleFeed.close();
         hub.close();
         store.close();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        await Promise.all(
+          listeners.all.map(
+            ({ server }) =>
+              new Promise<void>((resolve) => {
+                server.close(() => resolve());
+                server.closeAllConnections();
+              }),
+          ),
+        );
         await changes.close();
         await opened.release();
       })()),
+    rebalance: () => rebalancer?.tick() ?? Promise.resolve(0),
+    drain() {
+      return (draining ??= (async () => {
+        rebalancer?.stop();
+        const timeoutMs = options.drainTimeoutMs ?? 10_000;
+        await drainStreams({ hub, readiness, metrics, logger }, options.drainWindowMs ?? 10_000, timeoutMs);
+        // In-flight requests (a write waiting to be durable) finish; idle keep-alive connections go now.
+        await Promise.all(
+          listeners.all.map(
+            ({ server }) =>
+              new Promise<void>((resolve) => {
+                const timer = setTimeout(resolve, timeoutMs);
+                server.close(() => {
+                  clearTimeout(timer);
+                  resolve();
+                });
+                server.closeIdleConnections();
+              }),
+          ),
+        );
+        logger.info('drained', { event: 'drain_finished' });
+        await running.close();
+      })());
+    },
   };
+  return running;
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error): void => reject(error);
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
+/** The listeners the options ask for; a bad address is a RangeError naming the option. */
+function listenPlan(options: LocalServerOptions): Pick<ListenerPlan, 'main' | 'admin' | 'ops'> {
+  const parse = (name: 'adminListen' | 'opsListen'): ListenAddress | undefined => {
+    const value = options[name];
+    if (value === undefined) return undefined;
+    const address = parseListenAddress(value);
+    if (typeof address === 'string') throw new RangeError(`${name}: ${address}`);
+    return address;
+  };
+  return {
+    main: { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
+    admin: parse('adminListen'),
+    ops: parse('opsListen'),
+  };
 }

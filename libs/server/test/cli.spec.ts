@@ -143,10 +143,49 @@ describe('vane-local-server (command line)', () => {
   it(
     'refuses a stray argument without echoing it (it is often a token)',
     async () => {
-      const running = run(['--admin-token=', 'S3CRET_ADMIN_TOKEN']);
+      const running = run(['--seed=', 'S3CRET_ADMIN_TOKEN']);
       expect(await exitCode(running)).toBe(2);
       expect(running.output()).toContain('unexpected argument');
       expect(running.output()).not.toContain('S3CRET');
+      // A secret is refused on argv whatever its form, without quoting it.
+      for (const args of [['--admin-token', 'S3CRET_ADMIN_TOKEN'], ['--admin-token=S3CRET_ADMIN_TOKEN']]) {
+        const refused = run(args);
+        expect(await exitCode(refused)).toBe(2);
+        expect(refused.output()).toContain('--admin-token: secrets are not taken from the command line');
+        expect(refused.output()).not.toContain('S3CRET');
+      }
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it(
+    'check-config (as vane-server) prints each setting with its source, or names the wrong one with exit code 2',
+    async () => {
+      const bin = resolve(__dirname, '../bin/vane-server.cjs');
+      const config = join(dir, 'vane.yaml');
+      writeFileSync(config, 'port: 4500\nstore: file:vane.state.json\n');
+      const tokenFile = join(dir, 'admin-token');
+      writeFileSync(tokenFile, 'S3CRET_FROM_FILE\n');
+      const good = spawnNode([bin, 'check-config', '--config', config, '--admin-token-file', tokenFile], {
+        env: { ...process.env, VANE_ADMIN_TOKEN: '', VANE_HOST: '10.1.2.3' },
+      });
+      expect(await exitCode(good)).toBe(0);
+      expect(good.output()).toContain(`port = 4500  (${config}: port)`);
+      expect(good.output()).toContain('host = 10.1.2.3  (VANE_HOST)');
+      expect(good.output()).toContain('admin-token = (set)  (--admin-token-file)');
+      expect(good.output()).toContain('configuration OK');
+      expect(good.output()).not.toContain('S3CRET');
+
+      writeFileSync(config, 'port: 4500\ntrust-proxyy: 10.0.0.0/8\n');
+      const bad = spawnNode([bin, 'check-config', '--config', config], {
+        env: { ...process.env, VANE_ADMIN_TOKEN: 'x' },
+      });
+      expect(await exitCode(bad)).toBe(2);
+      expect(bad.output()).toContain(`vane-server: ${config}: trust-proxyy: unknown setting`);
+
+      const tokenless = spawnNode([bin, '--port', '0'], { env: { ...process.env, VANE_ADMIN_TOKEN: '' } });
+      expect(await exitCode(tokenless)).toBe(2);
+      expect(tokenless.output()).toContain('vane-server: VANE_ADMIN_TOKEN: vane-server needs an admin token');
     },
     PROCESS_TEST_MS,
   );
@@ -157,7 +196,7 @@ describe('vane-local-server (command line)', () => {
       const statePath = join(dir, 'state.json');
       const seedPath = join(dir, 'vane.seed.json');
       writeFileSync(seedPath, JSON.stringify(testSeed()));
-      const first = run(['--seed', seedPath, '--port', '0', '--state', statePath, '--admin-token', 't0ken']);
+      const first = run(['--seed', seedPath, '--port', '0', '--state', statePath], { VANE_ADMIN_TOKEN: 't0ken' });
       const [, url] = await first.line(/listening on (\S+)/);
       const status = await new Promise<number>((done, reject) => {
         const req = request(

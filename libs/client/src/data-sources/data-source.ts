@@ -26,6 +26,8 @@ export type FailureKind = 'stream' | 'sync';
  * calls tell the supervisor, which handles each in one place.
  *
  * - `stream-opened`: the stream is open (status 200, `text/event-stream`).
+ * - `goaway`: the server is draining or rebalancing and closed the stream,
+ *   asking for a new one after `delayMs`; no failure, no backoff.
  * - `failed`: a background attempt failed. For the stream, every end is a
  *   failure (a stream is meant to last). `reason` says what the attempt was,
  *   for the log (`ttl`, `stream resync`…).
@@ -37,6 +39,8 @@ export type FailureKind = 'stream' | 'sync';
  */
 export type SourceEvent =
   | { readonly type: 'stream-opened' }
+  /** The server asked the stream to reconnect after `delayMs` (PROTOCOL §6 `goaway`): not a failure. */
+  | { readonly type: 'goaway'; readonly delayMs: number }
   | { readonly type: 'failed'; readonly kind: FailureKind; readonly error: unknown; readonly reason: string }
   | { readonly type: 'sync-requested'; readonly reason: string }
   | { readonly type: 'synced' }

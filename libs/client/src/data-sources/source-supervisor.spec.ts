@@ -58,6 +58,41 @@ describe('SourceSupervisor', () => {
     expect(s.polling.scheduled).toEqual([30_000, 30_000]);
   });
 
+  it('goaway reconnects after the delay asked for: connected stays true, no backoff, never the polling fallback', async () => {
+    const s = await supervised();
+    parts = s.parts;
+    s.report({ type: 'stream-opened' });
+    const fail = () => s.report({ type: 'failed', kind: 'stream', error: down(), reason: 'stream' });
+    fail();
+    fail(); // two of the three transport errors the fallback needs
+    const before = s.statuses.length;
+    for (let i = 0; i < 10; i++) {
+      s.report({ type: 'stream-opened' });
+      s.report({ type: 'goaway', delayMs: 2500 });
+      expect(s.streaming.last).toBe(2500);
+      expect(s.status.current).toMatchObject({ mode: 'stream', connected: true });
+    }
+    expect(s.statuses.slice(before).every((st) => st.connected)).toBe(true);
+    // The count is where the transport errors left it (goaway added nothing): the third error falls back.
+    fail();
+    await flush();
+    expect(s.status.current).toMatchObject({ mode: 'polling', connected: false });
+    expect(s.parts.logger.text('info')).toContain('stream: the service asked for a new stream in 2500 ms (goaway)');
+  });
+
+  it('goaway after a healthy stream: the next transport error is the first, backing off from the minimum', async () => {
+    const s = await supervised();
+    parts = s.parts;
+    for (let i = 0; i < 5; i++) {
+      s.report({ type: 'stream-opened' });
+      s.report({ type: 'goaway', delayMs: 0 });
+    }
+    s.report({ type: 'failed', kind: 'stream', error: down(), reason: 'stream' });
+    expect(s.streaming.last).toBe(1000);
+    expect(s.parts.logger.text('warn')).toContain('(stream error 1 of 3)');
+    expect(s.status.current.connected).toBe(true);
+  });
+
   it('stream failures back off; at the threshold the client falls back to polling, syncs once and cools down', async () => {
     const s = await supervised();
     parts = s.parts;

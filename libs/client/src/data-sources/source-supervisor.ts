@@ -84,6 +84,8 @@ export class SourceSupervisor {
       switch (event.type) {
         case 'stream-opened':
           return this.#streamOpened();
+        case 'goaway':
+          return this.#goaway(event.delayMs);
         case 'failed':
           return this.#failed(event.kind, event.error, event.reason);
         case 'sync-requested':
@@ -123,6 +125,17 @@ export class SourceSupervisor {
     const wasConnected = status.current.connected;
     status.update({ connected: true, wait: undefined });
     if (!wasConnected) this.#o.logger.info?.(`stream: connected to ${this.#o.baseUrl.host}`);
+  }
+
+  /**
+   * The server is draining or rebalancing (PROTOCOL §6): reconnect after the
+   * delay it asked for. Not a failure: the backoff and the count toward the
+   * polling fallback stay as they are, and `connected` stays true until a
+   * new stream fails.
+   */
+  #goaway(delayMs: number): void {
+    this.#o.logger.info?.(`stream: the service asked for a new stream in ${delayMs} ms (goaway)`);
+    this.#p.streaming?.schedule(delayMs);
   }
 
   #syncInBackground(reason: string): void {

@@ -94,6 +94,32 @@ describe('StreamingSource', () => {
     expect(s.parts.logger.text()).not.toContain('rk_live_SECRET');
   });
 
+  it('goaway ends the stream and reports the delay asked for, clamped to 0-60000; the end is no failure', async () => {
+    s = await streaming();
+    s.source.schedule(0);
+    await flush();
+    const first = s.latest();
+    first.push(sse('goaway', { reconnect_in_ms: 2500 }));
+    first.push(sse('patch', { base: 3, revision: 4, configs: { a: 1 }, flags: {}, secrets: {} })); // after goaway: ignored
+    first.end();
+    await flush();
+    expect(s.parts.events).toEqual([{ type: 'stream-opened' }, { type: 'goaway', delayMs: 2500 }]);
+    expect(s.parts.store.snapshot.revision).toBe(3);
+    for (const [data, delayMs] of [
+      [{ reconnect_in_ms: 600_000 }, 60_000],
+      [{ reconnect_in_ms: -5 }, 0],
+      [{}, 1000],
+      ['not json', 1000],
+    ] as const) {
+      s.parts.events.length = 0;
+      s.source.schedule(0);
+      await flush();
+      s.latest().push(sse('goaway', data));
+      await flush();
+      expect(s.parts.events).toEqual([{ type: 'stream-opened' }, { type: 'goaway', delayMs }]);
+    }
+  });
+
   it('every end of the stream is reported as a stream failure', async () => {
     s = await streaming();
     s.source.schedule(0);

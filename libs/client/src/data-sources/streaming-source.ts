@@ -30,7 +30,28 @@ export interface StreamingSettings {
   readonly timeoutMs: number;
 }
 
-/** One connection attempt; `cancelled` once {@link StreamingSource.stop} ended it (its end is not reported). */
+/** How long to wait after a `goaway` whose delay is missing or not a number, in milliseconds. */
+export const GOAWAY_DEFAULT_DELAY_MS = 1000;
+
+/** The longest delay a `goaway` may ask for (PROTOCOL §6); longer ones are clamped. */
+export const GOAWAY_MAX_DELAY_MS = 60_000;
+
+/**
+ * The delay a `goaway` event's data asks for: its `reconnect_in_ms`,
+ * clamped to 0–60000; {@link GOAWAY_DEFAULT_DELAY_MS} when missing or not a number.
+ */
+export function goawayDelayMs(data: string): number {
+  let asked: unknown;
+  try {
+    asked = (JSON.parse(data) as { reconnect_in_ms?: unknown }).reconnect_in_ms;
+  } catch {
+    asked = undefined;
+  }
+  if (typeof asked !== 'number' || Number.isNaN(asked)) return GOAWAY_DEFAULT_DELAY_MS;
+  return Math.min(GOAWAY_MAX_DELAY_MS, Math.max(0, asked));
+}
+
+/** One connection attempt; `cancelled` once {@link StreamingSource.stop} or a `goaway` ended it (its end is not reported). */
 interface Attempt {
   readonly controller: AbortController;
   cancelled: boolean;
@@ -124,7 +145,7 @@ export class StreamingSource implements DataSource {
         idleTimeoutMs: this.s.idleTimeoutMs,
         timers,
         onEvent: (event) => {
-          if (!attempt.cancelled) this.#onEvent(event);
+          if (!attempt.cancelled) this.#onEvent(event, attempt);
         },
       });
     } finally {
@@ -132,8 +153,15 @@ export class StreamingSource implements DataSource {
     }
   }
 
-  #onEvent(event: EventSourceMessage): void {
+  #onEvent(event: EventSourceMessage, attempt: Attempt): void {
     const { sync, events } = this.s;
+    if (event.event === 'goaway') {
+      // An instruction, not a transport error: this stream's end is not reported as a failure.
+      attempt.cancelled = true;
+      attempt.controller.abort();
+      events({ type: 'goaway', delayMs: goawayDelayMs(event.data) });
+      return;
+    }
     if (event.event === 'resync') {
       let revision: unknown;
       try {

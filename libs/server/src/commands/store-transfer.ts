@@ -3,7 +3,6 @@
  * between a file journal, a seed and PostgreSQL. The exported form is the
  * state file's (a seed the server reads back into equal data).
  */
-import { writeFile } from 'node:fs/promises';
 import { systemClock } from '../domain/clock.js';
 import { Store } from '../domain/store.js';
 import { silentLogger } from '../logger.js';
@@ -54,34 +53,4 @@ export async function importStore(store: string, file: string): Promise<{ servic
     await opened.release();
   }
   return { services: data.services.size };
-}
-
-/** Runs `export [--out FILE]` and `import FILE` for the command line; resolves with the exit code. */
-export async function runStoreTransfer(
-  command: 'export' | 'import',
-  store: string | undefined,
-  args: { out?: string; file?: string },
-): Promise<number> {
-  if (store === undefined) {
-    console.error(`vane-server ${command}: give the store with --store or $VANE_STORE`);
-    return 2;
-  }
-  try {
-    if (command === 'export') {
-      const text = await exportStore(store);
-      if (args.out === undefined) process.stdout.write(text);
-      else await writeFile(args.out, text, { mode: 0o600 });
-      return 0;
-    }
-    if (args.file === undefined) {
-      console.error('vane-server import: give the file to import (vane-server import --store STORE FILE)');
-      return 2;
-    }
-    const { services } = await importStore(store, args.file);
-    console.log(`imported ${services} service(s) from ${args.file}`);
-    return 0;
-  } catch (error) {
-    console.error(`vane-server ${command}: ${(error as Error).message}`);
-    return 1;
-  }
 }

@@ -54,7 +54,7 @@ export async function handleConsoleRoute(
   const session = ctx.console.sessions.fromCookieHeader(req.headers.cookie);
 
   if (page === 'api') return api(ctx, req, res, rest, session, forwardToAdmin);
-  if (method !== 'GET' && !sameOrigin(req)) return sendText(res, 403, 'cross-origin requests are refused');
+  if (method !== 'GET' && !sameOrigin(ctx, req)) return sendText(res, 403, 'cross-origin requests are refused');
   if (page === undefined && method === 'GET') return redirect(res, '/console/');
   if (page === '' && rest.length === 0 && method === 'GET') {
     return session ? sendAsset(ctx, res, 'index.html') : redirect(res, '/console/login');
@@ -71,7 +71,7 @@ export async function handleConsoleRoute(
       return sendText(res, 403, 'the CSRF token is missing or wrong: log out from the console page');
     }
     ctx.console.sessions.logout(session);
-    res.setHeader('set-cookie', ctx.console.sessions.clearingCookie());
+    res.setHeader('set-cookie', ctx.console.sessions.clearingCookie(ctx.proxy?.protocol(req) === 'https'));
     return redirect(res, '/console/login');
   }
   if (page === 'assets' && rest.length === 1 && method === 'GET' && rest[0] !== 'index.html') {
@@ -91,7 +91,7 @@ async function api(
   const method = req.method ?? 'GET';
   if (!session) return sendJson(res, 401, { error: 'unauthorized', message: 'log in to the console first' });
   if (method !== 'GET') {
-    if (!sameOrigin(req))
+    if (!sameOrigin(ctx, req))
       return sendJson(res, 403, { error: 'forbidden', message: 'cross-origin requests are refused' });
     if (!ctx.console.sessions.csrfMatches(session, req.headers['x-csrf-token']?.toString())) {
       return sendJson(res, 403, {
@@ -159,7 +159,7 @@ async function login(ctx: ConsoleRouteContext, req: IncomingMessage, res: Server
   }
   if (guess.outcome === 'wrong') return sendLoginPage(ctx, res, 401, 'That is not the admin token. Try again.');
   const session = ctx.console.sessions.login();
-  res.setHeader('set-cookie', ctx.console.sessions.cookieFor(session));
+  res.setHeader('set-cookie', ctx.console.sessions.cookieFor(session, ctx.proxy?.protocol(req) === 'https'));
   redirect(res, '/console/');
 }
 
@@ -169,11 +169,14 @@ async function login(ctx: ConsoleRouteContext, req: IncomingMessage, res: Server
  * with neither is not from a browser, so it carries no cookie unless one was
  * copied by hand.
  */
-function sameOrigin(req: IncomingMessage): boolean {
+function sameOrigin(ctx: ConsoleRouteContext, req: IncomingMessage): boolean {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined) return site === 'same-origin';
   const origin = req.headers.origin;
-  return origin === undefined || origin === `http://${req.headers.host ?? ''}`;
+  // Behind a trusted proxy the browser's origin is the proxy's (https://console.acme.internal).
+  const scheme = ctx.proxy?.protocol(req) ?? 'http';
+  const host = ctx.proxy?.host(req) ?? req.headers.host ?? '';
+  return origin === undefined || origin === `${scheme}://${host}`;
 }
 
 /** Reads an `application/x-www-form-urlencoded` body; answers 413 itself (and resolves undefined) when too large. */

@@ -67,15 +67,18 @@ export class ConsoleSessions {
     this.sessions.delete(session.id);
   }
 
-  /** The `Set-Cookie` value that stores a session: HttpOnly, SameSite=Strict, only under `/console`. */
-  cookieFor(session: ConsoleSession): string {
+  /**
+   * The `Set-Cookie` value that stores a session: HttpOnly, SameSite=Strict,
+   * only under `/console`, and `Secure` when the browser came over HTTPS.
+   */
+  cookieFor(session: ConsoleSession, secure = false): string {
     const maxAge = Math.floor(CONSOLE_SESSION_TTL_MS / 1000);
-    return `${CONSOLE_COOKIE}=${session.id}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`;
+    return `${CONSOLE_COOKIE}=${session.id}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
   }
 
   /** The `Set-Cookie` value that removes the session cookie. */
-  clearingCookie(): string {
-    return `${CONSOLE_COOKIE}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0`;
+  clearingCookie(secure = false): string {
+    return `${CONSOLE_COOKIE}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`;
   }
 
   private forgetExpired(): void {

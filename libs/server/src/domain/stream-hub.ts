@@ -70,6 +70,11 @@ export function sseFrame(event: string, id: number, data: string): string {
 
 const PING_FRAME = Buffer.from(': ping\n\n');
 
+/** The `goaway` event (PROTOCOL §6): no `id`, so a client keeps its `Last-Event-ID`. */
+export function goawayFrame(reconnectInMs: number): Buffer {
+  return Buffer.from(`event: goaway\ndata: ${JSON.stringify({ reconnect_in_ms: Math.round(reconnectInMs) })}\n\n`);
+}
+
 /**
  * Fans patches out to every open stream of a service, keeps a bounded history
  * for `Last-Event-ID` replay, sends keep-alives, and drops connections that
@@ -85,6 +90,8 @@ export class StreamHub {
   private count = 0;
   private dropped = 0;
   private closed = false;
+  /** While draining: the delay each new stream is told to reconnect after, at once. */
+  private drainDelay: (() => number) | undefined;
 
   constructor(private readonly options: StreamHubOptions) {}
 
@@ -107,6 +114,11 @@ export class StreamHub {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
+    if (this.drainDelay) {
+      // Not a refusal: a 503 would count toward the client's polling fallback; goaway does not.
+      res.end(goawayFrame(this.drainDelay()));
+      return;
+    }
     let set = this.bySlug.get(connection.slug);
     if (!set) this.bySlug.set(connection.slug, (set = new Set()));
     set.add(connection);
@@ -141,8 +153,8 @@ export class StreamHub {
     this.revisions.set(slug, revision);
   }
 
-  /** Records a revision's patch and sends it to every open stream of the service. */
-  publish(slug: string, patch: PublishedPatch): void {
+  /** Records a revision's patch and sends it to every open stream of the service; returns how many. */
+  publish(slug: string, patch: PublishedPatch): number {
     this.revisions.set(slug, patch.revision);
     let history = this.history.get(slug);
     if (!history) this.history.set(slug, (history = { patches: [], bytes: 0 }));
@@ -157,7 +169,7 @@ export class StreamHub {
       this.historyTotal -= dropped;
     }
     const set = this.bySlug.get(slug);
-    if (!set) return;
+    if (!set) return 0;
     for (const connection of set) {
       if (connection.aheadAt !== undefined) {
         if (patch.revision <= connection.aheadAt) continue;
@@ -173,6 +185,7 @@ export class StreamHub {
       }
       this.write(connection, patch.frames[connection.audience]);
     }
+    return set.size;
   }
 
   /**
@@ -193,6 +206,35 @@ export class StreamHub {
     }, holdMs);
     timer.unref();
     connection.res.once('close', () => clearTimeout(timer));
+  }
+
+  /**
+   * Sends `goaway` to at most `limit` open streams (the longest open first)
+   * and ends them; each is told its own delay. Returns how many were sent.
+   */
+  goaway(limit: number, delayMs: () => number): number {
+    let sent = 0;
+    for (const set of this.bySlug.values()) {
+      for (const connection of set) {
+        if (sent >= limit) return sent;
+        if (connection.res.writableEnded) continue;
+        connection.res.end(goawayFrame(delayMs()));
+        sent++;
+      }
+    }
+    return sent;
+  }
+
+  /** From now on, every new stream is sent `goaway` (with `delayMs()`) at once and ended. */
+  drain(delayMs: () => number): void {
+    this.drainDelay = delayMs;
+  }
+
+  /** Open streams per service. */
+  streamsByService(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const [slug, set] of this.bySlug) counts.set(slug, set.size);
+    return counts;
   }
 
   /** Ends every stream for which `predicate` holds (the client reconnects and meets the new rules). */

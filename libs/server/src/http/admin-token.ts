@@ -3,10 +3,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../domain/clock.js';
 import type { FailedAttemptThrottle } from '../domain/failed-attempt-throttle.js';
 import { HttpError } from './http-error.js';
+import type { ProxyTrust } from '../ops/proxy-trust.js';
 
 /** What the admin-token checks need: the token, the throttle of wrong guesses (none when turned off) and the time. */
 export interface AdminTokenContext {
   readonly adminToken: string;
+  /** Who the client is behind a trusted proxy (`--trust-proxy`); the peer's address without it. */
+  readonly proxy?: ProxyTrust;
   readonly authThrottle: FailedAttemptThrottle | undefined;
   readonly clock: Clock;
 }
@@ -25,7 +28,7 @@ export type AdminTokenGuess =
  * counted. The comparison takes the same time whatever the guess.
  */
 export function guessAdminToken(ctx: AdminTokenContext, req: IncomingMessage, guess: string): AdminTokenGuess {
-  const address = req.socket.remoteAddress ?? 'unknown';
+  const address = ctx.proxy?.clientAddress(req) ?? req.socket.remoteAddress ?? 'unknown';
   const now = ctx.clock.now();
   const decision = ctx.authThrottle?.check(address, now) ?? { allowed: true };
   if (!decision.allowed) return { outcome: 'throttled', retryAfterSeconds: decision.retryAfterSeconds };

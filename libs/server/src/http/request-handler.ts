@@ -9,20 +9,41 @@ import { StoreUnavailableError } from '../store/store-errors.js';
 import { sendError } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 import { handleServiceRoute } from './service-routes.js';
+import { ALL_ROUTES, type ListenerRoutes } from '../ops/listener-routes.js';
+import { handleOpsRoute } from '../ops/ops-routes.js';
+import { routeLabel } from '../ops/route-label.js';
+import type { RefusalReason } from '../ops/server-metrics.js';
 
 /** `Retry-After` of a write refused while the store is unreachable, in seconds. */
 const STORE_RETRY_AFTER_SECONDS = 2;
 
 /**
- * The server's one request listener. Every failure becomes a protocol error
- * answer; nothing a client sends can throw out of it.
+ * A listener's request handler, serving the route families `routes` names.
+ * Every failure becomes a protocol error answer; nothing a client sends can
+ * throw out of it. Each request runs in a scope with its id (answered as
+ * `X-Request-Id`) and is counted by route, method and status.
  */
 export function createRequestHandler(
   ctx: ServerContext,
   logger: LocalServerLogger,
+  routes: ListenerRoutes = ALL_ROUTES,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    route(ctx, req, res).catch((error: unknown) => answerError(req, res, error, logger));
+    const started = process.hrtime.bigint();
+    const label = routeLabel((req.url ?? '/').split('?')[0]!);
+    ctx.scopes.run(req, (scope) => {
+      res.once('close', () => {
+        // A stream's duration is its life, not a latency.
+        const seconds = label === 'stream' ? undefined : Number(process.hrtime.bigint() - started) / 1e9;
+        ctx.metrics.request(label, req.method ?? 'GET', res.statusCode, seconds);
+        // The console's login answers its refusals itself (a page, not an error): judged by status for both.
+        if ((label === 'admin' || label === 'console') && (res.statusCode === 401 || res.statusCode === 429)) {
+          noteRefusal(ctx, req, res.statusCode === 401 ? 'unauthorized' : 'throttled', scope.requestId, logger);
+        }
+      });
+      res.setHeader('x-request-id', scope.requestId);
+      route(ctx, req, res, routes).catch((error: unknown) => answerError(ctx, req, res, error, logger));
+    });
   };
 }
 
@@ -34,10 +55,21 @@ export function createRequestHandler(
  */
 const PROTOCOL_HEADER = 'vane-protocol';
 
-async function route(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function route(
+  ctx: ServerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  routes: ListenerRoutes,
+): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!;
   const segments = path.split('/').slice(1);
-  if (segments[0] !== 'admin' && segments[0] !== 'console') res.setHeader(PROTOCOL_HEADER, '1');
+  if (routes.ops && (await handleOpsRoute(ctx, req, res, path))) return;
+  const adminPath = segments[0] === 'admin' || segments[0] === 'console';
+  if (adminPath && !servesAdmin(ctx, req, routes)) {
+    throw HttpError.notFound(`no route ${req.method ?? 'GET'} ${path} on this address`);
+  }
+  if (!adminPath && !routes.service) throw HttpError.notFound(`no route ${req.method ?? 'GET'} ${path}`);
+  if (!adminPath) res.setHeader(PROTOCOL_HEADER, '1');
   if (!req.headers.host) throw HttpError.invalid('the Host header is required');
   if (segments[0] === 'v1') {
     allowBrowsers(res);
@@ -51,6 +83,18 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
     );
   }
   throw HttpError.notFound(`no route ${req.method ?? 'GET'} ${path}: every route lives under /v1/`);
+}
+
+/**
+ * Whether this request may reach the admin API and the console: only on a
+ * listener that serves them, and never under a service's public host name
+ * (`shop.vane.acme.internal` for `--public-url https://{slug}.vane.acme.internal`),
+ * so a proxy that forwards the services' names cannot expose them.
+ */
+function servesAdmin(ctx: ServerContext, req: IncomingMessage, routes: ListenerRoutes): boolean {
+  if (!routes.admin) return false;
+  const host = ctx.proxy.host(req);
+  return !ctx.serviceHosts || !host || !ctx.serviceHosts.test(host.replace(/:\d+$/, '').toLowerCase());
 }
 
 /**
@@ -75,7 +119,13 @@ function answerPreflight(res: ServerResponse): void {
   res.end();
 }
 
-function answerError(req: IncomingMessage, res: ServerResponse, error: unknown, logger: LocalServerLogger): void {
+function answerError(
+  ctx: ServerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  error: unknown,
+  logger: LocalServerLogger,
+): void {
   if (isClientAbort(req, error)) {
     // Nobody is left to answer: the client hung up mid-request. Routine, not a failure of ours.
     logger.debug?.(`client ended ${req.method ?? 'GET'} ${(req.url ?? '/').split('?')[0]!} before its answer`);
@@ -101,11 +151,42 @@ function answerError(req: IncomingMessage, res: ServerResponse, error: unknown, 
     logger.error(`internal error: ${error instanceof Error ? `${error.name}: ${error.message}` : 'unknown failure'}`);
     answer = new HttpError(500, 'internal_error', 'the local server failed to handle this request');
   }
+  const reason = serviceRefusal(req, answer);
+  if (reason) noteRefusal(ctx, req, reason, ctx.scopes.current()?.requestId, logger);
   if (res.headersSent) {
     res.destroy();
     return;
   }
   sendError(res, answer);
+}
+
+/** Why the service interface refused a request, for the metrics; undefined for other answers and routes. */
+function serviceRefusal(req: IncomingMessage, answer: HttpError): RefusalReason | undefined {
+  const route = routeLabel((req.url ?? '/').split('?')[0]!);
+  if (route === 'admin' || route === 'console') return undefined;
+  if (answer.protocolCode === 'rate_limited') return 'rate_limited';
+  if (answer.protocolCode === 'quarantined') return 'quarantined';
+  if (answer.protocolCode === 'billing_overdue') return 'billing_overdue';
+  return answer.status === 401 ? 'unauthorized' : undefined;
+}
+
+/** Counts a refusal, and logs refused credentials and throttled guesses (never the credential itself). */
+function noteRefusal(
+  ctx: ServerContext,
+  req: IncomingMessage,
+  reason: RefusalReason,
+  requestId: string | undefined,
+  logger: LocalServerLogger,
+): void {
+  ctx.metrics.refused(reason);
+  if (reason !== 'unauthorized' && reason !== 'throttled') return;
+  const route = routeLabel((req.url ?? '/').split('?')[0]!);
+  logger.warn(reason === 'throttled' ? 'throttled a client guessing admin tokens' : `refused a credential (${route})`, {
+    event: reason === 'throttled' ? 'credential_throttled' : 'credential_refused',
+    route,
+    client: ctx.proxy.clientAddress(req),
+    request_id: requestId,
+  });
 }
 
 /** Whether `error` is the client hanging up while its request was being read (`Error: aborted`, ECONNRESET). */

@@ -10,6 +10,10 @@ import type { Store } from '../domain/store.js';
 import type { AwsTrustVerifier } from '../trust-verifiers/aws-trust-verifier.js';
 import type { JwtTrustVerifier } from '../trust-verifiers/jwt-trust-verifier.js';
 import type { StreamHub } from '../domain/stream-hub.js';
+import type { ProxyTrust } from '../ops/proxy-trust.js';
+import type { Readiness } from '../ops/readiness.js';
+import type { RequestScopes } from '../ops/request-scope.js';
+import type { ServerMetrics } from '../ops/server-metrics.js';
 
 /** What the request handlers share. */
 export interface ServerContext {
@@ -34,4 +38,13 @@ export interface ServerContext {
   readonly awsVerifier: AwsTrustVerifier;
   /** The web console's sessions, live feed and files (`/console`). */
   readonly console: ConsoleRuntime;
+  /** Which proxies may speak for a client: the host, address and scheme a request came with. */
+  readonly proxy: ProxyTrust;
+  readonly metrics: ServerMetrics;
+  /** The checks of `/readyz`. */
+  readonly readiness: Readiness;
+  /** Each request's id and actor, through its async work. */
+  readonly scopes: RequestScopes;
+  /** The services' public host names (from `publicUrl`), where the admin API and console never answer. */
+  readonly serviceHosts: RegExp | undefined;
 }

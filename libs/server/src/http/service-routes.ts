@@ -60,7 +60,7 @@ export async function handleServiceRoute(
  * billing and quarantine.
  */
 async function authorize(ctx: ServerContext, req: IncomingMessage): Promise<Caller> {
-  const host = req.headers.host;
+  const host = ctx.proxy.host(req);
   if (!host) throw HttpError.invalid('the Host header is required: it names the service');
   const slug = slugFromHost(host);
   if (!ctx.store.service(slug)) throw HttpError.notFound(`no service named "${slug.slice(0, 63)}"`);

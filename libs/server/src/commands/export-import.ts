@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config/config-error.js';
+import { storeHasPassword } from '../config/store-setting.js';
+import type { CliCommand, CommandContext } from './cli-command.js';
+import { exportStore, importStore } from './store-transfer.js';
+
+/** `--store` of export and import: a flag or `VANE_STORE`, a password only in the environment. */
+function storeOf(context: CommandContext, given: string | undefined): string {
+  if (given !== undefined && storeHasPassword(given)) {
+    throw new ConfigError(
+      '--store',
+      'a password on the command line is visible to every user: use VANE_STORE or PGPASSWORD',
+    );
+  }
+  const store = given ?? (context.env['VANE_STORE'] || undefined);
+  if (store === undefined) throw new ConfigError('--store', 'required (or VANE_STORE)');
+  return store;
+}
+
+function parse(context: CommandContext, allowPositionals: boolean): ReturnType<typeof parseArgs> {
+  try {
+    return parseArgs({
+      args: [...context.argv],
+      options: { store: { type: 'string' }, out: { type: 'string' } },
+      allowPositionals,
+      strict: true,
+    });
+  } catch (error) {
+    throw new ConfigError('arguments', (error as Error).message);
+  }
+}
+
+/** `vane-server export`: a store's whole state, in state-file form. */
+export const exportCommand: CliCommand = {
+  name: 'export',
+  usage: 'export [--store STORE] [--out FILE]',
+  summary: 'write the whole state of a store (a file store not in use, or PostgreSQL) as a state file',
+  async run(context) {
+    const { values } = parse(context, false);
+    const store = storeOf(context, values['store'] as string | undefined);
+    try {
+      const text = await exportStore(store);
+      const out = values['out'] as string | undefined;
+      if (out === undefined) process.stdout.write(text);
+      else {
+        const { writeFile } = await import('node:fs/promises');
+        await writeFile(out, text, { mode: 0o600 });
+      }
+      return 0;
+    } catch (error) {
+      context.err(`${context.program} export: ${(error as Error).message}`);
+      return 1;
+    }
+  },
+};
+
+/** `vane-server import FILE`: an exported state (or a seed) into an empty store. */
+export const importCommand: CliCommand = {
+  name: 'import',
+  usage: 'import [--store STORE] FILE',
+  summary: 'write an exported state or a seed into an empty store (nothing is ever overwritten)',
+  async run(context) {
+    const { values, positionals } = parse(context, true);
+    const store = storeOf(context, values['store'] as string | undefined);
+    const file = positionals[0];
+    if (file === undefined || positionals.length > 1) throw new ConfigError('FILE', 'give exactly one file to import');
+    try {
+      const { services } = await importStore(store, file);
+      context.out(`imported ${services} service(s) from ${file}`);
+      return 0;
+    } catch (error) {
+      context.err(`${context.program} import: ${(error as Error).message}`);
+      return 1;
+    }
+  },
+};

@@ -1,0 +1,95 @@
+import { startLocalServer, type LocalServer } from '../local-server.js';
+import { redactKey } from '../domain/store.js';
+import { loadServerConfig } from '../config/load-server-config.js';
+import { jsonLogger } from '../ops/json-logger.js';
+import { textLogger, type LogLevel } from '../ops/text-logger.js';
+import type { LogFields } from '../logger.js';
+import type { CliCommand, CommandContext } from './cli-command.js';
+
+/**
+ * `vane-server [serve]`: starts the server with the settings read, and runs
+ * until a signal. SIGTERM or SIGINT drains (PROTOCOL §6: `goaway` to every
+ * stream, spread over `--drain-window-ms`) and exits 0; a second signal
+ * closes at once.
+ */
+export const serveCommand: CliCommand = {
+  name: 'serve',
+  usage: '[serve] [options]',
+  summary: 'start the server (the default command)',
+  async run(context: CommandContext): Promise<number | 'running'> {
+    const { program, out, err } = context;
+    const { values: config } = loadServerConfig(context);
+    const level = config.logLevel as LogLevel;
+    const json = config.logFormat === 'json';
+    const logger = json ? jsonLogger({ level }) : textLogger(level);
+    // What a person reads at start: plain lines in text mode, records in JSON mode.
+    const say = (message: string, fields: LogFields): void => (json ? logger.info(message, fields) : out(message));
+    let server: LocalServer;
+    try {
+      server = await startLocalServer({
+        seed: config.seed,
+        store: config.store,
+        port: config.port,
+        host: config.host,
+        adminToken: config.adminToken,
+        pingIntervalMs: config.pingIntervalMs,
+        sessionTtlMs: config.sessionTtlMs,
+        headersTimeoutMs: config.headersTimeoutMs,
+        requestTimeoutMs: config.requestTimeoutMs,
+        trustProxy: config.trustProxy,
+        publicUrl: config.publicUrl,
+        adminListen: config.adminListen,
+        opsListen: config.opsListen,
+        tls: config.tlsCert && config.tlsKey ? { certPath: config.tlsCert, keyPath: config.tlsKey } : undefined,
+        drainWindowMs: config.drainWindowMs,
+        drainTimeoutMs: config.drainTimeoutMs,
+        replicaId: config.replicaId,
+        rebalance: config.rebalanceIntervalMs === 0 ? false : { intervalMs: config.rebalanceIntervalMs },
+        logger,
+      });
+    } catch (error) {
+      err(`${program}: ${(error as Error).message}`);
+      return 1;
+    }
+
+    say(`${program} listening on ${server.url}`, { event: 'listening', url: server.url });
+    // A generated token is shown once, to the person who started a local server; JSON mode requires a given one.
+    say(`admin API: ${server.adminUrl}/admin/v1/  token: ${config.adminToken ? '(as given)' : server.adminToken}`, {
+      event: 'admin_api',
+      url: `${server.adminUrl}/admin/v1/`,
+    });
+    say(`web console: ${server.adminUrl}/console/  (log in with the admin token)`, {
+      event: 'console',
+      url: `${server.adminUrl}/console/`,
+    });
+    say(`health: ${server.opsUrl}/healthz, ${server.opsUrl}/readyz; metrics: ${server.opsUrl}/metrics`, {
+      event: 'ops',
+      url: server.opsUrl,
+    });
+    for (const { slug, kind, keys } of server.services()) {
+      say(`service ${slug} (${kind}): ${server.baseUrl(slug)}  keys: ${keys.map(redactKey).join(', ') || 'none'}`, {
+        event: 'service',
+        service: slug,
+        kind,
+        base_url: server.baseUrl(slug),
+      });
+    }
+
+    let signals = 0;
+    const stop = (signal: string): void => {
+      signals++;
+      const ending = signals === 1 ? server.drain() : server.close();
+      say(signals === 1 ? `${signal}: draining` : `${signal}: closing now`, { event: 'signal', signal });
+      ending.then(
+        () => process.exit(0),
+        (error: Error) => {
+          err(`${program}: ${error.message}`);
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    return 'running';
+  },
+};

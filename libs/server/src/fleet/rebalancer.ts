@@ -1,0 +1,100 @@
+import type { StreamHub } from '../domain/stream-hub.js';
+import type { LocalServerLogger } from '../logger.js';
+import type { ServerMetrics } from '../ops/server-metrics.js';
+import type { FleetView, ReplicaInfo } from './fleet-view.js';
+
+/** Settings of the {@link Rebalancer}. */
+export interface RebalanceOptions {
+  /** How often this replica compares its streams with its peers', in ms; 0 turns rebalancing off. @default 10000 */
+  intervalMs?: number;
+  /** How far above the fair share (the fleet's mean) a replica may be before it sheds: 0.1 is 10 %. @default 0.1 */
+  tolerance?: number;
+  /** At most this many streams are sent `goaway` per interval. @default 50 */
+  batch?: number;
+  /** The `goaway` delays are spread over this many ms. @default 5000 */
+  spreadMs?: number;
+}
+
+/**
+ * How many streams a replica holding `mine` should shed: none while it is
+ * within `tolerance` above the fleet's mean, else down to the mean (rounded
+ * up), at most `batch` at a time. `replicas` is the whole fleet, this
+ * replica (`selfId`) included; its entry's count is replaced by `mine`.
+ */
+export function streamsToShed(
+  mine: number,
+  selfId: string,
+  replicas: readonly ReplicaInfo[],
+  tolerance: number,
+  batch: number,
+): number {
+  const peers = replicas.filter((r) => r.id !== selfId);
+  const count = peers.length + 1;
+  const mean = (peers.reduce((sum, r) => sum + r.streams, 0) + mine) / count;
+  if (count < 2 || mine <= mean * (1 + tolerance)) return 0;
+  return Math.min(batch, mine - Math.ceil(mean));
+}
+
+/**
+ * Moves streams off a replica that holds more than its share, a little at a
+ * time: LaunchDarkly Relay users saw 257 against 51 connections per pod,
+ * never evened out after a rolling restart. A stream sent `goaway`
+ * reconnects through the load balancer, which may pick another replica.
+ */
+export class Rebalancer {
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+
+  constructor(
+    private readonly selfId: string,
+    private readonly fleet: FleetView,
+    private readonly hub: StreamHub,
+    private readonly metrics: ServerMetrics,
+    private readonly logger: LocalServerLogger,
+    private readonly options: RebalanceOptions,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** Starts the periodic check (nothing with `intervalMs: 0`). */
+  start(): void {
+    const intervalMs = this.options.intervalMs ?? 10_000;
+    if (intervalMs <= 0 || this.#timer) return;
+    this.#timer = setInterval(() => void this.tick(), intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Stops it (at drain and close). */
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** One comparison: sheds the excess, if any; resolves with how many streams were sent `goaway`. Never rejects. */
+  async tick(): Promise<number> {
+    if (this.#running) return 0;
+    this.#running = true;
+    try {
+      const replicas = await this.fleet.replicas();
+      const mine = this.hub.stats().streams;
+      const shed = streamsToShed(mine, this.selfId, replicas, this.options.tolerance ?? 0.1, this.options.batch ?? 50);
+      if (shed <= 0) return 0;
+      const spreadMs = this.options.spreadMs ?? 5000;
+      const sent = this.hub.goaway(shed, () => this.random() * spreadMs);
+      this.metrics.goaway('rebalance', sent);
+      this.logger.info(`rebalancing: asked ${sent} of ${mine} stream(s) to reconnect elsewhere`, {
+        event: 'rebalance',
+        streams: mine,
+        shed: sent,
+        replicas: replicas.length,
+      });
+      return sent;
+    } catch (error) {
+      this.logger.warn(`rebalancing skipped: the fleet could not be read (${(error as Error).message})`, {
+        event: 'rebalance_failed',
+      });
+      return 0;
+    } finally {
+      this.#running = false;
+    }
+  }
+}

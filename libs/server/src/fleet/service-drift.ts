@@ -1,0 +1,57 @@
+import type { LocalServerLogger } from '../logger.js';
+import type { ReadinessCheck, ReadinessResult } from '../ops/readiness.js';
+import type { ServerMetrics } from '../ops/server-metrics.js';
+
+/**
+ * Whether this replica serves what the store holds, per service, as the
+ * store's drift check reports it (the revision and a digest of what is
+ * served, compared with the store's). A service that differs for longer
+ * than `boundMs` turns `/readyz` false (this object is a
+ * {@link ReadinessCheck}), shows in `vane_service_drift_seconds`, and is
+ * logged once; the store reloads it and reports it in step again.
+ */
+export class ServiceDrift implements ReadinessCheck {
+  readonly name = 'drift';
+  /** When each differing service was first seen to differ, in ms since the epoch. */
+  readonly #since = new Map<string, number>();
+  readonly #logged = new Set<string>();
+
+  constructor(
+    private readonly metrics: ServerMetrics,
+    private readonly logger: LocalServerLogger,
+    /** How long a service may differ before it counts, in ms. */
+    readonly boundMs = 30_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The store saw `service` differ from what this replica serves (`detail` says how; never a value). */
+  differs(service: string, detail: string): void {
+    const since = this.#since.get(service) ?? this.now();
+    this.#since.set(service, since);
+    const seconds = (this.now() - since) / 1000;
+    this.metrics.setDrift(service, seconds);
+    if (seconds * 1000 > this.boundMs && !this.#logged.has(service)) {
+      this.#logged.add(service);
+      this.logger.warn(`service ${service} has differed from the store for ${Math.round(seconds)} s: ${detail}`, {
+        event: 'drift',
+        service,
+        seconds: Math.round(seconds),
+      });
+    }
+  }
+
+  /** The store saw `service` in step (after a reload, say). */
+  inStep(service: string): void {
+    this.#since.delete(service);
+    this.#logged.delete(service);
+    this.metrics.setDrift(service, 0);
+  }
+
+  check(): ReadinessResult {
+    const now = this.now();
+    const late = [...this.#since].filter(([, since]) => now - since > this.boundMs).map(([service]) => service);
+    return late.length === 0
+      ? { ok: true }
+      : { ok: false, detail: `differs from the store for over ${this.boundMs} ms: ${late.join(', ')}` };
+  }
+}

@@ -1,0 +1,136 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { request, type RequestOptions } from 'node:https';
+import type { TLSSocket } from 'node:tls';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalServer, type LocalServer } from '../src/index.js';
+import { TEST_KEYS, testSeed, until, withTimeout } from '../src/testing/index.js';
+
+/** A self-signed certificate for localhost and 127.0.0.1, made by the system's openssl. */
+function makeCertificate(dir: string, name: string): { cert: string; key: string } {
+  const cert = join(dir, `${name}.cert.pem`);
+  const key = join(dir, `${name}.key.pem`);
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'subjectAltName=DNS:localhost,DNS:*.localhost,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
+  return { cert, key };
+}
+
+/** Options of a request to the server over TLS; the test trusts any certificate and reads which one it got. */
+function tlsRequest(
+  server: LocalServer,
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): RequestOptions {
+  return { host: '127.0.0.1', port: server.port, path, method, headers, rejectUnauthorized: false, agent: false };
+}
+
+/** The CN of the certificate a new connection is given. */
+function servedCertificate(server: LocalServer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(tlsRequest(server, '/healthz', {}), (res) => {
+      const subject = (res.socket as TLSSocket).getPeerCertificate().subject.CN;
+      res.resume();
+      res.on('end', () => resolve(String(subject)));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('native TLS (--tls-cert, --tls-key)', () => {
+  let dir: string;
+  let server: LocalServer;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vane-tls-'));
+  });
+  afterEach(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves HTTPS, and reloads a renewed pair for new connections without dropping open streams', async () => {
+    const first = makeCertificate(dir, 'first');
+    const second = makeCertificate(dir, 'second');
+    const live = { cert: join(dir, 'tls.crt'), key: join(dir, 'tls.key') };
+    copyFileSync(first.cert, live.cert);
+    copyFileSync(first.key, live.key);
+    server = await startLocalServer({
+      seed: testSeed(),
+      tls: { certPath: live.cert, keyPath: live.key, watchIntervalMs: 50 },
+    });
+    expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.baseUrl('shop')).toBe(`https://shop.localhost:${server.port}`);
+    expect(await servedCertificate(server)).toBe('first');
+
+    // A stream, open across the reload.
+    let received = '';
+    const stream = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(
+        tlsRequest(server, '/v1/stream', {
+          host: `shop.localhost:${server.port}`,
+          'x-service-api-key': TEST_KEYS.shopSecret,
+          accept: 'text/event-stream',
+        }),
+        resolve,
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(stream.statusCode).toBe(200);
+    stream.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    await until(() => received.includes('event: resync'), 'the first event');
+
+    copyFileSync(second.key, live.key);
+    copyFileSync(second.cert, live.cert);
+    await until(async () => (await servedCertificate(server)) === 'second', 'the renewed certificate', {
+      timeoutMs: 20_000,
+    });
+
+    server.admin.setConfig('shop', 'db.host', 'after-the-reload');
+    await until(() => received.includes('after-the-reload'), 'the patch on the stream opened before the reload');
+    expect(stream.destroyed).toBe(false);
+    stream.destroy();
+  });
+
+  it('keeps the old pair when the new files do not load together', async () => {
+    const first = makeCertificate(dir, 'first');
+    const second = makeCertificate(dir, 'second');
+    const live = { cert: join(dir, 'tls.crt'), key: join(dir, 'tls.key') };
+    copyFileSync(first.cert, live.cert);
+    copyFileSync(first.key, live.key);
+    const warnings: string[] = [];
+    server = await startLocalServer({
+      seed: testSeed(),
+      tls: { certPath: live.cert, keyPath: live.key, watchIntervalMs: 50 },
+      logger: { info: () => undefined, warn: (m) => warnings.push(m), error: () => undefined },
+    });
+    copyFileSync(second.cert, live.cert); // the certificate renewed, its key not yet
+    await until(() => warnings.length > 0, 'the failed reload', { timeoutMs: 20_000 });
+    expect(warnings[0]).toMatch(/^could not reload TLS files, keeping the previous pair/);
+    expect(await withTimeout(servedCertificate(server), 'a TLS answer')).toBe('first');
+  });
+});
