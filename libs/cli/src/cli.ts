@@ -2,6 +2,12 @@
 // The `vane` command (bin/vane.cjs requires this file).
 import { runCli } from './program.js';
 
+// A reader that stops early (`vane refs | head`) is not an error of ours.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 void runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   env: process.env,

@@ -25,7 +25,6 @@ export interface RefsOptions extends SourceOptions {
 
 /** What `vane refs` needs besides its options. */
 export interface RefsContext extends SourceContext {
-  readonly cwd: string;
   print(line: string): void;
   /** The time, for the stale computation. @default Date.now */
   now?(): number;

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { CliError } from '../cli-error.js';
 import type { KeyCatalog } from '../catalog/key-catalog.js';
 import { readAdminKeys } from './admin-source.js';
@@ -32,15 +33,17 @@ export interface SourceOptions {
 
 /** What a command reads besides its options. */
 export interface SourceContext {
+  /** The directory relative file options are read from. */
+  readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   /** Where warnings go (one line each). */
   warn(line: string): void;
 }
 
-function firstLine(file: string, option: string): string {
+function firstLine(file: string, option: string, cwd: string): string {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readFileSync(resolve(cwd, file), 'utf8');
   } catch (err) {
     throw new CliError(
       'VANE_CLI_BAD_FILE',
@@ -57,7 +60,7 @@ function firstLine(file: string, option: string): string {
 
 /** The API key, from `--api-key-file`, `VANE_API_KEY` or (warned) `--api-key`. @throws CliError */
 export function apiKeyOf(options: SourceOptions, context: SourceContext): string {
-  if (options.apiKeyFile !== undefined) return firstLine(options.apiKeyFile, '--api-key-file');
+  if (options.apiKeyFile !== undefined) return firstLine(options.apiKeyFile, '--api-key-file', context.cwd);
   if (options.apiKey !== undefined) {
     context.warn(
       'warning: --api-key puts the key where every local user can read it (ps, shell history): use VANE_API_KEY or --api-key-file',
@@ -71,7 +74,7 @@ export function apiKeyOf(options: SourceOptions, context: SourceContext): string
 
 /** The admin token, from `--admin-token-file` or `VANE_ADMIN_TOKEN`. @throws CliError */
 export function adminTokenOf(options: SourceOptions, context: SourceContext): string {
-  if (options.adminTokenFile !== undefined) return firstLine(options.adminTokenFile, '--admin-token-file');
+  if (options.adminTokenFile !== undefined) return firstLine(options.adminTokenFile, '--admin-token-file', context.cwd);
   const fromEnv = context.env['VANE_ADMIN_TOKEN'];
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
   throw new CliError(
@@ -90,7 +93,7 @@ export async function readKeys(options: SourceOptions, context: SourceContext): 
   if (options.seed !== undefined && options.baseUrl !== undefined) {
     throw new CliError('VANE_CLI_USAGE', 'give --seed or --base-url, not both');
   }
-  if (options.seed !== undefined) return readSeedKeys(options.seed, options.service);
+  if (options.seed !== undefined) return readSeedKeys(options.seed, options.service, context.cwd);
   if (options.baseUrl !== undefined) {
     return readServiceKeys({ baseUrl: options.baseUrl, apiKey: apiKeyOf(options, context) });
   }

@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { CliError } from '../cli-error.js';
 import type { KeyCatalog } from '../catalog/key-catalog.js';
 import { catalogOf, type ServiceMembers } from './catalog-reader.js';
@@ -22,10 +23,10 @@ function syntaxErrorPlace(text: string, err: unknown): string {
  *
  * @throws CliError `VANE_CLI_BAD_FILE` for a file that cannot be read or parsed, or names no such service.
  */
-export function readSeedKeys(file: string, service?: string): KeyCatalog {
+export function readSeedKeys(file: string, service?: string, cwd: string = process.cwd()): KeyCatalog {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readFileSync(resolve(cwd, file), 'utf8');
   } catch (err) {
     throw new CliError('VANE_CLI_BAD_FILE', `${file}: cannot read it (${(err as NodeJS.ErrnoException).code})`, {
       cause: err,

@@ -43,7 +43,7 @@ export const DEFAULT_TYPES_FILE = 'src/vane-keys.d.ts';
  */
 export async function runTypes(
   options: TypesOptions,
-  context: SourceContext & { readonly cwd: string; print(line: string): void },
+  context: SourceContext & { print(line: string): void },
 ): Promise<TypesResult> {
   const file = resolve(context.cwd, options.out ?? DEFAULT_TYPES_FILE);
   const catalog = await readKeys(options, context);
