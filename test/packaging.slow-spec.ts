@@ -179,10 +179,7 @@ describe('@vane/server/testing', () => {
   it(
     'is an entry of its own, the same through require() and import(), off the main entry, and imports no client',
     () => {
-      const cjs = node([
-        '-e',
-        `console.log(JSON.stringify(Object.keys(require('@vane/server/testing')).sort()))`,
-      ]);
+      const cjs = node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/server/testing')).sort()))`]);
       const esm = node([
         '--input-type=module',
         '-e',
@@ -242,10 +239,7 @@ describe('the vane-local-server command', () => {
       const dir = mkdtempSync(join(tmpdir(), 'vane-launcher-'));
       try {
         mkdirSync(join(dir, 'bin'));
-        copyFileSync(
-          join(ROOT, 'libs/server', manifest.bin['vane-local-server']!),
-          join(dir, 'bin/launcher.cjs'),
-        );
+        copyFileSync(join(ROOT, 'libs/server', manifest.bin['vane-local-server']!), join(dir, 'bin/launcher.cjs'));
         const result = spawnSync(process.execPath, [join(dir, 'bin/launcher.cjs'), '--help'], { encoding: 'utf8' });
         expect(result.status).toBe(1);
         expect(result.stderr).toMatch(/dist[\\/]cjs[\\/]cli\.js is missing: build the package first \(npm run build/);

@@ -786,9 +786,7 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
     const app = FASTIFY_APPS[0];
     const dir = await makeFastifyApp(app);
     fastifyDirs.set(app.name, dir);
-    const serverLine = FASTIFY_README.split('\n').find((l) =>
-      l.startsWith('npm install --save-dev @vane/server'),
-    );
+    const serverLine = FASTIFY_README.split('\n').find((l) => l.startsWith('npm install --save-dev @vane/server'));
     assert.ok(serverLine, 'libs/fastify/README.md has no "npm install --save-dev @vane/server" line');
     const args = serverLine
       .trim()
