@@ -10,12 +10,7 @@ describe('jsonTypeOf', () => {
     ['a mixed array, sorted', [1, 'a', true], 'readonly (boolean | number | string)[]'],
     ['an empty array', [], 'readonly JsonValue[]'],
     ['nested arrays', [[1], [2, null]], 'readonly (readonly (null | number)[] | readonly number[])[]'],
-    [
-      'objects in an array',
-      [{ b: 1, a: ['x'] }],
-      'readonly { readonly "a": readonly string[]; readonly "b": number }[]',
-    ],
-    ['an empty object', [{}], 'readonly { readonly [key: string]: JsonValue }[]'],
+    ['objects in an array', [{ b: 1 }, {}], 'readonly { readonly [key: string]: JsonValue }[]'],
   ])('%s', (_name, value, type) => {
     expect(jsonTypeOf(value)).toBe(type);
   });
