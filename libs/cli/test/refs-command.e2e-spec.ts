@@ -132,6 +132,32 @@ describe('stale flags follow the audit', () => {
     ]);
   });
 
+  it("without --dir, reads the files of the directory's tsconfig.json", async () => {
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { strict: true }, files: ['flags.ts'] }),
+    );
+    writeFileSync(
+      join(dir, 'outside.ts'),
+      "import type { VaneClient } from '@vane/client';\nexport const outside = (c: VaneClient) => c.flag('outside');\n",
+    );
+    try {
+      const run = await runVane(['refs', '--json'], dir);
+      expect(run.code).toBe(0);
+      const report = JSON.parse(run.stdout.join('\n')) as RefsReport;
+      expect(report.uses.map((u) => `${u.key} ${u.file}:${u.line}`)).toEqual([
+        'new-checkout flags.ts:3',
+        'beta flags.ts:4',
+        'new-pricing flags.ts:5',
+        'dark-mode flags.ts:6',
+        'big-banner flags.ts:7',
+      ]);
+    } finally {
+      rmSync(join(dir, 'tsconfig.json'));
+      rmSync(join(dir, 'outside.ts'));
+    }
+  });
+
   // The same computation without the scan: the seed's flags, the audit, a threshold and a time.
   const steady = async (audit: AuditSource, staleAfter: string, now = NOW) => {
     const catalog = readSeedKeys(join(dir, 'seed.json'), 'shop');
