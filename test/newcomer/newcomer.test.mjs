@@ -604,7 +604,7 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
   it('npx @vane/cli types: the declaration file of the demo service, in a fresh app', async () => {
     assert.ok(serverUrl, 'the local server is running');
     const dir = dirs.get(APPS[0].name);
-    // As libs/cli/README.md says; npm installs the TypeScript peer with it (this app has none of its own).
+    // As libs/cli/README.md says; its TypeScript comes with it (this app has none of its own).
     await npm(dir, ['install', '--save-dev', packed.get('@vane/cli'), '--no-audit', '--prefer-offline']);
     const baseUrl = `http://shop.localhost:${new URL(serverUrl).port}`;
     const env = { ...process.env, VANE_API_KEY: API_KEY };

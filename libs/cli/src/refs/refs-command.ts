@@ -52,7 +52,7 @@ export async function runRefs(
   }
   // Read the keys first: a bad source fails before the (slower) scan.
   const catalog = hasSource(options) ? await readKeys(options, context) : undefined;
-  const typescript = loadTypeScript(context.cwd);
+  const typescript = await loadTypeScript();
   const uses = findKeyUses(typescript, projectFiles(typescript, context.cwd, options.dir));
   const dynamic = uses.filter((use) => use.key === null);
   let report: RefsReport = { uses, dynamic };

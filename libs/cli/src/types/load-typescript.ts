@@ -1,11 +1,11 @@
 /**
- * The TypeScript compiler, a peer dependency: the app's own, so `vane refs`
- * parses its code as its build does. Loaded only by the parts that parse.
+ * The TypeScript compiler API, for the parts that parse code: a dependency
+ * of this package (5.x or 6.x, the versions that have the API; TypeScript 7
+ * has none), shared with the app's own copy when that one fits. Loaded on
+ * first use, so `vane types` pays for it only with `--check`.
  *
  * @packageDocumentation
  */
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type * as ts from 'typescript';
 import { CliError } from '../cli-error.js';
 
@@ -13,20 +13,23 @@ import { CliError } from '../cli-error.js';
 export type TypeScript = typeof ts;
 
 /**
- * Loads `typescript`, the app's own (resolved from `dir`) when it has one,
- * else the one beside this package.
+ * Loads `typescript`.
  *
- * @throws CliError `VANE_CLI_USAGE` - with an `npm install` hint when neither exists.
+ * @throws CliError `VANE_CLI_USAGE` - when it is missing or has no compiler API.
  */
-export function loadTypeScript(dir: string = process.cwd()): TypeScript {
-  // The ES module build has no __filename: there, the app's copy is the one place to look.
-  const here = typeof __filename === 'string' ? [__filename] : [];
-  for (const from of [join(dir, 'package.json'), ...here]) {
-    try {
-      return createRequire(from)('typescript') as TypeScript;
-    } catch {
-      // Try the next place.
-    }
+export async function loadTypeScript(): Promise<TypeScript> {
+  let loaded: TypeScript & { default?: TypeScript };
+  try {
+    loaded = (await import('typescript')) as TypeScript & { default?: TypeScript };
+  } catch (err) {
+    throw new CliError('VANE_CLI_USAGE', 'the TypeScript compiler is missing: npm install @vane/cli again', {
+      cause: err,
+    });
   }
-  throw new CliError('VANE_CLI_USAGE', 'this command needs the TypeScript compiler: npm install --save-dev typescript');
+  // As an ES module import, a CommonJS package is its `default`.
+  const typescript = typeof loaded.createProgram === 'function' ? loaded : loaded.default;
+  if (typeof typescript?.createProgram !== 'function') {
+    throw new CliError('VANE_CLI_USAGE', 'the typescript package found has no compiler API (TypeScript 5 or 6 has)');
+  }
+  return typescript;
 }

@@ -58,7 +58,7 @@ export async function runTypes(
       context.print(`${file} does not exist: run vane types to write it`);
       return { file, exitCode: 1, changes: [] };
     }
-    const changes = keyDiff(readDeclaration(loadTypeScript(context.cwd), file, text), catalog);
+    const changes = keyDiff(readDeclaration(await loadTypeScript(), file, text), catalog);
     if (changes.length === 0) {
       context.print(`${file} is up to date with ${catalog.origin}`);
       return { file, exitCode: 0, changes };
