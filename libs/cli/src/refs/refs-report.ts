@@ -69,6 +69,9 @@ function table(rows: readonly (readonly string[])[]): string[] {
 
 const where = (use: KeyUse): string => `${use.file}:${use.line}`;
 
+/** `1 flag`, `2 flags`. */
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 /** The report as text for people: a table of uses, then each finding with the lines that read it. */
 export function formatReport(report: RefsReport): string[] {
   const lines: string[] = [];
@@ -81,22 +84,22 @@ export function formatReport(report: RefsReport): string[] {
       ]),
     );
   }
-  lines.push('', `${report.uses.length} uses, ${report.dynamic.length} with keys built at run time`);
+  lines.push('', `${count(report.uses.length, 'use')}, ${report.dynamic.length} with keys built at run time`);
   if (report.undefinedKeys !== undefined && report.undefinedKeys.length > 0) {
-    lines.push('', `error: ${report.undefinedKeys.length} keys used but not defined on the service:`);
+    lines.push('', `error: ${count(report.undefinedKeys.length, 'key')} used but not defined on the service:`);
     for (const entry of report.undefinedKeys) {
       lines.push(`  ${entry.kind} ${entry.key}: ${entry.uses.map(where).join(', ')}`);
     }
   }
   if (report.unusedFlags !== undefined && report.unusedFlags.length > 0) {
     const note = report.dynamic.some((use) => use.kind === 'flag') ? ' (unless read by a key built at run time)' : '';
-    lines.push('', `${report.unusedFlags.length} flags defined but read nowhere${note}:`);
+    lines.push('', `${count(report.unusedFlags.length, 'flag')} defined but read nowhere${note}:`);
     for (const key of report.unusedFlags) lines.push(`  ${key}`);
   }
   if (report.staleFlags !== undefined && report.staleFlags.length > 0) {
     lines.push(
       '',
-      `${report.staleFlags.length} flags fully on or off and unchanged for long (remove them from the code):`,
+      `${count(report.staleFlags.length, 'flag')} fully on or off and unchanged for long (remove them from the code):`,
     );
     for (const flag of report.staleFlags) {
       lines.push(
