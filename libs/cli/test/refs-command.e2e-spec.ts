@@ -27,7 +27,7 @@ describe('vane refs against the service', () => {
 
   it('fails (exit 1) on keys used but not defined, and lists the flags nobody reads', async () => {
     const env = { VANE_API_KEY: server.secretKey('shop') };
-    const { code, report, stdout } = await refs(join(FIXTURES, 'nest11'), ['--base-url', server.baseUrl('shop')], env);
+    const { code, report, stdout } = await refs(join(FIXTURES, 'nest12'), ['--base-url', server.baseUrl('shop')], env);
     expect(code).toBe(1);
     expect(report!.undefinedKeys!.map((u) => `${u.kind} ${u.key} ${u.uses.map((use) => use.line).join(',')}`)).toEqual([
       'flag nope 24,32,43',

@@ -70,7 +70,13 @@ const EXPECTED: Record<string, string[]> = {
     'secret stripe.api_key app.ts:26 secretFile',
     'config maintenance.enabled app.ts:28 config',
   ],
-  nest11: NEST,
+  nest11: [
+    ...NEST,
+    'flag new-pricing feature.controller.ts:13 @RequireFlagsEnabled',
+    'flag dark-mode feature.controller.ts:13 @RequireFlagsEnabled',
+    'flag big-banner feature.controller.ts:15 @BooleanFeatureFlag',
+    'config pricing.discount feature.controller.ts:16 @NumberFeatureFlag',
+  ],
   nest12: NEST,
 };
 
