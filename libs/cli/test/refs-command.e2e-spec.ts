@@ -11,6 +11,9 @@ import { runVane } from './support/run-vane.js';
 
 // `vane refs` against the local server: the keys the code lacks, the flags nobody reads, and the flags the
 // audit says are stale (refs-fixtures.slow-spec.ts checks every read of every fixture app).
+// A scan or a compile builds a TypeScript program: seconds each, many more on a loaded machine.
+jest.setTimeout(120_000);
+
 const FIXTURES = join(__dirname, 'fixtures');
 
 async function refs(dir: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) {

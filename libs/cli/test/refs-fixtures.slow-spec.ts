@@ -8,6 +8,9 @@ import { runVane } from './support/run-vane.js';
 // `vane refs` on the fixture apps: every Vane read found with its line (TypeScript's compiler API and
 // checker, on the built @vane/* declarations), keys built at run time reported as such. A scan builds a
 // program with the frameworks' types, seconds each on a loaded machine: hence a slow suite.
+// A scan or a compile builds a TypeScript program: seconds each, many more on a loaded machine.
+jest.setTimeout(120_000);
+
 const FIXTURES = join(__dirname, 'fixtures');
 
 /** `kind key file:line via` of each use, in report order. */

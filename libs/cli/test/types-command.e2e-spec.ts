@@ -9,6 +9,9 @@ import { runVane } from './support/run-vane.js';
 // `vane types` against a running local server: from the service (API key from the environment or a
 // file), from a seed, from the server with an admin token; `--check`; and bad input, which is one line,
 // exit status 2, and nothing written.
+// `--check` loads the TypeScript compiler: seconds on a loaded machine.
+jest.setTimeout(60_000);
+
 let server: LocalServer;
 let dir: string;
 let env: NodeJS.ProcessEnv;

@@ -11,6 +11,9 @@ import { runVane } from './support/run-vane.js';
 // fixture app (tsc's API on the built @vane/* declarations, as an app that installed them): every
 // `@ts-expect-error` marker must be used (an unused one is an error too), each typo's error must name its
 // key, and without the file each typo compiles, as it did before.
+// A scan or a compile builds a TypeScript program: seconds each, many more on a loaded machine.
+jest.setTimeout(180_000);
+
 const ROOT = resolve(__dirname, '../../..');
 const FIXTURES = join(__dirname, 'fixtures');
 
