@@ -116,6 +116,20 @@ describe('vane types', () => {
     expect(existsSync(out())).toBe(false);
   });
 
+  it('--check: a file vane types did not write is bad input (exit 2), left as it was', async () => {
+    writeFileSync(join(dir, 'other.d.ts'), 'export type Other = string;\n');
+    const run = await runVane(
+      ['types', '--check', '--out', 'other.d.ts', '--base-url', server.baseUrl('shop')],
+      dir,
+      env,
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toEqual([
+      `vane: ${join(dir, 'other.d.ts')}: no VaneRegister schema in it (was it written by vane types?)`,
+    ]);
+    expect(readFileSync(join(dir, 'other.d.ts'), 'utf8')).toBe('export type Other = string;\n');
+  });
+
   describe('bad input: one line naming it, exit status 2, nothing written', () => {
     const cases: [string, () => Promise<{ argv: string[]; env: NodeJS.ProcessEnv }>, RegExp][] = [
       [
