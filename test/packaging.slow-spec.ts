@@ -8,7 +8,7 @@ import { PROCESS_TEST_MS } from '@vane/server/testing';
 // Runs on the built packages (`npm test` builds first), through Node's own resolver,
 // as an app that installed them would load them.
 const ROOT = resolve(__dirname, '..');
-const LIBS = ['common', 'client', 'server', 'nestjs', 'express', 'fastify', 'openfeature'] as const;
+const LIBS = ['common', 'client', 'server', 'nestjs', 'express', 'fastify', 'openfeature', 'cli'] as const;
 
 function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
@@ -179,10 +179,7 @@ describe('@vane/server/testing', () => {
   it(
     'is an entry of its own, the same through require() and import(), off the main entry, and imports no client',
     () => {
-      const cjs = node([
-        '-e',
-        `console.log(JSON.stringify(Object.keys(require('@vane/server/testing')).sort()))`,
-      ]);
+      const cjs = node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/server/testing')).sort()))`]);
       const esm = node([
         '--input-type=module',
         '-e',
@@ -242,10 +239,7 @@ describe('the vane-local-server command', () => {
       const dir = mkdtempSync(join(tmpdir(), 'vane-launcher-'));
       try {
         mkdirSync(join(dir, 'bin'));
-        copyFileSync(
-          join(ROOT, 'libs/server', manifest.bin['vane-local-server']!),
-          join(dir, 'bin/launcher.cjs'),
-        );
+        copyFileSync(join(ROOT, 'libs/server', manifest.bin['vane-local-server']!), join(dir, 'bin/launcher.cjs'));
         const result = spawnSync(process.execPath, [join(dir, 'bin/launcher.cjs'), '--help'], { encoding: 'utf8' });
         expect(result.status).toBe(1);
         expect(result.stderr).toMatch(/dist[\\/]cjs[\\/]cli\.js is missing: build the package first \(npm run build/);

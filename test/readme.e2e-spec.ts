@@ -74,7 +74,7 @@ describe('README.md', () => {
 });
 
 describe('the package READMEs', () => {
-  it.each(['client', 'nestjs', 'express', 'server', 'openfeature'])(
+  it.each(['client', 'nestjs', 'express', 'server', 'openfeature', 'cli'])(
     'libs/%s/README.md names every dependency its package.json has',
     (name) => {
       const { dependencies = {} } = JSON.parse(source(`libs/${name}/package.json`)) as {
@@ -96,6 +96,7 @@ describe('docs/protocol.md', () => {
     'libs/express/README.md',
     'libs/fastify/README.md',
     'libs/server/README.md',
+    'libs/cli/README.md',
   ])('%s links it', (file) => {
     expect(source(file)).toMatch(/\]\((\.\.\/\.\.\/)?docs\/protocol\.md\)/);
   });

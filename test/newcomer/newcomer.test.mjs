@@ -514,7 +514,7 @@ const APPS = [
 describe('a newcomer, from the README and the packed packages', { concurrency: 1 }, () => {
   before(async () => {
     mkdirSync(tarballs);
-    const names = ['common', 'client', 'nestjs', 'express', 'server'];
+    const names = ['common', 'client', 'nestjs', 'express', 'server', 'cli'];
     await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', tarballs]);
     for (const file of readdirSync(tarballs)) {
       const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
@@ -600,6 +600,23 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
       }
     });
   }
+
+  it('npx @vane/cli types: the declaration file of the demo service, in a fresh app', async () => {
+    assert.ok(serverUrl, 'the local server is running');
+    const dir = dirs.get(APPS[0].name);
+    // As libs/cli/README.md says; its TypeScript comes with it (this app has none of its own).
+    await npm(dir, ['install', '--save-dev', packed.get('@vane/cli'), '--no-audit', '--prefer-offline']);
+    const baseUrl = `http://shop.localhost:${new URL(serverUrl).port}`;
+    const env = { ...process.env, VANE_API_KEY: API_KEY };
+    const vane = (args) => run('npx', ['--no', '--', '@vane/cli', ...args], { cwd: dir, env, timeout: WAIT_MS });
+    const { stdout } = await vane(['types', '--base-url', baseUrl]);
+    assert.match(stdout, /^wrote .*src\/vane-keys\.d\.ts: \d+ configs, \d+ flags, 2 secrets/);
+    const declaration = readFileSync(join(dir, 'src/vane-keys.d.ts'), 'utf8');
+    assert.match(declaration, /"new-checkout"/);
+    assert.match(declaration, /"stripe\.api_key": "text"/);
+    assert.doesNotMatch(declaration, /rk_test|BEGIN CERTIFICATE/, 'no secret value in the declaration file');
+    assert.match((await vane(['types', '--check', '--base-url', baseUrl])).stdout, /is up to date/);
+  });
 
   it('install sizes: each figure a package README states is what du -sk measures', async () => {
     const tgz = (name) => packed.get(`@vane/${name}`);
@@ -769,9 +786,7 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
     const app = FASTIFY_APPS[0];
     const dir = await makeFastifyApp(app);
     fastifyDirs.set(app.name, dir);
-    const serverLine = FASTIFY_README.split('\n').find((l) =>
-      l.startsWith('npm install --save-dev @vane/server'),
-    );
+    const serverLine = FASTIFY_README.split('\n').find((l) => l.startsWith('npm install --save-dev @vane/server'));
     assert.ok(serverLine, 'libs/fastify/README.md has no "npm install --save-dev @vane/server" line');
     const args = serverLine
       .trim()

@@ -34,6 +34,8 @@ export type {
   UnlistedConfigKey,
   ConfigOutput,
   FlagKey,
+  SecretKey,
+  DeclaredConfig,
 } from './schema/vane-schema.js';
 export type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';
 export { DEFAULTS } from './options.js';

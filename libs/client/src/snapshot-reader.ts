@@ -20,6 +20,7 @@ import type {
   FlagKey,
   RegisteredConfigKey,
   RegisteredSchema,
+  SecretKey,
   UnlistedConfigKey,
 } from './schema/vane-schema.js';
 import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from './vane-reader.js';
@@ -127,7 +128,7 @@ export abstract class SnapshotReader implements VaneReader {
    * @throws FrontendSecretReadError - when the service kind is `frontend`.
    * @throws SecretsNotAvailableError - while serving a last-known-good backup saved without secrets.
    */
-  secret(key: string): string | null {
+  secret(key: SecretKey<RegisteredSchema, 'text'>): string | null {
     const secret = this.#allowedState().snapshot.secrets.get(key);
     return secret !== undefined && secret.type === 'text' ? secret.value : null;
   }
@@ -143,7 +144,7 @@ export abstract class SnapshotReader implements VaneReader {
    *
    * @throws PublicKeySecretAccessError, FrontendSecretReadError, SecretsNotAvailableError - as {@link SnapshotReader.secret}.
    */
-  secretFile(key: string): string | null {
+  secretFile(key: SecretKey<RegisteredSchema, 'file'>): string | null {
     const target = this.#source.secretTarget();
     this.#assertSecretRead(target);
     return this.#source.filePath(target, key);
@@ -154,18 +155,18 @@ export abstract class SnapshotReader implements VaneReader {
    *
    * @throws PublicKeySecretAccessError, FrontendSecretReadError, SecretsNotAvailableError - as {@link SnapshotReader.secret}.
    */
-  secretInfo(key: string): SecretVersionInfo | null {
+  secretInfo(key: SecretKey<RegisteredSchema>): SecretVersionInfo | null {
     const secret = this.#allowedState().snapshot.secrets.get(key);
     return secret === undefined ? null : { type: secret.type, version: secret.version };
   }
 
   /** Like {@link SnapshotReader.secret}, but throws `SecretNotFoundError` instead of returning `null`. */
-  requireSecret(key: string): string {
+  requireSecret(key: SecretKey<RegisteredSchema, 'text'>): string {
     return required(this.secret(key), key, 'text');
   }
 
   /** Like {@link SnapshotReader.secretFile}, but throws `SecretNotFoundError` instead of returning `null`. */
-  requireSecretFile(key: string): string {
+  requireSecretFile(key: SecretKey<RegisteredSchema, 'file'>): string {
     return required(this.secretFile(key), key, 'file');
   }
 

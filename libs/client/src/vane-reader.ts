@@ -10,6 +10,7 @@ import type {
   FlagKey,
   RegisteredConfigKey,
   RegisteredSchema,
+  SecretKey,
   UnlistedConfigKey,
 } from './schema/vane-schema.js';
 import type { ConfigValue } from './store/snapshot.js';
@@ -65,18 +66,18 @@ export interface VaneReader {
    * @throws PublicKeySecretAccessError - with a public key.
    * @throws FrontendSecretReadError - when the service kind is `frontend`.
    */
-  secret(key: string): string | null;
+  secret(key: SecretKey<RegisteredSchema, 'text'>): string | null;
   /**
    * The path of a file secret's private file (0600); `null` for an absent
    * key or a text secret.
    * @throws PublicKeySecretAccessError - with a public key.
    * @throws FrontendSecretReadError - when the service kind is `frontend`.
    */
-  secretFile(key: string): string | null;
+  secretFile(key: SecretKey<RegisteredSchema, 'file'>): string | null;
   /** Type and version of a secret, never its value; `null` when absent. */
-  secretInfo(key: string): SecretVersionInfo | null;
+  secretInfo(key: SecretKey<RegisteredSchema>): SecretVersionInfo | null;
   /** Like {@link VaneReader.secret}, but throws `SecretNotFoundError` instead of returning `null`. */
-  requireSecret(key: string): string;
+  requireSecret(key: SecretKey<RegisteredSchema, 'text'>): string;
   /** Like {@link VaneReader.secretFile}, but throws `SecretNotFoundError` instead of returning `null`. */
-  requireSecretFile(key: string): string;
+  requireSecretFile(key: SecretKey<RegisteredSchema, 'file'>): string;
 }

@@ -8,6 +8,8 @@ import {
   type RequestAbEvaluationOptions,
   type LiveResource,
   type LiveResourceDefinition,
+  type FlagKey,
+  type RegisteredSchema,
   type VaneClient,
   type VaneClientStatus,
   type VaneLogger,
@@ -105,7 +107,10 @@ export class VaneExpress {
    * @throws InvalidArgumentError - at once, for a bad key or option, or `ab`
    *   without an `abContext` option.
    */
-  requireFlag(keys: string | readonly string[], options?: RequireFlagOptions): RequestHandler {
+  requireFlag(
+    keys: FlagKey<RegisteredSchema> | readonly FlagKey<RegisteredSchema>[],
+    options?: RequireFlagOptions,
+  ): RequestHandler {
     return createFlagGuard(
       {
         client: this.client,

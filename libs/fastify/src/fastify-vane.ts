@@ -7,6 +7,8 @@ import {
   type LiveResource,
   type LiveResourceDefinition,
   type RequestAbEvaluationOptions,
+  type FlagKey,
+  type RegisteredSchema,
   type VaneClient,
   type VaneClientStatus,
   type VaneLogger,
@@ -103,7 +105,10 @@ export class FastifyVane {
    * @throws InvalidArgumentError - at once, for a bad key or option, or `ab`
    *   without an `abContext` option.
    */
-  requireFlag(keys: string | readonly string[], options?: RequireFlagOptions): VaneFlagGuard {
+  requireFlag(
+    keys: FlagKey<RegisteredSchema> | readonly FlagKey<RegisteredSchema>[],
+    options?: RequireFlagOptions,
+  ): VaneFlagGuard {
     const { guard, info } = this.makeGuard(keys, options, 'requireFlag');
     this.#guards.set(guard, info);
     for (const key of info.keys) this.#requiredKeys.add(key);

@@ -3,7 +3,15 @@
  *
  * @packageDocumentation
  */
-import type { AbContext, VaneClient, VaneClientOptions, VaneErrorCode, VaneLogger } from '@vane/client';
+import type {
+  AbContext,
+  FlagKey,
+  RegisteredSchema,
+  VaneClient,
+  VaneClientOptions,
+  VaneErrorCode,
+  VaneLogger,
+} from '@vane/client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FlagDenial } from '@vane/client';
 
@@ -76,7 +84,7 @@ export interface RequireFlagOptions extends FlagOffOptions {
  */
 export interface VaneRouteOptions extends RequireFlagOptions {
   /** The flag (or every flag of the array) that must be on for the route to answer. */
-  readonly flags: string | readonly string[];
+  readonly flags: FlagKey<RegisteredSchema> | readonly FlagKey<RegisteredSchema>[];
 }
 
 /** Options of the error handler the plugin sets (or `app.vane.errorHandler()` builds). */

@@ -1,7 +1,11 @@
 import { createParamDecorator } from '@nestjs/common';
+import type { RegisteredSchema, SecretKey } from '@vane/client';
 import type { SecretOptions } from './interfaces/secret-options.interface.js';
 import { SecretPipe, type SecretParamData } from './secret.pipe.js';
 import { assertKey, recordParam } from './utils/param-metadata.js';
+
+/** `string`, or `never` once `vane types` registered each secret's type. */
+type UncheckedSecretKey = SecretKey<RegisteredSchema, 'text'> & SecretKey<RegisteredSchema, 'file'>;
 
 const SecretParam = createParamDecorator((_data: SecretParamData, _context): undefined => undefined);
 
@@ -20,6 +24,20 @@ const SecretParam = createParamDecorator((_data: SecretParamData, _context): und
  * pay(@Secret('stripe.api_key') stripeKey: string, @Secret('tls.client_pem', { file: true }) pemPath: string) { … }
  * ```
  */
+export function Secret(
+  key: SecretKey<RegisteredSchema, 'text'>,
+  options?: SecretOptions & { readonly file?: false },
+): ParameterDecorator;
+/** Injects the path of a file secret's file (see the overload above). */
+export function Secret(
+  key: SecretKey<RegisteredSchema, 'file'>,
+  options: SecretOptions & { readonly file: true },
+): ParameterDecorator;
+/**
+ * Options only known at run time: any key without registered secret types
+ * (as before), none with them, since the key's type cannot be checked.
+ */
+export function Secret(key: UncheckedSecretKey, options?: SecretOptions): ParameterDecorator;
 export function Secret(key: string, options: SecretOptions = {}): ParameterDecorator {
   assertKey('Secret', key);
   const data: SecretParamData = { ...options, key };

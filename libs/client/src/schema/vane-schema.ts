@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { ConfigValue } from '../store/snapshot.js';
+import type { ConfigValue, SecretType } from '../store/snapshot.js';
 
 /** A validator of one config value: anything implementing Standard Schema v1 (zod, valibot, arktype, …). */
 export type ConfigValidator = StandardSchemaV1;
@@ -25,7 +25,13 @@ export interface VaneSchema {
   /** The flag keys the app uses (types only: `@FeatureFlag()`, `@Flag()`, `client.flag()`). */
   readonly flags?: readonly string[];
   /**
-   * `true`: reading a config or flag key that the schema does not list is a
+   * The secret names the app reads, each with its type (types only: with
+   * `strict`, `secret()` takes the text ones, `secretFile()` the file ones).
+   * `vane types` writes it from the service.
+   */
+  readonly secrets?: { readonly [name: string]: SecretType };
+  /**
+   * `true`: reading a config, flag or secret key that the schema does not list is a
    * compile error. @default false
    */
   readonly strict?: boolean;
@@ -89,6 +95,26 @@ export type FlagKey<S> = S extends { readonly flags: readonly (infer F extends s
   ? S extends { readonly strict: true }
     ? F
     : F | AnyString
+  : string;
+
+/**
+ * A config's type without a validator: what `vane types` declares for each
+ * key, from the JSON type of its value on the service. Types only; nothing
+ * validates it at run time.
+ */
+export type DeclaredConfig<T extends ConfigValue> = StandardSchemaV1<unknown, T>;
+
+type SecretsOf<S> = S extends { readonly secrets: infer X } ? X : never;
+
+/**
+ * The secret names of type `T` a schema allows: with `strict`, the listed
+ * names of that type only; otherwise any string.
+ */
+export type SecretKey<S, T extends SecretType = SecretType> = S extends {
+  readonly strict: true;
+  readonly secrets: object;
+}
+  ? { [K in keyof SecretsOf<S>]: SecretsOf<S>[K] extends T ? K : never }[keyof SecretsOf<S>] & string
   : string;
 
 /** Config keys of the registered schema that read as its output type (none without one). */
