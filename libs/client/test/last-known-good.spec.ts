@@ -6,12 +6,12 @@ import { z } from 'zod';
 import {
   ApiKeyCredentials,
   FileBackupStore,
-  SecretsNotAvailableError,
   VaneClient,
   type ChangeEvent,
   type VaneClientOptions,
   type VaneClientStatus,
 } from '../src/index.js';
+import { SecretsNotAvailableError } from '../src/errors.js';
 import { systemTimers, type TimerHandle, type Timers } from '../src/util/timers.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 

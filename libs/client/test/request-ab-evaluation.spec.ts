@@ -1,5 +1,6 @@
 import { startLocalServer, type LocalServer } from '@vane/server';
-import { RequestAbEvaluation, VaneClient, type AbContext, type AbResults } from '../src/index.js';
+import { VaneClient, type AbContext, type AbResults } from '../src/index.js';
+import { RequestAbEvaluation } from '../src/adapter/index.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';

@@ -6,7 +6,8 @@
  */
 import { IncomingMessage } from 'node:http';
 import { Http2ServerRequest } from 'node:http2';
-import { whenResponseEnds, type VaneLogger } from '@vane/client';
+import type { VaneLogger } from '@vane/client';
+import { whenResponseEnds } from '@vane/client/adapter';
 import type { Request, Response } from 'express';
 import type { RequestVaneAccessor } from './request-vane.accessor.js';
 

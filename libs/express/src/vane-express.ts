@@ -3,15 +3,8 @@
  *
  * @packageDocumentation
  */
-import {
-  consoleLogger,
-  type RequestAbEvaluationOptions,
-  type LiveResource,
-  type LiveResourceDefinition,
-  type VaneClient,
-  type VaneClientStatus,
-  type VaneLogger,
-} from '@vane/client';
+import type { LiveResource, LiveResourceDefinition, VaneClient, VaneClientStatus, VaneLogger } from '@vane/client';
+import { callSnapshot, consoleLogger, type RequestAbEvaluationOptions } from '@vane/client/adapter';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { expressAbOptions, type AbGuardRegistry } from './ab-batch.js';
 import { createErrorHandler, type ErrorHandlerOptions } from './error-handler.js';
@@ -166,7 +159,7 @@ export class VaneExpress {
     if (accessor !== undefined) accessor.holdRequest(req);
     else {
       // (Shared by the requests of a revision without file secrets; its release() then does nothing.)
-      const snapshot = this.#consistentReads ? this.client.callSnapshot() : undefined;
+      const snapshot = this.#consistentReads ? callSnapshot(this.client) : undefined;
       accessor = new RequestVaneAccessor(this, snapshot ?? this.client, this.#ab, req, snapshot, last);
       // `req.vane` from now on; the request's revision is let go once its response is done (sent, or the connection gone).
       keepAccessor(req, res, accessor, this.#logger);

@@ -7,7 +7,7 @@ import {
   LiveResourceBuildError,
   LiveResourceClosedError,
   NotAVaneServiceError,
-  NotFoundError,
+  VaneNotFoundError,
   PublicKeySecretAccessError,
   QuarantinedError,
   RateLimitedError,
@@ -20,7 +20,7 @@ import {
   UnauthorizedError,
   UnexpectedResponseError,
   WorkloadIdentityNotConfiguredError,
-} from '@vane/client';
+} from '@vane/client/errors';
 import { AbContextError, createVane } from '@vane/express';
 import type { NextFunction, Request, Response } from 'express';
 import request from 'supertest';
@@ -34,7 +34,7 @@ const LEAK = `key ${ADAPTER_KEYS.secret} value ${ADAPTER_SECRET_VALUES.stripe} s
 const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]> = [
   ['VANE_UNAUTHORIZED', new UnauthorizedError(LEAK), 503, undefined],
   ['VANE_BILLING_OVERDUE', new BillingOverdueError(LEAK), 503, undefined],
-  ['VANE_NOT_FOUND', new NotFoundError(LEAK), 503, undefined],
+  ['VANE_NOT_FOUND', new VaneNotFoundError(LEAK), 503, undefined],
   ['VANE_RATE_LIMITED', new RateLimitedError(LEAK, { retryAfterMs: 2_500 }), 503, '3'],
   [
     'VANE_QUARANTINED',

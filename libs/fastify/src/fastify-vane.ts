@@ -3,16 +3,15 @@
  *
  * @packageDocumentation
  */
-import {
-  type LiveResource,
-  type LiveResourceDefinition,
-  type RequestAbEvaluationOptions,
-  type VaneClient,
-  type VaneClientStatus,
-  type VaneLogger,
-  type VaneSnapshot,
-  whenResponseEnds,
+import type {
+  LiveResource,
+  LiveResourceDefinition,
+  VaneClient,
+  VaneClientStatus,
+  VaneLogger,
+  VaneSnapshot,
 } from '@vane/client';
+import { callSnapshot, type RequestAbEvaluationOptions, whenResponseEnds } from '@vane/client/adapter';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { createErrorHandler, type VaneFastifyErrorHandler } from './error-handler.js';
 import { createFlagGuard, type GuardInfo, type VaneFlagGuard } from './flag-guard.js';
@@ -187,7 +186,7 @@ export class FastifyVane {
     let accessor = holder[ACCESSOR];
     if (!accessor) {
       const { client, consistentReads } = this.#parts;
-      const snapshot = consistentReads && reply !== undefined ? client.callSnapshot() : undefined;
+      const snapshot = consistentReads && reply !== undefined ? callSnapshot(client) : undefined;
       // A snapshot shared by the requests of its revision (one without file secrets) has nothing to let go of.
       if (snapshot?.held === true) {
         // The request's revision is let go once its response is done (sent, or the connection gone).

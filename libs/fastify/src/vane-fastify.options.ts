@@ -5,7 +5,7 @@
  */
 import type { AbContext, VaneClient, VaneClientOptions, VaneErrorCode, VaneLogger } from '@vane/client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FlagDenial } from '@vane/client';
+import type { FlagDenial } from '@vane/client/adapter';
 
 /**
  * Builds the A/B user context of a request: a stable user id and string

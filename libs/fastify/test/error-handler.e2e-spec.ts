@@ -6,7 +6,7 @@ import {
   InvalidArgumentError,
   LiveResourceBuildError,
   LiveResourceClosedError,
-  NotFoundError,
+  VaneNotFoundError,
   PublicKeySecretAccessError,
   QuarantinedError,
   RateLimitedError,
@@ -19,7 +19,7 @@ import {
   UnauthorizedError,
   UnexpectedResponseError,
   WorkloadIdentityNotConfiguredError,
-} from '@vane/client';
+} from '@vane/client/errors';
 import vane from '@vane/fastify';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
@@ -33,7 +33,7 @@ const LEAK = `key ${ADAPTER_KEYS.secret} value ${ADAPTER_SECRET_VALUES.stripe} s
 const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]> = [
   ['VANE_UNAUTHORIZED', new UnauthorizedError(LEAK), 503, undefined],
   ['VANE_BILLING_OVERDUE', new BillingOverdueError(LEAK), 503, undefined],
-  ['VANE_NOT_FOUND', new NotFoundError(LEAK), 503, undefined],
+  ['VANE_NOT_FOUND', new VaneNotFoundError(LEAK), 503, undefined],
   ['VANE_RATE_LIMITED', new RateLimitedError(LEAK, { retryAfterMs: 2_500 }), 503, '3'],
   [
     'VANE_QUARANTINED',

@@ -3,7 +3,8 @@
  *
  * @packageDocumentation
  */
-import { VaneError, type VaneErrorOptions } from '@vane/client';
+import { VaneError } from '@vane/client';
+import type { VaneErrorOptions } from '@vane/client/errors';
 
 /** Every stable error code `@vane/express` adds to the client's codes. */
 export type VaneExpressErrorCode = 'VANE_AB_CONTEXT_INVALID';

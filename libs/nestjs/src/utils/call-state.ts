@@ -1,6 +1,7 @@
 import { ServerResponse } from 'node:http';
 import type { ExecutionContext } from '@nestjs/common';
-import type { RequestAbEvaluation, VaneSnapshot } from '@vane/client';
+import type { VaneSnapshot } from '@vane/client';
+import type { RequestAbEvaluation } from '@vane/client/adapter';
 import { callKeyOf, HTTP_RESPONSE } from '../request-context.js';
 
 /**
