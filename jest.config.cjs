@@ -12,6 +12,7 @@ module.exports = {
     '<rootDir>/libs/express',
     '<rootDir>/libs/fastify',
     '<rootDir>/libs/openfeature',
+    '<rootDir>/libs/test-harness',
     '<rootDir>/test',
     '<rootDir>/examples',
   ],

@@ -18,7 +18,8 @@ import express from 'express';
 import Fastify from 'fastify';
 import request from 'supertest';
 import { CountingDispatcher } from '../libs/express/test/support/counting-dispatcher.js';
-import { adapterSeed, adminRequest } from '@vane/server/testing';
+import { adminRequest } from '@vane/server/testing';
+import { adapterSeed } from '@vane/test-harness';
 
 const EVALUATE_AB = '/v1/flags/evaluate-ab';
 const TYPO = 'new-chekout';

@@ -14,7 +14,7 @@ import { AppModule } from '../examples/nestjs/src/app.module';
 import { PricingController } from '../examples/nestjs/src/pricing.controller';
 import { get } from './support/http.js';
 import { killLeftovers, spawnNode } from './support/process.js';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 // The README is documentation users copy from: keep it true.
 const ROOT = resolve(__dirname, '..');

@@ -16,7 +16,8 @@ import { systemTimers, type TimerHandle, type Timers } from '../src/util/timers.
 import { MemoryLogger } from './helpers/fake-transport.js';
 
 import { SHOP_SK, TLS_PEM, seed } from './helpers/seed.js';
-import { FaultProxy, rawResponse, until, waitForStatus } from '@vane/server/testing';
+import { until, waitForStatus } from '@vane/server/testing';
+import { FaultProxy, rawResponse } from '@vane/test-harness';
 
 const SECRET = 'rk_test_TOPSECRET';
 

@@ -26,7 +26,7 @@ import type { NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import { EXPRESS_VERSIONS, type AppFactory } from './support/express-versions.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';
-import { ADAPTER_KEYS, ADAPTER_SECRET_VALUES } from '@vane/server/testing';
+import { ADAPTER_KEYS, ADAPTER_SECRET_VALUES } from '@vane/test-harness';
 
 // Every message below carries an API key and a secret value, as a careless message could: none may reach a body.
 const LEAK = `key ${ADAPTER_KEYS.secret} value ${ADAPTER_SECRET_VALUES.stripe} secret "stripe.api_key"`;

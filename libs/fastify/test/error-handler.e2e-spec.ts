@@ -24,7 +24,7 @@ import vane from '@vane/fastify';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { keptLogger, logStream, startServer, type ServerFixture } from './support/vane-fixture.js';
-import { ADAPTER_KEYS, ADAPTER_SECRET_VALUES } from '@vane/server/testing';
+import { ADAPTER_KEYS, ADAPTER_SECRET_VALUES } from '@vane/test-harness';
 
 // Every message below carries an API key and a secret value, as a careless message could: none may reach a body.
 const LEAK = `key ${ADAPTER_KEYS.secret} value ${ADAPTER_SECRET_VALUES.stripe} secret "stripe.api_key"`;
