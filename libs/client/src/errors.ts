@@ -9,6 +9,7 @@
  * copies (see {@link TransportError}).
  *
  * @packageDocumentation
+ * @module @vane/client/errors
  */
 import type { InvalidConfig } from './schema/invalid-config.js';
 

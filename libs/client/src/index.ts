@@ -7,6 +7,7 @@
  * adapter is built from is on `@vane/client/adapter`.
  *
  * @packageDocumentation
+ * @module @vane/client
  */
 export { VaneClient } from './vane-client.js';
 export type { VaneClientOptions } from './options.js';

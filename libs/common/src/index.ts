@@ -6,6 +6,7 @@
  * the client, which is how a rule both sides get wrong is caught.
  *
  * @packageDocumentation
+ * @module @vane/common
  */
 export { jsonEqual } from './json-equal.js';
 export { exceedsJsonDepth } from './json-depth.js';

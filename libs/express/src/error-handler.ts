@@ -14,7 +14,7 @@ import {
 import type { ErrorRequestHandler } from 'express';
 import type { VaneExpressErrorCode } from './errors/vane-express.error.js';
 
-/** Every code {@link errorHandler} answers: the client's and `@vane/express`'s. */
+/** Every code `vane.errorHandler()` answers: the client's and `@vane/express`'s. */
 export type VaneAnyErrorCode = VaneErrorCode | VaneExpressErrorCode;
 
 /** Options of `vane.errorHandler()`. */

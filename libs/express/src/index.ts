@@ -8,6 +8,7 @@
  * Importing this package also adds `vane` to Express's `Request` type.
  *
  * @packageDocumentation
+ * @module @vane/express
  */
 import './express-request.augmentation.js';
 

@@ -10,6 +10,7 @@
  * `config.vane` to Fastify's types.
  *
  * @packageDocumentation
+ * @module @vane/fastify
  */
 import './fastify.augmentation.js';
 import { vane } from './vane-plugin.js';

@@ -9,6 +9,7 @@
  * the decorators reach them.
  *
  * @packageDocumentation
+ * @module @vane/nestjs
  */
 export { VaneModule } from './vane.module.js';
 export type {

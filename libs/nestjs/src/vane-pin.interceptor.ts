@@ -5,7 +5,7 @@ import { VaneRequestPins } from './vane-request-pins.service.js';
 
 /**
  * Runs every handler inside its call's pinned scope (see
- * {@link VaneRequestPins}): registered globally by `VaneModule`, so the
+ * `VaneRequestPins`): registered globally by `VaneModule`, so the
  * handler, its pipes (`@Secret()`, `@Flag()`) and the services it calls read
  * the revision the call's guard decided on. Passes calls through untouched
  * with `consistentReads: false`. With `useGlobalInterceptor: false`, apply

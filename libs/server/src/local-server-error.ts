@@ -29,9 +29,9 @@ export type LocalServerErrorCode =
   | 'VANE_LOCAL_STATE_MISMATCH'
   /** A request the HTTP layer refused; its answer's status and protocol code are on the error. */
   | 'VANE_LOCAL_REQUEST_REFUSED'
-  /** A wait of `@vane/server/testing` ran past its limit ({@link WaitTimeoutError}). */
+  /** A wait of `@vane/server/testing` ran past its limit (`WaitTimeoutError`). */
   | 'VANE_LOCAL_WAIT_TIMEOUT'
-  /** An admin API call of `@vane/server/testing` was answered with a status that is not 2xx ({@link AdminRequestError}). */
+  /** An admin API call of `@vane/server/testing` was answered with a status that is not 2xx (`AdminRequestError`). */
   | 'VANE_LOCAL_ADMIN_REQUEST_FAILED';
 
 /** Options shared by every local-server error constructor. */

@@ -6,6 +6,7 @@
  * An app reads `@vane/client`; this entry is for writing an adapter.
  *
  * @packageDocumentation
+ * @module @vane/client/adapter
  */
 export { callSnapshot, pinStatsOf, type PinStats } from './call-snapshot.js';
 export { AdapterRequestReader } from './request-reader.js';

@@ -56,7 +56,7 @@ let subscribed = false;
  * listener per response cost about 2 % of a request. Node's HTTP server
  * already publishes every finished response on the `http.server.response.finish`
  * diagnostics channel; one subscriber for the process finds the callback on
- * the response's connection (see {@link ConnectionWaits}), and a connection
+ * the response's connection (see `ConnectionWaits`), and a connection
  * gets one `close` listener for all the requests it carries (keep-alive).
  * Responses of other servers (HTTP/2's compat API, a test double) get a
  * `close` listener of their own.

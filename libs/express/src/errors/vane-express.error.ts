@@ -15,7 +15,7 @@ export type VaneExpressErrorCode = 'VANE_AB_CONTEXT_INVALID';
  * to match on.
  */
 export abstract class VaneExpressError extends VaneError<VaneExpressErrorCode> {
-  /** The HTTP status {@link errorHandler} answers with by default. */
+  /** The HTTP status `vane.errorHandler()` answers with by default. */
   abstract readonly status: number;
 
   protected constructor(message: string, options?: VaneErrorOptions) {

@@ -6,6 +6,7 @@
  * `onUpdate`, `onChange` or `onStatusChange`, such as a `VaneClient`).
  *
  * @packageDocumentation
+ * @module @vane/server/testing
  */
 export {
   DEFAULT_WAIT_MS,
