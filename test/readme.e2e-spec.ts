@@ -170,6 +170,26 @@ describe('the README quick starts, run here', () => {
   );
 
   it(
+    'examples/express/pricing.mjs: the A/B route serves a user in the rule, 404 to an anonymous one',
+    async () => {
+      const app = spawnNode(['examples/express/pricing.mjs'], {
+        cwd: ROOT,
+        env: { ...process.env, VANE_BASE_URL: server.baseUrl('shop'), VANE_API_KEY: demoKey, PORT: '0' },
+      });
+      const [, port] = await app.line(/listening on http:\/\/localhost:(\d+)$/);
+      const url = `http://127.0.0.1:${port}/pricing`;
+      expect(await get(url, { 'x-user-id': 'u-1', 'x-country': 'DE' })).toMatchObject({
+        status: 200,
+        body: { pricing: 'new', discount: 0.15 },
+      });
+      expect((await get(url)).status).toBe(404);
+      app.child.kill('SIGTERM');
+      await expect(app.exited).resolves.toEqual({ code: 0, signal: null });
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it(
     'examples/openfeature/quick-start.mjs: flags, a config and an A/B flag on the demo seed; a config change reaches it',
     async () => {
       const app = spawnNode(['examples/openfeature/quick-start.mjs'], {
