@@ -2,8 +2,9 @@
  * `@vane/client/adapter`: what a framework adapter (`@vane/nestjs`,
  * `@vane/express`, `@vane/fastify`, `@vane/openfeature`) is built from —
  * request readers, per-request A/B memos, error answers, startup checks,
- * response-end hooks, key patterns — and the narrower types those need.
- * An app reads `@vane/client`; this entry is for writing an adapter.
+ * response-end hooks, key patterns — and the names an app rarely writes:
+ * option defaults, the members of the event unions, the narrower schema
+ * types. An app reads `@vane/client`; this entry is for writing an adapter.
  *
  * @packageDocumentation
  * @module @vane/client/adapter
