@@ -146,6 +146,46 @@ describe('@vane/nestjs/testing', () => {
   });
 });
 
+describe.each([
+  ['adapter', 'adapter/index.d.ts', 'AdapterRequestReader'],
+  ['errors', 'errors.d.ts', 'SecretNotFoundError'],
+])('@vane/client/%s', (entry, types, member) => {
+  it(
+    'is an entry of its own, the same through require() and import(), whose names stay off the main entry',
+    () => {
+      const cjs = node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/client/${entry}')).sort()))`]);
+      const esm = node([
+        '--input-type=module',
+        '-e',
+        `const m = await import('@vane/client/${entry}'); console.log(JSON.stringify(Object.keys(m).sort()))`,
+      ]);
+      expect(JSON.parse(cjs)).toContain(member);
+      expect(JSON.parse(esm)).toEqual(JSON.parse(cjs));
+      const main = JSON.parse(node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/client'))))`]));
+      expect(main).not.toContain(member);
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it('resolves for TypeScript with the old node10 resolution too (typesVersions)', () => {
+    const resolved = ts.resolveModuleName(
+      `@vane/client/${entry}`,
+      join(ROOT, 'test', 'app.ts'),
+      { moduleResolution: ts.ModuleResolutionKind.Node10 },
+      ts.sys,
+    ).resolvedModule;
+    expect(resolved?.resolvedFileName).toBe(join(ROOT, 'libs/client/dist/cjs', types));
+  });
+});
+
+describe('stripInternal', () => {
+  it('ships no @internal member in the declarations (VaneClient has no callSnapshot or pinStats)', () => {
+    const client = readFileSync(join(ROOT, 'libs/client/dist/cjs/vane-client.d.ts'), 'utf8');
+    expect(client).toContain('export declare class VaneClient');
+    expect(client).not.toMatch(/callSnapshot|pinStats/);
+  });
+});
+
 describe('@vane/server/testing', () => {
   const EXPORTS = [
     'AdminRequestError',
