@@ -10,6 +10,7 @@ export default tseslint.config(
       '**/node_modules/**',
       '**/dist/**',
       '**/coverage/**',
+      'docs/reference/**',
       'test/fixtures/**',
       'libs/cli/test/fixtures/**',
       '**/*.d.ts',

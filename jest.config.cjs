@@ -13,6 +13,7 @@ module.exports = {
     '<rootDir>/libs/fastify',
     '<rootDir>/libs/openfeature',
     '<rootDir>/libs/cli',
+    '<rootDir>/libs/test-harness',
     '<rootDir>/test',
     '<rootDir>/examples',
   ],

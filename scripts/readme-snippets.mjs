@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Keeps the README's code examples identical to the code the tests run.
-// In README.md and docs/protocol.md, a fenced block right after `<!-- snippet: path#name -->` must
+// In the documents listed below, a fenced block right after `<!-- snippet: path#name -->` must
 // equal the lines between `// #region name` and `// #endregion name` in that
 // file (common indentation removed).
 //   node scripts/readme-snippets.mjs --check   exit 1 and list every stale block
@@ -39,10 +39,11 @@ export function snippets(readme) {
 export const DOCUMENTS = [
   'README.md',
   'docs/protocol.md',
+  'docs/sample-apps.md',
+  'docs/outages-and-rotation.md',
   'libs/client/README.md',
   'libs/express/README.md',
   'libs/nestjs/README.md',
-  'libs/express/README.md',
   'libs/fastify/README.md',
   'libs/openfeature/README.md',
   'libs/server/README.md',

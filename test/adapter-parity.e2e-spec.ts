@@ -7,14 +7,9 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { Controller, Get, HttpException, Param, type ExecutionContext, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import {
-  RateLimitedError,
-  TransportError,
-  VANE_ERROR_ANSWERS,
-  type AbContext,
-  type FlagDenial,
-  type VaneLogger,
-} from '@vane/client';
+import type { AbContext, VaneLogger } from '@vane/client';
+import { VANE_ERROR_ANSWERS, type FlagDenial } from '@vane/client/adapter';
+import { RateLimitedError, TransportError } from '@vane/client/errors';
 import { createVane, type RequestVane } from '@vane/express';
 import vanePlugin from '@vane/fastify';
 import { startLocalServer, type LocalServer } from '@vane/server';
@@ -23,7 +18,8 @@ import express from 'express';
 import Fastify from 'fastify';
 import request from 'supertest';
 import { CountingDispatcher } from '../libs/express/test/support/counting-dispatcher.js';
-import { adapterSeed, adminRequest, until } from '@vane/server/testing';
+import { adminRequest, until } from '@vane/server/testing';
+import { adapterSeed } from '@vane/test-harness';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -20,10 +20,7 @@ const probe = `
 describe('the web console, as the package ships it', () => {
   it.each([
     ['ESM (import)', ['--input-type=module', '-e', `import { startLocalServer } from '@vane/server';${probe}`]],
-    [
-      'CommonJS (require)',
-      ['-e', `const { startLocalServer } = require('@vane/server'); (async () => {${probe}})();`],
-    ],
+    ['CommonJS (require)', ['-e', `const { startLocalServer } = require('@vane/server'); (async () => {${probe}})();`]],
   ])(
     'serves its pages and modules from dist through %s',
     async (_name, args) => {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { PROCESS_TEST_MS, TEST_KEYS, testSeed, until } from '@vane/server/testing';
+import { TEST_KEYS, testSeed, until } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 import {
   RawStreamClient,
   FleetWriter,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/server';
-import { PROCESS_TEST_MS, PROCESS_WAIT_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS, PROCESS_WAIT_MS } from '@vane/test-harness';
 
 // NestJS 11 (CommonJS) and NestJS 12 (ESM only) apps load the BUILT packages
 // (`npm test` builds first) as an app that installed them would: each fixture

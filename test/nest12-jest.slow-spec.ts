@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 // The jest 30 + NestJS 12 (ESM only) pitfall, and the two fixes the README
 // gives, run for real: a NestJS 12 user's specs (test/fixtures/nest12-esm/jest:

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 // Runs on the built packages (`npm test` builds first), through Node's own resolver,
 // as an app that installed them would load them.
@@ -146,27 +146,56 @@ describe('@vane/nestjs/testing', () => {
   });
 });
 
+describe.each([
+  ['adapter', 'adapter/index.d.ts', 'AdapterRequestReader'],
+  ['errors', 'errors.d.ts', 'SecretNotFoundError'],
+])('@vane/client/%s', (entry, types, member) => {
+  it(
+    'is an entry of its own, the same through require() and import(), whose names stay off the main entry',
+    () => {
+      const cjs = node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/client/${entry}')).sort()))`]);
+      const esm = node([
+        '--input-type=module',
+        '-e',
+        `const m = await import('@vane/client/${entry}'); console.log(JSON.stringify(Object.keys(m).sort()))`,
+      ]);
+      expect(JSON.parse(cjs)).toContain(member);
+      expect(JSON.parse(esm)).toEqual(JSON.parse(cjs));
+      const main = JSON.parse(node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/client'))))`]));
+      expect(main).not.toContain(member);
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it('resolves for TypeScript with the old node10 resolution too (typesVersions)', () => {
+    const resolved = ts.resolveModuleName(
+      `@vane/client/${entry}`,
+      join(ROOT, 'test', 'app.ts'),
+      { moduleResolution: ts.ModuleResolutionKind.Node10 },
+      ts.sys,
+    ).resolvedModule;
+    expect(resolved?.resolvedFileName).toBe(join(ROOT, 'libs/client/dist/cjs', types));
+  });
+});
+
+describe('stripInternal', () => {
+  it('ships no @internal member in the declarations (VaneClient has no callSnapshot or pinStats)', () => {
+    const client = readFileSync(join(ROOT, 'libs/client/dist/cjs/vane-client.d.ts'), 'utf8');
+    expect(client).toContain('export declare class VaneClient');
+    expect(client).not.toMatch(/callSnapshot|pinStats/);
+  });
+});
+
 describe('@vane/server/testing', () => {
   const EXPORTS = [
-    'ADAPTER_KEYS',
-    'ADAPTER_SECRET_VALUES',
     'AdminRequestError',
     'DEFAULT_WAIT_MS',
-    'FaultProxy',
-    'PROCESS_TEST_MS',
-    'PROCESS_WAIT_MS',
     'TEST_KEYS',
     'TEST_SECRET_VALUES',
     'WaitTimeoutError',
-    'adapterSeed',
     'adminPut',
     'adminRequest',
-    'groupAlive',
-    'rawResponse',
-    'spawnNode',
-    'stopProcesses',
     'testSeed',
-    'trackGroup',
     'until',
     'waitForChange',
     'waitForEvent',

@@ -2,7 +2,7 @@ import { startLocalServer, type LocalServer } from '@vane/server';
 import { get } from './support/http.js';
 import { killLeftovers } from './support/process.js';
 import { DEMO_SEED, startSample, changeAndWait, type RunningSample } from './support/samples.js';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 // The Express sample (sample-app/express), built, run as a user runs it:
 // `node sample-app/express/dist/main.js` against the local server on the demo

@@ -3,7 +3,7 @@ import { get, openEventStream } from './support/http.js';
 import { killLeftovers } from './support/process.js';
 import { DEMO_SEED, ROOT, baseEnv, startSample, changeAndWait, type RunningSample } from './support/samples.js';
 import { spawnNode } from './support/process.js';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 // The NestJS sample (sample-app/src), built, run as a user runs it: `node
 // sample-app/dist/main.js` against the local server on the demo seed. Values

@@ -6,7 +6,7 @@ import { sweepStaleSecretDirs } from '@vane/client';
 import { get, send } from './support/http.js';
 import { groupAlive, killLeftovers, spawnNodeGroup, trackGroup, type Proc } from './support/process.js';
 import { ROOT, baseEnv } from './support/samples.js';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 // `npm start` without its build step: `node scripts/start.mjs` (`npm test`
 // built everything first), on free ports. The script runs in a process group

@@ -6,7 +6,7 @@ import { startLocalServer, type LocalServer } from '@vane/server';
 import { killLeftovers } from './support/process.js';
 import { DEMO_SEED, startSample, type RunningSample } from './support/samples.js';
 import { stuckConnection } from './support/stuck-connection.js';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 // Both samples, stopped while a client holds a connection open: the drain is bounded
 // (DRAIN_TIMEOUT_MS), a second signal cuts it short, and no file secret stays on disk.

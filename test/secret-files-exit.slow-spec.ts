@@ -5,7 +5,7 @@ import { VaneClient } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { killLeftovers, spawnNode, type Exit, type Proc } from './support/process.js';
 import { ROOT, baseEnv } from './support/samples.js';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 // A process with a file secret ends each way a process can end; then a new client starts on the same
 // directory. Whatever the way, no secrets directory of a dead process survives that second start, and

@@ -10,16 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { VaneClient, type VaneLogger } from '@vane/client';
-import {
-  PROCESS_WAIT_MS,
-  spawnNode,
-  stopProcesses,
-  TEST_KEYS,
-  testSeed,
-  until,
-  withTimeout,
-  type NodeProcess,
-} from '@vane/server/testing';
+import { TEST_KEYS, testSeed, until, withTimeout } from '@vane/server/testing';
+import { PROCESS_WAIT_MS, spawnNode, stopProcesses, type NodeProcess } from '@vane/test-harness';
 import { get } from './support/http.js';
 
 const CLI = resolve(__dirname, '../libs/server/dist/cjs/cli.js');

@@ -13,6 +13,7 @@ import { MessagePattern } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { VaneClient } from '@vane/client';
+import { pinStatsOf } from '@vane/client/adapter';
 import { createVane, type VaneExpress } from '@vane/express';
 import vanePlugin from '@vane/fastify';
 import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/server';
@@ -249,7 +250,7 @@ describe.each(ADAPTERS)(
         expect(next.before).toMatchObject({ flag: true, pool: 101, key: 'rk_round_1' });
         expect(next.after).toEqual(next.before);
         // Nothing counted, nothing on disk: only revisions the garbage collector has not reclaimed yet are held.
-        expect(harness.client.pinStats.fileVersions).toBe(0);
+        expect(pinStatsOf(harness.client).fileVersions).toBe(0);
       } finally {
         await harness.close();
       }

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 // Runs on the built packages (`npm test` builds first), through Node's own resolver, as
 // CommonJS and as ESM: @vane/server's jose (v5, dual CJS/ESM) signs and verifies

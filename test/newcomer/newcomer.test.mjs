@@ -35,18 +35,26 @@ const API_KEY = 'svs_shop_local_secret'; // the demo seed's secret key, as the R
 const WAIT_MS = 30_000; // every wait for a process or an answer is bounded by this
 const run = promisify(execFile);
 
-/** The README's install line whose comment names `label` (e.g. "NestJS 11"), as npm arguments. */
+/** The install line whose comment names `label` (e.g. "NestJS 11"), in the README or a guide, as npm arguments. */
 function installLine(label) {
-  const line = README.split('\n').find((l) => l.startsWith('npm install ') && l.includes(`# ${label} `));
-  assert.ok(line, `README.md has no install line commented "# ${label} …"`);
+  const line = GUIDES.flatMap((text) => text.split('\n')).find(
+    (l) => l.startsWith('npm install ') && l.includes(`# ${label} `),
+  );
+  assert.ok(line, `no README has an install line commented "# ${label} …"`);
   return line.split('#')[0].trim().split(/\s+/).slice(1);
 }
 
-/** The README's code block cut from `source` (examples/…#name), as the README shows it. */
+/** The READMEs a newcomer reads: the root one, then the package guides it links to for the rest of a quick start. */
+const GUIDES = [
+  README,
+  ...['nestjs', 'express', 'openfeature'].map((lib) => readFileSync(join(ROOT, `libs/${lib}/README.md`), 'utf8')),
+];
+
+/** The code block cut from `source` (examples/…#name), as the README (or the package guide) shows it. */
 function readmeBlock(source) {
   const [file, name] = source.split('#');
-  const found = snippets(README).find((s) => s.file === file && s.name === name);
-  assert.ok(found, `README.md shows no snippet ${source}`);
+  const found = GUIDES.flatMap((text) => snippets(text)).find((s) => s.file === file && s.name === name);
+  assert.ok(found, `no README shows the snippet ${source}`);
   return found.shown;
 }
 
@@ -319,8 +327,13 @@ const APPS = [
     name: 'express5-esm',
     installLabel: 'Express 5',
     skeleton: { 'package.json': { name: 'express5-esm', version: '0.0.0', private: true } },
-    files: { 'server.mjs': 'examples/express/server.mjs#express5-esm' },
+    files: {
+      'server.mjs': 'examples/express/server.mjs#express5-esm',
+      'pricing.mjs': 'examples/express/pricing.mjs#express-ab-route',
+    },
     run: ['server.mjs'],
+    // libs/express/README.md's A/B route, the whole file, started once the quick start has passed.
+    abApp: ['pricing.mjs'],
   },
   {
     name: 'nest11-cjs',
@@ -514,7 +527,7 @@ const APPS = [
 describe('a newcomer, from the README and the packed packages', { concurrency: 1 }, () => {
   before(async () => {
     mkdirSync(tarballs);
-    const names = ['common', 'client', 'nestjs', 'express', 'server', 'cli'];
+    const names = ['common', 'client', 'nestjs', 'express', 'server', 'cli', 'openfeature'];
     await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', tarballs]);
     for (const file of readdirSync(tarballs)) {
       const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
@@ -593,6 +606,14 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
             await flip();
             await seen;
           });
+          if (app.abApp) {
+            const ab = await startApp({ ...app, run: app.abApp }, dir);
+            try {
+              await seeAbRoute(ab.url, ab.proc);
+            } finally {
+              await ab.proc.stop();
+            }
+          }
         }
       } finally {
         const { code, signal } = await proc.stop();
@@ -616,6 +637,31 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
     assert.match(declaration, /"stripe\.api_key": "text"/);
     assert.doesNotMatch(declaration, /rk_test|BEGIN CERTIFICATE/, 'no secret value in the declaration file');
     assert.match((await vane(['types', '--check', '--base-url', baseUrl])).stdout, /is up to date/);
+  });
+
+  it('OpenFeature: the quick start from libs/openfeature/README.md evaluates on the demo seed and sees a config change', async () => {
+    assert.ok(serverUrl, 'the local server is running');
+    const dir = await makeApp({
+      name: 'openfeature-esm',
+      installLabel: 'OpenFeature',
+      skeleton: { 'package.json': { name: 'openfeature-esm', version: '0.0.0', private: true } },
+      files: { 'quick-start.mjs': 'examples/openfeature/quick-start.mjs#openfeature-quick-start' },
+    });
+    const proc = start('openfeature-esm', dir, ['quick-start.mjs'], {
+      VANE_BASE_URL: serverUrl.replace('127.0.0.1', 'shop.localhost'),
+      VANE_API_KEY: API_KEY,
+    });
+    try {
+      await proc.waitFor(/^new-checkout: (true|false)$/, 'the flag');
+      await proc.waitFor(/^greeting\.text: /, 'the config');
+      await proc.waitFor(/^new-pricing for u-1 in DE: true$/, 'the A/B flag for a user in the rule');
+      const marker = 'Hello from a newcomer';
+      await setConfig('greeting.text', marker);
+      await proc.waitFor(new RegExp(`^greeting\\.text changed: ${marker}$`), 'the config change');
+    } finally {
+      const { code, signal } = await proc.stop();
+      assert.ok(code === 0 || signal === 'SIGTERM', `openfeature-esm stopped with ${code ?? signal}`);
+    }
   });
 
   it('install sizes: each figure a package README states is what du -sk measures', async () => {

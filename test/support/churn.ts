@@ -7,6 +7,8 @@ import { once } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
+import type { VaneClient } from '@vane/client';
+import { pinStatsOf } from '@vane/client/adapter';
 import type { LocalServerSeed } from '@vane/server';
 import { until, waitForRevision, withTimeout } from '@vane/server/testing';
 import { readdirSync } from 'node:fs';
@@ -153,11 +155,7 @@ const HEAP_GROWTH_LIMIT = 4 * 1024 * 1024;
  */
 export async function expectOneRevisionPerRequest(
   app: string,
-  client: Parameters<typeof waitForRevision>[0] & {
-    readonly pinStats: { readonly heldRevisions: number; readonly fileVersions: number };
-    requireSecretFile(key: string): string;
-    secretInfo(key: string): { readonly version: number } | null;
-  },
+  client: VaneClient,
   report: LoadReport & { rounds: number },
   inconsistent: number,
   heap: { readonly before: number; readonly after: number },
@@ -168,10 +166,10 @@ export async function expectOneRevisionPerRequest(
   expect(inconsistent).toBe(0);
   expect(heap.after - heap.before).toBeLessThan(HEAP_GROWTH_LIMIT);
   if (options.fileSecret === false) {
-    expect(client.pinStats).toEqual({ heldRevisions: 0, fileVersions: 0 });
+    expect(pinStatsOf(client)).toEqual({ heldRevisions: 0, fileVersions: 0 });
   } else {
     // Every response closed: no old revision is held, one file version (the live one) is on disk.
-    expect(client.pinStats).toEqual({ heldRevisions: 0, fileVersions: 1 });
+    expect(pinStatsOf(client)).toEqual({ heldRevisions: 0, fileVersions: 1 });
     const stable = client.requireSecretFile('tls.client_pem');
     const live = [basename(stable), `${basename(stable)}.v${client.secretInfo('tls.client_pem')!.version}`].sort();
     await until(() => readdirSync(dirname(stable)).length === live.length, 'the old version files to be removed', {

@@ -12,7 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { PROCESS_WAIT_MS } from '@vane/server/testing';
+import { PROCESS_WAIT_MS } from '@vane/test-harness';
 import { freePort } from './free-port.js';
 import { startNginx, type TestNginx } from './nginx.js';
 import { spawnNode, type Proc } from './process.js';

@@ -5,9 +5,9 @@
  * the secrets directories of killed processes are swept, as a next start would.
  */
 import { sweepStaleSecretDirs } from '@vane/client';
-import { spawnNode as spawn, stopProcesses, type NodeProcess, type ProcessExit } from '@vane/server/testing';
+import { spawnNode as spawn, stopProcesses, type NodeProcess, type ProcessExit } from '@vane/test-harness';
 
-export { groupAlive, trackGroup } from '@vane/server/testing';
+export { groupAlive, trackGroup } from '@vane/test-harness';
 
 /** How a process ended. */
 export type Exit = ProcessExit;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startLocalServer, type LocalServer } from '@vane/server';
-import { adapterSeed } from '@vane/server/testing';
+import { adapterSeed } from '@vane/test-harness';
 import type { AuditEntry, AuditSource } from '../src/refs/audit-source.js';
 import { runRefs } from '../src/refs/refs-command.js';
 import { findStaleFlags, parseDuration, steadyState } from '../src/refs/stale-flags.js';

@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startLocalServer, type LocalServer } from '@vane/server';
-import { adapterSeed } from '@vane/server/testing';
+import { adapterSeed } from '@vane/test-harness';
 import type { RefsReport } from '../src/refs/refs-report.js';
 import { runVane } from './support/run-vane.js';
 

@@ -3,7 +3,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalServer, type LocalServer } from '@vane/server';
-import { ADAPTER_SECRET_VALUES, adapterSeed, adminRequest } from '@vane/server/testing';
+import { adminRequest } from '@vane/server/testing';
+import { ADAPTER_SECRET_VALUES, adapterSeed } from '@vane/test-harness';
 import { runVane } from './support/run-vane.js';
 
 // `vane types` against a running local server: from the service (API key from the environment or a

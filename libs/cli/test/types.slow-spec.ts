@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { startLocalServer, type LocalServer } from '@vane/server';
-import { adapterSeed } from '@vane/server/testing';
+import { adapterSeed } from '@vane/test-harness';
 import type ts from 'typescript';
 import { compileApp, fixtureText, markersOf, withoutMarkers, type ModuleSystem } from './support/compile-fixture.js';
 import { runVane } from './support/run-vane.js';

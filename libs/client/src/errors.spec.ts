@@ -1,4 +1,4 @@
-import * as api from './index.js';
+import * as api from './errors.js';
 import {
   AddonNotAvailableError,
   BillingOverdueError,
@@ -6,7 +6,7 @@ import {
   FrontendSecretReadError,
   InvalidArgumentError,
   NotAVaneServiceError,
-  NotFoundError,
+  VaneNotFoundError,
   PublicKeySecretAccessError,
   QuarantinedError,
   RateLimitedError,
@@ -25,7 +25,7 @@ describe('errors', () => {
   const cases: [VaneError, string, number | undefined][] = [
     [new UnauthorizedError('m'), 'VANE_UNAUTHORIZED', 401],
     [new BillingOverdueError('m'), 'VANE_BILLING_OVERDUE', 402],
-    [new NotFoundError('m'), 'VANE_NOT_FOUND', 404],
+    [new VaneNotFoundError('m'), 'VANE_NOT_FOUND', 404],
     [new RateLimitedError('m', { retryAfterMs: 2000 }), 'VANE_RATE_LIMITED', 429],
     [new QuarantinedError('m'), 'VANE_QUARANTINED', 429],
     [new AddonNotAvailableError('m'), 'VANE_ADDON_NOT_AVAILABLE', 403],
@@ -56,7 +56,7 @@ describe('errors', () => {
     expect(new Set(cases.map(([, code]) => code)).size).toBe(cases.length);
   });
 
-  it('every error class is exported from the public door', () => {
+  it('every error class is exported from @vane/client/errors', () => {
     for (const [error] of cases)
       expect((api as Record<string, unknown>)[error.constructor.name]).toBe(error.constructor);
   });

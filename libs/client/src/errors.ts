@@ -9,6 +9,7 @@
  * copies (see {@link TransportError}).
  *
  * @packageDocumentation
+ * @module @vane/client/errors
  */
 import type { InvalidConfig } from './schema/invalid-config.js';
 
@@ -128,7 +129,7 @@ export class BillingOverdueError extends VaneHttpError {
  * unknown secret / secret version. A 404 from something else at `baseUrl` is a
  * {@link NotAVaneServiceError}.
  */
-export class NotFoundError extends VaneHttpError {
+export class VaneNotFoundError extends VaneHttpError {
   readonly code = 'VANE_NOT_FOUND' as const;
   /** @param message - what happened and what to fix. */
   constructor(message: string, options?: HttpErrorOptions) {
@@ -205,7 +206,7 @@ export class UnexpectedResponseError extends VaneError<VaneErrorCode> {
  * the `Vane-Protocol` header every answer of the service carries, errors
  * included. Usually a wrong port or host in `baseUrl`, another app, or a
  * proxy's own error page. A 404 without the header is this error, never a
- * {@link NotFoundError}: it says nothing about the slug.
+ * {@link VaneNotFoundError}: it says nothing about the slug.
  */
 export class NotAVaneServiceError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_NOT_A_VANE_SERVICE' as const;

@@ -202,7 +202,7 @@ export interface VaneClientOptions {
    * for at most `maxAgeMs`, within `maxEntries` and `maxBytes` (least
    * recently used out first). Concurrent questions for the same answer make
    * one call. Errors are never cached. `false` turns it off: every
-   * evaluation is then one call. Counters: {@link VaneClient.abCacheStats}.
+   * evaluation is then one call. Counters: `client.abCacheStats`.
    * @default on, `{ maxAgeMs: 60000, maxEntries: 10000, maxBytes: 8388608 }`
    */
   abCache?: AbCacheOptions | boolean;

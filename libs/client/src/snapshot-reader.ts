@@ -62,7 +62,7 @@ export function secretReadRefusalOf(keyType: KeyType, target: SecretReadTarget):
 }
 
 /**
- * Every synchronous read of a snapshot, over a {@link ReadSource}: the
+ * Every synchronous read of a snapshot, over a `ReadSource`: the
  * client reads the scope's pinned revision or the served one, a
  * `VaneSnapshot` its own. One implementation, so the two cannot disagree.
  */

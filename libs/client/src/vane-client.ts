@@ -64,7 +64,7 @@ export class VaneClient extends SnapshotReader {
    * Creates a client and runs the blocking initial sync. Resolves with a
    * client whose cache is full, or rejects with a typed error and leaves no
    * timer or socket behind: `UnauthorizedError` (401), `BillingOverdueError`
-   * (402), `NotFoundError` (404), `RateLimitedError`/`QuarantinedError` (429),
+   * (402), `VaneNotFoundError` (404), `RateLimitedError`/`QuarantinedError` (429),
    * `TransportError` (network, timeout), `UnexpectedResponseError`, or
    * `InvalidArgumentError` (bad options, e.g. a key that is neither `svs_`
    * nor `svp_`; thrown before any request). Match on `error.code`.
@@ -348,7 +348,7 @@ export class VaneClient extends SnapshotReader {
    * With a public key it rejects before any request; so do argument errors.
    *
    * @throws PublicKeySecretAccessError, InvalidArgumentError (rejections, before any request);
-   *   UnauthorizedError, BillingOverdueError, NotFoundError, RateLimitedError (rejections).
+   *   UnauthorizedError, BillingOverdueError, VaneNotFoundError, RateLimitedError (rejections).
    */
   setSecret(key: string, value: string, options: SetSecretOptions = {}): Promise<SecretWriteResult> {
     return this.#parts.secrets.set(key, value, options);
@@ -358,7 +358,7 @@ export class VaneClient extends SnapshotReader {
    * Deletes every version of a secret (`DELETE /v1/secrets/{key}`). Does not touch the cache.
    *
    * @throws PublicKeySecretAccessError, InvalidArgumentError (rejections, before any request);
-   *   NotFoundError (unknown secret) and the other HTTP errors (rejections).
+   *   VaneNotFoundError (unknown secret) and the other HTTP errors (rejections).
    */
   deleteSecret(key: string): Promise<void> {
     return this.#parts.secrets.delete(key);
@@ -370,7 +370,7 @@ export class VaneClient extends SnapshotReader {
    *
    * @param version - 1-based integer.
    * @throws PublicKeySecretAccessError, InvalidArgumentError (rejections, before any request);
-   *   NotFoundError (unknown secret or version) and the other HTTP errors (rejections).
+   *   VaneNotFoundError (unknown secret or version) and the other HTTP errors (rejections).
    */
   deleteSecretVersion(key: string, version: number): Promise<void> {
     return this.#parts.secrets.deleteVersion(key, version);

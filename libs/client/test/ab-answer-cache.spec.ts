@@ -1,5 +1,6 @@
 import { startLocalServer, type LocalServer } from '@vane/server';
-import { adminRequest, FaultProxy, waitForRevision, waitForStatus } from '@vane/server/testing';
+import { adminRequest, waitForRevision, waitForStatus } from '@vane/server/testing';
+import { FaultProxy } from '@vane/test-harness';
 import { VaneClient, type AbContext, type VaneClientOptions } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { ManualTimers } from './helpers/manual-timers.js';

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 // A web app evaluates the A/B flags of many requests at once: each evaluation in flight listens for
 // close() on the client's one close signal, which must not warn of a listener leak

@@ -3,7 +3,8 @@ import { VaneClient, type ChangeEvent, type VaneClientOptions } from '../src/ind
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { ManualTimers } from './helpers/manual-timers.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
-import { FaultProxy, rawResponse, until, waitForRevision, waitForStatus } from '@vane/server/testing';
+import { until, waitForRevision, waitForStatus } from '@vane/server/testing';
+import { FaultProxy, rawResponse } from '@vane/test-harness';
 
 /**
  * Faults between the client and the local server, injected by a TCP proxy on

@@ -1,5 +1,5 @@
 import { startLocalServer, type LocalServer } from '@vane/server';
-import { FaultProxy } from '@vane/server/testing';
+import { FaultProxy } from '@vane/test-harness';
 import { VaneClient } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';

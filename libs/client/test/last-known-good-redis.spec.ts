@@ -5,7 +5,8 @@ import { MemoryLogger } from './helpers/fake-transport.js';
 
 import { describeWithRedis, startRedis, type TestRedis } from './helpers/redis-server.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
-import { FaultProxy, PROCESS_TEST_MS, until, waitForStatus } from '@vane/server/testing';
+import { until, waitForStatus } from '@vane/server/testing';
+import { FaultProxy, PROCESS_TEST_MS } from '@vane/test-harness';
 
 const SECRET = 'rk_test_TOPSECRET';
 

@@ -6,17 +6,18 @@ import { z } from 'zod';
 import {
   ApiKeyCredentials,
   FileBackupStore,
-  SecretsNotAvailableError,
   VaneClient,
   type ChangeEvent,
   type VaneClientOptions,
   type VaneClientStatus,
 } from '../src/index.js';
+import { SecretsNotAvailableError } from '../src/errors.js';
 import { systemTimers, type TimerHandle, type Timers } from '../src/util/timers.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 
 import { SHOP_SK, TLS_PEM, seed } from './helpers/seed.js';
-import { FaultProxy, rawResponse, until, waitForStatus } from '@vane/server/testing';
+import { until, waitForStatus } from '@vane/server/testing';
+import { FaultProxy, rawResponse } from '@vane/test-harness';
 
 const SECRET = 'rk_test_TOPSECRET';
 

@@ -1,15 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/server';
+import { VaneClient, type LiveResource, type LiveResourceDefinition, type LiveResourceEvent } from '../src/index.js';
 import {
   ClientClosedError,
   InvalidArgumentError,
   LiveResourceBuildError,
   LiveResourceClosedError,
-  VaneClient,
-  type LiveResource,
-  type LiveResourceDefinition,
-  type LiveResourceEvent,
-} from '../src/index.js';
+} from '../src/errors.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { ManualTimers, flush } from './helpers/manual-timers.js';
 import { until } from '@vane/server/testing';

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startLocalServer } from '@vane/server';
-import { checkConnectivity, NotAVaneServiceError, VaneClient } from '../src/index.js';
+import { checkConnectivity, VaneClient } from '../src/index.js';
+import { NotAVaneServiceError } from '../src/errors.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
 

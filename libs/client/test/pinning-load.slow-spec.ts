@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { until, waitForRevision } from '@vane/server/testing';
 import { VaneClient } from '../src/index.js';
+import { pinStatsOf } from '../src/adapter/index.js';
 import { secretFileName } from '../src/secrets/secret-file-name.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
@@ -47,14 +48,14 @@ describe('client.runPinned() under load', () => {
       server.admin.setConfig('shop', 'pair.b', value);
       last = server.admin.setSecret('shop', 'tls.client_pem', `pem-${value}`, 'file').revision;
       await Promise.all(Array.from({ length: 100 }, scope));
-      maxHeld = Math.max(maxHeld, client.pinStats.heldRevisions);
+      maxHeld = Math.max(maxHeld, pinStatsOf(client).heldRevisions);
     }
     await waitForRevision(client, last);
     expect(inconsistent).toBe(0);
     expect(maxHeld).toBeLessThan(100);
-    await until(() => client.pinStats.heldRevisions === 0, 'every revision to be let go');
+    await until(() => pinStatsOf(client).heldRevisions === 0, 'every revision to be let go');
     await until(() => readdirSync(dir).length === 2, 'only the live version files to be left');
-    expect(client.pinStats.fileVersions).toBe(1);
+    expect(pinStatsOf(client).fileVersions).toBe(1);
     expect(readdirSync(dir).sort()).toEqual(
       [
         secretFileName('tls.client_pem'),

@@ -1,12 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { startLocalServer, type LocalServer } from '@vane/server';
-import {
-  FrontendSecretReadError,
-  PublicKeySecretAccessError,
-  VaneClient,
-  type VaneClientOptions,
-} from '../src/index.js';
+import { VaneClient, type VaneClientOptions } from '../src/index.js';
+import { pinStatsOf } from '../src/adapter/index.js';
+import { FrontendSecretReadError, PublicKeySecretAccessError } from '../src/errors.js';
 import { secretFileName } from '../src/secrets/secret-file-name.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { until, waitForRevision } from '@vane/server/testing';
@@ -77,11 +74,11 @@ describe('client.snapshot()', () => {
     expect(snap.secretFile('tls.client_pem')).toBe(pinned);
     expect(client.requireSecretFile('tls.client_pem')).toBe(stable);
     expect(readFileSync(stable, 'utf8')).toBe('pem-v3-TOPSECRET');
-    expect(client.pinStats).toEqual({ heldRevisions: 1, fileVersions: 2 });
+    expect(pinStatsOf(client)).toEqual({ heldRevisions: 1, fileVersions: 2 });
     snap.release();
     expect(snap.secretFile('tls.client_pem')).toBeNull();
     await until(() => !existsSync(pinned), 'the released version file to be removed');
-    expect(client.pinStats).toEqual({ heldRevisions: 0, fileVersions: 1 });
+    expect(pinStatsOf(client)).toEqual({ heldRevisions: 0, fileVersions: 1 });
     expect(readdirSync(dirname(stable)).sort()).toEqual(
       [secretFileName('tls.client_pem'), `${secretFileName('tls.client_pem')}.v3`].sort(),
     );
@@ -149,7 +146,7 @@ describe('client.runPinned()', () => {
       expect(client.config('pricing.discount')).toBe(0.5);
       expect(client.flag('dark-mode')).toBe(true);
     });
-    expect(client.pinStats.heldRevisions).toBe(0);
+    expect(pinStatsOf(client).heldRevisions).toBe(0);
   });
 
   it('a file secret read inside keeps its content when rotated mid-scope; the version file goes when the scope ends', async () => {
@@ -188,7 +185,7 @@ describe('client.runPinned()', () => {
       await changeBoth(client, 0.3, true);
     });
     await ended;
-    expect(client.pinStats.heldRevisions).toBe(0);
+    expect(pinStatsOf(client).heldRevisions).toBe(0);
   });
 
   it('a scope that never ends reads live pinMaxAgeMs after its revision was replaced, and holds nothing', async () => {
@@ -204,8 +201,8 @@ describe('client.runPinned()', () => {
     });
     server.admin.setConfig('shop', 'pricing.discount', 0.9);
     await waitForRevision(client, server.admin.setSecret('shop', 'tls.client_pem', 'pem-v3', 'file').revision);
-    expect(client.pinStats.heldRevisions).toBe(1);
-    await until(() => client.pinStats.heldRevisions === 0, 'the leaked scope to be let go');
+    expect(pinStatsOf(client).heldRevisions).toBe(1);
+    await until(() => pinStatsOf(client).heldRevisions === 0, 'the leaked scope to be let go');
     await until(() => !existsSync(pinnedPath), 'its version file to be removed');
     expect(logger.text('info')).toMatch(/still held by 1 pinned scope\(s\) 50 ms after it was replaced/);
     release();

@@ -5,7 +5,7 @@ import { deriveBackupKey } from '../src/last-known-good/backup-key.js';
 import { RedisBackupStore } from '../src/index.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { describeWithRedis, startRedis, type TestRedis } from './helpers/redis-server.js';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 const SHOP = 'http://shop.localhost:4400';
 const SECRET = 'rk_live_REDIS_SPEC_SECRET';

@@ -1,9 +1,10 @@
 import { startLocalServer, type LocalServer } from '@vane/server';
-import { RequestAbEvaluation, VaneClient, type AbContext, type AbResults } from '../src/index.js';
+import { VaneClient, type AbContext, type AbResults } from '../src/index.js';
+import { RequestAbEvaluation } from '../src/adapter/index.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
-import { FaultProxy } from '@vane/server/testing';
+import { FaultProxy } from '@vane/test-harness';
 
 /** The request-scoped A/B evaluation both adapters use, against the local server behind a counting proxy. */
 let server: LocalServer;

@@ -3,7 +3,8 @@ import { VaneClient, type VaneClientOptions, type VaneClientStatus } from '../sr
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { ManualTimers } from './helpers/manual-timers.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
-import { FaultProxy, rawResponse, until, waitForRevision, waitForStatus } from '@vane/server/testing';
+import { until, waitForRevision, waitForStatus } from '@vane/server/testing';
+import { FaultProxy, rawResponse } from '@vane/test-harness';
 
 /**
  * The waits a 429 asks for (rate limit, quarantine), the honest status while

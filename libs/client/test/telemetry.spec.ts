@@ -11,7 +11,8 @@ import { ManualTimers } from './helpers/manual-timers.js';
 import { OtelSdk } from './helpers/otel-sdk.js';
 import { SHOP_SK, TLS_PEM, seed } from './helpers/seed.js';
 import { jwtPlatform, jwtTrust, tempDir } from './helpers/workload-platforms.js';
-import { FaultProxy, rawResponse, until } from '@vane/server/testing';
+import { until } from '@vane/server/testing';
+import { FaultProxy, rawResponse } from '@vane/test-harness';
 
 /**
  * Vane's telemetry with the OpenTelemetry SDK registered (in-memory

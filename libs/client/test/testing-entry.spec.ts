@@ -1,14 +1,13 @@
 import { startLocalServer, type LocalServer } from '@vane/server';
 import {
   adminPut,
-  FaultProxy,
-  rawResponse,
   testSeed,
   waitForChange,
   waitForRevision,
   waitForStatus,
   WaitTimeoutError,
 } from '@vane/server/testing';
+import { FaultProxy, rawResponse } from '@vane/test-harness';
 import { VaneClient } from '../src/index.js';
 
 // The README's "Testing your app against the local server", run as written:
@@ -64,16 +63,13 @@ it('a wait that runs out names what it waited for', async () => {
 });
 
 it('a FaultProxy between the client and the server breaks the service on purpose', async () => {
-  // #region testing-proxy
   proxy = await FaultProxy.start(server.port);
   const client = await VaneClient.create({
     baseUrl: proxy.baseUrl('shop'),
     apiKey: server.secretKey('shop'),
     logger: quiet,
   });
-  // #endregion testing-proxy
   clients.push(client);
-  // #region testing-faults
   await waitForStatus(client, (s) => s.connected, { what: 'the stream to connect' });
 
   proxy.cutStreams(true); // the stream is reset, every reconnect too
@@ -86,5 +82,4 @@ it('a FaultProxy between the client and the server breaks the service on purpose
   proxy.onRequest(undefined);
   proxy.cutStreams(false);
   expect(proxy.count('/v1/sync')).toBeGreaterThanOrEqual(2);
-  // #endregion testing-faults
 });

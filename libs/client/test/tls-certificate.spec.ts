@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import {
-  InvalidArgumentError,
   keepSecureContextCurrent,
   tlsCertificate,
   VaneClient,
   type LiveResource,
   type LiveResourceEvent,
 } from '../src/index.js';
+import { InvalidArgumentError } from '../src/errors.js';
 import { makeCertificate, type TestCertificate } from '../../../test/support/certificates.js';
 import { freshTlsGet } from '../../../test/support/tls-probe.js';
 import { MemoryLogger } from './helpers/fake-transport.js';

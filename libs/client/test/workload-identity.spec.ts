@@ -7,15 +7,17 @@ import {
 } from '@vane/server';
 import {
   checkConnectivity,
-  NotAVaneServiceError,
-  SessionExpiredError,
-  TokenExchangeFailedError,
   VaneClient,
   WorkloadIdentityCredentials,
-  WorkloadIdentityNotConfiguredError,
   type VaneClientOptions,
   type WorkloadIdentityOptions,
 } from '../src/index.js';
+import {
+  NotAVaneServiceError,
+  SessionExpiredError,
+  TokenExchangeFailedError,
+  WorkloadIdentityNotConfiguredError,
+} from '../src/errors.js';
 import {
   createDefaultDispatcher,
   UndiciTransport,

@@ -34,7 +34,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { AB_CACHE_DEFAULTS, VaneClient } from '@vane/client';
+import { VaneClient } from '@vane/client';
+import { AB_CACHE_DEFAULTS } from '@vane/client/adapter';
 import { BENCH_KEY, BENCH_SEED } from './seed.mjs';
 
 const QUICK = process.argv.includes('--quick');

@@ -1,4 +1,6 @@
-import { InvalidArgumentError, RequestAbEvaluation, type VaneClient, type VaneLogger } from '@vane/client';
+import type { VaneClient, VaneLogger } from '@vane/client';
+import { RequestAbEvaluation } from '@vane/client/adapter';
+import { InvalidArgumentError } from '@vane/client/errors';
 import type { Request } from 'express';
 import { expressAbOptions, routeAbKeys, type AbGuardRegistry } from './ab-batch.js';
 import type { AbContextFactory } from './vane-express.options.js';

@@ -5,13 +5,9 @@
  *
  * @packageDocumentation
  */
-import {
-  InvalidArgumentError,
-  type RequestAbEvaluationOptions,
-  type VaneClient,
-  type VaneLogger,
-  consoleLogger,
-} from '@vane/client';
+import type { VaneClient, VaneLogger } from '@vane/client';
+import { type RequestAbEvaluationOptions, consoleLogger } from '@vane/client/adapter';
+import { InvalidArgumentError } from '@vane/client/errors';
 import type { Request } from 'express';
 import type { AbContextFactory } from './vane-express.options.js';
 

@@ -3,7 +3,9 @@
  *
  * @packageDocumentation
  */
-import { consoleLogger, initialSyncFailureLine, InvalidArgumentError, VaneClient } from '@vane/client';
+import { VaneClient } from '@vane/client';
+import { consoleLogger, initialSyncFailureLine } from '@vane/client/adapter';
+import { InvalidArgumentError } from '@vane/client/errors';
 import { checkFlagOffOptions } from './require-flag.js';
 import { VaneExpress } from './vane-express.js';
 import type { VaneExpressOptions } from './vane-express.options.js';
@@ -12,7 +14,7 @@ import type { VaneExpressOptions } from './vane-express.options.js';
  * Creates the client and runs its blocking initial sync, then resolves
  * with a {@link VaneExpress} whose cache is full. Rejects with the client's
  * typed error, and leaves nothing open: `UnauthorizedError` (401, wrong
- * key), `NotFoundError` (404, wrong slug), `BillingOverdueError` (402),
+ * key), `VaneNotFoundError` (404, wrong slug), `BillingOverdueError` (402),
  * `RateLimitedError`/`QuarantinedError` (429), `TransportError` (the service
  * cannot be reached), `UnexpectedResponseError`, or `InvalidArgumentError`
  * (a bad option, before any request). Match on `err.code`.

@@ -3,23 +3,19 @@
  *
  * @packageDocumentation
  */
+import type { VaneErrorCode, VaneLogger } from '@vane/client';
 import {
   answerVaneError,
   hasVaneErrorCode,
   VANE_ERROR_ANSWERS,
   type VaneErrorAnswer,
-  type VaneErrorBody as ClientErrorBody,
-  type VaneErrorCode,
-  type VaneLogger,
-} from '@vane/client';
+  type VaneErrorBody,
+} from '@vane/client/adapter';
 import type { ErrorRequestHandler } from 'express';
 import type { VaneExpressErrorCode } from './errors/vane-express.error.js';
 
-/** Every code {@link errorHandler} answers: the client's and `@vane/express`'s. */
+/** Every code `vane.errorHandler()` answers: the client's and `@vane/express`'s. */
 export type VaneAnyErrorCode = VaneErrorCode | VaneExpressErrorCode;
-
-/** The JSON body of an answer made by the error handler: `{ statusCode, code, message }`. */
-export type VaneErrorBody = ClientErrorBody<VaneAnyErrorCode>;
 
 /** Options of `vane.errorHandler()`. */
 export interface ErrorHandlerOptions {
@@ -57,7 +53,7 @@ export function isVaneError(err: unknown): err is Error & { readonly code: VaneA
 export function describeVaneError(
   err: Error & { readonly code: VaneAnyErrorCode },
   statuses: Partial<Record<VaneAnyErrorCode, number>> = {},
-): { status: number; retryAfterSeconds: number | undefined; body: VaneErrorBody } {
+): { status: number; retryAfterSeconds: number | undefined; body: VaneErrorBody<VaneAnyErrorCode> } {
   return answerVaneError(err, ANSWERS, statuses);
 }
 

@@ -8,6 +8,7 @@
  * Importing this package also adds `vane` to Express's `Request` type.
  *
  * @packageDocumentation
+ * @module @vane/express
  */
 import './express-request.augmentation.js';
 
@@ -22,7 +23,9 @@ export type {
 } from './vane-express.options.js';
 export type { RequireFlagOptions } from './require-flag.js';
 export type { RequestVane } from './request-vane.js';
-export type { ErrorHandlerOptions, VaneAnyErrorCode, VaneErrorBody } from './error-handler.js';
+export type { ErrorHandlerOptions, VaneAnyErrorCode } from './error-handler.js';
+/** The JSON body of an error answer, `{ statusCode, code, message }`: `VaneErrorBody<VaneAnyErrorCode>` for this adapter's. */
+export type { VaneErrorBody } from '@vane/client/adapter';
 export { VaneExpressError } from './errors/vane-express.error.js';
 export type { VaneExpressErrorCode } from './errors/vane-express.error.js';
 export { AbContextError } from './errors/ab-context.error.js';

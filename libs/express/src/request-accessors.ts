@@ -6,7 +6,8 @@
  */
 import { IncomingMessage } from 'node:http';
 import { Http2ServerRequest } from 'node:http2';
-import { whenResponseEnds, type VaneLogger } from '@vane/client';
+import type { VaneLogger } from '@vane/client';
+import { whenResponseEnds } from '@vane/client/adapter';
 import type { Request, Response } from 'express';
 import type { RequestVaneAccessor } from './request-vane.accessor.js';
 
@@ -18,20 +19,11 @@ import type { RequestVaneAccessor } from './request-vane.accessor.js';
  * among `Object.keys(res.locals)`, so templates and code that list the
  * locals never see it; `Object.assign` and spreads copy it.
  *
- * Why there: not a property of the request, because Express gives every
- * request its app's prototype (`Object.setPrototypeOf`), after which V8 adds
- * a property to it in its runtime, building a new hidden class and copying
- * the request's forty-odd property descriptors each time (counted under
- * callgrind on the benchmark's Express 5 app: 18,000 instructions of a
- * 700,000-instruction request). Not a `WeakMap` keyed by the request either,
- * which this module used before: each entry with a young key is an
- * ephemeron that V8 records and walks at every young-generation collection,
- * and the collector keeps its value alive as if strong. Counted the same
- * way (10 connections, collections on the main thread), keeping the
- * accessor in `res.locals` instead does 0.9 % less work per A/B-guarded
- * request on Node 20, and 2–7 % less on Node 24 (docs/benchmarks.md, #24).
- * A table insert into `res.locals` needs no new hidden class, and the
- * accessor dies with its request.
+ * Why there: Express swaps every request's prototype, so a property added
+ * to a request is a slow-path write, and a `WeakMap` entry keyed by a young
+ * request is work at every young-generation collection; an insert into
+ * `res.locals` is neither, and dies with its request (docs/benchmarks.md,
+ * "Guarded routes").
  *
  * The rule this asks of an app: add to `res.locals`, do not replace it
  * (`res.locals = {…}`) mid-request. A replaced `res.locals` has lost the
@@ -58,7 +50,7 @@ function localsOf(res: Response | undefined): VaneLocals | undefined {
  * Express: a bare Node server, a test double) live, keyed by the request.
  * V8's young-generation collector treats a `WeakMap`'s values as strong, so
  * an accessor that refers to its request would keep every finished request
- * alive until a full collection (measured: 6.5 % of a request): such an
+ * alive until a full collection: such an
  * accessor lets go of its request once the response is done
  * (`letGoOfRequest`), and `req.vane` hands it back if code still running
  * for the request reads it later.

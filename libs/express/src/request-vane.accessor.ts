@@ -3,12 +3,8 @@
  *
  * @packageDocumentation
  */
-import {
-  AdapterRequestReader,
-  type RequestAbEvaluationOptions,
-  type VaneReader,
-  type VaneSnapshot,
-} from '@vane/client';
+import type { VaneReader, VaneSnapshot } from '@vane/client';
+import { AdapterRequestReader, type RequestAbEvaluationOptions } from '@vane/client/adapter';
 import type { NextFunction, Request } from 'express';
 import type { RequestVane } from './request-vane.js';
 

@@ -5,15 +5,14 @@
  * @packageDocumentation
  */
 import { STATUS_CODES } from 'node:http';
+import type { VaneClient, VaneLogger } from '@vane/client';
 import {
   checkFlagKeys,
   checkFlagOffOptions as checkOffOptions,
   flagDenialOf,
-  InvalidArgumentError,
   runStartupCheck,
-  type VaneClient,
-  type VaneLogger,
-} from '@vane/client';
+} from '@vane/client/adapter';
+import { InvalidArgumentError } from '@vane/client/errors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AbGuardRegistry } from './ab-batch.js';
 import type { RequestVaneAccessor } from './request-vane.accessor.js';

@@ -3,7 +3,8 @@
  *
  * @packageDocumentation
  */
-import type { AbContext, FlagDenial, VaneClientOptions } from '@vane/client';
+import type { AbContext, VaneClientOptions } from '@vane/client';
+import type { FlagDenial } from '@vane/client/adapter';
 import type { NextFunction, Request, Response } from 'express';
 
 /**

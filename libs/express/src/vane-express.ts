@@ -3,17 +3,20 @@
  *
  * @packageDocumentation
  */
-import {
-  consoleLogger,
-  type RequestAbEvaluationOptions,
-  type LiveResource,
-  type LiveResourceDefinition,
-  type FlagKey,
-  type RegisteredSchema,
-  type VaneClient,
-  type VaneClientStatus,
-  type VaneLogger,
+import type {
+  FlagKey,
+  LiveResource,
+  LiveResourceDefinition,
+  VaneClient,
+  VaneClientStatus,
+  VaneLogger,
 } from '@vane/client';
+import {
+  callSnapshot,
+  consoleLogger,
+  type RegisteredSchema,
+  type RequestAbEvaluationOptions,
+} from '@vane/client/adapter';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { expressAbOptions, type AbGuardRegistry } from './ab-batch.js';
 import { createErrorHandler, type ErrorHandlerOptions } from './error-handler.js';
@@ -171,7 +174,7 @@ export class VaneExpress {
     if (accessor !== undefined) accessor.holdRequest(req);
     else {
       // (Shared by the requests of a revision without file secrets; its release() then does nothing.)
-      const snapshot = this.#consistentReads ? this.client.callSnapshot() : undefined;
+      const snapshot = this.#consistentReads ? callSnapshot(this.client) : undefined;
       accessor = new RequestVaneAccessor(this, snapshot ?? this.client, this.#ab, req, snapshot, last);
       // `req.vane` from now on; the request's revision is let go once its response is done (sent, or the connection gone).
       keepAccessor(req, res, accessor, this.#logger);

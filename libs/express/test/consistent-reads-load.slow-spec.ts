@@ -1,6 +1,6 @@
 // One revision per request under load (#21): its own file, in the slow suite (`npm run test:slow`).
 import { createVane, type VaneExpress } from '@vane/express';
-import { adapterSeed } from '@vane/server/testing';
+import { adapterSeed } from '@vane/test-harness';
 import express from 'express';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';

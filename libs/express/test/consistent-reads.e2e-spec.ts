@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { VaneClient } from '@vane/client';
 import type { RequestHandler } from 'express';
 import request from 'supertest';
-import { ADAPTER_SECRET_VALUES, waitForRevision } from '@vane/server/testing';
+import { waitForRevision } from '@vane/server/testing';
+import { ADAPTER_SECRET_VALUES } from '@vane/test-harness';
 import { EXPRESS_VERSIONS } from './support/express-versions.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';
 

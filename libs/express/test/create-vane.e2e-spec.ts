@@ -4,7 +4,7 @@ import { startLocalServer, type LocalServer } from '@vane/server';
 import request from 'supertest';
 import { CountingDispatcher } from './support/counting-dispatcher.js';
 import { EXPRESS_VERSIONS } from './support/express-versions.js';
-import { ADAPTER_KEYS, adapterSeed } from '@vane/server/testing';
+import { ADAPTER_KEYS, adapterSeed } from '@vane/test-harness';
 
 const quiet = { warn: () => undefined, error: () => undefined };
 

@@ -6,7 +6,7 @@ import { createVane, type VaneExpressOptions } from '@vane/express';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import request from 'supertest';
 import { EXPRESS_VERSIONS, type AppFactory } from './support/express-versions.js';
-import { ADAPTER_KEYS, adapterSeed } from '@vane/server/testing';
+import { ADAPTER_KEYS, adapterSeed } from '@vane/test-harness';
 
 describe.each(EXPRESS_VERSIONS)(
   'lastKnownGood on %s: vane.status while the service is down',

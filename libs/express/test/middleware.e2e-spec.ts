@@ -2,7 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import request from 'supertest';
 import { EXPRESS_VERSIONS } from './support/express-versions.js';
 import { startFixture, type VaneFixture } from './support/vane-fixture.js';
-import { ADAPTER_SECRET_VALUES, waitForChange } from '@vane/server/testing';
+import { waitForChange } from '@vane/server/testing';
+import { ADAPTER_SECRET_VALUES } from '@vane/test-harness';
 
 describe.each(EXPRESS_VERSIONS)('req.vane on %s', (_name, makeApp) => {
   let fx: VaneFixture;

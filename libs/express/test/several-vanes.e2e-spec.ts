@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import request from 'supertest';
+import { pinStatsOf } from '@vane/client/adapter';
 import { waitForRevision } from '@vane/server/testing';
 import { createVane, type VaneExpress } from '../src/index.js';
 import { EXPRESS_VERSIONS } from './support/express-versions.js';
@@ -56,8 +57,8 @@ describe.each(EXPRESS_VERSIONS)('several Vanes on one app, on %s', (_name, makeA
 /** Waits (bounded) until the client holds `count` replaced revisions: the response's `close` runs after supertest has the body. */
 async function waitForHeld(vane: VaneExpress, count: number): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (vane.client.pinStats.heldRevisions !== count) {
-    if (Date.now() > deadline) throw new Error(`still ${vane.client.pinStats.heldRevisions} held revisions`);
+  while (pinStatsOf(vane.client).heldRevisions !== count) {
+    if (Date.now() > deadline) throw new Error(`still ${pinStatsOf(vane.client).heldRevisions} held revisions`);
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

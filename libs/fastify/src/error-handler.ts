@@ -3,7 +3,8 @@
  *
  * @packageDocumentation
  */
-import { answerVaneError, hasVaneErrorCode, VANE_ERROR_ANSWERS, type VaneLogger } from '@vane/client';
+import type { VaneLogger } from '@vane/client';
+import { answerVaneError, hasVaneErrorCode, VANE_ERROR_ANSWERS } from '@vane/client/adapter';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pinoVaneLogger } from './pino-vane-logger.js';
 import type { VaneErrorHandlerOptions } from './vane-fastify.options.js';

@@ -3,18 +3,21 @@
  *
  * @packageDocumentation
  */
-import {
-  type LiveResource,
-  type LiveResourceDefinition,
-  type RequestAbEvaluationOptions,
-  type FlagKey,
-  type RegisteredSchema,
-  type VaneClient,
-  type VaneClientStatus,
-  type VaneLogger,
-  type VaneSnapshot,
-  whenResponseEnds,
+import type {
+  FlagKey,
+  LiveResource,
+  LiveResourceDefinition,
+  VaneClient,
+  VaneClientStatus,
+  VaneLogger,
+  VaneSnapshot,
 } from '@vane/client';
+import {
+  callSnapshot,
+  type RegisteredSchema,
+  type RequestAbEvaluationOptions,
+  whenResponseEnds,
+} from '@vane/client/adapter';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { createErrorHandler, type VaneFastifyErrorHandler } from './error-handler.js';
 import { createFlagGuard, type GuardInfo, type VaneFlagGuard } from './flag-guard.js';
@@ -192,7 +195,7 @@ export class FastifyVane {
     let accessor = holder[ACCESSOR];
     if (!accessor) {
       const { client, consistentReads } = this.#parts;
-      const snapshot = consistentReads && reply !== undefined ? client.callSnapshot() : undefined;
+      const snapshot = consistentReads && reply !== undefined ? callSnapshot(client) : undefined;
       // A snapshot shared by the requests of its revision (one without file secrets) has nothing to let go of.
       if (snapshot?.held === true) {
         // The request's revision is let go once its response is done (sent, or the connection gone).

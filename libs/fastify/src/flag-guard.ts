@@ -4,16 +4,15 @@
  * @packageDocumentation
  */
 import { STATUS_CODES } from 'node:http';
+import type { VaneClient, VaneReader } from '@vane/client';
 import {
   checkFlagKeys,
   checkFlagOffOptions,
   flagDenialOf,
-  InvalidArgumentError,
   type FlagDenial,
   type RequestAbMemo,
-  type VaneClient,
-  type VaneReader,
-} from '@vane/client';
+} from '@vane/client/adapter';
+import { InvalidArgumentError } from '@vane/client/errors';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { FlagOffOptions, RequireFlagOptions } from './vane-fastify.options.js';
 

@@ -10,6 +10,7 @@
  * `config.vane` to Fastify's types.
  *
  * @packageDocumentation
+ * @module @vane/fastify
  */
 import './fastify.augmentation.js';
 import { vane } from './vane-plugin.js';
@@ -17,7 +18,7 @@ import { vane } from './vane-plugin.js';
 export { vane };
 export default vane;
 export type { FastifyVane } from './fastify-vane.js';
-export type { FlagDenial } from '@vane/client';
+export type { FlagDenial } from '@vane/client/adapter';
 export type { VaneFlagGuard } from './flag-guard.js';
 export type { RequestVane } from './request-vane.js';
 export type { VaneFastifyErrorHandler } from './error-handler.js';
@@ -34,4 +35,5 @@ export type {
   VaneFastifyPluginOptions,
   VaneRouteOptions,
 } from './vane-fastify.options.js';
-export type { AbContext, VaneErrorBody } from '@vane/client';
+export type { AbContext } from '@vane/client';
+export type { VaneErrorBody } from '@vane/client/adapter';

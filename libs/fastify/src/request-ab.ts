@@ -4,7 +4,9 @@
  *
  * @packageDocumentation
  */
-import { InvalidArgumentError, type RequestAbEvaluationOptions, type VaneClient, type VaneLogger } from '@vane/client';
+import type { VaneClient, VaneLogger } from '@vane/client';
+import type { RequestAbEvaluationOptions } from '@vane/client/adapter';
+import { InvalidArgumentError } from '@vane/client/errors';
 import type { FastifyRequest } from 'fastify';
 import { pinoVaneLogger } from './pino-vane-logger.js';
 import type { AbContextFactory } from './vane-fastify.options.js';

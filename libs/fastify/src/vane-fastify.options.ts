@@ -6,14 +6,14 @@
 import type {
   AbContext,
   FlagKey,
-  RegisteredSchema,
   VaneClient,
   VaneClientOptions,
   VaneErrorCode,
   VaneLogger,
 } from '@vane/client';
+import type { RegisteredSchema } from '@vane/client/adapter';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FlagDenial } from '@vane/client';
+import type { FlagDenial } from '@vane/client/adapter';
 
 /**
  * Builds the A/B user context of a request: a stable user id and string

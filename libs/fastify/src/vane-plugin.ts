@@ -4,20 +4,16 @@
  * @packageDocumentation
  */
 import { performance } from 'node:perf_hooks';
-import {
-  initialSyncFailureLine,
-  InvalidArgumentError,
-  VaneClient,
-  type VaneClientOptions,
-  type VaneLogger,
-} from '@vane/client';
+import { VaneClient, type VaneClientOptions, type VaneLogger } from '@vane/client';
+import { initialSyncFailureLine } from '@vane/client/adapter';
+import { InvalidArgumentError } from '@vane/client/errors';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { ACCESSOR, FastifyVane } from './fastify-vane.js';
 import { checkFlagOffOptions, type VaneFlagGuard } from './flag-guard.js';
 import { pinoVaneLogger } from './pino-vane-logger.js';
 import { ROUTE_AB_KEYS } from './request-ab.js';
-import { runStartupCheck, type FlagKeyUse } from '@vane/client';
+import { runStartupCheck, type FlagKeyUse } from '@vane/client/adapter';
 import type { VaneFastifyOptions, VaneFastifyPluginOptions, VaneRouteOptions } from './vane-fastify.options.js';
 
 /** Route hooks a guard may sit in, in the order Fastify runs them. */

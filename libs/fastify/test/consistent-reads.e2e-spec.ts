@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { VaneClient } from '@vane/client';
+import { pinStatsOf } from '@vane/client/adapter';
 import vane from '@vane/fastify';
 import type { FastifyInstance } from 'fastify';
-import { ADAPTER_SECRET_VALUES, until, waitForRevision } from '@vane/server/testing';
+import { until, waitForRevision } from '@vane/server/testing';
+import { ADAPTER_SECRET_VALUES } from '@vane/test-harness';
 import { send } from '../../../test/support/http.js';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { keptLogger, startServer, type ServerFixture } from './support/vane-fixture.js';
@@ -87,7 +89,7 @@ describe.each(FASTIFY_VERSIONS)('one revision per request on %s', (_name, makeAp
       const next = (await call()).json();
       expect(next.before).toMatchObject({ flag: true, pool: 101, key: 'rk_round_1', pem: 'pem-round-1' });
       expect(next.after).toEqual(next.before);
-      await until(() => app.vane.client.pinStats.heldRevisions === 0, 'every request to let its revision go');
+      await until(() => pinStatsOf(app.vane.client).heldRevisions === 0, 'every request to let its revision go');
     },
   );
 

@@ -6,7 +6,7 @@ import {
   InvalidArgumentError,
   LiveResourceBuildError,
   LiveResourceClosedError,
-  NotFoundError,
+  VaneNotFoundError,
   PublicKeySecretAccessError,
   QuarantinedError,
   RateLimitedError,
@@ -19,12 +19,12 @@ import {
   UnauthorizedError,
   UnexpectedResponseError,
   WorkloadIdentityNotConfiguredError,
-} from '@vane/client';
+} from '@vane/client/errors';
 import vane from '@vane/fastify';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { keptLogger, logStream, startServer, type ServerFixture } from './support/vane-fixture.js';
-import { ADAPTER_KEYS, ADAPTER_SECRET_VALUES } from '@vane/server/testing';
+import { ADAPTER_KEYS, ADAPTER_SECRET_VALUES } from '@vane/test-harness';
 
 // Every message below carries an API key and a secret value, as a careless message could: none may reach a body.
 const LEAK = `key ${ADAPTER_KEYS.secret} value ${ADAPTER_SECRET_VALUES.stripe} secret "stripe.api_key"`;
@@ -33,7 +33,7 @@ const LEAK = `key ${ADAPTER_KEYS.secret} value ${ADAPTER_SECRET_VALUES.stripe} s
 const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]> = [
   ['VANE_UNAUTHORIZED', new UnauthorizedError(LEAK), 503, undefined],
   ['VANE_BILLING_OVERDUE', new BillingOverdueError(LEAK), 503, undefined],
-  ['VANE_NOT_FOUND', new NotFoundError(LEAK), 503, undefined],
+  ['VANE_NOT_FOUND', new VaneNotFoundError(LEAK), 503, undefined],
   ['VANE_RATE_LIMITED', new RateLimitedError(LEAK, { retryAfterMs: 2_500 }), 503, '3'],
   [
     'VANE_QUARANTINED',

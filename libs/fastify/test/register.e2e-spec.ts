@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { FASTIFY_VERSIONS, type AppFactory } from './support/fastify-versions.js';
 import { keptLogger, logStream, startServer, type ServerFixture } from './support/vane-fixture.js';
-import { ADAPTER_KEYS, ADAPTER_SECRET_VALUES } from '@vane/server/testing';
+import { ADAPTER_KEYS, ADAPTER_SECRET_VALUES } from '@vane/test-harness';
 
 /** No API key and no secret value in a text that leaves the app (a log, an answer). */
 function expectNoLeak(text: string): void {

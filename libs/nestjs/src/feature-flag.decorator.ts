@@ -1,5 +1,6 @@
 import { applyDecorators, UseGuards } from '@nestjs/common';
-import { checkFlagKeys, type FlagKey, type RegisteredSchema } from '@vane/client';
+import type { FlagKey } from '@vane/client';
+import { checkFlagKeys, type RegisteredSchema } from '@vane/client/adapter';
 import { FeatureFlagRequirement } from './feature-flag.metadata.js';
 import { FeatureFlagGuard } from './feature-flag.guard.js';
 import type { FeatureFlagOptions } from './interfaces/feature-flag-options.interface.js';

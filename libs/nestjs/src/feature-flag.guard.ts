@@ -1,6 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { flagDenialOf, VaneClient } from '@vane/client';
+import { VaneClient } from '@vane/client';
+import { flagDenialOf } from '@vane/client/adapter';
 import { featureFlagRequirementOf } from './feature-flag.metadata.js';
 import type {
   FeatureFlagDenial,

@@ -1,5 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { FlagKey, RegisteredSchema } from '@vane/client';
+import type { FlagKey } from '@vane/client';
+import type { RegisteredSchema } from '@vane/client/adapter';
 import { FlagPipe, type FlagParamData } from './flag.pipe.js';
 import type { FlagOptions } from './interfaces/flag-options.interface.js';
 import { assertKey, recordParam } from './utils/param-metadata.js';

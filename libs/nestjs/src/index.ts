@@ -4,9 +4,12 @@
  * `VaneClient` by class, gate routes with `@FeatureFlag()`, inject secrets
  * with `@Secret()`, watch values with `VaneObservables`. The testing module
  * and backend are on their own entry, `@vane/nestjs/testing`, so that an app's
- * production bundle does not carry them.
+ * production bundle does not carry them. Providers the module registers
+ * itself (request pins, pipes, lifecycle, startup check) are not exported:
+ * the decorators reach them.
  *
  * @packageDocumentation
+ * @module @vane/nestjs
  */
 export { VaneModule } from './vane.module.js';
 export type {
@@ -32,23 +35,15 @@ export {
   type FeatureFlagRequirementReader,
   type RequestFlagState,
 } from './vane-request-flags.service.js';
-export { VaneRequestPins } from './vane-request-pins.service.js';
 export { VanePinInterceptor } from './vane-pin.interceptor.js';
 export { VaneExceptionFilter, VaneGraphQLError, type VaneExceptionFilterOptions } from './vane-exception.filter.js';
 export { FeatureFlag } from './feature-flag.decorator.js';
 export { FeatureFlagRequirement } from './feature-flag.metadata.js';
 export { FeatureFlagGuard } from './feature-flag.guard.js';
 export { Secret } from './secret.decorator.js';
-export { SecretPipe } from './secret.pipe.js';
 export { Flag } from './flag.decorator.js';
-export { FlagPipe } from './flag.pipe.js';
 export { defaultVaneContextFactory } from './vane-context.provider.js';
 export { requestOf, userOf, transportOf, type VaneTransport } from './request-context.js';
-export { createNestVaneLogger } from './vane-logger.js';
-export { initialSyncHint } from '@vane/client';
-export { VaneStartupCheck } from './vane-startup-check.service.js';
-export { ConfigServiceMirror } from './config-service.mirror.js';
-export { VaneLifecycle } from './vane-lifecycle.service.js';
 export {
   VaneHealthIndicator,
   type VaneHealthDetails,

@@ -1,5 +1,5 @@
 import { createParamDecorator } from '@nestjs/common';
-import type { RegisteredSchema, SecretKey } from '@vane/client';
+import type { RegisteredSchema, SecretKey } from '@vane/client/adapter';
 import type { SecretOptions } from './interfaces/secret-options.interface.js';
 import { SecretPipe, type SecretParamData } from './secret.pipe.js';
 import { assertKey, recordParam } from './utils/param-metadata.js';

@@ -1,10 +1,5 @@
-import {
-  FrontendSecretReadError,
-  PublicKeySecretAccessError,
-  SecretsNotAvailableError,
-  type VaneClient,
-  type VaneLogger,
-} from '@vane/client';
+import type { VaneClient, VaneLogger } from '@vane/client';
+import { FrontendSecretReadError, PublicKeySecretAccessError, SecretsNotAvailableError } from '@vane/client/errors';
 import { SecretUnavailableException } from './errors/secret-unavailable.exception.js';
 import { SecretPipe } from './secret.pipe.js';
 

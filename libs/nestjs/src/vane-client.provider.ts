@@ -1,10 +1,12 @@
 import type { Provider } from '@nestjs/common';
-import { initialSyncFailureLine, VaneClient, type VaneClientOptions, type VaneLogger } from '@vane/client';
+import { VaneClient, type VaneClientOptions, type VaneLogger } from '@vane/client';
+import { initialSyncFailureLine } from '@vane/client/adapter';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
 import { createNestVaneLogger } from './vane-logger.js';
 import { drainTimeoutOf } from './vane-lifecycle.service.js';
 import { checkExceptionFilterOption } from './vane-exception.filter.js';
+import { checkUseGlobalInterceptorOption } from './vane-pin.interceptor.js';
 
 /** Splits the module options into the client's own. @internal */
 export function clientOptionsOf(options: VaneModuleOptions, logger: VaneLogger): VaneClientOptions {
@@ -17,6 +19,7 @@ export function clientOptionsOf(options: VaneModuleOptions, logger: VaneLogger):
     drainTimeoutMs: _drainTimeoutMs,
     consistentReads: _consistentReads,
     exceptionFilter: _exceptionFilter,
+    useGlobalInterceptor: _useGlobalInterceptor,
     ...client
   } = options;
   return { ...client, logger: options.logger ?? logger };
@@ -36,6 +39,7 @@ export async function createVaneClient(
   try {
     drainTimeoutOf(options); // checked before anything is started
     checkExceptionFilterOption(options.exceptionFilter);
+    checkUseGlobalInterceptorOption(options.useGlobalInterceptor);
     return await create(clientOptionsOf(options, logger));
   } catch (err) {
     logger.error(initialSyncFailureLine(err));

@@ -1,14 +1,8 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
-import {
-  answerVaneError,
-  InvalidArgumentError,
-  hasVaneErrorCode,
-  VANE_ERROR_ANSWERS,
-  type VaneErrorBody,
-  type VaneErrorCode,
-  type VaneLogger,
-} from '@vane/client';
+import type { VaneErrorCode, VaneLogger } from '@vane/client';
+import { answerVaneError, hasVaneErrorCode, VANE_ERROR_ANSWERS, type VaneErrorBody } from '@vane/client/adapter';
+import { InvalidArgumentError } from '@vane/client/errors';
 import { throwError, type Observable } from 'rxjs';
 
 /** Options of {@link VaneExceptionFilter} (the module's `exceptionFilter` option). */

@@ -1,7 +1,9 @@
-import { Injectable, type NestInterceptor, type Type } from '@nestjs/common';
+import { Inject, Injectable, type NestInterceptor, type Type } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { VanePinInterceptor } from './vane-pin.interceptor.js';
 import { VaneRequestPins } from './vane-request-pins.service.js';
+import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
+import { VANE_MODULE_OPTIONS } from './vane.constants.js';
 
 /** Where `@UseInterceptors()` keeps its list (`@nestjs/common`'s `INTERCEPTORS_METADATA`; not in its public entry). */
 const INTERCEPTORS_METADATA = '__interceptors__';
@@ -22,13 +24,18 @@ type InterceptorEntry = Type<NestInterceptor> | NestInterceptor;
  * instance: Nest resolves classes only among the injectables it scanned).
  * Each app replaces the previous app's, so an app started after another in
  * the same process (tests) pins through its own client. A gateway that
- * names `VanePinInterceptor` itself is left as it is.
+ * names `VanePinInterceptor` itself is left as it is; with
+ * `useGlobalInterceptor: false` no gateway gets one from the module.
  * @internal
  */
 @Injectable()
 export class VaneGatewayPins {
-  constructor(modules: ModulesContainer, pins: VaneRequestPins) {
-    const ours = pins.enabled ? new VanePinInterceptor(pins) : undefined;
+  constructor(
+    modules: ModulesContainer,
+    pins: VaneRequestPins,
+    @Inject(VANE_MODULE_OPTIONS) options: VaneModuleOptions,
+  ) {
+    const ours = pins.enabled && options.useGlobalInterceptor !== false ? new VanePinInterceptor(pins) : undefined;
     for (const module of modules.values()) {
       for (const wrapper of module.providers.values()) {
         const type = wrapper.metatype;

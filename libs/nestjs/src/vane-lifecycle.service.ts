@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import { InvalidArgumentError, VaneClient, type VaneLogger } from '@vane/client';
+import { VaneClient, type VaneLogger } from '@vane/client';
+import { InvalidArgumentError } from '@vane/client/errors';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
 

@@ -1,13 +1,7 @@
 import { Inject, Injectable, Optional, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import {
-  RequestAbEvaluation,
-  VaneClient,
-  type AbResults,
-  type RequestAbEvaluationOptions,
-  type VaneLogger,
-  type VaneReader,
-} from '@vane/client';
+import { VaneClient, type AbResults, type VaneLogger, type VaneReader } from '@vane/client';
+import { RequestAbEvaluation, type RequestAbEvaluationOptions } from '@vane/client/adapter';
 import { featureFlagRequirementOf } from './feature-flag.metadata.js';
 import type { FeatureFlagMetadata } from './interfaces/feature-flag-options.interface.js';
 import type { VaneContextFactory } from './interfaces/vane-context-factory.interface.js';

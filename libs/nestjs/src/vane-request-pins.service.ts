@@ -1,5 +1,6 @@
 import { Inject, Injectable, type ExecutionContext } from '@nestjs/common';
-import { VaneClient, whenResponseEnds, type VaneReader, type VaneSnapshot } from '@vane/client';
+import { VaneClient, type VaneReader, type VaneSnapshot } from '@vane/client';
+import { callSnapshot, whenResponseEnds } from '@vane/client/adapter';
 import { Observable } from 'rxjs';
 import type { VaneModuleOptions } from './interfaces/vane-module-options.interface.js';
 import { responseOf } from './request-context.js';
@@ -85,7 +86,7 @@ export class VaneRequestPins {
     if (!this.#enabled) return undefined;
     const state = callStateOf(context);
     if (state.snapshot !== undefined) return state as PinnedCall;
-    const snapshot = this.client.callSnapshot();
+    const snapshot = callSnapshot(this.client);
     state.snapshot = snapshot;
     // A snapshot shared by the calls of its revision (one without file secrets) has nothing to let go of.
     if (!snapshot.held) return state as PinnedCall;

@@ -35,4 +35,9 @@ import { VANE_EXPORTS, VANE_SHARED_PROVIDERS } from './vane.providers.js';
   providers: [vaneLoggerProvider, vaneClientProvider, ...VANE_SHARED_PROVIDERS],
   exports: VANE_EXPORTS,
 })
-export class VaneModule extends VaneConfigurableModuleClass {}
+export class VaneModule extends VaneConfigurableModuleClass {
+  /** The module with options known at startup: `VaneModule.forRoot({ baseUrl, apiKey, isGlobal })`. */
+  declare static forRoot: (typeof VaneConfigurableModuleClass)['forRoot'];
+  /** The module with options from other providers (`ConfigService`): `useFactory`, `useClass` or `useExisting`, with `inject` and `imports`. */
+  declare static forRootAsync: (typeof VaneConfigurableModuleClass)['forRootAsync'];
+}

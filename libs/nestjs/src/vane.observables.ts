@@ -7,13 +7,11 @@ import {
   type ConfigValue,
   type FlagKey,
   type InvalidConfig,
-  type ListedConfigKey,
-  type RegisteredSchema,
   type FlagState,
   type StaleState,
   type VaneClientStatus,
-  type WidenConfig,
 } from '@vane/client';
+import type { ListedConfigKey, RegisteredSchema, WidenConfig } from '@vane/client/adapter';
 import {
   BehaviorSubject,
   defer,

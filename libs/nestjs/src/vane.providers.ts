@@ -13,7 +13,7 @@ import { VaneLifecycle } from './vane-lifecycle.service.js';
 import { VaneObservables } from './vane.observables.js';
 import { VaneRequestFlags } from './vane-request-flags.service.js';
 import { VaneRequestPins } from './vane-request-pins.service.js';
-import { VanePinInterceptor } from './vane-pin.interceptor.js';
+import { vanePinInterceptorOf } from './vane-pin.interceptor.js';
 import { VaneGatewayPins } from './vane-gateway-pins.js';
 import { VaneStartupCheck } from './vane-startup-check.service.js';
 import { vaneExceptionFilterOf } from './vane-exception.filter.js';
@@ -26,7 +26,12 @@ export const VANE_SHARED_PROVIDERS: Provider[] = [
   VaneRequestPins,
   VaneRequestFlags,
   // Every handler runs in its call's pinned scope (one revision per request).
-  { provide: APP_INTERCEPTOR, useClass: VanePinInterceptor },
+  {
+    provide: APP_INTERCEPTOR,
+    inject: [VANE_MODULE_OPTIONS, VaneRequestPins],
+    useFactory: (options: VaneModuleOptions, pins: VaneRequestPins) =>
+      vanePinInterceptorOf(options.useGlobalInterceptor, pins),
+  },
   // …and around WebSocket gateways' handlers, which Nest's app-wide interceptors skip.
   VaneGatewayPins,
   // The client's typed errors answered as @vane/express and @vane/fastify answer them.

@@ -6,6 +6,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Test, type TestingModule } from '@nestjs/testing';
 import { SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import { VaneClient } from '@vane/client';
+import { pinStatsOf } from '@vane/client/adapter';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { firstValueFrom } from 'rxjs';
 import { io, type Socket as ClientSocket } from 'socket.io-client';
@@ -223,7 +224,7 @@ describe.each(TRANSPORTS)('one revision per call: %s', (_name, start) => {
       expect(next.before).toMatchObject({ flag: true, pool: 101, key: 'rk_round_1', pem: 'pem-round-1' });
       expect(next.after).toEqual(next.before);
       expect(next.params).toEqual({ flag: true, key: 'rk_round_1', pem: 'pem-round-1' });
-      expect(harness.module.get(VaneClient).pinStats.heldRevisions).toBeLessThanOrEqual(1);
+      expect(pinStatsOf(harness.module.get(VaneClient)).heldRevisions).toBeLessThanOrEqual(1);
     } finally {
       await harness.close();
     }

@@ -23,7 +23,8 @@ import {
 } from '../src/index.js';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { adminPut, FaultProxy, waitForChange } from '@vane/server/testing';
+import { adminPut, waitForChange } from '@vane/server/testing';
+import { FaultProxy } from '@vane/test-harness';
 
 class PaymentRequiredException extends HttpException {
   constructor(denial: FeatureFlagDenial) {

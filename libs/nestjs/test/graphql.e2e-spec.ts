@@ -7,7 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import { FeatureFlag, Flag, Secret, userOf, VaneModule, type VaneContextFactory } from '../src/index.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { FaultProxy } from '@vane/server/testing';
+import { FaultProxy } from '@vane/test-harness';
 
 // #region ab-context-any-transport
 /** The user's id and country, wherever the transport keeps the user (here: req.user, through the GraphQL context). */

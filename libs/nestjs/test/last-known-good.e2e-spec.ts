@@ -10,7 +10,7 @@ import request from 'supertest';
 import { VaneHealthIndicator, VaneModule, VaneObservables, type VaneModuleOptions } from '../src/index.js';
 import { createApp } from './support/app.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { FaultProxy } from '@vane/server/testing';
+import { FaultProxy } from '@vane/test-harness';
 
 @Controller()
 class HealthController {

@@ -13,7 +13,7 @@ import {
   type VaneModuleOptions,
 } from '../src/index.js';
 import { KEYS, nestSeed } from './support/seed.js';
-import { FaultProxy } from '@vane/server/testing';
+import { FaultProxy } from '@vane/test-harness';
 
 @Controller()
 class ShopController {

@@ -1,6 +1,7 @@
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { SYNC_MODES, VaneClient } from '@vane/client';
+import { VaneClient } from '@vane/client';
+import { SYNC_MODES } from '@vane/client/adapter';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import type { NextFunction, Request, Response } from 'express';
 import request from 'supertest';

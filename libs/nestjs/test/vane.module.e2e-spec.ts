@@ -9,15 +9,14 @@ import {
 } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
+import { VaneClient, type VaneError } from '@vane/client';
 import {
   BillingOverdueError,
   NotAVaneServiceError,
-  NotFoundError,
+  VaneNotFoundError,
   TransportError,
   UnauthorizedError,
-  VaneClient,
-  type VaneError,
-} from '@vane/client';
+} from '@vane/client/errors';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { existsSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
@@ -160,7 +159,13 @@ describe('VaneModule', () => {
 
   describe.each<[string, () => Partial<VaneModuleOptions>, new (...args: never[]) => VaneError, string, RegExp]>([
     ['wrong key (401)', () => ({ apiKey: KEYS.otherSecret }), UnauthorizedError, 'VANE_UNAUTHORIZED', /wrong key/],
-    ['wrong slug (404)', () => ({ baseUrl: server.baseUrl('nope') }), NotFoundError, 'VANE_NOT_FOUND', /wrong slug/],
+    [
+      'wrong slug (404)',
+      () => ({ baseUrl: server.baseUrl('nope') }),
+      VaneNotFoundError,
+      'VANE_NOT_FOUND',
+      /wrong slug/,
+    ],
     [
       'wrong port (another app answers 404)',
       () => ({ baseUrl: `http://shop.localhost:${(otherApp.address() as { port: number }).port}` }),

@@ -5,7 +5,8 @@
  * @packageDocumentation
  */
 import type { EvaluationContext } from '@openfeature/server-sdk';
-import { abContextKey, type AbContext } from '@vane/client';
+import type { AbContext } from '@vane/client';
+import { abContextKey } from '@vane/client/adapter';
 
 /** A usable A/B context, with the key that groups evaluations of the same context into one call. */
 export interface ValidAbContext {

@@ -4,6 +4,7 @@
  * evaluated per user in batched calls.
  *
  * @packageDocumentation
+ * @module @vane/openfeature
  */
 export { VaneProvider } from './vane-provider.js';
 export type { AbFlagSelector, VaneProviderOptions, VaneProviderSettings } from './vane-provider.options.js';

@@ -6,7 +6,8 @@
  *
  * @packageDocumentation
  */
-import type { Credentials, CredentialsContext, KeyType } from '@vane/client';
+import type { Credentials } from '@vane/client';
+import type { CredentialsContext, KeyType } from '@vane/client/adapter';
 
 /** What the watcher tells the provider. */
 export interface SessionObserver {

@@ -1,4 +1,5 @@
-import { InvalidArgumentError, type VaneClientOptions } from '@vane/client';
+import type { VaneClientOptions } from '@vane/client';
+import { InvalidArgumentError } from '@vane/client/errors';
 
 /**
  * Which boolean flags are evaluated per user through the A/B add-on when the

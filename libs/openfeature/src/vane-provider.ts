@@ -8,13 +8,8 @@ import {
   type Provider,
   type ResolutionDetails,
 } from '@openfeature/server-sdk';
-import {
-  ClientClosedError,
-  InvalidArgumentError,
-  VaneClient,
-  WorkloadIdentityCredentials,
-  type VaneClientOptions,
-} from '@vane/client';
+import { VaneClient, WorkloadIdentityCredentials, type VaneClientOptions } from '@vane/client';
+import { ClientClosedError, InvalidArgumentError } from '@vane/client/errors';
 import { AbBatcher } from './ab-batcher.js';
 import { abContextOf } from './ab-context.js';
 import { ClientEventBridge } from './client-events.bridge.js';

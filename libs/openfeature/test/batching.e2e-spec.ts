@@ -2,7 +2,7 @@ import { OpenFeature, type Client } from '@openfeature/server-sdk';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
-import { FaultProxy } from '@vane/server/testing';
+import { FaultProxy } from '@vane/test-harness';
 
 const EVALUATE_AB = '/v1/flags/evaluate-ab';
 /** More flags than one evaluate-ab call may carry. */

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { SECRET_KEY, testSeed } from './support/seed.js';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 // Runs on the built package (`npm test` builds first), in a Node process of its own, as an app
 // that installed it would load it: through import() in an ES module and through require() in CommonJS.

@@ -3,7 +3,7 @@ import { ErrorCode, OpenFeature, StandardResolutionReasons, type Client } from '
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, SECRET_VALUE, testSeed } from './support/seed.js';
-import { FaultProxy } from '@vane/server/testing';
+import { FaultProxy } from '@vane/test-harness';
 
 const silent = { warn: () => undefined, error: () => undefined };
 

@@ -4,7 +4,8 @@ import { startLocalServer, type LocalServer } from '@vane/server';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, SECRET_VALUE, testSeed } from './support/seed.js';
 import { nextEvent, recordEvents } from './support/wait.js';
-import { adminPut, FaultProxy, until, waitForStatus } from '@vane/server/testing';
+import { adminPut, until, waitForStatus } from '@vane/server/testing';
+import { FaultProxy } from '@vane/test-harness';
 
 const silent = { warn: () => undefined, error: () => undefined };
 

@@ -17,7 +17,8 @@ import request from 'supertest';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
 import { nextEvent } from './support/wait.js';
-import { FaultProxy, until } from '@vane/server/testing';
+import { until } from '@vane/server/testing';
+import { FaultProxy } from '@vane/test-harness';
 
 const silent = { warn: () => undefined, error: () => undefined };
 const EVALUATE_AB = '/v1/flags/evaluate-ab';

@@ -2,6 +2,8 @@
  * `@vane/server`: a complete Vane delivery service on loopback, for
  * tests, laptops and demos. Start it in process with {@link startLocalServer}
  * or from the command line with `vane-local-server --seed vane.seed.json`.
+ *
+ * @module @vane/server
  */
 export {
   startLocalServer,

@@ -31,9 +31,9 @@ export type LocalServerErrorCode =
   | 'VANE_LOCAL_REQUEST_REFUSED'
   /** A setting of the command line, the environment or the config file that cannot be used ({@link ConfigError}). */
   | 'VANE_CONFIG_INVALID'
-  /** A wait of `@vane/server/testing` ran past its limit ({@link WaitTimeoutError}). */
+  /** A wait of `@vane/server/testing` ran past its limit (`WaitTimeoutError`). */
   | 'VANE_LOCAL_WAIT_TIMEOUT'
-  /** An admin API call of `@vane/server/testing` was answered with a status that is not 2xx ({@link AdminRequestError}). */
+  /** An admin API call of `@vane/server/testing` was answered with a status that is not 2xx (`AdminRequestError`). */
   | 'VANE_LOCAL_ADMIN_REQUEST_FAILED'
   /** The store cannot take a write now; nothing of it was kept ({@link StoreUnavailableError}). */
   | 'VANE_SERVER_STORE_UNAVAILABLE'

@@ -3,16 +3,8 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import {
-  PROCESS_TEST_MS,
-  PROCESS_WAIT_MS,
-  spawnNode,
-  stopProcesses,
-  TEST_KEYS,
-  testSeed,
-  withTimeout,
-  type NodeProcess,
-} from '../src/testing/index.js';
+import { PROCESS_TEST_MS, PROCESS_WAIT_MS, spawnNode, stopProcesses, type NodeProcess } from '@vane/test-harness';
+import { TEST_KEYS, testSeed, withTimeout } from '../src/testing/index.js';
 
 // The CLI is tested as users run it: the built file, in a child process (`npm test` builds first).
 const CLI = resolve(__dirname, '../dist/cjs/cli.js');

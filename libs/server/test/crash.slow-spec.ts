@@ -4,7 +4,7 @@ import { Agent, request, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createParser } from 'eventsource-parser';
-import { PROCESS_WAIT_MS } from '../src/testing/index.js';
+import { PROCESS_WAIT_MS } from '@vane/test-harness';
 
 // The CLI as users run it, killed with SIGKILL while admin writes are in flight, then restarted on the same
 // state file: every acknowledged write must be there, revisions only grow, and a client that reconnects with

@@ -10,12 +10,10 @@ import type { ResolvedAbCache } from './ab-cache-options.js';
 /**
  * Estimated bytes of one cached answer besides the characters of its flag
  * key, user id and attributes: its node, its user's entry, attribute pairs
- * and map slot, the strings' headers. Measured on Node 20 in the Express
- * benchmark with 10,000 answers of one flag for 10,000 users with two short
- * attributes: 422 to 427 bytes per answer in all, the estimate (360 + 2 ×
- * 34 = 428) at the upper end (docs/benchmarks.md, #24); 2 bytes per
- * character over-estimates the strings (V8 keeps these as one byte per
- * character).
+ * and map slot, the strings' headers. Kept at the upper end of what the
+ * A/B cache benchmark measures (docs/benchmarks.md, "A/B answer cache"), so
+ * `maxBytes` is never exceeded; 2 bytes per character over-estimates
+ * one-byte strings on purpose.
  */
 export const AB_ENTRY_OVERHEAD_BYTES = 360;
 

@@ -82,7 +82,7 @@ export function normalizeAbContext(context: AbContext): { userId: string; attrib
 }
 
 /**
- * Checks a context as {@link normalizeAbContext} does, without copying it,
+ * Checks a context as `normalizeAbContext` does, without copying it,
  * and counts the attributes that would be sent (strings; `null` and
  * `undefined` are unset): what a cache lookup needs.
  *
@@ -107,7 +107,7 @@ function counted(text: string): string {
  * The canonical key of a user context: the same user id and the same
  * attributes give the same string, whatever the order in which the
  * attributes were written; anything else gives another. Attributes are
- * those {@link normalizeAbContext} returns (strings only).
+ * those `normalizeAbContext` returns (strings only).
  *
  * @example
  * ```ts

@@ -1,4 +1,4 @@
-import { NotFoundError, UnauthorizedError } from '../errors.js';
+import { VaneNotFoundError, UnauthorizedError } from '../errors.js';
 import { initialSyncFailureLine, initialSyncHint } from './initial-sync-hint.js';
 
 describe('the initial-sync failure line', () => {
@@ -6,7 +6,7 @@ describe('the initial-sync failure line', () => {
     expect(initialSyncFailureLine(new UnauthorizedError('the service refused the key svs_…abcd'))).toBe(
       `initial sync failed, the app cannot start (VANE_UNAUTHORIZED): the service refused the key svs_…abcd\n  What to do: ${initialSyncHint('VANE_UNAUTHORIZED')}`,
     );
-    expect(initialSyncFailureLine(new NotFoundError('404'))).toMatch(/\n {2}What to do: wrong slug/);
+    expect(initialSyncFailureLine(new VaneNotFoundError('404'))).toMatch(/\n {2}What to do: wrong slug/);
   });
 
   it('has no advice line for a code without advice, nor a code for something that is not a Vane error', () => {

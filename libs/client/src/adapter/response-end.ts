@@ -24,12 +24,10 @@ type Callback = ResponseEndCallback<ServerResponse>;
  * What one connection waits on. The response it carries now, and its first
  * callback, sit in two fields: a keep-alive connection reuses them for each
  * of its requests, so waiting on a response costs no allocation and no
- * `WeakMap` entry keyed by a short-lived object. (Each such entry is an
- * ephemeron: V8 records every young key written into an old table and
- * walks them at each young-generation collection. Profiled with `perf` on
- * the Express benchmark app on Node 24, the two entries a guarded request
- * made cost about 1.9 µs of a 60 µs request.) Pipelined requests, and
- * further callbacks on one response, wait in `more`.
+ * `WeakMap` entry keyed by a short-lived object (an entry with a young key
+ * is work at every young-generation collection; figures in
+ * docs/benchmarks.md, "Guarded routes"). Pipelined requests, and further
+ * callbacks on one response, wait in `more`.
  */
 class ConnectionWaits {
   /** The response in the fields below, until it ends. */
@@ -48,15 +46,12 @@ let subscribed = false;
  * its connection closed before that (the client went away, the app
  * destroyed it). A response already done is called back at once.
  *
- * Why not `response.once('close', …)`, Node's usual way: Express gives every
- * request and response a prototype of its own app (`Object.setPrototypeOf`),
- * after which each response has a hidden class of its own and every
- * property the event emitter touches on it is looked up in V8's runtime.
- * Counted under callgrind on the benchmark's Express 5 app, a `close`
- * listener per response cost about 2 % of a request. Node's HTTP server
+ * Why not `response.once('close', …)`, Node's usual way: Express swaps each
+ * response's prototype, so every listener added to one is a slow-path
+ * property write (docs/benchmarks.md, "Guarded routes"). Node's HTTP server
  * already publishes every finished response on the `http.server.response.finish`
  * diagnostics channel; one subscriber for the process finds the callback on
- * the response's connection (see {@link ConnectionWaits}), and a connection
+ * the response's connection (see `ConnectionWaits`), and a connection
  * gets one `close` listener for all the requests it carries (keep-alive).
  * Responses of other servers (HTTP/2's compat API, a test double) get a
  * `close` listener of their own.

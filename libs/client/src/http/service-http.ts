@@ -11,7 +11,7 @@ import {
   AddonNotAvailableError,
   BillingOverdueError,
   NotAVaneServiceError,
-  NotFoundError,
+  VaneNotFoundError,
   QuarantinedError,
   RateLimitedError,
   TransportError,
@@ -338,9 +338,9 @@ export class ServiceHttp {
       case 404:
         // Only a Vane service gets here (see #fromVane): a 404 is its own "unknown slug" (or unknown secret).
         if (operation === 'secret-write' && serverCode === 'not_found' && subject) {
-          return new NotFoundError(`${operation}: ${subject} not found (404) on ${this.host}${said}`, opts);
+          return new VaneNotFoundError(`${operation}: ${subject} not found (404) on ${this.host}${said}`, opts);
         }
-        return new NotFoundError(
+        return new VaneNotFoundError(
           `${operation}: not found (404): the Vane service at ${this.host} has no service by the slug in baseUrl; check the slug (https://<slug>.…, or http://<slug>.localhost:<port> for the local server)${said}`,
           opts,
         );

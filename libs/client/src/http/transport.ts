@@ -36,7 +36,7 @@ export interface TransportResponse {
 }
 
 /**
- * What the client needs from HTTP. The default is {@link UndiciTransport};
+ * What the client needs from HTTP. The default is undici (`UndiciTransport`);
  * provide your own to run the client over something else, or in tests.
  * A transport throws on network failures (any error; the client sanitises it).
  */

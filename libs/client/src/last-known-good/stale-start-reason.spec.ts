@@ -2,7 +2,7 @@ import {
   BillingOverdueError,
   InvalidArgumentError,
   NotAVaneServiceError,
-  NotFoundError,
+  VaneNotFoundError,
   QuarantinedError,
   RateLimitedError,
   SecretFileWriteError,
@@ -38,7 +38,7 @@ describe('staleStartReason', () => {
 
   it.each([
     ['401 (a revoked key must stop the app)', new UnauthorizedError('sync: unauthorized (401)')],
-    ['404 (a wrong slug)', new NotFoundError('sync: not found (404)')],
+    ['404 (a wrong slug)', new VaneNotFoundError('sync: not found (404)')],
     ['a 404 of something else (a wrong port)', new NotAVaneServiceError('sync: no Vane service answers', 404)],
     ['a 200 of something else', new NotAVaneServiceError('sync: no Vane service answers', 200)],
     ['403', new UnexpectedResponseError('sync: forbidden (403)', 403)],

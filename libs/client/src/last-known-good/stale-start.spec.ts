@@ -2,7 +2,7 @@ import { MemoryLogger } from '../../test/helpers/fake-transport.js';
 import { ManualTimers } from '../../test/helpers/manual-timers.js';
 import {
   BillingOverdueError,
-  NotFoundError,
+  VaneNotFoundError,
   QuarantinedError,
   RateLimitedError,
   TransportError,
@@ -75,7 +75,7 @@ describe('startFromServiceOrBackup', () => {
 
   it.each<[string, VaneError]>([
     ['401', new UnauthorizedError('sync: unauthorized (401)')],
-    ['404', new NotFoundError('sync: not found (404)')],
+    ['404', new VaneNotFoundError('sync: not found (404)')],
   ])('%s fails the start even with a backup, without reading it', async (_name, error) => {
     const { ctx, save, store } = setup();
     save();

@@ -8,7 +8,7 @@ import {
   secretDirPrefix,
   type SecretDirOwner,
 } from './secret-dir-owner.js';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 async function exitedPid(): Promise<number> {
   const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { currentOwner, secretDirPrefix } from './secret-dir-owner.js';
 import { secretFileName } from './secret-file-name.js';
 import { sweepStaleSecretDirs } from './stale-secret-dirs.js';
-import { PROCESS_TEST_MS } from '@vane/server/testing';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 async function deadOwnerPrefix(): Promise<string> {
   const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });

@@ -5,13 +5,9 @@
  *
  * @packageDocumentation
  */
-import { exceedsJsonDepth } from '@vane/common';
+import { exceedsJsonDepth, type ConfigValue, type JsonValue, type SecretType } from '@vane/common';
 
-/** A config value: JSON string, number, boolean, array or null (never an object). */
-export type ConfigValue = string | number | boolean | null | readonly JsonValue[];
-
-/** Any JSON value (elements of array config values). */
-export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+export type { ConfigValue, JsonValue, SecretType };
 
 /** A flag as the service sends it. `isActive` is computed by the server; clients never compute it. */
 export interface FlagRecord {
@@ -24,9 +20,6 @@ export interface FlagRecord {
   /** The flag's value, as computed by the server. */
   readonly isActive: boolean;
 }
-
-/** Type of a secret: `text` (a string) or `file` (materialised as a 0600 file). */
-export type SecretType = 'text' | 'file';
 
 /** A secret as cached (secret-key clients of non-frontend services only). */
 export interface SecretRecord {

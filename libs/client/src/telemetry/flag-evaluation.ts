@@ -24,7 +24,7 @@ export interface FlagEvaluation {
    * The value the decision used: a flag's boolean, or a config's JSON value
    * (OpenFeature's string, number and object evaluations); absent when the
    * evaluation failed without one. Recorded in `feature_flag.result.value`
-   * only when it is a boolean or a finite number (see {@link recordableValue}).
+   * only when it is a boolean or a finite number.
    */
   readonly value?: JsonValue;
   /** See {@link FlagEvaluationReason}. */

@@ -3,6 +3,7 @@
  *
  * @packageDocumentation
  */
+import type { Clock } from '@vane/common';
 
 /** An opaque handle returned by {@link Timers.setTimeout}. */
 export type TimerHandle = unknown;
@@ -15,11 +16,7 @@ export interface Timers {
   clearTimeout(handle: TimerHandle): void;
 }
 
-/** A clock in milliseconds since the epoch. */
-export interface Clock {
-  /** Current time in milliseconds since the epoch. */
-  now(): number;
-}
+export type { Clock };
 
 /** Longest delay Node's `setTimeout` honours, in milliseconds. */
 const MAX_NODE_TIMER_MS = 2 ** 31 - 1;

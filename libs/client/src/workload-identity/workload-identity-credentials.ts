@@ -44,7 +44,7 @@ export class WorkloadIdentityCredentials implements Credentials {
 
   /**
    * @param options - the workload identity options.
-   * @param importer - loads the optional AWS packages (tests). @internal
+   * @param importer - loads the optional AWS packages; for tests only.
    * @throws InvalidArgumentError - on a bad option, before anything is sent.
    */
   constructor(options: WorkloadIdentityOptions, importer?: ModuleImporter) {

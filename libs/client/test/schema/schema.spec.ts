@@ -2,14 +2,13 @@ import { startLocalServer, type LocalServer } from '@vane/server';
 import { adminRequest, waitForEvent } from '@vane/server/testing';
 import { z } from 'zod';
 import {
-  ConfigInvalidError,
   defineSchema,
-  InvalidArgumentError,
   VaneClient,
   type ChangeEvent,
   type InvalidConfig,
   type VaneClientOptions,
 } from '../../src/index.js';
+import { ConfigInvalidError, InvalidArgumentError } from '../../src/errors.js';
 import { MemoryLogger } from '../helpers/fake-transport.js';
 import { SHOP_SK, seed } from '../helpers/seed.js';
 import { schema } from './app-schema.js';

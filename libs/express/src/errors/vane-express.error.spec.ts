@@ -1,4 +1,5 @@
-import { InvalidArgumentError, VaneError } from '@vane/client';
+import { VaneError } from '@vane/client';
+import { InvalidArgumentError } from '@vane/client/errors';
 import { AbContextError } from './ab-context.error.js';
 import { VaneExpressError } from './vane-express.error.js';
 

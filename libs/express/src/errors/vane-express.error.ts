@@ -3,7 +3,8 @@
  *
  * @packageDocumentation
  */
-import { VaneError, type VaneErrorOptions } from '@vane/client';
+import { VaneError } from '@vane/client';
+import type { VaneErrorOptions } from '@vane/client/errors';
 
 /** Every stable error code `@vane/express` adds to the client's codes. */
 export type VaneExpressErrorCode = 'VANE_AB_CONTEXT_INVALID';
@@ -14,7 +15,7 @@ export type VaneExpressErrorCode = 'VANE_AB_CONTEXT_INVALID';
  * to match on.
  */
 export abstract class VaneExpressError extends VaneError<VaneExpressErrorCode> {
-  /** The HTTP status {@link errorHandler} answers with by default. */
+  /** The HTTP status `vane.errorHandler()` answers with by default. */
   abstract readonly status: number;
 
   protected constructor(message: string, options?: VaneErrorOptions) {

@@ -1,7 +1,7 @@
 import { createVane, type VaneExpress, type VaneExpressOptions } from '@vane/express';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { CountingDispatcher } from './counting-dispatcher.js';
-import { adapterSeed } from '@vane/server/testing';
+import { adapterSeed } from '@vane/test-harness';
 
 /** A local server on the test seed, and a Vane on its `shop` service whose HTTP requests are counted. */
 export interface VaneFixture {

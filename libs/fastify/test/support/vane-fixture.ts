@@ -3,7 +3,7 @@ import type { VaneLogger } from '@vane/client';
 import type { VaneFastifyClientOptions } from '@vane/fastify';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { CountingDispatcher } from '../../../express/test/support/counting-dispatcher.js';
-import { adapterSeed } from '@vane/server/testing';
+import { adapterSeed } from '@vane/test-harness';
 
 /** A local server on the Express tests' seed (services `shop` and `web`), and a dispatcher counting the client's requests. */
 export interface ServerFixture {

@@ -1,4 +1,5 @@
-import { VaneError, type VaneErrorOptions } from '@vane/client';
+import { VaneError } from '@vane/client';
+import type { VaneErrorOptions } from '@vane/client/errors';
 
 /** Every stable error code `@vane/nestjs` itself raises (the client's errors keep their own `VANE_*` codes). */
 export type VaneNestErrorCode =

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DEFAULTS, VaneClient, type StaleStartReason, type SyncMode } from '@vane/client';
+import { VaneClient, type StaleStartReason, type SyncMode } from '@vane/client';
+import { DEFAULTS } from '@vane/client/adapter';
 import type { VaneModuleOptions } from '../interfaces/vane-module-options.interface.js';
 import { VANE_MODULE_OPTIONS } from '../vane.constants.js';
 import { loadOptionalPeer } from '../utils/optional-peer.js';

@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import type { FlagDenial } from '@vane/client';
+import type { FlagDenial } from '@vane/client/adapter';
 
 /** Why a `@FeatureFlag()` guard refused a request: the refusal shape of every Vane adapter (`FlagDenial` of `@vane/client`). */
 export type FeatureFlagDenial = FlagDenial;

@@ -75,6 +75,15 @@ export interface VaneModuleOptions extends VaneClientOptions {
    */
   exceptionFilter?: boolean | VaneExceptionFilterOptions;
   /**
+   * Register `VanePinInterceptor` app-wide (and on every WebSocket gateway),
+   * so each handler and the services it calls read the revision its call
+   * started on. `false` registers none: apply
+   * `@UseInterceptors(VanePinInterceptor)` where consistent reads matter
+   * (guards and parameter decorators still read the call's revision).
+   * @default true
+   */
+  useGlobalInterceptor?: boolean;
+  /**
    * How long requests in flight keep the client once shutdown starts, in
    * milliseconds. The client is closed (file secrets removed) when the HTTP
    * server has drained, or this long after shutdown started (its module's

@@ -4,6 +4,7 @@
  * backend. An entry of its own, kept off `@vane/nestjs`.
  *
  * @packageDocumentation
+ * @module @vane/nestjs/testing
  */
 export { VaneTestingModule, type VaneTestingModuleOptions } from './vane-testing.module.js';
 export {

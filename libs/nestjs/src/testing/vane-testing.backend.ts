@@ -1,12 +1,5 @@
-import {
-  VaneClient,
-  type ConfigValue,
-  type SecretType,
-  type Transport,
-  type TransportRequest,
-  type TransportResponse,
-  type VaneLogger,
-} from '@vane/client';
+import { VaneClient, type ConfigValue, type SecretType, type Transport, type VaneLogger } from '@vane/client';
+import type { TransportRequest, TransportResponse } from '@vane/client/adapter';
 import type { VaneModuleOptions } from '../interfaces/vane-module-options.interface.js';
 import { createVaneClient } from '../vane-client.provider.js';
 import { VANE_LOGGER, VANE_MODULE_OPTIONS } from '../vane.constants.js';
@@ -56,6 +49,7 @@ export type VaneTestingSettings = Pick<
   | 'secretsDir'
   | 'consistentReads'
   | 'exceptionFilter'
+  | 'useGlobalInterceptor'
 >;
 
 /**
@@ -99,6 +93,7 @@ export function testingModuleOptions(apiKey: string, settings: VaneTestingSettin
     ...(settings.logger !== undefined && { logger: settings.logger }),
     ...(settings.consistentReads !== undefined && { consistentReads: settings.consistentReads }),
     ...(settings.exceptionFilter !== undefined && { exceptionFilter: settings.exceptionFilter }),
+    ...(settings.useGlobalInterceptor !== undefined && { useGlobalInterceptor: settings.useGlobalInterceptor }),
   };
 }
 

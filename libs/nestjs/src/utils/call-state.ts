@@ -1,6 +1,7 @@
 import { ServerResponse } from 'node:http';
 import type { ExecutionContext } from '@nestjs/common';
-import type { RequestAbEvaluation, VaneSnapshot } from '@vane/client';
+import type { VaneSnapshot } from '@vane/client';
+import type { RequestAbEvaluation } from '@vane/client/adapter';
 import { callKeyOf, HTTP_RESPONSE } from '../request-context.js';
 
 /**
@@ -29,17 +30,10 @@ export class CallState {
  * prototype), under a symbol, so neither templates nor code that lists the
  * locals see it.
  *
- * Why not a property of the request: Express swaps every request's
- * prototype (`Object.setPrototypeOf(req, app.request)`), after which V8
- * gives each request a map of its own, so a property added to a request
- * builds a new map in the runtime on every request (counted under
- * callgrind, Express 5, one connection: about 23,000 instructions, 3.5 % of
- * a whole request). Why not the `WeakMap` below either, which every call
- * used before: each entry with a young key is an ephemeron that V8's
- * young-generation collector records and walks at every scavenge (the same
- * finding, and the same move, as `@vane/express`'s request accessors; see
- * docs/benchmarks.md, #21). An insert into `res.locals`, a dictionary
- * without a prototype, builds no map, and the state dies with its response.
+ * Why there, as in `@vane/express`: Express swaps every request's
+ * prototype, so a property added to a request is a slow-path write, and a
+ * `WeakMap` entry keyed by a young request is work at every scavenge; an
+ * insert into `res.locals` is neither (docs/benchmarks.md, "Guarded routes").
  */
 const IN_LOCALS: unique symbol = Symbol('vane.callState');
 

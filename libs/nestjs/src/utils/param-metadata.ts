@@ -1,4 +1,4 @@
-import { isVaneKey } from '@vane/client';
+import { isVaneKey } from '@vane/client/adapter';
 import type { VaneParamMetadata } from '../interfaces/vane-param-metadata.interface.js';
 import { VANE_PARAMS_METADATA } from '../vane.constants.js';
 

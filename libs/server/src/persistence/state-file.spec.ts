@@ -16,7 +16,7 @@ import type { ServerData } from '../domain/model.js';
 import { SeedError } from '../seed/seed-error.js';
 import { parseServerData } from '../seed/seed-parser.js';
 import { removeCrashLeftovers, StateFile } from './state-file.js';
-import { PROCESS_TEST_MS } from '../testing/index.js';
+import { PROCESS_TEST_MS } from '@vane/test-harness';
 
 /** Server data whose shop service carries `revision` and an optional large config value. */
 function dataAt(revision: number, padding = 0): ServerData {

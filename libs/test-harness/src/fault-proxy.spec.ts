@@ -1,9 +1,7 @@
 import { request } from 'node:http';
-import { startLocalServer, type LocalServer } from '../index.js';
-import { AdminRequestError, adminPut, adminRequest } from './admin-http.js';
+import { startLocalServer, type LocalServer } from '@vane/server';
+import { AdminRequestError, adminPut, adminRequest, TEST_KEYS, testSeed, withTimeout } from '@vane/server/testing';
 import { FaultProxy, rawResponse } from './fault-proxy.js';
-import { TEST_KEYS, testSeed } from './test-seed.js';
-import { withTimeout } from './waits.js';
 
 let server: LocalServer;
 let proxy: FaultProxy;

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import type { LocalServerSeed } from '../local-server.js';
+import type { LocalServerSeed } from '@vane/server';
 
 /** API keys of {@link adapterSeed} (the secret key must never appear in a response). */
 export const ADAPTER_KEYS = {
