@@ -24,6 +24,7 @@ import { parseServerData, readServerDataFile } from './seed/seed-parser.js';
 import { SnapshotRenderer, type Audience } from './domain/snapshot-renderer.js';
 import { SessionTokens } from './domain/session-tokens.js';
 import { AdminApi } from './admin-api.js';
+import { OWNER_ACTOR } from './domain/actors.js';
 import { NotFoundError } from './domain/not-found-error.js';
 import { MemoryChangeLog, type ChangeLog } from './domain/change-log.js';
 import { StateJournal } from './persistence/state-journal.js';
@@ -388,23 +389,23 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     port: address.port,
     adminToken,
     admin: {
-      putService: (slug, service = {}) => admin.putService(slug, service.kind),
-      createKey: (slug, type) => admin.createKey(slug, type),
-      revokeKey: (slug, key) => admin.revokeKey(slug, key),
-      setConfig: (slug, key, value) => admin.setConfig(slug, key, value),
-      deleteConfig: (slug, key) => admin.deleteConfig(slug, key),
-      setFlag: (slug, key, flag) => admin.setFlag(slug, key, flag).revision,
-      patchFlag: (slug, key, patch) => admin.patchFlag(slug, key, patch),
-      deleteFlag: (slug, key) => admin.deleteFlag(slug, key),
-      setSecret: (slug, key, value, type) => admin.setSecret(slug, key, value, type, 'admin'),
-      deleteSecret: (slug, key) => admin.deleteSecret(slug, key, 'admin'),
-      deleteSecretVersion: (slug, key, version) => admin.deleteSecretVersion(slug, key, version, 'admin'),
-      setTenant: (tenant) => admin.setTenant(tenant),
+      putService: (slug, service = {}) => admin.putService(slug, service.kind, OWNER_ACTOR),
+      createKey: (slug, type) => admin.createKey(slug, type, OWNER_ACTOR),
+      revokeKey: (slug, key) => admin.revokeKey(slug, key, OWNER_ACTOR),
+      setConfig: (slug, key, value) => admin.setConfig(slug, key, value, OWNER_ACTOR),
+      deleteConfig: (slug, key) => admin.deleteConfig(slug, key, OWNER_ACTOR),
+      setFlag: (slug, key, flag) => admin.setFlag(slug, key, flag, OWNER_ACTOR).revision,
+      patchFlag: (slug, key, patch) => admin.patchFlag(slug, key, patch, OWNER_ACTOR),
+      deleteFlag: (slug, key) => admin.deleteFlag(slug, key, OWNER_ACTOR),
+      setSecret: (slug, key, value, type) => admin.setSecret(slug, key, value, type, OWNER_ACTOR),
+      deleteSecret: (slug, key) => admin.deleteSecret(slug, key, OWNER_ACTOR),
+      deleteSecretVersion: (slug, key, version) => admin.deleteSecretVersion(slug, key, version, OWNER_ACTOR),
+      setTenant: (tenant) => admin.setTenant(tenant, OWNER_ACTOR),
       audit: (slug) => admin.audit(slug),
       putTrust: (slug, name, trust) => {
-        admin.putTrust(slug, name, trust);
+        admin.putTrust(slug, name, trust, OWNER_ACTOR);
       },
-      deleteTrust: (slug, name) => admin.deleteTrust(slug, name),
+      deleteTrust: (slug, name) => admin.deleteTrust(slug, name, OWNER_ACTOR),
     },
     baseUrl: (slug) => `http://${slug}.localhost:${address.port}`,
     secretKey: (slug) => firstKey(slug, 'svs_'),
@@ -439,7 +440,7 @@ async function openData(
   const seed = (): ServerData => {
     if (typeof options.seed === 'string') return readServerDataFile(options.seed, { now });
     if (options.seed) return parseServerData(options.seed, 'seed', { now });
-    return { tenant: { ...DEFAULT_TENANT }, services: new Map() };
+    return { tenant: { ...DEFAULT_TENANT }, services: new Map(), audit: [] };
   };
   if (!options.statePath) return { data: seed(), changes: new MemoryChangeLog() };
   const { journal, data, recovery } = await StateJournal.open(options.statePath, {

@@ -80,7 +80,7 @@ export interface SecretRecord {
   versions: SecretVersion[];
 }
 
-/** What an audit entry records. */
+/** What a secret's audit entry records (the per-service secret trail of PROTOCOL §10). */
 export type AuditAction = 'secret.set' | 'secret.delete' | 'secret.version.delete';
 
 /** One line of a service's secret audit trail. It never holds a value. */
@@ -91,8 +91,58 @@ export interface AuditEntry {
   key: string;
   /** The version created or deleted; null when all versions were deleted. */
   version: number | null;
-  /** `admin`, or the writing key redacted (`svs_…abcd`). */
+  /** `admin`, the admin token's name, the writing key redacted (`svs_…abcd`) or `workload:<trust>`. */
   actor: string;
+}
+
+/** Every kind of change the server's audit records. */
+export type ChangeAction =
+  | AuditAction
+  | 'service.put'
+  | 'project.put'
+  | 'key.create'
+  | 'key.revoke'
+  | 'trust.put'
+  | 'trust.delete'
+  | 'config.set'
+  | 'config.delete'
+  | 'flag.set'
+  | 'flag.delete'
+  | 'tenant.set'
+  | 'token.create'
+  | 'token.revoke'
+  | 'root_key.rotate'
+  | 'data_key.rotate';
+
+/**
+ * One entry of the server's audit (PROTOCOL §10): who changed what, when.
+ * Entries form a hash chain: `hash` covers every other member, `prev` is the
+ * hash of the entry before, so an entry edited, removed or moved is found.
+ */
+export interface AuditRecord {
+  /** 1 for the first entry, one more for each next one. */
+  seq: number;
+  /** RFC 3339 UTC with milliseconds. */
+  at: string;
+  /** The admin token's name (`admin` for the owner token), the key redacted, or `workload:<trust>`. */
+  actor: string;
+  action: ChangeAction;
+  /** The service changed; null for the tenant, projects and tokens. */
+  service: string | null;
+  /** The config, flag or secret key, key hint, trust, project or token name; null when none. */
+  key: string | null;
+  /** The service's revision after the change; null when the change made none. */
+  revision: number | null;
+  /** The secret version created or deleted (secrets only). */
+  version?: number | null;
+  /** The value before (configs and flags only; absent when there was none). */
+  old?: JsonValue;
+  /** The value after (configs and flags only; absent after a delete). */
+  new?: JsonValue;
+  /** The hash of the entry before, or 64 zeros for the first. */
+  prev: string;
+  /** SHA-256 (hex) of this entry's other members and `prev`. */
+  hash: string;
 }
 
 /** Billing, add-on, quarantine and rate-limit settings of the (single) tenant. */
@@ -166,7 +216,6 @@ export interface ServiceData {
   next_versions: Map<string, number>;
   /** Grows by one with every observable change. */
   revision: number;
-  audit: AuditEntry[];
   /** Workload-identity trusts by name; each maps a platform identity to this service and a key type. */
   trusts: Map<string, TrustDefinition>;
 }
@@ -175,6 +224,8 @@ export interface ServiceData {
 export interface ServerData {
   tenant: TenantState;
   services: Map<string, ServiceData>;
+  /** Every change, oldest first, hash-chained. */
+  audit: AuditRecord[];
 }
 
 /** Tenant defaults for anything a seed leaves out. */

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { jsonEqual } from '@vane/common';
+import { jsonEqual, redactKey } from '@vane/common';
 import type { Clock, TimerHandle } from './clock.js';
+import { chainAuditEntry, type AuditFields } from '../audit/audit-chain.js';
 import type {
-  AuditAction,
-  AuditEntry,
+  AuditRecord,
   ConfigValue,
   FlagDefinition,
+  JsonValue,
   SecretRecord,
   SecretType,
   ServerData,
@@ -55,7 +56,7 @@ export interface SecretWriteResult {
 export interface StoreListeners {
   /** A service got a new revision. */
   change?(change: StoreChange): void;
-  /** Anything at all changed (keys, tenant, audit included), before `change` is called: time to persist. */
+  /** Anything at all changed (keys, tenant, audit included), before `change` is called: time to persist. Every change made by someone carries its audit entry. */
   mutation?(change: StateChange): void;
   /** A key was revoked. */
   keyRevoked?(identity: KeyIdentity): void;
@@ -75,7 +76,7 @@ export function computeIsActive(flag: FlagDefinition, nowMs: number): boolean {
   return true;
 }
 
-export { redactKey } from '@vane/common';
+export { redactKey };
 
 /** The value a secret serves: its highest remaining version. */
 export function currentVersion(record: SecretRecord): SecretRecord['versions'][number] {
@@ -135,14 +136,15 @@ export class Store {
   }
 
   /** Creates a service (kind `backend` unless given), or changes its kind; no kind given keeps the current one. */
-  putService(slug: string, kindGiven: string | undefined): number {
+  putService(slug: string, kindGiven: string | undefined, actor: string): number {
     const existing = this.data.services.get(slug);
     const kind = kindGiven ?? existing?.kind ?? 'backend';
     if (!existing) {
       const service: ServiceData = emptyService(kind);
       this.data.services.set(slug, service);
       this.published.set(slug, new Map());
-      this.listeners.mutation?.({ type: 'service', slug, kind, revision: service.revision });
+      const audit = this.audit({ actor, action: 'service.put', service: slug, key: null, revision: service.revision });
+      this.listeners.mutation?.({ type: 'service', slug, kind, revision: service.revision, audit });
       return service.revision;
     }
     if (existing.kind === kind) return existing.revision;
@@ -151,22 +153,29 @@ export class Store {
     return this.commit(
       slug,
       { service: true, configs: EMPTY, flags: EMPTY, secrets: new Set(existing.secrets.keys()) },
-      (revision) => ({ type: 'service', slug, kind, revision }),
+      (revision) => ({
+        type: 'service',
+        slug,
+        kind,
+        revision,
+        audit: this.audit({ actor, action: 'service.put', service: slug, key: null, revision }),
+      }),
     );
   }
 
   /** Issues a new key of the given type for a service. */
-  createKey(slug: string, type: 'secret' | 'public'): string {
+  createKey(slug: string, type: 'secret' | 'public', actor: string): string {
     const service = this.requireService(slug);
     const key = `${type === 'secret' ? 'svs' : 'svp'}_${slug.replace(/-/g, '_')}_${randomBytes(18).toString('base64url')}`;
     service.keys.push(key);
     this.keyIndex.set(key, { slug, key, type, revoked: false });
-    this.listeners.mutation?.({ type: 'key', slug, key, revoked: false });
+    const audit = this.audit({ actor, action: 'key.create', service: slug, key: redactKey(key), revision: null });
+    this.listeners.mutation?.({ type: 'key', slug, key, revoked: false, audit });
     return key;
   }
 
   /** Revokes a key of a service; it answers 401 from now on and its open streams end. */
-  revokeKey(slug: string, key: string): number {
+  revokeKey(slug: string, key: string, actor: string): number {
     const service = this.requireService(slug);
     const identity = this.keyIndex.get(key);
     if (!identity || identity.slug !== slug) throw new NotFoundError(`service "${slug}" has no such key`);
@@ -174,7 +183,8 @@ export class Store {
       identity.revoked = true;
       service.keys = service.keys.filter((k) => k !== key);
       service.revoked_keys.push(key);
-      this.listeners.mutation?.({ type: 'key', slug, key, revoked: true });
+      const audit = this.audit({ actor, action: 'key.revoke', service: slug, key: redactKey(key), revision: null });
+      this.listeners.mutation?.({ type: 'key', slug, key, revoked: true, audit });
       this.listeners.keyRevoked?.(identity);
     }
     return service.revision;
@@ -189,27 +199,30 @@ export class Store {
    * Creates or replaces a workload-identity trust. Replacing one ends the
    * sessions it issued (their key type or subjects may no longer hold).
    */
-  putTrust(slug: string, name: string, trust: TrustDefinition): TrustDefinition {
+  putTrust(slug: string, name: string, trust: TrustDefinition, actor: string): TrustDefinition {
     const service = this.requireService(slug);
     const replaced = service.trusts.has(name);
     service.trusts.set(name, trust);
-    this.listeners.mutation?.({ type: 'trust', slug, name, trust });
+    const audit = this.audit({ actor, action: 'trust.put', service: slug, key: name, revision: null });
+    this.listeners.mutation?.({ type: 'trust', slug, name, trust, audit });
     if (replaced) this.listeners.trustChanged?.(slug, name);
     return trust;
   }
 
   /** Deletes a trust; the sessions it issued answer 401 from now on. */
-  deleteTrust(slug: string, name: string): void {
+  deleteTrust(slug: string, name: string, actor: string): void {
     const service = this.requireService(slug);
     if (!service.trusts.delete(name)) throw new NotFoundError(`service "${slug}" has no trust "${name}"`);
-    this.listeners.mutation?.({ type: 'trust', slug, name, trust: null });
+    const audit = this.audit({ actor, action: 'trust.delete', service: slug, key: name, revision: null });
+    this.listeners.mutation?.({ type: 'trust', slug, name, trust: null, audit });
     this.listeners.trustChanged?.(slug, name);
   }
 
   /** Sets a config value. */
-  setConfig(slug: string, key: string, value: ConfigValue): number {
+  setConfig(slug: string, key: string, value: ConfigValue, actor: string): number {
     const service = this.requireService(slug);
-    if (service.configs.has(key) && jsonEqual(service.configs.get(key), value)) return service.revision;
+    const old = service.configs.get(key);
+    if (service.configs.has(key) && jsonEqual(old, value)) return service.revision;
     service.configs.set(key, value);
     return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY }, (revision) => ({
       type: 'config',
@@ -217,44 +230,78 @@ export class Store {
       revision,
       key,
       value,
+      audit: this.audit({
+        actor,
+        action: 'config.set',
+        service: slug,
+        key,
+        revision,
+        ...(old === undefined ? {} : { old }),
+        new: value,
+      }),
     }));
   }
 
   /** Deletes a config value. */
-  deleteConfig(slug: string, key: string): number {
+  deleteConfig(slug: string, key: string, actor: string): number {
     const service = this.requireService(slug);
+    const old = service.configs.get(key);
     if (!service.configs.delete(key)) throw new NotFoundError(`service "${slug}" has no config "${key}"`);
     return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY }, (revision) => ({
       type: 'config.delete',
       slug,
       revision,
       key,
+      audit: this.audit({ actor, action: 'config.delete', service: slug, key, revision, old: old! }),
     }));
   }
 
   /** Creates or replaces a flag; its `is_active` and schedule are recomputed. */
-  setFlag(slug: string, key: string, flag: FlagDefinition): number {
+  setFlag(slug: string, key: string, flag: FlagDefinition, actor: string): number {
     const service = this.requireService(slug);
-    if (service.flags.has(key) && jsonEqual(service.flags.get(key), flag)) return service.revision;
+    const old = service.flags.get(key);
+    if (old !== undefined && jsonEqual(old, flag)) return service.revision;
     service.flags.set(key, flag);
     this.published.get(slug)!.set(key, computeIsActive(flag, this.clock.now()));
-    return this.commitFlag(slug, key, flag);
+    return this.commitFlag(slug, key, old, flag, actor);
   }
 
   /** Deletes a flag. */
-  deleteFlag(slug: string, key: string): number {
+  deleteFlag(slug: string, key: string, actor: string): number {
     const service = this.requireService(slug);
+    const old = service.flags.get(key);
     if (!service.flags.delete(key)) throw new NotFoundError(`service "${slug}" has no flag "${key}"`);
     this.published.get(slug)!.delete(key);
-    return this.commitFlag(slug, key, null);
+    return this.commitFlag(slug, key, old, null, actor);
   }
 
   /** Commits a flag set (or deleted: `null`), then re-arms the schedule timer for the next boundary. */
-  private commitFlag(slug: string, key: string, flag: FlagDefinition | null): number {
+  private commitFlag(
+    slug: string,
+    key: string,
+    old: FlagDefinition | undefined,
+    flag: FlagDefinition | null,
+    actor: string,
+  ): number {
     const revision = this.commit(
       slug,
       { service: false, configs: EMPTY, flags: new Set([key]), secrets: EMPTY },
-      (r) => ({ type: 'flag', slug, revision: r, key, flag }),
+      (r) => ({
+        type: 'flag',
+        slug,
+        revision: r,
+        key,
+        flag,
+        audit: this.audit({
+          actor,
+          action: flag === null ? 'flag.delete' : 'flag.set',
+          service: slug,
+          key,
+          revision: r,
+          ...(old === undefined ? {} : { old: flagJson(old) }),
+          ...(flag === null ? {} : { new: flagJson(flag) }),
+        }),
+      }),
     );
     this.scheduleNextBoundary(slug);
     return revision;
@@ -274,7 +321,6 @@ export class Store {
       service.secrets.set(key, { type, versions: [entry] });
     }
     service.next_versions.set(key, version + 1);
-    const audited = this.audit(service, 'secret.set', key, version, actor);
     const revision = this.commit(
       slug,
       { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) },
@@ -286,7 +332,7 @@ export class Store {
         secret_type: type,
         version: entry,
         next_version: version + 1,
-        ...audited,
+        audit: this.audit({ actor, action: 'secret.set', service: slug, key, revision: r, version }),
       }),
     );
     return { revision, key, type, version };
@@ -296,13 +342,12 @@ export class Store {
   deleteSecret(slug: string, key: string, actor: string): number {
     const service = this.requireService(slug);
     if (!service.secrets.delete(key)) throw new NotFoundError(`service "${slug}" has no secret "${key}"`);
-    const audited = this.audit(service, 'secret.delete', key, null, actor);
     return this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) }, (revision) => ({
       type: 'secret.delete',
       slug,
       revision,
       key,
-      ...audited,
+      audit: this.audit({ actor, action: 'secret.delete', service: slug, key, revision, version: null }),
     }));
   }
 
@@ -315,14 +360,13 @@ export class Store {
     if (index === -1) throw new NotFoundError(`secret "${key}" has no version ${version}`);
     record.versions.splice(index, 1);
     if (record.versions.length === 0) service.secrets.delete(key);
-    const audited = this.audit(service, 'secret.version.delete', key, version, actor);
     return this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) }, (revision) => ({
       type: 'secret.version.delete',
       slug,
       revision,
       key,
       version,
-      ...audited,
+      audit: this.audit({ actor, action: 'secret.version.delete', service: slug, key, revision, version }),
     }));
   }
 
@@ -331,10 +375,20 @@ export class Store {
    * changes every A/B answer (PROTOCOL §7), so each service with flags moves
    * to a new revision whose patch carries every flag's record.
    */
-  setTenant(patch: Partial<TenantState>): Readonly<TenantState> {
+  setTenant(patch: Partial<TenantState>, actor: string): Readonly<TenantState> {
     const addonTurned = patch.ab_addon !== undefined && patch.ab_addon !== this.data.tenant.ab_addon;
+    const old = { ...this.data.tenant };
     Object.assign(this.data.tenant, patch);
-    this.listeners.mutation?.({ type: 'tenant', tenant: { ...this.data.tenant } });
+    const audit = this.audit({
+      actor,
+      action: 'tenant.set',
+      service: null,
+      key: null,
+      revision: null,
+      old: { ...old },
+      new: { ...this.data.tenant },
+    });
+    this.listeners.mutation?.({ type: 'tenant', tenant: { ...this.data.tenant }, audit });
     this.listeners.tenantChanged?.(this.data.tenant);
     if (addonTurned) {
       for (const [slug, service] of this.data.services) {
@@ -385,16 +439,11 @@ export class Store {
     return service.revision;
   }
 
-  private audit(
-    service: ServiceData,
-    action: AuditAction,
-    key: string,
-    version: number | null,
-    actor: string,
-  ): { audit: AuditEntry; audit_index: number } {
-    const entry: AuditEntry = { at: this.isoNow(), action, key, version, actor };
-    service.audit.push(entry);
-    return { audit: entry, audit_index: service.audit.length - 1 };
+  /** Chains the audit entry of a change being made; the caller puts it in the change's record. */
+  private audit(fields: Omit<AuditFields, 'at'>): AuditRecord {
+    const entry = chainAuditEntry(this.data.audit[this.data.audit.length - 1], { at: this.isoNow(), ...fields });
+    this.data.audit.push(entry);
+    return entry;
   }
 
   private indexKeys(slug: string, service: ServiceData): void {
@@ -458,6 +507,17 @@ export class Store {
   private isoNow(): string {
     return new Date(this.clock.now()).toISOString().replace('.000Z', 'Z');
   }
+}
+
+/** A flag as the audit records it: its JSON form, `ab` only when it has one. */
+function flagJson(flag: FlagDefinition): JsonValue {
+  const json: { [key: string]: JsonValue } = {
+    is_enabled: flag.is_enabled,
+    starts_at: flag.starts_at,
+    ends_at: flag.ends_at,
+  };
+  if (flag.ab !== undefined) json['ab'] = JSON.parse(JSON.stringify(flag.ab)) as JsonValue;
+  return json;
 }
 
 function keyType(key: string): 'secret' | 'public' {

@@ -6,8 +6,8 @@ import { objectBody, parseBody } from './request-bodies.js';
 import { decodeSegment, readJsonBody, sendJsonPayload } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 import { parseVersion } from './service-routes.js';
-
-const ADMIN_ACTOR = 'admin';
+import { readAuditPage } from './audit-route.js';
+import { OWNER_ACTOR } from '../domain/actors.js';
 
 /**
  * Serves the admin API under `/admin/v1/` (PROTOCOL §10), which stands in for
@@ -23,13 +23,24 @@ export async function handleAdminRoute(
   { viaConsole = false }: { viaConsole?: boolean } = {},
 ): Promise<void> {
   if (!viaConsole) checkAdminToken(ctx, req);
+  const actor = OWNER_ACTOR;
   const method = req.method ?? 'GET';
   const [, , resource, rawSlug, collection, rawKey, sub, rawVersion, ...rest] = segments; // 'admin', 'v1', ...
   const { store, admin } = ctx;
 
   if (resource === 'tenant' && rawSlug === undefined) {
     if (method === 'GET') return await answer(ctx, res, 200, { tenant: store.tenant });
-    if (method === 'PUT') return await answer(ctx, res, 200, { tenant: admin.setTenant(await readJsonBody(req)) });
+    if (method === 'PUT') {
+      return await answer(ctx, res, 200, { tenant: admin.setTenant(await readJsonBody(req), actor) });
+    }
+  }
+  if (resource === 'audit' && rawSlug === undefined && method === 'GET') {
+    return await answer(
+      ctx,
+      res,
+      200,
+      readAuditPage(ctx, req, () => true),
+    );
   }
   if (resource === 'services' && rawSlug === undefined && method === 'GET') {
     return await answer(ctx, res, 200, {
@@ -44,7 +55,7 @@ export async function handleAdminRoute(
 
   if (collection === undefined && method === 'PUT') {
     const body = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object');
-    return await answer(ctx, res, 200, { revision: admin.putService(slug, body['kind']) });
+    return await answer(ctx, res, 200, { revision: admin.putService(slug, body['kind'], actor) });
   }
   if (collection === 'audit' && rawKey === undefined && method === 'GET') {
     return await answer(ctx, res, 200, { entries: admin.audit(slug) });
@@ -57,21 +68,21 @@ export async function handleAdminRoute(
   }
   if (collection === 'keys' && rawKey === undefined && method === 'POST') {
     const type = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object')['type'];
-    return await answer(ctx, res, 201, { key: admin.createKey(slug, type) });
+    return await answer(ctx, res, 201, { key: admin.createKey(slug, type, actor) });
   }
   if (rawKey === undefined) throw notFound(req);
 
   const key = decodeSegment(rawKey, 'key');
   switch (`${method} ${collection}${sub === undefined ? '' : `/${sub}`}`) {
     case 'DELETE keys':
-      return await answer(ctx, res, 200, { revision: admin.revokeKey(slug, key) });
+      return await answer(ctx, res, 200, { revision: admin.revokeKey(slug, key, actor) });
     case 'PUT configs': {
       const body = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object');
       if (!('value' in body)) throw HttpError.invalid('value: required (use DELETE to remove a config)');
-      return await answer(ctx, res, 200, { revision: admin.setConfig(slug, key, body['value']) });
+      return await answer(ctx, res, 200, { revision: admin.setConfig(slug, key, body['value'], actor) });
     }
     case 'PUT trusts': {
-      const trust = admin.putTrust(slug, key, await readJsonBody(req));
+      const trust = admin.putTrust(slug, key, await readJsonBody(req), actor);
       return await answer(ctx, res, 200, {
         revision: store.service(slug)!.revision,
         name: key,
@@ -79,30 +90,30 @@ export async function handleAdminRoute(
       });
     }
     case 'DELETE trusts':
-      admin.deleteTrust(slug, key);
+      admin.deleteTrust(slug, key, actor);
       return await answer(ctx, res, 200, { revision: store.service(slug)!.revision });
     case 'DELETE configs':
-      return await answer(ctx, res, 200, { revision: admin.deleteConfig(slug, key) });
+      return await answer(ctx, res, 200, { revision: admin.deleteConfig(slug, key, actor) });
     case 'PUT flags': {
-      const { revision, removed } = admin.setFlag(slug, key, await readJsonBody(req));
+      const { revision, removed } = admin.setFlag(slug, key, await readJsonBody(req), actor);
       if (removed.length === 0) return await answer(ctx, res, 200, { revision });
       return await answer(ctx, res, 200, { revision, removed, warning: replacedWarning(removed) });
     }
     case 'PATCH flags':
-      return await answer(ctx, res, 200, { revision: admin.patchFlag(slug, key, await readJsonBody(req)) });
+      return await answer(ctx, res, 200, { revision: admin.patchFlag(slug, key, await readJsonBody(req), actor) });
     case 'DELETE flags':
-      return await answer(ctx, res, 200, { revision: admin.deleteFlag(slug, key) });
+      return await answer(ctx, res, 200, { revision: admin.deleteFlag(slug, key, actor) });
     case 'PUT secrets': {
       const body = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object');
-      const result = admin.setSecret(slug, key, body['value'], body['type'], ADMIN_ACTOR);
+      const result = admin.setSecret(slug, key, body['value'], body['type'], actor);
       return await answer(ctx, res, 200, result);
     }
     case 'DELETE secrets':
-      return await answer(ctx, res, 200, { revision: admin.deleteSecret(slug, key, ADMIN_ACTOR) });
+      return await answer(ctx, res, 200, { revision: admin.deleteSecret(slug, key, actor) });
     case 'DELETE secrets/versions':
       if (rawVersion === undefined) break;
       return await answer(ctx, res, 200, {
-        revision: admin.deleteSecretVersion(slug, key, parseVersion(rawVersion), ADMIN_ACTOR),
+        revision: admin.deleteSecretVersion(slug, key, parseVersion(rawVersion), actor),
       });
   }
   throw notFound(req);

@@ -5,8 +5,10 @@
  * leaves the data as it is: compaction may die between writing the state file
  * and removing the journal it covers.
  */
+import { chainAuditEntry } from '../audit/audit-chain.js';
 import type {
   AuditEntry,
+  AuditRecord,
   ConfigValue,
   FlagDefinition,
   SecretType,
@@ -24,32 +26,45 @@ interface RevisionChange {
   readonly revision: number;
 }
 
-/** A secret change, with the audit entry it adds at `audit_index`. */
-interface AuditedChange extends RevisionChange {
+/**
+ * The audit entry a change made, carried in the same record so that one
+ * journal append (or one database transaction) holds both. Absent only for
+ * what nobody did: a flag's schedule turning it, a restart.
+ */
+interface Audited {
+  readonly audit?: AuditRecord | LegacyAuditEntry;
+}
+
+/** A secret change of a journal written before the audit was chained: its entry has no `seq` or `hash`. */
+interface LegacyAuditEntry extends AuditEntry {
+  readonly seq?: undefined;
+}
+
+/** A secret change. */
+interface SecretChange extends RevisionChange {
   readonly key: string;
-  readonly audit: AuditEntry;
-  /** The entry's position in the service's audit trail; an entry already there is not added twice. */
-  readonly audit_index: number;
 }
 
 /** A change of the server's data, in the form the journal records. */
-export type StateChange =
-  | ({ readonly type: 'service'; readonly kind: string } & RevisionChange)
-  | { readonly type: 'key'; readonly slug: string; readonly key: string; readonly revoked: boolean }
-  | { readonly type: 'trust'; readonly slug: string; readonly name: string; readonly trust: TrustDefinition | null }
-  | ({ readonly type: 'config'; readonly key: string; readonly value: ConfigValue } & RevisionChange)
-  | ({ readonly type: 'config.delete'; readonly key: string } & RevisionChange)
-  | ({ readonly type: 'flag'; readonly key: string; readonly flag: FlagDefinition | null } & RevisionChange)
-  | ({
-      readonly type: 'secret.version';
-      readonly secret_type: SecretType;
-      readonly version: SecretVersion;
-      readonly next_version: number;
-    } & AuditedChange)
-  | ({ readonly type: 'secret.version.delete'; readonly version: number } & AuditedChange)
-  | ({ readonly type: 'secret.delete' } & AuditedChange)
-  | { readonly type: 'tenant'; readonly tenant: TenantState }
-  | ({ readonly type: 'revision' } & RevisionChange);
+export type StateChange = Audited &
+  (
+    | ({ readonly type: 'service'; readonly kind: string } & RevisionChange)
+    | { readonly type: 'key'; readonly slug: string; readonly key: string; readonly revoked: boolean }
+    | { readonly type: 'trust'; readonly slug: string; readonly name: string; readonly trust: TrustDefinition | null }
+    | ({ readonly type: 'config'; readonly key: string; readonly value: ConfigValue } & RevisionChange)
+    | ({ readonly type: 'config.delete'; readonly key: string } & RevisionChange)
+    | ({ readonly type: 'flag'; readonly key: string; readonly flag: FlagDefinition | null } & RevisionChange)
+    | ({
+        readonly type: 'secret.version';
+        readonly secret_type: SecretType;
+        readonly version: SecretVersion;
+        readonly next_version: number;
+      } & SecretChange)
+    | ({ readonly type: 'secret.version.delete'; readonly version: number } & SecretChange)
+    | ({ readonly type: 'secret.delete' } & SecretChange)
+    | { readonly type: 'tenant'; readonly tenant: TenantState }
+    | ({ readonly type: 'revision' } & RevisionChange)
+  );
 
 /** A journal record names a service the data does not hold: the files do not belong together. */
 export class StateChangeError extends LocalServerError {
@@ -66,6 +81,7 @@ export class StateChangeError extends LocalServerError {
 export function applyStateChange(data: ServerData, change: StateChange): void {
   if (change.type === 'tenant') {
     Object.assign(data.tenant, change.tenant);
+    addAudit(data, change, null, null);
     return;
   }
   if (change.type === 'service' && !data.services.has(change.slug)) {
@@ -79,10 +95,12 @@ export function applyStateChange(data: ServerData, change: StateChange): void {
       break;
     case 'key':
       applyKey(service, change.key, change.revoked);
+      addAudit(data, change, change.slug, null);
       return;
     case 'trust':
       if (change.trust) service.trusts.set(change.name, change.trust);
       else service.trusts.delete(change.name);
+      addAudit(data, change, change.slug, null);
       return;
     case 'config':
       service.configs.set(change.key, change.value);
@@ -106,7 +124,6 @@ export function applyStateChange(data: ServerData, change: StateChange): void {
         }
       }
       service.next_versions.set(change.key, change.next_version);
-      addAudit(service, change);
       break;
     }
     case 'secret.version.delete': {
@@ -115,17 +132,16 @@ export function applyStateChange(data: ServerData, change: StateChange): void {
         record.versions = record.versions.filter((v) => v.version !== change.version);
         if (record.versions.length === 0) service.secrets.delete(change.key);
       }
-      addAudit(service, change);
       break;
     }
     case 'secret.delete':
       service.secrets.delete(change.key);
-      addAudit(service, change);
       break;
     case 'revision':
       break;
   }
   service.revision = change.revision;
+  addAudit(data, change, change.slug, change.revision);
 }
 
 /** A service with nothing in it yet, at revision 1. */
@@ -139,7 +155,6 @@ export function emptyService(kind: string): ServiceData {
     secrets: new Map(),
     next_versions: new Map(),
     revision: 1,
-    audit: [],
     trusts: new Map(),
   };
 }
@@ -154,6 +169,28 @@ function applyKey(service: ServiceData, key: string, revoked: boolean): void {
   if (!service.revoked_keys.includes(key)) service.revoked_keys.push(key);
 }
 
-function addAudit(service: ServiceData, change: AuditedChange): void {
-  if (service.audit.length <= change.audit_index) service.audit.push(change.audit);
+/**
+ * Appends the change's audit entry unless the data already holds it (a
+ * record replayed onto a state file that includes it). An entry of a journal
+ * written before the audit was chained joins the chain here.
+ */
+function addAudit(data: ServerData, change: StateChange, slug: string | null, revision: number | null): void {
+  const entry = change.audit;
+  if (entry === undefined) return;
+  const last = data.audit[data.audit.length - 1];
+  if (entry.seq !== undefined) {
+    if (last === undefined || entry.seq > last.seq) data.audit.push(entry);
+    return;
+  }
+  data.audit.push(
+    chainAuditEntry(last, {
+      at: entry.at,
+      actor: entry.actor,
+      action: entry.action,
+      service: slug,
+      key: entry.key,
+      revision,
+      version: entry.version,
+    }),
+  );
 }

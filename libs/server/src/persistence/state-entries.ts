@@ -3,11 +3,12 @@
  * versions with their number and time, and the secret audit trail.
  */
 import * as v from 'valibot';
-import type { AuditAction, AuditEntry, SecretVersion } from '../domain/model.js';
+import type { AuditAction, AuditEntry, AuditRecord, ChangeAction, JsonValue, SecretVersion } from '../domain/model.js';
 import {
   apiKeySchema,
   describeType,
   integerSchema,
+  jsonValueSchema,
   keySchema,
   knownMembersOnly,
   membersSchema,
@@ -73,4 +74,64 @@ export const apiKeyListSchema = v.array(
 export const secretVersionListSchema = v.pipe(
   v.array(v.unknown(), (issue) => `must be an array, got ${describeType(issue.input)}`),
   v.minLength(1, 'must hold at least one version (deleting the last version deletes the secret)'),
+);
+
+/**
+ * An entry of the server's audit in state form (`AuditRecord`). Only its
+ * shape is checked here: whether the chain holds is `audit verify`'s to say,
+ * and a start never refuses a state over it.
+ */
+export const auditRecordSchema = v.pipe(
+  objectSchema,
+  knownMembersOnly([
+    'seq',
+    'at',
+    'actor',
+    'action',
+    'service',
+    'key',
+    'revision',
+    'version',
+    'old',
+    'new',
+    'prev',
+    'hash',
+  ]),
+  membersSchema({
+    seq: integerSchema(1),
+    at: stringSchema,
+    actor: stringSchema,
+    action: stringSchema,
+    service: v.nullable(stringSchema),
+    key: v.nullable(stringSchema),
+    revision: v.nullable(integerSchema(0)),
+    version: v.optional(v.nullable(integerSchema(1))),
+    old: v.optional(jsonValueSchema),
+    new: v.optional(jsonValueSchema),
+    prev: stringSchema,
+    hash: stringSchema,
+  }),
+  v.transform((entry): AuditRecord => {
+    // Members in the order the store writes them, so a state file reads back into equal data.
+    return {
+      seq: entry.seq,
+      at: entry.at,
+      actor: entry.actor,
+      action: entry.action as ChangeAction,
+      service: entry.service,
+      key: entry.key,
+      revision: entry.revision,
+      ...(entry.version === undefined ? {} : { version: entry.version }),
+      ...(entry.old === undefined ? {} : { old: entry.old as JsonValue }),
+      ...(entry.new === undefined ? {} : { new: entry.new as JsonValue }),
+      prev: entry.prev,
+      hash: entry.hash,
+    };
+  }),
+);
+
+/** The server's audit in state form. */
+export const auditRecordListSchema = v.array(
+  auditRecordSchema,
+  (issue) => `must be an array, got ${describeType(issue.input)}`,
 );

@@ -1,6 +1,6 @@
 /**
- * The state form of the server's data (PROTOCOL §11 plus `revision`,
- * `audit`, `next_versions`, and secrets with their version history): what
+ * The state form of the server's data (PROTOCOL §11 plus the chained
+ * `audit`, and per service `revision`, `next_versions`, and secrets with their version history): what
  * the state file holds and what the seed parser reads back into equal data.
  */
 import type { AbRule, FlagDefinition, JsonValue, ServerData, ServiceData, TenantState } from '../domain/model.js';
@@ -21,6 +21,8 @@ export function serializeServerData(data: ServerData): JsonValue {
     },
     // fromEntries defines own members, so a key such as `__proto__` stays data.
     services: Object.fromEntries([...data.services].map(([slug, service]) => [slug, serializeService(service)])),
+    // Entries are written as they are: their hash covers exactly these members.
+    audit: data.audit.map((entry) => ({ ...entry })) as unknown as JsonValue,
   };
 }
 
@@ -42,13 +44,6 @@ function serializeService(service: ServiceData): JsonValue {
       ]),
     ),
     next_versions: Object.fromEntries(service.next_versions),
-    audit: service.audit.map((entry) => ({
-      at: entry.at,
-      action: entry.action,
-      key: entry.key,
-      version: entry.version,
-      actor: entry.actor,
-    })),
     // Written only when there are some, so state files of services without trusts keep their shape.
     ...(service.trusts.size === 0
       ? {}

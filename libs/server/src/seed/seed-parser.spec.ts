@@ -7,6 +7,7 @@ import {
   DEFAULT_TENANT,
   type AbRule,
   type AuditEntry,
+  type AuditRecord,
   type ConfigValue,
   type FlagDefinition,
   type JsonValue,
@@ -16,6 +17,7 @@ import {
   type TenantState,
 } from '../domain/model.js';
 import { SeedError } from './seed-error.js';
+import { chainAuditEntry } from '../audit/audit-chain.js';
 import { LocalServerError } from '../local-server-error.js';
 import { parseServerData, parseServerDataJson, readServerDataFile } from './seed-parser.js';
 import { serializeServerData } from '../persistence/state-serializer.js';
@@ -116,7 +118,6 @@ describe('parseServerData', () => {
         ['tls.client_pem', 3],
       ]),
       revision: 1,
-      audit: [],
       trusts: new Map(),
     });
   });
@@ -134,7 +135,6 @@ describe('parseServerData', () => {
       secrets: new Map(),
       next_versions: new Map(),
       revision: 1,
-      audit: [],
       trusts: new Map(),
     });
     expect(parse({}).services.size).toBe(0);
@@ -254,7 +254,7 @@ describe('parseServerData errors', () => {
     [
       'an unknown top-level member',
       (_shop, root) => (root['service'] = {}),
-      'unknown member "service"; allowed: tenant, services, $schema',
+      'unknown member "service"; allowed: tenant, services, audit, $schema',
     ],
     [
       'an unknown service member',
@@ -627,9 +627,9 @@ describe('serializeServerData', () => {
             },
           },
           next_versions: { 'stripe.api_key': 2 },
-          audit: [],
         },
       },
+      audit: [],
     });
   });
 
@@ -748,7 +748,11 @@ describe('round trip', () => {
     .map(({ tenant, services, apiKeys }) => {
       const pool = [...apiKeys];
       const map = new Map<string, ServiceData>();
+      const trail: AuditRecord[] = [];
       for (const [slug, parts] of services) {
+        for (const entry of parts.audit) {
+          trail.push(chainAuditEntry(trail[trail.length - 1], { ...entry, service: slug, revision: parts.revision }));
+        }
         const secrets = new Map(parts.secrets.map(([k, s]) => [k, s] as const));
         const nextVersions = new Map(parts.deleted);
         for (const [k, s, extra] of parts.secrets) {
@@ -763,11 +767,10 @@ describe('round trip', () => {
           secrets,
           next_versions: nextVersions,
           revision: parts.revision,
-          audit: parts.audit,
           trusts: new Map(),
         });
       }
-      return { tenant, services: map };
+      return { tenant, services: map, audit: trail };
     });
 
   it('parseServerData(serializeServerData(d)) equals d', () => {

@@ -20,6 +20,7 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json/json-depth.js';
 import { appendJsonPath } from '../json/json-path.js';
 import {
   DEFAULT_TENANT,
+  type AuditEntry,
   type ConfigValue,
   type FlagDefinition,
   type SecretRecord,
@@ -31,8 +32,10 @@ import {
 } from '../domain/model.js';
 import { describeJsonSyntaxError } from '../json/json-syntax-error.js';
 import { SeedError } from './seed-error.js';
+import { chainAuditEntry } from '../audit/audit-chain.js';
 import {
   apiKeyListSchema,
+  auditRecordListSchema,
   auditTrailSchema,
   secretVersionListSchema,
   secretVersionSchema,
@@ -66,7 +69,7 @@ export interface ParseServerDataOptions {
 }
 
 // `$schema` names the JSON Schema for editors (seeds/vane-seed.schema.json); the parser ignores it.
-const TOP_MEMBERS = ['tenant', 'services', '$schema'];
+const TOP_MEMBERS = ['tenant', 'services', 'audit', '$schema'];
 const SERVICE_MEMBERS = [
   'kind',
   'keys',
@@ -153,18 +156,39 @@ function buildServerData(json: unknown, now: string): ServerData {
     ...(root['tenant'] === undefined ? {} : parseTenantPatch(root['tenant'], 'tenant')),
   };
   const services = new Map<string, ServiceData>();
+  const audit = root['audit'] === undefined ? [] : checkSchema(auditRecordListSchema, root['audit'], 'audit');
   const servicesJson = root['services'] === undefined ? {} : parseObject(root['services'], 'services');
   // Where each key was first seen, so a second occurrence can point to it without echoing the key.
   const keyOwners = new Map<string, string>();
   for (const [slug, serviceJson] of Object.entries(servicesJson)) {
     const path = appendJsonPath('services', slug);
     parseSlug(slug, path);
-    services.set(slug, buildService(serviceJson, path, now, keyOwners));
+    const { service, secretTrail } = buildService(serviceJson, path, now, keyOwners);
+    services.set(slug, service);
+    // A state written before the audit was chained kept a secret trail per service: it joins the chain.
+    for (const entry of secretTrail) {
+      audit.push(
+        chainAuditEntry(audit[audit.length - 1], {
+          at: entry.at,
+          actor: entry.actor,
+          action: entry.action,
+          service: slug,
+          key: entry.key,
+          revision: null,
+          version: entry.version,
+        }),
+      );
+    }
   }
-  return { tenant, services };
+  return { tenant, services, audit };
 }
 
-function buildService(json: unknown, path: string, now: string, keyOwners: Map<string, string>): ServiceData {
+function buildService(
+  json: unknown,
+  path: string,
+  now: string,
+  keyOwners: Map<string, string>,
+): { service: ServiceData; secretTrail: AuditEntry[] } {
   const object = parseObject(json, path);
   rejectUnknownMembers(object, SERVICE_MEMBERS, path);
   const at = (member: string): string => appendJsonPath(path, member);
@@ -219,9 +243,9 @@ function buildService(json: unknown, path: string, now: string, keyOwners: Map<s
     trusts.set(name, parseTrustDefinition(value, trustPath));
   }
 
-  const audit = object['audit'] === undefined ? [] : checkSchema(auditTrailSchema, object['audit'], at('audit'));
+  const secretTrail = object['audit'] === undefined ? [] : checkSchema(auditTrailSchema, object['audit'], at('audit'));
 
-  return {
+  const service: ServiceData = {
     kind: object['kind'] === undefined ? 'backend' : parseServiceKind(object['kind'], at('kind')),
     keys,
     revoked_keys: revokedKeys,
@@ -230,9 +254,9 @@ function buildService(json: unknown, path: string, now: string, keyOwners: Map<s
     secrets,
     next_versions: nextVersions,
     revision: object['revision'] === undefined ? 1 : parseInteger(object['revision'], at('revision'), 0),
-    audit,
     trusts,
   };
+  return { service, secretTrail };
 }
 
 function buildKeys(json: unknown, path: string, keyOwners: Map<string, string>): string[] {

@@ -106,6 +106,21 @@ const service = v.strictObject({
   audit: v.optional(v.array(auditEntry)),
 });
 
+const auditRecord = v.strictObject({
+  seq: integerFrom(1),
+  at: v.string(),
+  actor: v.string(),
+  action: v.string(),
+  service: v.nullable(v.string()),
+  key: v.nullable(v.string()),
+  revision: v.nullable(integerFrom(0)),
+  version: v.optional(v.nullable(integerFrom(1))),
+  old: v.optional(v.unknown()),
+  new: v.optional(v.unknown()),
+  prev: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+  hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+});
+
 /** A seed or state file (PROTOCOL §11). */
 export const seedSchema = v.strictObject({
   $schema: v.optional(v.pipe(v.string(), v.description('This schema, for editors'))),
@@ -118,6 +133,8 @@ export const seedSchema = v.strictObject({
     }),
   ),
   services: v.optional(v.record(v.pipe(v.string(), v.regex(SLUG)), service)),
+  // The state form's audit, hash-chained; a seed leaves it out.
+  audit: v.optional(v.array(auditRecord)),
 });
 
 /** What the published JSON Schema says about itself, beside what the converter writes. */
