@@ -3,14 +3,23 @@ import { parseArgs } from 'node:util';
 import { consoleLogger } from './logger.js';
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, startLocalServer } from './local-server.js';
 import { redactKey } from './domain/store.js';
+import { readFileSync } from 'node:fs';
+import { auditVerify } from './commands/audit-verify.js';
+import { rotateRootKey } from './commands/rotate-root-key.js';
+import { RootKeyError } from './sealing/root-key-error.js';
+import { RootKeyMissingError } from './sealing/root-key-missing-error.js';
 
-const USAGE = `Usage: vane-local-server [--seed FILE] [--port 4400] [--host 127.0.0.1] [--state FILE] [--admin-token TOKEN]
+const USAGE = `Usage: vane-local-server [--seed FILE] [--port 4400] [--host 127.0.0.1] [--state FILE] [--root-key-file FILE]
+       vane-server rotate-root-key [--url URL]     (see vane-server rotate-root-key --help)
+       vane-server audit verify --state FILE       (see vane-server audit verify --help)
 
   --seed FILE           seed file (JSON, PROTOCOL §11); default: no services
   --port N              TCP port (0 picks a free one); default 4400
   --host ADDRESS        interface to listen on; default 127.0.0.1
-  --state FILE          persist every change to FILE and reload it on start (FILE wins over --seed)
-  --admin-token TOKEN   admin API token; default $VANE_ADMIN_TOKEN, else a generated one (printed)
+  --state FILE          persist every change to FILE, secrets sealed, and reload it on start (FILE wins over --seed)
+  --root-key-file FILE  root keys sealing the state (base64, one a line, the first seals); default $VANE_ROOT_KEY,
+                        else FILE.root-key beside the state (made on its first start); never a key on the command line
+  --admin-token-file FILE  the owner admin token; default $VANE_ADMIN_TOKEN, else a generated one (printed)
   --ping-interval-ms N  stream keep-alive interval; default 15000
   --session-ttl-ms N    lifetime of workload-identity sessions; default 3600000
   --headers-timeout-ms N   time a client has to send a request's headers (then 408); default 10000
@@ -18,8 +27,15 @@ const USAGE = `Usage: vane-local-server [--seed FILE] [--port 4400] [--host 127.
                            at least --headers-timeout-ms; open streams are never cut by either
   --help                show this text`;
 
+/** The exit code of a start refused for its root key (missing, wrong, or not a key). */
+const EXIT_ROOT_KEY = 3;
+
 /** Runs the command line; resolves with the exit code it wants when it cannot start. */
 async function main(argv: string[]): Promise<number> {
+  const print = (line: string): void => console.log(line);
+  const printError = (line: string): void => console.error(line);
+  if (argv[0] === 'rotate-root-key') return rotateRootKey(argv.slice(1), process.env, print, printError);
+  if (argv[0] === 'audit' && argv[1] === 'verify') return auditVerify(argv.slice(2), print, printError);
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -30,6 +46,8 @@ async function main(argv: string[]): Promise<number> {
         host: { type: 'string' },
         state: { type: 'string' },
         'admin-token': { type: 'string' },
+        'admin-token-file': { type: 'string' },
+        'root-key-file': { type: 'string' },
         'ping-interval-ms': { type: 'string' },
         'session-ttl-ms': { type: 'string' },
         'headers-timeout-ms': { type: 'string' },
@@ -93,12 +111,31 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
-  const givenToken = (values['admin-token'] as string | undefined) ?? process.env['VANE_ADMIN_TOKEN'];
+  if (values['admin-token'] !== undefined) {
+    // Never echoed: a token on the command line is readable by every user of the machine (ps).
+    console.error(
+      'vane-local-server: --admin-token is refused: a token on the command line is visible to every user (ps); ' +
+        'set VANE_ADMIN_TOKEN or --admin-token-file',
+    );
+    return 2;
+  }
+  let givenToken: string | undefined;
+  try {
+    givenToken =
+      typeof values['admin-token-file'] === 'string'
+        ? readFileSync(values['admin-token-file'], 'utf8').trim()
+        : process.env['VANE_ADMIN_TOKEN'];
+  } catch (error) {
+    console.error(`vane-local-server: cannot read --admin-token-file: ${(error as Error).message}`);
+    return 2;
+  }
   let server;
   try {
     server = await startLocalServer({
       seed: values['seed'] as string | undefined,
       statePath: values['state'] as string | undefined,
+      rootKey: process.env['VANE_ROOT_KEY'] || undefined,
+      rootKeyFile: values['root-key-file'] as string | undefined,
       port,
       host: (values['host'] as string | undefined) ?? '127.0.0.1',
       adminToken: givenToken || undefined,
@@ -110,7 +147,8 @@ async function main(argv: string[]): Promise<number> {
     });
   } catch (error) {
     console.error(`vane-local-server: ${(error as Error).message}`);
-    return 1;
+    // A missing or wrong root key has its own code, so a supervisor can tell it from a crash and stop restarting.
+    return error instanceof RootKeyMissingError || error instanceof RootKeyError ? EXIT_ROOT_KEY : 1;
   }
 
   console.log(`vane-local-server listening on ${server.url}`);

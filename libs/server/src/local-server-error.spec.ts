@@ -12,6 +12,9 @@ describe('LocalServerError: one base, stable codes', () => {
     [new api.JournalFileError('damaged', { cause }), 'JournalFileError', 'VANE_LOCAL_JOURNAL_INVALID'],
     [new api.JournalWriteError('cannot write', { cause }), 'JournalWriteError', 'VANE_LOCAL_JOURNAL_WRITE_FAILED'],
     [new api.StateChangeError('no service', { cause }), 'StateChangeError', 'VANE_LOCAL_STATE_MISMATCH'],
+    [new api.RootKeyMissingError('needs rk_1', ['rk_1'], { cause }), 'RootKeyMissingError', 'VANE_ROOT_KEY_MISSING'],
+    [new api.RootKeyError('not a key', { cause }), 'RootKeyError', 'VANE_ROOT_KEY_INVALID'],
+    [new api.SealedDataError('moved', { cause }), 'SealedDataError', 'VANE_SEALED_DATA_INVALID'],
     [new HttpError(404, 'not_found', 'no route', {}, {}, { cause }), 'HttpError', 'VANE_LOCAL_REQUEST_REFUSED'],
     [Object.assign(new WaitTimeoutError('revision 3', 10), { cause }), 'WaitTimeoutError', 'VANE_LOCAL_WAIT_TIMEOUT'],
     [

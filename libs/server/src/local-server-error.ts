@@ -32,7 +32,13 @@ export type LocalServerErrorCode =
   /** A wait of `@vane/server/testing` ran past its limit ({@link WaitTimeoutError}). */
   | 'VANE_LOCAL_WAIT_TIMEOUT'
   /** An admin API call of `@vane/server/testing` was answered with a status that is not 2xx ({@link AdminRequestError}). */
-  | 'VANE_LOCAL_ADMIN_REQUEST_FAILED';
+  | 'VANE_LOCAL_ADMIN_REQUEST_FAILED'
+  /** The data is sealed by a root key the server was not given, or no key was given to seal it ({@link RootKeyMissingError}). */
+  | 'VANE_ROOT_KEY_MISSING'
+  /** A root key given is not 32 bytes of base64, or its file cannot be read ({@link RootKeyError}). */
+  | 'VANE_ROOT_KEY_INVALID'
+  /** A sealed value or wrapped data key does not open where it is: changed or moved ({@link SealedDataError}). */
+  | 'VANE_SEALED_DATA_INVALID';
 
 /** Options shared by every local-server error constructor. */
 export interface LocalServerErrorOptions {

@@ -28,6 +28,9 @@ import { OWNER_ACTOR } from './domain/actors.js';
 import { NotFoundError } from './domain/not-found-error.js';
 import { MemoryChangeLog, type ChangeLog } from './domain/change-log.js';
 import { StateJournal } from './persistence/state-journal.js';
+import { SealingCodec } from './sealing/sealing-codec.js';
+import { resolveKeyring } from './sealing/root-key-source.js';
+import { SealingControl } from './sealing/sealing-control.js';
 import { Store, type SecretWriteResult } from './domain/store.js';
 import { sseFrame, StreamHub, type StreamStats } from './domain/stream-hub.js';
 import { AwsTrustVerifier } from './trust-verifiers/aws-trust-verifier.js';
@@ -138,6 +141,20 @@ export interface LocalServerOptions {
    */
   statePath?: string;
   /**
+   * The root keys that seal the state at rest (every secret value, under a
+   * data key per service that the root key wraps): base64 keys of 32 bytes,
+   * one a line or comma-separated; the first seals, the others still open
+   * what they sealed (a rotation's old key). Keys never go on a command line:
+   * the CLI reads `VANE_ROOT_KEY` or `--root-key-file`.
+   * @default `rootKeyFile`; else, with `statePath`, the key file beside it
+   *   (`<statePath>.root-key`), made (mode 0600) on the state's first start;
+   *   an existing state without a key refuses to start. Without `statePath`
+   *   a random key: nothing is stored to seal.
+   */
+  rootKey?: string;
+  /** A file holding the root keys, as `rootKey` takes them. */
+  rootKeyFile?: string;
+  /**
    * Time a client has to send a request's headers, from the moment it
    * connects, in milliseconds; then 408 and the connection closes. Open
    * streams are not affected: the limit ends with the request.
@@ -237,7 +254,7 @@ export interface LocalServiceSummary {
   slug: string;
   kind: string;
   revision: number;
-  /** Active keys, secret and public. */
+  /** Active keys, secret and public, that this process knows in full (from the seed, or created since it started). */
   keys: string[];
 }
 
@@ -284,7 +301,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const bufferBytes = options.streamBufferBytes ?? 1024 * 1024;
   const historyBytes = options.historyBytes ?? 2 * bufferBytes;
   if (!(historyBytes >= 0)) throw new RangeError('historyBytes must be a number of bytes of at least 0');
-  const { data, changes } = await openData(options, logger, new Date(clock.now()));
+  const { data, changes, codec, keyFile } = await openData(options, logger, new Date(clock.now()));
   const pingIntervalMs = options.pingIntervalMs ?? 15_000;
   // The web console follows every change and every stream opening or closing (ctx is set below, before any event).
   const consoleFeed = new ConsoleFeed(() => JSON.stringify(consoleOverview(ctx)), pingIntervalMs);
@@ -333,9 +350,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     throw new RangeError('sessionTtlMs must be a number of milliseconds of at least 1000');
   }
   const admin = new AdminApi(store);
+  const sealing = new SealingControl(store, changes, codec, () =>
+    keyFile === undefined ? undefined : resolveKeyring({ rootKeyFile: keyFile }).keyring,
+  );
   const ctx: ServerContext = {
     store,
     admin,
+    sealing,
     renderer,
     hub,
     limiter: new KeyRateLimiter(),
@@ -377,8 +398,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 
   const firstKey = (slug: string, prefix: string): string => {
     const service = store.service(slug);
-    const key = service?.keys.find((k) => k.startsWith(prefix));
-    if (!key) throw new NotFoundError(`service "${slug}" has no active ${prefix === 'svs_' ? 'secret' : 'public'} key`);
+    // Keys are stored hashed: only those this process read from the seed or created are known in full.
+    const key = service?.keys.find((k) => k.plaintext?.startsWith(prefix))?.plaintext;
+    if (!key) {
+      throw new NotFoundError(
+        `service "${slug}" has no active ${prefix === 'svs_' ? 'secret' : 'public'} key known to this process ` +
+          '(keys are stored hashed: a restarted server knows only those it creates)',
+      );
+    }
     return key;
   };
   const requireService = (slug: string) => store.requireService(slug);
@@ -414,7 +441,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     services: () =>
       store.slugs().map((slug) => {
         const service = store.service(slug)!;
-        return { slug, kind: service.kind, revision: service.revision, keys: [...service.keys] };
+        const keys = service.keys.flatMap((k) => (k.plaintext === undefined ? [] : [k.plaintext]));
+        return { slug, kind: service.kind, revision: service.revision, keys };
       }),
     stats: () => hub.stats(),
     close: () =>
@@ -436,15 +464,22 @@ async function openData(
   options: LocalServerOptions,
   logger: LocalServerLogger,
   now: Date,
-): Promise<{ data: ServerData; changes: ChangeLog }> {
+): Promise<{ data: ServerData; changes: ChangeLog; codec: SealingCodec | undefined; keyFile: string | undefined }> {
   const seed = (): ServerData => {
     if (typeof options.seed === 'string') return readServerDataFile(options.seed, { now });
     if (options.seed) return parseServerData(options.seed, 'seed', { now });
     return { tenant: { ...DEFAULT_TENANT }, services: new Map(), audit: [] };
   };
-  if (!options.statePath) return { data: seed(), changes: new MemoryChangeLog() };
+  if (!options.statePath) {
+    return { data: seed(), changes: new MemoryChangeLog(), codec: undefined, keyFile: undefined };
+  }
+  const { keyring, source, created } = resolveKeyring(options);
+  if (created) logger.info(`made a root key for ${options.statePath} in ${created} (mode 0600): back it up apart`);
+  else logger.info(`sealing ${options.statePath} with root key ${keyring.primary.id} (from ${source})`);
+  const codec = new SealingCodec(keyring);
   const { journal, data, recovery } = await StateJournal.open(options.statePath, {
     initial: seed,
+    codec,
     // Flags may have turned while the server was down: a new revision makes every client re-check.
     onRestore: (restored) => {
       for (const service of restored.services.values()) service.revision += 1;
@@ -457,7 +492,8 @@ async function openData(
   if (recovery.removedLeftovers.length > 0) {
     logger.info(`removed ${recovery.removedLeftovers.length} temporary file(s) of an interrupted state write`);
   }
-  return { data, changes: journal };
+  const keyFile = source === 'VANE_ROOT_KEY' ? undefined : source;
+  return { data, changes: journal, codec, keyFile };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -157,7 +157,7 @@ describe('vane-local-server (command line)', () => {
       const statePath = join(dir, 'state.json');
       const seedPath = join(dir, 'vane.seed.json');
       writeFileSync(seedPath, JSON.stringify(testSeed()));
-      const first = run(['--seed', seedPath, '--port', '0', '--state', statePath, '--admin-token', 't0ken']);
+      const first = run(['--seed', seedPath, '--port', '0', '--state', statePath], { VANE_ADMIN_TOKEN: 't0ken' });
       const [, url] = await first.line(/listening on (\S+)/);
       const status = await new Promise<number>((done, reject) => {
         const req = request(

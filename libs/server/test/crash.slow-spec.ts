@@ -24,17 +24,13 @@ interface Running {
 }
 
 async function start(dir: string): Promise<Running> {
-  const child = spawn(process.execPath, [
-    CLI,
-    '--seed',
-    join(dir, 'seed.json'),
-    '--state',
-    join(dir, 'state.json'),
-    '--port',
-    '0',
-    '--admin-token',
-    TOKEN,
-  ]);
+  const child = spawn(
+    process.execPath,
+    [CLI, '--seed', join(dir, 'seed.json'), '--state', join(dir, 'state.json'), '--port', '0'],
+    {
+      env: { ...process.env, VANE_ADMIN_TOKEN: TOKEN },
+    },
+  );
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   let output = '';
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -15,6 +15,12 @@ export interface ChangeLog {
   afterDurable(action: () => void): void;
   /** Writes what is pending and releases the files. */
   close(): Promise<void>;
+  /**
+   * Rewrites the whole stored state now (sealed with the newest keys), so
+   * nothing stored still needs a key replaced since; absent when nothing is
+   * stored.
+   */
+  checkpoint?(): Promise<void>;
 }
 
 const RESOLVED = Promise.resolve();

@@ -201,14 +201,47 @@ export interface AwsTrust {
 /** A workload-identity trust of one service. */
 export type TrustDefinition = JwtTrust | AwsTrust;
 
+/**
+ * An API key as the server keeps it: its hash, never the key itself, so no
+ * state file, journal or backup holds a usable key.
+ */
+export interface ApiKeyRecord {
+  /** SHA-256 of the key, 64 hex digits. */
+  hash: string;
+  /** The key redacted (`svs_…abcd`), to tell keys apart. */
+  hint: string;
+  type: 'secret' | 'public';
+  /**
+   * The key itself, only when this process read it from the seed or
+   * created it (so `server.secretKey()` works in tests): memory only, never
+   * persisted.
+   */
+  plaintext?: string;
+}
+
+/**
+ * A service's data key, wrapped (AES-256-GCM) by a root key: the key that
+ * seals the service's secret values at rest.
+ */
+export interface DataKeyRecord {
+  /** `dk1`, `dk2`, …: the newest seals, older ones still open what they sealed. */
+  id: string;
+  /** The id of the root key that wraps it. */
+  root_key: string;
+  /** base64url of IV, tag and ciphertext. */
+  wrapped: string;
+  /** RFC 3339 UTC. */
+  created_at: string;
+}
+
 /** One service: its keys and its values. */
 export interface ServiceData {
   /** `frontend` means no secrets are served to anyone. */
   kind: string;
   /** Keys that authenticate (`svs_…` secret, `svp_…` public). */
-  keys: string[];
+  keys: ApiKeyRecord[];
   /** Keys that answer 401. */
-  revoked_keys: string[];
+  revoked_keys: ApiKeyRecord[];
   configs: Map<string, ConfigValue>;
   flags: Map<string, FlagDefinition>;
   secrets: Map<string, SecretRecord>;
@@ -218,6 +251,8 @@ export interface ServiceData {
   revision: number;
   /** Workload-identity trusts by name; each maps a platform identity to this service and a key type. */
   trusts: Map<string, TrustDefinition>;
+  /** Wrapped data keys sealing this service's secrets at rest, oldest first; empty until one is needed. */
+  data_keys: DataKeyRecord[];
 }
 
 /** Everything the local server holds. */

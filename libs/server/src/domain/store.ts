@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { jsonEqual, redactKey } from '@vane/common';
+import { jsonEqual } from '@vane/common';
+import { apiKeyRecord, hashApiKey, storedApiKey } from '../sealing/api-key-hash.js';
 import type { Clock, TimerHandle } from './clock.js';
 import { chainAuditEntry, type AuditFields } from '../audit/audit-chain.js';
 import type {
@@ -36,9 +37,10 @@ export interface StoreChange {
   readonly committedAtMs: number;
 }
 
-/** Who a static key belongs to. */
+/** Who a static key (or a session standing in for one) belongs to. */
 export interface KeyIdentity {
   readonly slug: string;
+  /** What streams and rate limits know the caller by: a static key's hash, or `session:<trust>:<subject>`. */
   readonly key: string;
   readonly type: 'secret' | 'public';
   revoked: boolean;
@@ -76,7 +78,7 @@ export function computeIsActive(flag: FlagDefinition, nowMs: number): boolean {
   return true;
 }
 
-export { redactKey };
+export { redactKey } from '@vane/common';
 
 /** The value a secret serves: its highest remaining version. */
 export function currentVersion(record: SecretRecord): SecretRecord['versions'][number] {
@@ -125,7 +127,7 @@ export class Store {
 
   /** Who a key is, if it authenticates for `slug`; undefined for unknown, revoked or another service's keys. */
   authenticate(slug: string, key: string): KeyIdentity | undefined {
-    const identity = this.keyIndex.get(key);
+    const identity = this.keyIndex.get(hashApiKey(key));
     if (!identity || identity.revoked || identity.slug !== slug) return undefined;
     return identity;
   }
@@ -167,24 +169,31 @@ export class Store {
   createKey(slug: string, type: 'secret' | 'public', actor: string): string {
     const service = this.requireService(slug);
     const key = `${type === 'secret' ? 'svs' : 'svp'}_${slug.replace(/-/g, '_')}_${randomBytes(18).toString('base64url')}`;
-    service.keys.push(key);
-    this.keyIndex.set(key, { slug, key, type, revoked: false });
-    const audit = this.audit({ actor, action: 'key.create', service: slug, key: redactKey(key), revision: null });
-    this.listeners.mutation?.({ type: 'key', slug, key, revoked: false, audit });
+    const record = apiKeyRecord(key);
+    service.keys.push(record);
+    this.keyIndex.set(record.hash, { slug, key: record.hash, type, revoked: false });
+    const audit = this.audit({ actor, action: 'key.create', service: slug, key: record.hint, revision: null });
+    this.listeners.mutation?.({ type: 'key', slug, key: storedApiKey(record), revoked: false, audit });
     return key;
   }
 
-  /** Revokes a key of a service; it answers 401 from now on and its open streams end. */
+  /**
+   * Revokes a key of a service, named by the key itself or by its hash (64
+   * hex digits, for keys this process never saw); it answers 401 from now on
+   * and its open streams end.
+   */
   revokeKey(slug: string, key: string, actor: string): number {
     const service = this.requireService(slug);
-    const identity = this.keyIndex.get(key);
+    const hash = /^[0-9a-f]{64}$/.test(key) && this.keyIndex.has(key) ? key : hashApiKey(key);
+    const identity = this.keyIndex.get(hash);
     if (!identity || identity.slug !== slug) throw new NotFoundError(`service "${slug}" has no such key`);
     if (!identity.revoked) {
       identity.revoked = true;
-      service.keys = service.keys.filter((k) => k !== key);
-      service.revoked_keys.push(key);
-      const audit = this.audit({ actor, action: 'key.revoke', service: slug, key: redactKey(key), revision: null });
-      this.listeners.mutation?.({ type: 'key', slug, key, revoked: true, audit });
+      const record = service.keys.find((k) => k.hash === hash)!;
+      service.keys = service.keys.filter((k) => k.hash !== hash);
+      service.revoked_keys.push(record);
+      const audit = this.audit({ actor, action: 'key.revoke', service: slug, key: record.hint, revision: null });
+      this.listeners.mutation?.({ type: 'key', slug, key: storedApiKey(record), revoked: true, audit });
       this.listeners.keyRevoked?.(identity);
     }
     return service.revision;
@@ -404,6 +413,17 @@ export class Store {
     return this.data.tenant;
   }
 
+  /**
+   * Records a change made beside the store's data (a sealing key, applied
+   * by the codec), with its audit entry, so it is persisted and audited as
+   * any other.
+   */
+  recordChange(change: StateChange, fields: Omit<AuditFields, 'at'>): AuditRecord {
+    const audit = this.audit(fields);
+    this.listeners.mutation?.({ ...change, audit });
+    return audit;
+  }
+
   /** Whether the tenant's invoices are overdue by more than 14 days. */
   billingOverdue(): boolean {
     return this.data.tenant.overdue_days > 14;
@@ -447,8 +467,9 @@ export class Store {
   }
 
   private indexKeys(slug: string, service: ServiceData): void {
-    for (const key of service.keys) this.keyIndex.set(key, { slug, key, type: keyType(key), revoked: false });
-    for (const key of service.revoked_keys) this.keyIndex.set(key, { slug, key, type: keyType(key), revoked: true });
+    for (const { hash, type } of service.keys) this.keyIndex.set(hash, { slug, key: hash, type, revoked: false });
+    for (const { hash, type } of service.revoked_keys)
+      this.keyIndex.set(hash, { slug, key: hash, type, revoked: true });
   }
 
   private computeActive(service: ServiceData): Map<string, boolean> {
@@ -518,8 +539,4 @@ function flagJson(flag: FlagDefinition): JsonValue {
   };
   if (flag.ab !== undefined) json['ab'] = JSON.parse(JSON.stringify(flag.ab)) as JsonValue;
   return json;
-}
-
-function keyType(key: string): 'secret' | 'public' {
-  return key.startsWith('svs_') ? 'secret' : 'public';
 }

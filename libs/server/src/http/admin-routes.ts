@@ -42,6 +42,15 @@ export async function handleAdminRoute(
       readAuditPage(ctx, req, () => true),
     );
   }
+  if (resource === 'sealing' && rawSlug === undefined && method === 'GET') {
+    return await answer(ctx, res, 200, ctx.sealing.status());
+  }
+  if (resource === 'root-key' && rawSlug === 'rotate' && collection === undefined && method === 'POST') {
+    const body = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object');
+    const given = body['root_key'];
+    if (given !== undefined && typeof given !== 'string') throw HttpError.invalid('root_key: must be a string');
+    return await answer(ctx, res, 200, await ctx.sealing.rotateRootKey(given, actor));
+  }
   if (resource === 'services' && rawSlug === undefined && method === 'GET') {
     return await answer(ctx, res, 200, {
       services: store.slugs().map((slug) => {
@@ -65,6 +74,9 @@ export async function handleAdminRoute(
     return await answer(ctx, res, 200, {
       trusts: Object.fromEntries([...service.trusts].map(([name, trust]) => [name, serializeTrust(trust)])),
     });
+  }
+  if (collection === 'data-key' && rawKey === 'rotate' && sub === undefined && method === 'POST') {
+    return await answer(ctx, res, 200, ctx.sealing.rotateDataKey(slug, actor));
   }
   if (collection === 'keys' && rawKey === undefined && method === 'POST') {
     const type = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object')['type'];

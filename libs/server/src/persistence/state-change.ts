@@ -6,9 +6,12 @@
  * and removing the journal it covers.
  */
 import { chainAuditEntry } from '../audit/audit-chain.js';
+import { apiKeyRecord, storedApiKey } from '../sealing/api-key-hash.js';
 import type {
+  ApiKeyRecord,
   AuditEntry,
   AuditRecord,
+  DataKeyRecord,
   ConfigValue,
   FlagDefinition,
   SecretType,
@@ -49,7 +52,24 @@ interface SecretChange extends RevisionChange {
 export type StateChange = Audited &
   (
     | ({ readonly type: 'service'; readonly kind: string } & RevisionChange)
-    | { readonly type: 'key'; readonly slug: string; readonly key: string; readonly revoked: boolean }
+    | {
+        readonly type: 'key';
+        readonly slug: string;
+        /** The key's stored record (a journal written before keys were hashed holds the key itself). */
+        readonly key: ApiKeyRecord | string;
+        readonly revoked: boolean;
+      }
+    | {
+        /** The root key that wraps every data key from now on (after a rotation); the state itself holds no other trace. */
+        readonly type: 'root_key';
+        readonly root_key: string;
+      }
+    | {
+        readonly type: 'data_key';
+        readonly slug: string;
+        /** Added, or (same id, wrapped again by another root key) replaced. */
+        readonly data_key: DataKeyRecord;
+      }
     | { readonly type: 'trust'; readonly slug: string; readonly name: string; readonly trust: TrustDefinition | null }
     | ({ readonly type: 'config'; readonly key: string; readonly value: ConfigValue } & RevisionChange)
     | ({ readonly type: 'config.delete'; readonly key: string } & RevisionChange)
@@ -84,6 +104,10 @@ export function applyStateChange(data: ServerData, change: StateChange): void {
     addAudit(data, change, null, null);
     return;
   }
+  if (change.type === 'root_key') {
+    addAudit(data, change, null, null);
+    return;
+  }
   if (change.type === 'service' && !data.services.has(change.slug)) {
     data.services.set(change.slug, emptyService(change.kind));
   }
@@ -94,9 +118,20 @@ export function applyStateChange(data: ServerData, change: StateChange): void {
       service.kind = change.kind;
       break;
     case 'key':
-      applyKey(service, change.key, change.revoked);
+      applyKey(
+        service,
+        typeof change.key === 'string' ? storedApiKey(apiKeyRecord(change.key)) : change.key,
+        change.revoked,
+      );
       addAudit(data, change, change.slug, null);
       return;
+    case 'data_key': {
+      const index = service.data_keys.findIndex((k) => k.id === change.data_key.id);
+      if (index === -1) service.data_keys.push(change.data_key);
+      else service.data_keys[index] = change.data_key;
+      addAudit(data, change, change.slug, null);
+      return;
+    }
     case 'trust':
       if (change.trust) service.trusts.set(change.name, change.trust);
       else service.trusts.delete(change.name);
@@ -156,17 +191,19 @@ export function emptyService(kind: string): ServiceData {
     next_versions: new Map(),
     revision: 1,
     trusts: new Map(),
+    data_keys: [],
   };
 }
 
-function applyKey(service: ServiceData, key: string, revoked: boolean): void {
+function applyKey(service: ServiceData, key: ApiKeyRecord, revoked: boolean): void {
+  const known = (list: ApiKeyRecord[]): boolean => list.some((k) => k.hash === key.hash);
   if (!revoked) {
     // A key already revoked stays revoked: this record is older than the revocation.
-    if (!service.keys.includes(key) && !service.revoked_keys.includes(key)) service.keys.push(key);
+    if (!known(service.keys) && !known(service.revoked_keys)) service.keys.push(key);
     return;
   }
-  service.keys = service.keys.filter((k) => k !== key);
-  if (!service.revoked_keys.includes(key)) service.revoked_keys.push(key);
+  service.keys = service.keys.filter((k) => k.hash !== key.hash);
+  if (!known(service.revoked_keys)) service.revoked_keys.push(key);
 }
 
 /**

@@ -3,7 +3,17 @@
  * versions with their number and time, and the secret audit trail.
  */
 import * as v from 'valibot';
-import type { AuditAction, AuditEntry, AuditRecord, ChangeAction, JsonValue, SecretVersion } from '../domain/model.js';
+import type {
+  ApiKeyRecord,
+  AuditAction,
+  AuditEntry,
+  AuditRecord,
+  ChangeAction,
+  DataKeyRecord,
+  JsonValue,
+  SecretVersion,
+} from '../domain/model.js';
+import { apiKeyRecord } from '../sealing/api-key-hash.js';
 import {
   apiKeySchema,
   describeType,
@@ -61,10 +71,46 @@ export const auditTrailSchema = v.array(
   (issue) => `must be an array, got ${describeType(issue.input)}`,
 );
 
-/** A list of API keys (`keys`, `revoked_keys`); that each key belongs to one service is the parser's check. */
+/** A key's stored record (state form): `{hash, hint, type}`, never the key. */
+const storedApiKeySchema = v.pipe(
+  objectSchema,
+  knownMembersOnly(['hash', 'hint', 'type']),
+  membersSchema({
+    hash: v.pipe(stringSchema, v.regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits (a SHA-256)')),
+    hint: stringSchema,
+    type: v.picklist(['secret', 'public'], 'must be "secret" or "public"'),
+  }),
+  v.transform((entry): ApiKeyRecord => ({ hash: entry.hash, hint: entry.hint, type: entry.type })),
+);
+
+/**
+ * A list of API keys (`keys`, `revoked_keys`): keys (seed form) or their
+ * stored records (state form); that each key belongs to one service is the
+ * parser's check.
+ */
 export const apiKeyListSchema = v.array(
-  apiKeySchema,
+  v.union([v.pipe(apiKeySchema, v.transform(apiKeyRecord)), storedApiKeySchema], (issue) =>
+    typeof issue.input === 'object' && issue.input !== null
+      ? 'must be a stored key {"hash", "hint", "type"}'
+      : 'an API key must be "svs_" or "svp_" followed by 1–200 characters of [A-Za-z0-9_-]',
+  ),
   (issue) => `must be an array of API keys, got ${describeType(issue.input)}`,
+);
+
+/** A service's wrapped data keys (state form). */
+export const dataKeyListSchema = v.array(
+  v.pipe(
+    objectSchema,
+    knownMembersOnly(['id', 'root_key', 'wrapped', 'created_at']),
+    membersSchema({
+      id: v.pipe(stringSchema, v.regex(/^dk[1-9]\d*$/, 'must be dk1, dk2, …')),
+      root_key: stringSchema,
+      wrapped: stringSchema,
+      created_at: instantSchema,
+    }),
+    v.transform((entry): DataKeyRecord => ({ ...entry })),
+  ),
+  (issue) => `must be an array, got ${describeType(issue.input)}`,
 );
 
 /**

@@ -7,16 +7,21 @@ import { chainAuditEntry } from '../audit/audit-chain.js';
 import { DEFAULT_TENANT, type AuditRecord, type ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from './state-change.js';
 import { journalPathOf, StateJournal, type StateJournalOptions } from './state-journal.js';
+import { Keyring } from '../sealing/keyring.js';
+import { hashApiKey } from '../sealing/api-key-hash.js';
+import { SealingCodec } from '../sealing/sealing-codec.js';
 
 function emptyData(): ServerData {
   return { tenant: { ...DEFAULT_TENANT }, services: new Map(), audit: [] };
 }
 
 function options(extra: Partial<StateJournalOptions> = {}): StateJournalOptions {
-  return { initial: emptyData, onError: (error) => errors.push(error), ...extra };
+  return { initial: emptyData, codec, onError: (error) => errors.push(error), ...extra };
 }
 
 const errors: Error[] = [];
+/** One keyring for every journal of the file, as one server keeps its key across restarts. */
+const codec = new SealingCodec(new Keyring([Keyring.generate().key]));
 
 /** Changes the data as the store would, and records the change. */
 function change(journal: StateJournal, data: ServerData, record: StateChange): void {
@@ -231,13 +236,14 @@ describe('StateJournal', () => {
     copyFileSync(join(dir, 'journal-copy'), `${journalPathOf(statePath)}.old`);
 
     const again = await openJournal();
-    expect(again.recovery.replayed).toBe(7);
+    // Seven changes, and the data key the first secret version made.
+    expect(again.recovery.replayed).toBe(8);
     expect(readFileSync(statePath, 'utf8')).toBe(folded);
     const shop = again.data.services.get('shop')!;
     expect(shop.secrets.get('api')!.versions.map((v) => v.version)).toEqual([1, 3]);
     expect(again.data.audit).toHaveLength(4);
     expect(again.data.audit.map((entry) => entry.version)).toEqual([1, 2, 3, 4]);
-    expect([shop.keys, shop.revoked_keys]).toEqual([[], ['svs_a']]);
+    expect([shop.keys, shop.revoked_keys.map((k) => k.hash)]).toEqual([[], [hashApiKey('svs_a')]]);
     expect(existsSync(`${journalPathOf(statePath)}.old`)).toBe(false);
   });
 });

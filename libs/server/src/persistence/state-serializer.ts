@@ -5,6 +5,7 @@
  */
 import type { AbRule, FlagDefinition, JsonValue, ServerData, ServiceData, TenantState } from '../domain/model.js';
 import { serializeTrust } from '../domain/trust-validation.js';
+import { storedApiKey } from '../sealing/api-key-hash.js';
 
 /**
  * Writes the server's data in state form, the JSON that
@@ -29,8 +30,8 @@ export function serializeServerData(data: ServerData): JsonValue {
 function serializeService(service: ServiceData): JsonValue {
   return {
     kind: service.kind,
-    keys: [...service.keys],
-    revoked_keys: [...service.revoked_keys],
+    keys: service.keys.map(storedApiKey) as unknown as JsonValue,
+    revoked_keys: service.revoked_keys.map(storedApiKey) as unknown as JsonValue,
     revision: service.revision,
     configs: Object.fromEntries(service.configs),
     flags: Object.fromEntries([...service.flags].map(([key, flag]) => [key, serializeFlag(flag)])),
@@ -48,6 +49,7 @@ function serializeService(service: ServiceData): JsonValue {
     ...(service.trusts.size === 0
       ? {}
       : { trusts: Object.fromEntries([...service.trusts].map(([name, trust]) => [name, serializeTrust(trust)])) }),
+    ...(service.data_keys.length === 0 ? {} : { data_keys: service.data_keys.map((k) => ({ ...k })) }),
   };
 }
 

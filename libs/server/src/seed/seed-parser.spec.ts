@@ -18,6 +18,7 @@ import {
 } from '../domain/model.js';
 import { SeedError } from './seed-error.js';
 import { chainAuditEntry } from '../audit/audit-chain.js';
+import { apiKeyRecord, hashApiKey, storedApiKey } from '../sealing/api-key-hash.js';
 import { LocalServerError } from '../local-server-error.js';
 import { parseServerData, parseServerDataJson, readServerDataFile } from './seed-parser.js';
 import { serializeServerData } from '../persistence/state-serializer.js';
@@ -85,7 +86,7 @@ describe('parseServerData', () => {
     const shop = data.services.get('shop')!;
     expect(shop).toEqual<ServiceData>({
       kind: 'backend',
-      keys: ['svs_shop_local_secret', 'svp_shop_local_public'],
+      keys: [apiKeyRecord('svs_shop_local_secret'), apiKeyRecord('svp_shop_local_public')],
       revoked_keys: [],
       configs: new Map<string, ConfigValue>([
         ['db.host', 'localhost'],
@@ -119,6 +120,7 @@ describe('parseServerData', () => {
       ]),
       revision: 1,
       trusts: new Map(),
+      data_keys: [],
     });
   });
 
@@ -136,6 +138,7 @@ describe('parseServerData', () => {
       next_versions: new Map(),
       revision: 1,
       trusts: new Map(),
+      data_keys: [],
     });
     expect(parse({}).services.size).toBe(0);
   });
@@ -173,7 +176,7 @@ describe('parseServerData', () => {
     expect(data.tenant.ab_addon).toBe(true);
     expect([...data.services.keys()]).toEqual(['shop', 'web']);
     const shop = data.services.get('shop')!;
-    expect(shop.keys).toEqual(['svs_shop_local_secret', 'svp_shop_local_public']);
+    expect(shop.keys.map((k) => k.plaintext)).toEqual(['svs_shop_local_secret', 'svp_shop_local_public']);
     expect([...shop.configs.keys()]).toEqual(
       expect.arrayContaining([
         'db.host',
@@ -201,7 +204,7 @@ describe('parseServerData', () => {
     expect(shop.secrets.get('tls.client_pem')!.versions.map((v) => v.version)).toEqual([1, 2]);
     const web = data.services.get('web')!;
     expect(web.kind).toBe('frontend');
-    expect(web.keys).toEqual(['svp_web_local_public']);
+    expect(web.keys.map((k) => k.plaintext)).toEqual(['svp_web_local_public']);
     expect(web.configs.size).toBeGreaterThanOrEqual(2);
     expect(web.flags.size).toBeGreaterThanOrEqual(2);
   });
@@ -254,12 +257,12 @@ describe('parseServerData errors', () => {
     [
       'an unknown top-level member',
       (_shop, root) => (root['service'] = {}),
-      'unknown member "service"; allowed: tenant, services, audit, $schema',
+      'unknown member "service"; allowed: tenant, services, audit, sealing, $schema',
     ],
     [
       'an unknown service member',
       (shop) => (shop['config'] = {}),
-      'services.shop: unknown member "config"; allowed: kind, keys, revoked_keys, configs, flags, secrets, next_versions, revision, audit, trusts',
+      'services.shop: unknown member "config"; allowed: kind, keys, revoked_keys, configs, flags, secrets, next_versions, revision, audit, trusts, data_keys',
     ],
     [
       'a bad tenant member',
@@ -612,7 +615,10 @@ describe('serializeServerData', () => {
       services: {
         shop: {
           kind: 'backend',
-          keys: ['svs_shop_local_secret', 'svp_shop_local_public'],
+          keys: [
+            { hash: hashApiKey('svs_shop_local_secret'), hint: 'svs_…cret', type: 'secret' },
+            { hash: hashApiKey('svp_shop_local_public'), hint: 'svp_…blic', type: 'public' },
+          ],
           revoked_keys: [],
           revision: 1,
           configs: { 'db.host': 'localhost' },
@@ -760,14 +766,16 @@ describe('round trip', () => {
         }
         map.set(slug, {
           kind: parts.kind,
-          keys: pool.splice(0, parts.keyCount),
-          revoked_keys: pool.splice(0, parts.revokedCount),
+          // A state holds keys' records, never the keys.
+          keys: pool.splice(0, parts.keyCount).map((k) => storedApiKey(apiKeyRecord(k))),
+          revoked_keys: pool.splice(0, parts.revokedCount).map((k) => storedApiKey(apiKeyRecord(k))),
           configs: new Map(parts.configs),
           flags: new Map(parts.flags),
           secrets,
           next_versions: nextVersions,
           revision: parts.revision,
           trusts: new Map(),
+          data_keys: [],
         });
       }
       return { tenant, services: map, audit: trail };
@@ -793,7 +801,7 @@ describe('round trip', () => {
   });
 
   it('the demo seed becomes a fixed point after one round', () => {
-    const data = readServerDataFile(DEMO_SEED);
+    const data = parseServerData(serializeServerData(readServerDataFile(DEMO_SEED)), 'state');
     expect(parseServerData(serializeServerData(data), 'state')).toStrictEqual(data);
   });
 });

@@ -20,6 +20,7 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json/json-depth.js';
 import { appendJsonPath } from '../json/json-path.js';
 import {
   DEFAULT_TENANT,
+  type ApiKeyRecord,
   type AuditEntry,
   type ConfigValue,
   type FlagDefinition,
@@ -37,6 +38,7 @@ import {
   apiKeyListSchema,
   auditRecordListSchema,
   auditTrailSchema,
+  dataKeyListSchema,
   secretVersionListSchema,
   secretVersionSchema,
 } from '../persistence/state-entries.js';
@@ -66,10 +68,15 @@ export interface ParseServerDataOptions {
    * @default new Date()
    */
   now?: Date;
+  /**
+   * Runs on the parsed JSON before it is checked: the sealing codec opens a
+   * sealed state's values here, in place.
+   */
+  openSealed?: (json: unknown) => void;
 }
 
 // `$schema` names the JSON Schema for editors (seeds/vane-seed.schema.json); the parser ignores it.
-const TOP_MEMBERS = ['tenant', 'services', 'audit', '$schema'];
+const TOP_MEMBERS = ['tenant', 'services', 'audit', 'sealing', '$schema'];
 const SERVICE_MEMBERS = [
   'kind',
   'keys',
@@ -81,6 +88,7 @@ const SERVICE_MEMBERS = [
   'revision',
   'audit',
   'trusts',
+  'data_keys',
 ];
 const SECRET_MEMBERS = ['type', 'value', 'versions'];
 
@@ -128,6 +136,7 @@ export function parseServerDataJson(text: string, source: string, options: Parse
     const problem = describeJsonSyntaxError(body);
     throw new SeedError(source, '', problem, { cause: new SyntaxError(problem) });
   }
+  options.openSealed?.(json);
   return parseServerData(json, source, options);
 }
 
@@ -255,22 +264,24 @@ function buildService(
     next_versions: nextVersions,
     revision: object['revision'] === undefined ? 1 : parseInteger(object['revision'], at('revision'), 0),
     trusts,
+    data_keys:
+      object['data_keys'] === undefined ? [] : checkSchema(dataKeyListSchema, object['data_keys'], at('data_keys')),
   };
   return { service, secretTrail };
 }
 
-function buildKeys(json: unknown, path: string, keyOwners: Map<string, string>): string[] {
+function buildKeys(json: unknown, path: string, keyOwners: Map<string, string>): ApiKeyRecord[] {
   if (json === undefined) return [];
   return checkSchema(apiKeyListSchema, json, path).map((key, index) => {
     const keyPath = appendJsonPath(path, index);
-    const owner = keyOwners.get(key);
+    const owner = keyOwners.get(key.hash);
     if (owner !== undefined) {
       fail(
         keyPath,
         `this key already appears at ${owner}; a key belongs to one service and is either active or revoked`,
       );
     }
-    keyOwners.set(key, keyPath);
+    keyOwners.set(key.hash, keyPath);
     return key;
   });
 }

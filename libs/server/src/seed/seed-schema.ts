@@ -92,10 +92,24 @@ const auditEntry = v.strictObject({
   actor: v.string(),
 });
 
+// The state form stores a key's hash and hint, never the key.
+const storedKey = v.strictObject({
+  hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+  hint: v.string(),
+  type: v.picklist(['secret', 'public']),
+});
+
+const dataKey = v.strictObject({
+  id: v.pipe(v.string(), v.regex(/^dk[1-9]\d*$/)),
+  root_key: v.string(),
+  wrapped: v.string(),
+  created_at: timestamp,
+});
+
 const service = v.strictObject({
   kind: v.optional(v.pipe(v.string(), v.regex(SERVICE_KIND), v.description('"backend" (default), "frontend", …'))),
-  keys: v.optional(v.array(apiKey)),
-  revoked_keys: v.optional(v.array(apiKey)),
+  keys: v.optional(v.array(v.union([apiKey, storedKey]))),
+  revoked_keys: v.optional(v.array(v.union([apiKey, storedKey]))),
   configs: v.optional(v.record(key, configValue)),
   flags: v.optional(v.record(key, flag)),
   secrets: v.optional(v.record(key, secret)),
@@ -104,6 +118,7 @@ const service = v.strictObject({
   revision: v.optional(integerFrom(0)),
   next_versions: v.optional(v.record(key, integerFrom(1))),
   audit: v.optional(v.array(auditEntry)),
+  data_keys: v.optional(v.array(dataKey)),
 });
 
 const auditRecord = v.strictObject({
@@ -135,6 +150,8 @@ export const seedSchema = v.strictObject({
   services: v.optional(v.record(v.pipe(v.string(), v.regex(SLUG)), service)),
   // The state form's audit, hash-chained; a seed leaves it out.
   audit: v.optional(v.array(auditRecord)),
+  // A sealed state file's scheme (its secret values are then sealed objects, which only the server reads).
+  sealing: v.optional(v.string()),
 });
 
 /** What the published JSON Schema says about itself, beside what the converter writes. */
