@@ -16,7 +16,11 @@ import {
   parseServiceKind,
   parseSlug,
   parseTenantPatch,
+  parseProjectName,
+  type TokenRequest,
 } from './validation/index.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { SCOPED_TOKEN_PREFIX } from './http/admin-token.js';
 
 /** What replacing a flag did. */
 export interface FlagReplaceResult {
@@ -40,10 +44,36 @@ export interface FlagReplaceResult {
 export class AdminApi {
   constructor(private readonly store: Store) {}
 
-  /** Creates a service (kind `backend` unless given) or changes its kind; returns its revision. */
-  putService(slug: string, kind: unknown, actor: string): number {
+  /** Creates a service (kind `backend`, project `default` unless given) or changes its kind or project; returns its revision. */
+  putService(slug: string, kind: unknown, actor: string, project?: unknown): number {
     parseSlug(slug, 'slug');
-    return this.store.putService(slug, kind === undefined ? undefined : parseServiceKind(kind, 'kind'), actor);
+    return this.store.putService(
+      slug,
+      kind === undefined ? undefined : parseServiceKind(kind, 'kind'),
+      actor,
+      project === undefined ? undefined : parseProjectName(project, 'project'),
+    );
+  }
+
+  /** Creates a project; returns whether it is new. */
+  putProject(name: string, actor: string): boolean {
+    return this.store.putProject(parseProjectName(name, 'name'), actor);
+  }
+
+  /**
+   * Creates a scoped admin token and returns it: the only time it is shown.
+   * Only its hash is kept.
+   */
+  createToken(request: TokenRequest, actor: string): { name: string; token: string } {
+    const token = `${SCOPED_TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
+    const hash = createHash('sha256').update(token).digest('hex');
+    this.store.createToken(request.name, hash, request.scope, request.rights, actor);
+    return { name: request.name, token };
+  }
+
+  /** Revokes a scoped admin token at once. */
+  revokeToken(name: string, actor: string): void {
+    this.store.revokeToken(name, actor);
   }
 
   /** Issues a new key of `type` (`secret` or `public`). */

@@ -33,6 +33,10 @@ export type LocalServerErrorCode =
   | 'VANE_LOCAL_WAIT_TIMEOUT'
   /** An admin API call of `@vane/server/testing` was answered with a status that is not 2xx ({@link AdminRequestError}). */
   | 'VANE_LOCAL_ADMIN_REQUEST_FAILED'
+  /** An admin token name already taken ({@link ConflictError}). */
+  | 'VANE_LOCAL_CONFLICT'
+  /** The admin token lacks the right an operation needs ({@link ForbiddenError}). */
+  | 'VANE_LOCAL_FORBIDDEN'
   /** The data is sealed by a root key the server was not given, or no key was given to seal it ({@link RootKeyMissingError}). */
   | 'VANE_ROOT_KEY_MISSING'
   /** A root key given is not 32 bytes of base64, or its file cannot be read ({@link RootKeyError}). */

@@ -11,6 +11,7 @@ import { SESSION_IDENTITY_PREFIX } from './http/service-routes.js';
 import type { ServerContext } from './http/server-context.js';
 import { silentLogger, type LocalServerLogger } from './logger.js';
 import {
+  DEFAULT_PROJECT,
   DEFAULT_TENANT,
   type AbRule,
   type AuditEntry,
@@ -468,7 +469,13 @@ async function openData(
   const seed = (): ServerData => {
     if (typeof options.seed === 'string') return readServerDataFile(options.seed, { now });
     if (options.seed) return parseServerData(options.seed, 'seed', { now });
-    return { tenant: { ...DEFAULT_TENANT }, services: new Map(), audit: [] };
+    return {
+      tenant: { ...DEFAULT_TENANT },
+      services: new Map(),
+      audit: [],
+      projects: new Map([[DEFAULT_PROJECT, { created_at: null }]]),
+      tokens: new Map(),
+    };
   };
   if (!options.statePath) {
     return { data: seed(), changes: new MemoryChangeLog(), codec: undefined, keyFile: undefined };

@@ -234,8 +234,47 @@ export interface DataKeyRecord {
   created_at: string;
 }
 
+/** The project a service belongs to unless it names another. */
+export const DEFAULT_PROJECT = 'default';
+
+/** A project: a group of services, the unit admin tokens are scoped to. */
+export interface ProjectRecord {
+  /** RFC 3339 UTC; null for the default project, which always exists. */
+  created_at: string | null;
+}
+
+/** What an admin token may do (PROTOCOL §10). */
+export type AdminRight = 'read' | 'write' | 'secrets:reveal' | 'secrets:write' | 'keys' | 'admin';
+
+/** Every right, in their documented order. */
+export const ADMIN_RIGHTS: readonly AdminRight[] = [
+  'read',
+  'write',
+  'secrets:reveal',
+  'secrets:write',
+  'keys',
+  'admin',
+];
+
+/** Which services a token sees: all projects (`["*"]`), some projects, or some services. */
+export type TokenScope = { projects: string[] } | { services: string[] };
+
+/** A scoped admin token as the server keeps it: its hash, never the token. */
+export interface AdminTokenRecord {
+  /** SHA-256 of the token, 64 hex digits. */
+  hash: string;
+  scope: TokenScope;
+  rights: AdminRight[];
+  /** RFC 3339 UTC. */
+  created_at: string;
+  /** RFC 3339 UTC, updated at most once a minute; null until first used. */
+  last_used_at: string | null;
+}
+
 /** One service: its keys and its values. */
 export interface ServiceData {
+  /** The project it belongs to. */
+  project: string;
   /** `frontend` means no secrets are served to anyone. */
   kind: string;
   /** Keys that authenticate (`svs_…` secret, `svp_…` public). */
@@ -261,6 +300,10 @@ export interface ServerData {
   services: Map<string, ServiceData>;
   /** Every change, oldest first, hash-chained. */
   audit: AuditRecord[];
+  /** Projects by name; `default` is always there. */
+  projects: Map<string, ProjectRecord>;
+  /** Scoped admin tokens by name. */
+  tokens: Map<string, AdminTokenRecord>;
 }
 
 /** Tenant defaults for anything a seed leaves out. */

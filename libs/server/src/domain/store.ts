@@ -3,11 +3,16 @@ import { jsonEqual } from '@vane/common';
 import { apiKeyRecord, hashApiKey, storedApiKey } from '../sealing/api-key-hash.js';
 import type { Clock, TimerHandle } from './clock.js';
 import { chainAuditEntry, type AuditFields } from '../audit/audit-chain.js';
+import { DEFAULT_PROJECT } from './model.js';
 import type {
   AuditRecord,
   ConfigValue,
+  AdminRight,
+  AdminTokenRecord,
   FlagDefinition,
   JsonValue,
+  ProjectRecord,
+  TokenScope,
   SecretRecord,
   SecretType,
   ServerData,
@@ -17,6 +22,7 @@ import type {
 } from './model.js';
 import { emptyService, type StateChange } from '../persistence/state-change.js';
 import { NotFoundError } from './not-found-error.js';
+import { ConflictError } from './conflict-error.js';
 
 /** Which of a service's values one revision touched. */
 export interface ChangeSet {
@@ -69,6 +75,9 @@ export interface StoreListeners {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/** How often a token's `last_used_at` is recorded at most, in ms. */
+const TOKEN_USE_RESOLUTION_MS = 60_000;
 
 /** `is_active` exactly as PROTOCOL §5 defines it. */
 export function computeIsActive(flag: FlagDefinition, nowMs: number): boolean {
@@ -137,20 +146,35 @@ export class Store {
     return this.published.get(slug)?.get(flagKey) ?? false;
   }
 
-  /** Creates a service (kind `backend` unless given), or changes its kind; no kind given keeps the current one. */
-  putService(slug: string, kindGiven: string | undefined, actor: string): number {
+  /**
+   * Creates a service (kind `backend` unless given, in the default project
+   * unless given), or changes its kind or project; what is not given stays.
+   *
+   * @throws NotFoundError for a project that does not exist.
+   */
+  putService(slug: string, kindGiven: string | undefined, actor: string, projectGiven?: string): number {
     const existing = this.data.services.get(slug);
     const kind = kindGiven ?? existing?.kind ?? 'backend';
+    const project = projectGiven ?? existing?.project ?? DEFAULT_PROJECT;
+    if (!this.data.projects.has(project)) throw new NotFoundError(`no project named "${project}"`);
     if (!existing) {
-      const service: ServiceData = emptyService(kind);
+      const service: ServiceData = emptyService(kind, project);
       this.data.services.set(slug, service);
       this.published.set(slug, new Map());
       const audit = this.audit({ actor, action: 'service.put', service: slug, key: null, revision: service.revision });
-      this.listeners.mutation?.({ type: 'service', slug, kind, revision: service.revision, audit });
+      this.listeners.mutation?.({ type: 'service', slug, kind, project, revision: service.revision, audit });
       return service.revision;
     }
-    if (existing.kind === kind) return existing.revision;
+    if (existing.kind === kind && existing.project === project) return existing.revision;
+    if (existing.kind === kind) {
+      // A move between projects changes who may see the service, not what its clients get.
+      existing.project = project;
+      const audit = this.audit({ actor, action: 'service.put', service: slug, key: null, revision: null });
+      this.listeners.mutation?.({ type: 'service', slug, kind, project, revision: existing.revision, audit });
+      return existing.revision;
+    }
     existing.kind = kind;
+    existing.project = project;
     // Secrets appear or disappear for secret keys when a service becomes, or stops being, frontend.
     return this.commit(
       slug,
@@ -159,10 +183,66 @@ export class Store {
         type: 'service',
         slug,
         kind,
+        project,
         revision,
         audit: this.audit({ actor, action: 'service.put', service: slug, key: null, revision }),
       }),
     );
+  }
+
+  /** Creates a project (a name already taken changes nothing); returns whether it was created. */
+  putProject(name: string, actor: string): boolean {
+    if (this.data.projects.has(name)) return false;
+    const project: ProjectRecord = { created_at: this.isoNow() };
+    this.data.projects.set(name, project);
+    const audit = this.audit({ actor, action: 'project.put', service: null, key: name, revision: null });
+    this.listeners.mutation?.({ type: 'project', name, project, audit });
+    return true;
+  }
+
+  /** The scoped admin token of this name, if any. */
+  token(name: string): Readonly<AdminTokenRecord> | undefined {
+    return this.data.tokens.get(name);
+  }
+
+  /** The name of the admin token whose hash this is, if any. */
+  tokenNameByHash(hash: string): string | undefined {
+    for (const [name, token] of this.data.tokens) if (token.hash === hash) return name;
+    return undefined;
+  }
+
+  /**
+   * Records a new scoped admin token (its hash: the token is shown once, by the caller).
+   *
+   * @throws ConflictError when the name is taken.
+   */
+  createToken(name: string, hash: string, scope: TokenScope, rights: AdminRight[], actor: string): AdminTokenRecord {
+    if (this.data.tokens.has(name)) throw new ConflictError(`an admin token named "${name}" exists: revoke it first`);
+    const token: AdminTokenRecord = { hash, scope, rights, created_at: this.isoNow(), last_used_at: null };
+    this.data.tokens.set(name, token);
+    const audit = this.audit({ actor, action: 'token.create', service: null, key: name, revision: null });
+    this.listeners.mutation?.({ type: 'token', name, token, audit });
+    return token;
+  }
+
+  /** Revokes a scoped admin token at once. @throws NotFoundError for an unknown name. */
+  revokeToken(name: string, actor: string): void {
+    if (!this.data.tokens.delete(name)) throw new NotFoundError(`no admin token named "${name}"`);
+    const audit = this.audit({ actor, action: 'token.revoke', service: null, key: name, revision: null });
+    this.listeners.mutation?.({ type: 'token', name, token: null, audit });
+  }
+
+  /**
+   * Notes that a token was used now: recorded at most once a minute per
+   * token, so reading with a token does not make every read a write.
+   */
+  touchToken(name: string): void {
+    const token = this.data.tokens.get(name);
+    if (!token) return;
+    const now = this.clock.now();
+    if (token.last_used_at !== null && now - Date.parse(token.last_used_at) < TOKEN_USE_RESOLUTION_MS) return;
+    token.last_used_at = this.isoNow();
+    this.listeners.mutation?.({ type: 'token.used', name, last_used_at: token.last_used_at });
   }
 
   /** Issues a new key of the given type for a service. */

@@ -7,19 +7,22 @@
  */
 import { chainAuditEntry } from '../audit/audit-chain.js';
 import { apiKeyRecord, storedApiKey } from '../sealing/api-key-hash.js';
-import type {
-  ApiKeyRecord,
-  AuditEntry,
-  AuditRecord,
-  DataKeyRecord,
-  ConfigValue,
-  FlagDefinition,
-  SecretType,
-  SecretVersion,
-  ServerData,
-  ServiceData,
-  TenantState,
-  TrustDefinition,
+import {
+  DEFAULT_PROJECT,
+  type AdminTokenRecord,
+  type ProjectRecord,
+  type ApiKeyRecord,
+  type AuditEntry,
+  type AuditRecord,
+  type DataKeyRecord,
+  type ConfigValue,
+  type FlagDefinition,
+  type SecretType,
+  type SecretVersion,
+  type ServerData,
+  type ServiceData,
+  type TenantState,
+  type TrustDefinition,
 } from '../domain/model.js';
 import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
 
@@ -51,7 +54,15 @@ interface SecretChange extends RevisionChange {
 /** A change of the server's data, in the form the journal records. */
 export type StateChange = Audited &
   (
-    | ({ readonly type: 'service'; readonly kind: string } & RevisionChange)
+    | ({
+        readonly type: 'service';
+        readonly kind: string;
+        /** Absent in journals written before projects: the default project. */
+        readonly project?: string;
+      } & RevisionChange)
+    | { readonly type: 'project'; readonly name: string; readonly project: ProjectRecord }
+    | { readonly type: 'token'; readonly name: string; readonly token: AdminTokenRecord | null }
+    | { readonly type: 'token.used'; readonly name: string; readonly last_used_at: string }
     | {
         readonly type: 'key';
         readonly slug: string;
@@ -108,14 +119,31 @@ export function applyStateChange(data: ServerData, change: StateChange): void {
     addAudit(data, change, null, null);
     return;
   }
+  if (change.type === 'project') {
+    if (!data.projects.has(change.name)) data.projects.set(change.name, change.project);
+    addAudit(data, change, null, null);
+    return;
+  }
+  if (change.type === 'token') {
+    if (change.token) data.tokens.set(change.name, change.token);
+    else data.tokens.delete(change.name);
+    addAudit(data, change, null, null);
+    return;
+  }
+  if (change.type === 'token.used') {
+    const token = data.tokens.get(change.name);
+    if (token && (token.last_used_at ?? '') < change.last_used_at) token.last_used_at = change.last_used_at;
+    return;
+  }
   if (change.type === 'service' && !data.services.has(change.slug)) {
-    data.services.set(change.slug, emptyService(change.kind));
+    data.services.set(change.slug, emptyService(change.kind, change.project));
   }
   const service = data.services.get(change.slug);
   if (!service) throw new StateChangeError(`a ${change.type} change names service "${change.slug}", which is missing`);
   switch (change.type) {
     case 'service':
       service.kind = change.kind;
+      service.project = change.project ?? DEFAULT_PROJECT;
       break;
     case 'key':
       applyKey(
@@ -180,8 +208,9 @@ export function applyStateChange(data: ServerData, change: StateChange): void {
 }
 
 /** A service with nothing in it yet, at revision 1. */
-export function emptyService(kind: string): ServiceData {
+export function emptyService(kind: string, project: string = DEFAULT_PROJECT): ServiceData {
   return {
+    project,
     kind,
     keys: [],
     revoked_keys: [],

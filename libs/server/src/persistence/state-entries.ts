@@ -3,7 +3,9 @@
  * versions with their number and time, and the secret audit trail.
  */
 import * as v from 'valibot';
+import { ADMIN_RIGHTS } from '../domain/model.js';
 import type {
+  AdminTokenRecord,
   ApiKeyRecord,
   AuditAction,
   AuditEntry,
@@ -180,4 +182,28 @@ export const auditRecordSchema = v.pipe(
 export const auditRecordListSchema = v.array(
   auditRecordSchema,
   (issue) => `must be an array, got ${describeType(issue.input)}`,
+);
+
+/** A scoped admin token in state form: its hash, never the token. */
+export const adminTokenRecordSchema = v.pipe(
+  objectSchema,
+  knownMembersOnly(['hash', 'scope', 'rights', 'created_at', 'last_used_at']),
+  membersSchema({
+    hash: v.pipe(stringSchema, v.regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits (a SHA-256)')),
+    scope: v.union(
+      [v.strictObject({ projects: v.array(stringSchema) }), v.strictObject({ services: v.array(stringSchema) })],
+      'must be {"projects": [...]} or {"services": [...]}',
+    ),
+    rights: v.array(v.picklist([...ADMIN_RIGHTS], `must be one of ${ADMIN_RIGHTS.join(', ')}`)),
+    created_at: instantSchema,
+    last_used_at: v.nullable(instantSchema),
+  }),
+  v.transform((entry): AdminTokenRecord => ({
+    hash: entry.hash,
+    scope:
+      'projects' in entry.scope ? { projects: [...entry.scope.projects] } : { services: [...entry.scope.services] },
+    rights: [...entry.rights],
+    created_at: entry.created_at,
+    last_used_at: entry.last_used_at,
+  })),
 );

@@ -12,7 +12,13 @@ import { hashApiKey } from '../sealing/api-key-hash.js';
 import { SealingCodec } from '../sealing/sealing-codec.js';
 
 function emptyData(): ServerData {
-  return { tenant: { ...DEFAULT_TENANT }, services: new Map(), audit: [] };
+  return {
+    tenant: { ...DEFAULT_TENANT },
+    services: new Map(),
+    audit: [],
+    projects: new Map([['default', { created_at: null }]]),
+    tokens: new Map(),
+  };
 }
 
 function options(extra: Partial<StateJournalOptions> = {}): StateJournalOptions {
@@ -80,7 +86,13 @@ describe('StateJournal', () => {
 
   it('starts from `initial` without a state file, writing it (0600) before anything else', async () => {
     const { data, recovery } = await openJournal({
-      initial: () => ({ tenant: { ...DEFAULT_TENANT }, services: new Map(), audit: [] }),
+      initial: () => ({
+        tenant: { ...DEFAULT_TENANT },
+        services: new Map(),
+        audit: [],
+        projects: new Map([['default', { created_at: null }]]),
+        tokens: new Map(),
+      }),
     });
     expect(recovery).toEqual({ restored: false, replayed: 0, droppedBytes: 0, removedLeftovers: [] });
     expect(data.services.size).toBe(0);

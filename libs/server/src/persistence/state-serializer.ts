@@ -3,7 +3,15 @@
  * `audit`, and per service `revision`, `next_versions`, and secrets with their version history): what
  * the state file holds and what the seed parser reads back into equal data.
  */
-import type { AbRule, FlagDefinition, JsonValue, ServerData, ServiceData, TenantState } from '../domain/model.js';
+import {
+  DEFAULT_PROJECT,
+  type AbRule,
+  type FlagDefinition,
+  type JsonValue,
+  type ServerData,
+  type ServiceData,
+  type TenantState,
+} from '../domain/model.js';
 import { serializeTrust } from '../domain/trust-validation.js';
 import { storedApiKey } from '../sealing/api-key-hash.js';
 
@@ -13,22 +21,44 @@ import { storedApiKey } from '../sealing/api-key-hash.js';
  */
 export function serializeServerData(data: ServerData): JsonValue {
   const tenant: TenantState = data.tenant;
-  return {
+  const state: { [key: string]: JsonValue } = {
     tenant: {
       overdue_days: tenant.overdue_days,
       ab_addon: tenant.ab_addon,
       quarantined_until: tenant.quarantined_until,
       write_rate_per_minute: tenant.write_rate_per_minute,
     },
+    // Written only when there is more than the default project, so state files without projects keep their shape.
+    ...([...data.projects.keys()].some((name) => name !== DEFAULT_PROJECT)
+      ? {
+          projects: Object.fromEntries(
+            [...data.projects]
+              .filter(([name]) => name !== DEFAULT_PROJECT)
+              .map(([name, project]): [string, JsonValue] => [
+                name,
+                project.created_at === null ? {} : { created_at: project.created_at },
+              ]),
+          ),
+        }
+      : {}),
     // fromEntries defines own members, so a key such as `__proto__` stays data.
     services: Object.fromEntries([...data.services].map(([slug, service]) => [slug, serializeService(service)])),
     // Entries are written as they are: their hash covers exactly these members.
     audit: data.audit.map((entry) => ({ ...entry })) as unknown as JsonValue,
+    ...(data.tokens.size === 0
+      ? {}
+      : {
+          tokens: Object.fromEntries(
+            [...data.tokens].map(([name, token]) => [name, JSON.parse(JSON.stringify(token)) as JsonValue]),
+          ),
+        }),
   };
+  return state;
 }
 
 function serializeService(service: ServiceData): JsonValue {
   return {
+    ...(service.project === DEFAULT_PROJECT ? {} : { project: service.project }),
     kind: service.kind,
     keys: service.keys.map(storedApiKey) as unknown as JsonValue,
     revoked_keys: service.revoked_keys.map(storedApiKey) as unknown as JsonValue,

@@ -85,6 +85,7 @@ describe('parseServerData', () => {
     expect(data.tenant).toEqual({ ...DEFAULT_TENANT });
     const shop = data.services.get('shop')!;
     expect(shop).toEqual<ServiceData>({
+      project: 'default',
       kind: 'backend',
       keys: [apiKeyRecord('svs_shop_local_secret'), apiKeyRecord('svp_shop_local_public')],
       revoked_keys: [],
@@ -129,6 +130,7 @@ describe('parseServerData', () => {
     expect(data.tenant).toEqual({ ...DEFAULT_TENANT });
     expect(data.tenant).not.toBe(DEFAULT_TENANT);
     expect(data.services.get('shop')).toEqual<ServiceData>({
+      project: 'default',
       kind: 'backend',
       keys: [],
       revoked_keys: [],
@@ -257,12 +259,12 @@ describe('parseServerData errors', () => {
     [
       'an unknown top-level member',
       (_shop, root) => (root['service'] = {}),
-      'unknown member "service"; allowed: tenant, services, audit, sealing, $schema',
+      'unknown member "service"; allowed: tenant, projects, services, audit, tokens, sealing, $schema',
     ],
     [
       'an unknown service member',
       (shop) => (shop['config'] = {}),
-      'services.shop: unknown member "config"; allowed: kind, keys, revoked_keys, configs, flags, secrets, next_versions, revision, audit, trusts, data_keys',
+      'services.shop: unknown member "config"; allowed: project, kind, keys, revoked_keys, configs, flags, secrets, next_versions, revision, audit, trusts, data_keys',
     ],
     [
       'a bad tenant member',
@@ -765,6 +767,7 @@ describe('round trip', () => {
           if (secrets.get(k) === s) nextVersions.set(k, s.versions[s.versions.length - 1]!.version + 1 + extra);
         }
         map.set(slug, {
+          project: 'default',
           kind: parts.kind,
           // A state holds keys' records, never the keys.
           keys: pool.splice(0, parts.keyCount).map((k) => storedApiKey(apiKeyRecord(k))),
@@ -778,7 +781,13 @@ describe('round trip', () => {
           data_keys: [],
         });
       }
-      return { tenant, services: map, audit: trail };
+      return {
+        tenant,
+        services: map,
+        audit: trail,
+        projects: new Map([['default', { created_at: null }]]),
+        tokens: new Map(),
+      };
     });
 
   it('parseServerData(serializeServerData(d)) equals d', () => {

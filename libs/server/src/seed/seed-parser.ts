@@ -19,7 +19,10 @@ import { describeFsError } from '../persistence/fs-errors.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json/json-depth.js';
 import { appendJsonPath } from '../json/json-path.js';
 import {
+  DEFAULT_PROJECT,
   DEFAULT_TENANT,
+  type AdminTokenRecord,
+  type ProjectRecord,
   type ApiKeyRecord,
   type AuditEntry,
   type ConfigValue,
@@ -38,6 +41,7 @@ import {
   apiKeyListSchema,
   auditRecordListSchema,
   auditTrailSchema,
+  adminTokenRecordSchema,
   dataKeyListSchema,
   secretVersionListSchema,
   secretVersionSchema,
@@ -57,7 +61,10 @@ import {
   parseServiceKind,
   parseSlug,
   parseTenantPatch,
+  parseProjectName,
+  parseTokenName,
   rejectUnknownMembers,
+  timestampSchema,
 } from '../validation/index.js';
 
 /** Options of {@link parseServerData} and the functions built on it. */
@@ -76,8 +83,9 @@ export interface ParseServerDataOptions {
 }
 
 // `$schema` names the JSON Schema for editors (seeds/vane-seed.schema.json); the parser ignores it.
-const TOP_MEMBERS = ['tenant', 'services', 'audit', 'sealing', '$schema'];
+const TOP_MEMBERS = ['tenant', 'projects', 'services', 'audit', 'tokens', 'sealing', '$schema'];
 const SERVICE_MEMBERS = [
+  'project',
   'kind',
   'keys',
   'revoked_keys',
@@ -165,6 +173,25 @@ function buildServerData(json: unknown, now: string): ServerData {
     ...(root['tenant'] === undefined ? {} : parseTenantPatch(root['tenant'], 'tenant')),
   };
   const services = new Map<string, ServiceData>();
+  const projects = new Map<string, ProjectRecord>([[DEFAULT_PROJECT, { created_at: null }]]);
+  for (const [name, value] of optionalEntries(root['projects'], 'projects')) {
+    const path = appendJsonPath('projects', name);
+    parseProjectName(name, path);
+    const project = parseObject(value, path);
+    rejectUnknownMembers(project, ['created_at'], path);
+    projects.set(name, {
+      created_at:
+        project['created_at'] === undefined
+          ? null
+          : checkSchema(timestampSchema, project['created_at'], appendJsonPath(path, 'created_at')),
+    });
+  }
+  const tokens = new Map<string, AdminTokenRecord>();
+  for (const [name, value] of optionalEntries(root['tokens'], 'tokens')) {
+    const path = appendJsonPath('tokens', name);
+    parseTokenName(name, path);
+    tokens.set(name, checkSchema(adminTokenRecordSchema, value, path));
+  }
   const audit = root['audit'] === undefined ? [] : checkSchema(auditRecordListSchema, root['audit'], 'audit');
   const servicesJson = root['services'] === undefined ? {} : parseObject(root['services'], 'services');
   // Where each key was first seen, so a second occurrence can point to it without echoing the key.
@@ -173,6 +200,8 @@ function buildServerData(json: unknown, now: string): ServerData {
     const path = appendJsonPath('services', slug);
     parseSlug(slug, path);
     const { service, secretTrail } = buildService(serviceJson, path, now, keyOwners);
+    // A service names its project; a seed need not list it under "projects".
+    if (!projects.has(service.project)) projects.set(service.project, { created_at: null });
     services.set(slug, service);
     // A state written before the audit was chained kept a secret trail per service: it joins the chain.
     for (const entry of secretTrail) {
@@ -189,7 +218,7 @@ function buildServerData(json: unknown, now: string): ServerData {
       );
     }
   }
-  return { tenant, services, audit };
+  return { tenant, services, audit, projects, tokens };
 }
 
 function buildService(
@@ -255,6 +284,7 @@ function buildService(
   const secretTrail = object['audit'] === undefined ? [] : checkSchema(auditTrailSchema, object['audit'], at('audit'));
 
   const service: ServiceData = {
+    project: object['project'] === undefined ? DEFAULT_PROJECT : parseProjectName(object['project'], at('project')),
     kind: object['kind'] === undefined ? 'backend' : parseServiceKind(object['kind'], at('kind')),
     keys,
     revoked_keys: revokedKeys,

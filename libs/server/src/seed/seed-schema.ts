@@ -107,6 +107,7 @@ const dataKey = v.strictObject({
 });
 
 const service = v.strictObject({
+  project: v.optional(v.pipe(v.string(), v.regex(SLUG), v.description('the project it lives in; default "default"'))),
   kind: v.optional(v.pipe(v.string(), v.regex(SERVICE_KIND), v.description('"backend" (default), "frontend", …'))),
   keys: v.optional(v.array(v.union([apiKey, storedKey]))),
   revoked_keys: v.optional(v.array(v.union([apiKey, storedKey]))),
@@ -147,7 +148,26 @@ export const seedSchema = v.strictObject({
       write_rate_per_minute: v.optional(integerFrom(1)),
     }),
   ),
+  projects: v.optional(
+    v.record(v.pipe(v.string(), v.regex(SLUG)), v.strictObject({ created_at: v.optional(timestamp) })),
+  ),
   services: v.optional(v.record(v.pipe(v.string(), v.regex(SLUG)), service)),
+  // The state form's scoped admin tokens (hashes only); a seed leaves them out.
+  tokens: v.optional(
+    v.record(
+      v.string(),
+      v.strictObject({
+        hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+        scope: v.union([
+          v.strictObject({ projects: v.array(v.string()) }),
+          v.strictObject({ services: v.array(v.string()) }),
+        ]),
+        rights: v.array(v.picklist(['read', 'write', 'secrets:reveal', 'secrets:write', 'keys', 'admin'])),
+        created_at: timestamp,
+        last_used_at: v.nullable(timestamp),
+      }),
+    ),
+  ),
   // The state form's audit, hash-chained; a seed leaves it out.
   audit: v.optional(v.array(auditRecord)),
   // A sealed state file's scheme (its secret values are then sealed objects, which only the server reads).
