@@ -5,7 +5,6 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { ConsoleAssets } from './console/console-assets.js';
 import { ConsoleFeed } from './console/console-feed.js';
 import { ConsoleSessions } from './console/console-sessions.js';
-import { consoleOverview } from './console/console-view.js';
 import { createRequestHandler } from './http/request-handler.js';
 import { SESSION_IDENTITY_PREFIX } from './http/service-routes.js';
 import type { ServerContext } from './http/server-context.js';
@@ -304,8 +303,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   if (!(historyBytes >= 0)) throw new RangeError('historyBytes must be a number of bytes of at least 0');
   const { data, changes, codec, keyFile } = await openData(options, logger, new Date(clock.now()));
   const pingIntervalMs = options.pingIntervalMs ?? 15_000;
-  // The web console follows every change and every stream opening or closing (ctx is set below, before any event).
-  const consoleFeed = new ConsoleFeed(() => JSON.stringify(consoleOverview(ctx)), pingIntervalMs);
+  // The web console follows every change and every stream opening or closing.
+  const consoleFeed = new ConsoleFeed(pingIntervalMs);
   const hub = new StreamHub({
     pingIntervalMs,
     historySize: options.historySize ?? 1000,

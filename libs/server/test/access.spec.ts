@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalServer, type LocalServer } from '../src/index.js';
-import { TEST_KEYS, testSeed } from '../src/testing/index.js';
+import { TEST_KEYS, testSeed, until, withTimeout } from '../src/testing/index.js';
+import { request } from 'node:http';
 import { admin, call, type Answer } from './support/http-client.js';
 
 type Right = 'read' | 'write' | 'secrets:reveal' | 'secrets:write' | 'keys' | 'admin';
@@ -209,6 +210,31 @@ describe.each(['admin API', 'console'] as const)('every right × the %s: allowed
       audit.json<{ entries: Array<{ service: string | null }> }>().entries.map((e) => e.service),
     );
     expect([...services]).toEqual(['shop']);
+  });
+
+  it('the console live feed sends a scoped session only its services, and ends when its token is revoked', async () => {
+    if (surface !== 'console') return;
+    const { cookie } = sessions.get('has-write')!;
+    const frames: string[] = [];
+    const ended = new Promise<void>((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port: server.port, path: '/console/api/events', headers: { cookie } },
+        (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => frames.push(chunk));
+          res.on('close', () => resolve());
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    await until(() => frames.join('').includes('data: '), 'the first overview');
+    const first = /data: (.*)\n/.exec(frames.join(''))![1]!;
+    expect((JSON.parse(first) as { services: Array<{ slug: string }> }).services.map((s) => s.slug)).toEqual(['shop']);
+    expect((await admin(server, 'DELETE', '/tokens/has-write')).status).toBe(200);
+    await withTimeout(ended, 'the feed of a revoked token to end');
+    const after = await call(server, { path: '/console/api/overview', headers: { cookie } });
+    expect(after.status).toBe(401);
   });
 
   it('keeps the tenant, projects and sealing keys for tokens scoped to every project', async () => {

@@ -126,7 +126,13 @@ async function api(
       });
     }
     if (first === 'overview') return sendJson(res, 200, consoleOverview(ctx, principal));
-    if (first === 'events') return ctx.console.feed.open(res);
+    if (first === 'events') {
+      // Each page sees what its token sees, and its feed ends with the token.
+      return ctx.console.feed.open(res, () => {
+        const current = principalOf(ctx, session);
+        return current === undefined ? undefined : JSON.stringify(consoleOverview(ctx, current));
+      });
+    }
   }
   if (first === 'services' && slug !== undefined) {
     const visible = ctx.store.service(slug) !== undefined && seesService(principal, slug, ctx.store.service(slug)!);
