@@ -18,8 +18,9 @@ async function startCli(cli, dir) {
   writeFileSync(seedPath, JSON.stringify({ services: { bench: { kind: 'backend', keys: ['svs_bench_secret'] } } }));
   const server = spawn(
     process.execPath,
-    [cli, '--seed', seedPath, '--state', join(dir, 'state.json'), '--port', '0', '--admin-token', TOKEN],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    [cli, '--seed', seedPath, '--state', join(dir, 'state.json'), '--port', '0'],
+    // The token through the environment: the server refuses one on its command line.
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, VANE_ADMIN_TOKEN: TOKEN } },
   );
   const url = await new Promise((resolve, reject) => {
     let out = '';

@@ -14,9 +14,13 @@ import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** Seals `plaintext` under `key` (32 bytes) for `aad`. */
-export function sealBytes(key: Buffer, plaintext: Buffer, aad: string): string {
-  const ivKey = createHmac('sha256', key).update('vane synthetic iv').digest();
+/** The key the synthetic IV is derived with, from the sealing key: derive it once per key and keep it. */
+export function ivKeyOf(key: Buffer): Buffer {
+  return createHmac('sha256', key).update('vane synthetic iv').digest();
+}
+
+/** Seals `plaintext` under `key` (32 bytes) for `aad`; `ivKey` is {@link ivKeyOf} of `key`. */
+export function sealBytes(key: Buffer, plaintext: Buffer, aad: string, ivKey: Buffer = ivKeyOf(key)): string {
   const iv = createHmac('sha256', ivKey).update(aad).update('\u0000').update(plaintext).digest().subarray(0, IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(aad, 'utf8'));

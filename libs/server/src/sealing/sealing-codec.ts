@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DataKeyRecord, JsonValue, SecretVersion, ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from '../persistence/state-change.js';
-import { openBytes, sealBytes } from './aead.js';
+import { ivKeyOf, openBytes, sealBytes } from './aead.js';
 import type { Keyring } from './keyring.js';
 import { RootKeyMissingError } from './root-key-missing-error.js';
 import { SealedDataError } from './sealed-data-error.js';
@@ -41,7 +41,18 @@ const DATA_KEY_BYTES = 32;
  * re-wraps a key is seen at once.
  */
 export class SealingCodec {
-  private readonly unwrapped = new Map<string, Buffer>();
+  /**
+   * The sealed form of each secret version object, with the data key that
+   * sealed it: versions never change once made, and sealing is deterministic,
+   * so a state rewritten under the same data key (a compaction, a root-key
+   * rotation) reuses it instead of sealing every value again.
+   */
+  private readonly sealedVersions = new WeakMap<
+    SecretVersion,
+    { readonly dataKey: string; readonly sealed: SealedValue }
+  >();
+  /** Unwrapped data keys (and the key of their synthetic IVs) by their wrapped form. */
+  private readonly unwrapped = new Map<string, { readonly key: Buffer; readonly ivKey: Buffer }>();
 
   /**
    * @param keyring - the root keys; its primary wraps new data keys.
@@ -76,13 +87,10 @@ export class SealingCodec {
       added.push(record);
       dataKey = record.data_key;
     }
-    const sealed: SealedSecretVersionChange = {
-      ...change,
-      version: {
-        ...change.version,
-        value: this.sealValue(change.slug, change.key, change.version.version, change.version.value, dataKey),
-      },
-    };
+    const value = this.sealValue(change.slug, change.key, change.version.version, change.version.value, dataKey);
+    // The store's version object is the data's own: the next state written reuses this.
+    this.sealedVersions.set(change.version, { dataKey: dataKey.id, sealed: value });
+    const sealed: SealedSecretVersionChange = { ...change, version: { ...change.version, value } };
     return [...added, sealed];
   }
 
@@ -114,16 +122,20 @@ export class SealingCodec {
       const json = services[slug]!;
       json['data_keys'] = service.data_keys.map((k) => ({ ...k }));
       const secrets = json['secrets'] as { [key: string]: { versions: Array<{ [member: string]: JsonValue }> } };
-      for (const [key, secret] of Object.entries(secrets)) {
-        for (const version of secret.versions) {
-          version['value'] = this.sealValue(
-            slug,
-            key,
-            version['version'] as number,
-            version['value'] as string,
-            dataKey,
-          ) as unknown as JsonValue;
-        }
+      // The state form lists each secret's versions in the data's order.
+      for (const [key, record] of service.secrets) {
+        const versions = secrets[key]!.versions;
+        record.versions.forEach((version, index) => {
+          let sealed = this.sealedVersions.get(version);
+          if (sealed?.dataKey !== dataKey.id) {
+            sealed = {
+              dataKey: dataKey.id,
+              sealed: this.sealValue(slug, key, version.version, version.value, dataKey),
+            };
+            this.sealedVersions.set(version, sealed);
+          }
+          versions[index]!['value'] = sealed.sealed as unknown as JsonValue;
+        });
       }
     }
   }
@@ -180,7 +192,7 @@ export class SealingCodec {
     for (const [slug, service] of data.services) {
       for (const dataKey of service.data_keys) {
         if (dataKey.root_key === primary.id) continue;
-        const plain = this.unwrap(slug, dataKey);
+        const plain = this.unwrap(slug, dataKey).key;
         const change = {
           type: 'data_key' as const,
           slug,
@@ -204,7 +216,7 @@ export class SealingCodec {
       wrapped: this.wrap(slug, id, plain),
       created_at: new Date(this.now()).toISOString(),
     };
-    this.unwrapped.set(dataKey.wrapped, plain);
+    this.unwrapped.set(dataKey.wrapped, { key: plain, ivKey: ivKeyOf(plain) });
     const change = { type: 'data_key' as const, slug, data_key: dataKey };
     applyStateChange(data, change);
     return change;
@@ -221,7 +233,8 @@ export class SealingCodec {
 
   private sealValue(slug: string, key: string, version: number, value: string, dataKey: DataKeyRecord): SealedValue {
     const aad = valueAad(slug, key, version, dataKey.id);
-    return { sealed: `${dataKey.id}.${sealBytes(this.unwrap(slug, dataKey), Buffer.from(value, 'utf8'), aad)}` };
+    const { key: sealing, ivKey } = this.unwrap(slug, dataKey);
+    return { sealed: `${dataKey.id}.${sealBytes(sealing, Buffer.from(value, 'utf8'), aad, ivKey)}` };
   }
 
   private openValue(
@@ -236,7 +249,11 @@ export class SealingCodec {
     const dot = text.indexOf('.');
     const dataKey = keys.find((k) => k.id === text.slice(0, dot));
     if (dot === -1 || !dataKey) throw new SealedDataError(`${where}: sealed by a data key the service does not hold`);
-    const plain = openBytes(this.unwrap(slug, dataKey), text.slice(dot + 1), valueAad(slug, key, version, dataKey.id));
+    const plain = openBytes(
+      this.unwrap(slug, dataKey).key,
+      text.slice(dot + 1),
+      valueAad(slug, key, version, dataKey.id),
+    );
     if (!plain)
       throw new SealedDataError(`${where}: the sealed value does not open here (changed, or moved from elsewhere)`);
     return plain.toString('utf8');
@@ -246,7 +263,7 @@ export class SealingCodec {
     return sealBytes(this.keyring.primary.key, plain, keyAad(slug, id));
   }
 
-  private unwrap(slug: string, dataKey: DataKeyRecord): Buffer {
+  private unwrap(slug: string, dataKey: DataKeyRecord): { readonly key: Buffer; readonly ivKey: Buffer } {
     const cached = this.unwrapped.get(dataKey.wrapped);
     if (cached) return cached;
     const root = this.keyring.get(dataKey.root_key);
@@ -254,8 +271,9 @@ export class SealingCodec {
     const plain = openBytes(root.key, dataKey.wrapped, keyAad(slug, dataKey.id));
     if (!plain)
       throw new SealedDataError(`service "${slug}": data key ${dataKey.id} does not open (changed, or moved)`);
-    this.unwrapped.set(dataKey.wrapped, plain);
-    return plain;
+    const entry = { key: plain, ivKey: ivKeyOf(plain) };
+    this.unwrapped.set(dataKey.wrapped, entry);
+    return entry;
   }
 }
 
