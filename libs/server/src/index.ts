@@ -31,6 +31,8 @@ export { StateChangeError } from './persistence/state-change.js';
 export { RootKeyMissingError } from './sealing/root-key-missing-error.js';
 export { RootKeyError } from './sealing/root-key-error.js';
 export { SealedDataError } from './sealing/sealed-data-error.js';
+export { ForbiddenError } from './domain/forbidden-error.js';
+export { ConflictError } from './domain/conflict-error.js';
 export { abBucket, evaluateAbFlag } from './domain/ab-evaluation.js';
 export type { StreamStats } from './domain/stream-hub.js';
 export type { SecretWriteResult } from './domain/store.js';
@@ -39,7 +41,10 @@ export type {
   AbCondition,
   AbOperator,
   AbRule,
+  AdminRight,
   AuditEntry,
+  AuditRecord,
+  ChangeAction,
   ConfigValue,
   JsonValue,
   SecretType,

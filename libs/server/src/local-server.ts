@@ -210,8 +210,10 @@ export interface LocalServerOptions {
 
 /** Changes the local server's data in process, as the admin API would; each returns at once. */
 export interface LocalServerAdmin {
-  /** Creates a service (kind `backend` unless given) or changes its kind; returns its revision. */
-  putService(slug: string, service?: { kind?: string }): number;
+  /** Creates a service (kind `backend`, project `default` unless given) or changes its kind or project; returns its revision. */
+  putService(slug: string, service?: { kind?: string; project?: string }): number;
+  /** Creates a project (services live in one; `default` always exists); returns whether it is new. */
+  putProject(name: string): boolean;
   /** Issues a new key and returns it. */
   createKey(slug: string, type: 'secret' | 'public'): string;
   /** Revokes a key; its open streams end. */
@@ -416,7 +418,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     port: address.port,
     adminToken,
     admin: {
-      putService: (slug, service = {}) => admin.putService(slug, service.kind, OWNER_ACTOR),
+      putService: (slug, service = {}) => admin.putService(slug, service.kind, OWNER_ACTOR, service.project),
+      putProject: (name) => admin.putProject(name, OWNER_ACTOR),
       createKey: (slug, type) => admin.createKey(slug, type, OWNER_ACTOR),
       revokeKey: (slug, key) => admin.revokeKey(slug, key, OWNER_ACTOR),
       setConfig: (slug, key, value) => admin.setConfig(slug, key, value, OWNER_ACTOR),

@@ -16,7 +16,7 @@ import type { ServerData } from '../domain/model.js';
 import { SeedError } from '../seed/seed-error.js';
 import { parseServerData } from '../seed/seed-parser.js';
 import { removeCrashLeftovers, StateFile } from './state-file.js';
-import { PROCESS_TEST_MS } from '../testing/index.js';
+import { PROCESS_TEST_MS, PROCESS_WAIT_MS } from '../testing/index.js';
 import { Keyring } from '../sealing/keyring.js';
 import { SealingCodec } from '../sealing/sealing-codec.js';
 import { storedApiKey } from '../sealing/api-key-hash.js';
@@ -272,8 +272,9 @@ const file = new StateFile(process.argv[2], new SealingCodec(new Keyring([Keyrin
       const exited = new Promise<void>((resolve) => writer.once('exit', () => resolve()));
       let reported = 0;
       try {
+        // The child compiles the state file's modules (the sealing codec among them) before its first write.
         await within(
-          4000,
+          PROCESS_WAIT_MS,
           'the writer to report three generations',
           new Promise<void>((resolve, reject) => {
             writer.once('error', reject);
@@ -291,7 +292,7 @@ const file = new StateFile(process.argv[2], new SealingCodec(new Keyring([Keyrin
         );
       } finally {
         writer.kill('SIGKILL');
-        await within(4000, 'the writer to exit', exited);
+        await within(PROCESS_WAIT_MS, 'the writer to exit', exited);
       }
 
       const data = new StateFile(target, codec).load();
