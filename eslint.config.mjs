@@ -81,7 +81,13 @@ export default tseslint.config(
     files: ['libs/server/src/console/static/**/*.js'],
     languageOptions: {
       sourceType: 'module',
-      globals: { window: 'readonly', document: 'readonly', EventSource: 'readonly', fetch: 'readonly' },
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        EventSource: 'readonly',
+        fetch: 'readonly',
+        URLSearchParams: 'readonly',
+      },
     },
   },
 );

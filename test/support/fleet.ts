@@ -21,6 +21,9 @@ import { ROOT, baseEnv } from './samples.js';
 /** The `vane-server` command, as npm links it. */
 export const SERVER_BIN = join(ROOT, 'libs/server/bin/vane-server.cjs');
 
+/** The root key every replica of a test fleet shares (through `VANE_ROOT_KEY`): 32 bytes, base64. */
+export const FLEET_ROOT_KEY = Buffer.alloc(32, 7).toString('base64');
+
 /** The admin token every replica of a test fleet is given (through `VANE_ADMIN_TOKEN`). */
 export const FLEET_ADMIN_TOKEN = 'fleet-admin-token';
 
@@ -56,7 +59,12 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const launch = async (): Promise<Proc> => {
     const proc = spawnNode(args, {
       cwd: ROOT,
-      env: { ...baseEnv(), VANE_STORE: options.store, VANE_ADMIN_TOKEN: FLEET_ADMIN_TOKEN },
+      env: {
+        ...baseEnv(),
+        VANE_STORE: options.store,
+        VANE_ADMIN_TOKEN: FLEET_ADMIN_TOKEN,
+        VANE_ROOT_KEY: FLEET_ROOT_KEY,
+      },
     });
     await proc.line(/listening on http:\/\/\S+/, { timeoutMs: PROCESS_WAIT_MS });
     return proc;

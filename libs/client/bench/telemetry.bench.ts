@@ -108,6 +108,7 @@ async function readBench(): Promise<string[]> {
 /** The local server's CLI in a process of its own, on a free port; resolves once it listens. */
 async function startServerProcess(seedPath: string): Promise<{ child: ChildProcess; port: number }> {
   const cli = fileURLToPath(new URL('../../server/dist/cjs/cli.js', import.meta.url));
+  // The token through the environment: the server refuses one on its command line.
   const child = spawn(process.execPath, [cli, '--seed', seedPath, '--port', '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, VANE_ADMIN_TOKEN: TOKEN },

@@ -112,6 +112,7 @@ const pct = (x) => `${(x * 100).toFixed(1)} %`;
 
 const server = start(
   [fileURLToPath(new URL('../../server/dist/cjs/cli.js', import.meta.url)), '--seed', seedPath, '--port', '0'],
+  // The token through the environment: the server refuses one on its command line.
   { VANE_ADMIN_TOKEN: TOKEN },
   /listening on http:\/\/[^:]+:(\d+)/,
 );

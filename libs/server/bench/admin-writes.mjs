@@ -20,7 +20,12 @@ async function startCli(cli, dir, store) {
   const where = store === undefined ? ['--state', join(dir, 'state.json')] : [];
   const server = spawn(process.execPath, [cli, '--seed', seedPath, ...where, '--port', '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, VANE_ADMIN_TOKEN: TOKEN, ...(store === undefined ? {} : { VANE_STORE: store }) },
+    env: {
+      ...process.env,
+      VANE_ADMIN_TOKEN: TOKEN,
+      VANE_ROOT_KEY: Buffer.alloc(32, 7).toString('base64'),
+      ...(store === undefined ? {} : { VANE_STORE: store }),
+    },
   });
   const url = await new Promise((resolve, reject) => {
     let out = '';

@@ -55,7 +55,12 @@ const children = [];
 async function startCli(args, store) {
   const child = spawn(process.execPath, [CLI, '--seed', seedPath, '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, VANE_ADMIN_TOKEN: TOKEN, ...(store === undefined ? {} : { VANE_STORE: store }) },
+    env: {
+      ...process.env,
+      VANE_ADMIN_TOKEN: TOKEN,
+      VANE_ROOT_KEY: Buffer.alloc(32, 7).toString('base64'),
+      ...(store === undefined ? {} : { VANE_STORE: store }),
+    },
   });
   children.push(child);
   const url = await new Promise((resolve, reject) => {

@@ -36,6 +36,7 @@ writeFileSync(seedPath, JSON.stringify({ services: { bench: { kind: 'backend', k
 
 /** Starts `cli` on the bench seed; resolves with the child and its port. */
 async function startServer(cli) {
+  // The token through the environment: the server refuses one on its command line.
   const child = spawn(process.execPath, [cli, '--seed', seedPath, '--port', '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, VANE_ADMIN_TOKEN: TOKEN },

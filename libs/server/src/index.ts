@@ -32,6 +32,11 @@ export { JournalWriteError } from './persistence/state-journal.js';
 export { StateChangeError } from './persistence/state-change.js';
 export { ConfigError } from './config/config-error.js';
 export { StoreOpenError, StoreUnavailableError } from './store/store-errors.js';
+export { RootKeyMissingError } from './sealing/root-key-missing-error.js';
+export { RootKeyError } from './sealing/root-key-error.js';
+export { SealedDataError } from './sealing/sealed-data-error.js';
+export { ForbiddenError } from './domain/forbidden-error.js';
+export { ConflictError } from './domain/conflict-error.js';
 export { abBucket, evaluateAbFlag } from './domain/ab-evaluation.js';
 export type { StreamStats } from './domain/stream-hub.js';
 export type { SecretWriteResult } from './domain/store.js';
@@ -40,7 +45,10 @@ export type {
   AbCondition,
   AbOperator,
   AbRule,
+  AdminRight,
   AuditEntry,
+  AuditRecord,
+  ChangeAction,
   ConfigValue,
   JsonValue,
   SecretType,

@@ -19,6 +19,11 @@ describe('LocalServerError: one base, stable codes', () => {
       'VANE_SERVER_STORE_UNAVAILABLE',
     ],
     [new api.StoreOpenError('cannot reach', { cause }), 'StoreOpenError', 'VANE_SERVER_STORE_REFUSED'],
+    [new api.RootKeyMissingError('needs rk_1', ['rk_1'], { cause }), 'RootKeyMissingError', 'VANE_ROOT_KEY_MISSING'],
+    [new api.RootKeyError('not a key', { cause }), 'RootKeyError', 'VANE_ROOT_KEY_INVALID'],
+    [new api.SealedDataError('moved', { cause }), 'SealedDataError', 'VANE_SEALED_DATA_INVALID'],
+    [new api.ForbiddenError('lacks read', 'read', { cause }), 'ForbiddenError', 'VANE_LOCAL_FORBIDDEN'],
+    [new api.ConflictError('taken', { cause }), 'ConflictError', 'VANE_LOCAL_CONFLICT'],
     [new HttpError(404, 'not_found', 'no route', {}, {}, { cause }), 'HttpError', 'VANE_LOCAL_REQUEST_REFUSED'],
     [Object.assign(new WaitTimeoutError('revision 3', 10), { cause }), 'WaitTimeoutError', 'VANE_LOCAL_WAIT_TIMEOUT'],
     [

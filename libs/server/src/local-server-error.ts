@@ -38,7 +38,17 @@ export type LocalServerErrorCode =
   /** The store cannot take a write now; nothing of it was kept ({@link StoreUnavailableError}). */
   | 'VANE_SERVER_STORE_UNAVAILABLE'
   /** The store cannot be opened as configured ({@link StoreOpenError}). */
-  | 'VANE_SERVER_STORE_REFUSED';
+  | 'VANE_SERVER_STORE_REFUSED'
+  /** An admin token name already taken ({@link ConflictError}). */
+  | 'VANE_LOCAL_CONFLICT'
+  /** The admin token lacks the right an operation needs ({@link ForbiddenError}). */
+  | 'VANE_LOCAL_FORBIDDEN'
+  /** The data is sealed by a root key the server was not given, or no key was given to seal it ({@link RootKeyMissingError}). */
+  | 'VANE_ROOT_KEY_MISSING'
+  /** A root key given is not 32 bytes of base64, or its file cannot be read ({@link RootKeyError}). */
+  | 'VANE_ROOT_KEY_INVALID'
+  /** A sealed value or wrapped data key does not open where it is: changed or moved ({@link SealedDataError}). */
+  | 'VANE_SEALED_DATA_INVALID';
 
 /** Options shared by every local-server error constructor. */
 export interface LocalServerErrorOptions {

@@ -4,7 +4,6 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { ConsoleAssets } from './console/console-assets.js';
 import { ConsoleFeed } from './console/console-feed.js';
 import { ConsoleSessions } from './console/console-sessions.js';
-import { consoleOverview } from './console/console-view.js';
 import { createRequestHandler } from './http/request-handler.js';
 import { SESSION_IDENTITY_PREFIX } from './http/service-routes.js';
 import type { ServerContext } from './http/server-context.js';
@@ -15,9 +14,12 @@ import { FailedAttemptThrottle, type FailedAttemptThrottleOptions } from './doma
 import { SnapshotRenderer, type Audience } from './domain/snapshot-renderer.js';
 import { SessionTokens } from './domain/session-tokens.js';
 import { AdminApi } from './admin-api.js';
+import { OWNER_ACTOR } from './domain/actors.js';
 import { NotFoundError } from './domain/not-found-error.js';
 import { openStore } from './store/open-store.js';
 import { parseStoreLocation } from './store/store-location.js';
+import { SealingControl } from './sealing/sealing-control.js';
+import { resolveKeyring } from './sealing/root-key-source.js';
 import { Store, type SecretWriteResult } from './domain/store.js';
 import { sseFrame, StreamHub, type StreamStats } from './domain/stream-hub.js';
 import { parseListenAddress, type ListenAddress } from './config/listen-address.js';
@@ -154,6 +156,20 @@ export interface LocalServerOptions {
    */
   storeCheckIntervalMs?: number;
   /**
+   * The root keys that seal the state at rest (every secret value, under a
+   * data key per service that the root key wraps): base64 keys of 32 bytes,
+   * one a line or comma-separated; the first seals, the others still open
+   * what they sealed (a rotation's old key). Keys never go on a command line:
+   * the CLI reads `VANE_ROOT_KEY` or `--root-key-file`.
+   * @default `rootKeyFile`; else, with `statePath`, the key file beside it
+   *   (`<statePath>.root-key`), made (mode 0600) on the state's first start;
+   *   an existing state without a key refuses to start. Without `statePath`
+   *   a random key: nothing is stored to seal.
+   */
+  rootKey?: string;
+  /** A file holding the root keys, as `rootKey` takes them. */
+  rootKeyFile?: string;
+  /**
    * Time a client has to send a request's headers, from the moment it
    * connects, in milliseconds; then 408 and the connection closes. Open
    * streams are not affected: the limit ends with the request.
@@ -249,8 +265,10 @@ export interface LocalServerOptions {
 
 /** Changes the local server's data in process, as the admin API would; each returns at once. */
 export interface LocalServerAdmin {
-  /** Creates a service (kind `backend` unless given) or changes its kind; returns its revision. */
-  putService(slug: string, service?: { kind?: string }): number;
+  /** Creates a service (kind `backend`, project `default` unless given) or changes its kind or project; returns its revision. */
+  putService(slug: string, service?: { kind?: string; project?: string }): number;
+  /** Creates a project (services live in one; `default` always exists); returns whether it is new. */
+  putProject(name: string): boolean;
   /** Issues a new key and returns it. */
   createKey(slug: string, type: 'secret' | 'public'): string;
   /** Revokes a key; its open streams end. */
@@ -293,7 +311,7 @@ export interface LocalServiceSummary {
   slug: string;
   kind: string;
   revision: number;
-  /** Active keys, secret and public. */
+  /** Active keys, secret and public, that this process knows in full (from the seed, or created since it started). */
   keys: string[];
 }
 
@@ -387,11 +405,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     logger,
     replicaId,
     checkIntervalMs: options.storeCheckIntervalMs,
+    rootKey: options.rootKey,
+    rootKeyFile: options.rootKeyFile,
   });
-  const { data, changes, fleet: fleetLog } = opened;
+  const { data, changes, fleet: fleetLog, codec, keyFile } = opened;
   const pingIntervalMs = options.pingIntervalMs ?? 15_000;
-  // The web console follows every change and every stream opening or closing (ctx is set below, before any event).
-  const consoleFeed = new ConsoleFeed(() => JSON.stringify(consoleOverview(ctx)), pingIntervalMs);
+  // The web console follows every change and every stream opening or closing.
+  const consoleFeed = new ConsoleFeed(pingIntervalMs);
   const hub = new StreamHub({
     pingIntervalMs,
     historySize: options.historySize ?? 1000,
@@ -491,9 +511,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     throw new RangeError('sessionTtlMs must be a number of milliseconds of at least 1000');
   }
   const admin = new AdminApi(store);
+  const sealing = new SealingControl(store, changes, codec, () =>
+    keyFile === undefined ? undefined : resolveKeyring({ rootKeyFile: keyFile }).keyring,
+  );
   const ctx: ServerContext = {
     store,
     admin,
+    sealing,
     renderer,
     hub,
     limiter: fleetLog ? fleetLog.rateLimiter() : new KeyRateLimiter(),
@@ -547,8 +571,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 
   const firstKey = (slug: string, prefix: string): string => {
     const service = store.service(slug);
-    const key = service?.keys.find((k) => k.startsWith(prefix));
-    if (!key) throw new NotFoundError(`service "${slug}" has no active ${prefix === 'svs_' ? 'secret' : 'public'} key`);
+    // Keys are stored hashed: only those this process read from the seed or created are known in full.
+    const key = service?.keys.find((k) => k.plaintext?.startsWith(prefix))?.plaintext;
+    if (!key) {
+      throw new NotFoundError(
+        `service "${slug}" has no active ${prefix === 'svs_' ? 'secret' : 'public'} key known to this process ` +
+          '(keys are stored hashed: a restarted server knows only those it creates)',
+      );
+    }
     return key;
   };
   const requireService = (slug: string) => store.requireService(slug);
@@ -566,24 +596,26 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     port: address.port,
     adminToken,
     admin: {
-      putService: (slug, service = {}) => later([slug], () => admin.putService(slug, service.kind)),
-      createKey: (slug, type) => later([slug], () => admin.createKey(slug, type)),
-      revokeKey: (slug, key) => later([slug], () => admin.revokeKey(slug, key)),
-      setConfig: (slug, key, value) => later([slug], () => admin.setConfig(slug, key, value)),
-      deleteConfig: (slug, key) => later([slug], () => admin.deleteConfig(slug, key)),
-      setFlag: (slug, key, flag) => later([slug], () => admin.setFlag(slug, key, flag).revision),
-      patchFlag: (slug, key, patch) => later([slug], () => admin.patchFlag(slug, key, patch)),
-      deleteFlag: (slug, key) => later([slug], () => admin.deleteFlag(slug, key)),
-      setSecret: (slug, key, value, type) => later([slug], () => admin.setSecret(slug, key, value, type, 'admin')),
-      deleteSecret: (slug, key) => later([slug], () => admin.deleteSecret(slug, key, 'admin')),
+      putService: (slug, service = {}) =>
+        later([slug], () => admin.putService(slug, service.kind, OWNER_ACTOR, service.project)),
+      putProject: (name) => later([], () => admin.putProject(name, OWNER_ACTOR)),
+      createKey: (slug, type) => later([slug], () => admin.createKey(slug, type, OWNER_ACTOR)),
+      revokeKey: (slug, key) => later([slug], () => admin.revokeKey(slug, key, OWNER_ACTOR)),
+      setConfig: (slug, key, value) => later([slug], () => admin.setConfig(slug, key, value, OWNER_ACTOR)),
+      deleteConfig: (slug, key) => later([slug], () => admin.deleteConfig(slug, key, OWNER_ACTOR)),
+      setFlag: (slug, key, flag) => later([slug], () => admin.setFlag(slug, key, flag, OWNER_ACTOR).revision),
+      patchFlag: (slug, key, patch) => later([slug], () => admin.patchFlag(slug, key, patch, OWNER_ACTOR)),
+      deleteFlag: (slug, key) => later([slug], () => admin.deleteFlag(slug, key, OWNER_ACTOR)),
+      setSecret: (slug, key, value, type) => later([slug], () => admin.setSecret(slug, key, value, type, OWNER_ACTOR)),
+      deleteSecret: (slug, key) => later([slug], () => admin.deleteSecret(slug, key, OWNER_ACTOR)),
       deleteSecretVersion: (slug, key, version) =>
-        later([slug], () => admin.deleteSecretVersion(slug, key, version, 'admin')),
-      setTenant: (tenant) => later('all', () => admin.setTenant(tenant)),
+        later([slug], () => admin.deleteSecretVersion(slug, key, version, OWNER_ACTOR)),
+      setTenant: (tenant) => later('all', () => admin.setTenant(tenant, OWNER_ACTOR)),
       audit: (slug) => admin.audit(slug),
       putTrust: (slug, name, trust) => {
-        later([slug], () => admin.putTrust(slug, name, trust));
+        later([slug], () => admin.putTrust(slug, name, trust, OWNER_ACTOR));
       },
-      deleteTrust: (slug, name) => later([slug], () => admin.deleteTrust(slug, name)),
+      deleteTrust: (slug, name) => later([slug], () => admin.deleteTrust(slug, name, OWNER_ACTOR)),
     },
     baseUrl: (slug) =>
       publicUrl === undefined
@@ -595,7 +627,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     services: () =>
       store.slugs().map((slug) => {
         const service = store.service(slug)!;
-        return { slug, kind: service.kind, revision: service.revision, keys: [...service.keys] };
+        const keys = service.keys.flatMap((k) => (k.plaintext === undefined ? [] : [k.plaintext]));
+        return { slug, kind: service.kind, revision: service.revision, keys };
       }),
     stats: () => hub.stats(),
     settled: () => changes.whenDurable(),

@@ -22,9 +22,9 @@ describe('admin API (/admin/v1)', () => {
     expect(answer.status).toBe(200);
     expect(answer.json()).toEqual({
       services: [
-        { slug: 'shop', kind: 'backend', revision: 1 },
-        { slug: 'other', kind: 'backend', revision: 1 },
-        { slug: 'web', kind: 'frontend', revision: 1 },
+        { slug: 'shop', project: 'default', kind: 'backend', revision: 1 },
+        { slug: 'other', project: 'default', kind: 'backend', revision: 1 },
+        { slug: 'web', project: 'default', kind: 'frontend', revision: 1 },
       ],
     });
   });

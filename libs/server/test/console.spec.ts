@@ -167,6 +167,9 @@ describe('web console (/console): routes, auth and headers', () => {
     expect(answer.json()).toEqual({
       csrf_token: session.csrf,
       expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      actor: 'admin',
+      rights: ['read', 'write', 'secrets:reveal', 'secrets:write', 'keys', 'admin'],
+      scoped: false,
       ab_operators: ['eq', 'neq', 'in', 'not_in', 'starts_with', 'ends_with', 'contains'],
     });
     const patched = await asConsole(session, {
@@ -224,6 +227,7 @@ describe('web console (/console): routes, auth and headers', () => {
     expect(overview.open_streams).toBe(1);
     expect(overview.services.find((s) => s.slug === 'shop')).toEqual({
       slug: 'shop',
+      project: 'default',
       kind: 'backend',
       revision: 1,
       open_streams: 1,

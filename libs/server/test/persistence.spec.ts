@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,7 +76,8 @@ describe('seed files and --state persistence', () => {
   it('refuses a state file with a bad value, naming the JSON path', async () => {
     const statePath = join(dir, 'state.json');
     writeFileSync(statePath, JSON.stringify({ services: { shop: { configs: { 'a.b': { nested: 1 } } } } }));
-    await expect(startLocalServer({ statePath })).rejects.toThrow(
+    // A state written by hand is not sealed: it takes a key to start.
+    await expect(startLocalServer({ statePath, rootKey: randomBytes(32).toString('base64') })).rejects.toThrow(
       `${statePath}: services.shop.configs["a.b"]: objects are not config values`,
     );
   });

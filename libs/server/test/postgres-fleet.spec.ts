@@ -1,13 +1,15 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeWithPostgres, startPostgres, type TestPostgres } from '../../../test/support/postgres.js';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from '../src/index.js';
-import { TEST_KEYS, testSeed, until } from '../src/testing/index.js';
+import { TEST_KEYS, TEST_SECRET_VALUES, testSeed, until } from '../src/testing/index.js';
 import { exportStore, importStore } from '../src/commands/store-transfer.js';
 import { admin, call, openStream } from './support/http-client.js';
 
 const ADMIN_TOKEN = 'fleet-admin-token';
+/** The root key every replica shares. */
+const ROOT_KEY = Buffer.alloc(32, 9).toString('base64');
 
 // Several replicas and databases per test, on a loaded two-core machine.
 jest.setTimeout(30_000);
@@ -23,6 +25,7 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
       store: url,
       seed: testSeed(),
       adminToken: ADMIN_TOKEN,
+      rootKey: ROOT_KEY,
       storeCheckIntervalMs: 200,
       ...options,
     });
@@ -217,14 +220,19 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
   it('export and import move a file journal into PostgreSQL and back, into empty stores only', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vane-transfer-'));
     try {
-      const file = await startLocalServer({ statePath: join(dir, 'state.json'), seed: testSeed() });
+      const file = await startLocalServer({ statePath: join(dir, 'state.json'), seed: testSeed(), rootKey: ROOT_KEY });
       await admin(file, 'PUT', '/services/shop/configs/moved.value', { value: 'from-file' });
       const before = (await sync(file)).json();
       const testSeedServices = file.services().length;
       await file.close();
-      await writeFile(join(dir, 'export.json'), await exportStore(`file:${join(dir, 'state.json')}`));
-      expect(await importStore(url, join(dir, 'export.json'))).toEqual({ services: testSeedServices });
-      await expect(importStore(url, join(dir, 'export.json'))).rejects.toMatchObject({
+      await writeFile(
+        join(dir, 'export.json'),
+        await exportStore(`file:${join(dir, 'state.json')}`, { rootKey: ROOT_KEY }),
+      );
+      expect(await importStore(url, join(dir, 'export.json'), { rootKey: ROOT_KEY })).toEqual({
+        services: testSeedServices,
+      });
+      await expect(importStore(url, join(dir, 'export.json'), { rootKey: ROOT_KEY })).rejects.toMatchObject({
         code: 'VANE_SERVER_STORE_REFUSED',
         message: expect.stringContaining('already holds data'),
       });
@@ -233,9 +241,15 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
       expect(moved['configs']).toEqual(before['configs']);
       expect(moved['secrets']).toEqual(before['secrets']);
       await onPostgres.close();
-      await writeFile(join(dir, 'back.json'), await exportStore(url));
-      await importStore(`file:${join(dir, 'back.json.state')}`, join(dir, 'back.json'));
-      const back = await startLocalServer({ statePath: join(dir, 'back.json.state') });
+      await writeFile(join(dir, 'back.json'), await exportStore(url, { rootKey: ROOT_KEY }));
+      // Sealed, both ways: no secret value and no API key in an export.
+      for (const name of ['export.json', 'back.json']) {
+        const text = await readFile(join(dir, name), 'utf8');
+        for (const canary of [...Object.values(TEST_SECRET_VALUES), TEST_KEYS.shopSecret])
+          expect(text).not.toContain(canary);
+      }
+      await importStore(`file:${join(dir, 'back.json.state')}`, join(dir, 'back.json'), { rootKey: ROOT_KEY });
+      const back = await startLocalServer({ statePath: join(dir, 'back.json.state'), rootKey: ROOT_KEY });
       expect((await sync(back)).json()['configs']).toEqual(before['configs']);
       await back.close();
     } finally {

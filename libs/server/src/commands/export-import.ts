@@ -17,11 +17,22 @@ function storeOf(context: CommandContext, given: string | undefined): string {
   return store;
 }
 
+/** The root keys: `VANE_ROOT_KEY` or `--root-key-file`, never a key on the command line. */
+function keysOf(
+  context: CommandContext,
+  values: Record<string, string | undefined>,
+): { rootKey?: string; rootKeyFile?: string } {
+  return {
+    rootKey: context.env['VANE_ROOT_KEY'] || undefined,
+    rootKeyFile: values['root-key-file'],
+  };
+}
+
 function parse(context: CommandContext, allowPositionals: boolean): ReturnType<typeof parseArgs> {
   try {
     return parseArgs({
       args: [...context.argv],
-      options: { store: { type: 'string' }, out: { type: 'string' } },
+      options: { store: { type: 'string' }, out: { type: 'string' }, 'root-key-file': { type: 'string' } },
       allowPositionals,
       strict: true,
     });
@@ -33,13 +44,13 @@ function parse(context: CommandContext, allowPositionals: boolean): ReturnType<t
 /** `vane-server export`: a store's whole state, in state-file form. */
 export const exportCommand: CliCommand = {
   name: 'export',
-  usage: 'export [--store STORE] [--out FILE]',
+  usage: 'export [--store STORE] [--root-key-file FILE] [--out FILE]',
   summary: 'write the whole state of a store (a file store not in use, or PostgreSQL) as a state file',
   async run(context) {
     const { values } = parse(context, false);
     const store = storeOf(context, values['store'] as string | undefined);
     try {
-      const text = await exportStore(store);
+      const text = await exportStore(store, keysOf(context, values as Record<string, string | undefined>));
       const out = values['out'] as string | undefined;
       if (out === undefined) process.stdout.write(text);
       else {
@@ -57,7 +68,7 @@ export const exportCommand: CliCommand = {
 /** `vane-server import FILE`: an exported state (or a seed) into an empty store. */
 export const importCommand: CliCommand = {
   name: 'import',
-  usage: 'import [--store STORE] FILE',
+  usage: 'import [--store STORE] [--root-key-file FILE] FILE',
   summary: 'write an exported state or a seed into an empty store (nothing is ever overwritten)',
   async run(context) {
     const { values, positionals } = parse(context, true);
@@ -65,7 +76,11 @@ export const importCommand: CliCommand = {
     const file = positionals[0];
     if (file === undefined || positionals.length > 1) throw new ConfigError('FILE', 'give exactly one file to import');
     try {
-      const { services } = await importStore(store, file);
+      const { services } = await importStore(
+        store,
+        file,
+        keysOf(context, values as Record<string, string | undefined>),
+      );
       context.out(`imported ${services} service(s) from ${file}`);
       return 0;
     } catch (error) {

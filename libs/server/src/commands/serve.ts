@@ -5,6 +5,11 @@ import { jsonLogger } from '../ops/json-logger.js';
 import { textLogger, type LogLevel } from '../ops/text-logger.js';
 import type { LogFields } from '../logger.js';
 import type { CliCommand, CommandContext } from './cli-command.js';
+import { RootKeyError } from '../sealing/root-key-error.js';
+import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
+
+/** The exit code of a start refused for its root key (missing, wrong, or not a key). */
+const EXIT_ROOT_KEY = 3;
 
 /**
  * `vane-server [serve]`: starts the server with the settings read, and runs
@@ -29,6 +34,8 @@ export const serveCommand: CliCommand = {
       server = await startLocalServer({
         seed: config.seed,
         store: config.store,
+        rootKey: context.env['VANE_ROOT_KEY'] || undefined,
+        rootKeyFile: config.rootKeyFile,
         port: config.port,
         host: config.host,
         adminToken: config.adminToken,
@@ -49,7 +56,8 @@ export const serveCommand: CliCommand = {
       });
     } catch (error) {
       err(`${program}: ${(error as Error).message}`);
-      return 1;
+      // A missing or wrong root key has its own code, so a supervisor can tell it from a crash and stop restarting.
+      return error instanceof RootKeyMissingError || error instanceof RootKeyError ? EXIT_ROOT_KEY : 1;
     }
 
     say(`${program} listening on ${server.url}`, { event: 'listening', url: server.url });

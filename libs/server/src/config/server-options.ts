@@ -128,6 +128,13 @@ export const SERVER_OPTIONS = {
     min: 0,
     max: 3_600_000,
   }),
+  rootKeyFile: stringOption({
+    description:
+      'root keys sealing secrets at rest (base64, one a line, the first seals); the key itself may come from VANE_ROOT_KEY instead, never from the command line',
+    valueName: 'FILE',
+    default: undefined,
+    defaultText: 'VANE_ROOT_KEY, else FILE.root-key beside a state file (made on its first start)',
+  }),
   replicaId: stringOption({
     description: "this replica's name in the fleet and its metrics",
     valueName: 'NAME',

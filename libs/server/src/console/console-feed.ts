@@ -11,22 +11,21 @@ const MAX_PAGES = 50;
  * into one event per turn of the event loop.
  */
 export class ConsoleFeed {
-  private readonly pages = new Set<ServerResponse>();
+  /** Each open page and how to render its overview (undefined: its session ended). */
+  private readonly pages = new Map<ServerResponse, () => string | undefined>();
   private flush: NodeJS.Immediate | undefined;
   private pingTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  /**
-   * @param render the overview as one line of JSON
-   * @param pingIntervalMs interval of the `: ping` keep-alive, in ms
-   */
-  constructor(
-    private readonly render: () => string,
-    private readonly pingIntervalMs: number,
-  ) {}
+  /** @param pingIntervalMs interval of the `: ping` keep-alive, in ms */
+  constructor(private readonly pingIntervalMs: number) {}
 
-  /** Starts the event stream on `res` with the current overview. */
-  open(res: ServerResponse): void {
+  /**
+   * Starts the event stream on `res` with the current overview, as `render`
+   * makes it for this page's session (one line of JSON; undefined once the
+   * session has ended, which ends the stream).
+   */
+  open(res: ServerResponse, render: () => string | undefined): void {
     if (this.closed || this.pages.size >= MAX_PAGES) {
       res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
       res.end('too many open consoles');
@@ -37,13 +36,13 @@ export class ConsoleFeed {
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
     });
-    this.pages.add(res);
+    this.pages.set(res, render);
     res.once('close', () => {
       this.pages.delete(res);
       if (this.pages.size === 0) this.stopPings();
     });
     // A page whose server went away tries again after 1 s (browsers wait about 3 s by default).
-    res.write(`retry: 1000\nevent: overview\ndata: ${this.render()}\n\n`);
+    res.write(`retry: 1000\nevent: overview\ndata: ${render() ?? '{}'}\n\n`);
     this.pingTimer ??= setInterval(() => this.writeAll(': ping\n\n'), this.pingIntervalMs);
   }
 
@@ -52,7 +51,11 @@ export class ConsoleFeed {
     if (this.closed || this.pages.size === 0 || this.flush) return;
     this.flush = setImmediate(() => {
       this.flush = undefined;
-      this.writeAll(`event: overview\ndata: ${this.render()}\n\n`);
+      for (const [res, render] of this.pages) {
+        const overview = render();
+        if (overview === undefined) res.end();
+        else this.write(res, `event: overview\ndata: ${overview}\n\n`);
+      }
     });
   }
 
@@ -62,16 +65,18 @@ export class ConsoleFeed {
     if (this.flush) clearImmediate(this.flush);
     this.flush = undefined;
     this.stopPings();
-    for (const res of this.pages) res.end();
+    for (const res of this.pages.keys()) res.end();
     this.pages.clear();
   }
 
   private writeAll(frame: string): void {
-    for (const res of this.pages) {
-      // A console that stopped reading is dropped; its page reconnects and starts from a fresh overview.
-      if (res.writableLength > 1024 * 1024) res.destroy();
-      else res.write(frame);
-    }
+    for (const res of this.pages.keys()) this.write(res, frame);
+  }
+
+  private write(res: ServerResponse, frame: string): void {
+    // A console that stopped reading is dropped; its page reconnects and starts from a fresh overview.
+    if (res.writableLength > 1024 * 1024) res.destroy();
+    else res.write(frame);
   }
 
   private stopPings(): void {

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OWNER_PRINCIPAL, holds, seesService, tokenPrincipal, type AdminPrincipal } from '../access/admin-principal.js';
 import { guessAdminToken, tooManyGuesses, type AdminTokenContext } from '../http/admin-token.js';
 import { sendError } from '../http/http-io.js';
 import { AB_OPERATORS } from '../validation/index.js';
@@ -24,7 +26,7 @@ export interface ConsoleRouteContext extends ConsoleSource, AdminTokenContext {
  * Sends a request on to the admin API (`/admin/v1/...`) as the console, whose
  * session stands in for the admin token; its answer is the console's answer.
  */
-export type AdminForwarder = (adminSegments: string[]) => Promise<void>;
+export type AdminForwarder = (adminSegments: string[], principal: AdminPrincipal) => Promise<void>;
 
 /** Login forms are small; anything larger is not one. */
 const MAX_LOGIN_BODY_BYTES = 8 * 1024;
@@ -51,7 +53,12 @@ export async function handleConsoleRoute(
   setConsoleHeaders(res);
   const method = req.method ?? 'GET';
   const [, page, ...rest] = segments; // segments[0] is 'console'
-  const session = ctx.console.sessions.fromCookieHeader(req.headers.cookie);
+  let session = ctx.console.sessions.fromCookieHeader(req.headers.cookie);
+  // A session ends with the token it was opened with: revoked, it logs the console out.
+  if (session && principalOf(ctx, session) === undefined) {
+    ctx.console.sessions.logout(session);
+    session = undefined;
+  }
 
   if (page === 'api') return api(ctx, req, res, rest, session, forwardToAdmin);
   if (method !== 'GET' && !sameOrigin(ctx, req)) return sendText(res, 403, 'cross-origin requests are refused');
@@ -90,6 +97,7 @@ async function api(
 ): Promise<void> {
   const method = req.method ?? 'GET';
   if (!session) return sendJson(res, 401, { error: 'unauthorized', message: 'log in to the console first' });
+  const principal = principalOf(ctx, session)!;
   if (method !== 'GET') {
     if (!sameOrigin(ctx, req))
       return sendJson(res, 403, { error: 'forbidden', message: 'cross-origin requests are refused' });
@@ -103,24 +111,35 @@ async function api(
   const [first, slug, collection, key, sub, version, action, ...rest] = segments.map(decode);
 
   // The page never holds the admin token: the session, checked above, stands in for it.
-  if (first === 'admin' && slug === 'v1') return forwardToAdmin(segments);
+  if (first === 'admin' && slug === 'v1') return forwardToAdmin(segments, principal);
   if (method === 'GET' && segments.length === 1) {
     if (first === 'session') {
       return sendJson(res, 200, {
         csrf_token: session.csrfToken,
         expires_at: new Date(session.expiresAtMs).toISOString(),
+        // The page shows only what the token may do; the admin API checks again whatever the page sends.
+        actor: principal.name,
+        rights: [...principal.rights],
+        scoped: principal.scope !== undefined,
         // The A/B rule form offers the server's own list, so the page never has one of its own to drift.
         ab_operators: AB_OPERATORS,
       });
     }
-    if (first === 'overview') return sendJson(res, 200, consoleOverview(ctx));
-    if (first === 'events') return ctx.console.feed.open(res);
+    if (first === 'overview') return sendJson(res, 200, consoleOverview(ctx, principal));
+    if (first === 'events') {
+      // Each page sees what its token sees, and its feed ends with the token.
+      return ctx.console.feed.open(res, () => {
+        const current = principalOf(ctx, session);
+        return current === undefined ? undefined : JSON.stringify(consoleOverview(ctx, current));
+      });
+    }
   }
   if (first === 'services' && slug !== undefined) {
+    const visible = ctx.store.service(slug) !== undefined && seesService(principal, slug, ctx.store.service(slug)!);
+    if (!visible) return sendJson(res, 404, { error: 'not_found', message: `no service named "${slug}"` });
     if (method === 'GET' && segments.length === 2) {
-      const view = consoleServiceView(ctx, slug);
-      if (!view) return sendJson(res, 404, { error: 'not_found', message: `no service named "${slug}"` });
-      return sendJson(res, 200, view);
+      if (!holds(principal, 'read')) return forbidden(res, principal, 'read');
+      return sendJson(res, 200, consoleServiceView(ctx, slug)!);
     }
     const reveal =
       method === 'POST' &&
@@ -130,6 +149,7 @@ async function api(
       rest.length === 0 &&
       key !== undefined;
     if (reveal) {
+      if (!holds(principal, 'secrets:reveal')) return forbidden(res, principal, 'secrets:reveal');
       const number = /^[1-9]\d{0,8}$/.test(version ?? '') ? Number(version) : NaN;
       const value = Number.isNaN(number) ? undefined : revealSecretValue(ctx, slug, key, number);
       if (value === undefined) {
@@ -144,7 +164,8 @@ async function api(
 async function login(ctx: ConsoleRouteContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const form = await readForm(req, res);
   if (form === undefined) return;
-  const guess = guessAdminToken(ctx, req, form.get('token')?.trim() ?? '');
+  const given = form.get('token')?.trim() ?? '';
+  const guess = guessAdminToken(ctx, req, given);
   if (guess.outcome === 'throttled') {
     const refusal = tooManyGuesses(guess.retryAfterSeconds);
     // A browser posting the form reads the login page again; anything else gets the protocol's error body.
@@ -158,9 +179,25 @@ async function login(ctx: ConsoleRouteContext, req: IncomingMessage, res: Server
     );
   }
   if (guess.outcome === 'wrong') return sendLoginPage(ctx, res, 401, 'That is not the admin token. Try again.');
-  const session = ctx.console.sessions.login();
+  const session = ctx.console.sessions.login(
+    guess.principal === OWNER_PRINCIPAL
+      ? undefined
+      : { name: guess.principal.name, hash: createHash('sha256').update(given).digest('hex') },
+  );
   res.setHeader('set-cookie', ctx.console.sessions.cookieFor(session, ctx.proxy?.protocol(req) === 'https'));
   redirect(res, '/console/');
+}
+
+/** Who a session acts as; undefined when its token has been revoked (or replaced) since the login. */
+function principalOf(ctx: ConsoleRouteContext, session: ConsoleSession): AdminPrincipal | undefined {
+  if (session.token === undefined) return OWNER_PRINCIPAL;
+  const token = ctx.store.token(session.token.name);
+  if (!token || token.hash !== session.token.hash) return undefined;
+  return tokenPrincipal(session.token.name, token);
+}
+
+function forbidden(res: ServerResponse, principal: AdminPrincipal, right: string): void {
+  sendJson(res, 403, { error: 'forbidden', message: `the admin token "${principal.name}" lacks the right "${right}"` });
 }
 
 /**

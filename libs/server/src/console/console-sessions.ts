@@ -17,6 +17,8 @@ export interface ConsoleSession {
   readonly csrfToken: string;
   /** Epoch milliseconds. */
   readonly expiresAtMs: number;
+  /** Who logged in: the owner token (undefined), or a scoped token's name and hash (the session ends with the token). */
+  readonly token?: { readonly name: string; readonly hash: string };
 }
 
 /**
@@ -31,14 +33,15 @@ export class ConsoleSessions {
   /** `now` is wall-clock time on purpose: a test's manual clock moving flag schedules must not end logins. */
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** A new session, for someone who just gave the admin token (checked by the caller, throttled). */
-  login(): ConsoleSession {
+  /** A new session, for someone who just gave an admin token (checked by the caller, throttled): the owner's, or `token`. */
+  login(token?: { readonly name: string; readonly hash: string }): ConsoleSession {
     this.forgetExpired();
     while (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
     const session: ConsoleSession = {
       id: randomBytes(32).toString('base64url'),
       csrfToken: randomBytes(32).toString('base64url'),
       expiresAtMs: this.now() + CONSOLE_SESSION_TTL_MS,
+      ...(token === undefined ? {} : { token }),
     };
     this.sessions.set(session.id, session);
     return session;

@@ -1,3 +1,4 @@
+import { seesService, type AdminPrincipal } from '../access/admin-principal.js';
 import type { AbRule, ConfigValue, SecretType, TenantState } from '../domain/model.js';
 import type { Store } from '../domain/store.js';
 import type { StreamHub } from '../domain/stream-hub.js';
@@ -14,6 +15,8 @@ export interface ConsoleSource {
 /** One service in the console's list. */
 export interface ConsoleServiceSummary {
   slug: string;
+  /** The project it belongs to. */
+  project: string;
   kind: string;
   revision: number;
   /** `/v1/stream` connections open now for this service. */
@@ -55,11 +58,14 @@ export interface ConsoleServiceView extends ConsoleServiceSummary {
   secrets: Record<string, ConsoleSecret>;
 }
 
-/** The service list, the tenant and the stream counts. */
-export function consoleOverview(source: ConsoleSource): ConsoleOverview {
+/** The service list (of the services `principal` sees, all without one), the tenant and the stream counts. */
+export function consoleOverview(source: ConsoleSource, principal?: AdminPrincipal): ConsoleOverview {
   const { store, hub } = source;
   return {
-    services: store.slugs().map((slug) => summary(source, slug)),
+    services: store
+      .slugs()
+      .filter((slug) => principal === undefined || seesService(principal, slug, store.service(slug)!))
+      .map((slug) => summary(source, slug)),
     tenant: { ...store.tenant },
     billing_overdue: store.billingOverdue(),
     quarantined_until: store.quarantinedUntil() ?? null,
@@ -109,5 +115,11 @@ export function revealSecretValue(
 
 function summary(source: ConsoleSource, slug: string): ConsoleServiceSummary {
   const service = source.store.service(slug)!;
-  return { slug, kind: service.kind, revision: service.revision, open_streams: source.hub.streamsOf(slug) };
+  return {
+    slug,
+    project: service.project,
+    kind: service.kind,
+    revision: service.revision,
+    open_streams: source.hub.streamsOf(slug),
+  };
 }

@@ -46,6 +46,12 @@ export interface ChangeLog {
    * replica's own revision; 0 where no other replica can be ahead.
    */
   readonly aheadHoldMs: number;
+  /**
+   * Rewrites the whole stored state now (sealed with the newest keys), so
+   * nothing stored still needs a key replaced since; absent when nothing is
+   * stored.
+   */
+  checkpoint?(): Promise<void>;
 }
 
 /** {@link ChangeLog.commit} for a log whose writes run at once: run, then wait until durable. */

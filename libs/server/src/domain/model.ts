@@ -80,7 +80,7 @@ export interface SecretRecord {
   versions: SecretVersion[];
 }
 
-/** What an audit entry records. */
+/** What a secret's audit entry records (the per-service secret trail of PROTOCOL §10). */
 export type AuditAction = 'secret.set' | 'secret.delete' | 'secret.version.delete';
 
 /** One line of a service's secret audit trail. It never holds a value. */
@@ -91,8 +91,58 @@ export interface AuditEntry {
   key: string;
   /** The version created or deleted; null when all versions were deleted. */
   version: number | null;
-  /** `admin`, or the writing key redacted (`svs_…abcd`). */
+  /** `admin`, the admin token's name, the writing key redacted (`svs_…abcd`) or `workload:<trust>`. */
   actor: string;
+}
+
+/** Every kind of change the server's audit records. */
+export type ChangeAction =
+  | AuditAction
+  | 'service.put'
+  | 'project.put'
+  | 'key.create'
+  | 'key.revoke'
+  | 'trust.put'
+  | 'trust.delete'
+  | 'config.set'
+  | 'config.delete'
+  | 'flag.set'
+  | 'flag.delete'
+  | 'tenant.set'
+  | 'token.create'
+  | 'token.revoke'
+  | 'root_key.rotate'
+  | 'data_key.rotate';
+
+/**
+ * One entry of the server's audit (PROTOCOL §10): who changed what, when.
+ * Entries form a hash chain: `hash` covers every other member, `prev` is the
+ * hash of the entry before, so an entry edited, removed or moved is found.
+ */
+export interface AuditRecord {
+  /** 1 for the first entry, one more for each next one. */
+  seq: number;
+  /** RFC 3339 UTC with milliseconds. */
+  at: string;
+  /** The admin token's name (`admin` for the owner token), the key redacted, or `workload:<trust>`. */
+  actor: string;
+  action: ChangeAction;
+  /** The service changed; null for the tenant, projects and tokens. */
+  service: string | null;
+  /** The config, flag or secret key, key hint, trust, project or token name; null when none. */
+  key: string | null;
+  /** The service's revision after the change; null when the change made none. */
+  revision: number | null;
+  /** The secret version created or deleted (secrets only). */
+  version?: number | null;
+  /** The value before (configs and flags only; absent when there was none). */
+  old?: JsonValue;
+  /** The value after (configs and flags only; absent after a delete). */
+  new?: JsonValue;
+  /** The hash of the entry before, or 64 zeros for the first. */
+  prev: string;
+  /** SHA-256 (hex) of this entry's other members and `prev`. */
+  hash: string;
 }
 
 /** Billing, add-on, quarantine and rate-limit settings of the (single) tenant. */
@@ -151,14 +201,86 @@ export interface AwsTrust {
 /** A workload-identity trust of one service. */
 export type TrustDefinition = JwtTrust | AwsTrust;
 
+/**
+ * An API key as the server keeps it: its hash, never the key itself, so no
+ * state file, journal or backup holds a usable key.
+ */
+export interface ApiKeyRecord {
+  /** SHA-256 of the key, 64 hex digits. */
+  hash: string;
+  /** The key redacted (`svs_…abcd`), to tell keys apart. */
+  hint: string;
+  type: 'secret' | 'public';
+  /**
+   * The key itself, only when this process read it from the seed or
+   * created it (so `server.secretKey()` works in tests): memory only, never
+   * persisted.
+   */
+  plaintext?: string;
+}
+
+/**
+ * A service's data key, wrapped (AES-256-GCM) by a root key: the key that
+ * seals the service's secret values at rest.
+ */
+export interface DataKeyRecord {
+  /** `dk1`, `dk2`, …: the newest seals, older ones still open what they sealed. */
+  id: string;
+  /** The id of the root key that wraps it. */
+  root_key: string;
+  /** base64url of IV, tag and ciphertext. */
+  wrapped: string;
+  /** RFC 3339 UTC. */
+  created_at: string;
+}
+
+/** The project a service belongs to unless it names another. */
+export const DEFAULT_PROJECT = 'default';
+
+/** A project: a group of services, the unit admin tokens are scoped to. */
+export interface ProjectRecord {
+  /** RFC 3339 UTC; null for the default project, which always exists. */
+  created_at: string | null;
+}
+
+/** What an admin token may do (PROTOCOL §10). */
+export type AdminRight = 'read' | 'write' | 'secrets:reveal' | 'secrets:write' | 'keys' | 'admin';
+
+/** Every right, in their documented order. */
+export const ADMIN_RIGHTS: readonly AdminRight[] = [
+  'read',
+  'write',
+  'secrets:reveal',
+  'secrets:write',
+  'keys',
+  'admin',
+];
+
+/** Which services a token sees: all projects (`["*"]`), some projects, or some services. */
+export type TokenScope = { projects: string[] } | { services: string[] };
+
+/** A scoped admin token as the server keeps it: its hash, never the token. */
+export interface AdminTokenRecord {
+  /** SHA-256 of the token, 64 hex digits. */
+  hash: string;
+  scope: TokenScope;
+  rights: AdminRight[];
+  /** RFC 3339 UTC. */
+  created_at: string;
+  /** RFC 3339 UTC, updated at most once a minute; null until first used. */
+  last_used_at: string | null;
+}
+
 /** One service: its keys and its values. */
 export interface ServiceData {
+  /** The project it belongs to. */
+  project: string;
   /** `frontend` means no secrets are served to anyone. */
   kind: string;
   /** Keys that authenticate (`svs_…` secret, `svp_…` public). */
-  keys: string[];
+  keys: ApiKeyRecord[];
   /** Keys that answer 401. */
-  revoked_keys: string[];
+  revoked_keys: ApiKeyRecord[];
   configs: Map<string, ConfigValue>;
   flags: Map<string, FlagDefinition>;
   secrets: Map<string, SecretRecord>;
@@ -166,15 +288,22 @@ export interface ServiceData {
   next_versions: Map<string, number>;
   /** Grows by one with every observable change. */
   revision: number;
-  audit: AuditEntry[];
   /** Workload-identity trusts by name; each maps a platform identity to this service and a key type. */
   trusts: Map<string, TrustDefinition>;
+  /** Wrapped data keys sealing this service's secrets at rest, oldest first; empty until one is needed. */
+  data_keys: DataKeyRecord[];
 }
 
 /** Everything the local server holds. */
 export interface ServerData {
   tenant: TenantState;
   services: Map<string, ServiceData>;
+  /** Every change, oldest first, hash-chained. */
+  audit: AuditRecord[];
+  /** Projects by name; `default` is always there. */
+  projects: Map<string, ProjectRecord>;
+  /** Scoped admin tokens by name. */
+  tokens: Map<string, AdminTokenRecord>;
 }
 
 /** Tenant defaults for anything a seed leaves out. */

@@ -1,11 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { jsonEqual } from '@vane/common';
+import { apiKeyRecord, hashApiKey, storedApiKey } from '../sealing/api-key-hash.js';
 import type { Clock, TimerHandle } from './clock.js';
+import { chainAuditEntry, type AuditFields } from '../audit/audit-chain.js';
+import { DEFAULT_PROJECT } from './model.js';
 import type {
-  AuditAction,
-  AuditEntry,
+  AuditRecord,
   ConfigValue,
+  AdminRight,
+  AdminTokenRecord,
   FlagDefinition,
+  JsonValue,
+  ProjectRecord,
+  TokenScope,
   SecretRecord,
   SecretType,
   ServerData,
@@ -15,6 +22,7 @@ import type {
 } from './model.js';
 import { applyStateChange, emptyService, type StateChange } from '../persistence/state-change.js';
 import { NotFoundError } from './not-found-error.js';
+import { ConflictError } from './conflict-error.js';
 
 /** Which of a service's values one revision touched. */
 export interface ChangeSet {
@@ -35,9 +43,10 @@ export interface StoreChange {
   readonly committedAtMs: number;
 }
 
-/** Who a static key belongs to. */
+/** Who a static key (or a session standing in for one) belongs to. */
 export interface KeyIdentity {
   readonly slug: string;
+  /** What streams and rate limits know the caller by: a static key's hash, or `session:<trust>:<subject>`. */
   readonly key: string;
   readonly type: 'secret' | 'public';
   revoked: boolean;
@@ -55,7 +64,7 @@ export interface SecretWriteResult {
 export interface StoreListeners {
   /** A service got a new revision. */
   change?(change: StoreChange): void;
-  /** Anything at all changed (keys, tenant, audit included), before `change` is called: time to persist. */
+  /** Anything at all changed (keys, tenant, audit included), before `change` is called: time to persist. Every change made by someone carries its audit entry. */
   mutation?(change: StateChange): void;
   /** A key was revoked. */
   keyRevoked?(identity: KeyIdentity): void;
@@ -74,6 +83,9 @@ export interface StoreListeners {
 /** What {@link Store.saveServices} kept, for {@link Store.restoreServices}. */
 export interface SavedServices {
   readonly tenant: TenantState;
+  readonly auditLength: number;
+  readonly projects: ServerData['projects'];
+  readonly tokens: ServerData['tokens'];
   readonly services: ReadonlyMap<string, { service: ServiceData; published: Map<string, boolean> } | undefined>;
 }
 
@@ -88,6 +100,9 @@ export interface StoreOptions {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/** How often a token's `last_used_at` is recorded at most, in ms. */
+const TOKEN_USE_RESOLUTION_MS = 60_000;
 
 /** `is_active` exactly as PROTOCOL §5 defines it. */
 export function computeIsActive(flag: FlagDefinition, nowMs: number): boolean {
@@ -141,19 +156,19 @@ export class Store {
    * is computed at `committedAtMs`, as the writer computed it.
    */
   applyCommitted(change: StateChange, changes: ChangeSet | null, committedAtMs: number): void {
-    const slug = change.type === 'tenant' ? undefined : change.slug;
+    const slug = 'slug' in change && typeof change.slug === 'string' ? change.slug : undefined;
     const before = slug === undefined ? undefined : this.data.services.get(slug);
     applyStateChange(this.data, change);
     this.listeners.mutation?.(change);
-    if (change.type === 'tenant') {
-      this.listeners.tenantChanged?.(this.data.tenant);
+    if (slug === undefined || !('slug' in change)) {
+      if (change.type === 'tenant') this.listeners.tenantChanged?.(this.data.tenant);
       return;
     }
     const service = this.data.services.get(change.slug)!;
     if (before === undefined) this.published.set(change.slug, new Map());
     if (change.type === 'key') {
       this.indexKeys(change.slug, service);
-      const identity = this.keyIndex.get(change.key);
+      const identity = this.keyIndex.get(typeof change.key === 'string' ? change.key : change.key.hash);
       if (change.revoked && identity) this.listeners.keyRevoked?.(identity);
       return;
     }
@@ -161,7 +176,7 @@ export class Store {
       this.listeners.trustChanged?.(change.slug, change.name);
       return;
     }
-    if (changes === null) return;
+    if (changes === null || !('revision' in change)) return;
     const published = this.published.get(change.slug)!;
     for (const key of changes.flags) {
       const flag = service.flags.get(key);
@@ -193,12 +208,21 @@ export class Store {
         service && { service: structuredClone(service), published: new Map(this.published.get(slug)) },
       );
     }
-    return { tenant: { ...this.data.tenant }, services };
+    return {
+      tenant: { ...this.data.tenant },
+      auditLength: this.data.audit.length,
+      projects: structuredClone(this.data.projects),
+      tokens: structuredClone(this.data.tokens),
+      services,
+    };
   }
 
   /** Puts back what {@link saveServices} kept; services created since, among those named, are removed. */
   restoreServices(saved: SavedServices): void {
     Object.assign(this.data.tenant, saved.tenant);
+    this.data.audit.length = saved.auditLength;
+    this.data.projects = structuredClone(saved.projects);
+    this.data.tokens = structuredClone(saved.tokens);
     for (const [slug, kept] of saved.services) {
       for (const [key, identity] of this.keyIndex) if (identity.slug === slug) this.keyIndex.delete(key);
       if (kept === undefined) {
@@ -257,7 +281,7 @@ export class Store {
 
   /** Who a key is, if it authenticates for `slug`; undefined for unknown, revoked or another service's keys. */
   authenticate(slug: string, key: string): KeyIdentity | undefined {
-    const identity = this.keyIndex.get(key);
+    const identity = this.keyIndex.get(hashApiKey(key));
     if (!identity || identity.revoked || identity.slug !== slug) return undefined;
     return identity;
   }
@@ -267,47 +291,134 @@ export class Store {
     return this.published.get(slug)?.get(flagKey) ?? false;
   }
 
-  /** Creates a service (kind `backend` unless given), or changes its kind; no kind given keeps the current one. */
-  putService(slug: string, kindGiven: string | undefined): number {
+  /**
+   * Creates a service (kind `backend` unless given, in the default project
+   * unless given), or changes its kind or project; what is not given stays.
+   *
+   * @throws NotFoundError for a project that does not exist.
+   */
+  putService(slug: string, kindGiven: string | undefined, actor: string, projectGiven?: string): number {
     const existing = this.data.services.get(slug);
     const kind = kindGiven ?? existing?.kind ?? 'backend';
+    const project = projectGiven ?? existing?.project ?? DEFAULT_PROJECT;
+    if (!this.data.projects.has(project)) throw new NotFoundError(`no project named "${project}"`);
     if (!existing) {
-      const service: ServiceData = emptyService(kind);
+      const service: ServiceData = emptyService(kind, project);
       this.data.services.set(slug, service);
       this.published.set(slug, new Map());
-      this.listeners.mutation?.({ type: 'service', slug, kind, revision: service.revision });
+      const audit = this.audit({ actor, action: 'service.put', service: slug, key: null, revision: service.revision });
+      this.listeners.mutation?.({ type: 'service', slug, kind, project, revision: service.revision, audit });
       return service.revision;
     }
-    if (existing.kind === kind) return existing.revision;
+    if (existing.kind === kind && existing.project === project) return existing.revision;
+    if (existing.kind === kind) {
+      // A move between projects changes who may see the service, not what its clients get.
+      existing.project = project;
+      const audit = this.audit({ actor, action: 'service.put', service: slug, key: null, revision: null });
+      this.listeners.mutation?.({ type: 'service', slug, kind, project, revision: existing.revision, audit });
+      return existing.revision;
+    }
     existing.kind = kind;
+    existing.project = project;
     // Secrets appear or disappear for secret keys when a service becomes, or stops being, frontend.
     return this.commit(
       slug,
       { service: true, configs: EMPTY, flags: EMPTY, secrets: new Set(existing.secrets.keys()) },
-      (revision) => ({ type: 'service', slug, kind, revision }),
+      (revision) => ({
+        type: 'service',
+        slug,
+        kind,
+        project,
+        revision,
+        audit: this.audit({ actor, action: 'service.put', service: slug, key: null, revision }),
+      }),
     );
   }
 
+  /** Creates a project (a name already taken changes nothing); returns whether it was created. */
+  putProject(name: string, actor: string): boolean {
+    if (this.data.projects.has(name)) return false;
+    const project: ProjectRecord = { created_at: this.isoNow() };
+    this.data.projects.set(name, project);
+    const audit = this.audit({ actor, action: 'project.put', service: null, key: name, revision: null });
+    this.listeners.mutation?.({ type: 'project', name, project, audit });
+    return true;
+  }
+
+  /** The scoped admin token of this name, if any. */
+  token(name: string): Readonly<AdminTokenRecord> | undefined {
+    return this.data.tokens.get(name);
+  }
+
+  /** The name of the admin token whose hash this is, if any. */
+  tokenNameByHash(hash: string): string | undefined {
+    for (const [name, token] of this.data.tokens) if (token.hash === hash) return name;
+    return undefined;
+  }
+
+  /**
+   * Records a new scoped admin token (its hash: the token is shown once, by the caller).
+   *
+   * @throws ConflictError when the name is taken.
+   */
+  createToken(name: string, hash: string, scope: TokenScope, rights: AdminRight[], actor: string): AdminTokenRecord {
+    if (this.data.tokens.has(name)) throw new ConflictError(`an admin token named "${name}" exists: revoke it first`);
+    const token: AdminTokenRecord = { hash, scope, rights, created_at: this.isoNow(), last_used_at: null };
+    this.data.tokens.set(name, token);
+    const audit = this.audit({ actor, action: 'token.create', service: null, key: name, revision: null });
+    this.listeners.mutation?.({ type: 'token', name, token, audit });
+    return token;
+  }
+
+  /** Revokes a scoped admin token at once. @throws NotFoundError for an unknown name. */
+  revokeToken(name: string, actor: string): void {
+    if (!this.data.tokens.delete(name)) throw new NotFoundError(`no admin token named "${name}"`);
+    const audit = this.audit({ actor, action: 'token.revoke', service: null, key: name, revision: null });
+    this.listeners.mutation?.({ type: 'token', name, token: null, audit });
+  }
+
+  /**
+   * Notes that a token was used now: recorded at most once a minute per
+   * token, so reading with a token does not make every read a write.
+   */
+  touchToken(name: string): void {
+    const token = this.data.tokens.get(name);
+    if (!token) return;
+    const now = this.clock.now();
+    if (token.last_used_at !== null && now - Date.parse(token.last_used_at) < TOKEN_USE_RESOLUTION_MS) return;
+    token.last_used_at = this.isoNow();
+    this.listeners.mutation?.({ type: 'token.used', name, last_used_at: token.last_used_at });
+  }
+
   /** Issues a new key of the given type for a service. */
-  createKey(slug: string, type: 'secret' | 'public'): string {
+  createKey(slug: string, type: 'secret' | 'public', actor: string): string {
     const service = this.requireService(slug);
     const key = `${type === 'secret' ? 'svs' : 'svp'}_${slug.replace(/-/g, '_')}_${randomBytes(18).toString('base64url')}`;
-    service.keys.push(key);
-    this.keyIndex.set(key, { slug, key, type, revoked: false });
-    this.listeners.mutation?.({ type: 'key', slug, key, revoked: false });
+    const record = apiKeyRecord(key);
+    service.keys.push(record);
+    this.keyIndex.set(record.hash, { slug, key: record.hash, type, revoked: false });
+    const audit = this.audit({ actor, action: 'key.create', service: slug, key: record.hint, revision: null });
+    this.listeners.mutation?.({ type: 'key', slug, key: storedApiKey(record), revoked: false, audit });
     return key;
   }
 
-  /** Revokes a key of a service; it answers 401 from now on and its open streams end. */
-  revokeKey(slug: string, key: string): number {
+  /**
+   * Revokes a key of a service, named by the key itself or by its hash (64
+   * hex digits, for keys this process never saw); it answers 401 from now on
+   * and its open streams end.
+   */
+  revokeKey(slug: string, key: string, actor: string): number {
     const service = this.requireService(slug);
-    const identity = this.keyIndex.get(key);
+    const hash = /^[0-9a-f]{64}$/.test(key) && this.keyIndex.has(key) ? key : hashApiKey(key);
+    const identity = this.keyIndex.get(hash);
     if (!identity || identity.slug !== slug) throw new NotFoundError(`service "${slug}" has no such key`);
     if (!identity.revoked) {
       identity.revoked = true;
-      service.keys = service.keys.filter((k) => k !== key);
-      service.revoked_keys.push(key);
-      this.listeners.mutation?.({ type: 'key', slug, key, revoked: true });
+      const record = service.keys.find((k) => k.hash === hash)!;
+      service.keys = service.keys.filter((k) => k.hash !== hash);
+      service.revoked_keys.push(record);
+      const audit = this.audit({ actor, action: 'key.revoke', service: slug, key: record.hint, revision: null });
+      this.listeners.mutation?.({ type: 'key', slug, key: storedApiKey(record), revoked: true, audit });
       this.listeners.keyRevoked?.(identity);
     }
     return service.revision;
@@ -322,27 +433,30 @@ export class Store {
    * Creates or replaces a workload-identity trust. Replacing one ends the
    * sessions it issued (their key type or subjects may no longer hold).
    */
-  putTrust(slug: string, name: string, trust: TrustDefinition): TrustDefinition {
+  putTrust(slug: string, name: string, trust: TrustDefinition, actor: string): TrustDefinition {
     const service = this.requireService(slug);
     const replaced = service.trusts.has(name);
     service.trusts.set(name, trust);
-    this.listeners.mutation?.({ type: 'trust', slug, name, trust });
+    const audit = this.audit({ actor, action: 'trust.put', service: slug, key: name, revision: null });
+    this.listeners.mutation?.({ type: 'trust', slug, name, trust, audit });
     if (replaced) this.listeners.trustChanged?.(slug, name);
     return trust;
   }
 
   /** Deletes a trust; the sessions it issued answer 401 from now on. */
-  deleteTrust(slug: string, name: string): void {
+  deleteTrust(slug: string, name: string, actor: string): void {
     const service = this.requireService(slug);
     if (!service.trusts.delete(name)) throw new NotFoundError(`service "${slug}" has no trust "${name}"`);
-    this.listeners.mutation?.({ type: 'trust', slug, name, trust: null });
+    const audit = this.audit({ actor, action: 'trust.delete', service: slug, key: name, revision: null });
+    this.listeners.mutation?.({ type: 'trust', slug, name, trust: null, audit });
     this.listeners.trustChanged?.(slug, name);
   }
 
   /** Sets a config value. */
-  setConfig(slug: string, key: string, value: ConfigValue): number {
+  setConfig(slug: string, key: string, value: ConfigValue, actor: string): number {
     const service = this.requireService(slug);
-    if (service.configs.has(key) && jsonEqual(service.configs.get(key), value)) return service.revision;
+    const old = service.configs.get(key);
+    if (service.configs.has(key) && jsonEqual(old, value)) return service.revision;
     service.configs.set(key, value);
     return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY }, (revision) => ({
       type: 'config',
@@ -350,44 +464,78 @@ export class Store {
       revision,
       key,
       value,
+      audit: this.audit({
+        actor,
+        action: 'config.set',
+        service: slug,
+        key,
+        revision,
+        ...(old === undefined ? {} : { old }),
+        new: value,
+      }),
     }));
   }
 
   /** Deletes a config value. */
-  deleteConfig(slug: string, key: string): number {
+  deleteConfig(slug: string, key: string, actor: string): number {
     const service = this.requireService(slug);
+    const old = service.configs.get(key);
     if (!service.configs.delete(key)) throw new NotFoundError(`service "${slug}" has no config "${key}"`);
     return this.commit(slug, { service: false, configs: new Set([key]), flags: EMPTY, secrets: EMPTY }, (revision) => ({
       type: 'config.delete',
       slug,
       revision,
       key,
+      audit: this.audit({ actor, action: 'config.delete', service: slug, key, revision, old: old! }),
     }));
   }
 
   /** Creates or replaces a flag; its `is_active` and schedule are recomputed. */
-  setFlag(slug: string, key: string, flag: FlagDefinition): number {
+  setFlag(slug: string, key: string, flag: FlagDefinition, actor: string): number {
     const service = this.requireService(slug);
-    if (service.flags.has(key) && jsonEqual(service.flags.get(key), flag)) return service.revision;
+    const old = service.flags.get(key);
+    if (old !== undefined && jsonEqual(old, flag)) return service.revision;
     service.flags.set(key, flag);
     this.published.get(slug)!.set(key, computeIsActive(flag, this.clock.now()));
-    return this.commitFlag(slug, key, flag);
+    return this.commitFlag(slug, key, old, flag, actor);
   }
 
   /** Deletes a flag. */
-  deleteFlag(slug: string, key: string): number {
+  deleteFlag(slug: string, key: string, actor: string): number {
     const service = this.requireService(slug);
+    const old = service.flags.get(key);
     if (!service.flags.delete(key)) throw new NotFoundError(`service "${slug}" has no flag "${key}"`);
     this.published.get(slug)!.delete(key);
-    return this.commitFlag(slug, key, null);
+    return this.commitFlag(slug, key, old, null, actor);
   }
 
   /** Commits a flag set (or deleted: `null`), then re-arms the schedule timer for the next boundary. */
-  private commitFlag(slug: string, key: string, flag: FlagDefinition | null): number {
+  private commitFlag(
+    slug: string,
+    key: string,
+    old: FlagDefinition | undefined,
+    flag: FlagDefinition | null,
+    actor: string,
+  ): number {
     const revision = this.commit(
       slug,
       { service: false, configs: EMPTY, flags: new Set([key]), secrets: EMPTY },
-      (r) => ({ type: 'flag', slug, revision: r, key, flag }),
+      (r) => ({
+        type: 'flag',
+        slug,
+        revision: r,
+        key,
+        flag,
+        audit: this.audit({
+          actor,
+          action: flag === null ? 'flag.delete' : 'flag.set',
+          service: slug,
+          key,
+          revision: r,
+          ...(old === undefined ? {} : { old: flagJson(old) }),
+          ...(flag === null ? {} : { new: flagJson(flag) }),
+        }),
+      }),
     );
     this.scheduleNextBoundary(slug);
     return revision;
@@ -407,7 +555,6 @@ export class Store {
       service.secrets.set(key, { type, versions: [entry] });
     }
     service.next_versions.set(key, version + 1);
-    const audited = this.audit(service, 'secret.set', key, version, actor);
     const revision = this.commit(
       slug,
       { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) },
@@ -419,7 +566,7 @@ export class Store {
         secret_type: type,
         version: entry,
         next_version: version + 1,
-        ...audited,
+        audit: this.audit({ actor, action: 'secret.set', service: slug, key, revision: r, version }),
       }),
     );
     return { revision, key, type, version };
@@ -429,13 +576,12 @@ export class Store {
   deleteSecret(slug: string, key: string, actor: string): number {
     const service = this.requireService(slug);
     if (!service.secrets.delete(key)) throw new NotFoundError(`service "${slug}" has no secret "${key}"`);
-    const audited = this.audit(service, 'secret.delete', key, null, actor);
     return this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) }, (revision) => ({
       type: 'secret.delete',
       slug,
       revision,
       key,
-      ...audited,
+      audit: this.audit({ actor, action: 'secret.delete', service: slug, key, revision, version: null }),
     }));
   }
 
@@ -448,14 +594,13 @@ export class Store {
     if (index === -1) throw new NotFoundError(`secret "${key}" has no version ${version}`);
     record.versions.splice(index, 1);
     if (record.versions.length === 0) service.secrets.delete(key);
-    const audited = this.audit(service, 'secret.version.delete', key, version, actor);
     return this.commit(slug, { service: false, configs: EMPTY, flags: EMPTY, secrets: new Set([key]) }, (revision) => ({
       type: 'secret.version.delete',
       slug,
       revision,
       key,
       version,
-      ...audited,
+      audit: this.audit({ actor, action: 'secret.version.delete', service: slug, key, revision, version }),
     }));
   }
 
@@ -464,10 +609,20 @@ export class Store {
    * changes every A/B answer (PROTOCOL §7), so each service with flags moves
    * to a new revision whose patch carries every flag's record.
    */
-  setTenant(patch: Partial<TenantState>): Readonly<TenantState> {
+  setTenant(patch: Partial<TenantState>, actor: string): Readonly<TenantState> {
     const addonTurned = patch.ab_addon !== undefined && patch.ab_addon !== this.data.tenant.ab_addon;
+    const old = { ...this.data.tenant };
     Object.assign(this.data.tenant, patch);
-    this.listeners.mutation?.({ type: 'tenant', tenant: { ...this.data.tenant } });
+    const audit = this.audit({
+      actor,
+      action: 'tenant.set',
+      service: null,
+      key: null,
+      revision: null,
+      old: { ...old },
+      new: { ...this.data.tenant },
+    });
+    this.listeners.mutation?.({ type: 'tenant', tenant: { ...this.data.tenant }, audit });
     this.listeners.tenantChanged?.(this.data.tenant);
     if (addonTurned) {
       for (const [slug, service] of this.data.services) {
@@ -481,6 +636,17 @@ export class Store {
       }
     }
     return this.data.tenant;
+  }
+
+  /**
+   * Records a change made beside the store's data (a sealing key, applied
+   * by the codec), with its audit entry, so it is persisted and audited as
+   * any other.
+   */
+  recordChange(change: StateChange, fields: Omit<AuditFields, 'at'>): AuditRecord {
+    const audit = this.audit(fields);
+    this.listeners.mutation?.({ ...change, audit });
+    return audit;
   }
 
   /** Whether the tenant's invoices are overdue by more than 14 days. */
@@ -520,21 +686,17 @@ export class Store {
     return service.revision;
   }
 
-  private audit(
-    service: ServiceData,
-    action: AuditAction,
-    key: string,
-    version: number | null,
-    actor: string,
-  ): { audit: AuditEntry; audit_index: number } {
-    const entry: AuditEntry = { at: this.isoNow(), action, key, version, actor };
-    service.audit.push(entry);
-    return { audit: entry, audit_index: service.audit.length - 1 };
+  /** Chains the audit entry of a change being made; the caller puts it in the change's record. */
+  private audit(fields: Omit<AuditFields, 'at'>): AuditRecord {
+    const entry = chainAuditEntry(this.data.audit[this.data.audit.length - 1], { at: this.isoNow(), ...fields });
+    this.data.audit.push(entry);
+    return entry;
   }
 
   private indexKeys(slug: string, service: ServiceData): void {
-    for (const key of service.keys) this.keyIndex.set(key, { slug, key, type: keyType(key), revoked: false });
-    for (const key of service.revoked_keys) this.keyIndex.set(key, { slug, key, type: keyType(key), revoked: true });
+    for (const { hash, type } of service.keys) this.keyIndex.set(hash, { slug, key: hash, type, revoked: false });
+    for (const { hash, type } of service.revoked_keys)
+      this.keyIndex.set(hash, { slug, key: hash, type, revoked: true });
   }
 
   private computeActive(service: ServiceData, at?: number): Map<string, boolean> {
@@ -599,6 +761,13 @@ export class Store {
   }
 }
 
-function keyType(key: string): 'secret' | 'public' {
-  return key.startsWith('svs_') ? 'secret' : 'public';
+/** A flag as the audit records it: its JSON form, `ab` only when it has one. */
+function flagJson(flag: FlagDefinition): JsonValue {
+  const json: { [key: string]: JsonValue } = {
+    is_enabled: flag.is_enabled,
+    starts_at: flag.starts_at,
+    ends_at: flag.ends_at,
+  };
+  if (flag.ab !== undefined) json['ab'] = JSON.parse(JSON.stringify(flag.ab)) as JsonValue;
+  return json;
 }

@@ -4,35 +4,49 @@ import type { Clock } from '../domain/clock.js';
 import type { FailedAttemptThrottle } from '../domain/failed-attempt-throttle.js';
 import { HttpError } from './http-error.js';
 import type { ProxyTrust } from '../ops/proxy-trust.js';
+import { OWNER_PRINCIPAL, tokenPrincipal, type AdminPrincipal } from '../access/admin-principal.js';
+import type { Store } from '../domain/store.js';
 
-/** What the admin-token checks need: the token, the throttle of wrong guesses (none when turned off) and the time. */
+/** How a scoped admin token starts (`vat_…`). */
+export const SCOPED_TOKEN_PREFIX = 'vat_';
+
+/** What the admin-token checks need: the owner token, the scoped tokens (the store), the throttle of wrong guesses (none when turned off) and the time. */
 export interface AdminTokenContext {
   readonly adminToken: string;
   /** Who the client is behind a trusted proxy (`--trust-proxy`); the peer's address without it. */
   readonly proxy?: ProxyTrust;
+  readonly store: Store;
   readonly authThrottle: FailedAttemptThrottle | undefined;
   readonly clock: Clock;
 }
 
 /** The outcome of one guess of the admin token. */
 export type AdminTokenGuess =
-  | { readonly outcome: 'right' }
+  /** The owner token or a scoped token: who it is. */
+  | { readonly outcome: 'right'; readonly principal: AdminPrincipal }
   | { readonly outcome: 'wrong' }
   /** Not checked: the address made too many wrong guesses and must wait this long. */
   | { readonly outcome: 'throttled'; readonly retryAfterSeconds: number };
 
 /**
- * Checks a guess of the admin token (the admin API's bearer token, the
- * console's login form), throttled per client address: a guess from an
- * address that must wait is not compared at all, and a wrong one is
- * counted. The comparison takes the same time whatever the guess.
+ * Checks a guess of an admin token (the admin API's bearer token, the
+ * console's login form): the owner token, or a scoped token by its hash
+ * (whose use is noted, coarsely). Throttled per client address: a guess
+ * from an address that must wait is not compared at all, and a wrong one is
+ * counted. The owner comparison takes the same time whatever the guess.
  */
 export function guessAdminToken(ctx: AdminTokenContext, req: IncomingMessage, guess: string): AdminTokenGuess {
   const address = ctx.proxy?.clientAddress(req) ?? req.socket.remoteAddress ?? 'unknown';
   const now = ctx.clock.now();
   const decision = ctx.authThrottle?.check(address, now) ?? { allowed: true };
   if (!decision.allowed) return { outcome: 'throttled', retryAfterSeconds: decision.retryAfterSeconds };
-  if (timingSafeEqual(digest(guess), digest(ctx.adminToken))) return { outcome: 'right' };
+  const hash = digest(guess);
+  if (timingSafeEqual(hash, digest(ctx.adminToken))) return { outcome: 'right', principal: OWNER_PRINCIPAL };
+  const name = guess.startsWith(SCOPED_TOKEN_PREFIX) ? ctx.store.tokenNameByHash(hash.toString('hex')) : undefined;
+  if (name !== undefined) {
+    ctx.store.touchToken(name);
+    return { outcome: 'right', principal: tokenPrincipal(name, ctx.store.token(name)!) };
+  }
   ctx.authThrottle?.fail(address, now);
   return { outcome: 'wrong' };
 }

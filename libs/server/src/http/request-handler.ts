@@ -2,6 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleConsoleRoute } from '../console/console-routes.js';
 import type { LocalServerLogger } from '../logger.js';
 import { NotFoundError } from '../domain/not-found-error.js';
+import { ForbiddenError } from '../domain/forbidden-error.js';
+import { ConflictError } from '../domain/conflict-error.js';
+import { RootKeyError } from '../sealing/root-key-error.js';
+import { SealedDataError } from '../sealing/sealed-data-error.js';
 import { ValidationError } from '../validation/index.js';
 import { handleAdminRoute } from './admin-routes.js';
 import { HttpError } from './http-error.js';
@@ -78,8 +82,8 @@ async function route(
   }
   if (segments[0] === 'admin' && segments[1] === 'v1') return handleAdminRoute(ctx, req, res, segments);
   if (segments[0] === 'console') {
-    return handleConsoleRoute(ctx, req, res, segments, (adminSegments) =>
-      handleAdminRoute(ctx, req, res, adminSegments, { viaConsole: true }),
+    return handleConsoleRoute(ctx, req, res, segments, (adminSegments, principal) =>
+      handleAdminRoute(ctx, req, res, adminSegments, { principal }),
     );
   }
   throw HttpError.notFound(`no route ${req.method ?? 'GET'} ${path}: every route lives under /v1/`);
@@ -137,6 +141,12 @@ function answerError(
   else if (error instanceof ValidationError) answer = HttpError.invalid(error.message, error);
   else if (error instanceof NotFoundError)
     answer = new HttpError(404, 'not_found', error.message, {}, {}, { cause: error });
+  else if (error instanceof ForbiddenError)
+    answer = new HttpError(403, 'forbidden', error.message, {}, {}, { cause: error });
+  else if (error instanceof ConflictError)
+    answer = new HttpError(409, 'conflict', error.message, {}, {}, { cause: error });
+  else if (error instanceof RootKeyError || error instanceof SealedDataError)
+    answer = HttpError.invalid(error.message, error);
   else if (error instanceof StoreUnavailableError) {
     logger.error(`store unavailable: ${error.message}`);
     answer = new HttpError(

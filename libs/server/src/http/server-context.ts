@@ -1,4 +1,5 @@
 import type { AdminApi } from '../admin-api.js';
+import type { SealingControl } from '../sealing/sealing-control.js';
 import type { ChangeLog } from '../domain/change-log.js';
 import type { Clock } from '../domain/clock.js';
 import type { ConsoleRuntime } from '../console/console-routes.js';
@@ -20,6 +21,8 @@ export interface ServerContext {
   readonly store: Store;
   /** Changes on untrusted input: the admin routes and secret writes go through it. */
   readonly admin: AdminApi;
+  /** Root- and data-key rotation. */
+  readonly sealing: SealingControl;
   readonly renderer: SnapshotRenderer;
   readonly hub: StreamHub;
   /** Every answer waits for it, so nothing not yet durable leaves the server. */

@@ -73,7 +73,7 @@ async function authorize(ctx: ServerContext, req: IncomingMessage): Promise<Call
       throw HttpError.unauthorized(
         `the API key is not valid for service "${slug}" (unknown, revoked, or another service's key)`,
       );
-    caller = { slug, identity, actor: redactKey(identity.key) };
+    caller = { slug, identity, actor: redactKey(key) };
   } else if (bearer !== undefined) {
     // A common first mistake: the API key sent the way most APIs take one. Say so (never echoing the key).
     if (/^sv[sp]_/.test(bearer))

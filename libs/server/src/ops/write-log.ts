@@ -15,11 +15,12 @@ export function describeWrite(
   const slug = 'slug' in change ? change.slug : undefined;
   const revision = 'revision' in change ? change.revision : undefined;
   let item: string | undefined;
-  if (change.type === 'key') item = redactKey(change.key);
+  if (change.type === 'key') item = typeof change.key === 'string' ? redactKey(change.key) : change.key.hint;
   else if (change.type === 'trust') item = change.name;
   else if ('key' in change) item = change.key;
   // A secret change carries its own actor (a key, redacted, or a workload); other writes come from the admin API.
-  const actor = 'audit' in change ? change.audit.actor : (scope?.actor ?? (scope ? 'admin' : 'in-process'));
+  const actor =
+    'audit' in change && change.audit ? change.audit.actor : (scope?.actor ?? (scope ? 'admin' : 'in-process'));
   const what = [change.type, slug, item].filter((part) => part !== undefined).join(' ');
   return {
     message: `write ${what}${revision === undefined ? '' : ` → revision ${revision}`} by ${actor}`,

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { describeFsError } from './fs-errors.js';
-import type { StateChange } from './state-change.js';
+import type { StoredChange } from '../sealing/sealing-codec.js';
 import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
 
 /** A journal that cannot be replayed: a bad record is followed by good ones, so it is not a torn tail. */
@@ -22,7 +22,7 @@ export class JournalFileError extends LocalServerError {
 
 /** What {@link readJournalFile} found. */
 export interface JournalContents {
-  readonly changes: StateChange[];
+  readonly changes: StoredChange[];
   /** Bytes of whole records from the start; the journal is cut here before appending. */
   readonly validBytes: number;
   /** Bytes after them that were dropped: the torn last record of a crash, or 0. */
@@ -32,7 +32,7 @@ export interface JournalContents {
 const NEWLINE = 0x0a;
 
 /** Encodes one record as a journal line. */
-export function encodeJournalRecord(change: StateChange): Buffer {
+export function encodeJournalRecord(change: StoredChange): Buffer {
   const json = Buffer.from(JSON.stringify(change), 'utf8');
   const checksum = crc32(json).toString(16).padStart(8, '0');
   return Buffer.concat([Buffer.from(`${checksum} `, 'latin1'), json, Buffer.from('\n', 'latin1')]);
@@ -54,7 +54,7 @@ export function readJournalFile(path: string): JournalContents | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new JournalFileError(`${path}: cannot read the journal (${describeFsError(error)})`, { cause: error });
   }
-  const changes: StateChange[] = [];
+  const changes: StoredChange[] = [];
   let offset = 0;
   let badAt: number | undefined;
   while (offset < bytes.length) {
@@ -71,14 +71,14 @@ export function readJournalFile(path: string): JournalContents | undefined {
   return { changes, validBytes, droppedBytes: bytes.length - validBytes };
 }
 
-function decodeRecord(line: Buffer): StateChange | undefined {
+function decodeRecord(line: Buffer): StoredChange | undefined {
   if (line.length < 10 || line[8] !== 0x20) return undefined;
   const checksum = line.toString('latin1', 0, 8);
   if (!/^[0-9a-f]{8}$/.test(checksum)) return undefined;
   const json = line.subarray(9);
   if (crc32(json) !== parseInt(checksum, 16)) return undefined;
   try {
-    return JSON.parse(json.toString('utf8')) as StateChange;
+    return JSON.parse(json.toString('utf8')) as StoredChange;
   } catch {
     return undefined;
   }

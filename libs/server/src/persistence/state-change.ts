@@ -5,16 +5,24 @@
  * leaves the data as it is: compaction may die between writing the state file
  * and removing the journal it covers.
  */
-import type {
-  AuditEntry,
-  ConfigValue,
-  FlagDefinition,
-  SecretType,
-  SecretVersion,
-  ServerData,
-  ServiceData,
-  TenantState,
-  TrustDefinition,
+import { chainAuditEntry } from '../audit/audit-chain.js';
+import { apiKeyRecord, storedApiKey } from '../sealing/api-key-hash.js';
+import {
+  DEFAULT_PROJECT,
+  type AdminTokenRecord,
+  type ProjectRecord,
+  type ApiKeyRecord,
+  type AuditEntry,
+  type AuditRecord,
+  type DataKeyRecord,
+  type ConfigValue,
+  type FlagDefinition,
+  type SecretType,
+  type SecretVersion,
+  type ServerData,
+  type ServiceData,
+  type TenantState,
+  type TrustDefinition,
 } from '../domain/model.js';
 import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
 
@@ -24,32 +32,70 @@ interface RevisionChange {
   readonly revision: number;
 }
 
-/** A secret change, with the audit entry it adds at `audit_index`. */
-interface AuditedChange extends RevisionChange {
+/**
+ * The audit entry a change made, carried in the same record so that one
+ * journal append (or one database transaction) holds both. Absent only for
+ * what nobody did: a flag's schedule turning it, a restart.
+ */
+interface Audited {
+  readonly audit?: AuditRecord | LegacyAuditEntry;
+}
+
+/** A secret change of a journal written before the audit was chained: its entry has no `seq` or `hash`. */
+interface LegacyAuditEntry extends AuditEntry {
+  readonly seq?: undefined;
+}
+
+/** A secret change. */
+interface SecretChange extends RevisionChange {
   readonly key: string;
-  readonly audit: AuditEntry;
-  /** The entry's position in the service's audit trail; an entry already there is not added twice. */
-  readonly audit_index: number;
 }
 
 /** A change of the server's data, in the form the journal records. */
-export type StateChange =
-  | ({ readonly type: 'service'; readonly kind: string } & RevisionChange)
-  | { readonly type: 'key'; readonly slug: string; readonly key: string; readonly revoked: boolean }
-  | { readonly type: 'trust'; readonly slug: string; readonly name: string; readonly trust: TrustDefinition | null }
-  | ({ readonly type: 'config'; readonly key: string; readonly value: ConfigValue } & RevisionChange)
-  | ({ readonly type: 'config.delete'; readonly key: string } & RevisionChange)
-  | ({ readonly type: 'flag'; readonly key: string; readonly flag: FlagDefinition | null } & RevisionChange)
-  | ({
-      readonly type: 'secret.version';
-      readonly secret_type: SecretType;
-      readonly version: SecretVersion;
-      readonly next_version: number;
-    } & AuditedChange)
-  | ({ readonly type: 'secret.version.delete'; readonly version: number } & AuditedChange)
-  | ({ readonly type: 'secret.delete' } & AuditedChange)
-  | { readonly type: 'tenant'; readonly tenant: TenantState }
-  | ({ readonly type: 'revision' } & RevisionChange);
+export type StateChange = Audited &
+  (
+    | ({
+        readonly type: 'service';
+        readonly kind: string;
+        /** Absent in journals written before projects: the default project. */
+        readonly project?: string;
+      } & RevisionChange)
+    | { readonly type: 'project'; readonly name: string; readonly project: ProjectRecord }
+    | { readonly type: 'token'; readonly name: string; readonly token: AdminTokenRecord | null }
+    | { readonly type: 'token.used'; readonly name: string; readonly last_used_at: string }
+    | {
+        readonly type: 'key';
+        readonly slug: string;
+        /** The key's stored record (a journal written before keys were hashed holds the key itself). */
+        readonly key: ApiKeyRecord | string;
+        readonly revoked: boolean;
+      }
+    | {
+        /** The root key that wraps every data key from now on (after a rotation); the state itself holds no other trace. */
+        readonly type: 'root_key';
+        readonly root_key: string;
+      }
+    | {
+        readonly type: 'data_key';
+        readonly slug: string;
+        /** Added, or (same id, wrapped again by another root key) replaced. */
+        readonly data_key: DataKeyRecord;
+      }
+    | { readonly type: 'trust'; readonly slug: string; readonly name: string; readonly trust: TrustDefinition | null }
+    | ({ readonly type: 'config'; readonly key: string; readonly value: ConfigValue } & RevisionChange)
+    | ({ readonly type: 'config.delete'; readonly key: string } & RevisionChange)
+    | ({ readonly type: 'flag'; readonly key: string; readonly flag: FlagDefinition | null } & RevisionChange)
+    | ({
+        readonly type: 'secret.version';
+        readonly secret_type: SecretType;
+        readonly version: SecretVersion;
+        readonly next_version: number;
+      } & SecretChange)
+    | ({ readonly type: 'secret.version.delete'; readonly version: number } & SecretChange)
+    | ({ readonly type: 'secret.delete' } & SecretChange)
+    | { readonly type: 'tenant'; readonly tenant: TenantState }
+    | ({ readonly type: 'revision' } & RevisionChange)
+  );
 
 /** A journal record names a service the data does not hold: the files do not belong together. */
 export class StateChangeError extends LocalServerError {
@@ -66,23 +112,58 @@ export class StateChangeError extends LocalServerError {
 export function applyStateChange(data: ServerData, change: StateChange): void {
   if (change.type === 'tenant') {
     Object.assign(data.tenant, change.tenant);
+    addAudit(data, change, null, null);
+    return;
+  }
+  if (change.type === 'root_key') {
+    addAudit(data, change, null, null);
+    return;
+  }
+  if (change.type === 'project') {
+    if (!data.projects.has(change.name)) data.projects.set(change.name, change.project);
+    addAudit(data, change, null, null);
+    return;
+  }
+  if (change.type === 'token') {
+    if (change.token) data.tokens.set(change.name, change.token);
+    else data.tokens.delete(change.name);
+    addAudit(data, change, null, null);
+    return;
+  }
+  if (change.type === 'token.used') {
+    const token = data.tokens.get(change.name);
+    if (token && (token.last_used_at ?? '') < change.last_used_at) token.last_used_at = change.last_used_at;
     return;
   }
   if (change.type === 'service' && !data.services.has(change.slug)) {
-    data.services.set(change.slug, emptyService(change.kind));
+    data.services.set(change.slug, emptyService(change.kind, change.project));
   }
   const service = data.services.get(change.slug);
   if (!service) throw new StateChangeError(`a ${change.type} change names service "${change.slug}", which is missing`);
   switch (change.type) {
     case 'service':
       service.kind = change.kind;
+      service.project = change.project ?? DEFAULT_PROJECT;
       break;
     case 'key':
-      applyKey(service, change.key, change.revoked);
+      applyKey(
+        service,
+        typeof change.key === 'string' ? storedApiKey(apiKeyRecord(change.key)) : change.key,
+        change.revoked,
+      );
+      addAudit(data, change, change.slug, null);
       return;
+    case 'data_key': {
+      const index = service.data_keys.findIndex((k) => k.id === change.data_key.id);
+      if (index === -1) service.data_keys.push(change.data_key);
+      else service.data_keys[index] = change.data_key;
+      addAudit(data, change, change.slug, null);
+      return;
+    }
     case 'trust':
       if (change.trust) service.trusts.set(change.name, change.trust);
       else service.trusts.delete(change.name);
+      addAudit(data, change, change.slug, null);
       return;
     case 'config':
       service.configs.set(change.key, change.value);
@@ -106,7 +187,6 @@ export function applyStateChange(data: ServerData, change: StateChange): void {
         }
       }
       service.next_versions.set(change.key, change.next_version);
-      addAudit(service, change);
       break;
     }
     case 'secret.version.delete': {
@@ -115,22 +195,22 @@ export function applyStateChange(data: ServerData, change: StateChange): void {
         record.versions = record.versions.filter((v) => v.version !== change.version);
         if (record.versions.length === 0) service.secrets.delete(change.key);
       }
-      addAudit(service, change);
       break;
     }
     case 'secret.delete':
       service.secrets.delete(change.key);
-      addAudit(service, change);
       break;
     case 'revision':
       break;
   }
   service.revision = change.revision;
+  addAudit(data, change, change.slug, change.revision);
 }
 
 /** A service with nothing in it yet, at revision 1. */
-export function emptyService(kind: string): ServiceData {
+export function emptyService(kind: string, project: string = DEFAULT_PROJECT): ServiceData {
   return {
+    project,
     kind,
     keys: [],
     revoked_keys: [],
@@ -139,21 +219,44 @@ export function emptyService(kind: string): ServiceData {
     secrets: new Map(),
     next_versions: new Map(),
     revision: 1,
-    audit: [],
     trusts: new Map(),
+    data_keys: [],
   };
 }
 
-function applyKey(service: ServiceData, key: string, revoked: boolean): void {
+function applyKey(service: ServiceData, key: ApiKeyRecord, revoked: boolean): void {
+  const known = (list: ApiKeyRecord[]): boolean => list.some((k) => k.hash === key.hash);
   if (!revoked) {
     // A key already revoked stays revoked: this record is older than the revocation.
-    if (!service.keys.includes(key) && !service.revoked_keys.includes(key)) service.keys.push(key);
+    if (!known(service.keys) && !known(service.revoked_keys)) service.keys.push(key);
     return;
   }
-  service.keys = service.keys.filter((k) => k !== key);
-  if (!service.revoked_keys.includes(key)) service.revoked_keys.push(key);
+  service.keys = service.keys.filter((k) => k.hash !== key.hash);
+  if (!known(service.revoked_keys)) service.revoked_keys.push(key);
 }
 
-function addAudit(service: ServiceData, change: AuditedChange): void {
-  if (service.audit.length <= change.audit_index) service.audit.push(change.audit);
+/**
+ * Appends the change's audit entry unless the data already holds it (a
+ * record replayed onto a state file that includes it). An entry of a journal
+ * written before the audit was chained joins the chain here.
+ */
+function addAudit(data: ServerData, change: StateChange, slug: string | null, revision: number | null): void {
+  const entry = change.audit;
+  if (entry === undefined) return;
+  const last = data.audit[data.audit.length - 1];
+  if (entry.seq !== undefined) {
+    if (last === undefined || entry.seq > last.seq) data.audit.push(entry);
+    return;
+  }
+  data.audit.push(
+    chainAuditEntry(last, {
+      at: entry.at,
+      actor: entry.actor,
+      action: entry.action,
+      service: slug,
+      key: entry.key,
+      revision,
+      version: entry.version,
+    }),
+  );
 }

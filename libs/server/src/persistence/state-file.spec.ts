@@ -16,7 +16,13 @@ import type { ServerData } from '../domain/model.js';
 import { SeedError } from '../seed/seed-error.js';
 import { parseServerData } from '../seed/seed-parser.js';
 import { removeCrashLeftovers, StateFile } from './state-file.js';
-import { PROCESS_TEST_MS } from '@vane/test-harness';
+import { PROCESS_TEST_MS, PROCESS_WAIT_MS } from '@vane/test-harness';
+import { Keyring } from '../sealing/keyring.js';
+import { SealingCodec } from '../sealing/sealing-codec.js';
+import { storedApiKey } from '../sealing/api-key-hash.js';
+
+/** One key for the whole file: the child writer makes its own, and only this process reads what it wrote back. */
+const codec = new SealingCodec(new Keyring([Keyring.generate().key]));
 
 /** Server data whose shop service carries `revision` and an optional large config value. */
 function dataAt(revision: number, padding = 0): ServerData {
@@ -76,21 +82,26 @@ describe('StateFile', () => {
 
   describe('load', () => {
     it('answers undefined when there is no file yet', () => {
-      expect(new StateFile(target).load()).toBeUndefined();
+      expect(new StateFile(target, codec).load()).toBeUndefined();
     });
 
     it('reads back what writeNow wrote', async () => {
-      const file = new StateFile(target);
+      const file = new StateFile(target, codec);
       const data = dataAt(7);
       await file.writeNow(data);
+      // Keys come back as their stored records: the key itself is never written.
+      const shop = data.services.get('shop')!;
+      shop.keys = shop.keys.map(storedApiKey);
       expect(file.load()).toStrictEqual(data);
+      expect(readFileSync(target, 'utf8')).not.toContain('rk_7');
+      expect(readFileSync(target, 'utf8')).not.toContain('svs_shop_local_secret');
     });
 
     it('refuses a file that is not JSON, naming the file, line and column', () => {
       writeFileSync(target, '{\n  "services": {\n    "shop": { "keys": ["svs_abc",] }\n  }\n}\n');
       let error: unknown;
       try {
-        new StateFile(target).load();
+        new StateFile(target, codec).load();
       } catch (caught) {
         error = caught;
       }
@@ -103,33 +114,33 @@ describe('StateFile', () => {
 
     it('refuses a half-written file rather than starting empty', () => {
       writeFileSync(target, '{"tenant": {"overdue_days": 0}, "services": {"shop": {"revision": 3, "con');
-      expect(() => new StateFile(target).load()).toThrow(SeedError);
-      expect(() => new StateFile(target).load()).toThrow(
+      expect(() => new StateFile(target, codec).load()).toThrow(SeedError);
+      expect(() => new StateFile(target, codec).load()).toThrow(
         `${target}: invalid JSON at line 1, column 70: unterminated string`,
       );
     });
 
     it('refuses valid JSON that is not valid state, naming the JSON path', () => {
       writeFileSync(target, JSON.stringify({ services: { shop: { next_versions: { s: 0 } } } }));
-      expect(() => new StateFile(target).load()).toThrow(
+      expect(() => new StateFile(target, codec).load()).toThrow(
         `${target}: services.shop.next_versions.s: must be at least 1, got 0`,
       );
     });
 
     it('refuses an empty file', () => {
       writeFileSync(target, '');
-      expect(() => new StateFile(target).load()).toThrow(`${target}: invalid JSON: the file is empty`);
+      expect(() => new StateFile(target, codec).load()).toThrow(`${target}: invalid JSON: the file is empty`);
     });
 
     it('names a state path it cannot read', () => {
       mkdirSync(target);
-      expect(() => new StateFile(target).load()).toThrow(
+      expect(() => new StateFile(target, codec).load()).toThrow(
         `${target}: cannot read the state file (EISDIR: it is a directory)`,
       );
     });
 
     it('is not disturbed by a temporary file a crash left behind', async () => {
-      const file = new StateFile(target);
+      const file = new StateFile(target, codec);
       await file.writeNow(dataAt(2));
       writeFileSync(join(dir, '.state.json.999.1.tmp'), '{"half": ');
       expect(file.load()?.services.get('shop')?.revision).toBe(2);
@@ -140,7 +151,7 @@ describe('StateFile', () => {
 
   describe('writeNow', () => {
     it('creates the file with mode 0600 and leaves no temporary file', async () => {
-      await new StateFile(target).writeNow(dataAt(1));
+      await new StateFile(target, codec).writeNow(dataAt(1));
       expect(statSync(target).mode & 0o777).toBe(0o600);
       expect(readdirSync(dir)).toEqual(['state.json']);
     });
@@ -148,26 +159,26 @@ describe('StateFile', () => {
     it('makes an existing, wider file 0600 too', async () => {
       writeFileSync(target, '{}', { mode: 0o644 });
       chmodSync(target, 0o644);
-      await new StateFile(target).writeNow(dataAt(1));
+      await new StateFile(target, codec).writeNow(dataAt(1));
       expect(statSync(target).mode & 0o777).toBe(0o600);
     });
 
     it('writes the data as it was when called', async () => {
       const data = dataAt(1);
-      const written = new StateFile(target).writeNow(data);
+      const written = new StateFile(target, codec).writeNow(data);
       data.services.get('shop')!.revision = 99;
       await written;
       expect(revisionIn(target)).toBe(1);
     });
 
     it('keeps call order when called again before the first write ends', async () => {
-      const file = new StateFile(target);
+      const file = new StateFile(target, codec);
       await Promise.all([1, 2, 3, 4, 5].map((revision) => file.writeNow(dataAt(revision, 50_000))));
       expect(revisionIn(target)).toBe(5);
     });
 
     it('replaces the target only by rename, so it is whole at every moment', async () => {
-      const file = new StateFile(target);
+      const file = new StateFile(target, codec);
       await file.writeNow(dataAt(1, 100_000));
       const seen: Array<{ target: number; temp: number }> = [];
       const realRename = fsPromises.rename;
@@ -183,7 +194,7 @@ describe('StateFile', () => {
     });
 
     it('leaves the previous file whole and cleans up when the write fails', async () => {
-      const file = new StateFile(target);
+      const file = new StateFile(target, codec);
       await file.writeNow(dataAt(1));
       jest
         .spyOn(fsPromises, 'rename')
@@ -196,7 +207,7 @@ describe('StateFile', () => {
     });
 
     it('rejects when the directory is missing', async () => {
-      await expect(new StateFile(join(dir, 'nope', 'state.json')).writeNow(dataAt(1))).rejects.toMatchObject({
+      await expect(new StateFile(join(dir, 'nope', 'state.json'), codec).writeNow(dataAt(1))).rejects.toMatchObject({
         code: 'ENOENT',
       });
     });
@@ -245,7 +256,9 @@ Module._resolveFilename = function (request, ...rest) {
 };
 const { StateFile } = require(${JSON.stringify(join(__dirname, 'state-file.ts'))});
 const { parseServerData } = require(${JSON.stringify(join(__dirname, '..', 'seed', 'seed-parser.ts'))});
-const file = new StateFile(process.argv[2]);
+const { SealingCodec } = require(${JSON.stringify(join(__dirname, '..', 'sealing', 'sealing-codec.ts'))});
+const { Keyring } = require(${JSON.stringify(join(__dirname, '..', 'sealing', 'keyring.ts'))});
+const file = new StateFile(process.argv[2], new SealingCodec(new Keyring([Keyring.generate().key])));
 (async () => {
   for (let generation = 1; ; generation++) {
     const data = parseServerData({ services: { shop: { revision: generation, configs: { 'pad.text': 'x'.repeat(300000) } } } }, 'child');
@@ -259,8 +272,9 @@ const file = new StateFile(process.argv[2]);
       const exited = new Promise<void>((resolve) => writer.once('exit', () => resolve()));
       let reported = 0;
       try {
+        // The child compiles the state file's modules (the sealing codec among them) before its first write.
         await within(
-          4000,
+          PROCESS_WAIT_MS,
           'the writer to report three generations',
           new Promise<void>((resolve, reject) => {
             writer.once('error', reject);
@@ -278,10 +292,10 @@ const file = new StateFile(process.argv[2]);
         );
       } finally {
         writer.kill('SIGKILL');
-        await within(4000, 'the writer to exit', exited);
+        await within(PROCESS_WAIT_MS, 'the writer to exit', exited);
       }
 
-      const data = new StateFile(target).load();
+      const data = new StateFile(target, codec).load();
       expect(data).toBeDefined();
       const shop = data!.services.get('shop')!;
       expect(shop.revision).toBeGreaterThanOrEqual(reported);

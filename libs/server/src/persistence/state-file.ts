@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { ServerData } from '../domain/model.js';
+import type { JsonValue, ServerData } from '../domain/model.js';
+import type { SealingCodec } from '../sealing/sealing-codec.js';
 import { describeFsError } from './fs-errors.js';
 import { SeedError } from '../seed/seed-error.js';
 import { parseServerDataJson } from '../seed/seed-parser.js';
@@ -17,8 +18,8 @@ const TEMP_SUFFIX = '.tmp';
 
 /**
  * Persists {@link ServerData} to one JSON file, in the state form of
- * `serializeServerData`, readable only by its owner (mode 0600: it holds
- * secret values).
+ * `serializeServerData` with every secret value sealed, readable only by its
+ * owner (mode 0600).
  *
  * Writes are serialised: each goes to a temporary file in the same
  * directory, is fsynced, then renamed over the target. Between two writes,
@@ -31,7 +32,14 @@ export class StateFile {
   private tail: Promise<void> = Promise.resolve();
   private tempCounter = 0;
 
-  constructor(path: string) {
+  /**
+   * @param path - the state file.
+   * @param codec - seals what is written and opens what is read.
+   */
+  constructor(
+    path: string,
+    private readonly codec: SealingCodec,
+  ) {
     this.path = path;
   }
 
@@ -41,6 +49,7 @@ export class StateFile {
    * @returns undefined when the file does not exist.
    * @throws SeedError naming the file (and the JSON path, or line and column)
    *   when it cannot be read or is not valid state; never a silent reset.
+   * @throws RootKeyMissingError when it is sealed by a root key the codec's keyring lacks.
    */
   load(): ServerData | undefined {
     let text: string;
@@ -50,7 +59,7 @@ export class StateFile {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw new SeedError(this.path, '', `cannot read the state file (${describeFsError(error)})`, { cause: error });
     }
-    return parseServerDataJson(text, this.path);
+    return parseServerDataJson(text, this.path, { openSealed: (json) => this.codec.openState(json) });
   }
 
   /**
@@ -60,7 +69,7 @@ export class StateFile {
    */
   writeNow(data: ServerData): Promise<void> {
     // Serialised before anything is awaited, so `data` is read now.
-    return this.writeText(renderStateText(data));
+    return this.writeText(renderStateText(data, this.codec));
   }
 
   /** Writes text made by {@link renderStateText} (after any write already under way); resolves once it is on disk. */
@@ -95,9 +104,13 @@ export class StateFile {
   }
 }
 
-/** The state file's text for `data`: the state form of `serializeServerData`, indented. */
-export function renderStateText(data: ServerData): string {
-  return `${JSON.stringify(serializeServerData(data), null, 2)}\n`;
+/** The state file's text for `data`: the state form of `serializeServerData`, sealed by `codec`, indented. */
+export function renderStateText(data: ServerData, codec: SealingCodec): string {
+  const state = serializeServerData(data) as { [key: string]: JsonValue };
+  codec.sealState(state, data);
+  // `sealing` first, so a reader can tell a sealed state from the file's first line.
+  const { sealing, ...rest } = state;
+  return `${JSON.stringify({ sealing: sealing!, ...rest }, null, 2)}\n`;
 }
 
 /**

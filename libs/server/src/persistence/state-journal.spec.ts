@@ -3,19 +3,31 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JournalFileError } from './journal-file.js';
-import { DEFAULT_TENANT, type ServerData } from '../domain/model.js';
+import { chainAuditEntry } from '../audit/audit-chain.js';
+import { DEFAULT_TENANT, type AuditRecord, type ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from './state-change.js';
 import { journalPathOf, StateJournal, type StateJournalOptions } from './state-journal.js';
+import { Keyring } from '../sealing/keyring.js';
+import { hashApiKey } from '../sealing/api-key-hash.js';
+import { SealingCodec } from '../sealing/sealing-codec.js';
 
 function emptyData(): ServerData {
-  return { tenant: { ...DEFAULT_TENANT }, services: new Map() };
+  return {
+    tenant: { ...DEFAULT_TENANT },
+    services: new Map(),
+    audit: [],
+    projects: new Map([['default', { created_at: null }]]),
+    tokens: new Map(),
+  };
 }
 
 function options(extra: Partial<StateJournalOptions> = {}): StateJournalOptions {
-  return { initial: emptyData, onError: (error) => errors.push(error), ...extra };
+  return { initial: emptyData, codec, onError: (error) => errors.push(error), ...extra };
 }
 
 const errors: Error[] = [];
+/** One keyring for every journal of the file, as one server keeps its key across restarts. */
+const codec = new SealingCodec(new Keyring([Keyring.generate().key]));
 
 /** Changes the data as the store would, and records the change. */
 function change(journal: StateJournal, data: ServerData, record: StateChange): void {
@@ -23,10 +35,22 @@ function change(journal: StateJournal, data: ServerData, record: StateChange): v
   journal.record(record);
 }
 
-const audit = (n: number) => ({
-  audit: { at: '2026-11-23T10:00:00Z', action: 'secret.set' as const, key: 'api', version: n, actor: 'admin' },
-  audit_index: n - 1,
-});
+const trail: AuditRecord[] = [];
+for (let n = 1; n <= 10; n++) {
+  trail.push(
+    chainAuditEntry(trail[n - 2], {
+      at: '2026-11-23T10:00:00Z',
+      action: 'secret.set',
+      service: 'shop',
+      key: 'api',
+      revision: n,
+      version: n,
+      actor: 'admin',
+    }),
+  );
+}
+/** The `n`th entry of one audit chain, as the store puts it in a change. */
+const audit = (n: number) => ({ audit: trail[n - 1]! });
 
 describe('StateJournal', () => {
   let dir: string;
@@ -62,7 +86,13 @@ describe('StateJournal', () => {
 
   it('starts from `initial` without a state file, writing it (0600) before anything else', async () => {
     const { data, recovery } = await openJournal({
-      initial: () => ({ tenant: { ...DEFAULT_TENANT }, services: new Map() }),
+      initial: () => ({
+        tenant: { ...DEFAULT_TENANT },
+        services: new Map(),
+        audit: [],
+        projects: new Map([['default', { created_at: null }]]),
+        tokens: new Map(),
+      }),
     });
     expect(recovery).toEqual({ restored: false, replayed: 0, droppedBytes: 0, removedLeftovers: [] });
     expect(data.services.size).toBe(0);
@@ -218,13 +248,14 @@ describe('StateJournal', () => {
     copyFileSync(join(dir, 'journal-copy'), `${journalPathOf(statePath)}.old`);
 
     const again = await openJournal();
-    expect(again.recovery.replayed).toBe(7);
+    // Seven changes, and the data key the first secret version made.
+    expect(again.recovery.replayed).toBe(8);
     expect(readFileSync(statePath, 'utf8')).toBe(folded);
     const shop = again.data.services.get('shop')!;
     expect(shop.secrets.get('api')!.versions.map((v) => v.version)).toEqual([1, 3]);
-    expect(shop.audit).toHaveLength(4);
-    expect(shop.audit.map((entry) => entry.version)).toEqual([1, 2, 3, 4]);
-    expect([shop.keys, shop.revoked_keys]).toEqual([[], ['svs_a']]);
+    expect(again.data.audit).toHaveLength(4);
+    expect(again.data.audit.map((entry) => entry.version)).toEqual([1, 2, 3, 4]);
+    expect([shop.keys, shop.revoked_keys.map((k) => k.hash)]).toEqual([[], [hashApiKey('svs_a')]]);
     expect(existsSync(`${journalPathOf(statePath)}.old`)).toBe(false);
   });
 });

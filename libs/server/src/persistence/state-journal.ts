@@ -10,6 +10,7 @@ import { encodeJournalRecord, JournalFileError, readJournalFile } from './journa
 import type { ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from './state-change.js';
 import { removeCrashLeftovers, renderStateText, StateFile, syncDirectory } from './state-file.js';
+import { missingKeyError, type SealingCodec } from '../sealing/sealing-codec.js';
 import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
 
 /** The journal could not be written: what was recorded since is not durable, and no write is answered any more. */
@@ -39,6 +40,8 @@ export interface JournalRecovery {
 export interface StateJournalOptions {
   /** The data when there is no state file yet (the seed). */
   initial: () => ServerData;
+  /** Seals what is written (secret values) and opens what is read; its keyring must hold every root key the files need. */
+  codec: SealingCodec;
   /** Adjusts restored data before it is saved and served (the local server moves revisions on). */
   onRestore?: (data: ServerData) => void;
   /** Receives a failed background compaction; the journal stops accepting writes after one. */
@@ -83,6 +86,8 @@ export class StateJournal implements ChangeLog {
   private journalBytes = 0;
   private failure: JournalWriteError | undefined;
   private closed = false;
+  /** A checkpoint asked for a compaction whatever the journal's size. */
+  private compactRequested = false;
 
   private constructor(
     private handle: FileHandle,
@@ -91,7 +96,7 @@ export class StateJournal implements ChangeLog {
     private stateBytes: number,
     private readonly options: StateJournalOptions,
   ) {
-    this.stateFile = new StateFile(statePath);
+    this.stateFile = new StateFile(statePath, options.codec);
     this.journalPath = journalPathOf(statePath);
     this.oldJournalPath = `${this.journalPath}.old`;
     this.compactBytes = options.compactBytes ?? 1024 * 1024;
@@ -102,15 +107,20 @@ export class StateJournal implements ChangeLog {
    * record), removes crash leftovers, writes the result as the new state file
    * and starts an empty journal.
    *
-   * @throws SeedError for an unusable state file, JournalFileError for a damaged journal.
+   * Nothing on disk is changed (no leftover removed, nothing written) before
+   * the state and the journals have been read and opened whole.
+   *
+   * @throws SeedError for an unusable state file, JournalFileError for a damaged journal,
+   *   RootKeyMissingError when they need a root key the codec's keyring lacks,
+   *   SealedDataError for a sealed value that does not open where it is.
    */
   static async open(
     statePath: string,
     options: StateJournalOptions,
   ): Promise<{ journal: StateJournal; data: ServerData; recovery: JournalRecovery }> {
     const journalPath = journalPathOf(statePath);
-    const stateFile = new StateFile(statePath);
-    const removedLeftovers = await removeCrashLeftovers(statePath);
+    const { codec } = options;
+    const stateFile = new StateFile(statePath, codec);
     const saved = stateFile.load();
     const older = readJournalFile(`${journalPath}.old`);
     const current = readJournalFile(journalPath);
@@ -118,10 +128,12 @@ export class StateJournal implements ChangeLog {
     let replayed = 0;
     if (saved) {
       data = saved;
-      for (const change of [...(older?.changes ?? []), ...(current?.changes ?? [])]) {
-        applyStateChange(data, change);
+      for (const stored of [...(older?.changes ?? []), ...(current?.changes ?? [])]) {
+        applyStateChange(data, codec.openChange(stored, data));
         replayed++;
       }
+      const missing = codec.missingRootKeys(data);
+      if (missing.length > 0) throw missingKeyError(missing);
       options.onRestore?.(data);
     } else {
       // A journal without its state file holds changes to data we do not have: starting from the seed would drop them.
@@ -132,7 +144,8 @@ export class StateJournal implements ChangeLog {
       }
       data = options.initial();
     }
-    const text = renderStateText(data);
+    const removedLeftovers = await removeCrashLeftovers(statePath);
+    const text = renderStateText(data, codec);
     await stateFile.writeText(text);
     await unlink(`${journalPath}.old`).catch(ignoreMissing);
     const handle = await openJournal(journalPath, 'w');
@@ -147,7 +160,9 @@ export class StateJournal implements ChangeLog {
 
   record(change: StateChange): void {
     if (this.closed) throw new JournalWriteError('the journal is closed');
-    this.pending.push(encodeJournalRecord(change));
+    for (const stored of this.options.codec.sealChange(change, this.data)) {
+      this.pending.push(encodeJournalRecord(stored));
+    }
     this.recorded++;
     // On the next turn, so the changes of requests read in the same turn share one write.
     this.draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
@@ -194,7 +209,7 @@ export class StateJournal implements ChangeLog {
     await this.compaction;
     try {
       if (!this.failure && this.journalBytes > 0) {
-        await this.stateFile.writeText(renderStateText(this.data));
+        await this.stateFile.writeText(renderStateText(this.data, this.options.codec));
         await this.handle.truncate(0);
         await this.handle.datasync();
         this.journalBytes = 0;
@@ -207,16 +222,43 @@ export class StateJournal implements ChangeLog {
     }
   }
 
+  /**
+   * Folds the journal into a new state file now, whatever its size, and
+   * resolves once that file is on disk: after it, the files hold nothing
+   * sealed under a root key no longer in use (a root-key rotation waits for
+   * this), and every secret value is sealed by its service's newest data key.
+   */
+  async checkpoint(): Promise<void> {
+    if (this.failure) throw this.failure;
+    this.compactRequested = true;
+    this.draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
+    while (this.compactRequested || this.draining !== undefined || this.compaction !== undefined) {
+      await this.draining;
+      await this.compaction;
+      if (this.failure) throw this.failure;
+    }
+  }
+
   private async drain(): Promise<void> {
-    while (this.pending.length > 0 && !this.failure) {
+    while ((this.pending.length > 0 || this.compactRequested) && !this.failure) {
+      if (this.compactRequested && this.compaction !== undefined) {
+        // One compaction at a time: the requested one follows the one under way.
+        await this.compaction;
+        continue;
+      }
       const batch = Buffer.concat(this.pending);
       this.pending = [];
       const seq = this.recorded;
+      const forced = this.compactRequested && this.compaction === undefined;
+      if (forced) this.compactRequested = false;
       // Rendered now, when the data holds exactly what this round makes durable.
-      const compactText = this.dueForCompaction(batch.length) ? renderStateText(this.data) : undefined;
+      const compactText =
+        forced || this.dueForCompaction(batch.length) ? renderStateText(this.data, this.options.codec) : undefined;
       try {
-        await this.handle.write(batch);
-        await this.handle.datasync();
+        if (batch.length > 0) {
+          await this.handle.write(batch);
+          await this.handle.datasync();
+        }
       } catch (error) {
         this.fail(new JournalWriteError(`could not write the journal ${this.journalPath}`, { cause: error }));
         break;

@@ -1,10 +1,19 @@
 /**
- * The state form of the server's data (PROTOCOL §11 plus `revision`,
- * `audit`, `next_versions`, and secrets with their version history): what
+ * The state form of the server's data (PROTOCOL §11 plus the chained
+ * `audit`, and per service `revision`, `next_versions`, and secrets with their version history): what
  * the state file holds and what the seed parser reads back into equal data.
  */
-import type { AbRule, FlagDefinition, JsonValue, ServerData, ServiceData, TenantState } from '../domain/model.js';
+import {
+  DEFAULT_PROJECT,
+  type AbRule,
+  type FlagDefinition,
+  type JsonValue,
+  type ServerData,
+  type ServiceData,
+  type TenantState,
+} from '../domain/model.js';
 import { serializeTrust } from '../domain/trust-validation.js';
+import { storedApiKey } from '../sealing/api-key-hash.js';
 
 /**
  * Writes the server's data in state form, the JSON that
@@ -12,23 +21,47 @@ import { serializeTrust } from '../domain/trust-validation.js';
  */
 export function serializeServerData(data: ServerData): JsonValue {
   const tenant: TenantState = data.tenant;
-  return {
+  const state: { [key: string]: JsonValue } = {
     tenant: {
       overdue_days: tenant.overdue_days,
       ab_addon: tenant.ab_addon,
       quarantined_until: tenant.quarantined_until,
       write_rate_per_minute: tenant.write_rate_per_minute,
     },
+    // Written only when there is more than the default project, so state files without projects keep their shape.
+    ...([...data.projects.keys()].some((name) => name !== DEFAULT_PROJECT)
+      ? {
+          projects: Object.fromEntries(
+            [...data.projects]
+              .filter(([name]) => name !== DEFAULT_PROJECT)
+              .map(([name, project]): [string, JsonValue] => [
+                name,
+                project.created_at === null ? {} : { created_at: project.created_at },
+              ]),
+          ),
+        }
+      : {}),
     // fromEntries defines own members, so a key such as `__proto__` stays data.
     services: Object.fromEntries([...data.services].map(([slug, service]) => [slug, serializeService(service)])),
+    // Entries are written as they are: their hash covers exactly these members.
+    audit: data.audit.map((entry) => ({ ...entry })) as unknown as JsonValue,
+    ...(data.tokens.size === 0
+      ? {}
+      : {
+          tokens: Object.fromEntries(
+            [...data.tokens].map(([name, token]) => [name, JSON.parse(JSON.stringify(token)) as JsonValue]),
+          ),
+        }),
   };
+  return state;
 }
 
 function serializeService(service: ServiceData): JsonValue {
   return {
+    ...(service.project === DEFAULT_PROJECT ? {} : { project: service.project }),
     kind: service.kind,
-    keys: [...service.keys],
-    revoked_keys: [...service.revoked_keys],
+    keys: service.keys.map(storedApiKey) as unknown as JsonValue,
+    revoked_keys: service.revoked_keys.map(storedApiKey) as unknown as JsonValue,
     revision: service.revision,
     configs: Object.fromEntries(service.configs),
     flags: Object.fromEntries([...service.flags].map(([key, flag]) => [key, serializeFlag(flag)])),
@@ -42,17 +75,11 @@ function serializeService(service: ServiceData): JsonValue {
       ]),
     ),
     next_versions: Object.fromEntries(service.next_versions),
-    audit: service.audit.map((entry) => ({
-      at: entry.at,
-      action: entry.action,
-      key: entry.key,
-      version: entry.version,
-      actor: entry.actor,
-    })),
     // Written only when there are some, so state files of services without trusts keep their shape.
     ...(service.trusts.size === 0
       ? {}
       : { trusts: Object.fromEntries([...service.trusts].map(([name, trust]) => [name, serializeTrust(trust)])) }),
+    ...(service.data_keys.length === 0 ? {} : { data_keys: service.data_keys.map((k) => ({ ...k })) }),
   };
 }
 

@@ -10,7 +10,7 @@
  */
 import type { ChangeLog, StoreWrite } from '../domain/change-log.js';
 import type { ChangeSet, SavedServices, Store, StoreChange } from '../domain/store.js';
-import type { ServerData } from '../domain/model.js';
+import type { JsonValue, ServerData } from '../domain/model.js';
 import type { LocalServerLogger } from '../logger.js';
 import type { StateChange } from '../persistence/state-change.js';
 import { serializeServerData } from '../persistence/state-serializer.js';
@@ -20,12 +20,15 @@ import { StoreOpenError, StoreUnavailableError } from '../store/store-errors.js'
 import { connectPostgres, redactPostgresUrl, type PostgresSql } from './postgres-driver.js';
 import { CHANGES_CHANNEL, migrate } from './postgres-schema.js';
 import { PostgresRateLimiter } from './postgres-rate-limiter.js';
+import { missingKeyError, type SealingCodec, type StoredChange } from '../sealing/sealing-codec.js';
 import type { WriteRateLimiter } from '../domain/rate-limiter.js';
 
 /** Options of {@link PostgresChangeLog.open}. */
 export interface PostgresChangeLogOptions {
   /** `postgres://user:password@host:port/database`. */
   readonly url: string;
+  /** Seals every secret value the store writes (rows and snapshots) and opens what it reads. */
+  readonly codec: SealingCodec;
   /** The data of an empty database (the seed); ignored when the database holds data. */
   readonly seed: () => ServerData;
   readonly logger: LocalServerLogger;
@@ -219,7 +222,7 @@ export class PostgresChangeLog implements ChangeLog {
     for (let i = records.length - 1; i >= 0; i--) {
       const recorded = records[i]!;
       const c = recorded.change;
-      if (c.type !== 'tenant' && c.slug === change.slug && 'revision' in c && c.revision === change.revision) {
+      if ('slug' in c && c.slug === change.slug && 'revision' in c && c.revision === change.revision) {
         recorded.changeSet = storedChangeSet(change.changes);
         recorded.committedAtMs = change.committedAtMs;
         return;
@@ -331,7 +334,18 @@ export class PostgresChangeLog implements ChangeLog {
         this.applyRows(committed);
       }
       for (const pending of batch) if (!pending.ran) this.run(pending);
-      const records = batch.flatMap((p) => (p.failed ? [] : p.records));
+      const data = this.requireStore().data;
+      // Sealed now: a service's first secret adds its data key's record (to `data` too) before it.
+      const records = batch
+        .flatMap((p) => (p.failed ? [] : p.records))
+        .flatMap((r) => {
+          const sealed = this.options.codec.sealChange(r.change, data);
+          return sealed.map((change, i) => ({
+            change,
+            changeSet: i === sealed.length - 1 ? r.changeSet : null,
+            committedAtMs: r.committedAtMs,
+          }));
+        });
       if (records.length === 0) return;
       const values = records.map((r, i) => storedRow(this.applied + 1 + i, r));
       try {
@@ -431,7 +445,8 @@ export class PostgresChangeLog implements ChangeLog {
           );
         }
         const changeSet = row.change_set === null ? null : loadedChangeSet(JSON.parse(row.change_set));
-        store.applyCommitted(JSON.parse(row.record) as StateChange, changeSet, Number(row.committed_at_ms));
+        const change = this.options.codec.openChange(JSON.parse(row.record) as StoredChange, store.data);
+        store.applyCommitted(change, changeSet, Number(row.committed_at_ms));
         this.applied = row.seq;
         this.sinceSnapshot++;
       }
@@ -501,7 +516,7 @@ export class PostgresChangeLog implements ChangeLog {
     const now = this.options.now();
     const committed = Object.fromEntries([...data.services.keys()].map((slug) => [slug, now]));
     const inserted = await this.sql`INSERT INTO vane_snapshots (seq, data, committed)
-      SELECT 0, ${JSON.stringify(serializeServerData(data))}, ${JSON.stringify(committed)}
+      SELECT 0, ${this.sealedText(data)}, ${JSON.stringify(committed)}
       WHERE NOT EXISTS (SELECT 1 FROM vane_changes)
       ON CONFLICT (seq) DO NOTHING`;
     return inserted.count === 1;
@@ -519,7 +534,11 @@ export class PostgresChangeLog implements ChangeLog {
       if (rows.length > 0 && rows[0]!.seq !== Number(base.seq) + 1 && attempt < 5) continue;
       this.applied = Number(base.seq);
       this.pendingRows = rows;
-      const data = parseServerDataJson(base.data, `snapshot ${base.seq}`);
+      const data = parseServerDataJson(base.data, `snapshot ${base.seq}`, {
+        openSealed: (json) => this.options.codec.openState(json),
+      });
+      const missing = this.options.codec.missingRootKeys(data);
+      if (missing.length > 0) throw missingKeyError(missing);
       const committed = JSON.parse(base.committed) as Record<string, number>;
       return { data, committedAtMs: new Map(Object.entries(committed)) };
     }
@@ -533,7 +552,7 @@ export class PostgresChangeLog implements ChangeLog {
   private async snapshot(): Promise<void> {
     const store = this.requireStore();
     const committed = JSON.stringify(Object.fromEntries(store.lastCommittedAt()));
-    const data = JSON.stringify(serializeServerData(store.data));
+    const data = this.sealedText(store.data);
     const ageMs = this.options.historyAgeMs ?? 3_600_000;
     const bytes = this.options.historyBytes ?? 8 * 1024 * 1024;
     const at = this.applied;
@@ -565,6 +584,31 @@ export class PostgresChangeLog implements ChangeLog {
     }
   }
 
+  /** The state form of `data`, every secret value sealed. */
+  private sealedText(data: ServerData): string {
+    const state = serializeServerData(data) as { [key: string]: JsonValue };
+    this.options.codec.sealState(state, data);
+    return JSON.stringify(state);
+  }
+
+  /**
+   * A snapshot of the whole state now, sealed with the newest keys, and
+   * nothing older kept: after a root-key rotation, no stored byte needs the
+   * old key. Replay history restarts there (clients further behind resync).
+   */
+  async checkpoint(): Promise<void> {
+    while (this.draining) await this.draining;
+    const store = this.requireStore();
+    const at = this.applied;
+    const committed = JSON.stringify(Object.fromEntries(store.lastCommittedAt()));
+    await this
+      .sql`INSERT INTO vane_snapshots (seq, data, committed) VALUES (${at}, ${this.sealedText(store.data)}, ${committed})
+      ON CONFLICT (seq) DO UPDATE SET data = excluded.data, committed = excluded.committed`;
+    await this.sql`DELETE FROM vane_snapshots WHERE seq < ${at}`;
+    await this.sql`DELETE FROM vane_changes WHERE seq <= ${at}`;
+    this.sinceSnapshot = 0;
+  }
+
   private requireStore(): Store {
     if (this.store === undefined) throw new Error('the change log has no store attached yet');
     return this.store;
@@ -589,13 +633,16 @@ function loadedChangeSet(stored: StoredChangeSet): ChangeSet {
   };
 }
 
-function storedRow(seq: number, recorded: RecordedChange): Record<string, string | number | null> {
+function storedRow(
+  seq: number,
+  recorded: { change: StoredChange; changeSet: StoredChangeSet | null; committedAtMs: number },
+): Record<string, string | number | null> {
   const record = JSON.stringify(recorded.change);
   const changeSet = recorded.changeSet === null ? null : JSON.stringify(recorded.changeSet);
   const change = recorded.change;
   return {
     seq,
-    slug: change.type === 'tenant' ? null : change.slug,
+    slug: 'slug' in change ? change.slug : null,
     revision: 'revision' in change && recorded.changeSet !== null ? change.revision : null,
     record,
     change_set: changeSet,

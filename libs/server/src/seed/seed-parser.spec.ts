@@ -7,6 +7,7 @@ import {
   DEFAULT_TENANT,
   type AbRule,
   type AuditEntry,
+  type AuditRecord,
   type ConfigValue,
   type FlagDefinition,
   type JsonValue,
@@ -16,6 +17,8 @@ import {
   type TenantState,
 } from '../domain/model.js';
 import { SeedError } from './seed-error.js';
+import { chainAuditEntry } from '../audit/audit-chain.js';
+import { apiKeyRecord, hashApiKey, storedApiKey } from '../sealing/api-key-hash.js';
 import { LocalServerError } from '../local-server-error.js';
 import { parseServerData, parseServerDataJson, readServerDataFile } from './seed-parser.js';
 import { serializeServerData } from '../persistence/state-serializer.js';
@@ -82,8 +85,9 @@ describe('parseServerData', () => {
     expect(data.tenant).toEqual({ ...DEFAULT_TENANT });
     const shop = data.services.get('shop')!;
     expect(shop).toEqual<ServiceData>({
+      project: 'default',
       kind: 'backend',
-      keys: ['svs_shop_local_secret', 'svp_shop_local_public'],
+      keys: [apiKeyRecord('svs_shop_local_secret'), apiKeyRecord('svp_shop_local_public')],
       revoked_keys: [],
       configs: new Map<string, ConfigValue>([
         ['db.host', 'localhost'],
@@ -116,8 +120,8 @@ describe('parseServerData', () => {
         ['tls.client_pem', 3],
       ]),
       revision: 1,
-      audit: [],
       trusts: new Map(),
+      data_keys: [],
     });
   });
 
@@ -126,6 +130,7 @@ describe('parseServerData', () => {
     expect(data.tenant).toEqual({ ...DEFAULT_TENANT });
     expect(data.tenant).not.toBe(DEFAULT_TENANT);
     expect(data.services.get('shop')).toEqual<ServiceData>({
+      project: 'default',
       kind: 'backend',
       keys: [],
       revoked_keys: [],
@@ -134,8 +139,8 @@ describe('parseServerData', () => {
       secrets: new Map(),
       next_versions: new Map(),
       revision: 1,
-      audit: [],
       trusts: new Map(),
+      data_keys: [],
     });
     expect(parse({}).services.size).toBe(0);
   });
@@ -173,7 +178,7 @@ describe('parseServerData', () => {
     expect(data.tenant.ab_addon).toBe(true);
     expect([...data.services.keys()]).toEqual(['shop', 'web']);
     const shop = data.services.get('shop')!;
-    expect(shop.keys).toEqual(['svs_shop_local_secret', 'svp_shop_local_public']);
+    expect(shop.keys.map((k) => k.plaintext)).toEqual(['svs_shop_local_secret', 'svp_shop_local_public']);
     expect([...shop.configs.keys()]).toEqual(
       expect.arrayContaining([
         'db.host',
@@ -201,7 +206,7 @@ describe('parseServerData', () => {
     expect(shop.secrets.get('tls.client_pem')!.versions.map((v) => v.version)).toEqual([1, 2]);
     const web = data.services.get('web')!;
     expect(web.kind).toBe('frontend');
-    expect(web.keys).toEqual(['svp_web_local_public']);
+    expect(web.keys.map((k) => k.plaintext)).toEqual(['svp_web_local_public']);
     expect(web.configs.size).toBeGreaterThanOrEqual(2);
     expect(web.flags.size).toBeGreaterThanOrEqual(2);
   });
@@ -254,12 +259,12 @@ describe('parseServerData errors', () => {
     [
       'an unknown top-level member',
       (_shop, root) => (root['service'] = {}),
-      'unknown member "service"; allowed: tenant, services, $schema',
+      'unknown member "service"; allowed: tenant, projects, services, audit, tokens, sealing, $schema',
     ],
     [
       'an unknown service member',
       (shop) => (shop['config'] = {}),
-      'services.shop: unknown member "config"; allowed: kind, keys, revoked_keys, configs, flags, secrets, next_versions, revision, audit, trusts',
+      'services.shop: unknown member "config"; allowed: project, kind, keys, revoked_keys, configs, flags, secrets, next_versions, revision, audit, trusts, data_keys',
     ],
     [
       'a bad tenant member',
@@ -612,7 +617,10 @@ describe('serializeServerData', () => {
       services: {
         shop: {
           kind: 'backend',
-          keys: ['svs_shop_local_secret', 'svp_shop_local_public'],
+          keys: [
+            { hash: hashApiKey('svs_shop_local_secret'), hint: 'svs_…cret', type: 'secret' },
+            { hash: hashApiKey('svp_shop_local_public'), hint: 'svp_…blic', type: 'public' },
+          ],
           revoked_keys: [],
           revision: 1,
           configs: { 'db.host': 'localhost' },
@@ -627,9 +635,9 @@ describe('serializeServerData', () => {
             },
           },
           next_versions: { 'stripe.api_key': 2 },
-          audit: [],
         },
       },
+      audit: [],
     });
   });
 
@@ -748,26 +756,38 @@ describe('round trip', () => {
     .map(({ tenant, services, apiKeys }) => {
       const pool = [...apiKeys];
       const map = new Map<string, ServiceData>();
+      const trail: AuditRecord[] = [];
       for (const [slug, parts] of services) {
+        for (const entry of parts.audit) {
+          trail.push(chainAuditEntry(trail[trail.length - 1], { ...entry, service: slug, revision: parts.revision }));
+        }
         const secrets = new Map(parts.secrets.map(([k, s]) => [k, s] as const));
         const nextVersions = new Map(parts.deleted);
         for (const [k, s, extra] of parts.secrets) {
           if (secrets.get(k) === s) nextVersions.set(k, s.versions[s.versions.length - 1]!.version + 1 + extra);
         }
         map.set(slug, {
+          project: 'default',
           kind: parts.kind,
-          keys: pool.splice(0, parts.keyCount),
-          revoked_keys: pool.splice(0, parts.revokedCount),
+          // A state holds keys' records, never the keys.
+          keys: pool.splice(0, parts.keyCount).map((k) => storedApiKey(apiKeyRecord(k))),
+          revoked_keys: pool.splice(0, parts.revokedCount).map((k) => storedApiKey(apiKeyRecord(k))),
           configs: new Map(parts.configs),
           flags: new Map(parts.flags),
           secrets,
           next_versions: nextVersions,
           revision: parts.revision,
-          audit: parts.audit,
           trusts: new Map(),
+          data_keys: [],
         });
       }
-      return { tenant, services: map };
+      return {
+        tenant,
+        services: map,
+        audit: trail,
+        projects: new Map([['default', { created_at: null }]]),
+        tokens: new Map(),
+      };
     });
 
   it('parseServerData(serializeServerData(d)) equals d', () => {
@@ -790,7 +810,7 @@ describe('round trip', () => {
   });
 
   it('the demo seed becomes a fixed point after one round', () => {
-    const data = readServerDataFile(DEMO_SEED);
+    const data = parseServerData(serializeServerData(readServerDataFile(DEMO_SEED)), 'state');
     expect(parseServerData(serializeServerData(data), 'state')).toStrictEqual(data);
   });
 });

@@ -19,7 +19,12 @@ import { describeFsError } from '../persistence/fs-errors.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json/json-depth.js';
 import { appendJsonPath } from '../json/json-path.js';
 import {
+  DEFAULT_PROJECT,
   DEFAULT_TENANT,
+  type AdminTokenRecord,
+  type ProjectRecord,
+  type ApiKeyRecord,
+  type AuditEntry,
   type ConfigValue,
   type FlagDefinition,
   type SecretRecord,
@@ -31,9 +36,13 @@ import {
 } from '../domain/model.js';
 import { describeJsonSyntaxError } from '../json/json-syntax-error.js';
 import { SeedError } from './seed-error.js';
+import { chainAuditEntry } from '../audit/audit-chain.js';
 import {
   apiKeyListSchema,
+  auditRecordListSchema,
   auditTrailSchema,
+  adminTokenRecordSchema,
+  dataKeyListSchema,
   secretVersionListSchema,
   secretVersionSchema,
 } from '../persistence/state-entries.js';
@@ -52,7 +61,10 @@ import {
   parseServiceKind,
   parseSlug,
   parseTenantPatch,
+  parseProjectName,
+  parseTokenName,
   rejectUnknownMembers,
+  timestampSchema,
 } from '../validation/index.js';
 
 /** Options of {@link parseServerData} and the functions built on it. */
@@ -63,11 +75,17 @@ export interface ParseServerDataOptions {
    * @default new Date()
    */
   now?: Date;
+  /**
+   * Runs on the parsed JSON before it is checked: the sealing codec opens a
+   * sealed state's values here, in place.
+   */
+  openSealed?: (json: unknown) => void;
 }
 
 // `$schema` names the JSON Schema for editors (seeds/vane-seed.schema.json); the parser ignores it.
-const TOP_MEMBERS = ['tenant', 'services', '$schema'];
+const TOP_MEMBERS = ['tenant', 'projects', 'services', 'audit', 'tokens', 'sealing', '$schema'];
 const SERVICE_MEMBERS = [
+  'project',
   'kind',
   'keys',
   'revoked_keys',
@@ -78,6 +96,7 @@ const SERVICE_MEMBERS = [
   'revision',
   'audit',
   'trusts',
+  'data_keys',
 ];
 const SECRET_MEMBERS = ['type', 'value', 'versions'];
 
@@ -125,6 +144,7 @@ export function parseServerDataJson(text: string, source: string, options: Parse
     const problem = describeJsonSyntaxError(body);
     throw new SeedError(source, '', problem, { cause: new SyntaxError(problem) });
   }
+  options.openSealed?.(json);
   return parseServerData(json, source, options);
 }
 
@@ -153,18 +173,60 @@ function buildServerData(json: unknown, now: string): ServerData {
     ...(root['tenant'] === undefined ? {} : parseTenantPatch(root['tenant'], 'tenant')),
   };
   const services = new Map<string, ServiceData>();
+  const projects = new Map<string, ProjectRecord>([[DEFAULT_PROJECT, { created_at: null }]]);
+  for (const [name, value] of optionalEntries(root['projects'], 'projects')) {
+    const path = appendJsonPath('projects', name);
+    parseProjectName(name, path);
+    const project = parseObject(value, path);
+    rejectUnknownMembers(project, ['created_at'], path);
+    projects.set(name, {
+      created_at:
+        project['created_at'] === undefined
+          ? null
+          : checkSchema(timestampSchema, project['created_at'], appendJsonPath(path, 'created_at')),
+    });
+  }
+  const tokens = new Map<string, AdminTokenRecord>();
+  for (const [name, value] of optionalEntries(root['tokens'], 'tokens')) {
+    const path = appendJsonPath('tokens', name);
+    parseTokenName(name, path);
+    tokens.set(name, checkSchema(adminTokenRecordSchema, value, path));
+  }
+  const audit = root['audit'] === undefined ? [] : checkSchema(auditRecordListSchema, root['audit'], 'audit');
   const servicesJson = root['services'] === undefined ? {} : parseObject(root['services'], 'services');
   // Where each key was first seen, so a second occurrence can point to it without echoing the key.
   const keyOwners = new Map<string, string>();
   for (const [slug, serviceJson] of Object.entries(servicesJson)) {
     const path = appendJsonPath('services', slug);
     parseSlug(slug, path);
-    services.set(slug, buildService(serviceJson, path, now, keyOwners));
+    const { service, secretTrail } = buildService(serviceJson, path, now, keyOwners);
+    // A service names its project; a seed need not list it under "projects".
+    if (!projects.has(service.project)) projects.set(service.project, { created_at: null });
+    services.set(slug, service);
+    // A state written before the audit was chained kept a secret trail per service: it joins the chain.
+    for (const entry of secretTrail) {
+      audit.push(
+        chainAuditEntry(audit[audit.length - 1], {
+          at: entry.at,
+          actor: entry.actor,
+          action: entry.action,
+          service: slug,
+          key: entry.key,
+          revision: null,
+          version: entry.version,
+        }),
+      );
+    }
   }
-  return { tenant, services };
+  return { tenant, services, audit, projects, tokens };
 }
 
-function buildService(json: unknown, path: string, now: string, keyOwners: Map<string, string>): ServiceData {
+function buildService(
+  json: unknown,
+  path: string,
+  now: string,
+  keyOwners: Map<string, string>,
+): { service: ServiceData; secretTrail: AuditEntry[] } {
   const object = parseObject(json, path);
   rejectUnknownMembers(object, SERVICE_MEMBERS, path);
   const at = (member: string): string => appendJsonPath(path, member);
@@ -219,9 +281,10 @@ function buildService(json: unknown, path: string, now: string, keyOwners: Map<s
     trusts.set(name, parseTrustDefinition(value, trustPath));
   }
 
-  const audit = object['audit'] === undefined ? [] : checkSchema(auditTrailSchema, object['audit'], at('audit'));
+  const secretTrail = object['audit'] === undefined ? [] : checkSchema(auditTrailSchema, object['audit'], at('audit'));
 
-  return {
+  const service: ServiceData = {
+    project: object['project'] === undefined ? DEFAULT_PROJECT : parseProjectName(object['project'], at('project')),
     kind: object['kind'] === undefined ? 'backend' : parseServiceKind(object['kind'], at('kind')),
     keys,
     revoked_keys: revokedKeys,
@@ -230,23 +293,25 @@ function buildService(json: unknown, path: string, now: string, keyOwners: Map<s
     secrets,
     next_versions: nextVersions,
     revision: object['revision'] === undefined ? 1 : parseInteger(object['revision'], at('revision'), 0),
-    audit,
     trusts,
+    data_keys:
+      object['data_keys'] === undefined ? [] : checkSchema(dataKeyListSchema, object['data_keys'], at('data_keys')),
   };
+  return { service, secretTrail };
 }
 
-function buildKeys(json: unknown, path: string, keyOwners: Map<string, string>): string[] {
+function buildKeys(json: unknown, path: string, keyOwners: Map<string, string>): ApiKeyRecord[] {
   if (json === undefined) return [];
   return checkSchema(apiKeyListSchema, json, path).map((key, index) => {
     const keyPath = appendJsonPath(path, index);
-    const owner = keyOwners.get(key);
+    const owner = keyOwners.get(key.hash);
     if (owner !== undefined) {
       fail(
         keyPath,
         `this key already appears at ${owner}; a key belongs to one service and is either active or revoked`,
       );
     }
-    keyOwners.set(key, keyPath);
+    keyOwners.set(key.hash, keyPath);
     return key;
   });
 }

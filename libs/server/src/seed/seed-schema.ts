@@ -92,10 +92,25 @@ const auditEntry = v.strictObject({
   actor: v.string(),
 });
 
+// The state form stores a key's hash and hint, never the key.
+const storedKey = v.strictObject({
+  hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+  hint: v.string(),
+  type: v.picklist(['secret', 'public']),
+});
+
+const dataKey = v.strictObject({
+  id: v.pipe(v.string(), v.regex(/^dk[1-9]\d*$/)),
+  root_key: v.string(),
+  wrapped: v.string(),
+  created_at: timestamp,
+});
+
 const service = v.strictObject({
+  project: v.optional(v.pipe(v.string(), v.regex(SLUG), v.description('the project it lives in; default "default"'))),
   kind: v.optional(v.pipe(v.string(), v.regex(SERVICE_KIND), v.description('"backend" (default), "frontend", …'))),
-  keys: v.optional(v.array(apiKey)),
-  revoked_keys: v.optional(v.array(apiKey)),
+  keys: v.optional(v.array(v.union([apiKey, storedKey]))),
+  revoked_keys: v.optional(v.array(v.union([apiKey, storedKey]))),
   configs: v.optional(v.record(key, configValue)),
   flags: v.optional(v.record(key, flag)),
   secrets: v.optional(v.record(key, secret)),
@@ -104,6 +119,22 @@ const service = v.strictObject({
   revision: v.optional(integerFrom(0)),
   next_versions: v.optional(v.record(key, integerFrom(1))),
   audit: v.optional(v.array(auditEntry)),
+  data_keys: v.optional(v.array(dataKey)),
+});
+
+const auditRecord = v.strictObject({
+  seq: integerFrom(1),
+  at: v.string(),
+  actor: v.string(),
+  action: v.string(),
+  service: v.nullable(v.string()),
+  key: v.nullable(v.string()),
+  revision: v.nullable(integerFrom(0)),
+  version: v.optional(v.nullable(integerFrom(1))),
+  old: v.optional(v.unknown()),
+  new: v.optional(v.unknown()),
+  prev: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+  hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
 });
 
 /** A seed or state file (PROTOCOL §11). */
@@ -117,7 +148,30 @@ export const seedSchema = v.strictObject({
       write_rate_per_minute: v.optional(integerFrom(1)),
     }),
   ),
+  projects: v.optional(
+    v.record(v.pipe(v.string(), v.regex(SLUG)), v.strictObject({ created_at: v.optional(timestamp) })),
+  ),
   services: v.optional(v.record(v.pipe(v.string(), v.regex(SLUG)), service)),
+  // The state form's scoped admin tokens (hashes only); a seed leaves them out.
+  tokens: v.optional(
+    v.record(
+      v.string(),
+      v.strictObject({
+        hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+        scope: v.union([
+          v.strictObject({ projects: v.array(v.string()) }),
+          v.strictObject({ services: v.array(v.string()) }),
+        ]),
+        rights: v.array(v.picklist(['read', 'write', 'secrets:reveal', 'secrets:write', 'keys', 'admin'])),
+        created_at: timestamp,
+        last_used_at: v.nullable(timestamp),
+      }),
+    ),
+  ),
+  // The state form's audit, hash-chained; a seed leaves it out.
+  audit: v.optional(v.array(auditRecord)),
+  // A sealed state file's scheme (its secret values are then sealed objects, which only the server reads).
+  sealing: v.optional(v.string()),
 });
 
 /** What the published JSON Schema says about itself, beside what the converter writes. */

@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { MemoryChangeLog, type ChangeLog } from '../domain/change-log.js';
 import type { Clock } from '../domain/clock.js';
-import { DEFAULT_TENANT, type ServerData } from '../domain/model.js';
+import { DEFAULT_PROJECT, DEFAULT_TENANT, type ServerData } from '../domain/model.js';
+import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
+import { resolveKeyring } from '../sealing/root-key-source.js';
+import { SealingCodec } from '../sealing/sealing-codec.js';
 import type { LocalServerLogger } from '../logger.js';
 import { StateJournal } from '../persistence/state-journal.js';
 import { PostgresChangeLog } from '../postgres/postgres-change-log.js';
@@ -19,6 +22,10 @@ export interface OpenedStore {
   readonly fleet?: PostgresChangeLog;
   /** When each service was last committed, for a fleet store (so every replica publishes the same `is_active`). */
   readonly committedAtMs?: ReadonlyMap<string, number>;
+  /** Seals what the store writes and opens what it reads; undefined for memory (nothing is written). */
+  readonly codec?: SealingCodec;
+  /** The root-key file the keyring came from, read again by a rotation; undefined for `VANE_ROOT_KEY`. */
+  readonly keyFile?: string;
   /** Whether the seed (or the data being imported) went into an empty store. */
   readonly seeded: boolean;
   /** Releases what the store holds beyond its change log (a state file's lock). */
@@ -33,6 +40,10 @@ export interface OpenStoreOptions {
   readonly logger: LocalServerLogger;
   readonly replicaId?: string;
   readonly checkIntervalMs?: number;
+  /** Root keys (base64, one a line), from `VANE_ROOT_KEY`. */
+  readonly rootKey?: string;
+  /** A file of root keys. */
+  readonly rootKeyFile?: string;
 }
 
 /**
@@ -46,14 +57,31 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     if (typeof options.seed === 'string') return readServerDataFile(options.seed, { now });
     if (options.seed && options.seed.services instanceof Map) return options.seed as ServerData;
     if (options.seed) return parseServerData(options.seed, 'seed', { now });
-    return { tenant: { ...DEFAULT_TENANT }, services: new Map() };
+    return {
+      tenant: { ...DEFAULT_TENANT },
+      services: new Map(),
+      audit: [],
+      projects: new Map([[DEFAULT_PROJECT, { created_at: null }]]),
+      tokens: new Map(),
+    };
   };
   const nothingToRelease = async (): Promise<void> => undefined;
   if (location.kind === 'memory') {
     return { data: seed(), changes: new MemoryChangeLog(), seeded: true, release: nothingToRelease };
   }
   if (location.kind === 'postgres') {
+    // Every replica must open what any other sealed: the key is given, never made by one of them.
+    if (!options.rootKey?.trim() && options.rootKeyFile === undefined) {
+      throw new RootKeyMissingError(
+        'a postgres:// store seals its secrets with a root key every replica shares: set VANE_ROOT_KEY or --root-key-file',
+        [],
+      );
+    }
+    const { keyring, source } = resolveKeyring({ rootKey: options.rootKey, rootKeyFile: options.rootKeyFile });
+    const codec = new SealingCodec(keyring);
+    logger.info(`sealing with root key ${keyring.primary.id} (from ${source})`);
     const opened = await PostgresChangeLog.open({
+      codec,
       url: location.url,
       seed,
       logger,
@@ -70,13 +98,24 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       fleet: opened.log,
       committedAtMs: opened.committedAtMs,
       seeded: opened.seeded,
+      codec,
+      keyFile: source === 'VANE_ROOT_KEY' ? undefined : source,
       release: nothingToRelease,
     };
   }
   const owner: StateFileOwner = await ownStateFile(location.path);
   try {
+    const { keyring, source, created } = resolveKeyring({
+      rootKey: options.rootKey,
+      rootKeyFile: options.rootKeyFile,
+      statePath: location.path,
+    });
+    if (created) logger.info(`made a root key for ${location.path} in ${created} (mode 0600): back it up apart`);
+    else logger.info(`sealing ${location.path} with root key ${keyring.primary.id} (from ${source})`);
+    const codec = new SealingCodec(keyring);
     let seeded = false;
     const { journal, data, recovery } = await StateJournal.open(location.path, {
+      codec,
       initial: () => {
         seeded = true;
         return seed();
@@ -94,7 +133,8 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     if (recovery.removedLeftovers.length > 0) {
       logger.info(`removed ${recovery.removedLeftovers.length} temporary file(s) of an interrupted state write`);
     }
-    return { data, changes: journal, seeded, release: () => owner.release() };
+    const keyFile = source === 'VANE_ROOT_KEY' ? undefined : source;
+    return { data, changes: journal, seeded, codec, keyFile, release: () => owner.release() };
   } catch (error) {
     await owner.release();
     throw error;

@@ -71,3 +71,10 @@ export {
   secretWriteSchema,
 } from './secret-input.js';
 export { TENANT_MEMBERS, parseTenantPatch, tenantPatchSchema } from './tenant-patch.js';
+export {
+  TOKEN_NAME_PATTERN,
+  parseProjectName,
+  parseTokenName,
+  parseTokenRequest,
+  type TokenRequest,
+} from './admin-token-input.js';

@@ -17,7 +17,7 @@ jest.mock('../../src/local-server.js', () => {
       if (options.store !== undefined || options.statePath !== undefined) return actual.startLocalServer(options);
       if (pg === undefined) throw new Error('PostgreSQL is not up: the setup starts it before every spec');
       const store = await pg.createDatabase(`suite_${process.pid}_${++databases}`);
-      return actual.startLocalServer({ ...options, store });
+      return actual.startLocalServer({ rootKey: Buffer.alloc(32, 5).toString('base64'), ...options, store });
     },
   };
 });

@@ -32,15 +32,29 @@ export class ConsoleApi {
    * @param {string} csrfToken
    * @param {string[]} abOperators - the cohort condition operators the server knows
    */
-  constructor(csrfToken, abOperators) {
+  constructor(csrfToken, abOperators, actor = 'admin', rights = [], scoped = false) {
     this.csrfToken = csrfToken;
     this.abOperators = abOperators;
+    /** The admin token's name, its rights and whether it sees only some projects or services. */
+    this.actor = actor;
+    this.rights = rights;
+    this.scoped = scoped;
   }
 
-  /** Logs in already happened (the cookie): fetches the CSRF token for this page, and what its forms offer. */
+  /** Logs in already happened (the cookie): fetches the CSRF token for this page, what its forms offer, and what the token may do. */
   static async open() {
     const session = await request('GET', '/console/api/session');
-    return new ConsoleApi(session.csrf_token, session.ab_operators);
+    return new ConsoleApi(session.csrf_token, session.ab_operators, session.actor, session.rights, session.scoped);
+  }
+
+  /** Whether the token holds `right` (the server checks again whatever the page sends). */
+  can(right) {
+    return this.rights.includes(right);
+  }
+
+  /** One page of the audit, newest first (`GET /admin/v1/audit`). @param {Record<string, string>} query */
+  audit(query) {
+    return request('GET', `/console/api/admin/v1/audit?${new URLSearchParams(query)}`);
   }
 
   overview() {

@@ -8,6 +8,8 @@ import { h, showError } from './dom.js';
 import { createFlagsPanel } from './flags-panel.js';
 import { createSecretsPanel } from './secrets-panel.js';
 import { createTenantPanel } from './tenant-panel.js';
+import { createAuditPanel } from './audit-panel.js';
+import { createTokensPanel } from './tokens-panel.js';
 
 const byId = (id) => document.getElementById(id);
 
@@ -75,7 +77,11 @@ function mountService(slug) {
     return;
   }
   const ctx = { api: state.api, slug, refresh: () => showService(true), report };
-  state.panels = [createConfigsPanel(ctx), createFlagsPanel(ctx), createSecretsPanel(ctx)];
+  state.panels = [createConfigsPanel(ctx), createFlagsPanel(ctx), createSecretsPanel(ctx), createAuditPanel(ctx)];
+  // What the token may change: controls it lacks the right for are hidden (the server refuses them anyway).
+  state.panels[0].element.dataset.needs = 'write';
+  state.panels[1].element.dataset.needs = 'write';
+  state.panels[2].element.dataset.needs = 'secrets:write';
   container.replaceChildren(
     h(
       'header',
@@ -177,6 +183,10 @@ async function main() {
     report(`The console cannot reach the server: ${refusal(e)}`);
     return;
   }
+  document.body.dataset.rights = state.api.rights.join(' ');
+  byId('actor').textContent = state.api.actor;
+  if (state.api.can('admin')) createTokensPanel(byId('tokens'), { api: state.api });
+  else byId('tokens').hidden = true;
   const refreshAll = async () => applyOverview(await state.api.overview(), tenantPanel);
   const tenantPanel = createTenantPanel(byId('tenant-body'), { api: state.api, refresh: refreshAll });
   byId('logout').addEventListener('click', async () => {

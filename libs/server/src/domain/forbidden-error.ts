@@ -1,0 +1,23 @@
+import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import type { AdminRight } from './model.js';
+
+/**
+ * The admin token lacks the right a change or read needs. Over HTTP it is
+ * answered `403 forbidden` (PROTOCOL §10).
+ */
+export class ForbiddenError extends LocalServerError {
+  /** Stable error code. */
+  readonly code = 'VANE_LOCAL_FORBIDDEN' as const;
+
+  /**
+   * @param message - names the token and what it tried.
+   * @param right - the right it lacks.
+   */
+  constructor(
+    message: string,
+    readonly right: AdminRight,
+    options?: LocalServerErrorOptions,
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,27 @@
+import { createHash } from 'node:crypto';
+import { redactKey } from '@vane/common';
+import type { ApiKeyRecord } from '../domain/model.js';
+
+/**
+ * SHA-256 of an API key, hex. Keys the server makes carry 144 random bits,
+ * so a fast hash is enough to make the stored form useless to whoever reads
+ * it; a seed's hand-written keys are only as strong as their author made them.
+ */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** The record the server keeps of a key it was given or made: hash, hint, type, and the key for this process only. */
+export function apiKeyRecord(key: string): ApiKeyRecord {
+  return {
+    hash: hashApiKey(key),
+    hint: redactKey(key),
+    type: key.startsWith('svs_') ? 'secret' : 'public',
+    plaintext: key,
+  };
+}
+
+/** The persisted form of a key record: everything but the key. */
+export function storedApiKey(record: ApiKeyRecord): ApiKeyRecord {
+  return { hash: record.hash, hint: record.hint, type: record.type };
+}
