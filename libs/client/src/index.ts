@@ -28,6 +28,7 @@ export type {
   ConfigKey,
   ConfigOutput,
   FlagKey,
+  SecretKey,
   DeclaredConfig,
 } from './schema/vane-schema.js';
 export type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';

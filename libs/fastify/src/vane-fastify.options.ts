@@ -3,14 +3,7 @@
  *
  * @packageDocumentation
  */
-import type {
-  AbContext,
-  FlagKey,
-  VaneClient,
-  VaneClientOptions,
-  VaneErrorCode,
-  VaneLogger,
-} from '@vane/client';
+import type { AbContext, FlagKey, VaneClient, VaneClientOptions, VaneErrorCode, VaneLogger } from '@vane/client';
 import type { RegisteredSchema } from '@vane/client/adapter';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FlagDenial } from '@vane/client/adapter';

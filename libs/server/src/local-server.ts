@@ -257,7 +257,7 @@ export interface LocalServerOptions {
   driftBoundMs?: number;
   /** This replica's id in the fleet. @default host name, pid and a random suffix */
   replicaId?: string;
-  /** What this replica knows of its fleet. @default itself alone ({@link SingleProcessFleetView}) */
+  /** What this replica knows of its fleet. @default itself alone (a single-process view) */
   fleetView?: (self: LocalReplica) => FleetView;
   /** Stream rebalancing across the fleet; `false` turns it off. @default every 10 s, 10 % tolerance, 50 at a time */
   rebalance?: RebalanceOptions | false;
