@@ -429,7 +429,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     streams: () => hub.stats().streams,
     revisions: () => Object.fromEntries(store.slugs().map((slug) => [slug, hub.revision(slug) ?? 0])),
   };
-  const fleet = options.fleetView?.(replica) ?? new SingleProcessFleetView(replica);
+  const fleet = options.fleetView?.(replica) ?? fleetLog?.fleetView(replica) ?? new SingleProcessFleetView(replica);
   const metrics = new ServerMetrics({
     streamsByService: () => hub.streamsByService(),
     fleet,

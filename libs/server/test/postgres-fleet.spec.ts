@@ -125,6 +125,21 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     stream.close();
   });
 
+  it('every replica sees its peers and their open streams (the fleet view the rebalancer and /metrics read)', async () => {
+    const a = await replica({ replicaId: 'replica-a' });
+    const b = await replica({ replicaId: 'replica-b' });
+    const streams = await Promise.all([1, 2, 3].map(() => openStream(a, { slug: 'shop', key: TEST_KEYS.shopSecret })));
+    await until(
+      async () => {
+        const metrics = await call(b, { path: '/metrics' });
+        return /vane_fleet_replica_streams\{replica="replica-a"\} 3\b/.test(metrics.text);
+      },
+      "replica B's metrics showing A's three streams",
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
+    for (const stream of streams) stream.close();
+  });
+
   it('a key revoked through one replica is refused by every replica', async () => {
     const a = await replica();
     const b = await replica();

@@ -22,6 +22,7 @@ import { CHANGES_CHANNEL, migrate } from './postgres-schema.js';
 import { PostgresRateLimiter } from './postgres-rate-limiter.js';
 import { missingKeyError, type SealingCodec, type StoredChange } from '../sealing/sealing-codec.js';
 import type { WriteRateLimiter } from '../domain/rate-limiter.js';
+import type { FleetView, LocalReplica, ReplicaInfo } from '../fleet/fleet-view.js';
 
 /** Options of {@link PostgresChangeLog.open}. */
 export interface PostgresChangeLogOptions {
@@ -120,6 +121,8 @@ export class PostgresChangeLog implements ChangeLog {
   private catchingUp: Promise<void> | undefined;
   private closed = false;
   private listening: { unlisten(): Promise<void> } | undefined;
+  /** The other replicas as their last heartbeats said. */
+  private peers: ReplicaInfo[] = [];
   /** Streams open on this replica, for the heartbeat. */
   streamCount: () => number = () => 0;
 
@@ -186,6 +189,16 @@ export class PostgresChangeLog implements ChangeLog {
 
   /** Long enough for any replica that can reach the database to apply what another committed. */
   readonly aheadHoldMs = 30_000;
+
+  /** The fleet as the heartbeats show it: this replica now, and every peer seen within three checks. */
+  fleetView(self: LocalReplica): FleetView {
+    return {
+      replicas: () => [
+        { id: self.id, streams: self.streams(), revisions: self.revisions(), seenAt: this.options.now() },
+        ...this.peers,
+      ],
+    };
+  }
 
   /** The secret-write rate limit shared by every replica. */
   rateLimiter(): WriteRateLimiter {
@@ -486,15 +499,34 @@ export class PostgresChangeLog implements ChangeLog {
       const revisions = JSON.stringify(
         Object.fromEntries(this.store.slugs().map((slug) => [slug, this.store!.service(slug)!.revision])),
       );
-      const rows = await this.sql<{ head: number | null }[]>`
+      const liveMs = 3 * (this.options.checkIntervalMs ?? 5000);
+      // One statement: the heartbeat, the head, and the peers seen lately (their streams, for the rebalancer).
+      const rows = await this.sql<{ head: number | null; peers: string }[]>`
         WITH beat AS (
           INSERT INTO vane_replicas (id, seen_at, applied_seq, streams, revisions)
           VALUES (${this.options.replicaId}, now(), ${this.applied}, ${this.streamCount()}, ${revisions})
           ON CONFLICT (id) DO UPDATE SET seen_at = now(), applied_seq = excluded.applied_seq,
             streams = excluded.streams, revisions = excluded.revisions
         )
-        SELECT max(seq) AS head FROM vane_changes`;
+        SELECT (SELECT max(seq) FROM vane_changes) AS head,
+          (SELECT coalesce(json_agg(json_build_object('id', id, 'streams', streams, 'revisions', revisions,
+              'seen_at_ms', (extract(epoch FROM seen_at) * 1000)::bigint)), '[]'::json)::text
+            FROM vane_replicas
+            WHERE id <> ${this.options.replicaId} AND seen_at > now() - make_interval(secs => ${liveMs / 1000})) AS peers`;
       const head = Number(rows[0]?.head ?? 0);
+      this.peers = (
+        JSON.parse(rows[0]?.peers ?? '[]') as Array<{
+          id: string;
+          streams: number;
+          revisions: string;
+          seen_at_ms: number;
+        }>
+      ).map((peer) => ({
+        id: peer.id,
+        streams: peer.streams,
+        revisions: JSON.parse(peer.revisions) as Record<string, number>,
+        seenAt: Number(peer.seen_at_ms),
+      }));
       if (head > this.applied) await this.catchUp();
       for (const slug of this.store.dueBoundaries()) {
         await this.commit({ slugs: [slug], run: () => this.store!.turnBoundaries(slug) });
