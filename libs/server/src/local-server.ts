@@ -17,6 +17,7 @@ import { AdminApi } from './admin-api.js';
 import { OWNER_ACTOR } from './domain/actors.js';
 import { NotFoundError } from './domain/not-found-error.js';
 import { openStore } from './store/open-store.js';
+import type { PostgresChangeLog } from './postgres/postgres-change-log.js';
 import { parseStoreLocation } from './store/store-location.js';
 import { SealingControl } from './sealing/sealing-control.js';
 import { resolveKeyring } from './sealing/root-key-source.js';
@@ -524,16 +525,15 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     changes,
     clock,
     adminToken,
-    sessions: new SessionTokens(
-      clock,
-      sessionTtlMs,
-      fleetLog &&
-        Buffer.from(await fleetLog.sessionSigningKey(() => randomBytes(32).toString('base64url')), 'base64url'),
-    ),
+    sessions: new SessionTokens(clock, sessionTtlMs, fleetLog && (await sharedKey(fleetLog, 'session_signing_key'))),
     jwtVerifier: new JwtTrustVerifier(clock),
     awsVerifier: new AwsTrustVerifier(),
     authThrottle,
-    console: { sessions: new ConsoleSessions(), feed: consoleFeed, assets: new ConsoleAssets() },
+    console: {
+      sessions: new ConsoleSessions(Date.now, fleetLog && (await sharedKey(fleetLog, 'console_signing_key'))),
+      feed: consoleFeed,
+      assets: new ConsoleAssets(),
+    },
     proxy,
     metrics,
     readiness,
@@ -677,6 +677,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     },
   };
   return running;
+}
+
+/** A key every replica of a fleet shares, as bytes. */
+async function sharedKey(
+  fleet: PostgresChangeLog,
+  name: 'session_signing_key' | 'console_signing_key',
+): Promise<Buffer> {
+  return Buffer.from(await fleet.sharedKey(name, () => randomBytes(32).toString('base64url')), 'base64url');
 }
 
 /** The listeners the options ask for; a bad address is a RangeError naming the option. */

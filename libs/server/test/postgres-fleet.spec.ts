@@ -140,6 +140,25 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     for (const stream of streams) stream.close();
   });
 
+  it('a console login on one replica is a login on every replica', async () => {
+    const a = await replica();
+    const b = await replica();
+    const login = await call(a, {
+      method: 'POST',
+      path: '/console/login',
+      body: new URLSearchParams({ token: ADMIN_TOKEN }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+    });
+    expect(login.status).toBe(303);
+    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const onB = await call(b, { path: '/console/api/session', headers: { cookie } });
+    expect(onB.status).toBe(200);
+    expect(onB.json()).toHaveProperty('csrf_token');
+    // A cookie signed by another fleet's key is no login.
+    const forged = await call(b, { path: '/console/api/session', headers: { cookie: `${cookie.slice(0, -4)}AAAA` } });
+    expect(forged.status).not.toBe(200);
+  });
+
   it('a key revoked through one replica is refused by every replica', async () => {
     const a = await replica();
     const b = await replica();

@@ -206,7 +206,7 @@ describe('secrets sealed at rest (file store)', () => {
     const result = await rotateUnderWrites(dir, 200);
     expect(result.unreadable).toEqual([]);
     expect(result.rotations).toBe(1);
-  });
+  }, 30_000); // 200 writes and a rotation, each a real journal write, on a loaded machine
 
   it('rotates a service data key: new writes and, in the background, the stored state move to it', async () => {
     const rootKey = newKey();

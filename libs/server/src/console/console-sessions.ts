@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Name of the console's session cookie. */
 export const CONSOLE_COOKIE = 'vane_console';
@@ -6,8 +6,8 @@ export const CONSOLE_COOKIE = 'vane_console';
 /** How long a console login lasts, in milliseconds (12 hours). */
 export const CONSOLE_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
-/** Logins kept at once; the oldest is forgotten beyond this, so repeated logins cost bounded memory. */
-const MAX_SESSIONS = 100;
+/** Logouts remembered at once (each until its session would have expired); the oldest go first. */
+const MAX_ENDED = 10_000;
 
 /** One logged-in console. */
 export interface ConsoleSession {
@@ -25,39 +25,56 @@ export interface ConsoleSession {
  * The console's logins. Exchanging the admin token once for a random session
  * keeps the token itself out of the browser (the cookie is HttpOnly and
  * names nothing but the session), and lets a logout end just that session.
- * Sessions live in memory: a restart logs every console out.
+ * A session is signed, not stored: any replica holding the key knows it.
  */
 export class ConsoleSessions {
-  private readonly sessions = new Map<string, ConsoleSession>();
+  /** Sessions ended here before they expired (a logout), until they would have expired. */
+  private readonly ended = new Map<string, number>();
+  readonly #key: Buffer;
 
-  /** `now` is wall-clock time on purpose: a test's manual clock moving flag schedules must not end logins. */
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * @param now - wall-clock time on purpose: a test's manual clock moving flag schedules must not end logins.
+   * @param key - signs the sessions; replicas of a fleet share it, so a login on one is a login on all.
+   *   @default 32 random bytes: a restart logs every console out.
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    key: Buffer = randomBytes(32),
+  ) {
+    this.#key = key;
+  }
 
   /** A new session, for someone who just gave an admin token (checked by the caller, throttled): the owner's, or `token`. */
   login(token?: { readonly name: string; readonly hash: string }): ConsoleSession {
     this.forgetExpired();
-    while (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
-    const session: ConsoleSession = {
-      id: randomBytes(32).toString('base64url'),
-      csrfToken: randomBytes(32).toString('base64url'),
-      expiresAtMs: this.now() + CONSOLE_SESSION_TTL_MS,
-      ...(token === undefined ? {} : { token }),
-    };
-    this.sessions.set(session.id, session);
-    return session;
+    const expiresAtMs = this.now() + CONSOLE_SESSION_TTL_MS;
+    const payload = Buffer.from(
+      JSON.stringify({ n: randomBytes(16).toString('base64url'), e: expiresAtMs, ...(token ? { t: token } : {}) }),
+    ).toString('base64url');
+    const id = `${payload}.${this.mac('session', payload)}`;
+    return { id, csrfToken: this.mac('csrf', id), expiresAtMs, ...(token === undefined ? {} : { token }) };
   }
 
-  /** The live session named by a `Cookie` header, if any. */
+  /** The live session named by a `Cookie` header, if any: signed by this server's key, unexpired, not logged out. */
   fromCookieHeader(header: string | undefined): ConsoleSession | undefined {
     const id = readCookie(header, CONSOLE_COOKIE);
-    if (!id) return undefined;
-    const session = this.sessions.get(id);
-    if (!session) return undefined;
-    if (session.expiresAtMs <= this.now()) {
-      this.sessions.delete(id);
+    if (!id || this.ended.has(id)) return undefined;
+    const dot = id.indexOf('.');
+    if (dot <= 0) return undefined;
+    const payload = id.slice(0, dot);
+    if (!equal(id.slice(dot + 1), this.mac('session', payload))) return undefined;
+    let parsed: { e?: unknown; t?: { name?: unknown; hash?: unknown } };
+    try {
+      parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof parsed;
+    } catch {
       return undefined;
     }
-    return session;
+    if (typeof parsed.e !== 'number' || parsed.e <= this.now()) return undefined;
+    const token =
+      parsed.t && typeof parsed.t.name === 'string' && typeof parsed.t.hash === 'string'
+        ? { name: parsed.t.name, hash: parsed.t.hash }
+        : undefined;
+    return { id, csrfToken: this.mac('csrf', id), expiresAtMs: parsed.e, ...(token ? { token } : {}) };
   }
 
   /** Whether `given` is the session's CSRF token. Compared in constant time. */
@@ -65,9 +82,10 @@ export class ConsoleSessions {
     return given !== undefined && timingSafeEqual(digest(given), digest(session.csrfToken));
   }
 
-  /** Ends a session. */
+  /** Ends a session here (a fleet's other replicas honour its expiry; the cookie is cleared in the browser). */
   logout(session: ConsoleSession): void {
-    this.sessions.delete(session.id);
+    this.ended.set(session.id, session.expiresAtMs);
+    while (this.ended.size > MAX_ENDED) this.ended.delete(this.ended.keys().next().value!);
   }
 
   /**
@@ -86,8 +104,16 @@ export class ConsoleSessions {
 
   private forgetExpired(): void {
     const now = this.now();
-    for (const [id, session] of this.sessions) if (session.expiresAtMs <= now) this.sessions.delete(id);
+    for (const [id, expiresAtMs] of this.ended) if (expiresAtMs <= now) this.ended.delete(id);
   }
+
+  private mac(purpose: string, text: string): string {
+    return createHmac('sha256', this.#key).update(`${purpose}:${text}`).digest('base64url');
+  }
+}
+
+function equal(a: string, b: string): boolean {
+  return timingSafeEqual(digest(a), digest(b));
 }
 
 function digest(text: string): Buffer {

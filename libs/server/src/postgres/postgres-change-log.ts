@@ -97,8 +97,6 @@ export interface PostgresOpened {
   readonly seeded: boolean;
 }
 
-const SETTINGS_SESSION_KEY = 'session_signing_key';
-
 /** Tries of one batch against other replicas' commits before it is refused (503). */
 const MAX_COMMIT_ATTEMPTS = 50;
 
@@ -210,14 +208,16 @@ export class PostgresChangeLog implements ChangeLog {
     return this.applied;
   }
 
-  /** The key that signs workload-identity sessions, shared by every replica (made by the first). */
-  async sessionSigningKey(make: () => string): Promise<string> {
+  /**
+   * A signing key every replica shares (made by the first to ask): for
+   * workload-identity sessions and console logins, so one issued by one
+   * replica is accepted by all.
+   */
+  async sharedKey(name: 'session_signing_key' | 'console_signing_key', make: () => string): Promise<string> {
     const candidate = make();
-    await this.sql`INSERT INTO vane_settings (name, value) VALUES (${SETTINGS_SESSION_KEY}, ${candidate})
-      ON CONFLICT (name) DO NOTHING`;
-    const rows = await this.sql<
-      { value: string }[]
-    >`SELECT value FROM vane_settings WHERE name = ${SETTINGS_SESSION_KEY}`;
+    await this
+      .sql`INSERT INTO vane_settings (name, value) VALUES (${name}, ${candidate}) ON CONFLICT (name) DO NOTHING`;
+    const rows = await this.sql<{ value: string }[]>`SELECT value FROM vane_settings WHERE name = ${name}`;
     return rows[0]!.value;
   }
 
