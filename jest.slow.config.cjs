@@ -2,20 +2,10 @@
 // packages, spawned apps), named `*.slow-spec.ts`. `.ci/run` runs them after `npm test`.
 const base = require('./jest.config.cjs');
 
-const server = require('./libs/server/jest.config.cjs');
-
 module.exports = {
   ...base,
-  projects: [
-    ...base.projects.map((project) => {
-      const config = require(`${project.replace('<rootDir>', __dirname)}/jest.config.cjs`);
-      return { ...config, testMatch: ['<rootDir>/**/*.slow-spec.ts'] };
-    }),
-    // The server's whole suite again, on the PostgreSQL store: one suite, both stores.
-    {
-      ...server,
-      displayName: 'libs/server (postgres store)',
-      setupFilesAfterEnv: ['<rootDir>/test/support/postgres-store-setup.ts'],
-    },
-  ],
+  projects: base.projects.map((project) => {
+    const config = require(`${project.replace('<rootDir>', __dirname)}/jest.config.cjs`);
+    return { ...config, testMatch: ['<rootDir>/**/*.slow-spec.ts'] };
+  }),
 };

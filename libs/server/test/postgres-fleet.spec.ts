@@ -159,6 +159,19 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     expect(forged.status).not.toBe(200);
   });
 
+  it('a scoped admin token made through one replica works on every replica, its use recorded', async () => {
+    const a = await replica();
+    const b = await replica();
+    const made = await admin(a, 'POST', '/tokens', { name: 'ci-read', scope: { projects: ['*'] }, rights: ['read'] });
+    expect(made.status).toBe(201);
+    const token = made.json<{ token: string }>().token;
+    await until(
+      async () => (await call(b, { path: '/admin/v1/tenant', admin: token })).status === 200,
+      'B accepting the token',
+    );
+    expect((await call(b, { method: 'PUT', path: '/admin/v1/tenant', admin: token, body: {} })).status).toBe(403);
+  });
+
   it('a key revoked through one replica is refused by every replica', async () => {
     const a = await replica();
     const b = await replica();

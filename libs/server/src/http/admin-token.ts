@@ -6,6 +6,7 @@ import { HttpError } from './http-error.js';
 import type { ProxyTrust } from '../ops/proxy-trust.js';
 import { OWNER_PRINCIPAL, tokenPrincipal, type AdminPrincipal } from '../access/admin-principal.js';
 import type { Store } from '../domain/store.js';
+import type { ChangeLog } from '../domain/change-log.js';
 
 /** How a scoped admin token starts (`vat_…`). */
 export const SCOPED_TOKEN_PREFIX = 'vat_';
@@ -16,6 +17,8 @@ export interface AdminTokenContext {
   /** Who the client is behind a trusted proxy (`--trust-proxy`); the peer's address without it. */
   readonly proxy?: ProxyTrust;
   readonly store: Store;
+  /** Where a token's use is recorded: a fleet store commits it in the background. */
+  readonly changes?: Pick<ChangeLog, 'commitLater'>;
   readonly authThrottle: FailedAttemptThrottle | undefined;
   readonly clock: Clock;
 }
@@ -44,7 +47,8 @@ export function guessAdminToken(ctx: AdminTokenContext, req: IncomingMessage, gu
   if (timingSafeEqual(hash, digest(ctx.adminToken))) return { outcome: 'right', principal: OWNER_PRINCIPAL };
   const name = guess.startsWith(SCOPED_TOKEN_PREFIX) ? ctx.store.tokenNameByHash(hash.toString('hex')) : undefined;
   if (name !== undefined) {
-    ctx.store.touchToken(name);
+    if (ctx.changes) ctx.changes.commitLater({ slugs: [], run: () => ctx.store.touchToken(name) });
+    else ctx.store.touchToken(name);
     return { outcome: 'right', principal: tokenPrincipal(name, ctx.store.token(name)!) };
   }
   ctx.authThrottle?.fail(address, now);
