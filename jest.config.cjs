@@ -3,6 +3,12 @@ module.exports = {
   // A temp directory of the run's own, checked at the end for file secrets a test left behind.
   globalSetup: '<rootDir>/scripts/jest-global-setup.cjs',
   globalTeardown: '<rootDir>/scripts/jest-global-teardown.cjs',
+  // Jest's 5 s default fails sound tests on a loaded 2-core CI machine (a project's own setting is
+  // ignored, so it lives here); waits inside tests keep their own, shorter bounds.
+  testTimeout: 60_000,
+  // Two workers on two cores: most specs wait on sockets and child processes, so one worker leaves a
+  // core idle. Specs that need the machine to themselves (loads, fleets) are `*.slow-spec.ts`.
+  maxWorkers: 2,
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
   projects: [
     '<rootDir>/libs/common',

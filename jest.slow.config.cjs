@@ -4,6 +4,8 @@ const base = require('./jest.config.cjs');
 
 module.exports = {
   ...base,
+  // Loads, fleets and timed rotations measure this machine: one at a time.
+  maxWorkers: 1,
   projects: base.projects.map((project) => {
     const config = require(`${project.replace('<rootDir>', __dirname)}/jest.config.cjs`);
     return { ...config, testMatch: ['<rootDir>/**/*.slow-spec.ts'] };

@@ -1,6 +1,6 @@
 // An A/B route in Express 5, the whole file (the region is what a reader pastes): the user comes from
 // the request's headers, the service decides per user. `npm run test:newcomer` runs it in a fresh
-// Express 5 app made from libs/express/README.md; test/readme.e2e-spec.ts runs it here.
+// Express 5 app made from libs/express/README.md; test/readme.slow-spec.ts runs it here.
 // #region express-ab-route
 import express from 'express';
 import { createVane } from '@vane/express';

@@ -1,5 +1,5 @@
 // The OpenFeature quick start, the whole file: `node quick-start.mjs` with VANE_BASE_URL and VANE_API_KEY
-// set (the local server's demo seed has every key it reads). test/readme.e2e-spec.ts runs it.
+// set (the local server's demo seed has every key it reads). test/readme.slow-spec.ts runs it.
 // #region openfeature-quick-start
 import { OpenFeature, ProviderEvents } from '@openfeature/server-sdk';
 import { VaneProvider } from '@vane/openfeature';

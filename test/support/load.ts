@@ -89,7 +89,7 @@ export function startLoad(url: string, options: LoadOptions): Load {
     get failed() {
       return failed;
     },
-    more(count, timeoutMs = 10_000) {
+    more(count, timeoutMs = 30_000) {
       const target = ok + count;
       return new Promise((resolve, reject) => {
         const timer = setTimeout(

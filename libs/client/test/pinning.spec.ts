@@ -201,7 +201,8 @@ describe('client.runPinned()', () => {
     });
     server.admin.setConfig('shop', 'pricing.discount', 0.9);
     await waitForRevision(client, server.admin.setSecret('shop', 'tls.client_pem', 'pem-v3', 'file').revision);
-    expect(pinStatsOf(client).heldRevisions).toBe(1);
+    // Not asserted as held here: on a loaded machine 50 ms may already have passed. The log line below
+    // proves the scope held the revision when its age ran out.
     await until(() => pinStatsOf(client).heldRevisions === 0, 'the leaked scope to be let go');
     await until(() => !existsSync(pinnedPath), 'its version file to be removed');
     expect(logger.text('info')).toMatch(/still held by 1 pinned scope\(s\) 50 ms after it was replaced/);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // The README's examples are cut from files the tests run; scripts/readme-snippets.mjs (run by
-// test/readme.e2e-spec.ts) keeps each one equal to its source. Here: that they are there at all.
+// test/readme.slow-spec.ts) keeps each one equal to its source. Here: that they are there at all.
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
 const MARKER = /<!-- snippet: [^#\s]+#([\w-]+) -->/g;
 
