@@ -119,6 +119,7 @@ export class PostgresChangeLog implements ChangeLog {
   private catchingUp: Promise<void> | undefined;
   private closed = false;
   private listening: { unlisten(): Promise<void> } | undefined;
+  private catchUpAgain = false;
   /** The other replicas as their last heartbeats said. */
   private peers: ReplicaInfo[] = [];
   /** Streams open on this replica, for the heartbeat. */
@@ -475,16 +476,26 @@ export class PostgresChangeLog implements ChangeLog {
     );
   }
 
-  /** Applies every committed change after the last one applied; concurrent calls share one read. */
+  /**
+   * Applies every committed change after the last one applied. Concurrent calls share one read, and a
+   * call made while a read is out runs one more after it: that read may have missed its commit.
+   */
   private catchUp(): Promise<void> {
-    this.catchingUp ??= (async () => {
+    if (this.catchingUp !== undefined) {
+      this.catchUpAgain = true;
+      return this.catchingUp;
+    }
+    this.catchingUp = (async () => {
       try {
-        // Inside the drain, writes read and apply what is new themselves; apply nothing in between.
-        while (this.draining) await this.draining;
-        const rows = await this.sql<ChangeRow[]>`SELECT seq, record, change_set, committed_at_ms
-          FROM vane_changes WHERE seq > ${this.applied} ORDER BY seq`;
-        if (this.draining) return;
-        this.applyRows(rows);
+        do {
+          this.catchUpAgain = false;
+          // Inside the drain, writes read and apply what is new themselves; apply nothing in between.
+          while (this.draining) await this.draining;
+          const rows = await this.sql<ChangeRow[]>`SELECT seq, record, change_set, committed_at_ms
+            FROM vane_changes WHERE seq > ${this.applied} ORDER BY seq`;
+          if (this.draining) return;
+          this.applyRows(rows);
+        } while (this.catchUpAgain && !this.closed);
       } finally {
         this.catchingUp = undefined;
       }
