@@ -17,10 +17,11 @@ import { AdminApi } from './admin-api.js';
 import { OWNER_ACTOR } from './domain/actors.js';
 import { NotFoundError } from './domain/not-found-error.js';
 import { openStore } from './store/open-store.js';
-import type { PostgresChangeLog } from './postgres/postgres-change-log.js';
 import { parseStoreLocation } from './store/store-location.js';
 import { SealingControl } from './sealing/sealing-control.js';
 import { resolveKeyring } from './sealing/root-key-source.js';
+import { SigningKeys, SIGNING_KEY_PERIOD_MS } from './sealing/signing-keys.js';
+import type { Keyring } from './sealing/keyring.js';
 import { Store, type SecretWriteResult } from './domain/store.js';
 import { sseFrame, StreamHub, type StreamStats } from './domain/stream-hub.js';
 import { parseListenAddress, type ListenAddress } from './config/listen-address.js';
@@ -201,8 +202,10 @@ export interface LocalServerOptions {
   streamBufferBytes?: number;
   /**
    * Lifetime of the workload-identity sessions the token exchange issues, in
-   * milliseconds (whole seconds are used, at least 1 s). Sessions are signed
-   * with a key made at start, so a restart ends them all.
+   * milliseconds (whole seconds are used, at least 1 s, at most a day).
+   * Sessions are signed with keys derived from the root key, so every
+   * replica accepts them and they outlive a restart (a memory store's random
+   * key aside).
    * @default 3600000 (one hour)
    */
   sessionTtlMs?: number;
@@ -507,10 +510,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   }
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
   const sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
-  if (!Number.isFinite(sessionTtlMs) || sessionTtlMs < 1000) {
+  if (!Number.isFinite(sessionTtlMs) || sessionTtlMs < 1000 || sessionTtlMs > SIGNING_KEY_PERIOD_MS) {
     await release();
-    throw new RangeError('sessionTtlMs must be a number of milliseconds of at least 1000');
+    throw new RangeError(
+      `sessionTtlMs must be a number of milliseconds from 1000 to ${SIGNING_KEY_PERIOD_MS} (its signing key's period)`,
+    );
   }
+  // Sessions and console logins are signed with keys derived from the root key: shared by a fleet, stored nowhere.
+  const keyring = (): Keyring | undefined => codec?.keyring;
   const admin = new AdminApi(store);
   const sealing = new SealingControl(store, changes, codec, () =>
     keyFile === undefined ? undefined : resolveKeyring({ rootKeyFile: keyFile }).keyring,
@@ -525,12 +532,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     changes,
     clock,
     adminToken,
-    sessions: new SessionTokens(clock, sessionTtlMs, fleetLog && (await sharedKey(fleetLog, 'session_signing_key'))),
+    sessions: new SessionTokens(clock, sessionTtlMs, new SigningKeys('session', keyring, () => clock.now())),
     jwtVerifier: new JwtTrustVerifier(clock),
     awsVerifier: new AwsTrustVerifier(),
     authThrottle,
     console: {
-      sessions: new ConsoleSessions(Date.now, fleetLog && (await sharedKey(fleetLog, 'console_signing_key'))),
+      sessions: new ConsoleSessions(Date.now, new SigningKeys('console', keyring)),
       feed: consoleFeed,
       assets: new ConsoleAssets(),
     },
@@ -677,14 +684,6 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     },
   };
   return running;
-}
-
-/** A key every replica of a fleet shares, as bytes. */
-async function sharedKey(
-  fleet: PostgresChangeLog,
-  name: 'session_signing_key' | 'console_signing_key',
-): Promise<Buffer> {
-  return Buffer.from(await fleet.sharedKey(name, () => randomBytes(32).toString('base64url')), 'base64url');
 }
 
 /** The listeners the options ask for; a bad address is a RangeError naming the option. */

@@ -85,7 +85,7 @@ describe('web console (/console): routes, auth and headers', () => {
     expect([answer.status, answer.headers['location']]).toEqual([303, '/console/']);
     const cookie = String(answer.headers['set-cookie']);
     expect(cookie).toMatch(
-      /^vane_console=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=43200$/,
+      /^vane_console=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=43200$/,
     );
     expect(cookie).not.toContain(TOKEN);
     const page = await call(server, { path: '/console/', headers: { cookie: cookie.split(';')[0]! } });

@@ -157,6 +157,14 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     // A cookie signed by another fleet's key is no login.
     const forged = await call(b, { path: '/console/api/session', headers: { cookie: `${cookie.slice(0, -4)}AAAA` } });
     expect(forged.status).not.toBe(200);
+    // The signing keys are derived from the root key: a replica started later accepts the login too, and the
+    // database holds no key to steal.
+    const c = await replica();
+    expect((await call(c, { path: '/console/api/session', headers: { cookie } })).status).toBe(200);
+    const sql = (await import('postgres')).default(url, { max: 1 });
+    const settings = await sql<{ name: string }[]>`SELECT name FROM vane_settings`;
+    await sql.end();
+    expect(settings.map((row) => row.name).filter((name) => /sign|key/.test(name))).toEqual([]);
   });
 
   it('a scoped admin token made through one replica works on every replica, its use recorded', async () => {

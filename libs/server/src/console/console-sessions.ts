@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { SigningKeys } from '../sealing/signing-keys.js';
 
 /** Name of the console's session cookie. */
 export const CONSOLE_COOKIE = 'vane_console';
@@ -25,23 +26,23 @@ export interface ConsoleSession {
  * The console's logins. Exchanging the admin token once for a random session
  * keeps the token itself out of the browser (the cookie is HttpOnly and
  * names nothing but the session), and lets a logout end just that session.
- * A session is signed, not stored: any replica holding the key knows it.
+ * A session is signed, not stored: any replica holding the root key knows it.
  */
 export class ConsoleSessions {
   /** Sessions ended here before they expired (a logout), until they would have expired. */
   private readonly ended = new Map<string, number>();
-  readonly #key: Buffer;
+  readonly #keys: SigningKeys;
 
   /**
    * @param now - wall-clock time on purpose: a test's manual clock moving flag schedules must not end logins.
-   * @param key - signs the sessions; replicas of a fleet share it, so a login on one is a login on all.
-   *   @default 32 random bytes: a restart logs every console out.
+   * @param keys - sign the sessions; derived from the root key, so a login on one replica is a login on all.
+   *   @default a random key of this process: a restart logs every console out.
    */
   constructor(
     private readonly now: () => number = Date.now,
-    key: Buffer = randomBytes(32),
+    keys: SigningKeys = new SigningKeys('console', () => undefined, now),
   ) {
-    this.#key = key;
+    this.#keys = keys;
   }
 
   /** A new session, for someone who just gave an admin token (checked by the caller, throttled): the owner's, or `token`. */
@@ -51,18 +52,19 @@ export class ConsoleSessions {
     const payload = Buffer.from(
       JSON.stringify({ n: randomBytes(16).toString('base64url'), e: expiresAtMs, ...(token ? { t: token } : {}) }),
     ).toString('base64url');
-    const id = `${payload}.${this.mac('session', payload)}`;
-    return { id, csrfToken: this.mac('csrf', id), expiresAtMs, ...(token === undefined ? {} : { token }) };
+    const signing = this.#keys.current();
+    const id = `${payload}.${signing.id}.${mac(signing.key, 'session', payload)}`;
+    return { id, csrfToken: mac(signing.key, 'csrf', id), expiresAtMs, ...(token === undefined ? {} : { token }) };
   }
 
   /** The live session named by a `Cookie` header, if any: signed by this server's key, unexpired, not logged out. */
   fromCookieHeader(header: string | undefined): ConsoleSession | undefined {
     const id = readCookie(header, CONSOLE_COOKIE);
     if (!id || this.ended.has(id)) return undefined;
-    const dot = id.indexOf('.');
-    if (dot <= 0) return undefined;
-    const payload = id.slice(0, dot);
-    if (!equal(id.slice(dot + 1), this.mac('session', payload))) return undefined;
+    const [payload, keyId, signature, extra] = id.split('.');
+    if (!payload || !keyId || signature === undefined || extra !== undefined) return undefined;
+    const key = this.#keys.find(keyId);
+    if (key === undefined || !equal(signature, mac(key, 'session', payload))) return undefined;
     let parsed: { e?: unknown; t?: { name?: unknown; hash?: unknown } };
     try {
       parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof parsed;
@@ -74,7 +76,7 @@ export class ConsoleSessions {
       parsed.t && typeof parsed.t.name === 'string' && typeof parsed.t.hash === 'string'
         ? { name: parsed.t.name, hash: parsed.t.hash }
         : undefined;
-    return { id, csrfToken: this.mac('csrf', id), expiresAtMs: parsed.e, ...(token ? { token } : {}) };
+    return { id, csrfToken: mac(key, 'csrf', id), expiresAtMs: parsed.e, ...(token ? { token } : {}) };
   }
 
   /** Whether `given` is the session's CSRF token. Compared in constant time. */
@@ -106,10 +108,10 @@ export class ConsoleSessions {
     const now = this.now();
     for (const [id, expiresAtMs] of this.ended) if (expiresAtMs <= now) this.ended.delete(id);
   }
+}
 
-  private mac(purpose: string, text: string): string {
-    return createHmac('sha256', this.#key).update(`${purpose}:${text}`).digest('base64url');
-  }
+function mac(key: Buffer, purpose: string, text: string): string {
+  return createHmac('sha256', key).update(`${purpose}:${text}`).digest('base64url');
 }
 
 function equal(a: string, b: string): boolean {

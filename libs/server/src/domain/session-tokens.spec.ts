@@ -1,3 +1,5 @@
+import { Keyring } from '../sealing/keyring.js';
+import { SigningKeys } from '../sealing/signing-keys.js';
 import { ManualClock } from './clock.js';
 import { SessionTokens } from './session-tokens.js';
 
@@ -26,5 +28,32 @@ describe('SessionTokens', () => {
     const clock = new ManualClock();
     const token = (await new SessionTokens(clock, 60_000).issue(claims)).token;
     expect(await new SessionTokens(clock, 60_000).verify(token, 'shop')).toBeUndefined();
+  });
+});
+
+describe('SessionTokens with keys derived from the root key', () => {
+  const claims = { slug: 'shop', trust: 'cluster', subject: 'sa', keyType: 'secret' as const };
+
+  it('a session one replica issued verifies on another holding the same root key, not on one without it', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
+    const root = Keyring.generate().key;
+    const replica = (keyring: Keyring): SessionTokens =>
+      new SessionTokens(
+        clock,
+        60_000,
+        new SigningKeys(
+          'session',
+          () => keyring,
+          () => clock.now(),
+        ),
+      );
+    const token = (await replica(new Keyring([root])).issue(claims)).token;
+    expect(await replica(new Keyring([root])).verify(token, 'shop')).toMatchObject(claims);
+    expect(await replica(new Keyring([Keyring.generate().key])).verify(token, 'shop')).toBeUndefined();
+  });
+
+  it('refuses a lifetime longer than its signing key period', () => {
+    const clock = new ManualClock();
+    expect(() => new SessionTokens(clock, 2 * 24 * 60 * 60 * 1000)).toThrow(RangeError);
   });
 });

@@ -3,7 +3,8 @@
  * route accepts as `Authorization: Bearer`.
  */
 import { randomBytes } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
+import { jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose';
+import { SigningKeys } from '../sealing/signing-keys.js';
 import type { Clock } from './clock.js';
 import type { TrustKeyType } from './model.js';
 
@@ -34,39 +35,49 @@ export interface IssuedSession {
 }
 
 /**
- * Signs and verifies sessions with an HMAC key (HS256) made at start, so
- * sessions do not outlive the process that issued them. Time comes from the
+ * Signs and verifies sessions (HS256) with keys derived from the root key
+ * (`kid` names the one that signed), so every replica of a fleet accepts a
+ * session any of them issued, and a restart keeps them. Time comes from the
  * injected clock, so tests expire sessions without waiting.
  */
 export class SessionTokens {
-  readonly #key: Uint8Array;
+  readonly #keys: SigningKeys;
 
   /**
    * @param clock - the server's clock.
    * @param lifetimeMs - how long a session lives, in milliseconds (rounded down to whole seconds, at least 1 s).
-   * @param key - the signing key (tests); default 32 random bytes.
+   * @param keys - the signing keys; default a random key of this process (a memory store: nothing outlives it).
+   * @throws RangeError when a session would outlive the keys that verify it.
    */
   constructor(
     private readonly clock: Clock,
     readonly lifetimeMs: number,
-    key: Uint8Array = randomBytes(32),
+    keys: SigningKeys = new SigningKeys(
+      'session',
+      () => undefined,
+      () => clock.now(),
+    ),
   ) {
-    this.#key = key;
+    if (lifetimeMs > keys.periodMs) {
+      throw new RangeError(`a session cannot live longer than its signing key's period (${keys.periodMs} ms)`);
+    }
+    this.#keys = keys;
   }
 
   /** Issues a session for a platform identity a trust accepted. */
   async issue(claims: Omit<SessionClaims, 'id' | 'expiresAtMs'>): Promise<IssuedSession> {
     const nowSeconds = Math.floor(this.clock.now() / 1000);
     const exp = nowSeconds + Math.max(1, Math.floor(this.lifetimeMs / 1000));
+    const signing = this.#keys.current();
     const token = await new SignJWT({ vane_trust: claims.trust, vane_key_type: claims.keyType })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: signing.id })
       .setIssuer(SESSION_ISSUER)
       .setAudience(claims.slug)
       .setSubject(claims.subject)
       .setJti(randomBytes(12).toString('base64url'))
       .setIssuedAt(nowSeconds)
       .setExpirationTime(exp)
-      .sign(this.#key);
+      .sign(signing.key);
     return { token, expiresAt: new Date(exp * 1000).toISOString().replace('.000Z', 'Z') };
   }
 
@@ -79,7 +90,7 @@ export class SessionTokens {
    */
   async verify(token: string, slug: string): Promise<SessionClaims | undefined> {
     try {
-      const { payload } = await jwtVerify(token, this.#key, {
+      const { payload } = await jwtVerify(token, (header: JWTHeaderParameters) => this.keyFor(header), {
         algorithms: ['HS256'],
         issuer: SESSION_ISSUER,
         audience: slug,
@@ -93,5 +104,11 @@ export class SessionTokens {
     } catch {
       return undefined;
     }
+  }
+
+  private keyFor(header: JWTHeaderParameters): Uint8Array {
+    const key = header.kid === undefined ? undefined : this.#keys.find(header.kid);
+    if (key === undefined) throw new Error('signed by a key this server does not hold');
+    return key;
   }
 }

@@ -209,19 +209,6 @@ export class PostgresChangeLog implements ChangeLog {
     return this.applied;
   }
 
-  /**
-   * A signing key every replica shares (made by the first to ask): for
-   * workload-identity sessions and console logins, so one issued by one
-   * replica is accepted by all.
-   */
-  async sharedKey(name: 'session_signing_key' | 'console_signing_key', make: () => string): Promise<string> {
-    const candidate = make();
-    await this
-      .sql`INSERT INTO vane_settings (name, value) VALUES (${name}, ${candidate}) ON CONFLICT (name) DO NOTHING`;
-    const rows = await this.sql<{ value: string }[]>`SELECT value FROM vane_settings WHERE name = ${name}`;
-    return rows[0]!.value;
-  }
-
   record(change: StateChange): void {
     if (this.applying) return;
     if (this.current === undefined) {
