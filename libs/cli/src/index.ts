@@ -20,5 +20,5 @@ export type { KeyChange } from './types/key-diff.js';
 export { runRefs, type RefsOptions, type RefsContext } from './refs/refs-command.js';
 export type { KeyUse, KeyKind } from './refs/key-use.js';
 export type { RefsReport, UndefinedKey } from './refs/refs-report.js';
-export { HttpAuditSource, type AuditSource, type AuditEntry } from './refs/audit-source.js';
+export { HttpAuditSource, type AuditSource, type AuditChange } from './refs/audit-source.js';
 export type { StaleFlag } from './refs/stale-flags.js';

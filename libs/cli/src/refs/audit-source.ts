@@ -9,8 +9,11 @@ import { CliError } from '../cli-error.js';
 import { answerJson, httpCall, protocolError } from '../sources/http-json.js';
 import { parseUrl } from '../sources/service-source.js';
 
-/** One audit entry, as PROTOCOL §10 gives it (`old`/`new` for configs and flags only). */
-export interface AuditEntry {
+/**
+ * One change the server's audit records, as `GET /admin/v1/audit` answers it
+ * (PROTOCOL §10; `old`/`new` for configs and flags only).
+ */
+export interface AuditChange {
   /** RFC 3339. */
   readonly at: string;
   readonly actor: string;
@@ -26,7 +29,7 @@ export interface AuditEntry {
 /** What the stale computation needs from an audit. */
 export interface AuditSource {
   /** The newest change of flag `key` of `service`, or `undefined` when the audit has none. */
-  lastFlagChange(service: string, key: string): Promise<AuditEntry | undefined>;
+  lastFlagChange(service: string, key: string): Promise<AuditChange | undefined>;
 }
 
 /** Entries read per page. */
@@ -44,7 +47,7 @@ export class HttpAuditSource implements AuditSource {
   }
 
   /** Reads the key's entries, newest first, until the first flag change. @throws CliError */
-  async lastFlagChange(service: string, key: string): Promise<AuditEntry | undefined> {
+  async lastFlagChange(service: string, key: string): Promise<AuditChange | undefined> {
     let cursor: string | null = null;
     const where = `the audit at ${this.#base.origin}`;
     do {
@@ -58,7 +61,7 @@ export class HttpAuditSource implements AuditSource {
       if (answer.status !== 200) throw new CliError('VANE_CLI_REFUSED', `${where} answered ${protocolError(answer)}`);
       const page = answerJson(answer, where) as { entries?: unknown; next?: unknown };
       if (!Array.isArray(page.entries)) throw new CliError('VANE_CLI_BAD_ANSWER', `${where}: no "entries" array`);
-      for (const entry of page.entries as AuditEntry[]) {
+      for (const entry of page.entries as AuditChange[]) {
         if (entry.key === key && typeof entry.action === 'string' && entry.action.startsWith('flag.')) return entry;
       }
       cursor = typeof page.next === 'string' ? page.next : null;

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
-import type { Clock } from './clock.js';
+import type { TimerClock } from './clock.js';
 import type { TrustKeyType } from './model.js';
 
 /** The issuer claim of every session. */
@@ -47,7 +47,7 @@ export class SessionTokens {
    * @param key - the signing key (tests); default 32 random bytes.
    */
   constructor(
-    private readonly clock: Clock,
+    private readonly clock: TimerClock,
     readonly lifetimeMs: number,
     key: Uint8Array = randomBytes(32),
   ) {
