@@ -16,13 +16,19 @@ import { parseUrl } from '../sources/service-source.js';
 export interface AuditChange {
   /** RFC 3339. */
   readonly at: string;
+  /** Who made it: an admin token's name (`admin` for the owner token), a key redacted, or `workload:<trust>`. */
   readonly actor: string;
   /** What changed, e.g. `flag.set`: the flag actions start with `flag.`. */
   readonly action: string;
+  /** The service changed. */
   readonly service: string;
+  /** The config, flag or secret key changed. */
   readonly key: string;
+  /** The service's revision after the change. */
   readonly revision?: number;
+  /** The value before (configs and flags only). */
   readonly old?: unknown;
+  /** The value after (configs and flags only). */
   readonly new?: unknown;
 }
 
