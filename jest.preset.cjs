@@ -30,7 +30,7 @@ module.exports = function preset(dir, overrides = {}) {
     // arktype and its arkregex/@ark packages ship ESM only: SWC compiles them to CommonJS like our sources.
     transformIgnorePatterns: ['/node_modules/(?!(arktype|arkregex|@ark)/)'],
     moduleNameMapper: {
-      '^@vane/(common|client|server|nestjs|express|fastify|openfeature|test-harness)$': path.join(
+      '^@vane/(common|client|server|nestjs|express|fastify|openfeature|cli|test-harness)$': path.join(
         root,
         'libs/$1/src/index.ts',
       ),
@@ -38,6 +38,7 @@ module.exports = function preset(dir, overrides = {}) {
       '^@vane/client/errors$': path.join(root, 'libs/client/src/errors.ts'),
       '^@vane/nestjs/testing$': path.join(root, 'libs/nestjs/src/testing/index.ts'),
       '^@vane/server/testing$': path.join(root, 'libs/server/src/testing/index.ts'),
+      '^@vane/cli/api$': path.join(root, 'libs/cli/src/api/index.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
     ...overrides,

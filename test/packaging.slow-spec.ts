@@ -178,6 +178,35 @@ describe.each([
   });
 });
 
+describe('@vane/cli/api', () => {
+  it(
+    'is an entry of its own, the same through require() and import(), and the main entry exports nothing',
+    () => {
+      const cjs = node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/cli/api')).sort()))`]);
+      const esm = node([
+        '--input-type=module',
+        '-e',
+        `const m = await import('@vane/cli/api'); console.log(JSON.stringify(Object.keys(m).sort()))`,
+      ]);
+      expect(JSON.parse(cjs)).toContain('runCli');
+      expect(JSON.parse(esm)).toEqual(JSON.parse(cjs));
+      const main = JSON.parse(node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/cli'))))`]));
+      expect(main).toEqual([]);
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it('resolves for TypeScript with the old node10 resolution too (typesVersions)', () => {
+    const resolved = ts.resolveModuleName(
+      '@vane/cli/api',
+      join(ROOT, 'test', 'app.ts'),
+      { moduleResolution: ts.ModuleResolutionKind.Node10 },
+      ts.sys,
+    ).resolvedModule;
+    expect(resolved?.resolvedFileName).toBe(join(ROOT, 'libs/cli/dist/cjs/api/index.d.ts'));
+  });
+});
+
 describe('stripInternal', () => {
   it('ships no @internal member in the declarations (VaneClient has no callSnapshot or pinStats)', () => {
     const client = readFileSync(join(ROOT, 'libs/client/dist/cjs/vane-client.d.ts'), 'utf8');

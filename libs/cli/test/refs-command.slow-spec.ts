@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { adapterSeed } from '@vane/test-harness';
-import type { AuditEntry, AuditSource } from '../src/refs/audit-source.js';
+import type { AuditChange, AuditSource } from '../src/refs/audit-source.js';
 import { runRefs } from '../src/refs/refs-command.js';
 import { findStaleFlags, parseDuration, steadyState } from '../src/refs/stale-flags.js';
 import { readSeedKeys } from '../src/sources/seed-source.js';
@@ -59,8 +59,8 @@ describe('stale flags follow the audit', () => {
   /** An audit of PROTOCOL §10's entries, newest first per key, from memory. */
   class FixedAudit implements AuditSource {
     readonly asked: string[] = [];
-    constructor(private readonly entries: readonly AuditEntry[]) {}
-    lastFlagChange(service: string, key: string): Promise<AuditEntry | undefined> {
+    constructor(private readonly entries: readonly AuditChange[]) {}
+    lastFlagChange(service: string, key: string): Promise<AuditChange | undefined> {
       this.asked.push(`${service}/${key}`);
       return Promise.resolve(
         this.entries.find((e) => e.service === service && e.key === key && e.action.startsWith('flag.')),
@@ -68,7 +68,7 @@ describe('stale flags follow the audit', () => {
     }
   }
 
-  const entry = (key: string, days: number, record: object, action = 'flag.set'): AuditEntry => ({
+  const entry = (key: string, days: number, record: object, action = 'flag.set'): AuditChange => ({
     at: daysAgo(days),
     actor: 'admin',
     action,

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import type { RequestVane } from './request-vane.js';
+import type { RequestVane } from '@vane/client/adapter';
 
 declare global {
   // Express's own types declare `Express.Request` in this global namespace for augmentation.

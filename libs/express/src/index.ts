@@ -22,7 +22,7 @@ export type {
   VaneExpressOptions,
 } from './vane-express.options.js';
 export type { RequireFlagOptions } from './require-flag.js';
-export type { RequestVane } from './request-vane.js';
+export type { RequestVane } from '@vane/client/adapter';
 export type { ErrorHandlerOptions, VaneAnyErrorCode } from './error-handler.js';
 /** The JSON body of an error answer, `{ statusCode, code, message }`: `VaneErrorBody<VaneAnyErrorCode>` for this adapter's. */
 export type { VaneErrorBody } from '@vane/client/adapter';

@@ -4,9 +4,8 @@
  * @packageDocumentation
  */
 import type { VaneReader, VaneSnapshot } from '@vane/client';
-import { AdapterRequestReader, type RequestAbEvaluationOptions } from '@vane/client/adapter';
+import { AdapterRequestReader, type RequestAbEvaluationOptions, type RequestVane } from '@vane/client/adapter';
 import type { NextFunction, Request } from 'express';
-import type { RequestVane } from './request-vane.js';
 
 /** `req.vane`: the reader every adapter gives a request (`AdapterRequestReader`), with the request's A/B memo. */
 export class RequestVaneAccessor extends AdapterRequestReader<Request> implements RequestVane {

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { FastifyVane } from './fastify-vane.js';
-import type { RequestVane } from './request-vane.js';
+import type { RequestVane } from '@vane/client/adapter';
 import type { VaneRouteOptions } from './vane-fastify.options.js';
 
 declare module 'fastify' {
@@ -20,9 +20,10 @@ declare module 'fastify' {
 
   interface FastifyRequest {
     /**
-     * Configs, flags and secrets of the Vane service: synchronous, live
-     * reads, plus `ab()`. Set on every request of the scope the plugin is
-     * registered in; `undefined` elsewhere.
+     * Configs, flags and secrets of the Vane service: synchronous reads of
+     * the request's revision (see the `consistentReads` option), plus
+     * `ab()`. Set on every request of the scope the plugin is registered
+     * in; `undefined` elsewhere.
      */
     vane: RequestVane;
   }

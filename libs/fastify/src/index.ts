@@ -20,7 +20,7 @@ export default vane;
 export type { FastifyVane } from './fastify-vane.js';
 export type { FlagDenial } from '@vane/client/adapter';
 export type { VaneFlagGuard } from './flag-guard.js';
-export type { RequestVane } from './request-vane.js';
+export type { RequestVane } from '@vane/client/adapter';
 export type { VaneFastifyErrorHandler } from './error-handler.js';
 export { pinoVaneLogger } from './pino-vane-logger.js';
 export type {

@@ -4,9 +4,8 @@
  * @packageDocumentation
  */
 import type { VaneReader, VaneSnapshot } from '@vane/client';
-import { AdapterRequestReader, type RequestAbEvaluationOptions } from '@vane/client/adapter';
+import { AdapterRequestReader, type RequestAbEvaluationOptions, type RequestVane } from '@vane/client/adapter';
 import type { FastifyRequest } from 'fastify';
-import type { RequestVane } from './request-vane.js';
 
 /** `request.vane`: the reader every adapter gives a request (`AdapterRequestReader`). */
 export class RequestVaneAccessor extends AdapterRequestReader<FastifyRequest> implements RequestVane {

@@ -8,7 +8,7 @@ import { VANE_LOGGER, VANE_MODULE_OPTIONS } from './vane.constants.js';
 import { paramsOf } from './utils/param-metadata.js';
 
 /** A decorator use the startup check found. */
-interface KeyUse {
+interface DecoratorKeyUse {
   readonly kind: 'flag' | 'secret';
   readonly key: string;
   readonly where: string;
@@ -121,8 +121,8 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
   }
 
   /** Every `@FeatureFlag()`, `@Flag()` and `@Secret()` key in the app, with where it is used. */
-  uses(): KeyUse[] {
-    const uses: KeyUse[] = [];
+  uses(): DecoratorKeyUse[] {
+    const uses: DecoratorKeyUse[] = [];
     const seen = new Set<Function>();
     for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
       const cls: unknown = wrapper.metatype;
@@ -151,6 +151,11 @@ export class VaneStartupCheck implements OnApplicationBootstrap {
   }
 }
 
-function flagUse(key: string, where: string, ab: boolean | undefined, decorator: '@FeatureFlag' | '@Flag'): KeyUse {
+function flagUse(
+  key: string,
+  where: string,
+  ab: boolean | undefined,
+  decorator: '@FeatureFlag' | '@Flag',
+): DecoratorKeyUse {
   return ab === true ? { kind: 'flag', key, where, ab: decorator } : { kind: 'flag', key, where };
 }

@@ -1,7 +1,7 @@
 import type { AuditEntry, FlagMember, SecretType, TenantState, TrustDefinition } from './domain/model.js';
 import { NotFoundError } from './domain/not-found-error.js';
 import { secretTrail } from './audit/audit-query.js';
-import type { SecretWriteResult, Store } from './domain/store.js';
+import type { SecretWriteOutcome, Store } from './domain/store.js';
 import { parseTrustDefinition, parseTrustName } from './domain/trust-validation.js';
 import {
   FLAG_MEMBERS,
@@ -144,7 +144,7 @@ export class AdminApi {
   }
 
   /** Adds a secret version written by `actor`; the value is never echoed in an error. */
-  setSecret(slug: string, key: unknown, value: unknown, type: unknown, actor: string): SecretWriteResult {
+  setSecret(slug: string, key: unknown, value: unknown, type: unknown, actor: string): SecretWriteOutcome {
     this.store.requireService(slug);
     const secretKey = parseKey(key, 'key', 'secret');
     const secretValue = parseSecretValue(value, 'value');

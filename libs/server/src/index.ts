@@ -21,7 +21,7 @@ export {
   DEFAULT_FAILED_ATTEMPT_THROTTLE,
   type FailedAttemptThrottleOptions,
 } from './domain/failed-attempt-throttle.js';
-export { ManualClock, systemClock, type Clock, type TimerHandle } from './domain/clock.js';
+export { ManualClock, systemClock, type CancellableTimer, type TimerClock } from './domain/clock.js';
 export { consoleLogger, silentLogger, type LocalServerLogger } from './logger.js';
 export { LocalServerError, type LocalServerErrorCode, type LocalServerErrorOptions } from './local-server-error.js';
 export { SeedError } from './seed/seed-error.js';
@@ -39,7 +39,7 @@ export { ForbiddenError } from './domain/forbidden-error.js';
 export { ConflictError } from './domain/conflict-error.js';
 export { abBucket, evaluateAbFlag } from './domain/ab-evaluation.js';
 export type { StreamStats } from './domain/stream-hub.js';
-export type { SecretWriteResult } from './domain/store.js';
+export type { SecretWriteOutcome } from './domain/store.js';
 export type {
   AbCohort,
   AbCondition,

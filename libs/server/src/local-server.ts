@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { systemClock, type Clock } from './domain/clock.js';
+import { systemClock, type TimerClock } from './domain/clock.js';
 import { ConsoleAssets } from './console/console-assets.js';
 import { ConsoleFeed } from './console/console-feed.js';
 import { ConsoleSessions } from './console/console-sessions.js';
@@ -22,7 +22,7 @@ import { SealingControl } from './sealing/sealing-control.js';
 import { resolveKeyring } from './sealing/root-key-source.js';
 import { SigningKeys, SIGNING_KEY_PERIOD_MS } from './sealing/signing-keys.js';
 import type { Keyring } from './sealing/keyring.js';
-import { Store, type SecretWriteResult } from './domain/store.js';
+import { Store, type SecretWriteOutcome } from './domain/store.js';
 import { sseFrame, StreamHub, type StreamStats } from './domain/stream-hub.js';
 import { parseListenAddress, type ListenAddress } from './config/listen-address.js';
 import { SingleProcessFleetView, type FleetView, type LocalReplica } from './fleet/fleet-view.js';
@@ -222,7 +222,7 @@ export interface LocalServerOptions {
    */
   authThrottle?: Partial<FailedAttemptThrottleOptions> | false;
   /** Time source for flag schedules, quarantine, rate limits (the admin-token throttle too) and session expiry. @default the system clock */
-  clock?: Clock;
+  clock?: TimerClock;
   /** Where to log. @default silent */
   logger?: LocalServerLogger;
   /**
@@ -295,7 +295,7 @@ export interface LocalServerAdmin {
   /** Deletes a flag; returns the new revision. */
   deleteFlag(slug: string, key: string): number;
   /** Adds a secret version. */
-  setSecret(slug: string, key: string, value: string, type?: 'text' | 'file'): SecretWriteResult;
+  setSecret(slug: string, key: string, value: string, type?: 'text' | 'file'): SecretWriteOutcome;
   /** Deletes every version of a secret; returns the new revision. */
   deleteSecret(slug: string, key: string): number;
   /** Deletes one version of a secret; returns the new revision. */

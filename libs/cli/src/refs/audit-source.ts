@@ -9,24 +9,33 @@ import { CliError } from '../cli-error.js';
 import { answerJson, httpCall, protocolError } from '../sources/http-json.js';
 import { parseUrl } from '../sources/service-source.js';
 
-/** One audit entry, as PROTOCOL §10 gives it (`old`/`new` for configs and flags only). */
-export interface AuditEntry {
+/**
+ * One change the server's audit records, as `GET /admin/v1/audit` answers it
+ * (PROTOCOL §10; `old`/`new` for configs and flags only).
+ */
+export interface AuditChange {
   /** RFC 3339. */
   readonly at: string;
+  /** Who made it: an admin token's name (`admin` for the owner token), a key redacted, or `workload:<trust>`. */
   readonly actor: string;
   /** What changed, e.g. `flag.set`: the flag actions start with `flag.`. */
   readonly action: string;
+  /** The service changed. */
   readonly service: string;
+  /** The config, flag or secret key changed. */
   readonly key: string;
+  /** The service's revision after the change. */
   readonly revision?: number;
+  /** The value before (configs and flags only). */
   readonly old?: unknown;
+  /** The value after (configs and flags only). */
   readonly new?: unknown;
 }
 
 /** What the stale computation needs from an audit. */
 export interface AuditSource {
   /** The newest change of flag `key` of `service`, or `undefined` when the audit has none. */
-  lastFlagChange(service: string, key: string): Promise<AuditEntry | undefined>;
+  lastFlagChange(service: string, key: string): Promise<AuditChange | undefined>;
 }
 
 /** Entries read per page. */
@@ -44,7 +53,7 @@ export class HttpAuditSource implements AuditSource {
   }
 
   /** Reads the key's entries, newest first, until the first flag change. @throws CliError */
-  async lastFlagChange(service: string, key: string): Promise<AuditEntry | undefined> {
+  async lastFlagChange(service: string, key: string): Promise<AuditChange | undefined> {
     let cursor: string | null = null;
     const where = `the audit at ${this.#base.origin}`;
     do {
@@ -58,7 +67,7 @@ export class HttpAuditSource implements AuditSource {
       if (answer.status !== 200) throw new CliError('VANE_CLI_REFUSED', `${where} answered ${protocolError(answer)}`);
       const page = answerJson(answer, where) as { entries?: unknown; next?: unknown };
       if (!Array.isArray(page.entries)) throw new CliError('VANE_CLI_BAD_ANSWER', `${where}: no "entries" array`);
-      for (const entry of page.entries as AuditEntry[]) {
+      for (const entry of page.entries as AuditChange[]) {
         if (entry.key === key && typeof entry.action === 'string' && entry.action.startsWith('flag.')) return entry;
       }
       cursor = typeof page.next === 'string' ? page.next : null;

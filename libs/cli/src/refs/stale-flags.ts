@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { CatalogFlag } from '../catalog/key-catalog.js';
-import type { AuditEntry, AuditSource } from './audit-source.js';
+import type { AuditChange, AuditSource } from './audit-source.js';
 
 /** A flag that always answers the same, and has for long. */
 export interface StaleFlag {
@@ -41,7 +41,7 @@ function isSplit(ab: unknown): boolean {
  * between users (an A/B rule). The A/B rule comes from the source, else
  * from the flag's last audit entry (`new.ab`).
  */
-export function steadyState(flag: CatalogFlag, last: AuditEntry | undefined, nowMs: number): 'on' | 'off' | undefined {
+export function steadyState(flag: CatalogFlag, last: AuditChange | undefined, nowMs: number): 'on' | 'off' | undefined {
   const endsMs = flag.endsAt === null ? undefined : Date.parse(flag.endsAt);
   const startsMs = flag.startsAt === null ? undefined : Date.parse(flag.startsAt);
   if (!flag.isEnabled || (endsMs !== undefined && endsMs <= nowMs)) return 'off';

@@ -1,4 +1,4 @@
-import { runCli } from '../../src/program.js';
+import { runCli } from '@vane/cli/api';
 
 /** What one `vane` run printed and its exit status. */
 export interface VaneRun {

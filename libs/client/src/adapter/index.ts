@@ -11,6 +11,7 @@
  */
 export { callSnapshot, pinStatsOf, type PinStats } from './call-snapshot.js';
 export { AdapterRequestReader } from './request-reader.js';
+export type { RequestVane } from './request-vane.js';
 export { RequestAbEvaluation } from '../ab/request-ab-evaluation.js';
 export type { RequestAbEvaluationOptions, RequestAbMemo } from '../ab/request-ab-evaluation.js';
 export { VANE_ERROR_ANSWERS, answerVaneError, hasVaneErrorCode } from './error-answers.js';

@@ -17,9 +17,9 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { SecretFileWriteError } from '../errors.js';
 import { FileSecretStore, SECRET_FILE_OPEN_FLAGS, secretFileName } from './file-secrets.js';
-import type { SecretRecord } from '../store/snapshot.js';
+import type { CachedSecret } from '../store/snapshot.js';
 
-const file = (value: string, version = 1): SecretRecord => ({ type: 'file', value, version });
+const file = (value: string, version = 1): CachedSecret => ({ type: 'file', value, version });
 
 describe('FileSecretStore', () => {
   it('writes 0600 files in a fresh 0700 directory, same path across writes, and removes it on close', async () => {

@@ -20,7 +20,7 @@ import { onExit } from 'signal-exit';
 import { secretDirPrefix } from './secret-dir-owner.js';
 import { secretFileName, tempSuffix, versionedSecretFileName } from './secret-file-name.js';
 import { assertSafeSecretsDir } from './secrets-dir-check.js';
-import type { SecretRecord } from '../store/snapshot.js';
+import type { CachedSecret } from '../store/snapshot.js';
 import { removeSecretDir, removeSecretDirSync, sweepStaleSecretDirs } from './stale-secret-dirs.js';
 
 export { secretFileName } from './secret-file-name.js';
@@ -120,7 +120,7 @@ export class FileSecretStore {
    * writes a file of their own for them, kept until as many
    * {@link FileSecretStore.release} calls. Hold before writing.
    */
-  hold(secrets: Iterable<[string, SecretRecord]>): void {
+  hold(secrets: Iterable<[string, CachedSecret]>): void {
     for (const [key, secret] of secrets) {
       if (secret.type !== 'file') continue;
       const id = versionKey(key, secret.version);
@@ -129,7 +129,7 @@ export class FileSecretStore {
   }
 
   /** Releases holds taken by {@link FileSecretStore.hold}; a version no longer held loses its file. */
-  release(secrets: Iterable<[string, SecretRecord]>): void {
+  release(secrets: Iterable<[string, CachedSecret]>): void {
     for (const [key, secret] of secrets) {
       if (secret.type !== 'file') continue;
       const id = versionKey(key, secret.version);
@@ -204,13 +204,13 @@ export class FileSecretStore {
    * @param removed - keys whose file must go (deleted, or no longer file secrets).
    * @throws SecretFileWriteError - when `secretsDir` or the store's directory is refused (the message says why).
    */
-  apply(write: Iterable<[string, SecretRecord]>, removed: Iterable<string>): Promise<void> {
+  apply(write: Iterable<[string, CachedSecret]>, removed: Iterable<string>): Promise<void> {
     const files = [...write].filter(([, secret]) => secret.type === 'file');
     const gone = [...removed];
     return this.#enqueue(() => this.#apply(files, gone));
   }
 
-  async #apply(files: readonly [string, SecretRecord][], removed: readonly string[]): Promise<void> {
+  async #apply(files: readonly [string, CachedSecret][], removed: readonly string[]): Promise<void> {
     if (this.#closed) return;
     await this.#sweepOnce();
     if (files.length > 0) {

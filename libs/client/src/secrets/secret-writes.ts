@@ -15,16 +15,9 @@ import {
 import { parseJsonAnswer } from '../http/json-answer.js';
 import type { ServiceAnswer, ServiceHttp } from '../http/service-http.js';
 import type { SecretType } from '../store/snapshot.js';
+import type { SecretWriteResult } from '@vane/common';
 
-/** Answer of a secret write. */
-export interface SecretWriteResult {
-  /** The secret's key. */
-  readonly key: string;
-  /** Its type. */
-  readonly type: SecretType;
-  /** The version the write created (1-based). */
-  readonly version: number;
-}
+export type { SecretWriteResult };
 
 /** Options of `client.setSecret`. */
 export interface SetSecretOptions {

@@ -22,7 +22,7 @@ export interface FlagRecord {
 }
 
 /** A secret as cached (secret-key clients of non-frontend services only). */
-export interface SecretRecord {
+export interface CachedSecret {
   /** `text` or `file`. */
   readonly type: SecretType;
   /** The plaintext or the file content. Never logged. */
@@ -50,7 +50,7 @@ export interface Snapshot {
   /** Flags by key. */
   readonly flags: ReadonlyMap<string, FlagRecord>;
   /** Secrets by key (empty for a public key or a frontend service). */
-  readonly secrets: ReadonlyMap<string, SecretRecord>;
+  readonly secrets: ReadonlyMap<string, CachedSecret>;
 }
 
 /** A patch event's data (PROTOCOL §6), parsed. */
@@ -66,7 +66,7 @@ export interface Patch {
   /** Flags set by the patch. */
   readonly flags: ReadonlyMap<string, FlagRecord>;
   /** Secrets set by the patch. */
-  readonly secrets: ReadonlyMap<string, SecretRecord>;
+  readonly secrets: ReadonlyMap<string, CachedSecret>;
   /** Keys deleted by the patch. */
   readonly deleted: {
     readonly configs: readonly string[];
@@ -176,7 +176,7 @@ function parseFlag(v: unknown, path: string): FlagRecord {
   });
 }
 
-function parseSecret(v: unknown, path: string): SecretRecord {
+function parseSecret(v: unknown, path: string): CachedSecret {
   if (!isObject(v)) throw new SnapshotFormatError(path, `expected an object, got ${describe(v)}`);
   const type = v['type'];
   const value = v['value'];
@@ -313,5 +313,5 @@ export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
   revision: 0,
   configs: new Map<string, ConfigValue>(),
   flags: new Map<string, FlagRecord>(),
-  secrets: new Map<string, SecretRecord>(),
+  secrets: new Map<string, CachedSecret>(),
 });

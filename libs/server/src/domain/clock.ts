@@ -1,26 +1,27 @@
-/** A cancellable timer started through a {@link Clock}. */
-export interface TimerHandle {
+import type { Clock } from '@vane/common';
+
+/** A cancellable timer started through a {@link TimerClock}. */
+export interface CancellableTimer {
   /** Stops the timer; calling it again does nothing. */
   cancel(): void;
 }
 
 /**
- * Time as the local server sees it. Flag schedules (`starts_at`/`ends_at`),
+ * Time as the local server sees it: `@vane/common`'s {@link Clock}
+ * (`now()`) that also starts timers. Flag schedules (`starts_at`/`ends_at`),
  * quarantine and rate limits read it, so tests can move time by hand with
  * {@link ManualClock} instead of waiting.
  */
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  now(): number;
+export interface TimerClock extends Clock {
   /** Calls `callback` once, `delayMs` from now. */
-  setTimer(callback: () => void, delayMs: number): TimerHandle;
+  setTimer(callback: () => void, delayMs: number): CancellableTimer;
 }
 
 // setTimeout overflows (and fires at once) past 2^31-1 ms, about 24.8 days.
 const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 /** The real clock: `Date.now()` and `setTimeout`, with delays beyond 24.8 days chained safely. */
-export const systemClock: Clock = {
+export const systemClock: TimerClock = {
   now: () => Date.now(),
   setTimer(callback, delayMs) {
     let timer: NodeJS.Timeout | undefined;
@@ -60,7 +61,7 @@ interface ManualTimer {
  * const server = await startLocalServer({ seed, clock });
  * clock.advance(60_000); // a flag whose starts_at was a minute away turns active now
  */
-export class ManualClock implements Clock {
+export class ManualClock implements TimerClock {
   private current: number;
   private seq = 0;
   private timers: ManualTimer[] = [];
@@ -76,7 +77,7 @@ export class ManualClock implements Clock {
   }
 
   /** Registers a timer that fires when the clock reaches `now() + delayMs`. */
-  setTimer(callback: () => void, delayMs: number): TimerHandle {
+  setTimer(callback: () => void, delayMs: number): CancellableTimer {
     const timer: ManualTimer = {
       due: this.current + Math.max(0, delayMs),
       seq: this.seq++,

@@ -4,11 +4,10 @@
  * are kept so a record can be written to JSON as it is.
  */
 
-/** Any JSON value. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+import type { ConfigValue, JsonValue, SecretType } from '@vane/common';
 
-/** A config value: a JSON string, number, boolean, array or null; never an object (PROTOCOL §4). */
-export type ConfigValue = string | number | boolean | null | JsonValue[];
+// The value types are Vane's, named once in @vane/common for the client and the server.
+export type { ConfigValue, JsonValue, SecretType };
 
 /** The string comparison a cohort condition applies (PROTOCOL §7). */
 export type AbOperator = 'eq' | 'neq' | 'in' | 'not_in' | 'starts_with' | 'ends_with' | 'contains';
@@ -61,9 +60,6 @@ export interface FlagPatch {
   ends_at?: string | null;
   ab?: AbRule | null;
 }
-
-/** A secret's type. */
-export type SecretType = 'text' | 'file';
 
 /** One stored version of a secret. */
 export interface SecretVersion {

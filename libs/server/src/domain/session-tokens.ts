@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose';
 import { SigningKeys } from '../sealing/signing-keys.js';
-import type { Clock } from './clock.js';
+import type { TimerClock } from './clock.js';
 import type { TrustKeyType } from './model.js';
 
 /** The issuer claim of every session. */
@@ -50,7 +50,7 @@ export class SessionTokens {
    * @throws RangeError when a session would outlive the keys that verify it.
    */
   constructor(
-    private readonly clock: Clock,
+    private readonly clock: TimerClock,
     readonly lifetimeMs: number,
     keys: SigningKeys = new SigningKeys(
       'session',

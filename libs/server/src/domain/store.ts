@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { jsonEqual } from '@vane/common';
+import { jsonEqual, type SecretWriteResult } from '@vane/common';
 import { apiKeyRecord, hashApiKey, storedApiKey } from '../sealing/api-key-hash.js';
-import type { Clock, TimerHandle } from './clock.js';
+import type { CancellableTimer, TimerClock } from './clock.js';
 import { chainAuditEntry, type AuditFields } from '../audit/audit-chain.js';
 import { DEFAULT_PROJECT } from './model.js';
 import type {
@@ -52,12 +52,10 @@ export interface KeyIdentity {
   revoked: boolean;
 }
 
-/** The outcome of a secret write. */
-export interface SecretWriteResult {
-  revision: number;
-  key: string;
-  type: SecretType;
-  version: number;
+/** The outcome of a secret write: the write's answer (`@vane/common`'s {@link SecretWriteResult}) and the service's revision after it. */
+export interface SecretWriteOutcome extends SecretWriteResult {
+  /** The service's revision after the write. */
+  readonly revision: number;
 }
 
 /** Listeners the store calls synchronously after each mutation. */
@@ -129,14 +127,14 @@ export class Store {
   private readonly keyIndex = new Map<string, KeyIdentity>();
   /** The `is_active` each flag was last published with, per service. */
   private readonly published = new Map<string, Map<string, boolean>>();
-  private readonly boundaryTimers = new Map<string, TimerHandle>();
+  private readonly boundaryTimers = new Map<string, CancellableTimer>();
   /** When each service last got a revision (ms since the epoch). */
   private readonly committedAt = new Map<string, number>();
   private closed = false;
 
   constructor(
     readonly data: ServerData,
-    private readonly clock: Clock,
+    private readonly clock: TimerClock,
     private readonly listeners: StoreListeners = {},
     options: StoreOptions = {},
   ) {
@@ -542,7 +540,7 @@ export class Store {
   }
 
   /** Adds a new version of a secret (creating the secret if needed). */
-  setSecret(slug: string, key: string, value: string, type: SecretType, actor: string): SecretWriteResult {
+  setSecret(slug: string, key: string, value: string, type: SecretType, actor: string): SecretWriteOutcome {
     const service = this.requireService(slug);
     const record = service.secrets.get(key);
     const highest = record ? currentVersion(record).version : 0;

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Clock } from '../domain/clock.js';
+import type { TimerClock } from '../domain/clock.js';
 import type { FailedAttemptThrottle } from '../domain/failed-attempt-throttle.js';
 import { HttpError } from './http-error.js';
 import type { ProxyTrust } from '../ops/proxy-trust.js';
@@ -20,7 +20,7 @@ export interface AdminTokenContext {
   /** Where a token's use is recorded: a fleet store commits it in the background. */
   readonly changes?: Pick<ChangeLog, 'commitLater'>;
   readonly authThrottle: FailedAttemptThrottle | undefined;
-  readonly clock: Clock;
+  readonly clock: TimerClock;
 }
 
 /** The outcome of one guess of the admin token. */

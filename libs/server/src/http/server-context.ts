@@ -1,7 +1,7 @@
 import type { AdminApi } from '../admin-api.js';
 import type { SealingControl } from '../sealing/sealing-control.js';
 import type { ChangeLog } from '../domain/change-log.js';
-import type { Clock } from '../domain/clock.js';
+import type { TimerClock } from '../domain/clock.js';
 import type { ConsoleRuntime } from '../console/console-routes.js';
 import type { FailedAttemptThrottle } from '../domain/failed-attempt-throttle.js';
 import type { WriteRateLimiter } from '../domain/rate-limiter.js';
@@ -29,7 +29,7 @@ export interface ServerContext {
   readonly changes: ChangeLog;
   /** The per-key secret-write rate limit: in memory, or shared by a fleet's replicas. */
   readonly limiter: WriteRateLimiter;
-  readonly clock: Clock;
+  readonly clock: TimerClock;
   readonly adminToken: string;
   /** Slows down wrong guesses of the admin token per client address; undefined when turned off. */
   readonly authThrottle: FailedAttemptThrottle | undefined;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { MemoryChangeLog, type ChangeLog } from '../domain/change-log.js';
-import type { Clock } from '../domain/clock.js';
+import type { TimerClock } from '../domain/clock.js';
 import { DEFAULT_PROJECT, DEFAULT_TENANT, type ServerData } from '../domain/model.js';
 import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
 import { resolveKeyring } from '../sealing/root-key-source.js';
@@ -36,7 +36,7 @@ export interface OpenedStore {
 export interface OpenStoreOptions {
   readonly location: StoreLocation;
   readonly seed: LocalServerSeed | string | ServerData | undefined;
-  readonly clock: Clock;
+  readonly clock: TimerClock;
   readonly logger: LocalServerLogger;
   readonly replicaId?: string;
   readonly checkIntervalMs?: number;

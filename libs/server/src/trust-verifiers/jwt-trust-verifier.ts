@@ -3,7 +3,7 @@
  * identity tokens, Azure managed-identity tokens) against a trust.
  */
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import type { Clock } from '../domain/clock.js';
+import type { TimerClock } from '../domain/clock.js';
 import type { JwtTrust } from '../domain/model.js';
 
 /** Signature algorithms accepted from platforms: asymmetric only, so a public key can never act as an HMAC secret. */
@@ -28,7 +28,7 @@ export class JwtTrustVerifier {
   readonly #remote = new Map<string, JWTVerifyGetKey>();
 
   /** @param clock - the server's clock (expiry is checked against it). */
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly clock: TimerClock) {}
 
   /**
    * Checks signature, issuer, audience, expiry and that `sub` is allowed.
