@@ -1,4 +1,4 @@
-import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';
 import { ConfigError } from '../config/config-error.js';
 import type { LocalServerLogger } from '../logger.js';
@@ -13,13 +13,15 @@ export interface TlsFilePaths {
  * Reads the TLS files, and reloads them into every listener when either
  * changes on disk (a renewed certificate, a rotated Kubernetes secret): new
  * connections get the new pair, open ones (streams) keep theirs. The files
- * are polled (`fs.watchFile`), which survives the rename-over that
- * Kubernetes and certbot use. A pair that does not load is logged and the
- * old one stays.
+ * are polled, which survives the rename-over that Kubernetes and certbot
+ * use, and compared with what was last read (not with a first poll that may
+ * come after a change). A pair that does not load is logged and the old one
+ * stays.
  */
 export class TlsFiles {
   readonly #servers: HttpsServer[] = [];
-  #watching = false;
+  #timer: NodeJS.Timeout | undefined;
+  #read = '';
 
   constructor(
     readonly paths: TlsFilePaths,
@@ -29,28 +31,40 @@ export class TlsFiles {
 
   /** The current files' contents; throws (naming the file) when one cannot be read. */
   read(): { cert: Buffer; key: Buffer } {
+    this.#read = this.#fingerprint();
     return { cert: readTlsFile(this.paths.certPath, '--tls-cert'), key: readTlsFile(this.paths.keyPath, '--tls-key') };
   }
 
   /** Reloads `server` too on every change; starts watching on the first. */
   serve(server: HttpsServer): void {
     this.#servers.push(server);
-    if (this.#watching) return;
-    this.#watching = true;
-    for (const path of [this.paths.certPath, this.paths.keyPath]) {
-      watchFile(path, { interval: this.intervalMs, persistent: false }, this.#onChange);
-    }
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(this.#check, this.intervalMs);
+    this.#timer.unref();
   }
 
   /** Stops watching. */
   close(): void {
-    if (!this.#watching) return;
-    this.#watching = false;
-    for (const path of [this.paths.certPath, this.paths.keyPath]) unwatchFile(path, this.#onChange);
+    clearInterval(this.#timer);
+    this.#timer = undefined;
   }
 
-  readonly #onChange = (current: Stats, previous: Stats): void => {
-    if (current.mtimeMs === previous.mtimeMs && current.size === previous.size) return;
+  /** Both files' identity, size and modification time: a change to either changes it. */
+  #fingerprint(): string {
+    return [this.paths.certPath, this.paths.keyPath]
+      .map((path) => {
+        try {
+          const stats = statSync(path, { throwIfNoEntry: false });
+          return stats === undefined ? 'missing' : `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+        } catch (error) {
+          return (error as NodeJS.ErrnoException).code ?? 'unreadable';
+        }
+      })
+      .join('|');
+  }
+
+  readonly #check = (): void => {
+    if (this.#fingerprint() === this.#read) return;
     try {
       const pair = this.read();
       for (const server of this.#servers) server.setSecureContext(pair);
