@@ -53,6 +53,9 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     const b = await replica({ seed: { services: { other: {} } } });
     expect(b.services().map((s) => s.slug)).toEqual(a.services().map((s) => s.slug));
     expect((await sync(b)).json()).toEqual((await sync(a)).json());
+    // The keys are stored hashed: the replica that wrote the seed knows them in full, as a state file's first owner does.
+    expect([a.secretKey('shop'), a.publicKey('shop')]).toEqual([TEST_KEYS.shopSecret, TEST_KEYS.shopPublic]);
+    expect(() => b.secretKey('shop')).toThrow('no active secret key known to this process');
   });
 
   it('a write through one replica reaches the others: same snapshot, same ETag, same patch bytes', async () => {
