@@ -200,7 +200,10 @@ export class PostgresChangeLog implements ChangeLog {
     });
     const read = this.readHead().then(
       () => true,
-      () => false,
+      (error: Error) => {
+        this.options.logger.error(`could not read the changes of other replicas: ${error.message}`);
+        return false;
+      },
     );
     return Promise.race([read, late]).finally(() => clearTimeout(timer));
   }
