@@ -1,13 +1,18 @@
 // `npm run test:slow`: the specs too slow for `npm test` (loads of 10,000 requests, the browser, packed
-// packages, spawned apps), named `*.slow-spec.ts`. `.ci/run` runs them after `npm test`.
+// packages, spawned apps), named `*.slow-spec.ts`, and the server's whole suite again on the PostgreSQL store
+// (jest.postgres-suite.config.cjs). `.ci/run` runs them after `npm test`.
 const base = require('./jest.config.cjs');
+const onPostgres = require('./jest.postgres-suite.config.cjs');
 
 module.exports = {
   ...base,
   // Loads, fleets and timed rotations measure this machine: one at a time.
   maxWorkers: 1,
-  projects: base.projects.map((project) => {
-    const config = require(`${project.replace('<rootDir>', __dirname)}/jest.config.cjs`);
-    return { ...config, testMatch: ['<rootDir>/**/*.slow-spec.ts'] };
-  }),
+  projects: [
+    ...base.projects.map((project) => {
+      const config = require(`${project.replace('<rootDir>', __dirname)}/jest.config.cjs`);
+      return { ...config, testMatch: ['<rootDir>/**/*.slow-spec.ts'] };
+    }),
+    ...onPostgres.projects,
+  ],
 };

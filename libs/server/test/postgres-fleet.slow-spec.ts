@@ -53,6 +53,9 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     const b = await replica({ seed: { services: { other: {} } } });
     expect(b.services().map((s) => s.slug)).toEqual(a.services().map((s) => s.slug));
     expect((await sync(b)).json()).toEqual((await sync(a)).json());
+    // The keys are stored hashed: the replica that wrote the seed knows them in full, as a state file's first owner does.
+    expect([a.secretKey('shop'), a.publicKey('shop')]).toEqual([TEST_KEYS.shopSecret, TEST_KEYS.shopPublic]);
+    expect(() => b.secretKey('shop')).toThrow('no active secret key known to this process');
   });
 
   it('a write through one replica reaches the others: same snapshot, same ETag, same patch bytes', async () => {
@@ -85,6 +88,23 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     expect(moved.status).toBe(304);
     streamB.close();
     streamC.close();
+  });
+
+  it('a client ahead of a replica is never sent back; one ahead of the whole fleet resyncs at once', async () => {
+    const a = await replica();
+    const b = await replica();
+    const answer = await admin(a, 'PUT', '/services/shop/configs/db.pool.max', { value: 42 });
+    const { revision } = answer.json<{ revision: number }>();
+    // B may not have applied it yet: it reads what is committed before it answers the client that saw it on A.
+    const moved = await openStream(b, { slug: 'shop', key: TEST_KEYS.shopSecret, lastEventId: revision });
+    expect(await moved.event(1)).toMatchObject({ event: 'resync', id: String(revision) });
+    await admin(a, 'PUT', '/services/shop/configs/db.pool.max', { value: 43 });
+    expect(JSON.parse((await moved.event(2)).data)).toMatchObject({ base: revision, revision: revision + 1 });
+    // A revision no replica committed is from another database: its own revision at once, not after the hold.
+    const stranger = await openStream(b, { slug: 'shop', key: TEST_KEYS.shopSecret, lastEventId: revision + 50 });
+    expect(await stranger.event(1)).toMatchObject({ event: 'resync', id: String(revision + 1) });
+    moved.close();
+    stranger.close();
   });
 
   it('concurrent writes through every replica to one service: gapless revisions, one order everywhere', async () => {

@@ -38,12 +38,19 @@ export interface ChangeLog {
    * and nothing it changed is visible over HTTP before then.
    */
   commitLater<T>(write: StoreWrite<T>): T;
-  /** A client showed a revision this replica has not applied: a fleet store reads what is new now. */
-  behind(): void;
   /**
-   * How long a stream whose `Last-Event-ID` is ahead of this replica waits
-   * for it (a fleet: another replica committed it) before it is sent the
-   * replica's own revision; 0 where no other replica can be ahead.
+   * A client showed a revision this replica has not applied. Resolves true
+   * once this replica holds everything committed when it was called (a fleet
+   * store reads what other replicas committed), so a revision still ahead is
+   * from another database; false when that could not be read in time. Never
+   * rejects.
+   */
+  behind(): Promise<boolean>;
+  /**
+   * How long a stream whose `Last-Event-ID` is ahead of this replica, and
+   * which {@link behind} could not settle, waits for it (another replica may
+   * have committed it) before it is sent the replica's own revision; 0 where
+   * no other replica can be ahead.
    */
   readonly aheadHoldMs: number;
   /**
@@ -62,6 +69,9 @@ export async function commitThenWait<T>(log: ChangeLog, write: StoreWrite<T>): P
 }
 
 const RESOLVED = Promise.resolve();
+
+/** {@link ChangeLog.behind} of a log with one writer: it always holds every revision. */
+export const CAUGHT_UP: Promise<boolean> = Promise.resolve(true);
 
 /** The change log without a state file: nothing to wait for, so a stream sees a change before the call returns. */
 export class MemoryChangeLog implements ChangeLog {
@@ -96,8 +106,10 @@ export class MemoryChangeLog implements ChangeLog {
     return write.run();
   }
 
-  /** Nothing to read: no other replica. */
-  behind(): void {}
+  /** Nothing to read: no other replica, so this one holds every revision. */
+  behind(): Promise<boolean> {
+    return CAUGHT_UP;
+  }
 
   /** No other replica can be ahead. */
   readonly aheadHoldMs = 0;

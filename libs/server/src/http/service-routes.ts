@@ -159,14 +159,21 @@ async function stream(ctx: ServerContext, req: IncomingMessage, res: ServerRespo
   req.socket.setNoDelay(true);
   req.socket.setKeepAlive(true);
   // The last revision streams were sent, which is durable; the store may be ahead by changes still being written.
-  const revision = ctx.hub.revision(caller.slug) ?? ctx.store.service(caller.slug)!.revision;
-  // On a fleet a client may come from a replica ahead of this one: read what is new at once.
-  if (lastEventId !== undefined && lastEventId > revision) ctx.changes.behind();
+  const sent = (): number => ctx.hub.revision(caller.slug) ?? ctx.store.service(caller.slug)!.revision;
+  let holdAheadMs = 0;
+  // On a fleet a client may come from a replica ahead of this one: read what is committed, then judge. Still
+  // ahead once read, it is from another database, and resyncs at once as it would on a single server.
+  if (lastEventId !== undefined && lastEventId > sent()) {
+    const caughtUp = await ctx.changes.behind();
+    // A client that hung up meanwhile has no stream to open (the hub would count it forever).
+    if (req.socket.destroyed) return;
+    if (!caughtUp) holdAheadMs = ctx.changes.aheadHoldMs;
+  }
   ctx.hub.open(
     { slug: caller.slug, audience: caller.identity.type, key: caller.identity.key, res },
-    revision,
+    sent(),
     lastEventId,
-    ctx.changes.aheadHoldMs,
+    holdAheadMs,
   );
   if (caller.expiresAtMs !== undefined) {
     // A stream must not outlive the session that opened it: end it at expiry; the client re-exchanges and reconnects.

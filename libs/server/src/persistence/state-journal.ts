@@ -5,7 +5,7 @@
  */
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { commitThenWait, type ChangeLog, type StoreWrite } from '../domain/change-log.js';
+import { CAUGHT_UP, commitThenWait, type ChangeLog, type StoreWrite } from '../domain/change-log.js';
 import { encodeJournalRecord, JournalFileError, readJournalFile } from './journal-file.js';
 import type { ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from './state-change.js';
@@ -181,8 +181,10 @@ export class StateJournal implements ChangeLog {
     return write.run();
   }
 
-  /** Nothing to read: a state file has one owner. */
-  behind(): void {}
+  /** Nothing to read: a state file has one owner, which holds every revision. */
+  behind(): Promise<boolean> {
+    return CAUGHT_UP;
+  }
 
   /** No other server can be ahead of a state file's owner. */
   readonly aheadHoldMs = 0;

@@ -100,6 +100,13 @@ export interface PostgresOpened {
 /** Tries of one batch against other replicas' commits before it is refused (503). */
 const MAX_COMMIT_ATTEMPTS = 50;
 
+/**
+ * How long a stream whose `Last-Event-ID` is ahead waits for this replica to
+ * read what is committed, in ms: well within a client's wait for the
+ * stream's headers (10 s by default), generous for a loaded database.
+ */
+const AHEAD_READ_MS = 5000;
+
 /** Bytes of records committed together at most (a single larger write goes alone). */
 const BATCH_BYTES = 64 * 1024;
 
@@ -181,9 +188,25 @@ export class PostgresChangeLog implements ChangeLog {
     this.checkTimer.unref();
   }
 
-  /** A client saw a revision another replica committed: read it now rather than at the next check. */
-  behind(): void {
-    this.scheduleCatchUp();
+  /**
+   * A client saw a revision this replica has not applied: read what is
+   * committed now rather than at the next check. True once it is applied;
+   * false when the database did not answer within {@link AHEAD_READ_MS}.
+   */
+  behind(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), AHEAD_READ_MS);
+      timer.unref();
+    });
+    const read = this.readHead().then(
+      () => true,
+      (error: Error) => {
+        this.options.logger.error(`could not read the changes of other replicas: ${error.message}`);
+        return false;
+      },
+    );
+    return Promise.race([read, late]).finally(() => clearTimeout(timer));
   }
 
   /** Long enough for any replica that can reach the database to apply what another committed. */
@@ -461,6 +484,17 @@ export class PostgresChangeLog implements ChangeLog {
     void this.catchUp().catch((error: Error) =>
       this.options.logger.error(`could not read the changes of other replicas: ${error.message}`),
     );
+  }
+
+  /** Resolves once every change committed when it was called is applied here; rejects when it cannot be read. */
+  private async readHead(): Promise<void> {
+    const [row] = await this.sql<{ head: number | null }[]>`SELECT max(seq) AS head FROM vane_changes`;
+    const head = Number(row?.head ?? 0);
+    // A catch-up that met a write applies nothing itself: the write's commit applies what it read.
+    while (this.applied < head) {
+      if (this.closed) throw new StoreUnavailableError('the store is closed');
+      await this.catchUp();
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { redactKey } from '@vane/common';
-import type { ApiKeyRecord } from '../domain/model.js';
+import type { ApiKeyRecord, ServerData } from '../domain/model.js';
 
 /**
  * SHA-256 of an API key, hex. Keys the server makes carry 144 random bits,
@@ -24,4 +24,19 @@ export function apiKeyRecord(key: string): ApiKeyRecord {
 /** The persisted form of a key record: everything but the key. */
 export function storedApiKey(record: ApiKeyRecord): ApiKeyRecord {
   return { hash: record.hash, hint: record.hint, type: record.type };
+}
+
+/**
+ * Gives the keys of `loaded` the plaintext `known` holds for the same hash:
+ * a store that reads back the seed it just wrote (PostgreSQL) knows the
+ * seed's keys in full, as a state file's first owner does.
+ */
+export function keepKnownKeys(loaded: ServerData, known: ServerData): void {
+  const plaintext = new Map<string, string>();
+  for (const service of known.services.values()) {
+    for (const key of service.keys) if (key.plaintext !== undefined) plaintext.set(key.hash, key.plaintext);
+  }
+  for (const service of loaded.services.values()) {
+    for (const key of service.keys) key.plaintext ??= plaintext.get(key.hash);
+  }
 }

@@ -10,6 +10,7 @@ import type { LocalServerLogger } from '../logger.js';
 import { StateJournal } from '../persistence/state-journal.js';
 import { PostgresChangeLog } from '../postgres/postgres-change-log.js';
 import { parseServerData, readServerDataFile } from '../seed/seed-parser.js';
+import { keepKnownKeys } from '../sealing/api-key-hash.js';
 import type { LocalServerSeed } from '../local-server.js';
 import { ownStateFile, type StateFileOwner } from './state-file-owner.js';
 import type { StoreLocation } from './store-location.js';
@@ -80,10 +81,11 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     const { keyring, source } = resolveKeyring({ rootKey: options.rootKey, rootKeyFile: options.rootKeyFile });
     const codec = new SealingCodec(keyring);
     logger.info(`sealing with root key ${keyring.primary.id} (from ${source})`);
+    const written: { seed?: ServerData } = {};
     const opened = await PostgresChangeLog.open({
       codec,
       url: location.url,
-      seed,
+      seed: () => (written.seed = seed()),
       logger,
       now: () => clock.now(),
       replicaId: options.replicaId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
@@ -92,6 +94,8 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     if (!opened.seeded && options.seed !== undefined) {
       logger.info('the store already holds data: the seed is ignored');
     }
+    // The snapshot read back holds keys hashed; the replica that wrote the seed knows them (`server.secretKey()`).
+    if (opened.seeded && written.seed !== undefined) keepKnownKeys(opened.data, written.seed);
     return {
       data: opened.data,
       changes: opened.log,
