@@ -3,6 +3,9 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { LocalServer } from '../../src/index.js';
 import { DEFAULT_WAIT_MS } from '../../src/testing/index.js';
 
+/** A request's bound: a write queued behind hundreds of journal writes on a loaded 2-core machine needs more than a wait's. */
+const REQUEST_TIMEOUT_MS = 4 * DEFAULT_WAIT_MS;
+
 /** An HTTP answer, read whole. */
 export interface Answer {
   status: number;
@@ -49,7 +52,7 @@ export function call(server: LocalServer, spec: Call): Promise<Answer> {
         path: spec.path,
         headers,
         setHost: false,
-        timeout: DEFAULT_WAIT_MS,
+        timeout: REQUEST_TIMEOUT_MS,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -62,7 +65,7 @@ export function call(server: LocalServer, spec: Call): Promise<Answer> {
       },
     );
     req.on('timeout', () =>
-      req.destroy(new Error(`no answer to ${spec.method ?? 'GET'} ${spec.path} within ${DEFAULT_WAIT_MS} ms`)),
+      req.destroy(new Error(`no answer to ${spec.method ?? 'GET'} ${spec.path} within ${REQUEST_TIMEOUT_MS} ms`)),
     );
     req.on('error', reject);
     req.end(payload);
