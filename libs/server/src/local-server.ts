@@ -475,6 +475,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       tenantChanged: () => {
         if (store.billingOverdue() || store.quarantinedUntil()) hub.endWhere(() => true);
       },
+      // A reload from the store replaced these services without patches: their streams sync.
+      reloaded: (slugs) => {
+        for (const slug of slugs) {
+          renderer!.forget(slug);
+          hub.resync(slug, store.service(slug)?.revision ?? 0);
+        }
+        consoleFeed.notify();
+      },
       // On a fleet every replica turns a boundary at once and commits it: the first commit wins; the others find it
       // when they commit, undo theirs and apply it. One revision per boundary.
       ...(fleetLog && {
@@ -498,6 +506,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   };
   if (fleetLog) {
     fleetLog.streamCount = () => hub.stats().streams;
+    fleetLog.drift = drift;
     try {
       await fleetLog.attach(store);
     } catch (error) {
