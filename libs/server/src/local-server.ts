@@ -260,7 +260,7 @@ export interface LocalServerOptions {
   replicaId?: string;
   /** What this replica knows of its fleet. @default itself alone (a single-process view) */
   fleetView?: (self: LocalReplica) => FleetView;
-  /** Stream rebalancing across the fleet; `false` turns it off. @default every 5 s, 5 % tolerance, 1000 at a time, spread over 2 s */
+  /** Stream rebalancing across the fleet; `false` turns it off. @default every 2.5 s, 5 % tolerance, 1000 at a time, spread over 2 s */
   rebalance?: RebalanceOptions | false;
 }
 
