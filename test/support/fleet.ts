@@ -15,7 +15,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { PROCESS_WAIT_MS } from '@vane/test-harness';
 import { freePort } from './free-port.js';
 import { startNginx, type TestNginx } from './nginx.js';
-import { spawnNode, type Proc } from './process.js';
+import { spawnNode, type Exit, type Proc } from './process.js';
 import { ROOT, baseEnv } from './samples.js';
 
 /** The `vane-server` command, as npm links it. */
@@ -39,6 +39,8 @@ export interface Replica {
   readonly proc: Proc;
   /** `kill -9`: no goodbye, no flush, no closed streams. Resolves once it is gone. */
   kill9(): Promise<void>;
+  /** SIGTERM, as a platform stops a replica: it drains its streams (`goaway`) and exits. Resolves with how it exited. */
+  terminate(): Promise<Exit>;
   /** Starts it again on the same port and store; resolves once it listens. */
   restart(): Promise<void>;
 }
@@ -50,6 +52,8 @@ export interface ReplicaOptions {
   readonly store: string;
   /** A seed file: an empty database takes it once, a database with data ignores it. */
   readonly seedPath?: string;
+  /** More environment (`VANE_LOG_FORMAT`, drain windows…). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** Starts a replica on a free port and waits until it listens. */
@@ -64,6 +68,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
         VANE_STORE: options.store,
         VANE_ADMIN_TOKEN: FLEET_ADMIN_TOKEN,
         VANE_ROOT_KEY: FLEET_ROOT_KEY,
+        ...options.env,
       },
     });
     await proc.line(/listening on http:\/\/\S+/, { timeoutMs: PROCESS_WAIT_MS });
@@ -81,6 +86,10 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     async kill9() {
       proc.child.kill('SIGKILL');
       await proc.exited;
+    },
+    async terminate() {
+      proc.child.kill('SIGTERM');
+      return await proc.exited;
     },
     async restart() {
       proc = await launch();
@@ -107,12 +116,15 @@ export async function startFleet(options: {
   readonly seed: unknown;
   readonly dir: string;
   readonly count?: number;
+  /** More environment for every replica. */
+  readonly env?: NodeJS.ProcessEnv;
 }): Promise<Fleet> {
   const seedPath = join(options.dir, 'fleet.seed.json');
   await writeFile(seedPath, JSON.stringify(options.seed));
   const names = 'abcdefgh'.slice(0, options.count ?? 3).split('');
-  const first = await startReplica({ name: names[0]!, store: options.store, seedPath });
-  const rest = await Promise.all(names.slice(1).map((name) => startReplica({ name, store: options.store, seedPath })));
+  const { store, env } = options;
+  const first = await startReplica({ name: names[0]!, store, seedPath, env });
+  const rest = await Promise.all(names.slice(1).map((name) => startReplica({ name, store, seedPath, env })));
   const replicas = [first, ...rest];
   const nginx = await startNginx(replicas.map((r) => r.port));
   return {

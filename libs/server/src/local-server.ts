@@ -263,7 +263,7 @@ export interface LocalServerOptions {
   replicaId?: string;
   /** What this replica knows of its fleet. @default itself alone (a single-process view) */
   fleetView?: (self: LocalReplica) => FleetView;
-  /** Stream rebalancing across the fleet; `false` turns it off. @default every 10 s, 10 % tolerance, 50 at a time */
+  /** Stream rebalancing across the fleet; `false` turns it off. @default every 2.5 s, 5 % tolerance, 1000 at a time, spread over 2 s */
   rebalance?: RebalanceOptions | false;
 }
 
@@ -478,6 +478,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       tenantChanged: () => {
         if (store.billingOverdue() || store.quarantinedUntil()) hub.endWhere(() => true);
       },
+      // A reload from the store replaced these services without patches: their streams sync.
+      reloaded: (slugs) => {
+        for (const slug of slugs) {
+          renderer!.forget(slug);
+          hub.resync(slug, store.service(slug)?.revision ?? 0);
+        }
+        consoleFeed.notify();
+      },
       // On a fleet every replica turns a boundary at once and commits it: the first commit wins; the others find it
       // when they commit, undo theirs and apply it. One revision per boundary.
       ...(fleetLog && {
@@ -501,6 +509,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   };
   if (fleetLog) {
     fleetLog.streamCount = () => hub.stats().streams;
+    fleetLog.drift = drift;
     try {
       await fleetLog.attach(store);
     } catch (error) {

@@ -86,7 +86,7 @@ describe('rebalance', () => {
   let server: LocalServer;
   afterEach(() => server?.close());
 
-  it('a replica above its fleet’s mean sends goaway to its excess, at most a batch at a time', async () => {
+  it('a replica above its fleet’s mean sends goaway to its excess, at most a batch at a time, once per report of its peers', async () => {
     const peers: ReplicaInfo[] = [
       { id: 'peer-a', streams: 0, revisions: {}, seenAt: Date.now() },
       { id: 'peer-b', streams: 0, revisions: {}, seenAt: Date.now() },
@@ -106,8 +106,10 @@ describe('rebalance', () => {
     );
     await Promise.all(streams.map((s) => s.event(1)));
     await until(() => server.stats().streams === 10, 'the streams to register');
-    // Mean 10/3: shed down to 4, but at most 4 this time.
+    // Mean 10/3: 6.7 over, 10 to shed (a balancer sends 1 in 3 back), but at most 4 this time.
     expect(await server.rebalance()).toBe(4);
+    // Until every peer has reported since the shed streams landed, it sheds nothing more.
+    expect(await server.rebalance()).toBe(0);
     await until(() => server.stats().streams === 6, 'the shed streams to close');
     // The server forgets a stream before its client reads the end: wait for the clients too.
     await until(() => streams.filter((s) => s.ended).length >= 4, 'the clients to see their streams end');
@@ -116,17 +118,18 @@ describe('rebalance', () => {
     for (const stream of shed) expect(delayOf(stream)).toBeLessThanOrEqual(3000);
     // The oldest streams go first; the newest stay.
     expect(streams.slice(0, 4).every((s) => s.ended)).toBe(true);
-    // The shed streams reconnected to the peers: mean 10/3 again, 6 here, so 2 more go.
-    peers[0] = { ...peers[0]!, streams: 2 };
-    peers[1] = { ...peers[1]!, streams: 2 };
-    expect(await server.rebalance()).toBe(2);
-    await until(() => server.stats().streams === 4, 'the next two to close');
-    // Within tolerance of the mean now: nothing more.
-    peers[0] = { ...peers[0]!, streams: 3 };
-    peers[1] = { ...peers[1]!, streams: 3 };
+    // The peers report after the shed streams landed (2 each): mean 10/3 again, 6 here, 4 more go.
+    const reported = Date.now() + 3000;
+    peers[0] = { ...peers[0]!, streams: 2, seenAt: reported };
+    peers[1] = { ...peers[1]!, streams: 2, seenAt: reported };
+    expect(await server.rebalance()).toBe(4);
+    await until(() => server.stats().streams === 2, 'the next four to close');
+    // Below the mean now: nothing more.
+    peers[0] = { ...peers[0]!, streams: 4, seenAt: reported + 3000 };
+    peers[1] = { ...peers[1]!, streams: 4, seenAt: reported + 3000 };
     expect(await server.rebalance()).toBe(0);
     const metrics = (await call(server, { path: '/metrics' })).text;
-    expect(metrics).toContain('vane_goaway_sent_total{reason="rebalance"} 6');
+    expect(metrics).toContain('vane_goaway_sent_total{reason="rebalance"} 8');
     for (const stream of streams) stream.close();
   });
 });

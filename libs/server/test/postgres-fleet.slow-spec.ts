@@ -6,6 +6,8 @@ import { startLocalServer, type LocalServer, type LocalServerOptions } from '../
 import { TEST_KEYS, TEST_SECRET_VALUES, testSeed, until } from '../src/testing/index.js';
 import { exportStore, importStore } from '../src/commands/store-transfer.js';
 import { admin, call, openStream } from './support/http-client.js';
+import { PostgresChangeLog } from '../src/postgres/postgres-change-log.js';
+import type { Store } from '../src/domain/store.js';
 
 const ADMIN_TOKEN = 'fleet-admin-token';
 /** The root key every replica shares. */
@@ -330,6 +332,121 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  describe('drift: each replica compares what it serves with the store and its peers', () => {
+    /** Each replica's change log and store, in start order: what a test corrupts or holds back. */
+    let attached: Array<{ log: PostgresChangeLog; store: Store }>;
+    let warnings: string[];
+    const original = PostgresChangeLog.prototype.attach;
+    beforeEach(() => {
+      attached = [];
+      warnings = [];
+      jest.spyOn(PostgresChangeLog.prototype, 'attach').mockImplementation(function (this: PostgresChangeLog, store) {
+        attached.push({ log: this, store });
+        return original.call(this, store);
+      });
+    });
+    afterEach(() => jest.restoreAllMocks());
+
+    /** A replica with a short drift bound, its warnings collected. */
+    const drifting = (replicaId: string) =>
+      replica({
+        replicaId,
+        storeCheckIntervalMs: 500,
+        driftBoundMs: 1500,
+        logger: { info: () => undefined, warn: (m) => warnings.push(`${replicaId}: ${m}`), error: () => undefined },
+      });
+    /** Polls `/readyz` until it says `ready`; the answer's body. */
+    const readyz = async (server: LocalServer, ready: boolean): Promise<string> => {
+      let body = '';
+      await until(
+        async () => {
+          const answer = await call(server, { path: '/readyz' });
+          body = answer.text;
+          return (answer.status === 200) === ready;
+        },
+        `/readyz ${ready ? 'ready' : 'not ready'}`,
+        { timeoutMs: 20_000, intervalMs: 25 },
+      );
+      return body;
+    };
+    /** Stops a replica applying what others commit (a lost notification, a history gap): only a reload helps. */
+    const holdBack = (log: PostgresChangeLog) =>
+      jest.spyOn(log as unknown as { catchUp(): Promise<void> }, 'catchUp').mockResolvedValue(undefined);
+
+    it('a replica whose memory differs from its peers at the same change reports it, reloads, and is ready again', async () => {
+      const a = await drifting('a');
+      const b = await drifting('b');
+      const c = await drifting('c');
+      await admin(a, 'PUT', '/services/shop/configs/db.pool.max', { value: 42 });
+      await until(() => b.revision('shop') === 2 && c.revision('shop') === 2, 'every replica at revision 2');
+      const stream = await openStream(b, { slug: 'shop', key: TEST_KEYS.shopSecret });
+      await stream.event(1);
+      // A bug's effect: B serves a value nobody committed, at the same revision.
+      attached[1]!.store.service('shop')!.configs.set('db.pool.max', 999);
+      expect((await sync(b)).json()).toMatchObject({ configs: { 'db.pool.max': 999 } });
+
+      const unready = await readyz(b, false);
+      expect(JSON.parse(unready)).toMatchObject({
+        ready: false,
+        checks: expect.arrayContaining([
+          {
+            name: 'drift',
+            ok: false,
+            detail: expect.stringMatching(/over 1500 ms: shop \(revision 2 served with a digest 2 of 2 peers/),
+          },
+        ]),
+      });
+      expect((await b.metrics.scrape()).body).toMatch(/vane_service_drift_seconds\{service="shop"\} [1-9]/);
+      await readyz(b, true);
+      expect((await sync(b)).json()).toEqual((await sync(a)).json());
+      expect((await b.metrics.scrape()).body).toContain('vane_service_drift_seconds{service="shop"} 0');
+      // Its streams are told to sync; the sound replicas never turned unready or reloaded.
+      await stream.until((r) => r.events.filter((e) => e.event === 'resync').length === 2, 'a resync after the reload');
+      expect((await call(a, { path: '/readyz' })).status).toBe(200);
+      expect((await call(c, { path: '/readyz' })).status).toBe(200);
+      expect(warnings).toEqual([
+        expect.stringMatching(/^b: service shop has differed from the store for \d+ s: revision 2/),
+      ]);
+      expect(warnings.join('\n')).not.toContain('999');
+      stream.close();
+    });
+
+    it('replicas that missed commits (every one of them behind) see the head ahead, reload, and serve the latest', async () => {
+      const a = await drifting('a');
+      const b = await drifting('b');
+      for (const { log } of attached) holdBack(log);
+      const stream = await openStream(a, { slug: 'shop', key: TEST_KEYS.shopSecret });
+      await stream.event(1);
+      // The writer leaves: no replica left serves what the store holds.
+      const writer = await replica({ replicaId: 'writer' });
+      await admin(writer, 'PUT', '/services/shop/configs/missed', { value: 'yes' });
+      expect(a.revision('shop')).toBe(1);
+      expect(b.revision('shop')).toBe(1);
+      // Watched from now: closing the writer may take longer than the bound on a loaded machine.
+      const unready = Promise.all([readyz(a, false), readyz(b, false)]);
+      await writer.close();
+
+      const [onA, onB] = await unready;
+      for (const body of [onA, onB]) expect(body).toContain('shop (revision 1 served, 2 committed)');
+      await Promise.all([readyz(a, true), readyz(b, true)]);
+      expect(a.revision('shop')).toBe(2);
+      expect(b.revision('shop')).toBe(2);
+      expect((await sync(a)).json()).toMatchObject({ configs: { missed: 'yes' } });
+      expect((await sync(b)).text).toBe((await sync(a)).text);
+      const resync = await stream.find((e) => e.event === 'resync' && e.id === '2', 'the resync to revision 2');
+      expect(JSON.parse(resync.data)).toEqual({ revision: 2 });
+      expect(warnings.sort()).toEqual([
+        expect.stringMatching(
+          /^a: service shop has differed from the store for \d+ s: revision 1 served, 2 committed$/,
+        ),
+        expect.stringMatching(
+          /^b: service shop has differed from the store for \d+ s: revision 1 served, 2 committed$/,
+        ),
+      ]);
+      stream.close();
+    });
   });
 
   it('refuses a database whose schema is newer than the server', async () => {

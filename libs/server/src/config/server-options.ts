@@ -124,7 +124,7 @@ export const SERVER_OPTIONS = {
   }),
   rebalanceIntervalMs: integerOption({
     description: "how often streams above this replica's fair share of the fleet are moved (0: never)",
-    default: 10_000,
+    default: 2500,
     min: 0,
     max: 3_600_000,
   }),

@@ -65,6 +65,11 @@ export class SnapshotRenderer {
     return rendered;
   }
 
+  /** Drops what was rendered for `slug`: its state was replaced at the same revision (a reload from the store). */
+  forget(slug: string): void {
+    for (const key of this.cache.keys()) if (key.endsWith(`\u0000${slug}`)) this.cache.delete(key);
+  }
+
   /** The patch that takes an `audience` client from `change.base` to `change.revision`. */
   patch(change: StoreChange, audience: Audience): PatchBody {
     const service = this.store.service(change.slug)!;

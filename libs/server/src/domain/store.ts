@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { jsonEqual, type SecretWriteResult } from '@vane/common';
 import { apiKeyRecord, hashApiKey, storedApiKey } from '../sealing/api-key-hash.js';
 import type { CancellableTimer, TimerClock } from './clock.js';
@@ -76,6 +77,12 @@ export interface StoreListeners {
    * revision and the others learn of it; the default runs it at once.
    */
   boundaryDue?(slug: string, turn: () => void): void;
+  /**
+   * The whole state was replaced by what the store holds ({@link Store.reload}):
+   * `slugs` are the services whose state or revision changed, without a
+   * patch for what changed (their streams must be told to sync).
+   */
+  reloaded?(slugs: readonly string[]): void;
 }
 
 /** What {@link Store.saveServices} kept, for {@link Store.restoreServices}. */
@@ -235,6 +242,58 @@ export class Store {
       this.indexKeys(slug, kept.service);
       this.scheduleNextBoundary(slug);
     }
+  }
+
+  /**
+   * Replaces the whole state with `fresh`, as the store holds it (a replica
+   * found drifting reloads from the database), and rebuilds what is derived
+   * from it, as the constructor does. Keys revoked, trusts replaced and a
+   * tenant changed by the swap are told to the listeners as if applied; the
+   * services that changed are told to `reloaded`.
+   */
+  reload(fresh: ServerData, committedAtMs: ReadonlyMap<string, number>): void {
+    const before = new Map(this.data.services);
+    const publishedBefore = new Map(this.published);
+    const tenantBefore = { ...this.data.tenant };
+    const identitiesBefore = [...this.keyIndex.values()];
+    Object.assign(this.data.tenant, fresh.tenant);
+    this.data.audit.splice(0, this.data.audit.length, ...fresh.audit);
+    this.data.projects = fresh.projects;
+    this.data.tokens = fresh.tokens;
+    this.data.services.clear();
+    for (const [slug, service] of fresh.services) this.data.services.set(slug, service);
+    for (const timer of this.boundaryTimers.values()) timer.cancel();
+    this.boundaryTimers.clear();
+    this.keyIndex.clear();
+    this.published.clear();
+    this.committedAt.clear();
+    for (const [slug, service] of fresh.services) {
+      const committedAt = committedAtMs.get(slug) ?? this.clock.now();
+      this.committedAt.set(slug, committedAt);
+      this.indexKeys(slug, service);
+      this.published.set(slug, this.computeActive(service, committedAt));
+      this.scheduleNextBoundary(slug);
+    }
+    for (const identity of identitiesBefore) {
+      if (!identity.revoked && this.keyIndex.get(identity.key)?.revoked !== false) {
+        this.listeners.keyRevoked?.(identity);
+      }
+    }
+    const changed: string[] = [];
+    for (const [slug, old] of before) {
+      const now = fresh.services.get(slug);
+      for (const [name, trust] of old.trusts) {
+        if (!isDeepStrictEqual(now?.trusts.get(name), trust)) this.listeners.trustChanged?.(slug, name);
+      }
+    }
+    for (const slug of new Set([...before.keys(), ...fresh.services.keys()])) {
+      const same =
+        isDeepStrictEqual(before.get(slug), fresh.services.get(slug)) &&
+        isDeepStrictEqual(publishedBefore.get(slug), this.published.get(slug));
+      if (!same) changed.push(slug);
+    }
+    if (!isDeepStrictEqual(tenantBefore, this.data.tenant)) this.listeners.tenantChanged?.(this.data.tenant);
+    if (changed.length > 0) this.listeners.reloaded?.(changed);
   }
 
   /** When each service last got a revision (ms since the epoch), for snapshots. */

@@ -153,6 +153,25 @@ export class StreamHub {
     this.revisions.set(slug, revision);
   }
 
+  /**
+   * The service's state was replaced without patches (a reload from the
+   * store): its history is dropped, so no reconnect replays patches of what
+   * was replaced, and every open stream is sent `resync` at `revision`.
+   */
+  resync(slug: string, revision: number): void {
+    this.revisions.set(slug, revision);
+    const history = this.history.get(slug);
+    if (history) {
+      this.historyTotal -= history.bytes;
+      this.history.delete(slug);
+    }
+    const frame = Buffer.from(sseFrame('resync', revision, JSON.stringify({ revision })));
+    for (const connection of this.bySlug.get(slug) ?? []) {
+      connection.aheadAt = undefined;
+      this.write(connection, frame);
+    }
+  }
+
   /** Records a revision's patch and sends it to every open stream of the service; returns how many. */
   publish(slug: string, patch: PublishedPatch): number {
     this.revisions.set(slug, patch.revision);

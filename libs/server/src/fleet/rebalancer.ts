@@ -5,20 +5,33 @@ import type { FleetView, ReplicaInfo } from './fleet-view.js';
 
 /** Settings of the {@link Rebalancer}. */
 export interface RebalanceOptions {
-  /** How often this replica compares its streams with its peers', in ms; 0 turns rebalancing off. @default 10000 */
+  /**
+   * How often this replica compares its streams with its peers', in ms; 0
+   * turns rebalancing off. After it shed, it waits for every peer's next
+   * report (a heartbeat, every 5 s on PostgreSQL) before shedding again;
+   * checking more often than that only catches those reports sooner.
+   * @default 2500
+   */
   intervalMs?: number;
-  /** How far above the fair share (the fleet's mean) a replica may be before it sheds: 0.1 is 10 %. @default 0.1 */
+  /**
+   * How far above the fair share (the fleet's mean) a replica may be before
+   * it sheds: 0.05 is 5 %. Only replicas above shed, so with n replicas one
+   * may stay up to (n - 1) × this below the mean. @default 0.05
+   */
   tolerance?: number;
-  /** At most this many streams are sent `goaway` per interval. @default 50 */
+  /** At most this many streams are sent `goaway` per round. @default 1000 */
   batch?: number;
-  /** The `goaway` delays are spread over this many ms. @default 5000 */
+  /** The `goaway` delays are spread over this many ms. @default 2000 */
   spreadMs?: number;
 }
 
 /**
  * How many streams a replica holding `mine` should shed: none while it is
- * within `tolerance` above the fleet's mean, else down to the mean (rounded
- * up), at most `batch` at a time. `replicas` is the whole fleet, this
+ * within `tolerance` above the fleet's mean, else its excess over the mean
+ * times n / (n - 1), at most `batch` at a time. A load balancer that knows
+ * nothing of stream counts (round robin, random) sends 1 in n of the shed
+ * streams back here: shedding n / (n - 1) times the excess lands this
+ * replica on the mean in one round. `replicas` is the whole fleet, this
  * replica (`selfId`) included; its entry's count is replaced by `mine`.
  */
 export function streamsToShed(
@@ -32,7 +45,7 @@ export function streamsToShed(
   const count = peers.length + 1;
   const mean = (peers.reduce((sum, r) => sum + r.streams, 0) + mine) / count;
   if (count < 2 || mine <= mean * (1 + tolerance)) return 0;
-  return Math.min(batch, mine - Math.ceil(mean));
+  return Math.min(batch, mine, Math.ceil(((mine - mean) * count) / (count - 1)));
 }
 
 /**
@@ -44,6 +57,10 @@ export function streamsToShed(
 export class Rebalancer {
   #timer: NodeJS.Timeout | undefined;
   #running = false;
+  /** When this replica last shed, in ms since the epoch. */
+  #shedAt: number | undefined;
+  /** The fleet's stream count at the last comparison that got that far. */
+  #total: number | undefined;
 
   constructor(
     private readonly selfId: string,
@@ -53,11 +70,12 @@ export class Rebalancer {
     private readonly logger: LocalServerLogger,
     private readonly options: RebalanceOptions,
     private readonly random: () => number = Math.random,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Starts the periodic check (nothing with `intervalMs: 0`). */
   start(): void {
-    const intervalMs = this.options.intervalMs ?? 10_000;
+    const intervalMs = this.options.intervalMs ?? 2500;
     if (intervalMs <= 0 || this.#timer) return;
     this.#timer = setInterval(() => void this.tick(), intervalMs);
     this.#timer.unref();
@@ -75,10 +93,21 @@ export class Rebalancer {
     this.#running = true;
     try {
       const replicas = await this.fleet.replicas();
+      const spreadMs = this.options.spreadMs ?? 2000;
+      // Peers that have not reported since what this replica shed landed would look emptier than they are.
+      const shedAt = this.#shedAt;
+      if (shedAt !== undefined && replicas.some((r) => r.id !== this.selfId && r.seenAt < shedAt + spreadMs)) return 0;
       const mine = this.hub.stats().streams;
-      const shed = streamsToShed(mine, this.selfId, replicas, this.options.tolerance ?? 0.1, this.options.batch ?? 50);
+      const tolerance = this.options.tolerance ?? 0.05;
+      // Streams between replicas (waiting out a drain's or a shed's goaway) are counted nowhere: a mean taken
+      // while the fleet's total moves is too low, and would shed too many.
+      const total = replicas.reduce((sum, r) => sum + (r.id === this.selfId ? 0 : r.streams), mine);
+      const last = this.#total;
+      this.#total = total;
+      if (last !== undefined && Math.abs(total - last) > tolerance * Math.max(total, last)) return 0;
+      const shed = streamsToShed(mine, this.selfId, replicas, tolerance, this.options.batch ?? 1000);
       if (shed <= 0) return 0;
-      const spreadMs = this.options.spreadMs ?? 5000;
+      this.#shedAt = this.now();
       const sent = this.hub.goaway(shed, () => this.random() * spreadMs);
       this.metrics.goaway('rebalance', sent);
       this.logger.info(`rebalancing: asked ${sent} of ${mine} stream(s) to reconnect elsewhere`, {

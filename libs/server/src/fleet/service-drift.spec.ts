@@ -16,12 +16,15 @@ describe('ServiceDrift', () => {
       30_000,
       () => now,
     );
-    drift.differs('shop', 'revision 7 served, 9 committed');
+    expect(drift.differs('shop', 'revision 7 served, 9 committed')).toBe(false);
     expect(drift.check()).toEqual({ ok: true });
     now += 30_001;
+    expect(drift.differs('shop', 'revision 7 served, 9 committed')).toBe(true);
     drift.differs('shop', 'revision 7 served, 9 committed');
-    drift.differs('shop', 'revision 7 served, 9 committed');
-    expect(drift.check()).toEqual({ ok: false, detail: 'differs from the store for over 30000 ms: shop' });
+    expect(drift.check()).toEqual({
+      ok: false,
+      detail: 'differs from the store for over 30000 ms: shop (revision 7 served, 9 committed)',
+    });
     expect(warnings).toEqual(['service shop has differed from the store for 30 s: revision 7 served, 9 committed']);
     expect((await metrics.scrape()).body).toContain('vane_service_drift_seconds{service="shop"} 30.001');
     drift.inStep('shop');

@@ -14,6 +14,8 @@ export class ServiceDrift implements ReadinessCheck {
   readonly name = 'drift';
   /** When each differing service was first seen to differ, in ms since the epoch. */
   readonly #since = new Map<string, number>();
+  /** How each differing service differs, as last reported. */
+  readonly #detail = new Map<string, string>();
   readonly #logged = new Set<string>();
 
   constructor(
@@ -24,10 +26,16 @@ export class ServiceDrift implements ReadinessCheck {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The store saw `service` differ from what this replica serves (`detail` says how; never a value). */
-  differs(service: string, detail: string): void {
+  /**
+   * The store saw `service` differ from what this replica serves (`detail`
+   * says how; never a value).
+   *
+   * @returns whether it has differed for longer than the bound: time for the store to reload it.
+   */
+  differs(service: string, detail: string): boolean {
     const since = this.#since.get(service) ?? this.now();
     this.#since.set(service, since);
+    this.#detail.set(service, detail);
     const seconds = (this.now() - since) / 1000;
     this.metrics.setDrift(service, seconds);
     if (seconds * 1000 > this.boundMs && !this.#logged.has(service)) {
@@ -38,18 +46,22 @@ export class ServiceDrift implements ReadinessCheck {
         seconds: Math.round(seconds),
       });
     }
+    return seconds * 1000 > this.boundMs;
   }
 
   /** The store saw `service` in step (after a reload, say). */
   inStep(service: string): void {
     this.#since.delete(service);
+    this.#detail.delete(service);
     this.#logged.delete(service);
     this.metrics.setDrift(service, 0);
   }
 
   check(): ReadinessResult {
     const now = this.now();
-    const late = [...this.#since].filter(([, since]) => now - since > this.boundMs).map(([service]) => service);
+    const late = [...this.#since]
+      .filter(([, since]) => now - since > this.boundMs)
+      .map(([service]) => `${service} (${this.#detail.get(service)})`);
     return late.length === 0
       ? { ok: true }
       : { ok: false, detail: `differs from the store for over ${this.boundMs} ms: ${late.join(', ')}` };

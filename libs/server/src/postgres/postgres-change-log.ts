@@ -6,7 +6,10 @@
  * sequence numbers; only then is it answered and its patch sent. A NOTIFY
  * (the sequence number, nothing else) rings the other replicas, which read
  * the rows after the last one they applied; a periodic check and the
- * LISTEN's reconnect hook catch what a lost notification missed.
+ * LISTEN's reconnect hook catch what a lost notification missed. The
+ * check's heartbeat also publishes a digest of each service served, and
+ * compares this replica with the store's head and its peers: a replica that
+ * differs past the drift bound reloads the whole state from the database.
  */
 import type { ChangeLog, StoreWrite } from '../domain/change-log.js';
 import type { ChangeSet, SavedServices, Store, StoreChange } from '../domain/store.js';
@@ -23,6 +26,10 @@ import { PostgresRateLimiter } from './postgres-rate-limiter.js';
 import { missingKeyError, type SealingCodec, type StoredChange } from '../sealing/sealing-codec.js';
 import type { WriteRateLimiter } from '../domain/rate-limiter.js';
 import type { FleetView, LocalReplica, ReplicaInfo } from '../fleet/fleet-view.js';
+import type { ServiceDrift } from '../fleet/service-drift.js';
+import { serviceDigest } from '../fleet/service-digest.js';
+import { compareWithStore, type ServedService } from '../fleet/store-comparison.js';
+import { applyStateChange } from '../persistence/state-change.js';
 
 /** Options of {@link PostgresChangeLog.open}. */
 export interface PostgresChangeLogOptions {
@@ -53,6 +60,25 @@ interface ChangeRow {
   record: string;
   change_set: string | null;
   committed_at_ms: number;
+}
+
+/** A peer's heartbeat as the check reads it. */
+interface PeerBeat {
+  id: string;
+  streams: number;
+  revisions: string;
+  seen_at_ms: number;
+  applied_seq: number;
+  /** Absent from a replica older than the drift check. */
+  digests: string | null;
+}
+
+/** The oldest kept snapshot and every change kept after it. */
+interface StoredBase {
+  readonly seq: number;
+  readonly data: ServerData;
+  readonly committedAtMs: Map<string, number>;
+  readonly rows: ChangeRow[];
 }
 
 /** A change set in its stored form. */
@@ -129,8 +155,13 @@ export class PostgresChangeLog implements ChangeLog {
   private catchUpAgain = false;
   /** The other replicas as their last heartbeats said. */
   private peers: ReplicaInfo[] = [];
+  /** The peers' digests per service, with the sequence number each had applied. */
+  private peerDigests: Array<{ appliedSeq: number; digests: Record<string, string> }> = [];
+  private checking = false;
   /** Streams open on this replica, for the heartbeat. */
   streamCount: () => number = () => 0;
+  /** Where the check reports each service as differing or in step; without it, nothing is compared. */
+  drift: ServiceDrift | undefined;
 
   private constructor(
     private readonly sql: PostgresSql,
@@ -524,48 +555,144 @@ export class PostgresChangeLog implements ChangeLog {
     return this.catchingUp;
   }
 
-  /** The backstop: heartbeat, read the head, catch up when behind, and turn flag schedules no replica turned. */
+  /**
+   * The backstop: heartbeat (with what this replica serves), read the head,
+   * catch up when behind, compare with the store and the peers (reloading
+   * when past the drift bound), and turn flag schedules no replica turned.
+   */
   private async check(): Promise<void> {
-    if (this.closed || this.store === undefined) return;
+    if (this.closed || this.store === undefined || this.checking) return;
+    this.checking = true;
     try {
+      const store = this.store;
       const revisions = JSON.stringify(
-        Object.fromEntries(this.store.slugs().map((slug) => [slug, this.store!.service(slug)!.revision])),
+        Object.fromEntries(store.slugs().map((slug) => [slug, store.service(slug)!.revision])),
       );
+      // Read in the same turn as `applied`: a peer at the same sequence number must serve these.
+      const digests = JSON.stringify(Object.fromEntries([...this.served()].map(([slug, s]) => [slug, s.digest])));
       const liveMs = 3 * (this.options.checkIntervalMs ?? 5000);
-      // One statement: the heartbeat, the head, and the peers seen lately (their streams, for the rebalancer).
-      const rows = await this.sql<{ head: number | null; peers: string }[]>`
+      // One statement: the heartbeat, the head (overall and per service changed since this replica's), and the peers
+      // seen lately (their streams for the rebalancer, their digests for the drift check).
+      const rows = await this.sql<{ head: number | null; heads: string; peers: string }[]>`
         WITH beat AS (
-          INSERT INTO vane_replicas (id, seen_at, applied_seq, streams, revisions)
-          VALUES (${this.options.replicaId}, now(), ${this.applied}, ${this.streamCount()}, ${revisions})
+          INSERT INTO vane_replicas (id, seen_at, applied_seq, streams, revisions, digests)
+          VALUES (${this.options.replicaId}, now(), ${this.applied}, ${this.streamCount()}, ${revisions}, ${digests})
           ON CONFLICT (id) DO UPDATE SET seen_at = now(), applied_seq = excluded.applied_seq,
-            streams = excluded.streams, revisions = excluded.revisions
+            streams = excluded.streams, revisions = excluded.revisions, digests = excluded.digests
         )
         SELECT (SELECT max(seq) FROM vane_changes) AS head,
+          (SELECT coalesce(json_object_agg(slug, revision), '{}'::json)::text FROM (
+            SELECT slug, max(revision) AS revision FROM vane_changes
+            WHERE seq > ${this.applied} AND revision IS NOT NULL GROUP BY slug) h) AS heads,
           (SELECT coalesce(json_agg(json_build_object('id', id, 'streams', streams, 'revisions', revisions,
-              'seen_at_ms', (extract(epoch FROM seen_at) * 1000)::bigint)), '[]'::json)::text
+              'seen_at_ms', (extract(epoch FROM seen_at) * 1000)::bigint,
+              'applied_seq', applied_seq, 'digests', digests)), '[]'::json)::text
             FROM vane_replicas
             WHERE id <> ${this.options.replicaId} AND seen_at > now() - make_interval(secs => ${liveMs / 1000})) AS peers`;
       const head = Number(rows[0]?.head ?? 0);
-      this.peers = (
-        JSON.parse(rows[0]?.peers ?? '[]') as Array<{
-          id: string;
-          streams: number;
-          revisions: string;
-          seen_at_ms: number;
-        }>
-      ).map((peer) => ({
+      const peers = JSON.parse(rows[0]?.peers ?? '[]') as PeerBeat[];
+      this.peers = peers.map((peer) => ({
         id: peer.id,
         streams: peer.streams,
         revisions: JSON.parse(peer.revisions) as Record<string, number>,
         seenAt: Number(peer.seen_at_ms),
       }));
-      if (head > this.applied) await this.catchUp();
-      for (const slug of this.store.dueBoundaries()) {
-        await this.commit({ slugs: [slug], run: () => this.store!.turnBoundaries(slug) });
+      this.peerDigests = peers
+        .filter((peer) => peer.digests !== null)
+        .map((peer) => ({
+          appliedSeq: Number(peer.applied_seq),
+          digests: JSON.parse(peer.digests!) as Record<string, string>,
+        }));
+      if (head > this.applied) {
+        // A catch-up that fails (history gone, say) is what the drift check below is for.
+        await this.catchUp().catch((error: Error) =>
+          this.options.logger.error(`could not read the changes of other replicas: ${error.message}`),
+        );
+      }
+      await this.compare(JSON.parse(rows[0]?.heads ?? '{}') as Record<string, number>);
+      for (const slug of store.dueBoundaries()) {
+        await this.commit({ slugs: [slug], run: () => store.turnBoundaries(slug) });
       }
     } catch (error) {
       this.options.logger.error(`the store check failed: ${(error as Error).message}`);
+    } finally {
+      this.checking = false;
     }
+  }
+
+  /** What this replica serves per service, except services with a write in flight here. */
+  private served(): Map<string, ServedService> {
+    const store = this.requireStore();
+    const busy = this.busy();
+    const served = new Map<string, ServedService>();
+    if (busy === 'all') return served;
+    for (const slug of store.slugs()) {
+      if (busy.has(slug)) continue;
+      const service = store.service(slug)!;
+      served.set(slug, {
+        revision: service.revision,
+        digest: serviceDigest(service, (key) => store.isActive(slug, key)),
+      });
+    }
+    return served;
+  }
+
+  /** Services a write queued, running or not yet committed here may change: their state is not the store's yet. */
+  private busy(): Set<string> | 'all' {
+    const busy = new Set<string>();
+    for (const pending of [...this.queue, ...this.unsettled, ...(this.current ? [this.current] : [])]) {
+      if (pending.write.slugs === 'all') return 'all';
+      for (const slug of pending.write.slugs) busy.add(slug);
+    }
+    return busy;
+  }
+
+  /**
+   * Reports each service as in step or differing (from the head the
+   * heartbeat read, and from the peers that had applied what this replica
+   * has); any past the drift bound, the whole state is reloaded.
+   */
+  private async compare(heads: Record<string, number>): Promise<void> {
+    const drift = this.drift;
+    if (drift === undefined) return;
+    const busy = this.busy();
+    if (busy === 'all') return;
+    const outcome = compareWithStore({
+      served: this.served(),
+      busy,
+      heads,
+      peers: this.peerDigests.filter((p) => p.appliedSeq === this.applied).map((p) => p.digests),
+    });
+    let late = false;
+    for (const [slug, detail] of outcome) {
+      if (detail === undefined) drift.inStep(slug);
+      else if (drift.differs(slug, detail)) late = true;
+    }
+    // Ready again only once a later check finds it in step.
+    if (late) await this.reload();
+  }
+
+  /**
+   * Replaces the whole state with the database's (the oldest kept snapshot
+   * and every change after it), as a restart would load it, without
+   * dropping streams: those of services that changed are sent `resync`.
+   */
+  private async reload(): Promise<void> {
+    while (this.draining) await this.draining;
+    const base = await this.readBase();
+    // A write began on the state being replaced meanwhile: the next check reloads instead.
+    if (this.draining || this.unsettled.size > 0 || this.closed) return;
+    const data = base.data;
+    const committedAtMs = base.committedAtMs;
+    let seq = base.seq;
+    for (const row of base.rows) {
+      const change = this.options.codec.openChange(JSON.parse(row.record) as StoredChange, data);
+      applyStateChange(data, change);
+      if (row.change_set !== null && 'slug' in change) committedAtMs.set(change.slug, Number(row.committed_at_ms));
+      seq = row.seq;
+    }
+    this.requireStore().reload(data, committedAtMs);
+    this.applied = Number(seq);
   }
 
   /**
@@ -588,6 +715,14 @@ export class PostgresChangeLog implements ChangeLog {
 
   /** The oldest kept snapshot, and the changes after it (applied once the store is attached). */
   private async loadBase(): Promise<{ data: ServerData; committedAtMs: Map<string, number> }> {
+    const base = await this.readBase();
+    this.applied = base.seq;
+    this.pendingRows = base.rows;
+    return { data: base.data, committedAtMs: base.committedAtMs };
+  }
+
+  /** Reads the oldest kept snapshot and every change after it, opened. */
+  private async readBase(): Promise<StoredBase> {
     for (let attempt = 1; ; attempt++) {
       const [base] = await this.sql<{ seq: number; data: string; committed: string }[]>`
         SELECT seq, data, committed FROM vane_snapshots ORDER BY seq LIMIT 1`;
@@ -596,15 +731,13 @@ export class PostgresChangeLog implements ChangeLog {
         FROM vane_changes WHERE seq > ${base.seq} ORDER BY seq`;
       // Another replica pruned history between the two reads: read again.
       if (rows.length > 0 && rows[0]!.seq !== Number(base.seq) + 1 && attempt < 5) continue;
-      this.applied = Number(base.seq);
-      this.pendingRows = rows;
       const data = parseServerDataJson(base.data, `snapshot ${base.seq}`, {
         openSealed: (json) => this.options.codec.openState(json),
       });
       const missing = this.options.codec.missingRootKeys(data);
       if (missing.length > 0) throw missingKeyError(missing);
       const committed = JSON.parse(base.committed) as Record<string, number>;
-      return { data, committedAtMs: new Map(Object.entries(committed)) };
+      return { seq: Number(base.seq), data, committedAtMs: new Map(Object.entries(committed)), rows };
     }
   }
 

@@ -50,6 +50,8 @@ const MIGRATIONS: readonly string[] = [
     allowed boolean NOT NULL
   );
   `,
+  // 2: each replica's heartbeat publishes a digest of what it serves per service, for the drift check.
+  `ALTER TABLE vane_replicas ADD COLUMN digests text;`,
 ];
 
 /** The schema version this server knows. */
