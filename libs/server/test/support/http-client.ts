@@ -120,7 +120,7 @@ export class StreamReader {
   async until(predicate: (reader: StreamReader) => boolean, what: string): Promise<void> {
     const deadline = Date.now() + DEFAULT_WAIT_MS;
     while (!predicate(this)) {
-      if (this.ended) throw new Error(`stream ended before ${what}`);
+      if (this.ended) throw new Error(`stream ended before ${what}; received ${JSON.stringify(this.events)}`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`timed out waiting for ${what}; received ${JSON.stringify(this.events)}`);
       await new Promise<void>((resolve) => {
