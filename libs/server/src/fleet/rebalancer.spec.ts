@@ -8,6 +8,12 @@ describe('streamsToShed', () => {
     expect(streamsToShed(105, 'me', [replica('me', 105), replica('b', 95)], 0.1, 50)).toBe(0);
   });
 
+  it('sheds nothing within one stream of the mean: whole streams cannot be more even', () => {
+    expect(streamsToShed(1, 'me', [replica('b', 0), replica('c', 0)], 0.05, 1000)).toBe(0);
+    expect(streamsToShed(2, 'me', [replica('b', 1), replica('c', 1)], 0.05, 1000)).toBe(0);
+    expect(streamsToShed(2, 'me', [replica('b', 0), replica('c', 0)], 0.05, 1000)).toBe(2);
+  });
+
   it('sheds its excess times n / (n - 1), at most a batch at a time (LaunchDarkly Relay: 257 against 51)', () => {
     expect(streamsToShed(257, 'me', [replica('me', 257), replica('b', 51)], 0.1, 50)).toBe(50);
     // Mean 154: of 206 streams shed, a round-robin balancer sends 103 back: 154 each.

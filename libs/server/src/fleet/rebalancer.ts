@@ -27,7 +27,7 @@ export interface RebalanceOptions {
 
 /**
  * How many streams a replica holding `mine` should shed: none while it is
- * within `tolerance` above the fleet's mean, else its excess over the mean
+ * within `tolerance` or one stream above the fleet's mean, else its excess over the mean
  * times n / (n - 1), at most `batch` at a time. A load balancer that knows
  * nothing of stream counts (round robin, random) sends 1 in n of the shed
  * streams back here: shedding n / (n - 1) times the excess lands this
@@ -44,7 +44,8 @@ export function streamsToShed(
   const peers = replicas.filter((r) => r.id !== selfId);
   const count = peers.length + 1;
   const mean = (peers.reduce((sum, r) => sum + r.streams, 0) + mine) / count;
-  if (count < 2 || mine <= mean * (1 + tolerance)) return 0;
+  // Within one stream of the mean is as even as whole streams get (one stream on one of three replicas).
+  if (count < 2 || mine <= mean * (1 + tolerance) || mine - mean < 1) return 0;
   return Math.min(batch, mine, Math.ceil(((mine - mean) * count) / (count - 1)));
 }
 
