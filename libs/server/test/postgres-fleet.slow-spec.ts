@@ -432,7 +432,12 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
 
       const [onA, onB] = await unready;
       for (const body of [onA, onB]) expect(body).toContain('shop (revision 1 served, 2 committed)');
+      expect((await a.metrics.scrape()).body).toContain('vane_replica_revision_lag{service="shop"} 1');
       await Promise.all([readyz(a, true), readyz(b, true)]);
+      await until(
+        async () => (await a.metrics.scrape()).body.includes('vane_replica_revision_lag{service="shop"} 0'),
+        'the lag back to 0 at the next check',
+      );
       expect(a.revision('shop')).toBe(2);
       expect(b.revision('shop')).toBe(2);
       expect((await sync(a)).json()).toMatchObject({ configs: { missed: 'yes' } });

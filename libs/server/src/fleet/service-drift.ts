@@ -49,6 +49,11 @@ export class ServiceDrift implements ReadinessCheck {
     return seconds * 1000 > this.boundMs;
   }
 
+  /** At a check, before catching up: how many revisions of `service` the store had committed beyond what is served. */
+  revisionsBehind(service: string, revisions: number): void {
+    this.metrics.setRevisionLag(service, revisions);
+  }
+
   /** The store saw `service` in step (after a reload, say). */
   inStep(service: string): void {
     this.#since.delete(service);

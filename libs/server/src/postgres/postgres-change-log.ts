@@ -603,13 +603,17 @@ export class PostgresChangeLog implements ChangeLog {
           appliedSeq: Number(peer.applied_seq),
           digests: JSON.parse(peer.digests!) as Record<string, string>,
         }));
+      const heads = JSON.parse(rows[0]?.heads ?? '{}') as Record<string, number>;
+      for (const slug of store.slugs()) {
+        this.drift?.revisionsBehind(slug, Math.max(0, (heads[slug] ?? 0) - store.service(slug)!.revision));
+      }
       if (head > this.applied) {
         // A catch-up that fails (history gone, say) is what the drift check below is for.
         await this.catchUp().catch((error: Error) =>
           this.options.logger.error(`could not read the changes of other replicas: ${error.message}`),
         );
       }
-      await this.compare(JSON.parse(rows[0]?.heads ?? '{}') as Record<string, number>);
+      await this.compare(heads);
       for (const slug of store.dueBoundaries()) {
         await this.commit({ slugs: [slug], run: () => store.turnBoundaries(slug) });
       }
