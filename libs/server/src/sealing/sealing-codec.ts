@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DataKeyRecord, JsonValue, SecretVersion, ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from '../persistence/state-change.js';
-import { ivKeyOf, openBytes, sealBytes } from './aead.js';
+import { ivKeyOf, openBytes, sealBytes, type IvKey } from './aead.js';
 import { Keyring, type RootKey } from './keyring.js';
 import { RootKeyMissingError } from './root-key-missing-error.js';
 import { SealedDataError } from './sealed-data-error.js';
@@ -70,7 +70,7 @@ export class SealingCodec {
     { readonly dataKey: string; readonly sealed: SealedValue }
   >();
   /** Unwrapped data keys (and the key of their synthetic IVs) by their wrapped form. */
-  private readonly unwrapped = new Map<string, { readonly key: Buffer; readonly ivKey: Buffer }>();
+  private readonly unwrapped = new Map<string, { readonly key: Buffer; readonly ivKey: IvKey }>();
 
   /** The root key the data names (its last rotation's) when this process does not hold it. */
   private lacking: string | undefined;
@@ -326,7 +326,7 @@ export class SealingCodec {
     return sealBytes(this.keyring.primary.key, plain, keyAad(slug, id));
   }
 
-  private unwrap(slug: string, dataKey: DataKeyRecord): { readonly key: Buffer; readonly ivKey: Buffer } {
+  private unwrap(slug: string, dataKey: DataKeyRecord): { readonly key: Buffer; readonly ivKey: IvKey } {
     const cached = this.unwrapped.get(dataKey.wrapped);
     if (cached) return cached;
     const plain = openBytes(this.requireRoot(dataKey.root_key).key, dataKey.wrapped, keyAad(slug, dataKey.id));
