@@ -227,16 +227,18 @@ export class SealingCodec {
   }
 
   /**
-   * Root-key rotation: every data key not wrapped by the keyring's primary,
-   * wrapped again by it. Applied to `data`; returns the records to store.
-   * Secret values are not touched: they stay sealed by the same data keys.
+   * Root-key rotation: every data key not wrapped by the keyring's primary
+   * (with `all`, every data key), wrapped again by it. Applied to `data`;
+   * returns the records to store. Secret values are not touched: they stay
+   * sealed by the same data keys. Wrapping is deterministic, so a key wrapped
+   * by the primary already is recorded with the bytes it has.
    */
-  rewrapDataKeys(data: ServerData): Array<Extract<StateChange, { type: 'data_key' }>> {
+  rewrapDataKeys(data: ServerData, options: { all?: boolean } = {}): Array<Extract<StateChange, { type: 'data_key' }>> {
     const changes: Array<Extract<StateChange, { type: 'data_key' }>> = [];
     const primary = this.keyring.primary;
     for (const [slug, service] of data.services) {
       for (const dataKey of service.data_keys) {
-        if (dataKey.root_key === primary.id) continue;
+        if (dataKey.root_key === primary.id && !options.all) continue;
         const unwrapped = this.unwrap(slug, dataKey);
         const change = {
           type: 'data_key' as const,

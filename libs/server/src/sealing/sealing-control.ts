@@ -83,11 +83,13 @@ export class SealingControl {
     let rewrapped = 0;
     try {
       await this.changes.commit({
-        slugs: 'all',
+        // Nothing to save for an undo (cloning every service, on every try, would lose the race to other
+        // replicas' writes on a large state): each run records every data key, whatever the data holds.
+        slugs: [],
         // On a fleet this may run again, on a newer state, when another replica committed first.
         run: () => {
           codec.useKeyring(keyring);
-          const changes = codec.rewrapDataKeys(this.store.data);
+          const changes = codec.rewrapDataKeys(this.store.data, { all: true });
           for (const change of changes) this.changes.record(change);
           rewrapped = changes.length;
           this.store.recordChange(
@@ -97,8 +99,10 @@ export class SealingControl {
         },
       });
     } catch (error) {
-      // Not committed: new data keys go on being wrapped by the key the stored data names.
+      // Not committed: the data keys in memory wrapped as stored again (the same bytes: wrapping is
+      // deterministic), and new ones by the key the stored data names.
       codec.useKeyring(codec.keyring.withPrimary(before));
+      codec.rewrapDataKeys(this.store.data);
       throw error;
     }
     await this.changes.checkpoint?.();
