@@ -3,7 +3,7 @@
  * of the entry before, so an entry edited, removed or moved breaks the chain
  * at that entry.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AuditRecord, JsonValue } from '../domain/model.js';
 
 /** The `prev` of the first entry. */
@@ -58,7 +58,8 @@ export function auditHash(entry: Omit<AuditRecord, 'hash'>): string {
     entry.new === undefined ? '-' : [entry.new],
     entry.prev,
   ];
-  return createHash('sha256').update(JSON.stringify(members)).digest('hex');
+  // One-shot: the same digest as a Hash object, without making one for every change.
+  return hash('sha256', JSON.stringify(members), 'hex');
 }
 
 /**

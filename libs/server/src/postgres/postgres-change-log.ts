@@ -13,7 +13,7 @@
  */
 import type { ChangeLog, StoreWrite } from '../domain/change-log.js';
 import type { ChangeSet, SavedServices, Store, StoreChange } from '../domain/store.js';
-import type { JsonValue, ServerData } from '../domain/model.js';
+import type { DataKeyRecord, JsonValue, ServerData } from '../domain/model.js';
 import type { LocalServerLogger } from '../logger.js';
 import type { StateChange } from '../persistence/state-change.js';
 import { serializeServerData } from '../persistence/state-serializer.js';
@@ -90,7 +90,8 @@ interface StoredChangeSet {
 }
 
 interface RecordedChange {
-  readonly change: StateChange;
+  /** Sealed when recorded, so a data key a later write of the same batch makes never seals an earlier record. */
+  readonly change: StoredChange;
   changeSet: StoredChangeSet | null;
   committedAtMs: number;
 }
@@ -143,6 +144,8 @@ export class PostgresChangeLog implements ChangeLog {
   private pendingRows: ChangeRow[] = [];
   private readonly queue: PendingWrite[] = [];
   private draining: Promise<void> | undefined;
+  /** Checkpoints asked for while writes drain: taken between two batches, so a steady flow of writes never holds one back. */
+  private checkpoints: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
   private current: PendingWrite | undefined;
   private applying = false;
   /** Writes that ran here and are neither committed nor undone yet. */
@@ -268,7 +271,10 @@ export class PostgresChangeLog implements ChangeLog {
     if (this.current === undefined) {
       throw new Error(`a ${change.type} change was made outside a write: it would never reach the database`);
     }
-    this.current.records.push({ change, changeSet: null, committedAtMs: this.options.now() });
+    // A service's first secret adds its data key's record (to the data too) before it.
+    for (const stored of this.options.codec.sealChange(change, this.requireStore().data)) {
+      this.current.records.push({ change: stored, changeSet: null, committedAtMs: this.options.now() });
+    }
   }
 
   revised(change: StoreChange): void {
@@ -376,6 +382,20 @@ export class PostgresChangeLog implements ChangeLog {
               });
         for (const pending of batch) pending.reject(pending.failed ?? unavailable);
       }
+      await this.takeCheckpoints();
+    }
+    await this.takeCheckpoints();
+  }
+
+  /** Takes the checkpoints asked for so far, at once (nothing runs meanwhile). */
+  private async takeCheckpoints(): Promise<void> {
+    if (this.checkpoints.length === 0) return;
+    const waiting = this.checkpoints.splice(0);
+    try {
+      await this.rewriteSealed();
+      for (const waiter of waiting) waiter.resolve();
+    } catch (error) {
+      for (const waiter of waiting) waiter.reject(error as Error);
     }
   }
 
@@ -389,18 +409,7 @@ export class PostgresChangeLog implements ChangeLog {
         this.applyRows(committed);
       }
       for (const pending of batch) if (!pending.ran) this.run(pending);
-      const data = this.requireStore().data;
-      // Sealed now: a service's first secret adds its data key's record (to `data` too) before it.
-      const records = batch
-        .flatMap((p) => (p.failed ? [] : p.records))
-        .flatMap((r) => {
-          const sealed = this.options.codec.sealChange(r.change, data);
-          return sealed.map((change, i) => ({
-            change,
-            changeSet: i === sealed.length - 1 ? r.changeSet : null,
-            committedAtMs: r.committedAtMs,
-          }));
-        });
+      const records = batch.flatMap((p) => (p.failed ? [] : p.records));
       if (records.length === 0) return;
       const values = records.map((r, i) => storedRow(this.applied + 1 + i, r));
       try {
@@ -793,20 +802,57 @@ export class PostgresChangeLog implements ChangeLog {
   }
 
   /**
-   * A snapshot of the whole state now, sealed with the newest keys, and
-   * nothing older kept: after a root-key rotation, no stored byte needs the
-   * old key. Replay history restarts there (clients further behind resync).
+   * A snapshot of the whole state now, sealed with the newest keys, the
+   * older snapshots dropped, and the data-key records of the change history
+   * wrapped again by the current root key: after a root-key rotation no
+   * stored byte needs the old key. The history itself stays, so a replica
+   * still applying it (or a client replaying it) is not cut off.
    */
   async checkpoint(): Promise<void> {
-    while (this.draining) await this.draining;
+    if (this.draining) {
+      await new Promise<void>((resolve, reject) => this.checkpoints.push({ resolve, reject }));
+      return;
+    }
+    await this.rewriteSealed();
+  }
+
+  /** See {@link checkpoint}: not while a batch is being committed. */
+  private async rewriteSealed(): Promise<void> {
     const store = this.requireStore();
     const at = this.applied;
     const committed = JSON.stringify(Object.fromEntries(store.lastCommittedAt()));
-    await this
-      .sql`INSERT INTO vane_snapshots (seq, data, committed) VALUES (${at}, ${this.sealedText(store.data)}, ${committed})
+    // A replica behind another's checkpoint leaves it be: its own would be older, and may name keys since replaced.
+    const written = await this.sql`INSERT INTO vane_snapshots (seq, data, committed)
+      SELECT ${at}, ${this.sealedText(store.data)}, ${committed}
+      WHERE NOT EXISTS (SELECT 1 FROM vane_snapshots WHERE seq > ${at})
       ON CONFLICT (seq) DO UPDATE SET data = excluded.data, committed = excluded.committed`;
-    await this.sql`DELETE FROM vane_snapshots WHERE seq < ${at}`;
-    await this.sql`DELETE FROM vane_changes WHERE seq <= ${at}`;
+    if (written.count === 1) await this.sql`DELETE FROM vane_snapshots WHERE seq < ${at}`;
+    const codec = this.options.codec;
+    // Without the root key the data names, this replica's own would be the old one: history is not its to rewrite.
+    if (codec.missingRootKey !== undefined) return;
+    // Up to what this replica applied: the records it knows its root key for (a later rotation is the next one's).
+    const rows = await this.sql<{ seq: number; record: string }[]>`
+      SELECT seq, record FROM vane_changes WHERE seq <= ${at} AND record LIKE '{"type":"data_key",%' ORDER BY seq`;
+    const missing = new Set<string>();
+    for (const row of rows) {
+      const stored = JSON.parse(row.record) as Extract<StateChange, { type: 'data_key' }>;
+      let dataKey: DataKeyRecord;
+      try {
+        dataKey = codec.rewrapped(stored.slug, stored.data_key);
+      } catch {
+        missing.add(stored.data_key.root_key);
+        continue;
+      }
+      if (dataKey === stored.data_key) continue;
+      // Only the row as read: the same data key, wrapped by the root key the data names.
+      await this.sql`UPDATE vane_changes SET record = ${JSON.stringify({ ...stored, data_key: dataKey })}
+        WHERE seq = ${row.seq} AND record = ${row.record}`;
+    }
+    if (missing.size > 0) {
+      this.options.logger.error(
+        `change history still holds data keys wrapped by root key ${[...missing].join(', ')}, which this replica does not hold`,
+      );
+    }
     this.sinceSnapshot = 0;
   }
 

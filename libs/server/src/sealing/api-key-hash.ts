@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { redactKey } from '@vane/common';
 import type { ApiKeyRecord, ServerData } from '../domain/model.js';
 
@@ -8,7 +8,8 @@ import type { ApiKeyRecord, ServerData } from '../domain/model.js';
  * it; a seed's hand-written keys are only as strong as their author made them.
  */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // One-shot (strings are hashed as UTF-8): every request with a key pays this.
+  return hash('sha256', key, 'hex');
 }
 
 /** The record the server keeps of a key it was given or made: hash, hint, type, and the key for this process only. */

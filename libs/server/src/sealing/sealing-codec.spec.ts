@@ -1,4 +1,4 @@
-import { emptyService, type StateChange } from '../persistence/state-change.js';
+import { applyStateChange, emptyService, type StateChange } from '../persistence/state-change.js';
 import type { ServerData } from '../domain/model.js';
 import { Keyring } from './keyring.js';
 import { RootKeyError } from './root-key-error.js';
@@ -75,6 +75,44 @@ describe('SealingCodec', () => {
     expect(fresh.missingRootKeys(data)).toEqual([]);
     const stranger = new SealingCodec(new Keyring([Keyring.generate().key]));
     expect(() => stranger.openChange(sealed, data)).toThrow(RootKeyMissingError);
+  });
+
+  it('follows a rotation made elsewhere: the rotated key wraps from then on, read again from a key file if need be', () => {
+    const next = Keyring.generate().key;
+    const rotating = new SealingCodec(new Keyring([next, ...keyring.keys]));
+    const data = dataWith('shop');
+    const stored = rotating.sealChange(write('shop', 'a', 1, 'x'), data);
+    // Another replica: the old key only, its key file holding the new one by the time the rotation arrives.
+    let file = new Keyring(keyring.keys);
+    const missing: string[] = [];
+    const replica = new SealingCodec(file, { reloadKeyring: () => file, onRootKeyMissing: (id) => missing.push(id) });
+    const applied = dataWith('shop');
+    replica.openChange({ type: 'root_key', root_key: next.id }, applied);
+    expect(missing).toEqual([next.id]);
+    expect(replica.missingRootKey).toBe(next.id);
+    file = new Keyring([next, ...keyring.keys]);
+    replica.openChange({ type: 'root_key', root_key: next.id }, applied);
+    expect(replica.missingRootKey).toBeUndefined();
+    expect(replica.keyring.primary.id).toBe(next.id);
+    const [dataKey, secret] = stored;
+    applyStateChange(applied, replica.openChange(dataKey!, applied));
+    expect(replica.openChange(secret!, applied)).toMatchObject({ version: { value: 'x' } });
+  });
+
+  it('keeps sealing with a data key it opened when a rotation re-wraps it under a root key it does not hold', () => {
+    const data = dataWith('shop');
+    const replica = new SealingCodec(keyring);
+    replica.sealChange(write('shop', 'a', 1, 'x'), data);
+    const next = Keyring.generate().key;
+    const rotating = new SealingCodec(new Keyring([next, ...keyring.keys]));
+    const elsewhere = structuredClone(data);
+    const [rewrap] = rotating.rewrapDataKeys(elsewhere);
+    replica.openChange(rewrap!, data);
+    applyStateChange(data, rewrap!);
+    const sealed = replica.sealChange(write('shop', 'a', 2, 'y'), data).at(-1)!;
+    expect(new SealingCodec(new Keyring([next])).openChange(sealed, elsewhere)).toMatchObject({
+      version: { value: 'y' },
+    });
   });
 
   it('reads keyrings without ever quoting a key', () => {

@@ -10,8 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DataKeyRecord, JsonValue, SecretVersion, ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from '../persistence/state-change.js';
-import { ivKeyOf, openBytes, sealBytes } from './aead.js';
-import type { Keyring } from './keyring.js';
+import { ivKeyOf, openBytes, sealBytes, type IvKey } from './aead.js';
+import { Keyring, type RootKey } from './keyring.js';
 import { RootKeyMissingError } from './root-key-missing-error.js';
 import { SealedDataError } from './sealed-data-error.js';
 
@@ -35,6 +35,24 @@ export const SEALING_SCHEME = 'aes-256-gcm/1';
 
 const DATA_KEY_BYTES = 32;
 
+/** Options of a {@link SealingCodec}. */
+export interface SealingCodecOptions {
+  /** The time stamped on new data keys (ms since the epoch). @default Date.now */
+  readonly now?: () => number;
+  /**
+   * Reads the keyring again from where it came from (a key file), or
+   * undefined when it cannot (`VANE_ROOT_KEY`): tried when the data names a
+   * root key this process does not hold, so a replica whose key file was
+   * updated follows a rotation made on another replica without a restart.
+   */
+  readonly reloadKeyring?: () => Keyring | undefined;
+  /**
+   * Told when the data's root key (the last rotation's) is one this process
+   * does not hold, even after a reload: its id, never a key.
+   */
+  readonly onRootKeyMissing?: (id: string) => void;
+}
+
 /**
  * Seals and opens changes and whole states with one keyring. Unwrapped data
  * keys are cached in memory by their wrapped form, so a rotation that
@@ -52,16 +70,23 @@ export class SealingCodec {
     { readonly dataKey: string; readonly sealed: SealedValue }
   >();
   /** Unwrapped data keys (and the key of their synthetic IVs) by their wrapped form. */
-  private readonly unwrapped = new Map<string, { readonly key: Buffer; readonly ivKey: Buffer }>();
+  private readonly unwrapped = new Map<string, { readonly key: Buffer; readonly ivKey: IvKey }>();
+
+  /** The root key the data names (its last rotation's) when this process does not hold it. */
+  private lacking: string | undefined;
 
   /**
-   * @param keyring - the root keys; its primary wraps new data keys.
-   * @param now - the time stamped on new data keys (ms since the epoch).
+   * @param keyring - the root keys; its primary wraps new data keys (until the data names another, see {@link followData}).
    */
   constructor(
     private keyringValue: Keyring,
-    private readonly now: () => number = Date.now,
+    private readonly options: SealingCodecOptions = {},
   ) {}
+
+  /** The root key id the data names that this process does not hold, if any (a rotation it cannot follow yet). */
+  get missingRootKey(): string | undefined {
+    return this.lacking;
+  }
 
   /** The root keys in use. */
   get keyring(): Keyring {
@@ -71,6 +96,7 @@ export class SealingCodec {
   /** Makes `keyring` the one in use: its primary wraps from now on (see {@link rewrapDataKeys}). */
   useKeyring(keyring: Keyring): void {
     this.keyringValue = keyring;
+    if (this.lacking !== undefined && keyring.get(this.lacking)) this.lacking = undefined;
   }
 
   /**
@@ -101,6 +127,8 @@ export class SealingCodec {
    * @throws RootKeyMissingError, SealedDataError.
    */
   openChange(stored: StoredChange, data: ServerData): StateChange {
+    if (stored.type === 'root_key') this.adopt(stored.root_key);
+    if (stored.type === 'data_key') this.carryOver(stored.slug, stored.data_key, data);
     if (stored.type !== 'secret.version' || typeof stored.version.value === 'string') return stored as StateChange;
     const keys = data.services.get(stored.slug)?.data_keys ?? [];
     const value = this.openValue(stored.slug, stored.key, stored.version.version, stored.version.value, keys);
@@ -182,27 +210,64 @@ export class SealingCodec {
   }
 
   /**
-   * Root-key rotation: every data key not wrapped by the keyring's primary,
-   * wrapped again by it. Applied to `data`; returns the records to store.
-   * Secret values are not touched: they stay sealed by the same data keys.
+   * Makes the root key the data names (that of its last rotation, from the
+   * audit) the one that wraps new data keys, when this process holds it: a
+   * replica or a restart whose keyring lists the old key first still wraps
+   * with the key the fleet rotated to. Data with no rotation leaves the
+   * keyring's own order.
    */
-  rewrapDataKeys(data: ServerData): Array<Extract<StateChange, { type: 'data_key' }>> {
+  followData(data: ServerData): void {
+    for (let i = data.audit.length - 1; i >= 0; i--) {
+      const entry = data.audit[i]!;
+      if (entry.action === 'root_key.rotate' && entry.key !== null) {
+        this.adopt(entry.key);
+        return;
+      }
+    }
+  }
+
+  /**
+   * Root-key rotation: every data key not wrapped by the keyring's primary
+   * (with `all`, every data key), wrapped again by it. Applied to `data`;
+   * returns the records to store. Secret values are not touched: they stay
+   * sealed by the same data keys. Wrapping is deterministic, so a key wrapped
+   * by the primary already is recorded with the bytes it has.
+   */
+  rewrapDataKeys(data: ServerData, options: { all?: boolean } = {}): Array<Extract<StateChange, { type: 'data_key' }>> {
     const changes: Array<Extract<StateChange, { type: 'data_key' }>> = [];
     const primary = this.keyring.primary;
     for (const [slug, service] of data.services) {
       for (const dataKey of service.data_keys) {
-        if (dataKey.root_key === primary.id) continue;
-        const plain = this.unwrap(slug, dataKey).key;
+        if (dataKey.root_key === primary.id && !options.all) continue;
+        const unwrapped = this.unwrap(slug, dataKey);
         const change = {
           type: 'data_key' as const,
           slug,
-          data_key: { ...dataKey, root_key: primary.id, wrapped: this.wrap(slug, dataKey.id, plain) },
+          data_key: { ...dataKey, root_key: primary.id, wrapped: this.wrap(slug, dataKey.id, unwrapped.key) },
         };
+        this.unwrapped.set(change.data_key.wrapped, unwrapped);
         applyStateChange(data, change);
         changes.push(change);
       }
     }
     return changes;
+  }
+
+  /**
+   * `dataKey` (a record as stored, of `slug`) wrapped by the keyring's
+   * primary instead: the same data key, so what it sealed still opens. For
+   * rewriting stored history after a rotation; the record itself when the
+   * primary already wraps it.
+   *
+   * @throws RootKeyMissingError when the keyring lacks the key that wraps it, SealedDataError when it does not open.
+   */
+  rewrapped(slug: string, dataKey: DataKeyRecord): DataKeyRecord {
+    const primary = this.keyring.primary;
+    if (dataKey.root_key === primary.id) return dataKey;
+    const plain = openBytes(this.requireRoot(dataKey.root_key).key, dataKey.wrapped, keyAad(slug, dataKey.id));
+    if (!plain)
+      throw new SealedDataError(`service "${slug}": data key ${dataKey.id} does not open (changed, or moved)`);
+    return { ...dataKey, root_key: primary.id, wrapped: this.wrap(slug, dataKey.id, plain) };
   }
 
   /** Data-key rotation: a new data key for the service, which seals from now on. Applied to `data`. */
@@ -214,7 +279,7 @@ export class SealingCodec {
       id,
       root_key: this.keyring.primary.id,
       wrapped: this.wrap(slug, id, plain),
-      created_at: new Date(this.now()).toISOString(),
+      created_at: new Date((this.options.now ?? Date.now)()).toISOString(),
     };
     this.unwrapped.set(dataKey.wrapped, { key: plain, ivKey: ivKeyOf(plain) });
     const change = { type: 'data_key' as const, slug, data_key: dataKey };
@@ -263,17 +328,66 @@ export class SealingCodec {
     return sealBytes(this.keyring.primary.key, plain, keyAad(slug, id));
   }
 
-  private unwrap(slug: string, dataKey: DataKeyRecord): { readonly key: Buffer; readonly ivKey: Buffer } {
+  private unwrap(slug: string, dataKey: DataKeyRecord): { readonly key: Buffer; readonly ivKey: IvKey } {
     const cached = this.unwrapped.get(dataKey.wrapped);
     if (cached) return cached;
-    const root = this.keyring.get(dataKey.root_key);
-    if (!root) throw missingKeyError([dataKey.root_key]);
-    const plain = openBytes(root.key, dataKey.wrapped, keyAad(slug, dataKey.id));
+    const plain = openBytes(this.requireRoot(dataKey.root_key).key, dataKey.wrapped, keyAad(slug, dataKey.id));
     if (!plain)
       throw new SealedDataError(`service "${slug}": data key ${dataKey.id} does not open (changed, or moved)`);
     const entry = { key: plain, ivKey: ivKeyOf(plain) };
     this.unwrapped.set(dataKey.wrapped, entry);
     return entry;
+  }
+
+  /** The root key of this id; a key file read again first when the keyring lacks it. */
+  private requireRoot(id: string): RootKey {
+    const root = this.keyring.get(id) ?? this.reload(id);
+    if (!root) throw missingKeyError([id]);
+    return root;
+  }
+
+  /** The keys of the reloaded keyring added (behind those held), if it holds `id`; else nothing changes. */
+  private reload(id: string): RootKey | undefined {
+    const reloaded = this.options.reloadKeyring?.();
+    const found = reloaded?.get(id);
+    if (!reloaded || !found) return undefined;
+    this.keyringValue = new Keyring([
+      ...this.keyring.keys,
+      ...reloaded.keys.filter((k) => this.keyring.get(k.id) === undefined),
+    ]);
+    return found;
+  }
+
+  /** The data's root key is now `id`: it wraps new data keys here if this process holds it (or can read it). */
+  private adopt(id: string): void {
+    let root: RootKey | undefined;
+    try {
+      root = this.keyring.get(id) ?? this.reload(id);
+    } catch {
+      // A key file that cannot be read now is as good as one without the key: said below, retried at the next rotation.
+      root = undefined;
+    }
+    if (!root) {
+      // New data keys stay wrapped by a key every replica still holds; the next rotation re-wraps them.
+      if (this.lacking !== id) this.options.onRootKeyMissing?.(id);
+      this.lacking = id;
+      return;
+    }
+    this.lacking = undefined;
+    if (this.keyring.primary.id !== id) this.keyringValue = this.keyring.withPrimary(root);
+  }
+
+  /**
+   * A stored record re-wrapping a data key this process already opened (a
+   * rotation made elsewhere): the opened key serves under its new wrapping
+   * too, so a replica that does not hold the new root key yet keeps sealing
+   * and opening with the data keys it has.
+   */
+  private carryOver(slug: string, dataKey: DataKeyRecord, data: ServerData): void {
+    // Only a key with this id that this data holds is the same key (a service made again starts its ids over).
+    const current = data.services.get(slug)?.data_keys.find((k) => k.id === dataKey.id);
+    const opened = current && this.unwrapped.get(current.wrapped);
+    if (opened && !this.unwrapped.has(dataKey.wrapped)) this.unwrapped.set(dataKey.wrapped, opened);
   }
 }
 

@@ -1,8 +1,10 @@
 /**
  * The server's sealing operations while it serves: root-key rotation (the
  * data keys wrapped again, not every secret) and data-key rotation per
- * service (the secrets sealed again, in the background). Each is recorded
- * and audited as a change, so replicas and restarts see it.
+ * service (the secrets sealed again, in the background). Each is a write
+ * like any other, recorded and audited, so replicas and restarts see it: on
+ * a fleet every replica applies the re-wrapped data keys and, holding the
+ * new root key, wraps with it from then on (see SealingCodec.followData).
  */
 import type { ChangeLog } from '../domain/change-log.js';
 import type { Store } from '../domain/store.js';
@@ -19,6 +21,10 @@ export interface SealingStatus {
   root_key: string | null;
   /** Each service's data key that seals now, by slug. */
   data_keys: Record<string, string>;
+  /** Root keys other than `root_key` that still wrap a data key here: empty once a rotation is complete. */
+  other_root_keys: string[];
+  /** The root key the data's last rotation names when this process does not hold it (add it to its keyring); else null. */
+  missing_root_key: string | null;
 }
 
 /** Sealing operations on a running server. */
@@ -37,18 +43,30 @@ export class SealingControl {
   /** Which keys seal now. */
   status(): SealingStatus {
     const dataKeys: Record<string, string> = Object.create(null) as Record<string, string>;
+    const rootKey = this.codec?.keyring.primary.id ?? null;
+    const others = new Set<string>();
     for (const slug of this.store.slugs()) {
-      const current = this.store.service(slug)!.data_keys.at(-1);
+      const keys = this.store.service(slug)!.data_keys;
+      const current = keys.at(-1);
       if (current) dataKeys[slug] = current.id;
+      for (const key of keys) if (key.root_key !== rootKey) others.add(key.root_key);
     }
-    return { sealed: this.codec !== undefined, root_key: this.codec?.keyring.primary.id ?? null, data_keys: dataKeys };
+    return {
+      sealed: this.codec !== undefined,
+      root_key: rootKey,
+      data_keys: dataKeys,
+      other_root_keys: [...others].sort(),
+      missing_root_key: this.codec?.missingRootKey ?? null,
+    };
   }
 
   /**
    * Makes `newKey` (base64 text), or else the first key of the reloaded
-   * keyring, the root key: every data key is wrapped by it, recorded, and
-   * the stored state rewritten, so the old key is no longer needed once this
-   * resolves. The old key stays in the keyring of this process.
+   * keyring, the root key: every data key is wrapped by it, as one write
+   * committed like any other (on a fleet, after what other replicas
+   * committed first, so a data key one of them just made is wrapped too),
+   * then the stored state is rewritten, so nothing stored needs the old key
+   * once this resolves. The old key stays in the keyring of this process.
    *
    * @throws ValidationError for a key that is not one, or when there is no new key.
    */
@@ -56,20 +74,39 @@ export class SealingControl {
     const codec = this.requireCodec();
     const source = newKey === undefined ? this.reloadKeyring() : Keyring.parse(newKey, 'root_key');
     if (!source) throw new ValidationError('root_key', 'required: this server reads its keys from no file to reload');
+    const before = codec.keyring.primary;
     const keyring = new Keyring([
       ...source.keys,
       ...codec.keyring.keys.filter((k) => !source.keys.some((s) => s.id === k.id)),
     ]);
-    codec.useKeyring(keyring);
-    const rewrapped = codec.rewrapDataKeys(this.store.data);
-    for (const change of rewrapped) this.changes.record(change);
     const rootKey = keyring.primary.id;
-    this.store.recordChange(
-      { type: 'root_key', root_key: rootKey },
-      { actor, action: 'root_key.rotate', service: null, key: rootKey, revision: null },
-    );
+    let rewrapped = 0;
+    try {
+      await this.changes.commit({
+        // Nothing to save for an undo (cloning every service, on every try, would lose the race to other
+        // replicas' writes on a large state): each run records every data key, whatever the data holds.
+        slugs: [],
+        // On a fleet this may run again, on a newer state, when another replica committed first.
+        run: () => {
+          codec.useKeyring(keyring);
+          const changes = codec.rewrapDataKeys(this.store.data, { all: true });
+          for (const change of changes) this.changes.record(change);
+          rewrapped = changes.length;
+          this.store.recordChange(
+            { type: 'root_key', root_key: rootKey },
+            { actor, action: 'root_key.rotate', service: null, key: rootKey, revision: null },
+          );
+        },
+      });
+    } catch (error) {
+      // Not committed: the data keys in memory wrapped as stored again (the same bytes: wrapping is
+      // deterministic), and new ones by the key the stored data names.
+      codec.useKeyring(codec.keyring.withPrimary(before));
+      codec.rewrapDataKeys(this.store.data);
+      throw error;
+    }
     await this.changes.checkpoint?.();
-    return { root_key: rootKey, rewrapped: rewrapped.length };
+    return { root_key: rootKey, rewrapped };
   }
 
   /**

@@ -5,7 +5,7 @@ import type { TimerClock } from '../domain/clock.js';
 import { DEFAULT_PROJECT, DEFAULT_TENANT, type ServerData } from '../domain/model.js';
 import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
 import { resolveKeyring } from '../sealing/root-key-source.js';
-import { SealingCodec } from '../sealing/sealing-codec.js';
+import { SealingCodec, type SealingCodecOptions } from '../sealing/sealing-codec.js';
 import type { LocalServerLogger } from '../logger.js';
 import { StateJournal } from '../persistence/state-journal.js';
 import { PostgresChangeLog } from '../postgres/postgres-change-log.js';
@@ -79,7 +79,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       );
     }
     const { keyring, source } = resolveKeyring({ rootKey: options.rootKey, rootKeyFile: options.rootKeyFile });
-    const codec = new SealingCodec(keyring);
+    const codec = new SealingCodec(keyring, codecOptions(source, logger));
     logger.info(`sealing with root key ${keyring.primary.id} (from ${source})`);
     const written: { seed?: ServerData } = {};
     const opened = await PostgresChangeLog.open({
@@ -96,6 +96,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     }
     // The snapshot read back holds keys hashed; the replica that wrote the seed knows them (`server.secretKey()`).
     if (opened.seeded && written.seed !== undefined) keepKnownKeys(opened.data, written.seed);
+    codec.followData(opened.data);
     return {
       data: opened.data,
       changes: opened.log,
@@ -116,7 +117,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     });
     if (created) logger.info(`made a root key for ${location.path} in ${created} (mode 0600): back it up apart`);
     else logger.info(`sealing ${location.path} with root key ${keyring.primary.id} (from ${source})`);
-    const codec = new SealingCodec(keyring);
+    const codec = new SealingCodec(keyring, codecOptions(source, logger));
     let seeded = false;
     const { journal, data, recovery } = await StateJournal.open(location.path, {
       codec,
@@ -137,10 +138,29 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     if (recovery.removedLeftovers.length > 0) {
       logger.info(`removed ${recovery.removedLeftovers.length} temporary file(s) of an interrupted state write`);
     }
+    codec.followData(data);
     const keyFile = source === 'VANE_ROOT_KEY' ? undefined : source;
     return { data, changes: journal, seeded, codec, keyFile, release: () => owner.release() };
   } catch (error) {
     await owner.release();
     throw error;
   }
+}
+
+/**
+ * A key file is read again when the data names a root key the keyring
+ * lacks (a rotation made on another replica); `VANE_ROOT_KEY` cannot be.
+ */
+function codecOptions(source: string, logger: LocalServerLogger): SealingCodecOptions {
+  return {
+    reloadKeyring:
+      source === 'VANE_ROOT_KEY' || source === 'memory' || source === 'none'
+        ? undefined
+        : () => resolveKeyring({ rootKeyFile: source }).keyring,
+    onRootKeyMissing: (id) =>
+      logger.error(
+        `the root key is now ${id} (rotated), which this server does not hold: new data keys stay wrapped by the ` +
+          `one it has until its keyring (VANE_ROOT_KEY or the key file) holds ${id}`,
+      ),
+  };
 }
