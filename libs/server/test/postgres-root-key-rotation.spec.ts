@@ -1,7 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeWithPostgres, startPostgres, type TestPostgres } from '../../../test/support/postgres.js';
+import { startLocalServer, type LocalServer } from '../src/index.js';
+import { Keyring } from '../src/sealing/keyring.js';
+import { testSeed, until } from '../src/testing/index.js';
+import { admin } from './support/http-client.js';
 import { expectRotatedFleet, rotateFleetUnderWrites } from './support/rotate-fleet-under-writes.js';
 
 // Four replicas and a database on a loaded two-core machine; the 1,000-write run is root-key-rotation.slow-spec.ts.
@@ -23,5 +27,42 @@ describeWithPostgres('root-key rotation on a fleet, online', () => {
 
   it('one replica rotates among writes to three; every replica follows without a restart, nothing needs the old key', async () => {
     expectRotatedFleet(await rotateFleetUnderWrites(await pg.createDatabase('rotation'), dir, 120));
+  });
+
+  it('is refused, naming the replica, while a live replica does not hold the new key; goes through once it does', async () => {
+    const url = await pg.createDatabase('refusal');
+    const oldKey = Keyring.generate();
+    const newKey = Keyring.generate();
+    const fileB = join(dir, 'b.keys');
+    writeFileSync(fileB, `${oldKey.text}\n`, { mode: 0o600 });
+    const common = { store: url, seed: testSeed(), adminToken: 'fleet-admin-token', storeCheckIntervalMs: 200 };
+    const servers: LocalServer[] = [];
+    try {
+      servers.push(await startLocalServer({ ...common, rootKey: oldKey.text, replicaId: 'a' }));
+      servers.push(await startLocalServer({ ...common, rootKeyFile: fileB, replicaId: 'b' }));
+      const [a] = servers;
+      // B's heartbeat has reported its keys: only the old one.
+      await until(async () => (await a!.metrics.scrape()).body.includes('vane_fleet_replicas 2'), 'A to see B');
+      const refused = await admin(a!, 'POST', '/root-key/rotate', { root_key: newKey.text });
+      expect(refused.status).toBe(409);
+      expect(refused.text).toContain(`replica(s) b do not hold root key ${newKey.key.id}`);
+      expect(refused.text).not.toContain(newKey.text);
+      expect((await admin(a!, 'GET', '/sealing')).json()).toMatchObject({ root_key: oldKey.key.id });
+      // The operator adds the key to B's file; its next heartbeat says so, and the rotation goes through.
+      writeFileSync(fileB, `${newKey.text}\n${oldKey.text}\n`, { mode: 0o600 });
+      let answer = refused;
+      await until(async () => {
+        answer = await admin(a!, 'POST', '/root-key/rotate', { root_key: newKey.text });
+        return answer.status !== 409;
+      }, 'the rotation to be accepted');
+      expect(answer.status).toBe(200);
+      await until(
+        async () =>
+          (await admin(servers[1]!, 'GET', '/sealing')).json<{ root_key: string }>().root_key === newKey.key.id,
+        'B to follow the rotation',
+      );
+    } finally {
+      await Promise.all(servers.map((server) => server.close()));
+    }
   });
 });

@@ -59,6 +59,11 @@ export interface ChangeLog {
    * stored.
    */
   checkpoint?(): Promise<void>;
+  /**
+   * The other live replicas that do not hold root key `rootKeyId` (ids, as
+   * their heartbeats report them); absent where there are no other replicas.
+   */
+  replicasLacking?(rootKeyId: string): Promise<string[]>;
 }
 
 /** {@link ChangeLog.commit} for a log whose writes run at once: run, then wait until durable. */

@@ -496,6 +496,26 @@ export class PostgresChangeLog implements ChangeLog {
     }
   }
 
+  /** How recently a replica must have sent its heartbeat to count as one of the fleet: three checks. */
+  private liveMs(): number {
+    return 3 * (this.options.checkIntervalMs ?? 5000);
+  }
+
+  /**
+   * The live replicas (heartbeat within three checks), this one aside, that
+   * do not hold root key `rootKeyId`, as their last heartbeat says: a
+   * rotation to it would leave them unable to open data keys made after it.
+   */
+  async replicasLacking(rootKeyId: string): Promise<string[]> {
+    const rows = await this.sql<{ id: string; root_keys: string | null }[]>`
+      SELECT id, root_keys FROM vane_replicas
+      WHERE id <> ${this.options.replicaId} AND seen_at > now() - make_interval(secs => ${this.liveMs() / 1000})
+      ORDER BY id`;
+    return rows
+      .filter((row) => !(JSON.parse(row.root_keys ?? '[]') as string[]).includes(rootKeyId))
+      .map((row) => row.id);
+  }
+
   /** Applies rows other replicas committed, in order; a gap means the history this replica needs is gone. */
   private applyRows(rows: readonly ChangeRow[]): void {
     const store = this.requireStore();
@@ -579,15 +599,18 @@ export class PostgresChangeLog implements ChangeLog {
       );
       // Read in the same turn as `applied`: a peer at the same sequence number must serve these.
       const digests = JSON.stringify(Object.fromEntries([...this.served()].map(([slug, s]) => [slug, s.digest])));
-      const liveMs = 3 * (this.options.checkIntervalMs ?? 5000);
+      const rootKeys = JSON.stringify(this.options.codec.heldRootKeyIds());
+      const liveMs = this.liveMs();
       // One statement: the heartbeat, the head (overall and per service changed since this replica's), and the peers
       // seen lately (their streams for the rebalancer, their digests for the drift check).
       const rows = await this.sql<{ head: number | null; heads: string; peers: string }[]>`
         WITH beat AS (
-          INSERT INTO vane_replicas (id, seen_at, applied_seq, streams, revisions, digests)
-          VALUES (${this.options.replicaId}, now(), ${this.applied}, ${this.streamCount()}, ${revisions}, ${digests})
+          INSERT INTO vane_replicas (id, seen_at, applied_seq, streams, revisions, digests, root_keys)
+          VALUES (${this.options.replicaId}, now(), ${this.applied}, ${this.streamCount()}, ${revisions}, ${digests},
+            ${rootKeys})
           ON CONFLICT (id) DO UPDATE SET seen_at = now(), applied_seq = excluded.applied_seq,
-            streams = excluded.streams, revisions = excluded.revisions, digests = excluded.digests
+            streams = excluded.streams, revisions = excluded.revisions, digests = excluded.digests,
+            root_keys = excluded.root_keys
         )
         SELECT (SELECT max(seq) FROM vane_changes) AS head,
           (SELECT coalesce(json_object_agg(slug, revision), '{}'::json)::text FROM (

@@ -50,8 +50,9 @@ const MIGRATIONS: readonly string[] = [
     allowed boolean NOT NULL
   );
   `,
-  // 2: each replica's heartbeat publishes a digest of what it serves per service, for the drift check.
-  `ALTER TABLE vane_replicas ADD COLUMN digests text;`,
+  // 2: each replica's heartbeat publishes a digest of what it serves per service, for the drift check, and
+  // the ids of the root keys it holds, so a rotation to a key some replica lacks is refused.
+  `ALTER TABLE vane_replicas ADD COLUMN digests text, ADD COLUMN root_keys text;`,
 ];
 
 /** The schema version this server knows. */

@@ -93,6 +93,20 @@ export class SealingCodec {
     return this.keyringValue;
   }
 
+  /**
+   * The ids of the root keys this process holds or can read now (its key
+   * file again, where it has one): what it tells its fleet, never a key.
+   */
+  heldRootKeyIds(): string[] {
+    const ids = new Set(this.keyring.keys.map((key) => key.id));
+    try {
+      for (const key of this.options.reloadKeyring?.()?.keys ?? []) ids.add(key.id);
+    } catch {
+      // An unreadable key file holds nothing more; its error is logged where a rotation needs it.
+    }
+    return [...ids];
+  }
+
   /** Makes `keyring` the one in use: its primary wraps from now on (see {@link rewrapDataKeys}). */
   useKeyring(keyring: Keyring): void {
     this.keyringValue = keyring;

@@ -8,6 +8,7 @@
  */
 import type { ChangeLog } from '../domain/change-log.js';
 import type { Store } from '../domain/store.js';
+import { ConflictError } from '../domain/conflict-error.js';
 import { NotFoundError } from '../domain/not-found-error.js';
 import { Keyring } from './keyring.js';
 import type { SealingCodec } from './sealing-codec.js';
@@ -80,6 +81,13 @@ export class SealingControl {
       ...codec.keyring.keys.filter((k) => !source.keys.some((s) => s.id === k.id)),
     ]);
     const rootKey = keyring.primary.id;
+    const lacking = rootKey === before.id ? [] : ((await this.changes.replicasLacking?.(rootKey)) ?? []);
+    if (lacking.length > 0) {
+      throw new ConflictError(
+        `replica(s) ${lacking.join(', ')} do not hold root key ${rootKey}: add it to their keyring (key file or ` +
+          `VANE_ROOT_KEY) first; each reports the keys it holds every check`,
+      );
+    }
     let rewrapped = 0;
     try {
       await this.changes.commit({

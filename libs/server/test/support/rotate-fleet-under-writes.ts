@@ -100,7 +100,14 @@ export async function rotateFleetUnderWrites(
           (async () => {
             await writeFile(fileA, `${newKey}\n${oldKey}\n`);
             await writeFile(fileB, `${newKey}\n${oldKey}\n`);
-            check(await admin(a, 'POST', '/root-key/rotate', {}));
+            // Refused (409) until every replica's heartbeat reports the new key: B reads its file at its next check.
+            let answer = await admin(a, 'POST', '/root-key/rotate', {});
+            const deadline = Date.now() + 20_000;
+            while (answer.status === 409 && Date.now() < deadline) {
+              await new Promise((resolve) => setTimeout(resolve, 50));
+              answer = await admin(a, 'POST', '/root-key/rotate', {});
+            }
+            check(answer);
           })(),
           admin(b, 'POST', '/services/shop/data-key/rotate').then(check),
           admin(c, 'POST', '/services/other/data-key/rotate').then(check),
