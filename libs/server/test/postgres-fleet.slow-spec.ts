@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describeWithPostgres, startPostgres, type TestPostgres } from '../../../test/support/postgres.js';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from '../src/index.js';
 import { TEST_KEYS, TEST_SECRET_VALUES, testSeed, until } from '../src/testing/index.js';
+import { auditVerify } from '../src/commands/audit-verify.js';
 import { exportStore, importStore } from '../src/commands/store-transfer.js';
 import { admin, call, openStream } from './support/http-client.js';
 import { PostgresChangeLog } from '../src/postgres/postgres-change-log.js';
@@ -454,6 +455,40 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
       ]);
       stream.close();
     });
+  });
+
+  it('audit verify reads the chain from the database and names an entry edited in a row', async () => {
+    const a = await replica();
+    await admin(a, 'PUT', '/services/shop/configs/audited.one', { value: 1 });
+    await admin(a, 'PUT', '/services/shop/configs/audited.two', { value: 2 });
+    await a.close();
+    const verify = async (argv: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; text: string }> => {
+      const lines: string[] = [];
+      const code = await auditVerify(
+        argv,
+        (l) => lines.push(l),
+        (l) => lines.push(l),
+        env,
+      );
+      return { code, text: lines.join('\n') };
+    };
+    const intact = await verify([], { VANE_STORE: url });
+    expect(intact).toMatchObject({ code: 0, text: expect.stringMatching(/^audit intact: \d+ entries/) });
+    expect(await verify(['--store', 'postgres://vane:hunter2@127.0.0.1/x'], {})).toMatchObject({
+      code: 2,
+      text: expect.not.stringContaining('hunter2'),
+    });
+    const sql = (await import('postgres')).default(url, { max: 1 });
+    const [row] = await sql<{ seq: number; record: string }[]>`
+      SELECT seq, record FROM vane_changes WHERE record LIKE '%audited.two%' ORDER BY seq DESC LIMIT 1`;
+    const record = JSON.parse(row!.record) as { audit: { seq: number; actor: string } };
+    record.audit.actor = 'someone-else';
+    await sql`UPDATE vane_changes SET record = ${JSON.stringify(record)} WHERE seq = ${row!.seq}`;
+    await sql.end();
+    const broken = await verify([], { VANE_STORE: url });
+    expect(broken.code).toBe(1);
+    expect(broken.text).toContain(`audit broken at entry ${record.audit.seq}`);
+    expect(broken.text).toContain('edited');
   });
 
   it('refuses a database whose schema is newer than the server', async () => {

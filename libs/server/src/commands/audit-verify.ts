@@ -1,19 +1,24 @@
 /**
- * `vane-server audit verify --state FILE`: checks the audit's hash chain in
- * a state file and its journals, and names the first entry edited, removed
- * or reordered. No key is needed: the audit holds no secret value.
+ * `vane-server audit verify`: checks the audit's hash chain in a state file
+ * and its journals, or in a PostgreSQL store (its oldest kept snapshot and
+ * every change after it), and names the first entry edited, removed or
+ * reordered. No key is needed: the audit holds no secret value.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { verifyAuditChain } from '../audit/audit-chain.js';
+import { describeStoreSetting, parseStoreSetting, storeHasPassword } from '../config/store-setting.js';
 import type { AuditRecord } from '../domain/model.js';
 import { readJournalFile } from '../persistence/journal-file.js';
 import { journalPathOf } from '../persistence/state-journal.js';
 
 const USAGE = `Usage: vane-server audit verify --state FILE
+       vane-server audit verify --store STORE   (file:PATH or postgres://…; default VANE_STORE)
 
   Checks the hash chain of the audit in the state file FILE and its journal
-  (FILE.journal), and reports the first entry edited, removed or reordered.
+  (FILE.journal), or in a PostgreSQL store, and reports the first entry
+  edited, removed or reordered. A postgres:// URL with a password goes in
+  VANE_STORE (or the password in PGPASSWORD), never on the command line.
   Exit code 0: the chain holds; 1: it is broken (the line names the entry); 2: usage.`;
 
 /** The audit of a state file and its journals, oldest first, as a replay would see it. */
@@ -21,16 +26,35 @@ export function readStoredAudit(statePath: string): AuditRecord[] {
   const state = JSON.parse(readFileSync(statePath, 'utf8')) as { audit?: AuditRecord[] };
   const entries = [...(state.audit ?? [])];
   for (const path of [`${journalPathOf(statePath)}.old`, journalPathOf(statePath)]) {
-    for (const change of readJournalFile(path)?.changes ?? []) {
-      const entry = change.audit;
-      if (entry?.seq === undefined) continue;
-      // A record already folded into the state file carries an entry the state holds.
-      const last = entries[entries.length - 1];
-      if (last === undefined || entry.seq > last.seq) entries.push(entry as AuditRecord);
-      else if (entries[entry.seq - 1]?.hash !== entry.hash) entries.push(entry as AuditRecord);
-    }
+    for (const change of readJournalFile(path)?.changes ?? []) appendAuditOf(entries, change.audit);
   }
   return entries;
+}
+
+/** The audit of a PostgreSQL store, oldest first: its oldest kept snapshot's, then each later change's entry. */
+export async function readPostgresAudit(url: string): Promise<AuditRecord[]> {
+  const { connectPostgres } = await import('../postgres/postgres-driver.js');
+  const sql = await connectPostgres(url, { max: 1, connectTimeoutSeconds: 10 });
+  try {
+    const [base] = await sql<
+      { seq: number; data: string }[]
+    >`SELECT seq, data FROM vane_snapshots ORDER BY seq LIMIT 1`;
+    if (base === undefined) return [];
+    const entries = [...((JSON.parse(base.data) as { audit?: AuditRecord[] }).audit ?? [])];
+    const rows = await sql<{ record: string }[]>`SELECT record FROM vane_changes WHERE seq > ${base.seq} ORDER BY seq`;
+    for (const row of rows) appendAuditOf(entries, (JSON.parse(row.record) as { audit?: AuditRecord }).audit);
+    return entries;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/** Appends a change's audit entry, unless the entries already hold it (a record folded into a snapshot). */
+function appendAuditOf(entries: AuditRecord[], entry: Partial<AuditRecord> | undefined): void {
+  if (entry?.seq === undefined) return;
+  const last = entries[entries.length - 1];
+  if (last === undefined || entry.seq > last.seq) entries.push(entry as AuditRecord);
+  else if (entries[entry.seq - 1]?.hash !== entry.hash) entries.push(entry as AuditRecord);
 }
 
 /** Runs `audit verify`; resolves with the exit code. */
@@ -38,8 +62,9 @@ export async function auditVerify(
   argv: string[],
   out: (line: string) => void,
   err: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  let statePath: string | undefined;
+  let read: { what: string; entries: () => Promise<AuditRecord[]> };
   try {
     const { values } = parseArgs({
       args: argv,
@@ -50,20 +75,27 @@ export async function auditVerify(
       out(USAGE);
       return 0;
     }
-    statePath = values.state ?? (values.store?.startsWith('file:') ? values.store.slice('file:'.length) : undefined);
+    if (values.store !== undefined && storeHasPassword(values.store)) {
+      throw new Error('--store holds a password: set VANE_STORE instead (or the password in PGPASSWORD)');
+    }
+    const given = values.state === undefined ? (values.store ?? env['VANE_STORE']) : `file:${values.state}`;
+    if (given === undefined) throw new Error('--state FILE or --store STORE (or VANE_STORE) is required');
+    const setting = parseStoreSetting(given);
+    if (typeof setting === 'string') throw new Error(`the store: ${setting}`);
+    if (setting.kind === 'memory') throw new Error('a memory store keeps nothing to verify');
+    read =
+      setting.kind === 'file'
+        ? { what: setting.path, entries: () => Promise.resolve(readStoredAudit(setting.path)) }
+        : { what: describeStoreSetting(setting), entries: () => readPostgresAudit(setting.url) };
   } catch (error) {
     err(`${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
-  if (statePath === undefined) {
-    err(`--state FILE is required\n\n${USAGE}`);
-    return 2;
-  }
   let entries: AuditRecord[];
   try {
-    entries = readStoredAudit(statePath);
+    entries = await read.entries();
   } catch (error) {
-    err(`vane-server audit verify: cannot read ${statePath}: ${(error as Error).message}`);
+    err(`vane-server audit verify: cannot read ${read.what}: ${(error as Error).message}`);
     return 2;
   }
   const broken = verifyAuditChain(entries);

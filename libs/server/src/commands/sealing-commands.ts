@@ -13,13 +13,13 @@ export const rotateRootKeyCommand: CliCommand = {
 /** `vane-server audit verify`: checks the audit's hash chain in a store. */
 export const auditCommand: CliCommand = {
   name: 'audit',
-  usage: 'audit verify --state FILE',
+  usage: 'audit verify --state FILE | --store STORE',
   summary: 'report the first audit entry edited, removed or reordered (see audit verify --help)',
   async run(context) {
     if (context.argv[0] !== 'verify') {
       context.err(`${context.program} audit: the only audit command is "verify"`);
       return 2;
     }
-    return await auditVerify([...context.argv.slice(1)], context.out, context.err);
+    return await auditVerify([...context.argv.slice(1)], context.out, context.err, context.env);
   },
 };
