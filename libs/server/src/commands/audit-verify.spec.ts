@@ -57,15 +57,35 @@ describe('vane-server audit verify', () => {
     expect(result.err).toEqual([expect.stringMatching(/^audit broken at entry 2 \(position 2 of 3\): edited/)]);
   });
 
-  it('answers 2 with its usage without --state', async () => {
+  it('answers 2 with its usage without --state, --store or VANE_STORE', async () => {
     const err: string[] = [];
     expect(
       await auditVerify(
         [],
         () => undefined,
         (l) => err.push(l),
+        {},
       ),
     ).toBe(2);
-    expect(err[0]).toMatch(/--state FILE is required/);
+    expect(err[0]).toMatch(/^--state FILE or --store STORE \(or VANE_STORE\) is required/);
+  });
+
+  it('reads a file store named by VANE_STORE, and refuses a memory store', async () => {
+    const server = await startLocalServer({ seed: testSeed(), statePath });
+    server.admin.setConfig('shop', 'a', 1);
+    await server.close();
+    const out: string[] = [];
+    const err: string[] = [];
+    const run = (env: NodeJS.ProcessEnv) =>
+      auditVerify(
+        [],
+        (l) => out.push(l),
+        (l) => err.push(l),
+        env,
+      );
+    expect(await run({ VANE_STORE: `file:${statePath}` })).toBe(0);
+    expect(out).toEqual(['audit intact: 1 entries, chain verified']);
+    expect(await run({ VANE_STORE: 'memory' })).toBe(2);
+    expect(err[0]).toMatch(/^a memory store keeps nothing to verify/);
   });
 });
