@@ -245,8 +245,10 @@ const pg = await startBenchPostgres(bin);
 try {
   const fleetUrl = await pg.createDatabase('bench_fleet');
   // The first replica seeds the empty database; the others start on what it wrote.
-  const first = await startCli([], fleetUrl);
-  const replicas = [first, ...(await Promise.all([startCli([], fleetUrl), startCli([], fleetUrl)]))];
+  // The raw readers open each replica's streams directly and never reconnect: no rebalancing under them.
+  const fleetArgs = ['--rebalance-interval-ms', '0'];
+  const first = await startCli(fleetArgs, fleetUrl);
+  const replicas = [first, ...(await Promise.all([startCli(fleetArgs, fleetUrl), startCli(fleetArgs, fleetUrl)]))];
 
   const idle = await databaseLoad(pg, 'bench_fleet', IDLE_S);
   // One stream per replica: the hop through PostgreSQL alone; then the fan-out to every stream.
