@@ -303,9 +303,12 @@ export class PostgresChangeLog implements ChangeLog {
    * Writes made later are not waited for, so a steady flow of writes never
    * holds a read back.
    */
-  async whenDurable(): Promise<void> {
-    const outcomes = await Promise.all([...this.unsettled].map((p) => p.settled!));
-    if (outcomes.includes(false)) throw new StoreUnavailableError('a write in progress could not be committed');
+  whenDurable(): Promise<void> {
+    // The read path's common case, as cheap as the file store's: nothing unsettled, nothing to wait for.
+    if (this.unsettled.size === 0) return Promise.resolve();
+    return Promise.all([...this.unsettled].map((p) => p.settled!)).then((outcomes) => {
+      if (outcomes.includes(false)) throw new StoreUnavailableError('a write in progress could not be committed');
+    });
   }
 
   commit<T>(write: StoreWrite<T>): Promise<T> {
