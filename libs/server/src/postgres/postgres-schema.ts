@@ -13,7 +13,7 @@ export const MIGRATION_LOCK = 0x7661_6e01;
 export const CHANGES_CHANNEL = 'vane_changes';
 
 const MIGRATIONS: readonly string[] = [
-  // 1: the change log (one row per record, in commit order), snapshots of the whole state, shared settings,
+  // 1: the change log (one row per record, in commit order), snapshots of the whole state,
   // replicas' heartbeats and shared rate-limit buckets.
   `
   CREATE TABLE vane_changes (
@@ -31,10 +31,6 @@ const MIGRATIONS: readonly string[] = [
     data text NOT NULL,
     committed text NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now()
-  );
-  CREATE TABLE vane_settings (
-    name text PRIMARY KEY,
-    value text NOT NULL
   );
   CREATE TABLE vane_replicas (
     id text PRIMARY KEY,
