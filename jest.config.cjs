@@ -9,6 +9,9 @@ module.exports = {
   // Two workers on two cores: most specs wait on sockets and child processes, so one worker leaves a
   // core idle. Specs that need the machine to themselves (loads, fleets) are `*.slow-spec.ts`.
   maxWorkers: 2,
+  // A worker past 1 GB after a file is replaced. It also keeps jest off its in-band mode (one worker runs
+  // in jest's own process), where the modules of every suite pile up: test:slow ran out of heap that way.
+  workerIdleMemoryLimit: '1GB',
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
   projects: [
     '<rootDir>/libs/common',

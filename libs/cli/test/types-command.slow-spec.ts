@@ -86,6 +86,31 @@ describe('vane types', () => {
     expect(body('c.d.ts')).toBe(body('a.d.ts'));
   });
 
+  it('reads the keys with an admin token scoped to the service and the read right, and only with the right', async () => {
+    const token = async (name: string, rights: string[]): Promise<string> => {
+      const answer = await adminRequest(server, 'POST', '/tokens', { name, scope: { services: ['shop'] }, rights });
+      return (answer.body as { token: string }).token;
+    };
+    const reader = await token('ci-readonly', ['read']);
+    const run = await runVane(['types', '--admin-url', server.url, '--service', 'shop'], dir, {
+      VANE_ADMIN_TOKEN: reader,
+    });
+    expect(run).toMatchObject({ code: 0, stderr: [] });
+    expect(readFileSync(out(), 'utf8')).toContain('readonly "stripe.api_key": "text";');
+    const other = await runVane(['types', '--admin-url', server.url, '--service', 'web', '--out', 'web.d.ts'], dir, {
+      VANE_ADMIN_TOKEN: reader,
+    });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toEqual([expect.stringMatching(/^vane: the admin API at .* answered not_found: /)]);
+    const writer = await token('ci-writer', ['write']);
+    const refused = await runVane(['types', '--admin-url', server.url, '--service', 'shop', '--out', 'w.d.ts'], dir, {
+      VANE_ADMIN_TOKEN: writer,
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toEqual([expect.stringMatching(/^vane: the admin API at .* answered forbidden: /)]);
+    expect(refused.stderr[0]).not.toContain(writer);
+  });
+
   it('--check: 0 when up to date; 1 listing the keys added, removed and retyped', async () => {
     expect((await runVane(['types', '--base-url', server.baseUrl('shop')], dir, env)).code).toBe(0);
     const before = readFileSync(out(), 'utf8');
