@@ -2,7 +2,8 @@
 // Benchmarks of a fleet: three `vane-server` replicas on one PostgreSQL, each in its own process, run on the
 // built package (`npm run bench:fleet`, part of `npm run bench`). Measured in one run, ratios from that run:
 //  1. cross-replica propagation: a write through replica A → the patch received by raw SSE readers on B and C,
-//     with 1,000 streams open on each replica (p50/p99), beside the readers on A itself;
+//     with 1,000 streams open on each replica (p50/p99), beside the readers on A itself (each replica's
+//     readers in a process of their own: stream-readers.mjs);
 //  2. database load of the 3 replicas idle: statements per second in their database (pg_stat_statements),
 //     all replicas together;
 //  3. /v1/sync 304s per second on one replica, PostgreSQL store against the file store;
@@ -18,9 +19,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { createParser } from 'eventsource-parser';
 import { measureAdminWrites } from './admin-writes.mjs';
 import { findPostgresBin, startBenchPostgres } from './bench-postgres.mjs';
+import { now, StreamReaders } from './stream-readers.mjs';
 
 const QUICK = process.argv.includes('--quick');
 const CLI = fileURLToPath(new URL('../dist/cjs/cli.js', import.meta.url));
@@ -101,79 +102,34 @@ function adminPut(port, path, body) {
   });
 }
 
-/** Opens `count` streams on `port`; each calls onPatch(value, receivedAt) for every patch of bench.value. */
-async function openStreams(port, count, onPatch) {
-  const streamAgent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  const requests = [];
-  const host = `bench.localhost:${port}`;
-  for (let opened = 0; opened < count; opened += 250) {
-    await Promise.all(
-      Array.from(
-        { length: Math.min(250, count - opened) },
-        () =>
-          new Promise((resolve, reject) => {
-            const req = request(
-              {
-                host: '127.0.0.1',
-                port,
-                path: '/v1/stream',
-                agent: streamAgent,
-                setHost: false,
-                headers: { host, 'x-service-api-key': KEY },
-              },
-              (res) => {
-                res.setEncoding('utf8');
-                const parser = createParser({
-                  onEvent(event) {
-                    if (event.event === 'resync') resolve();
-                    if (event.event !== 'patch') return;
-                    const receivedAt = performance.now();
-                    // A regex, not JSON.parse: the 3,000 readers share this process, keep each one's work small.
-                    const value = /"bench\.value":"([^"]+)"/.exec(event.data)?.[1];
-                    if (value !== undefined) onPatch(value, receivedAt);
-                  },
-                });
-                res.on('data', (text) => parser.feed(text));
-              },
-            );
-            req.on('error', reject);
-            req.end();
-            requests.push(req);
-          }),
-      ),
-    );
-  }
-  return () => requests.forEach((r) => r.destroy());
-}
-
-/** Writes through `replicas[0]`; samples the delay to the readers on each replica. */
+/** Writes through `replicas[0]`; samples the delay to the readers on each replica (a reader process each). */
 async function propagation(replicas, streamsPerReplica) {
-  const samples = replicas.map(() => []);
-  const expected = replicas.length * streamsPerReplica;
-  let pending;
-  const closers = [];
-  for (const [index, replica] of replicas.entries()) {
-    closers.push(
-      await openStreams(replica.port, streamsPerReplica, (value, receivedAt) => {
-        if (!pending || pending.value !== value) return;
-        samples[index].push(receivedAt - pending.sentAt);
-        if (++pending.received === expected) pending.done();
+  const readers = await Promise.all(
+    replicas.map(({ port }) =>
+      StreamReaders.start({
+        port,
+        host: `bench.localhost:${port}`,
+        apiKey: KEY,
+        count: streamsPerReplica,
+        configKey: 'bench.value',
+        timeoutMs: WAIT_MS,
       }),
-    );
-  }
+    ),
+  );
+  const samples = replicas.map(() => []);
   try {
     for (let i = 0; i < WRITES; i++) {
       const value = `fleet-${i}`;
-      const all = new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`write ${value} not received by all streams`)), WAIT_MS);
-        pending = { value, received: 0, sentAt: performance.now(), done: () => (clearTimeout(timer), resolve()) };
-      });
+      const received = Promise.all(readers.map((r) => r.expect(value)));
+      const sentAt = now();
       const status = await adminPut(replicas[0].port, '/admin/v1/services/bench/configs/bench.value', { value });
       if (status !== 200) throw new Error(`admin write answered ${status}`);
-      await all;
+      for (const [index, times] of (await received).entries()) {
+        for (const at of times) samples[index].push(Number(at - sentAt) / 1e6);
+      }
     }
   } finally {
-    for (const close of closers) close();
+    await Promise.all(readers.map((r) => r.close()));
   }
   const summary = (values) => {
     values.sort((a, b) => a - b);

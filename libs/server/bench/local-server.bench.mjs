@@ -4,7 +4,8 @@
 //  2. /v1/sync throughput: the 304 path against the 200 path, measured in the same run;
 //  3. admin write throughput and latency with --state (durable writes), against a baseline build when
 //     `--baseline-cli PATH` names one (e.g. an older dist/cjs/cli.js), measured in the same run.
-// The server runs in its own process, as users run it; the streams and the load live in this one.
+// The server runs in its own process, as users run it; the streams are read in another (stream-readers.mjs),
+// the load is made in this one.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -13,8 +14,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { createParser } from 'eventsource-parser';
 import { measureAdminWrites } from './admin-writes.mjs';
+import { now, StreamReaders } from './stream-readers.mjs';
 
 const QUICK = process.argv.includes('--quick');
 const BASELINE_AT = process.argv.indexOf('--baseline-cli');
@@ -87,68 +88,29 @@ function adminPut(path, body) {
   });
 }
 
-/** Opens `count` streams; each calls onPatch(value, receivedAt) for every patch of bench.value. */
-async function openStreams(count, onPatch) {
-  const streamAgent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  const requests = [];
-  await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise((resolve, reject) => {
-          const req = request(
-            {
-              host: '127.0.0.1',
-              port,
-              path: '/v1/stream',
-              agent: streamAgent,
-              setHost: false,
-              headers: { host, 'x-service-api-key': KEY },
-            },
-            (res) => {
-              res.setEncoding('utf8');
-              const parser = createParser({
-                onEvent(event) {
-                  if (event.event === 'resync') resolve();
-                  if (event.event !== 'patch') return;
-                  const receivedAt = performance.now();
-                  // A regex rather than JSON.parse: keep this process's own work per event small, so the
-                  // figure measures the server's fan-out more than the 1,000 readers sharing one core.
-                  const value = /"bench\.value":"([^"]+)"/.exec(event.data)?.[1];
-                  if (value !== undefined) onPatch(value, receivedAt);
-                },
-              });
-              res.on('data', (text) => parser.feed(text));
-            },
-          );
-          req.on('error', reject);
-          req.end();
-          requests.push(req);
-        }),
-    ),
-  );
-  return () => requests.forEach((r) => r.destroy());
-}
-
+/** Writes `WRITES` values one at a time to `streams` streams read in a process of their own. */
 async function propagation(streams) {
-  const samples = [];
-  let pending;
-  const close = await openStreams(streams, (value, receivedAt) => {
-    if (!pending || pending.value !== value) return;
-    samples.push(receivedAt - pending.sentAt);
-    if (++pending.received === streams) pending.done();
+  const readers = await StreamReaders.start({
+    port,
+    host,
+    apiKey: KEY,
+    count: streams,
+    configKey: 'bench.value',
+    timeoutMs: WAIT_MS,
   });
-  for (let i = 0; i < WRITES; i++) {
-    const value = `${streams}-${i}`;
-    const all = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`write ${value} not received by all streams`)), WAIT_MS);
-      pending = { value, received: 0, sentAt: performance.now(), done: () => (clearTimeout(timer), resolve()) };
-    });
-    const status = await adminPut('/admin/v1/services/bench/configs/bench.value', { value });
-    if (status !== 200) throw new Error(`admin write answered ${status}`);
-    await all;
+  const samples = [];
+  try {
+    for (let i = 0; i < WRITES; i++) {
+      const value = `${streams}-${i}`;
+      const received = readers.expect(value);
+      const sentAt = now();
+      const status = await adminPut('/admin/v1/services/bench/configs/bench.value', { value });
+      if (status !== 200) throw new Error(`admin write answered ${status}`);
+      for (const at of await received) samples.push(Number(at - sentAt) / 1e6);
+    }
+  } finally {
+    await readers.close();
   }
-  close();
   samples.sort((a, b) => a - b);
   return {
     streams,
