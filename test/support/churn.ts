@@ -23,9 +23,10 @@ export interface ChurnServer {
   /**
    * Starts changing `db.pool.max`, `db.host` and the file secret
    * `tls.client_pem` (unless started with `fileSecret: false`) every
-   * millisecond (Node's shortest timer), together.
+   * millisecond (Node's shortest timer), together, pausing while they are
+   * far ahead of the revision `client` serves.
    */
-  churn(): void;
+  churn(client: Parameters<typeof waitForRevision>[0]): void;
   /** Stops the changes; resolves with the service's last revision and the rounds made. */
   stop(): Promise<{ last: number; rounds: number }>;
   /** Closes the server and ends the thread. */
@@ -64,11 +65,24 @@ export async function startChurnServer(
     throw err;
   });
   const ready = await Promise.race([next<{ baseUrl: string; secretKey: string }>('ready'), errors]);
+  let stopChurnFeedback: (() => void) | undefined;
   return {
     baseUrl: ready.baseUrl,
     secretKey: ready.secretKey,
-    churn: () => worker.postMessage({ type: 'churn' }),
+    churn: (client) => {
+      let told = client.revision;
+      const stopTelling = client.onUpdate(({ revision }) => {
+        // Every 100 revisions: the window is thousands wide, a message per patch would be load of its own.
+        if (revision - told < 100) return;
+        told = revision;
+        worker.postMessage({ type: 'applied', revision });
+      });
+      worker.once('exit', stopTelling);
+      stopChurnFeedback = stopTelling;
+      worker.postMessage({ type: 'churn' });
+    },
     stop: async () => {
+      stopChurnFeedback?.();
       const stopped = next<{ last: number; rounds: number }>('stopped');
       worker.postMessage({ type: 'stop' });
       return stopped;
@@ -104,7 +118,7 @@ export async function loadWhileChanging(
   requests: number,
 ): Promise<LoadReport & { rounds: number }> {
   const load = startLoad(url, { concurrency: 16, maxRequests: requests, maxMs: 110_000 });
-  server.churn();
+  server.churn(client);
   let stopped: { last: number; rounds: number };
   let report: LoadReport;
   try {

@@ -53,7 +53,9 @@ export class StreamReaders {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(key);
-        reject(new Error(`stream readers: no answer to ${message.type} ${message.value ?? ''} in ${this.timeoutMs} ms`));
+        reject(
+          new Error(`stream readers: no answer to ${message.type} ${message.value ?? ''} in ${this.timeoutMs} ms`),
+        );
       }, this.timeoutMs);
       this.waiting.set(key, (answer) => {
         clearTimeout(timer);
@@ -98,7 +100,8 @@ function runReader() {
         pending += text;
         if (!ready) {
           if (pending.length < 12) return;
-          if (!pending.startsWith('HTTP/1.1 200')) return reject(new Error(`a stream was refused: ${pending.split('\r\n')[0]}`));
+          if (!pending.startsWith('HTTP/1.1 200'))
+            return reject(new Error(`a stream was refused: ${pending.split('\r\n')[0]}`));
           if (!pending.includes('event: resync')) return;
           ready = true;
           pending = '';

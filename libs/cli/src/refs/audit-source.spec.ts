@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CliError } from '../cli-error.js';
-import { HttpAuditSource, type AuditEntry } from './audit-source.js';
+import { HttpAuditSource, type AuditChange } from './audit-source.js';
 
 // The audit client on PROTOCOL §10's page contract, served here one entry a page so that every page turn,
 // cursor and refusal is exercised (test/stale-audit.slow-spec.ts reads the server's own audit).
 const TOKEN = 'vat_read_only_token_for_tests';
 
-const entry = (key: string, at: string, action: string): AuditEntry => ({
+const entry = (key: string, at: string, action: string): AuditChange => ({
   at,
   actor: 'admin',
   action,
