@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { ManualClock, startLocalServer, type LocalServer } from '../src/index.js';
 import { call, openStream, type StreamReader } from './support/http-client.js';
 import { DEFAULT_WAIT_MS, TEST_KEYS, testSeed, withTimeout } from '../src/testing/index.js';
@@ -38,6 +40,44 @@ describe('GET /v1/stream', () => {
     expect(reader.headers['cache-control']).toBe('no-cache');
     const first = await data(reader, 1);
     expect(first).toMatchObject({ event: 'resync', id: '1', json: { revision: 1 } });
+  });
+
+  it('frames the body by the connection: no chunked encoding, each event on the wire as is, the end at the close', async () => {
+    const socket = connect({ host: '127.0.0.1', port: server.port });
+    let wire = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (text: string) => (wire += text));
+    const ended = once(socket, 'end');
+    socket.write(
+      `GET /v1/stream HTTP/1.1\r\nhost: shop.localhost:${server.port}\r\nx-service-api-key: ${TEST_KEYS.shopSecret}\r\n\r\n`,
+    );
+    const has = (text: string) =>
+      withTimeout(
+        new Promise<void>((resolve) => {
+          const check = (): void => {
+            if (!wire.includes(text)) return;
+            socket.off('data', check);
+            resolve();
+          };
+          socket.on('data', check);
+          check();
+        }),
+        `"${text}" on the wire`,
+      );
+    await has('data: {"revision":1}\n\n');
+    server.admin.setConfig('shop', 'db.pool.max', 30);
+    await has('"revision":2');
+    await has('}\n\n');
+    const [head, body] = wire.split('\r\n\r\n') as [string, string];
+    expect(head.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    expect(head.toLowerCase()).not.toContain('transfer-encoding');
+    expect(head.toLowerCase()).toContain('connection: close');
+    expect(body).toMatch(
+      /^id: 1\nevent: resync\ndata: \{"revision":1\}\n\nid: 2\nevent: patch\ndata: \{"base":1,"revision":2,[^\n]*\}\n\n$/,
+    );
+    await server.close();
+    await withTimeout(ended, 'the stream to end');
+    socket.destroy();
   });
 
   it("stamps every patch with committed_at: the server's clock when the change was committed, in ms", async () => {

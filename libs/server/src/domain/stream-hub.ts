@@ -108,12 +108,16 @@ export class StreamHub {
       res.writeHead(503, { connection: 'close' }).end();
       return;
     }
+    // The body ends when the connection does (no chunked framing; a stream is never reused), so a patch is
+    // written to the socket as is: one write per stream, where chunked framing cost four and a deferred flush.
+    res.removeHeader('transfer-encoding');
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
-      connection: 'keep-alive',
+      connection: 'close',
       'x-accel-buffering': 'no',
     });
+    res.flushHeaders();
     if (this.drainDelay) {
       // Not a refusal: a 503 would count toward the client's polling fallback; goaway does not.
       res.end(goawayFrame(this.drainDelay()));
@@ -298,7 +302,9 @@ export class StreamHub {
       res.destroy();
       return;
     }
-    res.write(chunk);
+    // The headers are out and the body is close-delimited: the socket's bytes are the body.
+    if (res.socket) res.socket.write(chunk);
+    else res.write(chunk);
   }
 
   private remove(connection: StreamConnection): void {
