@@ -94,6 +94,29 @@ export interface SavedServices {
   readonly services: ReadonlyMap<string, { service: ServiceData; published: Map<string, boolean> } | undefined>;
 }
 
+/**
+ * A copy of `service` that a write cannot reach: every container a write
+ * changes in place (the service's own fields, its maps and arrays, each
+ * secret's record and version list) is new; the values in them, which writes
+ * replace and never edit, are shared. A deep copy cost a write time in
+ * proportion to every secret version the service ever kept.
+ */
+function copyForUndo(service: ServiceData): ServiceData {
+  const secrets = new Map<string, SecretRecord>();
+  for (const [key, record] of service.secrets) secrets.set(key, { ...record, versions: [...record.versions] });
+  return {
+    ...service,
+    keys: [...service.keys],
+    revoked_keys: [...service.revoked_keys],
+    configs: new Map(service.configs),
+    flags: new Map(service.flags),
+    secrets,
+    next_versions: new Map(service.next_versions),
+    trusts: new Map(service.trusts),
+    data_keys: [...service.data_keys],
+  };
+}
+
 /** Options of a {@link Store}. */
 export interface StoreOptions {
   /**
@@ -208,10 +231,7 @@ export class Store {
     const services = new Map<string, { service: ServiceData; published: Map<string, boolean> } | undefined>();
     for (const slug of names) {
       const service = this.data.services.get(slug);
-      services.set(
-        slug,
-        service && { service: structuredClone(service), published: new Map(this.published.get(slug)) },
-      );
+      services.set(slug, service && { service: copyForUndo(service), published: new Map(this.published.get(slug)) });
     }
     return {
       tenant: { ...this.data.tenant },
