@@ -3,12 +3,12 @@
 // requests/s and latency percentiles.
 // `measureAdminWrites(cli)` is used by local-server.bench.mjs; run alone to compare two builds in one run:
 //   node bench/admin-writes.mjs [--quick] [--baseline-cli /path/to/old/dist/cjs/cli.js]
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { startServerProcess } from './bench-server.mjs';
 
 const TOKEN = 'bench-admin-token';
 const WAIT_MS = 10_000;
@@ -17,34 +17,14 @@ const WAIT_MS = 10_000;
 async function startCli(cli, dir, store) {
   const seedPath = join(dir, 'writes.seed.json');
   writeFileSync(seedPath, JSON.stringify({ services: { bench: { kind: 'backend', keys: ['svs_bench_secret'] } } }));
-  const where = store === undefined ? ['--state', join(dir, 'state.json')] : [];
-  const server = spawn(process.execPath, [cli, '--seed', seedPath, ...where, '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: {
-      ...process.env,
-      VANE_ADMIN_TOKEN: TOKEN,
-      VANE_ROOT_KEY: Buffer.alloc(32, 7).toString('base64'),
-      ...(store === undefined ? {} : { VANE_STORE: store }),
-    },
+  return startServerProcess(cli, {
+    seedPath,
+    args: store === undefined ? ['--state', join(dir, 'state.json')] : [],
+    adminToken: TOKEN,
+    rootKey: Buffer.alloc(32, 7).toString('base64'),
+    store,
+    timeoutMs: WAIT_MS,
   });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the server did not start')), WAIT_MS);
-    server.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-  });
-  const stop = () =>
-    new Promise((resolve) => {
-      server.once('exit', resolve);
-      server.kill('SIGTERM');
-    });
-  return { port: Number(new URL(url).port), stop };
 }
 
 /**

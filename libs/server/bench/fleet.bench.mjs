@@ -11,7 +11,6 @@
 // Compared figures are measured in alternating rounds (medians), so a shared machine's changing load weighs on
 // both sides alike.
 // Skipped, saying so, when PostgreSQL is not installed.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -21,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { measureAdminWrites } from './admin-writes.mjs';
 import { findPostgresBin, startBenchPostgres } from './bench-postgres.mjs';
+import { adminPut, startServerProcess } from './bench-server.mjs';
 import { now, StreamReaders } from './stream-readers.mjs';
 
 const QUICK = process.argv.includes('--quick');
@@ -54,52 +54,16 @@ const children = [];
 
 /** Starts the CLI with `args`, the store in VANE_STORE (a URL may hold a password: never on argv); resolves with its port. */
 async function startCli(args, store) {
-  const child = spawn(process.execPath, [CLI, '--seed', seedPath, '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: {
-      ...process.env,
-      VANE_ADMIN_TOKEN: TOKEN,
-      VANE_ROOT_KEY: Buffer.alloc(32, 7).toString('base64'),
-      ...(store === undefined ? {} : { VANE_STORE: store }),
-    },
+  const started = await startServerProcess(CLI, {
+    seedPath,
+    args,
+    adminToken: TOKEN,
+    rootKey: Buffer.alloc(32, 7).toString('base64'),
+    store,
+    timeoutMs: WAIT_MS,
   });
-  children.push(child);
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${out}`)), WAIT_MS);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        child.stdout.resume();
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}):\n${out}`)));
-  });
-  return { child, port: Number(new URL(url).port) };
-}
-
-function adminPut(port, path, body) {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'PUT',
-        path,
-        agent,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
+  children.push(started.child);
+  return started;
 }
 
 /** Writes through `replicas[0]`; samples the delay to the readers on each replica (a reader process each). */
@@ -122,7 +86,11 @@ async function propagation(replicas, streamsPerReplica) {
       const value = `fleet-${i}`;
       const received = Promise.all(readers.map((r) => r.expect(value)));
       const sentAt = now();
-      const status = await adminPut(replicas[0].port, '/admin/v1/services/bench/configs/bench.value', { value });
+      const status = await adminPut(
+        { port: replicas[0].port, token: TOKEN, agent },
+        '/admin/v1/services/bench/configs/bench.value',
+        { value },
+      );
       if (status !== 200) throw new Error(`admin write answered ${status}`);
       for (const [index, times] of (await received).entries()) {
         for (const at of times) samples[index].push(Number(at - sentAt) / 1e6);

@@ -6,7 +6,6 @@
 //     `--baseline-cli PATH` names one (e.g. an older dist/cjs/cli.js), measured in the same run.
 // The server runs in its own process, as users run it; the streams are read in another (stream-readers.mjs),
 // the load is made in this one.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -15,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { measureAdminWrites } from './admin-writes.mjs';
+import { adminPut, startServerProcess } from './bench-server.mjs';
 import { now, StreamReaders } from './stream-readers.mjs';
 
 const QUICK = process.argv.includes('--quick');
@@ -36,26 +36,7 @@ for (let i = 0; i < CONFIG_KEYS; i++) configs[`section${i % 50}.key${i}`] = i % 
 writeFileSync(seedPath, JSON.stringify({ services: { bench: { kind: 'backend', keys: [KEY], configs } } }));
 
 /** Starts `cli` on the bench seed; resolves with the child and its port. */
-async function startServer(cli) {
-  // The token through the environment: the server refuses one on its command line.
-  const child = spawn(process.execPath, [cli, '--seed', seedPath, '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, VANE_ADMIN_TOKEN: TOKEN },
-  });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the server did not start')), WAIT_MS);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-  });
-  return { child, port: Number(new URL(url).port) };
-}
+const startServer = (cli) => startServerProcess(cli, { seedPath, adminToken: TOKEN, timeoutMs: WAIT_MS });
 
 const started = await startServer(CLI);
 const server = started.child;
@@ -66,27 +47,6 @@ const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const fmt = (ms) => `${ms.toFixed(2)} ms`;
-
-function adminPut(path, body) {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'PUT',
-        path,
-        agent,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
 
 /** Writes `WRITES` values one at a time to `streams` streams read in a process of their own. */
 async function propagation(streams) {
@@ -104,7 +64,9 @@ async function propagation(streams) {
       const value = `${streams}-${i}`;
       const received = readers.expect(value);
       const sentAt = now();
-      const status = await adminPut('/admin/v1/services/bench/configs/bench.value', { value });
+      const status = await adminPut({ port, token: TOKEN, agent }, '/admin/v1/services/bench/configs/bench.value', {
+        value,
+      });
       if (status !== 200) throw new Error(`admin write answered ${status}`);
       for (const at of await received) samples.push(Number(at - sentAt) / 1e6);
     }

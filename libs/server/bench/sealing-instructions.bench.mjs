@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { mainThreadInstructionsPerRequest, twoAtATime, valgrindAvailable } from '../../../scripts/callgrind-count.mjs';
+import { secretWriteRequest } from './bench-server.mjs';
 
 const QUICK = process.argv.includes('--quick');
 // Secret writes only (half the time), e.g. to count the same builds again.
@@ -59,26 +60,10 @@ function appPids(dist) {
 
 /** `amount` requests of `kind`, 16 at a time. */
 function load(kind, port, amount) {
-  let counter = 0;
   const host = `bench.localhost:${port}`;
   const options =
     kind === 'write'
-      ? {
-          requests: [
-            {
-              method: 'PUT',
-              setupRequest(request) {
-                counter += 1;
-                return {
-                  ...request,
-                  path: `/v1/secrets/w.${counter % 64}`,
-                  headers: { host, 'x-service-api-key': KEY, 'content-type': 'application/json' },
-                  body: JSON.stringify({ value: `secret-value-${counter}` }),
-                };
-              },
-            },
-          ],
-        }
+      ? { requests: [secretWriteRequest({ host, apiKey: KEY, valuePrefix: 'secret-value-', counter: { sent: 0 } })] }
       : { url: `http://127.0.0.1:${port}/v1/sync`, headers: { host, 'x-service-api-key': KEY } };
   return autocannon({ url: `http://127.0.0.1:${port}`, connections: 16, amount, ...options });
 }

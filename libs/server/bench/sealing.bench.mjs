@@ -10,7 +10,6 @@
 // 4. The same on a fleet (when PostgreSQL is installed): three replicas on one database, 16 connections
 //    writing through all three, the rotation asked of one; also how long until every replica wraps with the
 //    new key.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +22,7 @@ import { Keyring } from '../dist/esm/sealing/keyring.js';
 import { SealingCodec } from '../dist/esm/sealing/sealing-codec.js';
 import { emptyService } from '../dist/esm/persistence/state-change.js';
 import { findPostgresBin, startBenchPostgres } from './bench-postgres.mjs';
+import { secretWriteRequest, startServerProcess } from './bench-server.mjs';
 
 const TOKEN = 'bench-admin-token';
 const KEY = 'svs_bench_secret';
@@ -73,33 +73,13 @@ async function startCli(cliPath, dir) {
       services: { bench: { kind: 'backend', keys: [KEY], secrets } },
     }),
   );
-  // The token and key through the environment: this build refuses a token on its command line.
-  const child = spawn(
-    process.execPath,
-    [cliPath, '--seed', seedPath, '--state', join(dir, 'state.json'), '--port', '0'],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, VANE_ADMIN_TOKEN: TOKEN, VANE_ROOT_KEY: randomBytes(32).toString('base64') },
-    },
-  );
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the server did not start')), WAIT_MS);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
+  return startServerProcess(cliPath, {
+    seedPath,
+    args: ['--state', join(dir, 'state.json')],
+    adminToken: TOKEN,
+    rootKey: randomBytes(32).toString('base64'),
+    timeoutMs: WAIT_MS,
   });
-  const stop = () =>
-    new Promise((resolve) => {
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-    });
-  return { port: Number(new URL(url).port), pid: child.pid, stop };
 }
 
 /** CPU time the process has used so far, in ms (user and system, from /proc). */
@@ -127,26 +107,12 @@ async function measure(cliPath) {
   const { port, pid, stop } = await startCli(cliPath, dir);
   const durationS = quick ? 1 : 2;
   const host = `bench.localhost:${port}`;
-  let counter = 0;
   try {
     const writes = await run(pid, {
       url: `http://127.0.0.1:${port}`,
       connections: 16,
       duration: durationS,
-      requests: [
-        {
-          method: 'PUT',
-          setupRequest(request) {
-            counter += 1;
-            return {
-              ...request,
-              path: `/v1/secrets/w.${counter % 64}`,
-              headers: { host, 'x-service-api-key': KEY, 'content-type': 'application/json' },
-              body: JSON.stringify({ value: `secret-value-${counter}` }),
-            };
-          },
-        },
-      ],
+      requests: [secretWriteRequest({ host, apiKey: KEY, valuePrefix: 'secret-value-', counter: { sent: 0 } })],
     });
     const reads = await run(pid, {
       url: `http://127.0.0.1:${port}/v1/sync`,
@@ -183,30 +149,17 @@ async function rotation() {
     adminToken: TOKEN,
   });
   const firstSealMs = performance.now() - startedAt;
-  let counter = 0;
+  const counter = { sent: 0 };
   const host = `bench.localhost:${server.port}`;
   try {
     const load = autocannon({
       url: `http://127.0.0.1:${server.port}`,
       connections: 16,
       duration: quick ? 3 : 6,
-      requests: [
-        {
-          method: 'PUT',
-          setupRequest(request) {
-            counter += 1;
-            return {
-              ...request,
-              path: `/v1/secrets/w.${counter % 64}`,
-              headers: { host, 'x-service-api-key': KEY, 'content-type': 'application/json' },
-              body: JSON.stringify({ value: `during-${counter}` }),
-            };
-          },
-        },
-      ],
+      requests: [secretWriteRequest({ host, apiKey: KEY, valuePrefix: 'during-', counter })],
     });
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const before = counter;
+    const before = counter.sent;
     const rotateStart = performance.now();
     const answer = await fetch(`${server.url}/admin/v1/root-key/rotate`, {
       method: 'POST',
@@ -214,7 +167,7 @@ async function rotation() {
       body: JSON.stringify({ root_key: randomBytes(32).toString('base64') }),
     });
     const rotateMs = performance.now() - rotateStart;
-    const writesDuring = counter - before;
+    const writesDuring = counter.sent - before;
     if (!answer.ok) throw new Error(`rotation answered ${answer.status}: ${await answer.text()}`);
     const result = await load;
     return {
@@ -244,31 +197,19 @@ function manySecrets(versions) {
 
 /** A load of secret writes (16 connections in all) spread over `servers`. */
 function writeLoad(servers, durationS) {
-  let counter = 0;
-  const loads = servers.map((server, i) => {
-    const host = `bench.localhost:${server.port}`;
-    return autocannon({
+  const counter = { sent: 0 };
+  const loads = servers.map((server, i) =>
+    autocannon({
       url: `http://127.0.0.1:${server.port}`,
       connections: Math.floor(16 / servers.length) + (i < 16 % servers.length ? 1 : 0),
       duration: durationS,
       requests: [
-        {
-          method: 'PUT',
-          setupRequest(request) {
-            counter += 1;
-            return {
-              ...request,
-              path: `/v1/secrets/w.${counter % 64}`,
-              headers: { host, 'x-service-api-key': KEY, 'content-type': 'application/json' },
-              body: JSON.stringify({ value: `during-${counter}` }),
-            };
-          },
-        },
+        secretWriteRequest({ host: `bench.localhost:${server.port}`, apiKey: KEY, valuePrefix: 'during-', counter }),
       ],
-    });
-  });
+    }),
+  );
   return {
-    sent: () => counter,
+    sent: () => counter.sent,
     done: async () => {
       const results = await Promise.all(loads);
       return {
