@@ -1,7 +1,8 @@
 /**
  * Self-signed TLS certificates for tests, made by `openssl` in a temp
  * directory (removed at once): PEM text and the SHA-256 fingerprint as Node
- * reports it for a peer (`getPeerCertificate().fingerprint256`).
+ * reports it for a peer (`getPeerCertificate().fingerprint256`). The one
+ * place the suites make them: a test that needs files writes the PEM text.
  */
 import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
@@ -18,7 +19,10 @@ export interface TestCertificate {
   readonly fingerprint256: string;
 }
 
-/** A new self-signed EC certificate for `localhost` and 127.0.0.1, valid one day. */
+/**
+ * A new self-signed EC certificate named `commonName` (its subject's CN), for
+ * `localhost`, `*.localhost` (a service's host) and 127.0.0.1, valid one day.
+ */
 export async function makeCertificate(commonName = 'localhost'): Promise<TestCertificate> {
   const dir = await mkdtemp(join(tmpdir(), 'vane-cert-'));
   try {
@@ -41,7 +45,7 @@ export async function makeCertificate(commonName = 'localhost'): Promise<TestCer
       '-subj',
       `/CN=${commonName}`,
       '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      'subjectAltName=DNS:localhost,DNS:*.localhost,IP:127.0.0.1',
     ]);
     const pem = await readFile(cert, 'utf8');
     return { cert: pem, key: await readFile(key, 'utf8'), fingerprint256: new X509Certificate(pem).fingerprint256 };

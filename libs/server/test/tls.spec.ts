@@ -1,41 +1,19 @@
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { request, type RequestOptions } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeCertificate, type TestCertificate } from '../../../test/support/certificates.js';
 import { startLocalServer, type LocalServer } from '../src/index.js';
 import { TEST_KEYS, testSeed, until, withTimeout } from '../src/testing/index.js';
 
-/** A self-signed certificate for localhost and 127.0.0.1, made by the system's openssl. */
-function makeCertificate(dir: string, name: string): { cert: string; key: string } {
-  const cert = join(dir, `${name}.cert.pem`);
-  const key = join(dir, `${name}.key.pem`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${name}`,
-      '-addext',
-      'subjectAltName=DNS:localhost,DNS:*.localhost,IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  return { cert, key };
+/** The server's TLS files (certificate, key) in `dir`, holding `certificate`'s pair. */
+function writeTlsFiles(dir: string, certificate: TestCertificate): { cert: string; key: string } {
+  const live = { cert: join(dir, 'tls.crt'), key: join(dir, 'tls.key') };
+  writeFileSync(live.cert, certificate.cert);
+  writeFileSync(live.key, certificate.key, { mode: 0o600 });
+  return live;
 }
 
 /** Options of a request to the server over TLS; the test trusts any certificate and reads which one it got. */
@@ -73,11 +51,8 @@ describe('native TLS (--tls-cert, --tls-key)', () => {
   });
 
   it('serves HTTPS, and reloads a renewed pair for new connections without dropping open streams', async () => {
-    const first = makeCertificate(dir, 'first');
-    const second = makeCertificate(dir, 'second');
-    const live = { cert: join(dir, 'tls.crt'), key: join(dir, 'tls.key') };
-    copyFileSync(first.cert, live.cert);
-    copyFileSync(first.key, live.key);
+    const [first, second] = await Promise.all([makeCertificate('first'), makeCertificate('second')]);
+    const live = writeTlsFiles(dir, first);
     server = await startLocalServer({
       seed: testSeed(),
       tls: { certPath: live.cert, keyPath: live.key, watchIntervalMs: 50 },
@@ -104,8 +79,8 @@ describe('native TLS (--tls-cert, --tls-key)', () => {
     stream.on('data', (chunk: Buffer) => (received += chunk.toString()));
     await until(() => received.includes('event: resync'), 'the first event');
 
-    copyFileSync(second.key, live.key);
-    copyFileSync(second.cert, live.cert);
+    writeFileSync(live.key, second.key);
+    writeFileSync(live.cert, second.cert);
     await until(async () => (await servedCertificate(server)) === 'second', 'the renewed certificate', {
       timeoutMs: 20_000,
     });
@@ -117,18 +92,15 @@ describe('native TLS (--tls-cert, --tls-key)', () => {
   });
 
   it('keeps the old pair when the new files do not load together', async () => {
-    const first = makeCertificate(dir, 'first');
-    const second = makeCertificate(dir, 'second');
-    const live = { cert: join(dir, 'tls.crt'), key: join(dir, 'tls.key') };
-    copyFileSync(first.cert, live.cert);
-    copyFileSync(first.key, live.key);
+    const [first, second] = await Promise.all([makeCertificate('first'), makeCertificate('second')]);
+    const live = writeTlsFiles(dir, first);
     const warnings: string[] = [];
     server = await startLocalServer({
       seed: testSeed(),
       tls: { certPath: live.cert, keyPath: live.key, watchIntervalMs: 50 },
       logger: { info: () => undefined, warn: (m) => warnings.push(m), error: () => undefined },
     });
-    copyFileSync(second.cert, live.cert); // the certificate renewed, its key not yet
+    writeFileSync(live.cert, second.cert); // the certificate renewed, its key not yet
     await until(() => warnings.length > 0, 'the failed reload', { timeoutMs: 20_000 });
     expect(warnings[0]).toMatch(/^could not reload TLS files, keeping the previous pair/);
     expect(await withTimeout(servedCertificate(server), 'a TLS answer')).toBe('first');
