@@ -1,39 +1,28 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeWithPostgres, startPostgres, type TestPostgres } from '../../../test/support/postgres.js';
+import { describeWithPostgres } from '../../../test/support/postgres.js';
 import { startLocalServer, type LocalServer } from '../src/index.js';
 import { Keyring } from '../src/sealing/keyring.js';
 import { testSeed, until } from '../src/testing/index.js';
 import { admin } from './support/http-client.js';
+import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
 import { expectRotatedFleet, rotateFleetUnderWrites } from './support/rotate-fleet-under-writes.js';
 
 // Four replicas and a database on a loaded two-core machine; the 1,000-write run is root-key-rotation.slow-spec.ts.
 jest.setTimeout(60_000);
 
 describeWithPostgres('root-key rotation on a fleet, online', () => {
-  let pg: TestPostgres;
-  let dir: string;
-  beforeAll(async () => {
-    pg = await startPostgres();
-  }, 60_000);
-  afterAll(async () => {
-    await pg?.stop();
-  });
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'vane-fleet-rotation-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const setup = usePostgresAndTempDir('vane-fleet-rotation-');
 
   it('one replica rotates among writes to three; every replica follows without a restart, nothing needs the old key', async () => {
-    expectRotatedFleet(await rotateFleetUnderWrites(await pg.createDatabase('rotation'), dir, 120));
+    expectRotatedFleet(await rotateFleetUnderWrites(await setup.pg.createDatabase('rotation'), setup.dir, 120));
   });
 
   it('is refused, naming the replica, while a live replica does not hold the new key; goes through once it does', async () => {
-    const url = await pg.createDatabase('refusal');
+    const url = await setup.pg.createDatabase('refusal');
     const oldKey = Keyring.generate();
     const newKey = Keyring.generate();
-    const fileB = join(dir, 'b.keys');
+    const fileB = join(setup.dir, 'b.keys');
     writeFileSync(fileB, `${oldKey.text}\n`, { mode: 0o600 });
     const common = { store: url, seed: testSeed(), adminToken: 'fleet-admin-token', storeCheckIntervalMs: 200 };
     const servers: LocalServer[] = [];

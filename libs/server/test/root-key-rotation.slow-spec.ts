@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROCESS_TEST_MS } from '@vane/test-harness';
-import { describeWithPostgres, startPostgres, type TestPostgres } from '../../../test/support/postgres.js';
+import { describeWithPostgres } from '../../../test/support/postgres.js';
+import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
 import { rotateUnderWrites } from './support/rotate-under-writes.js';
 import { expectRotatedFleet, rotateFleetUnderWrites } from './support/rotate-fleet-under-writes.js';
 
@@ -26,23 +27,12 @@ describe('root-key rotation under load (file store)', () => {
 });
 
 describeWithPostgres('root-key rotation under load (a fleet on PostgreSQL)', () => {
-  let pg: TestPostgres;
-  let dir: string;
-  beforeAll(async () => {
-    pg = await startPostgres();
-  }, 60_000);
-  afterAll(async () => {
-    await pg?.stop();
-  });
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'vane-fleet-rotation-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const setup = usePostgresAndTempDir('vane-fleet-rotation-');
 
   it(
     'rotates on one replica among 1,000 secret writes to three: no restart, every secret readable on every replica',
     async () => {
-      const result = await rotateFleetUnderWrites(await pg.createDatabase('rotation_1000'), dir, 1000);
+      const result = await rotateFleetUnderWrites(await setup.pg.createDatabase('rotation_1000'), setup.dir, 1000);
       expectRotatedFleet(result);
     },
     PROCESS_TEST_MS,
