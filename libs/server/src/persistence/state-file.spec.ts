@@ -35,7 +35,9 @@ function dataAt(revision: number, padding = 0): ServerData {
           configs: { 'pad.text': 'x'.repeat(padding) },
           secrets: {
             'stripe.api_key': {
-              versions: [{ version: 1, value: `rk_${revision}`, created_at: '2026-11-22T10:00:00Z' }],
+              versions: [
+                { version: 1, value: `rk_canary_${revision}_never_stored`, created_at: '2026-11-22T10:00:00Z' },
+              ],
             },
           },
         },
@@ -93,7 +95,7 @@ describe('StateFile', () => {
       const shop = data.services.get('shop')!;
       shop.keys = shop.keys.map(storedApiKey);
       expect(file.load()).toStrictEqual(data);
-      expect(readFileSync(target, 'utf8')).not.toContain('rk_7');
+      expect(readFileSync(target, 'utf8')).not.toContain('rk_canary_7');
       expect(readFileSync(target, 'utf8')).not.toContain('svs_shop_local_secret');
     });
 
