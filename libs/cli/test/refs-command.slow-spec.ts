@@ -8,6 +8,7 @@ import { findStaleFlags, parseDuration, steadyState } from '../src/refs/stale-fl
 import { readSeedKeys } from '../src/sources/seed-source.js';
 import type { RefsReport } from '../src/refs/refs-report.js';
 import { runVane } from './support/run-vane.js';
+import { writeFlagReads } from './support/flag-reads.js';
 
 // `vane refs` against the local server: the keys the code lacks, the flags nobody reads, and the flags the
 // audit says are stale (refs-fixtures.slow-spec.ts checks every read of every fixture app).
@@ -85,20 +86,7 @@ describe('stale flags follow the audit', () => {
     const seed = adapterSeed();
     writeFileSync(join(dir, 'seed.json'), JSON.stringify(seed));
     // Uses of every shop flag: new-checkout (on), beta (off), new-pricing and dark-mode (A/B), big-banner.
-    writeFileSync(
-      join(dir, 'flags.ts'),
-      [
-        "import type { VaneClient } from '@vane/client';",
-        'export const read = (c: VaneClient): boolean[] => [',
-        "  c.flag('new-checkout'),",
-        "  c.flag('beta'),",
-        "  c.flag('new-pricing'),",
-        "  c.flag('dark-mode'),",
-        "  c.flag('big-banner'),",
-        '];',
-        '',
-      ].join('\n'),
-    );
+    writeFlagReads(dir, ['new-checkout', 'beta', 'new-pricing', 'dark-mode', 'big-banner']);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

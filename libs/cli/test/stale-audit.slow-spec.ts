@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManualClock, startLocalServer, type LocalServer } from '@vane/server';
 import { adminRequest } from '@vane/server/testing';
 import { runRefs } from '../src/refs/refs-command.js';
+import { writeFlagReads } from './support/flag-reads.js';
 
 // The stale list from the server's own audit (GET /admin/v1/audit, PROTOCOL §10), the server and the
 // command on one manual clock: flags changed through the admin API on chosen days, read back through
@@ -37,18 +38,7 @@ beforeAll(async () => {
     },
   });
   dir = mkdtempSync(join(__dirname, '.scratch-'));
-  writeFileSync(
-    join(dir, 'flags.ts'),
-    [
-      "import type { VaneClient } from '@vane/client';",
-      'export const read = (c: VaneClient): boolean[] => [',
-      "  c.flag('new-checkout'),",
-      "  c.flag('beta'),",
-      "  c.flag('dark-mode'),",
-      '];',
-      '',
-    ].join('\n'),
-  );
+  writeFlagReads(dir, ['new-checkout', 'beta', 'dark-mode']);
   const put = (key: string, body: object) => adminRequest(server, 'PUT', `/services/shop/flags/${key}`, body);
   await put('beta', { is_enabled: false, ...FLAG }); // day 0: off for good
   clock.advance(20 * DAY_MS);
