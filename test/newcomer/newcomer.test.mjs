@@ -201,7 +201,7 @@ function withTarballs(args) {
 
 /** Sets a flag of the demo service through the admin API. */
 async function setFlag(key, isEnabled) {
-  const answer = await http('PUT', `${serverUrl}/admin/v1/services/shop/flags/${key}`, {
+  const answer = await http('PATCH', `${serverUrl}/admin/v1/services/shop/flags/${key}`, {
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ is_enabled: isEnabled }),
   });
@@ -801,7 +801,7 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
   }
 
   async function setFastifyFlag(key, isEnabled) {
-    const answer = await http('PUT', `${fastifyServerUrl}/admin/v1/services/shop/flags/${key}`, {
+    const answer = await http('PATCH', `${fastifyServerUrl}/admin/v1/services/shop/flags/${key}`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ is_enabled: isEnabled }),
     });
