@@ -40,7 +40,7 @@ beforeAll(async () => {
     cwd: dir,
     env: process.env,
   });
-  [, proxyUrl] = (await proxy.line(/^listening on (http:\/\/127\.0\.0\.1:\d+)$/)) as [string, string];
+  proxyUrl = (await proxy.line(/^listening on (http:\/\/127\.0\.0\.1:\d+)$/))[1]!;
 });
 
 afterAll(async () => {
