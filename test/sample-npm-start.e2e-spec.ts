@@ -26,6 +26,8 @@ describe('npm start (scripts/start.mjs)', () => {
     expressUrl: string;
     flip: string;
     streamCurl: string;
+    /** The printed install of the packed packages in an Express app of the reader's own. */
+    expressInstall: string;
   }> {
     const proc = spawnNodeGroup(['scripts/start.mjs'], {
       cwd: ROOT,
