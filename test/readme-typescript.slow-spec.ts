@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import * as ts from 'typescript';
+import { compileApp } from '../libs/cli/test/support/compile-fixture.js';
 
 // Every TypeScript block of the documents, type-checked against the built packages as a reader's app
 // would see them (`@vane/*` through their `exports`, the frameworks from node_modules). Blocks cut from
@@ -52,20 +53,6 @@ function contextOf(document: string): string | undefined {
   }
 }
 
-const OPTIONS: ts.CompilerOptions = {
-  target: ts.ScriptTarget.ES2022,
-  module: ts.ModuleKind.ESNext,
-  moduleResolution: ts.ModuleResolutionKind.Bundler,
-  strict: true,
-  noEmit: true,
-  skipLibCheck: true,
-  esModuleInterop: true,
-  experimentalDecorators: true,
-  emitDecoratorMetadata: true,
-  types: ['node'],
-  lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
-};
-
 /** The package a document is the guide of: `libs/client/README.md` → `@vane/client`. */
 function packageOf(document: string): string | undefined {
   const lib = /^libs\/([^/]+)\/README\.md$/.exec(document)?.[1];
@@ -98,7 +85,7 @@ function exportsOf(pkg: string): Set<string> {
     exports: { '.': { import: { types: string } } };
   };
   const entry = join(dir, manifest.exports['.'].import.types);
-  const program = ts.createProgram([entry], OPTIONS);
+  const program = ts.createProgram([entry], { noEmit: true, skipLibCheck: true, types: ['node'] });
   const module = program.getTypeChecker().getSymbolAtLocation(program.getSourceFile(entry)!)!;
   return new Set(
     program
@@ -108,36 +95,30 @@ function exportsOf(pkg: string): Set<string> {
   );
 }
 
-/** Type-checks `blocks` in one program (each block a module of its own): the errors, as `document:line: message`. */
+/**
+ * Type-checks `blocks` in one program, each block a module of its own in an ES module app at the root
+ * (compileApp, the CLI tests' compiler on the built declarations), with their documents' contexts: the
+ * errors, as `document:line: message`.
+ */
 function check(blocks: readonly Block[], exported: (document: string) => ReadonlySet<string>): string[] {
-  const virtual = new Map<string, Block>();
+  const dir = join(ROOT, '.readme-typescript');
+  const files: Record<string, string> = {};
+  const at = new Map<string, Block>();
   for (const block of blocks) {
-    virtual.set(join(ROOT, '.readme-typescript', `${block.document.replaceAll('/', '-')}-${block.line}.ts`), block);
+    const file = join(dir, `${block.document.replaceAll('/', '-')}-${block.line}.mts`); // .mts: an ES module, top-level await and all
+    files[file] = `${block.code}\n${sameAsExported(block, exported(block.document))}\nexport {};\n`;
+    at.set(file, block);
   }
-  const host = ts.createCompilerHost(OPTIONS);
-  const read = host.readFile.bind(host);
-  const exists = host.fileExists.bind(host);
-  const source = (block: Block): string =>
-    `${block.code}\n${sameAsExported(block, exported(block.document))}\nexport {};\n`;
-  host.readFile = (file) => (virtual.has(file) ? source(virtual.get(file)!) : read(file));
-  host.fileExists = (file) => virtual.has(file) || exists(file);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (file, language, ...rest) =>
-    virtual.has(file)
-      ? ts.createSourceFile(file, source(virtual.get(file)!), language, true)
-      : getSourceFile(file, language, ...rest);
-  const contexts = [...new Set(blocks.map((b) => contextOf(b.document)).filter((f): f is string => f !== undefined))];
-  const program = ts.createProgram([...virtual.keys(), ...contexts], OPTIONS, host);
-  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
-    const file = diagnostic.file?.fileName;
-    const block = file === undefined ? undefined : virtual.get(file);
-    if (block === undefined || diagnostic.start === undefined) return `${file ?? '(program)'}: ${message}`;
-    const { line } = diagnostic.file!.getLineAndCharacterOfPosition(diagnostic.start);
-    if (line >= block.code.split('\n').length - 1) {
+  for (const context of new Set(blocks.map((b) => contextOf(b.document)))) {
+    if (context !== undefined) files[join(dir, basename(context))] = readFileSync(context, 'utf8');
+  }
+  return compileApp('esm', files).diagnostics.map(({ file, line, message }) => {
+    const block = at.get(file);
+    if (block === undefined) return `${relative(ROOT, file)}:${line}: ${message}`;
+    if (line > block.code.split('\n').length) {
       return `${block.document}:${block.line}: a type the block describes is not the one its package exports (${message})`;
     }
-    return `${block.document}:${block.line + line}: ${message}`;
+    return `${block.document}:${block.line + line - 1}: ${message}`;
   });
 }
 
