@@ -15,8 +15,11 @@
 // a free port (the real one is read from the child's "listening on" line).
 // VANE_ADMIN_TOKEN (vane-demo-admin-token).
 import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { tarballName, withVaneDependencies, workspaceOf } from './vane-tarballs.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const vanePort = process.env.VANE_PORT || '4400';
@@ -116,6 +119,35 @@ function streamCurl(vaneUrl) {
   return `curl -N --resolve shop.localhost:${port}:127.0.0.1 -H 'X-Service-API-Key: ${apiKey}' ${serviceUrl}/v1/stream`;
 }
 
+/** What an app of the reader's own installs, per framework: the @vane/* packages and the framework. */
+const YOUR_APP = [
+  ['NestJS', ['@vane/nestjs', '@vane/client'], ['@nestjs/config']],
+  ['Express', ['@vane/express', '@vane/client'], ['express']],
+  ['Fastify', ['@vane/fastify'], ['fastify']],
+  ['OpenFeature', ['@vane/openfeature'], ['@openfeature/server-sdk']],
+];
+
+/**
+ * The lines that pack the packages here and install them in an app of the reader's own from those
+ * tarballs, every tarball an install needs named (the @vane/* dependencies are not on the registry yet).
+ */
+function yourAppLines(packs = join(tmpdir(), 'vane-packs')) {
+  const installs = [...YOUR_APP.map(([, vane]) => vane), ['@vane/server']];
+  const all = withVaneDependencies(installs.flat());
+  const pack = `mkdir -p ${packs} && npm pack --pack-destination ${packs} ${all.map((n) => `-w ${workspaceOf(n)}`).join(' ')}`;
+  const install = (names, extra) =>
+    `npm install ${withVaneDependencies(names)
+      .map((name) => join(packs, tarballName(name)))
+      .join(' ')}${extra.length > 0 ? ` ${extra.join(' ')}` : ''}`;
+  return [
+    `  ${pack}   # here`,
+    ...YOUR_APP.map(([label, names, extra]) => `  ${install(names, extra)}   # ${label}, in your app`),
+    // After one of the installs above, which put @vane/common among the app's dependencies: naming it
+    // again with --save-dev would move it to devDependencies, and a production install would lack it.
+    `  npm install --save-dev ${join(packs, tarballName('@vane/server'))}   # the local server, for your tests, after one of the above`,
+  ];
+}
+
 function tryIt(vaneUrl, nestUrl, expressUrl) {
   const flagUrl = `${vaneUrl}/admin/v1/services/shop`;
   const admin = `curl -X PUT -H 'Authorization: Bearer ${adminToken}' -H 'Content-Type: application/json'`;
@@ -151,6 +183,9 @@ Flip new-checkout off: both /checkout routes answer 404 at once
 Change the greeting, rotate the Stripe key:
   ${admin} -d '{"value": "Hi from the admin API"}' ${flagUrl}/configs/greeting.text
   ${admin} -d '{"value": "rk_test_rotated"}' ${flagUrl}/secrets/stripe.api_key
+
+Try the packages in an app of your own, installed from the tarballs npm pack makes here:
+${yourAppLines().join('\n')}
 
 Press Ctrl-C to stop everything.
 `;

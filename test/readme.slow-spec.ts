@@ -170,6 +170,22 @@ describe('the README quick starts, run here', () => {
     PROCESS_TEST_MS,
   );
 
+  // The package READMEs' tests of those quick starts, whole files run as a reader runs them: `node --test`,
+  // with the packages (here the workspaces) and nothing else; each starts a local server of its own.
+  it.each(['examples/express/server.test.js', 'examples/fastify/server.test.mjs'])(
+    'node --test %s passes',
+    async (file) => {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--test', file], {
+        cwd: ROOT,
+        timeout: PROCESS_TEST_MS,
+        env: { ...process.env, VANE_BASE_URL: '', VANE_API_KEY: '' },
+      });
+      expect(stdout).toMatch(/^# pass 1$/m);
+      expect(stdout).toMatch(/^# fail 0$/m);
+    },
+    PROCESS_TEST_MS,
+  );
+
   it(
     'examples/express/pricing.mjs: the A/B route serves a user in the rule, 404 to an anonymous one',
     async () => {

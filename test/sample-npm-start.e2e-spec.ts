@@ -26,6 +26,8 @@ describe('npm start (scripts/start.mjs)', () => {
     expressUrl: string;
     flip: string;
     streamCurl: string;
+    /** The printed install of the packed packages in an Express app of the reader's own. */
+    expressInstall: string;
   }> {
     const proc = spawnNodeGroup(['scripts/start.mjs'], {
       cwd: ROOT,
@@ -52,6 +54,7 @@ describe('npm start (scripts/start.mjs)', () => {
       expressUrl: find(/^\s+Express sample\s+(http:\/\/\S+)$/),
       flip: find(/^\s+(curl -X PATCH .*"is_enabled": false.*flags\/new-checkout)$/),
       streamCurl: find(/^\s+(curl -N .*\/v1\/stream)$/),
+      expressInstall: find(/^\s+(npm install \S+vane-express-\S+\.tgz.*)# Express, in your app$/),
     };
   }
 
@@ -92,8 +95,15 @@ describe('npm start (scripts/start.mjs)', () => {
   }
 
   it("runs both samples against the local server; the printed flip changes the guarded routes at once; a terminal's Ctrl-C stops the apps, then the server, exit 0", async () => {
-    const { proc, pids, nestUrl, expressUrl, flip, streamCurl } = await start();
+    const { proc, pids, nestUrl, expressUrl, flip, streamCurl, expressInstall } = await start();
     expect(flip).toContain(`Authorization: Bearer ${ADMIN_TOKEN}`);
+    // An app of the reader's own installs npm pack's output: every tarball it needs is named, @vane/common too.
+    const tarballs = expressInstall.split(/\s+/).filter((arg) => arg.endsWith('.tgz'));
+    expect(tarballs.map((arg) => basename(arg).replace(/-\d+\.\d+\.\d+\.tgz$/, ''))).toEqual([
+      'vane-express',
+      'vane-client',
+      'vane-common',
+    ]);
 
     expect(await get(`${nestUrl}/checkout`)).toMatchObject({ status: 200, body: { checkout: 'new' } });
     expect(await get(`${expressUrl}/checkout`)).toMatchObject({ status: 200, body: { checkout: 'new' } });

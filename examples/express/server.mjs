@@ -1,34 +1,42 @@
 // The README's Express quick start for Express 5 as an ES module, whole (the region is the file a reader
 // pastes). `npm run test:newcomer` runs it in a fresh Express 5 app made from the README.
 // #region express5-esm
+import { realpathSync } from 'node:fs';
 import express from 'express';
 import { createVane } from '@vane/express';
 
-// The blocking initial sync: every value in memory before the first request, or an error that says why.
-const vane = await createVane({ baseUrl: process.env.VANE_BASE_URL, apiKey: process.env.VANE_API_KEY });
-// Every change as it arrives from the service's stream.
-vane.client.onChange((e) => console.log(`vane: ${e.kind} ${e.key} changed (revision ${e.revision})`));
+/** The app on a Vane of your choice: below, the service's; in a test, the local server's. */
+export function createApp(vane) {
+  const app = express();
+  app.use(vane.middleware()); // req.vane on every request: synchronous, live reads
 
-const app = express();
-app.use(vane.middleware()); // req.vane on every request: synchronous, live reads
+  // Behind a flag: 404 while `new-checkout` is off. Flip it and the next request sees it, no restart.
+  app.get('/checkout', vane.requireFlag('new-checkout'), (req, res) => {
+    res.json({ checkout: 'new' });
+  });
+  // A live config read.
+  app.get('/greeting', (req, res) => {
+    res.json({ greeting: req.vane.config('greeting.text', 'Hello') });
+  });
+  // A secret: use it, never send it back.
+  app.get('/payments', (req, res) => {
+    res.json({ stripeConfigured: req.vane.requireSecret('stripe.api_key').length > 0 });
+  });
+  app.use(vane.errorHandler()); // Vane errors (a missing secret…) as clean JSON
+  return app;
+}
 
-// Behind a flag: 404 while `new-checkout` is off. Flip it and the next request sees it, no restart.
-app.get('/checkout', vane.requireFlag('new-checkout'), (req, res) => {
-  res.json({ checkout: 'new' });
-});
-// A live config read.
-app.get('/greeting', (req, res) => {
-  res.json({ greeting: req.vane.config('greeting.text', 'Hello') });
-});
-// A secret: use it, never send it back.
-app.get('/payments', (req, res) => {
-  res.json({ stripeConfigured: req.vane.requireSecret('stripe.api_key').length > 0 });
-});
-app.use(vane.errorHandler()); // Vane errors (a missing secret…) as clean JSON
+// `node server.mjs` starts the app; a test that imports this file gets `createApp` alone.
+if (realpathSync(process.argv[1]) === import.meta.filename) {
+  // The blocking initial sync: every value in memory before the first request, or an error that says why.
+  const vane = await createVane({ baseUrl: process.env.VANE_BASE_URL, apiKey: process.env.VANE_API_KEY });
+  // Every change as it arrives from the service's stream.
+  vane.client.onChange((e) => console.log(`vane: ${e.kind} ${e.key} changed (revision ${e.revision})`));
 
-const server = app.listen(Number(process.env.PORT ?? 3000), () => {
-  console.log(`listening on http://localhost:${server.address().port}`);
-});
-// SIGTERM: stop accepting connections, finish requests in flight, then close Vane (stream, timers, files).
-process.once('SIGTERM', () => server.close(() => void vane.close()));
+  const server = createApp(vane).listen(Number(process.env.PORT ?? 3000), () => {
+    console.log(`listening on http://localhost:${server.address().port}`);
+  });
+  // SIGTERM: stop accepting connections, finish requests in flight, then close Vane (stream, timers, files).
+  process.once('SIGTERM', () => server.close(() => void vane.close()));
+}
 // #endregion express5-esm

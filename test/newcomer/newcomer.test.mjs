@@ -2,8 +2,10 @@
 // every package packed with `npm pack`, four fresh apps made in a temporary directory from the root
 // README alone (NestJS 11 in CommonJS with jest, NestJS 12 as ES modules with vitest and TypeScript 6
 // as `nest new` 12 makes it, Express 4 in CommonJS, Express 5 as an ES module), the README's install
-// lines run with the packed tarballs in place of the @vane/* names (everything else comes from the npm
-// registry), built, tested with the README's unit and e2e specs (the NestJS apps), started against the
+// lines run with the packed tarballs in place of the @vane/* names and the tarballs of their @vane/*
+// dependencies named beside them, as a user installs `npm pack`'s output (everything else comes from the
+// npm registry; no override), built, tested with the README's specs (the NestJS apps' unit and e2e specs,
+// the Express and Fastify apps' `node --test` files), started against the
 // local server that one app installed (`npx vane-local-server`), a guarded route called, the flag
 // flipped through the admin API, the new answer seen; the NestJS apps also get the README's A/B route.
 // Last, the install sizes the package READMEs state are measured (`du -sk node_modules` in empty
@@ -27,6 +29,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { snippets } from '../../scripts/readme-snippets.mjs';
+import { withVaneDependencies } from '../../scripts/vane-tarballs.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -194,14 +197,28 @@ const packed = new Map();
 let server; // the local server, started from the Express 4 app's install
 let serverUrl;
 
-/** The README's npm arguments with every @vane/* package replaced by its tarball. */
-function withTarballs(args) {
-  return args.map((arg) => packed.get(arg) ?? arg);
+/**
+ * The README's npm arguments as a user installs `npm pack`'s output: every @vane/* package replaced by
+ * its tarball, and the tarballs of the @vane/* packages they depend on (not on the registry before the
+ * release) named too, unless the app in `dir` has them already (naming one again with --save-dev would
+ * move it out of its dependencies).
+ */
+function withTarballs(args, dir, tarballs = packed) {
+  const { dependencies = {}, devDependencies = {} } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const named = args.filter((arg) => arg.startsWith('@vane/'));
+  const more = withVaneDependencies(named).filter(
+    (name) => !named.includes(name) && !(name in dependencies) && !(name in devDependencies),
+  );
+  return [...args, ...more].map((arg) => {
+    if (!arg.startsWith('@vane/')) return arg;
+    assert.ok(tarballs.has(arg), `${arg} was not packed`);
+    return tarballs.get(arg);
+  });
 }
 
 /** Sets a flag of the demo service through the admin API. */
 async function setFlag(key, isEnabled) {
-  const answer = await http('PUT', `${serverUrl}/admin/v1/services/shop/flags/${key}`, {
+  const answer = await http('PATCH', `${serverUrl}/admin/v1/services/shop/flags/${key}`, {
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ is_enabled: isEnabled }),
   });
@@ -241,15 +258,6 @@ function addAbRoute(appModule, js) {
   return text.replace('controllers: [AppController],', 'controllers: [AppController, PricingController],');
 }
 
-/**
- * A package.json that installs our packed `@vane/common` wherever a packed
- * package depends on it: the registry has no such version before release,
- * and a user's install resolves it from there like any dependency.
- */
-function withPackedCommon(manifest, tarballs = packed) {
-  return { ...manifest, overrides: { ...manifest.overrides, '@vane/common': tarballs.get('@vane/common') } };
-}
-
 /** Writes an app's skeleton (what `nest new` / `npm init` gives), then its README files, then runs the README's install. */
 async function makeApp(app) {
   const dir = join(work, app.name);
@@ -258,7 +266,7 @@ async function makeApp(app) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     const text =
       file === 'package.json'
-        ? JSON.stringify(withPackedCommon(typeof content === 'string' ? JSON.parse(content) : content), null, 2) + '\n'
+        ? JSON.stringify(typeof content === 'string' ? JSON.parse(content) : content, null, 2) + '\n'
         : typeof content === 'string'
           ? content
           : JSON.stringify(content, null, 2) + '\n';
@@ -269,7 +277,7 @@ async function makeApp(app) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     writeFileSync(join(dir, file), edit(readmeBlock(source)));
   }
-  await npm(dir, [...withTarballs(installLine(app.installLabel)), '--no-audit', '--prefer-offline']);
+  await npm(dir, [...withTarballs(installLine(app.installLabel), dir), '--no-audit', '--prefer-offline']);
   // The app runs our packed @vane/client, one copy, not a registry package of the same name.
   const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8'));
   const clients = Object.entries(lock.packages).filter(([path]) => path.endsWith('node_modules/@vane/client'));
@@ -278,6 +286,18 @@ async function makeApp(app) {
     [['node_modules/@vane/client', true]],
   );
   return dir;
+}
+
+/** `node --test file` in `dir`, as a README says to run a test: it must pass at least one test and fail none. */
+async function nodeTest(dir, file) {
+  // NODE_TEST_CONTEXT left out: set by this suite's own runner, it would make the child report to us, not print.
+  const env = { ...process.env, VANE_BASE_URL: '', VANE_API_KEY: '' };
+  delete env.NODE_TEST_CONTEXT;
+  const { stdout } = await run(process.execPath, ['--test', file], { cwd: dir, env, timeout: 120_000 }).catch((error) =>
+    assert.fail(`node --test ${file} in ${dir} failed:\n${error.stdout}\n${error.stderr}`),
+  );
+  assert.match(stdout, /^# pass [1-9]\d*$/m, stdout);
+  assert.match(stdout, /^# fail 0$/m, stdout);
 }
 
 /** Starts an app against the local server; resolves with its base URL on 127.0.0.1. */
@@ -320,7 +340,12 @@ const APPS = [
     name: 'express4-cjs',
     installLabel: 'Express 4',
     skeleton: { 'package.json': { name: 'express4-cjs', version: '0.0.0', private: true } },
-    files: { 'server.js': 'examples/express/server.js#express4-cjs' },
+    files: {
+      'server.js': 'examples/express/server.js#express4-cjs',
+      'server.test.js': 'examples/express/server.test.js#express4-test',
+    },
+    // libs/express/README.md's test, as it says to run it (once @vane/server is installed, below).
+    nodeTests: ['server.test.js'],
     run: ['server.js'],
   },
   {
@@ -551,7 +576,7 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
     // The README's run section: the local server as a dev dependency, then `npx vane-local-server`.
     const serverLine = README.split('\n').find((l) => l.startsWith('npm install --save-dev @vane/server'));
     assert.ok(serverLine, 'README.md has no "npm install --save-dev @vane/server" line');
-    await npm(dir, [...withTarballs(serverLine.trim().split(/\s+/).slice(1)), '--no-audit', '--prefer-offline']);
+    await npm(dir, [...withTarballs(serverLine.trim().split(/\s+/).slice(1), dir), '--no-audit', '--prefer-offline']);
     // `npx` as a reader types it; --no: never fetch a registry package of that name if the link is missing.
     const { stdout: help } = await run('npx', ['--no', '--', 'vane-local-server', '--help'], {
       cwd: dir,
@@ -581,6 +606,7 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
         // jest: "Tests:       1 passed, 1 total"; vitest: "Tests  1 passed (1)".
         assert.match(out, /Tests:?\s+[1-9]\d* passed/, `npm run ${script} ran no test:\n${out}`);
       }
+      for (const file of app.nodeTests ?? []) await nodeTest(dir, file);
       await setFlag('new-checkout', true);
       const { proc, url } = await startApp(app, dir);
       try {
@@ -626,7 +652,7 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
     assert.ok(serverUrl, 'the local server is running');
     const dir = dirs.get(APPS[0].name);
     // As libs/cli/README.md says; its TypeScript comes with it (this app has none of its own).
-    await npm(dir, ['install', '--save-dev', packed.get('@vane/cli'), '--no-audit', '--prefer-offline']);
+    await npm(dir, [...withTarballs(['install', '--save-dev', '@vane/cli'], dir), '--no-audit', '--prefer-offline']);
     const baseUrl = `http://shop.localhost:${new URL(serverUrl).port}`;
     const env = { ...process.env, VANE_API_KEY: API_KEY };
     const vane = (args) => run('npx', ['--no', '--', '@vane/cli', ...args], { cwd: dir, env, timeout: WAIT_MS });
@@ -665,7 +691,7 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
   });
 
   it('install sizes: each figure a package README states is what du -sk measures', async () => {
-    const tgz = (name) => packed.get(`@vane/${name}`);
+    const tgz = (name) => `@vane/${name}`; // named as in the READMEs; withTarballs installs the packed ones
     const clientReadme = readFileSync(join(ROOT, 'libs/client/README.md'), 'utf8');
     const awsLine = clientReadme.split('\n').find((l) => l.startsWith('npm install @smithy/'));
     assert.ok(awsLine, 'the client README has the install line of the AWS packages');
@@ -701,11 +727,8 @@ describe('a newcomer, from the README and the packed packages', { concurrency: 1
     for (const [i, size] of SIZES.entries()) {
       const dir = join(work, `size-${i}`);
       mkdirSync(dir);
-      writeFileSync(
-        join(dir, 'package.json'),
-        JSON.stringify(withPackedCommon({ name: `size-${i}`, version: '0.0.0', private: true })),
-      );
-      await npm(dir, ['install', ...size.install, '--no-audit', '--prefer-offline']);
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `size-${i}`, version: '0.0.0', private: true }));
+      await npm(dir, [...withTarballs(['install', ...size.install], dir), '--no-audit', '--prefer-offline']);
       const total = await kib(dir, 'node_modules');
       const own = size.own ? await kib(dir, `node_modules/${size.own}`) : undefined;
       console.log(`${size.readme} (${size.after}): node_modules ${total} KiB${own ? `, ${size.own} ${own} KiB` : ''}`);
@@ -744,7 +767,12 @@ const FASTIFY_APPS = [
   {
     name: 'fastify5-esm',
     installLabel: 'Fastify 5',
-    files: { 'server.mjs': 'examples/fastify/server.mjs#fastify5-esm' },
+    files: {
+      'server.mjs': 'examples/fastify/server.mjs#fastify5-esm',
+      'server.test.mjs': 'examples/fastify/server.test.mjs#fastify5-test',
+    },
+    // libs/fastify/README.md's test, as it says to run it (once @vane/server is installed).
+    nodeTests: ['server.test.mjs'],
     run: ['server.mjs'],
   },
   {
@@ -762,16 +790,11 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
   let fastifyServerUrl;
   const fastifyDirs = new Map();
 
-  /** libs/fastify/README.md's install line whose comment names `label`, with the @vane/* names packed. */
-  function fastifyInstall(label) {
+  /** libs/fastify/README.md's install line whose comment names `label`, with the packed tarballs, for `dir`. */
+  function fastifyInstall(label, dir) {
     const line = FASTIFY_README.split('\n').find((l) => l.startsWith('npm install ') && l.includes(`# ${label} `));
     assert.ok(line, `libs/fastify/README.md has no install line commented "# ${label} …"`);
-    return line
-      .split('#')[0]
-      .trim()
-      .split(/\s+/)
-      .slice(1)
-      .map((arg) => fastifyPacked.get(arg) ?? arg);
+    return withTarballs(line.split('#')[0].trim().split(/\s+/).slice(1), dir, fastifyPacked);
   }
 
   /** A code block of libs/fastify/README.md, as shown there. */
@@ -785,12 +808,9 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
   async function makeFastifyApp(app) {
     const dir = join(fastifyWork, app.name);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, 'package.json'),
-      JSON.stringify(withPackedCommon({ name: app.name, version: '0.0.0', private: true }, fastifyPacked)),
-    );
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: app.name, version: '0.0.0', private: true }));
     for (const [file, source] of Object.entries(app.files)) writeFileSync(join(dir, file), fastifyBlock(source));
-    await npm(dir, [...fastifyInstall(app.installLabel), '--no-audit', '--prefer-offline']);
+    await npm(dir, [...fastifyInstall(app.installLabel, dir), '--no-audit', '--prefer-offline']);
     const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8'));
     const clients = Object.entries(lock.packages).filter(([path]) => path.endsWith('node_modules/@vane/client'));
     assert.deepEqual(
@@ -801,7 +821,7 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
   }
 
   async function setFastifyFlag(key, isEnabled) {
-    const answer = await http('PUT', `${fastifyServerUrl}/admin/v1/services/shop/flags/${key}`, {
+    const answer = await http('PATCH', `${fastifyServerUrl}/admin/v1/services/shop/flags/${key}`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ is_enabled: isEnabled }),
     });
@@ -834,11 +854,7 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
     fastifyDirs.set(app.name, dir);
     const serverLine = FASTIFY_README.split('\n').find((l) => l.startsWith('npm install --save-dev @vane/server'));
     assert.ok(serverLine, 'libs/fastify/README.md has no "npm install --save-dev @vane/server" line');
-    const args = serverLine
-      .trim()
-      .split(/\s+/)
-      .slice(1)
-      .map((arg) => fastifyPacked.get(arg) ?? arg);
+    const args = withTarballs(serverLine.trim().split(/\s+/).slice(1), dir, fastifyPacked);
     await npm(dir, [...args, '--no-audit', '--prefer-offline']);
     const seed = 'node_modules/@vane/server/seeds/demo.seed.json';
     assert.ok(FASTIFY_README.includes(`npx vane-local-server --seed ${seed}`), 'the README starts the demo seed');
@@ -852,6 +868,7 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
     it(`${app.name}: starts against the local server, and follows a flag flip`, async () => {
       assert.ok(fastifyServerUrl, 'the local server is running');
       const dir = fastifyDirs.get(app.name) ?? (await makeFastifyApp(app));
+      for (const file of app.nodeTests ?? []) await nodeTest(dir, file);
       await setFastifyFlag('new-checkout', true);
       const proc = start(app.name, dir, app.run, {
         VANE_BASE_URL: fastifyServerUrl.replace('127.0.0.1', 'shop.localhost'),

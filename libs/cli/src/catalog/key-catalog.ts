@@ -28,6 +28,11 @@ export interface CatalogFlag {
 export interface KeyCatalog {
   /** Where the keys were read from, for the generated file's header and messages (never a credential). */
   readonly origin: string;
+  /**
+   * The seed file's absolute path, when the keys were read from a seed: the
+   * generated file names it relative to itself, the same on every machine.
+   */
+  readonly seedFile?: string;
   /** The service's slug. */
   readonly slug: string;
   /** Config key → TypeScript type text of its value. */

@@ -7,7 +7,11 @@
  */
 import type { KeyKind } from './key-use.js';
 
-/** Methods of `@vane/*` objects (client, `req.vane`, `request.vane`, observables, adapters) whose first argument is a key. */
+/**
+ * Methods of `@vane/*` objects (client, `req.vane`, `request.vane`, observables, adapters) whose first
+ * argument is a key (or an array of keys). `test/read-names.slow-spec.ts` lists every method of the
+ * packages' public types whose first parameter is `key` or `keys`: each is here, or named there as no read.
+ */
 export const VANE_METHODS: ReadonlyMap<string, KeyKind> = new Map<string, KeyKind>([
   ['config', 'config'],
   ['configLookup', 'config'],
@@ -18,6 +22,9 @@ export const VANE_METHODS: ReadonlyMap<string, KeyKind> = new Map<string, KeyKin
   ['requireFlag', 'flag'],
   ['ab', 'flag'],
   ['evaluateAb', 'flag'],
+  ['evaluateAbCached', 'flag'],
+  ['state', 'flag'],
+  ['stateNow', 'flag'],
   ['secret', 'secret'],
   ['secretFile', 'secret'],
   ['secretInfo', 'secret'],

@@ -61,6 +61,11 @@ export function httpCall(call: HttpCall): Promise<HttpAnswer> {
         headers: { accept: 'application/json', ...call.headers },
         lookup: loopbackAwareLookup,
         timeout: REQUEST_TIMEOUT_MS,
+        // A connection of its own, closed with the answer. Node's global agent keeps sockets alive, and a
+        // command's synchronous work (`vane refs` scans the app between the catalog and the audit) can
+        // outlast the server's keep-alive timeout: the loop, blocked, never sees the server close the idle
+        // socket, reuses it, and the request dies with ECONNRESET. A command sends a handful of requests.
+        agent: false,
       },
       (res) => {
         const chunks: Buffer[] = [];

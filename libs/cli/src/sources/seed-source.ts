@@ -24,9 +24,10 @@ function syntaxErrorPlace(text: string, err: unknown): string {
  * @throws CliError `VANE_CLI_BAD_FILE` for a file that cannot be read or parsed, or names no such service.
  */
 export function readSeedKeys(file: string, service?: string, cwd: string = process.cwd()): KeyCatalog {
+  const path = resolve(cwd, file);
   let text: string;
   try {
-    text = readFileSync(resolve(cwd, file), 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     throw new CliError('VANE_CLI_BAD_FILE', `${file}: cannot read it (${(err as NodeJS.ErrnoException).code})`, {
       cause: err,
@@ -57,7 +58,7 @@ export function readSeedKeys(file: string, service?: string, cwd: string = proce
   }
   // A seed without secrets has none; only a snapshot leaves them out for a key that may not see them.
   const { configs, flags, secrets = {} } = members as ServiceMembers;
-  return catalogOf(
+  const catalog = catalogOf(
     { configs, flags, secrets },
     { slug, origin: `the service "${slug}" of ${file}` },
     {
@@ -66,4 +67,5 @@ export function readSeedKeys(file: string, service?: string, cwd: string = proce
       errorCode: 'VANE_CLI_BAD_FILE',
     },
   );
+  return { ...catalog, seedFile: path };
 }

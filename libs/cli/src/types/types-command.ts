@@ -68,7 +68,7 @@ export async function runTypes(
     context.print('run vane types to write it again');
     return { file, exitCode: 1, changes };
   }
-  const text = renderDeclaration(catalog);
+  const text = renderDeclaration(catalog, file);
   mkdirSync(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, text);
