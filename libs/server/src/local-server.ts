@@ -500,7 +500,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     },
     { committedAtMs: (slug) => opened.committedAtMs?.get(slug) },
   );
-  renderer = new SnapshotRenderer(store);
+  renderer = new SnapshotRenderer(store, (slug) => changes.committedService?.(slug));
   for (const slug of store.slugs()) hub.setRevision(slug, store.service(slug)!.revision);
   const release = async (): Promise<void> => {
     store.close();
