@@ -11,7 +11,7 @@
  * compares this replica with the store's head and its peers: a replica that
  * differs past the drift bound reloads the whole state from the database.
  */
-import type { ChangeLog, StoreWrite } from '../domain/change-log.js';
+import type { ChangeLog, CommittedService, StoreWrite } from '../domain/change-log.js';
 import type { ChangeSet, SavedServices, Store, StoreChange } from '../domain/store.js';
 import type { DataKeyRecord, JsonValue, ServerData } from '../domain/model.js';
 import type { LocalServerLogger } from '../logger.js';
@@ -19,7 +19,7 @@ import type { StateChange } from '../persistence/state-change.js';
 import { serializeServerData } from '../persistence/state-serializer.js';
 import { parseServerDataJson } from '../seed/seed-parser.js';
 import { LocalServerError } from '../local-server-error.js';
-import { StoreOpenError, StoreUnavailableError } from '../store/store-errors.js';
+import { CommitOutcomeUnknownError, StoreOpenError, StoreUnavailableError } from '../store/store-errors.js';
 import { connectPostgres, redactPostgresUrl, type PostgresSql } from './postgres-driver.js';
 import { CHANGES_CHANNEL, migrate } from './postgres-schema.js';
 import { PostgresRateLimiter } from './postgres-rate-limiter.js';
@@ -108,9 +108,16 @@ interface PendingWrite {
   saved?: SavedServices;
   records: RecordedChange[];
   actions: Array<() => void>;
-  /** While its run's effects are in memory and not yet committed: resolves true once committed, false once undone. */
-  settled?: Promise<boolean>;
-  settle?: (committed: boolean) => void;
+  /**
+   * Where its client stands: `waiting` while its records were never sent (a refusal then means never
+   * committed), `sending` while they are sent and unanswered, `answered` once its client has an answer.
+   */
+  phase: 'waiting' | 'sending' | 'answered';
+  /** A `commit`'s deadline: it is answered by then whatever the database does. */
+  timer?: NodeJS.Timeout;
+  /** Resolves once it left the pipeline: committed, or refused for good. */
+  readonly finished: Promise<void>;
+  readonly finish: () => void;
 }
 
 /** What {@link PostgresChangeLog.open} loaded. */
@@ -126,6 +133,17 @@ export interface PostgresOpened {
 
 /** Tries of one batch against other replicas' commits before it is refused (503). */
 const MAX_COMMIT_ATTEMPTS = 50;
+
+/**
+ * A write over HTTP is answered within this, in ms, whatever the database
+ * does: `503 store_unavailable` while its records were never sent (so never
+ * committed), `504 commit_outcome_unknown` once they were and no answer came.
+ * With the request's own work it stays well within 3 s.
+ */
+export const WRITE_DEADLINE_MS = 2000;
+
+/** A statement of the write path, the check or the pruning that takes longer is given up on, in ms. */
+const STATEMENT_MS = 2000;
 
 /**
  * How long a stream whose `Last-Event-ID` is ahead waits for this replica to
@@ -296,40 +314,84 @@ export class PostgresChangeLog implements ChangeLog {
     else action();
   }
 
-  /** Resolves once every write queued so far has settled; rejects when one was undone (a read may have seen it). */
+  /** Reads are rendered from committed state ({@link committedService}): nothing to wait for, whatever writes do. */
+  readable(): Promise<void> {
+    return RESOLVED;
+  }
+
   /**
-   * Resolves once every write whose effects are in memory now is committed;
-   * rejects when one was undone instead (what was read meanwhile may show it).
-   * Writes made later are not waited for, so a steady flow of writes never
-   * holds a read back.
+   * The state of `slug` as last committed, where a write run here and not
+   * yet committed changed it in memory (what the oldest such write saved
+   * before it ran); undefined when nothing in flight touches it.
+   */
+  committedService(slug: string): CommittedService | undefined {
+    for (const pending of this.unsettled) {
+      const slugs = pending.write.slugs;
+      if (slugs !== 'all' && !slugs.includes(slug)) continue;
+      const kept = pending.saved?.services.get(slug);
+      // A service the write created: nothing committed to show, the caller's key came with it.
+      if (kept === undefined) return undefined;
+      return { service: kept.service, published: kept.published };
+    }
+    return undefined;
+  }
+
+  /**
+   * Resolves once every write whose effects are in memory now has left the
+   * pipeline (committed, or refused and undone); never rejects: another
+   * write's failure is that write's own. Writes made later are not waited
+   * for, so a steady flow of writes never holds an answer back.
    */
   whenDurable(): Promise<void> {
-    // The read path's common case, as cheap as the file store's: nothing unsettled, nothing to wait for.
-    if (this.unsettled.size === 0) return Promise.resolve();
-    return Promise.all([...this.unsettled].map((p) => p.settled!)).then((outcomes) => {
-      if (outcomes.includes(false)) throw new StoreUnavailableError('a write in progress could not be committed');
-    });
+    if (this.unsettled.size === 0) return RESOLVED;
+    return Promise.all([...this.unsettled].map((p) => p.finished)).then(() => undefined);
   }
 
   commit<T>(write: StoreWrite<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.enqueue({ write, resolve: resolve as (v: unknown) => void, reject, ran: false, records: [], actions: [] });
+      const pending = newPending(write, resolve as (v: unknown) => void, reject);
+      pending.timer = setTimeout(() => this.expire(pending), WRITE_DEADLINE_MS);
+      pending.timer.unref();
+      this.enqueue(pending);
     });
   }
 
   commitLater<T>(write: StoreWrite<T>): T {
-    const pending: PendingWrite = {
+    const pending = newPending(
       write,
-      resolve: () => undefined,
-      reject: (error) => this.options.logger.error(`a write made in process could not be committed: ${error.message}`),
-      ran: false,
-      records: [],
-      actions: [],
-    };
+      () => undefined,
+      (error) => this.options.logger.error(`a write made in process could not be committed: ${error.message}`),
+    );
     this.run(pending);
     if (pending.failed) throw pending.failed;
     this.enqueue(pending);
     return pending.result as T;
+  }
+
+  /** A `commit` past its deadline: refused while never sent, its outcome unknown once sent. */
+  private expire(pending: PendingWrite): void {
+    if (pending.phase === 'waiting') {
+      this.answer(
+        pending,
+        new StoreUnavailableError(
+          `the store did not take the write within ${WRITE_DEADLINE_MS} ms; nothing was changed`,
+        ),
+      );
+    } else if (pending.phase === 'sending') {
+      this.answer(
+        pending,
+        new CommitOutcomeUnknownError(`the store did not answer the commit within ${WRITE_DEADLINE_MS} ms`),
+      );
+    }
+  }
+
+  /** Answers a write's client, once: the first answer stands (a deadline's, or the commit's). */
+  private answer(pending: PendingWrite, error?: Error): void {
+    if (pending.phase === 'answered') return;
+    pending.phase = 'answered';
+    clearTimeout(pending.timer);
+    if (error === undefined) pending.resolve(pending.result);
+    else pending.reject(error);
   }
 
   async close(): Promise<void> {
@@ -344,11 +406,26 @@ export class PostgresChangeLog implements ChangeLog {
 
   private enqueue(pending: PendingWrite): void {
     if (this.closed) {
-      pending.reject(new StoreUnavailableError('the store is closed'));
+      this.answer(pending, new StoreUnavailableError('the store is closed'));
+      pending.finish();
       return;
     }
     this.queue.push(pending);
-    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+    this.kick();
+  }
+
+  /**
+   * Starts the drain unless it runs. Work queued between the drain's last look
+   * at its queues and its end (a write a just-answered request makes at once,
+   * a checkpoint asked for by the write just committed) starts the next one:
+   * nothing waits for another write to come.
+   */
+  private kick(): void {
+    if (this.draining !== undefined) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = undefined;
+      if (!this.closed && (this.queue.length > 0 || this.checkpoints.length > 0)) this.kick();
+    });
   }
 
   /**
@@ -361,33 +438,37 @@ export class PostgresChangeLog implements ChangeLog {
    * connection lost mid-write leaves nothing behind to roll back.
    */
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
+    // Checkpoints asked for while the last batch was committed are taken here too, and a write queued meanwhile
+    // is committed after them: the loop ends only when neither is left.
+    while (this.queue.length > 0 || this.checkpoints.length > 0) {
+      await this.takeCheckpoints();
+      if (this.queue.length === 0) continue;
       const batch = this.takeBatch();
+      if (batch.length === 0) continue;
       try {
-        await this.commitBatch(batch);
-        for (const pending of batch) {
-          if (pending.failed) pending.reject(pending.failed);
+        const committed = await this.commitBatch(batch);
+        for (const pending of committed) {
+          if (pending.failed) this.answer(pending, pending.failed);
           else {
             for (const action of pending.actions) action();
             this.unsettled.delete(pending);
-            pending.settle?.(true);
-            pending.resolve(pending.result);
+            this.answer(pending);
           }
         }
         if (this.sinceSnapshot >= (this.options.snapshotEvery ?? 500)) await this.snapshot();
       } catch (error) {
         this.undoRan(batch);
-        const unavailable =
-          error instanceof StoreUnavailableError
+        const failure =
+          error instanceof StoreUnavailableError || error instanceof CommitOutcomeUnknownError
             ? error
             : new StoreUnavailableError(`the write could not be committed to PostgreSQL: ${(error as Error).message}`, {
                 cause: error,
               });
-        for (const pending of batch) pending.reject(pending.failed ?? unavailable);
+        for (const pending of batch) this.answer(pending, pending.failed ?? failure);
+      } finally {
+        for (const pending of batch) pending.finish();
       }
-      await this.takeCheckpoints();
     }
-    await this.takeCheckpoints();
   }
 
   /** Takes the checkpoints asked for so far, at once (nothing runs meanwhile). */
@@ -402,28 +483,58 @@ export class PostgresChangeLog implements ChangeLog {
     }
   }
 
-  private async commitBatch(batch: PendingWrite[]): Promise<void> {
+  /**
+   * Commits the writes of `batch` still waiting for it; resolves with those committed (or refused by the store's
+   * own validation, `failed`). A write answered meanwhile (its deadline passed before its records were sent) is
+   * left out, never to be sent.
+   */
+  private async commitBatch(batch: readonly PendingWrite[]): Promise<PendingWrite[]> {
+    let live = batch.filter((p) => p.phase !== 'answered' || p.ran);
     for (let attempt = 1; ; attempt++) {
-      const committed = await this.sql<ChangeRow[]>`SELECT seq, record, change_set, committed_at_ms
-        FROM vane_changes WHERE seq > ${this.applied} ORDER BY seq`;
-      if (committed.length > 0) {
-        // Writes run here before were made on a state that is no longer the latest.
-        this.undoRan(batch);
+      const committed = await bounded(
+        this.sql<ChangeRow[]>`SELECT seq, record, change_set, committed_at_ms
+          FROM vane_changes WHERE seq > ${this.applied} ORDER BY seq`,
+        'reading the changes committed before the write',
+      ).catch((error: Error) => {
+        throw new StoreUnavailableError(`the write was not sent: ${error.message}`, { cause: error });
+      });
+      const expired = live.some((p) => p.phase === 'answered');
+      if (committed.length > 0 || expired) {
+        // Writes run here before were made on a state that is no longer the latest, or on one a refused write made.
+        this.undoRan(live);
         this.applyRows(committed);
+        live = live.filter((p) => p.phase !== 'answered');
       }
-      for (const pending of batch) if (!pending.ran) this.run(pending);
-      const records = batch.flatMap((p) => (p.failed ? [] : p.records));
-      if (records.length === 0) return;
+      for (const pending of live) if (!pending.ran) this.run(pending);
+      const records = live.flatMap((p) => (p.failed ? [] : p.records));
+      if (records.length === 0) return live;
       const values = records.map((r, i) => storedRow(this.applied + 1 + i, r));
+      for (const pending of live) if (pending.phase === 'waiting') pending.phase = 'sending';
       try {
-        await this.sql`WITH inserted AS (
-            INSERT INTO vane_changes ${this.sql(values, 'seq', 'slug', 'revision', 'record', 'change_set', 'committed_at_ms', 'bytes')}
-            RETURNING seq
-          )
-          SELECT pg_notify(${CHANGES_CHANNEL}, max(seq)::text) FROM inserted`;
+        await bounded(
+          this.sql`WITH inserted AS (
+              INSERT INTO vane_changes ${this.sql(values, 'seq', 'slug', 'revision', 'record', 'change_set', 'committed_at_ms', 'bytes')}
+              RETURNING seq
+            )
+            SELECT pg_notify(${CHANGES_CHANNEL}, max(seq)::text) FROM inserted`,
+          'committing the write',
+        );
       } catch (error) {
+        const definite = refusedBeforeCommit(error);
+        // Not committed: the writes wait again (a deadline passing now refuses them).
+        if (definite) for (const pending of live) if (pending.phase === 'sending') pending.phase = 'waiting';
         // 23505: a sequence number (or a revision) another replica committed first.
-        if ((error as { code?: unknown }).code !== '23505') throw error;
+        if ((error as { code?: unknown }).code !== '23505') {
+          if (definite) {
+            throw new StoreUnavailableError(`PostgreSQL refused the write: ${(error as Error).message}`, {
+              cause: error,
+            });
+          }
+          throw new CommitOutcomeUnknownError(
+            `the write was sent to PostgreSQL and no answer came back: ${(error as Error).message}`,
+            { cause: error },
+          );
+        }
         if (attempt >= MAX_COMMIT_ATTEMPTS) {
           throw new StoreUnavailableError(
             `the write lost to other replicas' writes ${attempt} times in a row; retry it`,
@@ -434,7 +545,7 @@ export class PostgresChangeLog implements ChangeLog {
       }
       this.sinceSnapshot += records.length;
       this.applied += records.length;
-      return;
+      return live;
     }
   }
 
@@ -450,6 +561,11 @@ export class PostgresChangeLog implements ChangeLog {
    * streams a burst of large patches that would drop readers keeping up.
    */
   private takeBatch(): PendingWrite[] {
+    // Answered while queued (their deadline passed): never run, never sent.
+    for (const pending of this.queue.filter((p) => p.phase === 'answered' && !p.ran)) {
+      this.queue.splice(this.queue.indexOf(pending), 1);
+      pending.finish();
+    }
     let bytes = 0;
     let count = 0;
     for (const pending of this.queue) {
@@ -472,7 +588,6 @@ export class PostgresChangeLog implements ChangeLog {
     try {
       pending.result = pending.write.run();
       pending.ran = true;
-      pending.settled = new Promise<boolean>((resolve) => (pending.settle = resolve));
       this.unsettled.add(pending);
     } catch (error) {
       pending.failed = error as Error;
@@ -491,8 +606,6 @@ export class PostgresChangeLog implements ChangeLog {
     for (const pending of [...ran].reverse()) {
       if (pending.saved && pending.records.length > 0) store.restoreServices(pending.saved);
       this.unsettled.delete(pending);
-      pending.settle?.(false);
-      pending.settle = pending.settled = undefined;
       pending.ran = false;
       pending.records = [];
       pending.actions = [];
@@ -835,11 +948,12 @@ export class PostgresChangeLog implements ChangeLog {
    * still applying it (or a client replaying it) is not cut off.
    */
   async checkpoint(): Promise<void> {
-    if (this.draining) {
-      await new Promise<void>((resolve, reject) => this.checkpoints.push({ resolve, reject }));
-      return;
-    }
-    await this.rewriteSealed();
+    if (this.closed) throw new StoreUnavailableError('the store is closed');
+    // Taken by the drain, between two batches: never alongside a commit, never left behind by one.
+    await new Promise<void>((resolve, reject) => {
+      this.checkpoints.push({ resolve, reject });
+      this.kick();
+    });
   }
 
   /** See {@link checkpoint}: not while a batch is being committed. */
@@ -922,4 +1036,63 @@ function storedRow(
     committed_at_ms: recorded.committedAtMs,
     bytes: Buffer.byteLength(record) + (changeSet === null ? 0 : Buffer.byteLength(changeSet)),
   };
+}
+
+const RESOLVED = Promise.resolve();
+
+/** A write entering the pipeline: not run, nothing sent. */
+function newPending(
+  write: StoreWrite<unknown>,
+  resolve: (value: unknown) => void,
+  reject: (error: Error) => void,
+): PendingWrite {
+  let finish!: () => void;
+  const finished = new Promise<void>((done) => (finish = done));
+  return { write, resolve, reject, ran: false, records: [], actions: [], phase: 'waiting', finished, finish };
+}
+
+/** A statement that takes longer than {@link STATEMENT_MS} is given up on (and cancelled where it was not sent). */
+async function bounded<T>(query: Promise<T> & { cancel?(): unknown }, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // A query still queued in the driver is dropped, never sent; one sent is asked to stop.
+      void Promise.resolve(query.cancel?.()).catch(() => undefined);
+      reject(
+        Object.assign(new Error(`PostgreSQL did not answer ${what} within ${STATEMENT_MS} ms`), {
+          code: 'VANE_STATEMENT_LATE',
+        }),
+      );
+    }, STATEMENT_MS);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([query, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Connection errors raised before anything was sent on the connection: what was to be sent never was. */
+const NEVER_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'CONNECT_TIMEOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+]);
+
+/**
+ * Whether a failed statement surely committed nothing: PostgreSQL itself
+ * answered with an error (a statement that fails is rolled back), or the
+ * connection was never made. A connection lost after the statement was sent,
+ * or no answer in time, leaves the outcome unknown.
+ */
+function refusedBeforeCommit(error: unknown): boolean {
+  if (error instanceof Error && error.name === 'PostgresError') return true;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && NEVER_SENT_CODES.has(code);
 }
