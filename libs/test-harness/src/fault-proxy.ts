@@ -81,13 +81,23 @@ export class FaultProxy {
   private constructor(
     /** The port requests are forwarded to, on `127.0.0.1`. */
     readonly targetPort: number,
+    /** `'tcp'`: bytes are forwarded as they come, nothing parsed (a PostgreSQL connection, say). */
+    readonly protocol: 'http' | 'tcp',
   ) {
     this.#server = createServer((client) => this.#accept(client));
   }
 
-  /** Starts a proxy on `127.0.0.1`, port 0, forwarding to `targetPort` (e.g. `server.port`). */
-  static async start(targetPort: number): Promise<FaultProxy> {
-    const proxy = new FaultProxy(targetPort);
+  /**
+   * Starts a proxy on `127.0.0.1`, port 0, forwarding to `targetPort` (e.g.
+   * `server.port`). With `{ protocol: 'tcp' }` it parses nothing (no request
+   * is recorded, no request fault applies): it forwards any protocol's bytes,
+   * and `reset`, `stall` and `cutNextChunk` still break its connections; the
+   * "request line" they match is then the printable text of the last bytes
+   * the client sent (a PostgreSQL connection's last statement, e.g.
+   * `LISTEN "vane_changes"`).
+   */
+  static async start(targetPort: number, options: { protocol?: 'http' | 'tcp' } = {}): Promise<FaultProxy> {
+    const proxy = new FaultProxy(targetPort, options.protocol ?? 'http');
     await new Promise<void>((resolve, reject) => {
       proxy.#server.once('error', reject);
       proxy.#server.listen(0, '127.0.0.1', resolve);
@@ -201,6 +211,15 @@ export class FaultProxy {
 
   /** Reads requests off the client's bytes: each head is recorded and judged, then forwarded with its body. */
   #fromClient(pair: Pair, chunk: Buffer): void {
+    if (this.protocol === 'tcp') {
+      // The text of what was sent, control bytes dropped: enough to tell a LISTEN from a query.
+      pair.lastRequest = chunk
+        .toString('latin1')
+        .replace(/[^\x20-\x7e]+/g, ' ')
+        .trim();
+      pair.upstream.write(chunk);
+      return;
+    }
     const r = pair.reader;
     r.buffer = r.buffer.length === 0 ? chunk : Buffer.concat([r.buffer, chunk]);
     while (r.buffer.length > 0 && !pair.client.destroyed) {
