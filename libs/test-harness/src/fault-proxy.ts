@@ -72,6 +72,7 @@ export class FaultProxy {
   #requestFault: RequestFault | undefined;
   #streamsCut = false;
   #stalled = false;
+  #stallWhere: ((requestLine: string) => boolean) | undefined;
   #cutNext: ((requestLine: string) => boolean) | undefined;
   /** The port the proxy listens on (on `127.0.0.1`). */
   port = 0;
@@ -136,9 +137,20 @@ export class FaultProxy {
     if (cut) this.reset((line) => isStream(line));
   }
 
-  /** Stops (true) or resumes (false) every byte from the server to the clients. */
+  /**
+   * From now on, stops every byte from the server on a connection as soon as
+   * its client sends a request (or, with `protocol: 'tcp'`, bytes) that
+   * `match` picks: what was sent reaches the server, its answer never comes
+   * (a server that committed and then fell silent). `stall(false)` resumes them.
+   */
+  stallWhere(match: (requestLine: string) => boolean): void {
+    this.#stallWhere = match;
+  }
+
+  /** Stops (true) or resumes (false) every byte from the server to the clients; false also ends {@link stallWhere}. */
   stall(stalled: boolean): void {
     this.#stalled = stalled;
+    if (!stalled) this.#stallWhere = undefined;
     for (const pair of this.#pairs) {
       if (stalled) pair.upstream.pause();
       else pair.upstream.resume();
@@ -217,6 +229,7 @@ export class FaultProxy {
         .toString('latin1')
         .replace(/[^\x20-\x7e]+/g, ' ')
         .trim();
+      if (this.#stallWhere?.(pair.lastRequest)) pair.upstream.pause();
       pair.upstream.write(chunk);
       return;
     }
@@ -248,6 +261,7 @@ export class FaultProxy {
       const request: RecordedRequest = { line, method: parsed[1]!, path: parsed[2]!.split('?')[0]!, body: '' };
       this.requests.push(request);
       pair.lastRequest = line;
+      if (this.#stallWhere?.(line)) pair.upstream.pause();
       const answer = this.#streamsCut && isStream(line) ? 'reset' : this.#requestFault?.(line);
       if (answer === 'reset') return this.#resetPair(pair);
       if (answer === 'close') {
