@@ -1,4 +1,5 @@
 import { FaultProxy } from '@vane/test-harness';
+import { Client } from 'pg';
 import { describeWithPostgres } from '../../../test/support/postgres.js';
 import { startLocalServer, type LocalServer } from '../src/index.js';
 import { TEST_KEYS, testSeed, until } from '../src/testing/index.js';
@@ -92,13 +93,16 @@ describeWithPostgres('every write answers in bounded time, with a definite meani
   });
 
   it('a store that stops answering: 503 when nothing was sent, 504 commit_outcome_unknown once it was; reads go on', async () => {
-    const url = new URL(await setup.pg.createDatabase('stalled'));
+    const direct = await setup.pg.createDatabase('stalled');
+    const db = new Client({ connectionString: direct });
+    await db.connect();
+    const url = new URL(direct);
     const proxy = await FaultProxy.start(Number(url.port), { protocol: 'tcp' });
     url.port = String(proxy.port);
     const server = await replica(url.toString());
     try {
-      // The commit's INSERT reaches PostgreSQL (and commits); its answer never comes back.
-      proxy.stallWhere((line) => line.includes('INSERT INTO vane_changes'));
+      // The commit's INSERT reaches PostgreSQL with its records (and commits); its answer never comes back.
+      proxy.stallWhere((line) => line.includes('deadline.config.1'));
       const unknown = await timed(server, 'config', 1);
       expect(unknown.answer.status).toBe(504);
       expect(unknown.answer.json()).toMatchObject({ error: 'commit_outcome_unknown' });
@@ -127,13 +131,48 @@ describeWithPostgres('every write answers in bounded time, with a definite meani
           intervalMs: 200,
         },
       );
-      const state = await served(server);
+      let state = await served(server);
       expect(state.configs[after!.key]).toBe(3);
       expect(state.secrets).not.toHaveProperty(refused.key);
+
+      // The commit's statement is delayed on its way and reaches PostgreSQL after the write's deadline: the write
+      // was answered 504, and the statement that comes late changes nothing.
+      proxy.holdWhere((line) => line.includes('deadline.config.4'));
+      const late = await timed(server, 'config', 4);
+      expect(late.answer.status).toBe(504);
+      expect(late.ms).toBeLessThan(ANSWER_WITHIN_MS);
+      const [{ now: releasedAt }] = (await db.query<{ now: Date }>('SELECT now()')).rows as [{ now: Date }];
+      proxy.stall(false);
+      // The late statement has run once its connection is idle again with it as its last query.
+      await until(
+        async () =>
+          (
+            await db.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity
+               WHERE query LIKE '%INSERT INTO vane_changes%' AND state = 'idle' AND query_start >= $1`,
+              [releasedAt],
+            )
+          ).rows[0]!.n > 0,
+        'the late statement to run',
+      );
+      const landed = await db.query(`SELECT seq FROM vane_changes WHERE record LIKE '%deadline.config.4%'`);
+      expect(landed.rows).toEqual([]);
+      await until(
+        async () => (after = await timed(server, 'config', 5)).answer.status === 200,
+        'a write to go through',
+        {
+          timeoutMs: 30_000,
+          intervalMs: 200,
+        },
+      );
+      state = await served(server);
+      expect(state.configs[after!.key]).toBe(5);
+      expect(state.configs).not.toHaveProperty(late.key);
     } finally {
       proxy.stall(false);
       await server.close();
       await proxy.close();
+      await db.end();
     }
   });
 });

@@ -44,6 +44,8 @@ interface Pair {
   readonly reader: Reader;
   /** Request line of the last request seen on this connection. */
   lastRequest: string;
+  /** Bytes from the client held back (see {@link FaultProxy.holdWhere}), in order; undefined while none are. */
+  held?: Buffer[];
 }
 
 const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/1\.[01]$/;
@@ -73,6 +75,7 @@ export class FaultProxy {
   #streamsCut = false;
   #stalled = false;
   #stallWhere: ((requestLine: string) => boolean) | undefined;
+  #holdWhere: ((requestLine: string) => boolean) | undefined;
   #cutNext: ((requestLine: string) => boolean) | undefined;
   /** The port the proxy listens on (on `127.0.0.1`). */
   port = 0;
@@ -147,10 +150,32 @@ export class FaultProxy {
     this.#stallWhere = match;
   }
 
-  /** Stops (true) or resumes (false) every byte from the server to the clients; false also ends {@link stallWhere}. */
+  /**
+   * With `protocol: 'tcp'`: from now on, holds back what a client sends once
+   * it sends bytes `match` picks (those and all after them on that
+   * connection): the server sees them only at `stall(false)`, late (a
+   * statement delayed in the network).
+   */
+  holdWhere(match: (requestLine: string) => boolean): void {
+    this.#holdWhere = match;
+  }
+
+  /**
+   * Stops (true) or resumes (false) every byte from the server to the
+   * clients; false also ends {@link stallWhere} and {@link holdWhere},
+   * sending what was held.
+   */
   stall(stalled: boolean): void {
     this.#stalled = stalled;
-    if (!stalled) this.#stallWhere = undefined;
+    if (!stalled) {
+      this.#stallWhere = undefined;
+      this.#holdWhere = undefined;
+      for (const pair of this.#pairs) {
+        const held = pair.held;
+        pair.held = undefined;
+        for (const chunk of held ?? []) pair.upstream.write(chunk);
+      }
+    }
     for (const pair of this.#pairs) {
       if (stalled) pair.upstream.pause();
       else pair.upstream.resume();
@@ -230,7 +255,9 @@ export class FaultProxy {
         .replace(/[^\x20-\x7e]+/g, ' ')
         .trim();
       if (this.#stallWhere?.(pair.lastRequest)) pair.upstream.pause();
-      pair.upstream.write(chunk);
+      if (pair.held === undefined && this.#holdWhere?.(pair.lastRequest)) pair.held = [];
+      if (pair.held !== undefined) pair.held.push(chunk);
+      else pair.upstream.write(chunk);
       return;
     }
     const r = pair.reader;

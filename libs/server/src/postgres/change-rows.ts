@@ -37,6 +37,21 @@ export function changesAfter(sql: PostgresSql, seq: number): CancellableQuery<Ch
     FROM vane_changes WHERE seq > ${seq} ORDER BY seq`;
 }
 
+/**
+ * The changes committed after sequence number `seq`, in order, with the
+ * database's clock when it read them (in ms since the epoch): one row with
+ * `seq` null when there is no change.
+ */
+export function changesAfterWithClock(
+  sql: PostgresSql,
+  seq: number,
+): CancellableQuery<Array<{ [K in keyof ChangeRow]: ChangeRow[K] | null } & { server_ms: number }>> {
+  return sql<Array<{ [K in keyof ChangeRow]: ChangeRow[K] | null } & { server_ms: number }>>`
+    SELECT c.seq, c.record, c.change_set, c.committed_at_ms,
+      (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS server_ms
+    FROM (SELECT 1) AS one LEFT JOIN vane_changes c ON c.seq > ${seq} ORDER BY c.seq`;
+}
+
 /** A change set as the table keeps it. */
 export function storedChangeSet(changes: ChangeSet): StoredChangeSet {
   return {

@@ -23,7 +23,7 @@ import type { LocalServerLogger } from '../logger.js';
 import { CommitOutcomeUnknownError, StoreUnavailableError } from '../store/store-errors.js';
 import { bounded, refusedBeforeCommit } from './bounded-statement.js';
 import type { ChangeCatchUp } from './change-catch-up.js';
-import { changesAfter, storedRow } from './change-rows.js';
+import { changesAfterWithClock, storedRow, type ChangeRow } from './change-rows.js';
 import { newPending, type PendingWrite, type WriteRuns } from './write-runs.js';
 import type { PostgresSql } from './postgres-driver.js';
 import { CHANGES_CHANNEL } from './postgres-schema.js';
@@ -99,10 +99,10 @@ export class CommitPipeline {
   commit<T>(write: StoreWrite<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const pending = newPending(write, resolve as (v: unknown) => void, reject);
-      pending.deadline = (this.options.clock ?? systemClock).setTimer(
-        () => this.expire(pending),
-        this.options.writeDeadlineMs ?? WRITE_DEADLINE_MS,
-      );
+      const clock = this.options.clock ?? systemClock;
+      const ms = this.options.writeDeadlineMs ?? WRITE_DEADLINE_MS;
+      pending.deadlineAt = clock.now() + ms;
+      pending.deadline = clock.setTimer(() => this.expire(pending), ms);
       this.enqueue(pending);
     });
   }
@@ -235,14 +235,17 @@ export class CommitPipeline {
     const applied = this.options.applied;
     const bound = { clock: this.options.clock };
     let live = batch.filter((p) => p.phase !== 'answered' || p.ran);
+    const clock = this.options.clock ?? systemClock;
     for (let attempt = 1; ; attempt++) {
-      const committed = await bounded(
-        changesAfter(sql, applied.applied),
+      const read = await bounded(
+        changesAfterWithClock(sql, applied.applied),
         'reading the changes committed before the write',
         bound,
       ).catch((error: Error) => {
         throw new StoreUnavailableError(`the write was not sent: ${error.message}`, { cause: error });
       });
+      const readAt = clock.now();
+      const committed = read.filter((row): row is ChangeRow & { server_ms: number } => row.seq !== null);
       const expired = live.some((p) => p.phase === 'answered');
       if (committed.length > 0 || expired) {
         // Writes run here before were made on a state that is no longer the latest, or on one a refused write made.
@@ -254,14 +257,27 @@ export class CommitPipeline {
       const records = live.flatMap((p) => (p.failed ? [] : p.records));
       if (records.length === 0) return live;
       const values = records.map((r, i) => storedRow(applied.applied + 1 + i, r));
+      // The insert is a no-op once the earliest deadline of the batch has passed on the database's clock (read
+      // above: its clock then was at least server_ms when ours read readAt), so a write refused or left unknown at
+      // its deadline is never committed by a statement that reached the database late.
+      const deadlineAt = Math.min(...live.map((p) => p.deadlineAt ?? Number.POSITIVE_INFINITY));
+      const serverDeadline = Number.isFinite(deadlineAt) ? read[0]!.server_ms + (deadlineAt - readAt) : null;
       for (const pending of live) if (pending.phase === 'waiting') pending.phase = 'sending';
+      let inserted: readonly unknown[];
       try {
-        await bounded(
-          sql`WITH inserted AS (
-              INSERT INTO vane_changes ${sql(values, 'seq', 'slug', 'revision', 'record', 'change_set', 'committed_at_ms', 'bytes')}
+        inserted = await bounded(
+          sql`WITH gate AS (
+              SELECT ${serverDeadline}::float8 IS NULL
+                OR clock_timestamp() < to_timestamp(${serverDeadline}::float8 / 1000) AS open
+            ), inserted AS (
+              INSERT INTO vane_changes (seq, slug, revision, record, change_set, committed_at_ms, bytes)
+              SELECT seq, slug, revision, record, change_set, committed_at_ms, bytes
+              FROM jsonb_to_recordset(${sql.json(values)}) AS r(seq bigint, slug text, revision integer,
+                record text, change_set text, committed_at_ms bigint, bytes integer)
+              WHERE (SELECT open FROM gate)
               RETURNING seq
             )
-            SELECT pg_notify(${CHANGES_CHANNEL}, max(seq)::text) FROM inserted`,
+            SELECT pg_notify(${CHANGES_CHANNEL}, max(seq)::text) FROM inserted HAVING count(*) > 0`,
           'committing the write',
           bound,
         );
@@ -289,6 +305,10 @@ export class CommitPipeline {
           );
         }
         continue;
+      }
+      if (inserted.length === 0) {
+        for (const pending of live) if (pending.phase === 'sending') pending.phase = 'waiting';
+        throw new StoreUnavailableError('the write reached PostgreSQL after its deadline: nothing was changed');
       }
       applied.sinceSnapshot += records.length;
       applied.applied += records.length;

@@ -31,6 +31,8 @@ export interface PendingWrite {
   phase: 'waiting' | 'sending' | 'answered';
   /** A `commit`'s deadline: it is answered by then whatever the database does. */
   deadline?: CancellableTimer;
+  /** When that deadline passes, in ms on the replica's clock; undefined for a write made in process. */
+  deadlineAt?: number;
   /** Resolves once it left the pipeline: committed, or refused for good. */
   readonly finished: Promise<void>;
   readonly finish: () => void;
