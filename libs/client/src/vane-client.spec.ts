@@ -562,6 +562,8 @@ describe('secret writes', () => {
     [402, 'billing_overdue', 'VANE_BILLING_OVERDUE'],
     [404, 'not_found', 'VANE_NOT_FOUND'],
     [429, 'rate_limited', 'VANE_RATE_LIMITED'],
+    [504, 'commit_outcome_unknown', 'VANE_COMMIT_OUTCOME_UNKNOWN'],
+    [503, 'store_unavailable', 'VANE_UNEXPECTED_RESPONSE'],
   ])('maps %p to a typed error', async (status, error, code) => {
     const h = harness({ stream: false });
     const client = await create(h);
