@@ -98,7 +98,7 @@ export class FaultProxy {
    * and `reset`, `stall` and `cutNextChunk` still break its connections; the
    * "request line" they match is then the printable text of the last bytes
    * the client sent (a PostgreSQL connection's last statement, e.g.
-   * `LISTEN "vane_changes"`).
+   * `listen "vane_changes"` from postgres.js).
    */
   static async start(targetPort: number, options: { protocol?: 'http' | 'tcp' } = {}): Promise<FaultProxy> {
     const proxy = new FaultProxy(targetPort, options.protocol ?? 'http');

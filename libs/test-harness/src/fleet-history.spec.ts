@@ -92,6 +92,9 @@ describe('checkFleetHistory', () => {
     expect(rules({ ...h, writes: [...h.writes, write({ key: 'w.1', value: 1, revision: 4 })] })).toEqual([
       'revision-reused',
     ]);
+    // The balancer passed one on after its first replica failed: the second found it in place.
+    const passedOn = write({ key: 'w.1', value: 1, revision: 4, upstreams: ['a', 'b'] });
+    expect(rules({ ...h, writes: [...h.writes, passedOn] })).toEqual([]);
     const past = { ...h, writes: [...h.writes.slice(1), write({ key: 'w.1', value: 1, revision: 9 })] };
     expect(rules(past)).toEqual(['revision-gap', 'revision-gap']);
   });
@@ -140,7 +143,7 @@ describe('checkFleetHistory', () => {
     const found = checkFleetHistory({ ...h, syncs: [...h.syncs, failed], faults: [down] });
     expect(found.map((v) => v.rule)).toEqual(['read-failed']);
     expect(found[0]!.detail).toContain('PostgreSQL was down');
-    const refusedStream = stream([{ kind: 'open', atMs: 100, status: 503 }]);
+    const refusedStream = stream([...h.streams[0]!.events, { kind: 'open', atMs: 100, status: 503 }]);
     expect(rules({ ...h, streams: [refusedStream] })).toEqual(['read-failed']);
     expect(rules({ ...h, streams: [refusedStream], faults: [kill] })).toEqual([]);
   });
@@ -156,6 +159,12 @@ describe('checkFleetHistory', () => {
     const viaLb = { ...slow, via: 'lb' };
     expect(rules({ ...h, writes: [...h.writes, viaLb], faults: [{ ...stopped, target: 'c' }] })).toEqual([]);
     expect(checkFleetHistory({ ...h, writes: [...h.writes, slow] }, { writeAnswerMs: 5000 })).toEqual([]);
+  });
+
+  it("a stream that ends short of its service's final revision is behind", () => {
+    const h = sound();
+    const short = stream(h.streams[0]!.events.slice(0, 3));
+    expect(rules({ ...h, streams: [short] })).toEqual(['stream-behind']);
   });
 
   it('replicas that end at different revisions or ETags differ', () => {

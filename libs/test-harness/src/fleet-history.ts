@@ -28,6 +28,11 @@ export interface WriteRecord {
   readonly error?: string;
   /** The revision a 200 answer named. */
   readonly revision?: number;
+  /**
+   * Through the load balancer: the replicas that handled it, in order (more
+   * than one when the balancer passed it on after one failed, having sent it).
+   */
+  readonly upstreams?: readonly string[];
 }
 
 /** A `/v1/sync` a client sent. */
@@ -133,7 +138,9 @@ function postgresDown(history: FleetHistory, startMs: number, endMs: number): bo
  *
  * - `acknowledged-lost`: every write answered 200 is in the final state of every replica;
  * - `refused-applied`: no write answered `503 store_unavailable` is in the final state of any replica;
- * - `revision-reused`: no two writes answered 200 name the same revision of a service;
+ * - `revision-reused`: no two writes answered 200 name the same revision of a service, except a write the
+ *   balancer passed on to a second replica after the first failed: the first may have committed it, and the
+ *   second then finds the value in place and answers the revision it serves (a PUT is idempotent);
  * - `revision-gap`: a stream's patches chain (each `base` is the revision before it on that connection, each
  *   one revision on), and each acknowledged revision is at most the service's final one;
  * - `revision-back`: a client's revisions never go back (its syncs, and its stream across reconnects);
@@ -143,7 +150,8 @@ function postgresDown(history: FleetHistory, startMs: number, endMs: number): bo
  * - `write-slow`: every write is answered within {@link CheckOptions.writeAnswerMs}, unless its replica was
  *   killed, stopped or restarting meanwhile;
  * - `write-unanswered`: a write gets an answer (a status) unless its replica's process went away meanwhile;
- * - `final-differs`: every replica ends with the same revision and ETag of each service.
+ * - `final-differs`: every replica ends with the same revision and ETag of each service;
+ * - `stream-behind`: every stream ends holding its service's final revision (none is left stuck).
  *
  * A write answered `504 commit_outcome_unknown`, or not at all, may be in the final state or not: either is
  * sound, but all replicas must agree (`final-differs` covers it: they hold the same state).
@@ -214,6 +222,7 @@ export function checkFleetHistory(history: FleetHistory, options: CheckOptions =
     const byRevision = new Map<number, WriteRecord>();
     for (const write of history.writes) {
       if (write.service !== service || write.status !== 200 || write.revision === undefined) continue;
+      if ((write.upstreams?.length ?? 0) > 1) continue;
       const other = byRevision.get(write.revision);
       if (other) {
         add(
@@ -314,6 +323,21 @@ export function checkFleetHistory(history: FleetHistory, options: CheckOptions =
     }
   }
 
+  for (const stream of history.streams) {
+    const final = finalsOf(stream.service)[0];
+    const reached = Math.max(
+      0,
+      ...stream.events.map((e) => (e.kind === 'resync' || e.kind === 'patch' ? e.revision : 0)),
+    );
+    if (final !== undefined && reached < final.revision) {
+      add(
+        'stream-behind',
+        `${stream.client} (stream of ${stream.service} via ${stream.via}) ends at revision ${reached}, ` +
+          `the service's final is ${final.revision}`,
+      );
+    }
+  }
+
   for (const service of services) {
     const finals = finalsOf(service);
     for (const final of finals) sameEtag(service, final.revision, final.etag, `final state of ${final.replica}`);
@@ -356,6 +380,8 @@ export function renderFleetHistory(history: FleetHistory, violations: readonly V
   lines.push(`fleet fault history, seed ${history.seed} (replay: VANE_FAULT_SEED=${history.seed})`);
   lines.push(`verdict: ${violations.length === 0 ? 'every promise kept' : `${violations.length} violation(s)`}`);
   lines.push(`writes: ${history.writes.length} (${statuses(history.writes)})`);
+  const passedOn = history.writes.filter((w) => (w.upstreams?.length ?? 0) > 1).length;
+  if (passedOn > 0) lines.push(`writes the balancer passed on to a second replica after the first failed: ${passedOn}`);
   lines.push(`syncs: ${history.syncs.length} (${statuses(history.syncs)})`);
   lines.push(`streams: ${history.streams.length}, events ${history.streams.reduce((n, s) => n + s.events.length, 0)}`);
   lines.push('');
@@ -386,7 +412,8 @@ export function renderFleetHistory(history: FleetHistory, violations: readonly V
       at: w.startMs,
       text:
         `${w.client} PUT ${w.service}/${w.key}=${w.value} via ${w.via} → ${w.status}${w.error ? ` ${w.error}` : ''}` +
-        `${w.revision !== undefined ? ` revision ${w.revision}` : ''} in ${Math.round(w.endMs - w.startMs)} ms`,
+        `${w.revision !== undefined ? ` revision ${w.revision}` : ''} in ${Math.round(w.endMs - w.startMs)} ms` +
+        `${w.upstreams !== undefined ? ` (upstreams ${w.upstreams.join(', ')})` : ''}`,
     });
   }
   for (const s of history.syncs) {
