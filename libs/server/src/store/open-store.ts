@@ -88,6 +88,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       seed: () => (written.seed = seed()),
       logger,
       now: () => clock.now(),
+      clock,
       replicaId: options.replicaId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
       checkIntervalMs: options.checkIntervalMs,
     });
