@@ -27,6 +27,8 @@ export interface CommitsInFlight {
   readonly draining: boolean;
   /** Resolves once no batch is being committed. */
   idle(): Promise<void>;
+  /** Resolves once the batch being committed now (if any) has ended: it applied what was committed before it. */
+  batchEnd(): Promise<void>;
 }
 
 /** Options of {@link ChangeCatchUp}. */
@@ -48,7 +50,11 @@ export class ChangeCatchUp {
   applying = false;
   closed = false;
   private store: Store | undefined;
-  private commits: CommitsInFlight = { draining: false, idle: () => Promise.resolve() };
+  private commits: CommitsInFlight = {
+    draining: false,
+    idle: () => Promise.resolve(),
+    batchEnd: () => Promise.resolve(),
+  };
   private catchingUp: Promise<void> | undefined;
   private catchUpAgain = false;
 
@@ -148,10 +154,12 @@ export class ChangeCatchUp {
       { clock: this.options.clock },
     );
     const head = Number(row?.head ?? 0);
-    // A catch-up that met a write applies nothing itself: the write's commit applies what it read.
     while (this.applied < head) {
       if (this.closed) throw new StoreUnavailableError('the store is closed');
-      await this.catchUp();
+      // While writes are committed here, each batch reads and applies what was committed first: wait for one
+      // batch, never for a steady flow of writes to stop.
+      if (this.commits.draining) await this.commits.batchEnd();
+      else await this.catchUp();
     }
   }
 

@@ -67,12 +67,24 @@ export class CommitPipeline {
   /** Checkpoints asked for: taken between two batches, so a steady flow of writes never holds one back. */
   private checkpoints: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
   private closed = false;
+  /** Resolved when the batch being committed now ends (see {@link batchEnd}). */
+  private batchEnded: Array<() => void> = [];
 
   constructor(private readonly options: CommitPipelineOptions) {}
 
   /** Whether a batch is being committed now. */
   get draining(): boolean {
     return this.drainingNow !== undefined;
+  }
+
+  /**
+   * Resolves once the batch being committed now has ended (at once when
+   * none is): each batch reads and applies everything committed before it,
+   * so a reader waits one batch, never for a steady flow of writes to stop.
+   */
+  batchEnd(): Promise<void> {
+    if (this.drainingNow === undefined) return Promise.resolve();
+    return new Promise<void>((resolve) => this.batchEnded.push(resolve));
   }
 
   /** Resolves once the drain running now (if any) ended. */
@@ -209,8 +221,10 @@ export class CommitPipeline {
         for (const pending of batch) this.answer(pending, pending.failed ?? failure);
       } finally {
         for (const pending of batch) pending.finish();
+        for (const resolve of this.batchEnded.splice(0)) resolve();
       }
     }
+    for (const resolve of this.batchEnded.splice(0)) resolve();
   }
 
   /** Takes the checkpoints asked for so far, at once (nothing runs meanwhile). */
