@@ -9,7 +9,7 @@
 import { request, type ClientRequest } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import type { StreamEvent, SyncRecord, WriteRecord } from '@vane/test-harness';
-import { FLEET_ADMIN_TOKEN, fleetRequest } from './fleet.js';
+import { FLEET_ADMIN_TOKEN, fleetRequest, readStream } from './fleet.js';
 
 /** A client's bound on one request: past it, the request counts as unanswered (status 0). */
 const REQUEST_MS = 10_000;
@@ -268,16 +268,7 @@ export class FaultStreamReader extends Loop {
         },
         (res) => {
           this.events.push({ kind: 'open', atMs: this.now(), status: res.statusCode ?? 0, lastEventId });
-          if (res.statusCode !== 200) {
-            res.resume();
-            res.on('end', end);
-            res.on('error', end);
-            return;
-          }
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => parser.feed(chunk));
-          res.on('error', end);
-          res.on('close', end);
+          readStream(res, (chunk) => parser.feed(chunk), end);
         },
       );
       req.on('error', () => {

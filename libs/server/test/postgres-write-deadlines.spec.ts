@@ -55,6 +55,16 @@ describeWithPostgres('every write answers in bounded time, with a definite meani
   ): Promise<{ configs: Record<string, unknown>; secrets: Record<string, unknown> }> =>
     (await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).json();
 
+  /** Writes config `n` until a write goes through (the store is back): that write. */
+  const writeGoesThrough = async (server: LocalServer, n: number): Promise<TimedAnswer> => {
+    let after: TimedAnswer | undefined;
+    await until(async () => (after = await timed(server, 'config', n)).answer.status === 200, 'a write to go through', {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
+    return after!;
+  };
+
   it('PostgreSQL stopped for 14 s: every write is refused (503, Retry-After) within 3 s, and none is applied later', async () => {
     const server = await replica(await setup.pg.createDatabase('stopped'));
     const refused: TimedAnswer[] = [];
@@ -74,17 +84,9 @@ describeWithPostgres('every write answers in bounded time, with a definite meani
       );
       expect(refused.every((w) => w.answer.headers['retry-after'] !== undefined)).toBe(true);
       // Once PostgreSQL is back a write goes through, and none of the refused ones ever shows.
-      let after: TimedAnswer | undefined;
-      await until(
-        async () => (after = await timed(server, 'config', 9999)).answer.status === 200,
-        'a write to go through',
-        {
-          timeoutMs: 30_000,
-          intervalMs: 200,
-        },
-      );
+      const after = await writeGoesThrough(server, 9999);
       const state = await served(server);
-      expect(state.configs[after!.key]).toBe(9999);
+      expect(state.configs[after.key]).toBe(9999);
       expect(refused.filter((w) => w.key in state.configs || w.key in state.secrets).map((w) => w.key)).toEqual([]);
     } finally {
       await setup.pg.resume().catch(() => undefined);
@@ -122,17 +124,9 @@ describeWithPostgres('every write answers in bounded time, with a definite meani
       expect(refused.ms).toBeLessThan(ANSWER_WITHIN_MS);
       expect((await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).status).toBe(200);
       proxy.stall(false);
-      let after: TimedAnswer | undefined;
-      await until(
-        async () => (after = await timed(server, 'config', 3)).answer.status === 200,
-        'a write to go through',
-        {
-          timeoutMs: 30_000,
-          intervalMs: 200,
-        },
-      );
+      let after = await writeGoesThrough(server, 3);
       let state = await served(server);
-      expect(state.configs[after!.key]).toBe(3);
+      expect(state.configs[after.key]).toBe(3);
       expect(state.secrets).not.toHaveProperty(refused.key);
 
       // The commit's statement is delayed on its way and reaches PostgreSQL after the write's deadline: the write
@@ -157,16 +151,9 @@ describeWithPostgres('every write answers in bounded time, with a definite meani
       );
       const landed = await db.query(`SELECT seq FROM vane_changes WHERE record LIKE '%deadline.config.4%'`);
       expect(landed.rows).toEqual([]);
-      await until(
-        async () => (after = await timed(server, 'config', 5)).answer.status === 200,
-        'a write to go through',
-        {
-          timeoutMs: 30_000,
-          intervalMs: 200,
-        },
-      );
+      after = await writeGoesThrough(server, 5);
       state = await served(server);
-      expect(state.configs[after!.key]).toBe(5);
+      expect(state.configs[after.key]).toBe(5);
       expect(state.configs).not.toHaveProperty(late.key);
     } finally {
       proxy.stall(false);
