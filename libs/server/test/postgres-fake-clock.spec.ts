@@ -31,7 +31,7 @@ describeWithPostgres('the PostgreSQL change log on a fake clock', () => {
       seed: testSeed(),
       adminToken: 'fleet-admin-token',
       rootKey: ROOT_KEY,
-      clock,
+      storeClock: clock,
       storeCheckIntervalMs: CHECK_MS,
       logger: { info: () => undefined, warn: () => undefined, error: (m) => errors.push(m) },
     });

@@ -36,6 +36,12 @@ export interface ChangeLog {
    */
   readable(): Promise<void>;
   /**
+   * Resolves once every write made in process (`commitLater`: `server.admin`, returned to its caller already)
+   * to `slug` before this call is committed or undone, so a read after it shows it, as on one server. Absent
+   * where such writes are applied at once. Writes over HTTP in flight are never waited for.
+   */
+  inProcessWritesSettled?(slug: string): Promise<void>;
+  /**
    * The state of `slug` as last committed, where a write in flight has
    * changed it in memory ahead of its commit; undefined where memory holds
    * the committed state (nothing in flight touches it). Reads render this.

@@ -126,6 +126,7 @@ async function authorize(ctx: ServerContext, req: IncomingMessage): Promise<Call
 async function sync(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
   // Rendered from what is committed (on a fleet: whatever a write in flight is doing); on a state file, held
   // until what it shows is durable.
+  await ctx.changes.inProcessWritesSettled?.(caller.slug);
   const snapshot = ctx.renderer.snapshot(caller.slug, caller.identity.type);
   await ctx.changes.readable();
   const headers = { etag: snapshot.etag, 'cache-control': 'no-cache' };
@@ -144,6 +145,7 @@ async function sync(ctx: ServerContext, req: IncomingMessage, res: ServerRespons
 
 async function stream(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
   // A stream opened after a write was answered starts at or after it, as a sync would; it sends only what is durable.
+  await ctx.changes.inProcessWritesSettled?.(caller.slug);
   await ctx.changes.readable().catch(() => undefined);
   const header = req.headers['last-event-id'];
   const lastEventId =
@@ -198,6 +200,7 @@ async function evaluateAb(
       context[name] = value;
     }
   }
+  await ctx.changes.inProcessWritesSettled?.(caller.slug);
   const view = ctx.renderer.view(caller.slug);
   const results = dictionary<boolean>();
   for (const key of keys) {

@@ -67,6 +67,8 @@ export class CommitPipeline {
   /** Checkpoints asked for: taken between two batches, so a steady flow of writes never holds one back. */
   private checkpoints: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
   private closed = false;
+  /** Writes made in process (`commitLater`) not yet committed or refused for good. */
+  private readonly inProcess = new Set<PendingWrite>();
   /** Resolved when the batch being committed now ends (see {@link batchEnd}). */
   private batchEnded: Array<() => void> = [];
 
@@ -128,8 +130,17 @@ export class CommitPipeline {
     );
     this.options.runs.run(pending);
     if (pending.failed) throw pending.failed;
+    this.inProcess.add(pending);
+    void pending.finished.then(() => this.inProcess.delete(pending));
     this.enqueue(pending);
     return pending.result as T;
+  }
+
+  /** Resolves once every write made in process to `slug` so far is committed or refused for good. */
+  inProcessWritesSettled(slug: string): Promise<void> {
+    const waiting = [...this.inProcess].filter((p) => p.write.slugs === 'all' || p.write.slugs.includes(slug));
+    if (waiting.length === 0) return Promise.resolve();
+    return Promise.all(waiting.map((p) => p.finished)).then(() => undefined);
   }
 
   /** Resolves once a checkpoint ({@link CommitPipelineOptions.rewrite}) was taken between two batches. */

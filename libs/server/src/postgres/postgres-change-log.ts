@@ -233,6 +233,10 @@ export class PostgresChangeLog implements ChangeLog {
     return RESOLVED;
   }
 
+  inProcessWritesSettled(slug: string): Promise<void> {
+    return this.pipeline.inProcessWritesSettled(slug);
+  }
+
   committedService(slug: string): CommittedService | undefined {
     return this.runs.committedService(slug);
   }
