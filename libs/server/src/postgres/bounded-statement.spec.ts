@@ -39,6 +39,8 @@ describe('refusedBeforeCommit: which failures surely committed nothing', () => {
     ['the connection timed out before it was made', named('Error', 'CONNECT_TIMEOUT'), true],
     ['the connection was closed after the statement was sent', named('Error', 'CONNECTION_CLOSED'), false],
     ['the connection was reset', named('Error', 'ECONNRESET'), false],
+    ['the connection was terminated, a statement sent on it or not', named('Error', 'CONNECTION_DESTROYED'), false],
+    ['the pool was ending: refused before sending', named('Error', 'CONNECTION_ENDED'), true],
     ['no answer within the bound', new StatementLateError('a write', 2000), false],
     ['not an error at all', 'boom', false],
   ])('%s: %p', (_what, error, refused) => {

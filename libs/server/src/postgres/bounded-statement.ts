@@ -63,7 +63,8 @@ const NEVER_SENT_CODES = new Set([
   'EAI_AGAIN',
   'EHOSTUNREACH',
   'ENETUNREACH',
-  'CONNECTION_DESTROYED',
+  // The pool was ending: the query was refused before it was sent. (CONNECTION_DESTROYED is not here: a
+  // connection terminated with a statement sent on it fails that statement with it too.)
   'CONNECTION_ENDED',
 ]);
 
