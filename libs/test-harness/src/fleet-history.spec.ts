@@ -158,6 +158,11 @@ describe('checkFleetHistory', () => {
     // Through the load balancer, any replica's fault excuses it.
     const viaLb = { ...slow, via: 'lb' };
     expect(rules({ ...h, writes: [...h.writes, viaLb], faults: [{ ...stopped, target: 'c' }] })).toEqual([]);
+    // Unless the balancer says which replica answered it, and that one was up.
+    const answeredByB = { ...viaLb, upstreams: ['b'] };
+    expect(rules({ ...h, writes: [...h.writes, answeredByB], faults: [{ ...stopped, target: 'c' }] })).toEqual([
+      'write-slow',
+    ]);
     expect(checkFleetHistory({ ...h, writes: [...h.writes, slow] }, { writeAnswerMs: 5000 })).toEqual([]);
   });
 

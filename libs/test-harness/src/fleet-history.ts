@@ -111,21 +111,22 @@ export interface Violation {
 /** Faults during which a replica's own process cannot answer: its requests may fail or wait. */
 const PROCESS_FAULTS: ReadonlySet<FaultRecord['kind']> = new Set(['kill9', 'sigstop', 'rolling-restart']);
 
-/** Whether [startMs, endMs] overlaps a fault of `kinds` on `via` (any replica for `lb`). */
+/**
+ * Whether [startMs, endMs] overlaps a fault of `kinds` on `via`; through the
+ * balancer, on the replicas that handled the request when it says which
+ * (`upstreams`), else on any replica.
+ */
 function overlapsFault(
   history: FleetHistory,
   via: string,
   startMs: number,
   endMs: number,
   kinds: ReadonlySet<FaultRecord['kind']>,
+  upstreams?: readonly string[],
 ): boolean {
-  return history.faults.some(
-    (f) =>
-      kinds.has(f.kind) &&
-      (via === 'lb' || f.target === undefined || f.target === via) &&
-      f.startMs <= endMs &&
-      startMs <= f.endMs,
-  );
+  const hit = (target: string | undefined): boolean =>
+    target === undefined || (via === 'lb' ? upstreams === undefined || upstreams.includes(target) : target === via);
+  return history.faults.some((f) => kinds.has(f.kind) && hit(f.target) && f.startMs <= endMs && startMs <= f.endMs);
 }
 
 /** Whether PostgreSQL was down at any time in [startMs, endMs]. */
@@ -201,7 +202,7 @@ export function checkFleetHistory(history: FleetHistory, options: CheckOptions =
         }
       }
     }
-    const excused = overlapsFault(history, write.via, write.startMs, write.endMs, PROCESS_FAULTS);
+    const excused = overlapsFault(history, write.via, write.startMs, write.endMs, PROCESS_FAULTS, write.upstreams);
     if (!excused && write.endMs - write.startMs > writeAnswerMs) {
       add(
         'write-slow',
