@@ -331,20 +331,8 @@ export class RawStreamClient {
         }
       },
     });
-    const req = request(
-      { host: '127.0.0.1', port, path: '/v1/stream', headers, setHost: false, agent: false },
-      (res) => {
-        if (res.statusCode !== 200) {
-          res.resume();
-          res.on('end', end);
-          res.on('error', end);
-          return;
-        }
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => parser.feed(chunk));
-        res.on('error', end);
-        res.on('close', end);
-      },
+    const req = request({ host: '127.0.0.1', port, path: '/v1/stream', headers, setHost: false, agent: false }, (res) =>
+      readStream(res, (chunk) => parser.feed(chunk), end),
     );
     req.on('error', end);
     req.end();
@@ -383,6 +371,23 @@ export class RawStreamClient {
   private wake(): void {
     for (const waiter of [...this.waiters]) waiter();
   }
+}
+
+/**
+ * Reads a `/v1/stream` answer: its text to `onChunk` while it is a 200,
+ * `end` once it is over (a refusal's body drained), whatever ended it.
+ */
+export function readStream(res: IncomingMessage, onChunk: (text: string) => void, end: () => void): void {
+  if (res.statusCode !== 200) {
+    res.resume();
+    res.on('end', end);
+    res.on('error', end);
+    return;
+  }
+  res.setEncoding('utf8');
+  res.on('data', onChunk);
+  res.on('error', end);
+  res.on('close', end);
 }
 
 /**

@@ -65,6 +65,12 @@ export interface NginxOptions {
    * restarted replica gets requests again soon. @default 1
    */
   failTimeoutS?: number;
+  /**
+   * Adds `X-Upstream-Addr: $upstream_addr` to every answer: the replicas
+   * that handled a request, several when nginx passed it on after one
+   * failed (the fault schedule records it). @default false
+   */
+  upstreamHeader?: boolean;
 }
 
 /** The config {@link startNginx} runs: `upstreams` are loopback ports. */
@@ -105,6 +111,7 @@ export function nginxConfig(
     '      proxy_set_header Host $host;',
     '      proxy_buffering off;',
     '      proxy_read_timeout 1h;',
+    ...(options.upstreamHeader ? ['      add_header X-Upstream-Addr $upstream_addr always;'] : []),
     '    }',
     '  }',
     '}',

@@ -19,6 +19,7 @@ export type VaneErrorCode =
   | 'VANE_BILLING_OVERDUE'
   | 'VANE_NOT_FOUND'
   | 'VANE_RATE_LIMITED'
+  | 'VANE_COMMIT_OUTCOME_UNKNOWN'
   | 'VANE_QUARANTINED'
   | 'VANE_ADDON_NOT_AVAILABLE'
   | 'VANE_PUBLIC_KEY_SECRET_ACCESS'
@@ -152,6 +153,23 @@ export class RateLimitedError extends VaneHttpError {
   constructor(message: string, options?: RateLimitedErrorOptions) {
     super(message, 429, options);
     this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+/**
+ * 504 `commit_outcome_unknown` on a secret write: the service sent the
+ * change to its store and no answer came back, so it may or may not have
+ * been applied. Settle it by reading: if it landed, the secret's new version
+ * is in the next sync (and the service's audit and revision show it like any
+ * other change); retry only once you know it did not. A `503
+ * store_unavailable` ({@link UnexpectedResponseError} with status 503), by
+ * contrast, means nothing was applied, ever: retry freely.
+ */
+export class CommitOutcomeUnknownError extends VaneHttpError {
+  readonly code = 'VANE_COMMIT_OUTCOME_UNKNOWN' as const;
+  /** @param message - what was written, and what to do. */
+  constructor(message: string, options?: HttpErrorOptions) {
+    super(message, 504, options);
   }
 }
 

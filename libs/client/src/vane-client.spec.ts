@@ -535,6 +535,30 @@ describe('secret writes', () => {
     expect(client.secret('a.b')).toBeNull();
   });
 
+  it('a 504 commit_outcome_unknown is settled by reading: a write that landed is not sent twice', async () => {
+    const h = harness({ stream: false });
+    const client = await create(h);
+    const rotated = 'rk_live_TOPSECRET_rotated';
+    h.service.other = (req) => {
+      // The service committed the write, and its answer was lost on the way back.
+      h.service.secrets['stripe.api_key'] = { type: 'text', value: rotated, version: 4 };
+      h.service.revision++;
+      return errorBody(504, 'commit_outcome_unknown', `no answer for ${req.method}`);
+    };
+    // #region settle-commit-outcome
+    try {
+      await client.setSecret('stripe.api_key', rotated);
+    } catch (error) {
+      if (!(error instanceof VaneError) || error.code !== 'VANE_COMMIT_OUTCOME_UNKNOWN') throw error;
+      // The write may have landed: read before writing it again (each write of a secret is a new version).
+      await client.sync();
+      if (client.secret('stripe.api_key') !== rotated) await client.setSecret('stripe.api_key', rotated);
+    }
+    // #endregion settle-commit-outcome
+    expect(h.transport.requests.filter((r) => r.method === 'PUT')).toHaveLength(1);
+    expect(client.secretInfo('stripe.api_key')).toEqual({ type: 'text', version: 4 });
+  });
+
   it('validates before sending', async () => {
     const h = harness({ stream: false });
     const client = await create(h);
@@ -562,6 +586,8 @@ describe('secret writes', () => {
     [402, 'billing_overdue', 'VANE_BILLING_OVERDUE'],
     [404, 'not_found', 'VANE_NOT_FOUND'],
     [429, 'rate_limited', 'VANE_RATE_LIMITED'],
+    [504, 'commit_outcome_unknown', 'VANE_COMMIT_OUTCOME_UNKNOWN'],
+    [503, 'store_unavailable', 'VANE_UNEXPECTED_RESPONSE'],
   ])('maps %p to a typed error', async (status, error, code) => {
     const h = harness({ stream: false });
     const client = await create(h);

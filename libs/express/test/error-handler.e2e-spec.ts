@@ -10,6 +10,7 @@ import {
   VaneNotFoundError,
   PublicKeySecretAccessError,
   QuarantinedError,
+  CommitOutcomeUnknownError,
   RateLimitedError,
   SecretFileWriteError,
   SecretsNotAvailableError,
@@ -43,6 +44,7 @@ const KINDS: ReadonlyArray<readonly [string, Error, number, string | undefined]>
     '60',
   ],
   ['VANE_ADDON_NOT_AVAILABLE', new AddonNotAvailableError(LEAK), 503, undefined],
+  ['VANE_COMMIT_OUTCOME_UNKNOWN', new CommitOutcomeUnknownError(LEAK), 504, undefined],
   ['VANE_UNEXPECTED_RESPONSE', new UnexpectedResponseError(LEAK, 500), 502, undefined],
   ['VANE_TRANSPORT', new TransportError(LEAK), 502, undefined],
   ['VANE_NOT_A_VANE_SERVICE', new NotAVaneServiceError(LEAK, 404), 502, undefined],
@@ -116,7 +118,7 @@ describe.each(EXPRESS_VERSIONS)('vane.errorHandler on %s', (_name, makeApp: AppF
 
   it('covers every code of the client and of @vane/express', () => {
     const codes = new Set(KINDS.map(([code]) => code));
-    expect(codes.size).toBe(22);
+    expect(codes.size).toBe(23);
   });
 
   it('passes other errors, and errors after headers were sent, to next()', async () => {

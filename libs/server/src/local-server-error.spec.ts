@@ -18,6 +18,11 @@ describe('LocalServerError: one base, stable codes', () => {
       'StoreUnavailableError',
       'VANE_SERVER_STORE_UNAVAILABLE',
     ],
+    [
+      new api.CommitOutcomeUnknownError('no answer', { cause }),
+      'CommitOutcomeUnknownError',
+      'VANE_SERVER_COMMIT_OUTCOME_UNKNOWN',
+    ],
     [new api.StoreOpenError('cannot reach', { cause }), 'StoreOpenError', 'VANE_SERVER_STORE_REFUSED'],
     [new api.RootKeyMissingError('needs rk_1', ['rk_1'], { cause }), 'RootKeyMissingError', 'VANE_ROOT_KEY_MISSING'],
     [new api.RootKeyError('not a key', { cause }), 'RootKeyError', 'VANE_ROOT_KEY_INVALID'],

@@ -37,6 +37,8 @@ export type LocalServerErrorCode =
   | 'VANE_LOCAL_ADMIN_REQUEST_FAILED'
   /** The store cannot take a write now; nothing of it was kept ({@link StoreUnavailableError}). */
   | 'VANE_SERVER_STORE_UNAVAILABLE'
+  /** A write was sent to the store and no answer came back: committed or not ({@link CommitOutcomeUnknownError}). */
+  | 'VANE_SERVER_COMMIT_OUTCOME_UNKNOWN'
   /** The store cannot be opened as configured ({@link StoreOpenError}). */
   | 'VANE_SERVER_STORE_REFUSED'
   /** An admin token name already taken ({@link ConflictError}). */

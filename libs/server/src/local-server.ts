@@ -158,6 +158,14 @@ export interface LocalServerOptions {
    */
   storeCheckIntervalMs?: number;
   /**
+   * On a `postgres://` store: the clock of its write deadlines, statement
+   * bounds and checks, for tests that count them (a `ManualClock`) rather
+   * than wait for them. Apart from `clock`, whose timers the tests of flag
+   * schedules count.
+   * @default the system clock
+   */
+  storeClock?: TimerClock;
+  /**
    * The root keys that seal the state at rest (every secret value, under a
    * data key per service that the root key wraps): base64 keys of 32 bytes,
    * one a line or comma-separated; the first seals, the others still open
@@ -409,6 +417,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     logger,
     replicaId,
     checkIntervalMs: options.storeCheckIntervalMs,
+    storeClock: options.storeClock,
     rootKey: options.rootKey,
     rootKeyFile: options.rootKeyFile,
   });
@@ -500,7 +509,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     },
     { committedAtMs: (slug) => opened.committedAtMs?.get(slug) },
   );
-  renderer = new SnapshotRenderer(store);
+  renderer = new SnapshotRenderer(store, (slug) => changes.committedService?.(slug));
   for (const slug of store.slugs()) hub.setRevision(slug, store.service(slug)!.revision);
   const release = async (): Promise<void> => {
     store.close();

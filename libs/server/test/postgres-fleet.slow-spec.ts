@@ -378,7 +378,9 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     };
     /** Stops a replica applying what others commit (a lost notification, a history gap): only a reload helps. */
     const holdBack = (log: PostgresChangeLog) =>
-      jest.spyOn(log as unknown as { catchUp(): Promise<void> }, 'catchUp').mockResolvedValue(undefined);
+      jest
+        .spyOn((log as unknown as { applied: { catchUp(): Promise<void> } }).applied, 'catchUp')
+        .mockResolvedValue(undefined);
 
     it('a replica whose memory differs from its peers at the same change reports it, reloads, and is ready again', async () => {
       const a = await drifting('a');

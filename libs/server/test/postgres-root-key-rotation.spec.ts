@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describeWithPostgres } from '../../../test/support/postgres.js';
 import { startLocalServer, type LocalServer } from '../src/index.js';
 import { Keyring } from '../src/sealing/keyring.js';
-import { testSeed, until } from '../src/testing/index.js';
-import { admin } from './support/http-client.js';
+import { TEST_KEYS, testSeed, until } from '../src/testing/index.js';
+import { admin, call } from './support/http-client.js';
 import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
 import { expectRotatedFleet, rotateFleetUnderWrites } from './support/rotate-fleet-under-writes.js';
 
@@ -16,6 +16,52 @@ describeWithPostgres('root-key rotation on a fleet, online', () => {
 
   it('one replica rotates among writes to three; every replica follows without a restart, nothing needs the old key', async () => {
     expectRotatedFleet(await rotateFleetUnderWrites(await setup.pg.createDatabase('rotation'), setup.dir, 120));
+  });
+
+  it('never stalls the write path: a writer on the rotating replica is answered at once, each time', async () => {
+    const url = await setup.pg.createDatabase('stall');
+    const oldKey = Keyring.generate();
+    const newKey = Keyring.generate();
+    const seed = testSeed();
+    seed.tenant!.write_rate_per_minute = 1_000_000;
+    const server = await startLocalServer({
+      store: url,
+      seed,
+      adminToken: 'fleet-admin-token',
+      rootKey: `${oldKey.text},${newKey.text}`,
+      storeCheckIntervalMs: 200,
+    });
+    try {
+      let rotations = 0;
+      const slowest: number[] = [];
+      const writer = async (): Promise<void> => {
+        // One write at a time, as a client waiting for each answer: a write left in the queue is never answered.
+        for (let n = 0; rotations < 6; n++) {
+          const started = performance.now();
+          const answer = await call(server, {
+            method: 'PUT',
+            path: `/v1/secrets/stall.${n % 5}`,
+            slug: 'shop',
+            key: TEST_KEYS.shopSecret,
+            body: { value: `v-${n}` },
+          });
+          expect(answer.status).toBe(200);
+          slowest.push(performance.now() - started);
+        }
+      };
+      const rotator = async (): Promise<void> => {
+        // Back and forth between the two keys: each rotation commits, then rewrites the sealed state.
+        for (; rotations < 6; rotations++) {
+          const to = rotations % 2 === 0 ? newKey : oldKey;
+          expect((await admin(server, 'POST', '/root-key/rotate', { root_key: to.text })).status).toBe(200);
+        }
+      };
+      await Promise.all([writer(), rotator()]);
+      // Each write is answered within the write deadline: none waited for the next write to come.
+      expect(Math.max(...slowest)).toBeLessThan(3000);
+    } finally {
+      await server.close();
+    }
   });
 
   it('is refused, naming the replica, while a live replica does not hold the new key; goes through once it does', async () => {

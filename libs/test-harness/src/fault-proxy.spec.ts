@@ -1,6 +1,15 @@
 import { request } from 'node:http';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { startLocalServer, type LocalServer } from '@vane/server';
-import { AdminRequestError, adminPut, adminRequest, TEST_KEYS, testSeed, withTimeout } from '@vane/server/testing';
+import {
+  AdminRequestError,
+  adminPut,
+  adminRequest,
+  TEST_KEYS,
+  testSeed,
+  until,
+  withTimeout,
+} from '@vane/server/testing';
 import { FaultProxy, rawResponse } from './fault-proxy.js';
 
 let server: LocalServer;
@@ -129,5 +138,38 @@ describe('adminRequest and adminPut', () => {
     expect((error as AdminRequestError).status).toBe(401);
     expect((error as Error).message).toMatch(/^admin PUT services\/shop\/flags\/beta: 401 /);
     expect((error as Error).message).not.toContain('wrong-token');
+  });
+});
+
+describe("FaultProxy with { protocol: 'tcp' }", () => {
+  it('forwards any bytes both ways, and resets the connections whose last bytes match', async () => {
+    // An echo server: a protocol that is not HTTP.
+    const echo = createServer((socket) => socket.pipe(socket));
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    const tcp = await FaultProxy.start((echo.address() as AddressInfo).port, { protocol: 'tcp' });
+    const open = async (): Promise<{ socket: Socket; closed: Promise<void>; received: () => string }> => {
+      const socket = connect(tcp.port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.on('error', () => undefined);
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      return { socket, closed, received: () => text };
+    };
+    try {
+      const listen = await open();
+      const query = await open();
+      listen.socket.write(Buffer.from('\x00\x00\x00\x1aLISTEN "vane_changes"\x00'));
+      query.socket.write(Buffer.from('Q\x00\x00\x00\x0dSELECT 1\x00'));
+      await until(() => listen.received().includes('LISTEN') && query.received().includes('SELECT 1'), 'the echoes');
+      expect(tcp.requests).toEqual([]);
+      expect(tcp.reset((line) => line.startsWith('LISTEN'))).toBe(1);
+      await withTimeout(listen.closed, 'the LISTEN connection to be reset');
+      expect(query.socket.destroyed).toBe(false);
+      query.socket.destroy();
+    } finally {
+      await tcp.close();
+      await new Promise<void>((resolve) => echo.close(() => resolve()));
+    }
   });
 });

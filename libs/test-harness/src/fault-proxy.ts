@@ -44,6 +44,8 @@ interface Pair {
   readonly reader: Reader;
   /** Request line of the last request seen on this connection. */
   lastRequest: string;
+  /** Bytes from the client held back (see {@link FaultProxy.holdWhere}), in order; undefined while none are. */
+  held?: Buffer[];
 }
 
 const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/1\.[01]$/;
@@ -72,6 +74,8 @@ export class FaultProxy {
   #requestFault: RequestFault | undefined;
   #streamsCut = false;
   #stalled = false;
+  #stallWhere: ((requestLine: string) => boolean) | undefined;
+  #holdWhere: ((requestLine: string) => boolean) | undefined;
   #cutNext: ((requestLine: string) => boolean) | undefined;
   /** The port the proxy listens on (on `127.0.0.1`). */
   port = 0;
@@ -81,13 +85,23 @@ export class FaultProxy {
   private constructor(
     /** The port requests are forwarded to, on `127.0.0.1`. */
     readonly targetPort: number,
+    /** `'tcp'`: bytes are forwarded as they come, nothing parsed (a PostgreSQL connection, say). */
+    readonly protocol: 'http' | 'tcp',
   ) {
     this.#server = createServer((client) => this.#accept(client));
   }
 
-  /** Starts a proxy on `127.0.0.1`, port 0, forwarding to `targetPort` (e.g. `server.port`). */
-  static async start(targetPort: number): Promise<FaultProxy> {
-    const proxy = new FaultProxy(targetPort);
+  /**
+   * Starts a proxy on `127.0.0.1`, port 0, forwarding to `targetPort` (e.g.
+   * `server.port`). With `{ protocol: 'tcp' }` it parses nothing (no request
+   * is recorded, no request fault applies): it forwards any protocol's bytes,
+   * and `reset`, `stall` and `cutNextChunk` still break its connections; the
+   * "request line" they match is then the printable text of the last bytes
+   * the client sent (a PostgreSQL connection's last statement, e.g.
+   * `listen "vane_changes"` from postgres.js).
+   */
+  static async start(targetPort: number, options: { protocol?: 'http' | 'tcp' } = {}): Promise<FaultProxy> {
+    const proxy = new FaultProxy(targetPort, options.protocol ?? 'http');
     await new Promise<void>((resolve, reject) => {
       proxy.#server.once('error', reject);
       proxy.#server.listen(0, '127.0.0.1', resolve);
@@ -126,9 +140,42 @@ export class FaultProxy {
     if (cut) this.reset((line) => isStream(line));
   }
 
-  /** Stops (true) or resumes (false) every byte from the server to the clients. */
+  /**
+   * From now on, stops every byte from the server on a connection as soon as
+   * its client sends a request (or, with `protocol: 'tcp'`, bytes) that
+   * `match` picks: what was sent reaches the server, its answer never comes
+   * (a server that committed and then fell silent). `stall(false)` resumes them.
+   */
+  stallWhere(match: (requestLine: string) => boolean): void {
+    this.#stallWhere = match;
+  }
+
+  /**
+   * With `protocol: 'tcp'`: from now on, holds back what a client sends once
+   * it sends bytes `match` picks (those and all after them on that
+   * connection): the server sees them only at `stall(false)`, late (a
+   * statement delayed in the network).
+   */
+  holdWhere(match: (requestLine: string) => boolean): void {
+    this.#holdWhere = match;
+  }
+
+  /**
+   * Stops (true) or resumes (false) every byte from the server to the
+   * clients; false also ends {@link stallWhere} and {@link holdWhere},
+   * sending what was held.
+   */
   stall(stalled: boolean): void {
     this.#stalled = stalled;
+    if (!stalled) {
+      this.#stallWhere = undefined;
+      this.#holdWhere = undefined;
+      for (const pair of this.#pairs) {
+        const held = pair.held;
+        pair.held = undefined;
+        for (const chunk of held ?? []) pair.upstream.write(chunk);
+      }
+    }
     for (const pair of this.#pairs) {
       if (stalled) pair.upstream.pause();
       else pair.upstream.resume();
@@ -201,6 +248,18 @@ export class FaultProxy {
 
   /** Reads requests off the client's bytes: each head is recorded and judged, then forwarded with its body. */
   #fromClient(pair: Pair, chunk: Buffer): void {
+    if (this.protocol === 'tcp') {
+      // The text of what was sent, control bytes dropped: enough to tell a LISTEN from a query.
+      pair.lastRequest = chunk
+        .toString('latin1')
+        .replace(/[^\x20-\x7e]+/g, ' ')
+        .trim();
+      if (this.#stallWhere?.(pair.lastRequest)) pair.upstream.pause();
+      if (pair.held === undefined && this.#holdWhere?.(pair.lastRequest)) pair.held = [];
+      if (pair.held !== undefined) pair.held.push(chunk);
+      else pair.upstream.write(chunk);
+      return;
+    }
     const r = pair.reader;
     r.buffer = r.buffer.length === 0 ? chunk : Buffer.concat([r.buffer, chunk]);
     while (r.buffer.length > 0 && !pair.client.destroyed) {
@@ -229,6 +288,7 @@ export class FaultProxy {
       const request: RecordedRequest = { line, method: parsed[1]!, path: parsed[2]!.split('?')[0]!, body: '' };
       this.requests.push(request);
       pair.lastRequest = line;
+      if (this.#stallWhere?.(line)) pair.upstream.pause();
       const answer = this.#streamsCut && isStream(line) ? 'reset' : this.#requestFault?.(line);
       if (answer === 'reset') return this.#resetPair(pair);
       if (answer === 'close') {

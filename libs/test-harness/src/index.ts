@@ -21,3 +21,16 @@ export {
   type SpawnNodeOptions,
 } from './processes.js';
 export { ADAPTER_KEYS, ADAPTER_SECRET_VALUES, adapterSeed } from './adapter-seed.js';
+export {
+  checkFleetHistory,
+  renderFleetHistory,
+  type CheckOptions,
+  type FaultRecord,
+  type FinalState,
+  type FleetHistory,
+  type StreamEvent,
+  type StreamRecord,
+  type SyncRecord,
+  type Violation,
+  type WriteRecord,
+} from './fleet-history.js';

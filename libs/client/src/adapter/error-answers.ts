@@ -34,6 +34,10 @@ export const VANE_ERROR_ANSWERS: Readonly<Record<VaneErrorCode, VaneErrorAnswer>
     status: 503,
     message: 'The configuration service is rate limiting this application; try again later.',
   },
+  VANE_COMMIT_OUTCOME_UNKNOWN: {
+    status: 504,
+    message: 'The configuration service may or may not have applied this change; check before retrying.',
+  },
   VANE_CONFIG_INVALID: { status: 503, message: 'The application is not configured correctly.' },
   VANE_ADDON_NOT_AVAILABLE: { status: 503, message: 'A/B testing is not available to this application.' },
   VANE_UNEXPECTED_RESPONSE: {

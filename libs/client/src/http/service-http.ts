@@ -17,6 +17,7 @@ import {
   TransportError,
   UnauthorizedError,
   UnexpectedResponseError,
+  CommitOutcomeUnknownError,
   VaneError,
   type VaneErrorCode,
 } from '../errors.js';
@@ -357,6 +358,18 @@ export class ServiceHttp {
           { ...opts, retryAfterMs },
         );
       }
+      case 504:
+        if (operation === 'secret-write' && serverCode === 'commit_outcome_unknown') {
+          return new CommitOutcomeUnknownError(
+            `${operation}: ${subject ?? 'the change'} may or may not have been applied: the service sent it to its store and no answer came back (504); read it back (sync) before you retry${said}`,
+            opts,
+          );
+        }
+        return new UnexpectedResponseError(
+          `${operation}: unexpected answer ${status} from ${this.host}${said}`,
+          status,
+          opts,
+        );
       default:
         return new UnexpectedResponseError(
           `${operation}: unexpected answer ${status} from ${this.host}${said}`,

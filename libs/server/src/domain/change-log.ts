@@ -1,5 +1,12 @@
 import type { StateChange } from '../persistence/state-change.js';
+import type { ServiceData } from './model.js';
 import type { StoreChange } from './store.js';
+
+/** A service as last committed, with which of its flags were active then. */
+export interface CommittedService {
+  readonly service: ServiceData;
+  readonly published: ReadonlyMap<string, boolean>;
+}
 
 /** A write to run against the store's latest committed state. */
 export interface StoreWrite<T> {
@@ -20,6 +27,26 @@ export interface ChangeLog {
   record(change: StateChange): void;
   /** Resolves once everything recorded so far is durable; rejects when it cannot become so. */
   whenDurable(): Promise<void>;
+  /**
+   * Resolves once what a read just rendered may leave the server: at once
+   * where reads are rendered from committed state only (a fleet store), once
+   * the changes it may show are durable where writes are applied in memory
+   * before they are (the state file). Never waits on another request's
+   * commit on a fleet: a write's failure, retry or race is that write's alone.
+   */
+  readable(): Promise<void>;
+  /**
+   * Resolves once every write made in process (`commitLater`: `server.admin`, returned to its caller already)
+   * to `slug` before this call is committed or undone, so a read after it shows it, as on one server. Absent
+   * where such writes are applied at once. Writes over HTTP in flight are never waited for.
+   */
+  inProcessWritesSettled?(slug: string): Promise<void>;
+  /**
+   * The state of `slug` as last committed, where a write in flight has
+   * changed it in memory ahead of its commit; undefined where memory holds
+   * the committed state (nothing in flight touches it). Reads render this.
+   */
+  committedService?(slug: string): CommittedService | undefined;
   /** Runs `action` once everything recorded so far is durable, after the actions registered before it. */
   afterDurable(action: () => void): void;
   /** Writes what is pending and releases the files. */
@@ -85,6 +112,11 @@ export class MemoryChangeLog implements ChangeLog {
 
   /** Already durable, as durable as memory gets. */
   whenDurable(): Promise<void> {
+    return RESOLVED;
+  }
+
+  /** Nothing is ever pending. */
+  readable(): Promise<void> {
     return RESOLVED;
   }
 

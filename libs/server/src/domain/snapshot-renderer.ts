@@ -2,6 +2,13 @@ import { createHash } from 'node:crypto';
 import { dictionary } from './dictionary.js';
 import type { ConfigValue, ServiceData } from './model.js';
 import { currentVersion, type Store, type StoreChange } from './store.js';
+import type { CommittedService } from './change-log.js';
+
+/** A service as reads see it: its data and whether each flag is active. */
+export interface ServiceView {
+  readonly service: ServiceData;
+  isActive(flagKey: string): boolean;
+}
 
 /** Which view of a service a caller gets: secret keys see secrets, public keys never do. */
 export type Audience = 'secret' | 'public';
@@ -50,15 +57,33 @@ export interface RenderedSnapshot {
 export class SnapshotRenderer {
   private readonly cache = new Map<string, RenderedSnapshot>();
 
-  constructor(private readonly store: Store) {}
+  /**
+   * @param committed - where a write in flight changed a service in memory ahead of its commit, the service as
+   * last committed (see `ChangeLog.committedService`): reads render that, so they never show, nor wait for, a
+   * write that may still be undone.
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly committed: (slug: string) => CommittedService | undefined = () => undefined,
+  ) {}
 
-  /** The snapshot of `slug` for `audience` at the current revision. */
+  /** `slug` as reads see it: as last committed (the store's state unless a write in flight changed it). */
+  view(slug: string): ServiceView {
+    const committed = this.committed(slug);
+    if (committed === undefined) {
+      return { service: this.store.service(slug)!, isActive: (key) => this.store.isActive(slug, key) };
+    }
+    return { service: committed.service, isActive: (key) => committed.published.get(key) ?? false };
+  }
+
+  /** The snapshot of `slug` for `audience` at the revision last committed. */
   snapshot(slug: string, audience: Audience): RenderedSnapshot {
-    const service = this.store.service(slug)!;
+    const view = this.view(slug);
+    const service = view.service;
     const cacheKey = `${audience}\u0000${slug}`;
     const cached = this.cache.get(cacheKey);
     if (cached && cached.revision === service.revision) return cached;
-    const body = Buffer.from(JSON.stringify(this.snapshotBody(slug, service, audience)));
+    const body = Buffer.from(JSON.stringify(this.snapshotBody(slug, view, audience)));
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 43)}"`;
     const rendered: RenderedSnapshot = { revision: service.revision, body, etag };
     this.cache.set(cacheKey, rendered);
@@ -86,8 +111,9 @@ export class SnapshotRenderer {
       if (service.configs.has(key)) (patch.configs ??= dictionary())[key] = service.configs.get(key)!;
       else (deleted.configs ??= []).push(key);
     }
+    const view: ServiceView = { service, isActive: (key) => this.store.isActive(change.slug, key) };
     for (const key of changes.flags) {
-      const flag = this.flagView(change.slug, service, key);
+      const flag = flagView(view, key);
       if (flag) (patch.flags ??= dictionary())[key] = flag;
       else (deleted.flags ??= []).push(key);
     }
@@ -104,11 +130,12 @@ export class SnapshotRenderer {
     return patch;
   }
 
-  private snapshotBody(slug: string, service: ServiceData, audience: Audience): Record<string, unknown> {
+  private snapshotBody(slug: string, view: ServiceView, audience: Audience): Record<string, unknown> {
+    const service = view.service;
     const configs = dictionary<ConfigValue>();
     for (const [key, value] of service.configs) configs[key] = value;
     const flags = dictionary<FlagView>();
-    for (const key of service.flags.keys()) flags[key] = this.flagView(slug, service, key)!;
+    for (const key of service.flags.keys()) flags[key] = flagView(view, key)!;
     const body: Record<string, unknown> = {
       service: { slug, kind: service.kind },
       revision: service.revision,
@@ -123,21 +150,21 @@ export class SnapshotRenderer {
     return body;
   }
 
-  private flagView(slug: string, service: ServiceData, key: string): FlagView | undefined {
-    const flag = service.flags.get(key);
-    if (!flag) return undefined;
-    return {
-      is_enabled: flag.is_enabled,
-      starts_at: flag.starts_at,
-      ends_at: flag.ends_at,
-      is_active: this.store.isActive(slug, key),
-    };
-  }
-
   private secretView(service: ServiceData, key: string): SecretView | undefined {
     const record = service.secrets.get(key);
     if (!record) return undefined;
     const current = currentVersion(record);
     return { type: record.type, value: current.value, version: current.version };
   }
+}
+
+function flagView(view: ServiceView, key: string): FlagView | undefined {
+  const flag = view.service.flags.get(key);
+  if (!flag) return undefined;
+  return {
+    is_enabled: flag.is_enabled,
+    starts_at: flag.starts_at,
+    ends_at: flag.ends_at,
+    is_active: view.isActive(key),
+  };
 }

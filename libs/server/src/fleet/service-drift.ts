@@ -17,6 +17,8 @@ export class ServiceDrift implements ReadinessCheck {
   /** How each differing service differs, as last reported. */
   readonly #detail = new Map<string, string>();
   readonly #logged = new Set<string>();
+  /** Since when, and why, this replica cannot read the store at all; undefined while it can. */
+  #unreadable: { since: number; detail: string; services: readonly string[] } | undefined;
 
   constructor(
     private readonly metrics: ServerMetrics,
@@ -62,7 +64,39 @@ export class ServiceDrift implements ReadinessCheck {
     this.metrics.setDrift(service, 0);
   }
 
+  /**
+   * The store refused this replica's checks several times in a row while it
+   * answered (its role lost a right, say): every service it serves may
+   * differ from the store's. Not ready at once (the checks in a row are the
+   * bound), logged once as `drift`, and every service's drift metric counts
+   * from the first report.
+   */
+  storeUnreadable(detail: string, services: readonly string[]): void {
+    const since = this.#unreadable?.since ?? this.now();
+    if (this.#unreadable === undefined) {
+      this.logger.warn(`this replica cannot read the store, so what it serves may differ from it: ${detail}`, {
+        event: 'drift',
+        service: '*',
+        seconds: 0,
+      });
+    }
+    this.#unreadable = { since, detail, services };
+    for (const service of services) this.metrics.setDrift(service, (this.now() - since) / 1000);
+  }
+
+  /** A check read the store again: ready once no service differs (its drift metric back to 0). */
+  storeReadable(): void {
+    const unreadable = this.#unreadable;
+    if (unreadable === undefined) return;
+    this.#unreadable = undefined;
+    for (const service of unreadable.services) if (!this.#since.has(service)) this.metrics.setDrift(service, 0);
+    this.logger.info(`this replica reads the store again`, { event: 'drift_recovered' });
+  }
+
   check(): ReadinessResult {
+    if (this.#unreadable !== undefined) {
+      return { ok: false, detail: `cannot read the store: ${this.#unreadable.detail}` };
+    }
     const now = this.now();
     const late = [...this.#since]
       .filter(([, since]) => now - since > this.boundMs)

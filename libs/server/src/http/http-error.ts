@@ -13,6 +13,7 @@ export type ProtocolErrorCode =
   | 'rate_limited'
   | 'quarantined'
   | 'store_unavailable'
+  | 'commit_outcome_unknown'
   | 'internal_error';
 
 /**

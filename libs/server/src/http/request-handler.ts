@@ -9,7 +9,7 @@ import { SealedDataError } from '../sealing/sealed-data-error.js';
 import { ValidationError } from '../validation/index.js';
 import { handleAdminRoute } from './admin-routes.js';
 import { HttpError } from './http-error.js';
-import { StoreUnavailableError } from '../store/store-errors.js';
+import { StoreUnavailableError, CommitOutcomeUnknownError } from '../store/store-errors.js';
 import { sendError } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 import { handleServiceRoute } from './service-routes.js';
@@ -155,6 +155,17 @@ function answerError(
       'the store cannot take writes right now; nothing was changed, retry later',
       {},
       { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) },
+      { cause: error },
+    );
+  } else if (error instanceof CommitOutcomeUnknownError) {
+    logger.error(`commit outcome unknown: ${error.message}`);
+    answer = new HttpError(
+      504,
+      'commit_outcome_unknown',
+      'the write was sent to the store and no answer came back: it may or may not have been applied; ' +
+        'read the revision or the audit before you retry',
+      {},
+      {},
       { cause: error },
     );
   } else {

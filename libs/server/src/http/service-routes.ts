@@ -124,18 +124,11 @@ async function authorize(ctx: ServerContext, req: IncomingMessage): Promise<Call
 }
 
 async function sync(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
-  // Rendered first, then held until all it shows is durable; rendered again if a write it showed was undone
-  // (on a fleet, another replica committed first and the write runs again on the newer state).
-  let snapshot = ctx.renderer.snapshot(caller.slug, caller.identity.type);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await ctx.changes.whenDurable();
-      break;
-    } catch (error) {
-      if (attempt === 3) throw error;
-      snapshot = ctx.renderer.snapshot(caller.slug, caller.identity.type);
-    }
-  }
+  // Rendered from what is committed (on a fleet: whatever a write in flight is doing); on a state file, held
+  // until what it shows is durable.
+  await ctx.changes.inProcessWritesSettled?.(caller.slug);
+  const snapshot = ctx.renderer.snapshot(caller.slug, caller.identity.type);
+  await ctx.changes.readable();
   const headers = { etag: snapshot.etag, 'cache-control': 'no-cache' };
   if (ifNoneMatchMatches(req.headers['if-none-match'], snapshot.etag)) {
     res.writeHead(304, headers);
@@ -151,8 +144,9 @@ async function sync(ctx: ServerContext, req: IncomingMessage, res: ServerRespons
 }
 
 async function stream(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
-  // A stream opened after a write was made starts at or after it, as a sync would; it sends only what is durable.
-  await ctx.changes.whenDurable().catch(() => undefined);
+  // A stream opened after a write was answered starts at or after it, as a sync would; it sends only what is durable.
+  await ctx.changes.inProcessWritesSettled?.(caller.slug);
+  await ctx.changes.readable().catch(() => undefined);
   const header = req.headers['last-event-id'];
   const lastEventId =
     typeof header === 'string' && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : undefined;
@@ -206,13 +200,14 @@ async function evaluateAb(
       context[name] = value;
     }
   }
-  const service = ctx.store.service(caller.slug)!;
+  await ctx.changes.inProcessWritesSettled?.(caller.slug);
+  const view = ctx.renderer.view(caller.slug);
   const results = dictionary<boolean>();
   for (const key of keys) {
-    const flag = service.flags.get(key);
-    results[key] = flag ? evaluateAbFlag(key, flag, ctx.store.isActive(caller.slug, key), userId, context) : false;
+    const flag = view.service.flags.get(key);
+    results[key] = flag ? evaluateAbFlag(key, flag, view.isActive(key), userId, context) : false;
   }
-  await ctx.changes.whenDurable();
+  await ctx.changes.readable();
   sendJson(res, 200, { results });
 }
 

@@ -189,6 +189,11 @@ export class StateJournal implements ChangeLog {
   /** No other server can be ahead of a state file's owner. */
   readonly aheadHoldMs = 0;
 
+  /** Reads show what is in memory, which is made durable right after: they wait for that. */
+  readable(): Promise<void> {
+    return this.whenDurable();
+  }
+
   whenDurable(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.durable >= this.recorded) return Promise.resolve();

@@ -20,6 +20,9 @@ export interface PostgresConnectOptions {
   readonly connectTimeoutSeconds: number;
 }
 
+/** Seconds before a lost connection is made again. */
+const RECONNECT_SECONDS = 0.25;
+
 const NOT_FOUND_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
 
 /**
@@ -47,6 +50,10 @@ export async function connectPostgres(url: string, options: PostgresConnectOptio
     max: options.max,
     connect_timeout: options.connectTimeoutSeconds,
     idle_timeout: 0,
+    // A lost connection is made again within a quarter second: the driver's own backoff grows to 20 s, and a
+    // write queued on a connection waiting out its backoff would wait for it (PostgreSQL back, writes refused).
+    // Every statement is bounded by the store itself; a reconnect to a database that is down fails at once.
+    backoff: () => RECONNECT_SECONDS,
     // Notices (e.g. "relation already exists, skipping") are not the operator's business.
     onnotice: () => undefined,
     // Bigints (sequence numbers) come back as JavaScript numbers: they stay far below 2^53.

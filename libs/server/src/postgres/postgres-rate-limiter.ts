@@ -2,6 +2,13 @@ import { createHash } from 'node:crypto';
 import { retryAfterSeconds, type RateLimitDecision, type WriteRateLimiter } from '../domain/rate-limiter.js';
 import { StoreUnavailableError } from '../store/store-errors.js';
 import type { PostgresSql } from './postgres-driver.js';
+import { bounded } from './bounded-statement.js';
+
+/**
+ * The take's bound, in ms: it comes before the write's own deadline, and the two stay well within the 3 s a
+ * write is answered in while PostgreSQL is unreachable.
+ */
+const TAKE_MS = 800;
 
 const MINUTE_MS = 60_000;
 
@@ -19,7 +26,8 @@ export class PostgresRateLimiter implements WriteRateLimiter {
     let rows: { tokens: number; allowed: boolean }[];
     try {
       // One statement: the row lock of the upsert serializes replicas taking from one bucket.
-      rows = await this.sql<{ tokens: number; allowed: boolean }[]>`
+      rows = await bounded(
+        this.sql<{ tokens: number; allowed: boolean }[]>`
         INSERT INTO vane_rate_buckets AS b (name, tokens, updated_ms, allowed)
         VALUES (${name}, ${ratePerMinute - 1}, ${nowMs}, true)
         ON CONFLICT (name) DO UPDATE SET
@@ -31,7 +39,10 @@ export class PostgresRateLimiter implements WriteRateLimiter {
               b.tokens + greatest(0, ${nowMs}::bigint - b.updated_ms) * ${ratePerMinute}::float8 / ${MINUTE_MS}) >= 1
               THEN 1 ELSE 0 END,
           updated_ms = greatest(b.updated_ms, ${nowMs}::bigint)
-        RETURNING tokens, allowed`;
+        RETURNING tokens, allowed`,
+        'the write rate limit',
+        { ms: TAKE_MS },
+      );
     } catch (error) {
       throw new StoreUnavailableError('the write rate limit could not be checked in PostgreSQL', { cause: error });
     }

@@ -41,6 +41,8 @@ export interface OpenStoreOptions {
   readonly logger: LocalServerLogger;
   readonly replicaId?: string;
   readonly checkIntervalMs?: number;
+  /** The fleet store's own timers (write deadlines, statement bounds, checks); the system clock when absent. */
+  readonly storeClock?: TimerClock;
   /** Root keys (base64, one a line), from `VANE_ROOT_KEY`. */
   readonly rootKey?: string;
   /** A file of root keys. */
@@ -88,6 +90,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       seed: () => (written.seed = seed()),
       logger,
       now: () => clock.now(),
+      clock: options.storeClock,
       replicaId: options.replicaId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
       checkIntervalMs: options.checkIntervalMs,
     });

@@ -16,6 +16,23 @@ export class StoreUnavailableError extends LocalServerError {
 }
 
 /**
+ * A write was sent to the store and no answer came back (the connection
+ * died, or the store did not answer in time, after the commit was sent): it
+ * may have been committed or not. The HTTP answer is `504` with
+ * `commit_outcome_unknown`; a client settles it by reading the revision or
+ * the audit, where the write shows like any other if it landed.
+ */
+export class CommitOutcomeUnknownError extends LocalServerError {
+  /** Stable error code. */
+  readonly code = 'VANE_SERVER_COMMIT_OUTCOME_UNKNOWN' as const;
+
+  /** @param message - what was sent and why no answer came; the driver's error is the cause. */
+  constructor(message: string, options?: LocalServerErrorOptions) {
+    super(message, options);
+  }
+}
+
+/**
  * The store cannot be opened as configured: an unknown `--store`, a missing
  * driver, a schema newer than this server, a file store another process owns.
  */

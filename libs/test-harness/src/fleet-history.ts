@@ -1,0 +1,446 @@
+/**
+ * The history of a fleet under faults, and the checker that judges it: every
+ * request a client made and its answer (writes, syncs, stream events), the
+ * faults injected and when, and the state each replica ended with. The
+ * checker holds the fleet to its promises (see {@link checkFleetHistory});
+ * {@link renderFleetHistory} writes the history and the verdict for people.
+ *
+ * Times are milliseconds since the history began, on one clock.
+ *
+ * @packageDocumentation
+ */
+
+/** A write a client sent, and what came of it. */
+export interface WriteRecord {
+  /** The client's name (one request in flight per client). */
+  readonly client: string;
+  /** Where it was sent: a replica's name, or `lb` for the load balancer. */
+  readonly via: string;
+  readonly service: string;
+  /** A key no other write uses, so the final state tells whether this write landed. */
+  readonly key: string;
+  readonly value: number;
+  readonly startMs: number;
+  readonly endMs: number;
+  /** The HTTP status; 0 when no answer came (the connection failed). */
+  readonly status: number;
+  /** The answer's `error` member, when it had one. */
+  readonly error?: string;
+  /** The revision a 200 answer named. */
+  readonly revision?: number;
+  /**
+   * Through the load balancer: the replicas that handled it, in order (more
+   * than one when the balancer passed it on after one failed, having sent it).
+   */
+  readonly upstreams?: readonly string[];
+}
+
+/** A `/v1/sync` a client sent. */
+export interface SyncRecord {
+  readonly client: string;
+  readonly via: string;
+  readonly service: string;
+  readonly startMs: number;
+  readonly endMs: number;
+  /** 200, 304, another status, or 0 when no answer came. */
+  readonly status: number;
+  /** The revision of a 200's body. */
+  readonly revision?: number;
+  /** The ETag of a 200 or a 304. */
+  readonly etag?: string;
+  /** For a 304: the revision of the snapshot whose ETag the client sent. */
+  readonly heldRevision?: number;
+}
+
+/** What a stream client saw: a connection opened (with its status), a `resync` or a `patch`. */
+export type StreamEvent =
+  | { readonly kind: 'open'; readonly atMs: number; readonly status: number; readonly lastEventId?: number }
+  | { readonly kind: 'end'; readonly atMs: number }
+  | { readonly kind: 'resync'; readonly atMs: number; readonly revision: number }
+  | { readonly kind: 'patch'; readonly atMs: number; readonly base: number; readonly revision: number };
+
+/** One stream client: what it saw, in order, over all its connections. */
+export interface StreamRecord {
+  readonly client: string;
+  readonly via: string;
+  readonly service: string;
+  readonly events: readonly StreamEvent[];
+}
+
+/** A fault injected. `target` names the replica it hit; none for the database's. */
+export interface FaultRecord {
+  readonly kind: 'kill9' | 'sigstop' | 'postgres-down' | 'listen-cut' | 'rolling-restart' | 'root-key-rotation';
+  readonly target?: string;
+  readonly startMs: number;
+  /** When the replica (or the database) was back: restarted and listening, continued, started. */
+  readonly endMs: number;
+}
+
+/** What a replica served of a service at the end, once writes stopped and the fleet settled. */
+export interface FinalState {
+  readonly replica: string;
+  readonly service: string;
+  readonly revision: number;
+  readonly etag: string;
+  readonly configs: Readonly<Record<string, unknown>>;
+}
+
+/** Everything recorded in one run. */
+export interface FleetHistory {
+  /** The seed of the fault schedule: `VANE_FAULT_SEED=<seed>` replays it. */
+  readonly seed: number;
+  readonly writes: readonly WriteRecord[];
+  readonly syncs: readonly SyncRecord[];
+  readonly streams: readonly StreamRecord[];
+  readonly faults: readonly FaultRecord[];
+  readonly finals: readonly FinalState[];
+}
+
+/** The checker's bounds. */
+export interface CheckOptions {
+  /** Every write is answered within this, in ms, unless its replica was killed or stopped meanwhile. @default 3000 */
+  readonly writeAnswerMs?: number;
+}
+
+/** One broken promise, in words, with the records that show it. */
+export interface Violation {
+  readonly rule: string;
+  readonly detail: string;
+}
+
+/** Faults during which a replica's own process cannot answer: its requests may fail or wait. */
+const PROCESS_FAULTS: ReadonlySet<FaultRecord['kind']> = new Set(['kill9', 'sigstop', 'rolling-restart']);
+
+/**
+ * Whether [startMs, endMs] overlaps a fault of `kinds` on `via`; through the
+ * balancer, on the replicas that handled the request when it says which
+ * (`upstreams`), else on any replica.
+ */
+function overlapsFault(
+  history: FleetHistory,
+  via: string,
+  startMs: number,
+  endMs: number,
+  kinds: ReadonlySet<FaultRecord['kind']>,
+  upstreams?: readonly string[],
+): boolean {
+  const hit = (target: string | undefined): boolean =>
+    target === undefined || (via === 'lb' ? upstreams === undefined || upstreams.includes(target) : target === via);
+  return history.faults.some((f) => kinds.has(f.kind) && hit(f.target) && f.startMs <= endMs && startMs <= f.endMs);
+}
+
+/** Whether PostgreSQL was down at any time in [startMs, endMs]. */
+function postgresDown(history: FleetHistory, startMs: number, endMs: number): boolean {
+  return history.faults.some((f) => f.kind === 'postgres-down' && f.startMs <= endMs && startMs <= f.endMs);
+}
+
+/**
+ * Judges a history. The promises, each a rule:
+ *
+ * - `acknowledged-lost`: every write answered 200 is in the final state of every replica;
+ * - `refused-applied`: no write answered `503 store_unavailable` is in the final state of any replica;
+ * - `revision-reused`: no two writes answered 200 name the same revision of a service, except a write the
+ *   balancer passed on to a second replica after the first failed: the first may have committed it, and the
+ *   second then finds the value in place and answers the revision it serves (a PUT is idempotent);
+ * - `revision-gap`: a stream's patches chain (each `base` is the revision before it on that connection, each
+ *   one revision on), and each acknowledged revision is at most the service's final one;
+ * - `revision-back`: a client's revisions never go back (its syncs, and its stream across reconnects);
+ * - `etag-differs`: one revision of a service has one ETag, whichever replica served it, whenever;
+ * - `read-failed`: no sync or stream connection fails while PostgreSQL is up, unless the replica it went to
+ *   was killed, stopped or restarting meanwhile;
+ * - `write-slow`: every write is answered within {@link CheckOptions.writeAnswerMs}, unless its replica was
+ *   killed, stopped or restarting meanwhile;
+ * - `write-unanswered`: a write gets an answer (a status) unless its replica's process went away meanwhile;
+ * - `final-differs`: every replica ends with the same revision and ETag of each service;
+ * - `stream-behind`: every stream ends holding its service's final revision (none is left stuck).
+ *
+ * A write answered `504 commit_outcome_unknown`, or not at all, may be in the final state or not: either is
+ * sound, but all replicas must agree (`final-differs` covers it: they hold the same state).
+ */
+export function checkFleetHistory(history: FleetHistory, options: CheckOptions = {}): Violation[] {
+  const violations: Violation[] = [];
+  const add = (rule: string, detail: string): void => {
+    violations.push({ rule, detail });
+  };
+  const writeAnswerMs = options.writeAnswerMs ?? 3000;
+  const finalsOf = (service: string): FinalState[] => history.finals.filter((f) => f.service === service);
+  const services = [...new Set(history.finals.map((f) => f.service))];
+
+  for (const write of history.writes) {
+    const finals = finalsOf(write.service);
+    if (write.status === 200) {
+      for (const final of finals) {
+        if (final.configs[write.key] !== write.value) {
+          add(
+            'acknowledged-lost',
+            `${write.client}'s write of ${write.service}/${write.key}=${write.value} via ${write.via} was answered ` +
+              `200 (revision ${String(write.revision)}) at ${fmt(write.endMs)} but replica ${final.replica} ends ` +
+              `with ${JSON.stringify(final.configs[write.key])}`,
+          );
+        }
+      }
+      if (write.revision !== undefined) {
+        for (const final of finals) {
+          if (write.revision > final.revision) {
+            add(
+              'revision-gap',
+              `${write.client}'s write was answered revision ${write.revision} of ${write.service}, past the ` +
+                `final revision ${final.revision} of replica ${final.replica}`,
+            );
+          }
+        }
+      }
+    }
+    if (write.status === 503 && write.error === 'store_unavailable') {
+      for (const final of finals) {
+        if (write.key in final.configs) {
+          add(
+            'refused-applied',
+            `${write.client}'s write of ${write.service}/${write.key} via ${write.via} was answered 503 ` +
+              `store_unavailable at ${fmt(write.endMs)}, yet replica ${final.replica} ends with it`,
+          );
+        }
+      }
+    }
+    const excused = overlapsFault(history, write.via, write.startMs, write.endMs, PROCESS_FAULTS, write.upstreams);
+    if (!excused && write.endMs - write.startMs > writeAnswerMs) {
+      add(
+        'write-slow',
+        `${write.client}'s write of ${write.service}/${write.key} via ${write.via} took ` +
+          `${Math.round(write.endMs - write.startMs)} ms (${fmt(write.startMs)}–${fmt(write.endMs)}), status ${write.status}`,
+      );
+    }
+    if (!excused && write.status === 0) {
+      add(
+        'write-unanswered',
+        `${write.client}'s write of ${write.service}/${write.key} via ${write.via} got no answer ` +
+          `(${fmt(write.startMs)}–${fmt(write.endMs)}) while its replica was up`,
+      );
+    }
+  }
+
+  for (const service of services) {
+    const byRevision = new Map<number, WriteRecord>();
+    for (const write of history.writes) {
+      if (write.service !== service || write.status !== 200 || write.revision === undefined) continue;
+      if ((write.upstreams?.length ?? 0) > 1) continue;
+      const other = byRevision.get(write.revision);
+      if (other) {
+        add(
+          'revision-reused',
+          `revision ${write.revision} of ${service} was answered to two writes: ${other.client}'s ${other.key} ` +
+            `and ${write.client}'s ${write.key}`,
+        );
+      }
+      byRevision.set(write.revision, write);
+    }
+  }
+
+  const etags = new Map<string, { etag: string; where: string }>();
+  const sameEtag = (service: string, revision: number, etag: string, where: string): void => {
+    const key = `${service}@${revision}`;
+    const seen = etags.get(key);
+    if (seen === undefined) etags.set(key, { etag, where });
+    else if (seen.etag !== etag) {
+      add(
+        'etag-differs',
+        `revision ${revision} of ${service} was served with ETag ${seen.etag} (${seen.where}) and ${etag} (${where})`,
+      );
+    }
+  };
+
+  const syncClients = new Map<string, SyncRecord[]>();
+  for (const sync of history.syncs) {
+    const list = syncClients.get(sync.client) ?? [];
+    list.push(sync);
+    syncClients.set(sync.client, list);
+    if (sync.status === 200 && sync.revision !== undefined && sync.etag !== undefined) {
+      sameEtag(sync.service, sync.revision, sync.etag, `${sync.client} via ${sync.via} at ${fmt(sync.endMs)}`);
+    }
+    if (sync.status !== 200 && sync.status !== 304) {
+      if (!overlapsFault(history, sync.via, sync.startMs, sync.endMs, PROCESS_FAULTS)) {
+        const down = postgresDown(history, sync.startMs, sync.endMs) ? ' (PostgreSQL was down)' : '';
+        add(
+          'read-failed',
+          `${sync.client}'s sync of ${sync.service} via ${sync.via} failed with ` +
+            `${sync.status === 0 ? 'no answer' : `status ${sync.status}`} at ${fmt(sync.endMs)}${down}`,
+        );
+      }
+    }
+  }
+  for (const [client, syncs] of syncClients) {
+    let held = 0;
+    let heldAt = '';
+    for (const sync of syncs) {
+      const revision = sync.status === 200 ? sync.revision : sync.status === 304 ? sync.heldRevision : undefined;
+      if (revision === undefined) continue;
+      if (revision < held) {
+        add(
+          'revision-back',
+          `${client} (syncs of ${sync.service} via ${sync.via}) held revision ${held} (${heldAt}) and was then ` +
+            `answered revision ${revision} at ${fmt(sync.endMs)}`,
+        );
+      }
+      if (revision > held) {
+        held = revision;
+        heldAt = fmt(sync.endMs);
+      }
+    }
+  }
+
+  for (const stream of history.streams) {
+    let onConnection: number | undefined;
+    let held = 0;
+    for (const event of stream.events) {
+      const where = `${stream.client} (stream of ${stream.service} via ${stream.via}) at ${fmt(event.atMs)}`;
+      if (event.kind === 'open') {
+        onConnection = undefined;
+        if (event.status !== 200 && !overlapsFault(history, stream.via, event.atMs, event.atMs, PROCESS_FAULTS)) {
+          add('read-failed', `${where}: the stream was answered ${event.status === 0 ? 'no answer' : event.status}`);
+        }
+      } else if (event.kind === 'end') {
+        onConnection = undefined;
+      } else if (event.kind === 'resync') {
+        if (event.revision < held) {
+          add('revision-back', `${where}: a resync named revision ${event.revision} to a client holding ${held}`);
+        }
+        onConnection = event.revision;
+        held = Math.max(held, event.revision);
+      } else {
+        if (onConnection === undefined || event.base !== onConnection) {
+          add(
+            'revision-gap',
+            `${where}: a patch ${event.base}→${event.revision} on a connection at ${String(onConnection)}`,
+          );
+        } else if (event.revision !== event.base + 1) {
+          add('revision-gap', `${where}: a patch ${event.base}→${event.revision} is not one revision`);
+        }
+        if (event.revision < held) {
+          add('revision-back', `${where}: a patch to revision ${event.revision} for a client holding ${held}`);
+        }
+        onConnection = event.revision;
+        held = Math.max(held, event.revision);
+      }
+    }
+  }
+
+  for (const stream of history.streams) {
+    const final = finalsOf(stream.service)[0];
+    const reached = Math.max(
+      0,
+      ...stream.events.map((e) => (e.kind === 'resync' || e.kind === 'patch' ? e.revision : 0)),
+    );
+    if (final !== undefined && reached < final.revision) {
+      add(
+        'stream-behind',
+        `${stream.client} (stream of ${stream.service} via ${stream.via}) ends at revision ${reached}, ` +
+          `the service's final is ${final.revision}`,
+      );
+    }
+  }
+
+  for (const service of services) {
+    const finals = finalsOf(service);
+    for (const final of finals) sameEtag(service, final.revision, final.etag, `final state of ${final.replica}`);
+    const [first, ...rest] = finals;
+    for (const final of rest) {
+      if (final.revision !== first!.revision || final.etag !== first!.etag) {
+        add(
+          'final-differs',
+          `${service}: replica ${first!.replica} ends at revision ${first!.revision} ${first!.etag}, ` +
+            `replica ${final.replica} at ${final.revision} ${final.etag}`,
+        );
+      }
+    }
+  }
+  return violations;
+}
+
+/** `12.345 s`. */
+function fmt(ms: number): string {
+  return `${(ms / 1000).toFixed(3)} s`;
+}
+
+/**
+ * The history and the verdict as text for people: a summary, the
+ * violations, the faults, then every request and event in time order.
+ */
+export function renderFleetHistory(history: FleetHistory, violations: readonly Violation[]): string {
+  const lines: string[] = [];
+  const statuses = (records: ReadonlyArray<{ status: number; error?: string }>): string => {
+    const counts = new Map<string, number>();
+    for (const r of records) {
+      const key = r.error ? `${r.status} ${r.error}` : String(r.status);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    return [...counts]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(', ');
+  };
+  lines.push(`fleet fault history, seed ${history.seed} (replay: VANE_FAULT_SEED=${history.seed})`);
+  lines.push(`verdict: ${violations.length === 0 ? 'every promise kept' : `${violations.length} violation(s)`}`);
+  lines.push(`writes: ${history.writes.length} (${statuses(history.writes)})`);
+  const passedOn = history.writes.filter((w) => (w.upstreams?.length ?? 0) > 1).length;
+  if (passedOn > 0) lines.push(`writes the balancer passed on to a second replica after the first failed: ${passedOn}`);
+  lines.push(`syncs: ${history.syncs.length} (${statuses(history.syncs)})`);
+  lines.push(`streams: ${history.streams.length}, events ${history.streams.reduce((n, s) => n + s.events.length, 0)}`);
+  lines.push('');
+  lines.push('violations:');
+  for (const v of violations) lines.push(`  [${v.rule}] ${v.detail}`);
+  if (violations.length === 0) lines.push('  none');
+  lines.push('');
+  lines.push('faults:');
+  for (const f of history.faults) {
+    lines.push(`  ${fmt(f.startMs)}–${fmt(f.endMs)} ${f.kind}${f.target ? ` ${f.target}` : ''}`);
+  }
+  lines.push('');
+  lines.push('final states:');
+  for (const f of history.finals) {
+    lines.push(
+      `  ${f.replica} ${f.service} revision ${f.revision} ${f.etag} (${Object.keys(f.configs).length} configs)`,
+    );
+  }
+  lines.push('');
+  lines.push('timeline:');
+  const timeline: Array<{ at: number; text: string }> = [];
+  for (const f of history.faults) {
+    timeline.push({ at: f.startMs, text: `FAULT ${f.kind}${f.target ? ` ${f.target}` : ''} begins` });
+    timeline.push({ at: f.endMs, text: `FAULT ${f.kind}${f.target ? ` ${f.target}` : ''} ends` });
+  }
+  for (const w of history.writes) {
+    timeline.push({
+      at: w.startMs,
+      text:
+        `${w.client} PUT ${w.service}/${w.key}=${w.value} via ${w.via} → ${w.status}${w.error ? ` ${w.error}` : ''}` +
+        `${w.revision !== undefined ? ` revision ${w.revision}` : ''} in ${Math.round(w.endMs - w.startMs)} ms` +
+        `${w.upstreams !== undefined ? ` (upstreams ${w.upstreams.join(', ')})` : ''}`,
+    });
+  }
+  for (const s of history.syncs) {
+    timeline.push({
+      at: s.startMs,
+      text:
+        `${s.client} sync ${s.service} via ${s.via} → ${s.status}` +
+        `${s.revision !== undefined ? ` revision ${s.revision}` : ''}${s.heldRevision !== undefined ? ` (held ${s.heldRevision})` : ''}` +
+        `${s.etag ? ` ${s.etag}` : ''} in ${Math.round(s.endMs - s.startMs)} ms`,
+    });
+  }
+  for (const stream of history.streams) {
+    for (const e of stream.events) {
+      const what =
+        e.kind === 'open'
+          ? `open → ${e.status}${e.lastEventId !== undefined ? ` (Last-Event-ID ${e.lastEventId})` : ''}`
+          : e.kind === 'end'
+            ? 'end'
+            : e.kind === 'resync'
+              ? `resync ${e.revision}`
+              : `patch ${e.base}→${e.revision}`;
+      timeline.push({ at: e.atMs, text: `${stream.client} stream ${stream.service} via ${stream.via}: ${what}` });
+    }
+  }
+  timeline.sort((a, b) => a.at - b.at);
+  for (const t of timeline) lines.push(`  ${fmt(t.at)} ${t.text}`);
+  lines.push('');
+  return lines.join('\n');
+}

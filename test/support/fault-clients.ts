@@ -1,0 +1,291 @@
+/**
+ * The clients of the fault schedule (test/fleet-faults.slow-spec.ts): each
+ * keeps one request in flight and records every request and answer into a
+ * {@link FleetHistory} for the checker of `@vane/test-harness`. Writers put
+ * a new config key each time; sync readers send the ETag they hold; stream
+ * readers reconnect with `Last-Event-ID` and record every `resync` and
+ * `patch`.
+ */
+import { request, type ClientRequest } from 'node:http';
+import { createParser } from 'eventsource-parser';
+import type { StreamEvent, SyncRecord, WriteRecord } from '@vane/test-harness';
+import { FLEET_ADMIN_TOKEN, fleetRequest, readStream } from './fleet.js';
+
+/** A client's bound on one request: past it, the request counts as unanswered (status 0). */
+const REQUEST_MS = 10_000;
+/** Pause between two requests of one client, in ms: a bounded client, not a flood of a 2-core machine. */
+const PACE_MS = 40;
+/** Pause before a stream reconnects after its connection ended or failed, in ms. */
+const RECONNECT_MS = 100;
+
+/** Milliseconds since the history began. */
+export type HistoryClock = () => number;
+
+/** Where a client sends its requests: a replica's name (or `lb`) and its origin. */
+export interface Target {
+  readonly via: string;
+  readonly origin: string;
+  /** For the load balancer: the replica's name behind an upstream port (its `X-Upstream-Addr` header). */
+  readonly replicaAt?: (port: number) => string;
+}
+
+/** A service a client reads or writes, with the secret key that reads it. */
+export interface ServiceKey {
+  readonly slug: string;
+  readonly key: string;
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A client loop that runs until stopped; `stop()` resolves once its request in flight settled. */
+abstract class Loop {
+  protected stopped = false;
+  private running: Promise<void> | undefined;
+
+  /** Starts the loop. */
+  start(): this {
+    this.running = this.run();
+    return this;
+  }
+
+  /** Stops the loop; resolves once it ended. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.interrupt();
+    await this.running;
+  }
+
+  protected abstract run(): Promise<void>;
+
+  /** Ends what is in flight, for a loop that holds a connection open. */
+  protected interrupt(): void {}
+}
+
+/** Puts a new config key through its target, one at a time, alternating services. */
+export class FaultWriter extends Loop {
+  /** Writes answered 200 so far. */
+  acknowledged = 0;
+  private n = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly target: Target,
+    private readonly services: readonly string[],
+    private readonly now: HistoryClock,
+    private readonly record: (write: WriteRecord) => void,
+  ) {
+    super();
+  }
+
+  protected async run(): Promise<void> {
+    while (!this.stopped) {
+      const value = this.n++;
+      const service = this.services[value % this.services.length]!;
+      const key = `f.${this.name}.${value}`;
+      const startMs = this.now();
+      let status = 0;
+      let error: string | undefined;
+      let revision: number | undefined;
+      let upstreams: string[] | undefined;
+      try {
+        const answer = await fleetRequest(
+          this.target.origin,
+          {
+            method: 'PUT',
+            path: `/admin/v1/services/${service}/configs/${key}`,
+            headers: { authorization: `Bearer ${FLEET_ADMIN_TOKEN}` },
+            body: { value },
+          },
+          REQUEST_MS,
+        );
+        status = answer.status;
+        const addr = answer.headers['x-upstream-addr'];
+        const replicaAt = this.target.replicaAt;
+        if (typeof addr === 'string' && replicaAt !== undefined) {
+          upstreams = addr.split(',').map((a) => replicaAt(Number(a.trim().split(':').pop())));
+        }
+        const body = parse(answer.text);
+        if (status === 200) revision = Number(body['revision']);
+        else if (typeof body['error'] === 'string') error = body['error'];
+      } catch {
+        status = 0;
+      }
+      this.record({
+        client: this.name,
+        via: this.target.via,
+        service,
+        key,
+        value,
+        startMs,
+        endMs: this.now(),
+        status,
+        error,
+        revision,
+        upstreams,
+      });
+      if (status === 200) this.acknowledged++;
+      await pause(status === 200 ? PACE_MS : 2 * PACE_MS);
+    }
+  }
+}
+
+/** Syncs one service through its target, sending the ETag it holds. */
+export class FaultSyncReader extends Loop {
+  private etag: string | undefined;
+  private heldRevision: number | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly target: Target,
+    private readonly service: ServiceKey,
+    private readonly now: HistoryClock,
+    private readonly record: (sync: SyncRecord) => void,
+  ) {
+    super();
+  }
+
+  protected async run(): Promise<void> {
+    const { port } = new URL(this.target.origin);
+    while (!this.stopped) {
+      const startMs = this.now();
+      let status = 0;
+      let revision: number | undefined;
+      let etag: string | undefined;
+      const held = this.heldRevision;
+      try {
+        const answer = await fleetRequest(
+          this.target.origin,
+          {
+            path: '/v1/sync',
+            host: `${this.service.slug}.localhost:${port}`,
+            headers: {
+              'x-service-api-key': this.service.key,
+              ...(this.etag ? { 'if-none-match': this.etag } : {}),
+            },
+          },
+          REQUEST_MS,
+        );
+        status = answer.status;
+        etag = typeof answer.headers.etag === 'string' ? answer.headers.etag : undefined;
+        if (status === 200) {
+          revision = Number(parse(answer.text)['revision']);
+          this.etag = etag;
+          this.heldRevision = revision;
+        }
+      } catch {
+        status = 0;
+      }
+      this.record({
+        client: this.name,
+        via: this.target.via,
+        service: this.service.slug,
+        startMs,
+        endMs: this.now(),
+        status,
+        revision,
+        etag,
+        heldRevision: status === 304 ? held : undefined,
+      });
+      await pause(status === 0 ? RECONNECT_MS : PACE_MS);
+    }
+  }
+}
+
+/** Holds a stream of one service open through its target, reconnecting with `Last-Event-ID`. */
+export class FaultStreamReader extends Loop {
+  readonly events: StreamEvent[] = [];
+  private revision = 0;
+  private req: ClientRequest | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly target: Target,
+    readonly service: ServiceKey,
+    private readonly now: HistoryClock,
+  ) {
+    super();
+  }
+
+  /** The highest revision it holds. */
+  get held(): number {
+    return this.revision;
+  }
+
+  protected async run(): Promise<void> {
+    while (!this.stopped) {
+      await this.connection();
+      if (!this.stopped) await pause(RECONNECT_MS);
+    }
+  }
+
+  protected override interrupt(): void {
+    this.req?.destroy();
+  }
+
+  /** One connection: resolves when it ends, whatever ended it. */
+  private connection(): Promise<void> {
+    const { port } = new URL(this.target.origin);
+    const lastEventId = this.revision > 0 ? this.revision : undefined;
+    return new Promise<void>((resolve) => {
+      let done = false;
+      const end = (): void => {
+        if (done) return;
+        done = true;
+        this.events.push({ kind: 'end', atMs: this.now() });
+        resolve();
+      };
+      const parser = createParser({
+        onEvent: (event) => {
+          if (event.event === 'resync') {
+            const revision = Number((parse(event.data) as { revision?: unknown }).revision);
+            this.events.push({ kind: 'resync', atMs: this.now(), revision });
+            // A client syncs on a resync that names a revision it lacks: it then holds that revision.
+            this.revision = Math.max(this.revision, revision);
+          } else if (event.event === 'patch') {
+            const body = parse(event.data) as { base?: unknown; revision?: unknown };
+            const base = Number(body.base);
+            const revision = Number(body.revision);
+            this.events.push({ kind: 'patch', atMs: this.now(), base, revision });
+            this.revision = Math.max(this.revision, revision);
+          }
+        },
+      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/v1/stream',
+          setHost: false,
+          agent: false,
+          headers: {
+            host: `${this.service.slug}.localhost:${port}`,
+            accept: 'text/event-stream',
+            'x-service-api-key': this.service.key,
+            ...(lastEventId !== undefined ? { 'last-event-id': String(lastEventId) } : {}),
+          },
+        },
+        (res) => {
+          this.events.push({ kind: 'open', atMs: this.now(), status: res.statusCode ?? 0, lastEventId });
+          readStream(res, (chunk) => parser.feed(chunk), end);
+        },
+      );
+      req.on('error', () => {
+        if (!done && !this.stopped) this.events.push({ kind: 'open', atMs: this.now(), status: 0, lastEventId });
+        end();
+      });
+      req.end();
+      this.req = req;
+    });
+  }
+}
+
+function parse(text: string): Record<string, unknown> {
+  try {
+    const doc: unknown = JSON.parse(text);
+    return typeof doc === 'object' && doc !== null ? (doc as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
