@@ -23,6 +23,7 @@ import { StoreOpenError, StoreUnavailableError } from '../store/store-errors.js'
 import { connectPostgres, redactPostgresUrl, type PostgresSql } from './postgres-driver.js';
 import { CHANGES_CHANNEL, migrate } from './postgres-schema.js';
 import { PostgresRateLimiter } from './postgres-rate-limiter.js';
+import { PostgresStreamCounts } from './postgres-stream-counts.js';
 import { missingKeyError, type SealingCodec, type StoredChange } from '../sealing/sealing-codec.js';
 import type { WriteRateLimiter } from '../domain/rate-limiter.js';
 import type { FleetView, LocalReplica, ReplicaInfo } from '../fleet/fleet-view.js';
@@ -254,6 +255,12 @@ export class PostgresChangeLog implements ChangeLog {
         ...this.peers,
       ],
     };
+  }
+
+  /** The fleet's stream counts as the replica table holds them now: what the rebalancer decides on. */
+  streamCounts(): PostgresStreamCounts {
+    const { replicaId, logger } = this.options;
+    return new PostgresStreamCounts(this.sql, { replicaId, logger, liveMs: this.liveMs() });
   }
 
   /** The secret-write rate limit shared by every replica. */
