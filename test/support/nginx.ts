@@ -65,6 +65,11 @@ export interface NginxOptions {
    * restarted replica gets requests again soon. @default 1
    */
   failTimeoutS?: number;
+  /**
+   * The `upstream` and `server` blocks to run in place of this file's (the
+   * README's, say), given the loopback port nginx must listen on.
+   */
+  site?: (port: number) => string;
 }
 
 /** The config {@link startNginx} runs: `upstreams` are loopback ports. */
@@ -92,21 +97,25 @@ export function nginxConfig(
     `  fastcgi_temp_path ${join(dir, 'fastcgi')};`,
     `  uwsgi_temp_path ${join(dir, 'uwsgi')};`,
     `  scgi_temp_path ${join(dir, 'scgi')};`,
-    '  upstream vane {',
-    ...upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=${failTimeoutS}s;`),
-    '    keepalive 64;',
-    '  }',
-    '  server {',
-    `    listen 127.0.0.1:${port};`,
-    '    location / {',
-    '      proxy_pass http://vane;',
-    '      proxy_http_version 1.1;',
-    '      proxy_set_header Connection "";',
-    '      proxy_set_header Host $host;',
-    '      proxy_buffering off;',
-    '      proxy_read_timeout 1h;',
-    '    }',
-    '  }',
+    ...(options.site
+      ? [options.site(port)]
+      : [
+          '  upstream vane {',
+          ...upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=${failTimeoutS}s;`),
+          '    keepalive 64;',
+          '  }',
+          '  server {',
+          `    listen 127.0.0.1:${port};`,
+          '    location / {',
+          '      proxy_pass http://vane;',
+          '      proxy_http_version 1.1;',
+          '      proxy_set_header Connection "";',
+          '      proxy_set_header Host $host;',
+          '      proxy_buffering off;',
+          '      proxy_read_timeout 1h;',
+          '    }',
+          '  }',
+        ]),
     '}',
     '',
   ].join('\n');
