@@ -318,6 +318,8 @@ export interface LocalServiceSummary {
   revision: number;
   /** Active keys, secret and public, that this process knows in full (from the seed, or created since it started). */
   keys: string[];
+  /** Every active key redacted (`svs_…abcd`), known in full here or not: what the start lines print. */
+  keyHints: string[];
 }
 
 /** A running local server. */
@@ -651,7 +653,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       store.slugs().map((slug) => {
         const service = store.service(slug)!;
         const keys = service.keys.flatMap((k) => (k.plaintext === undefined ? [] : [k.plaintext]));
-        return { slug, kind: service.kind, revision: service.revision, keys };
+        return {
+          slug,
+          kind: service.kind,
+          revision: service.revision,
+          keys,
+          keyHints: service.keys.map((k) => k.hint),
+        };
       }),
     stats: () => hub.stats(),
     settled: () => changes.whenDurable(),

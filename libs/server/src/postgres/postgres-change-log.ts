@@ -19,7 +19,7 @@ import type { StateChange } from '../persistence/state-change.js';
 import { serializeServerData } from '../persistence/state-serializer.js';
 import { parseServerDataJson } from '../seed/seed-parser.js';
 import { LocalServerError } from '../local-server-error.js';
-import { StoreOpenError, StoreUnavailableError } from '../store/store-errors.js';
+import { StoreOpenError, StoreUnavailableError, StoreUnreachableError } from '../store/store-errors.js';
 import { connectPostgres, redactPostgresUrl, type PostgresSql } from './postgres-driver.js';
 import { CHANGES_CHANNEL, migrate } from './postgres-schema.js';
 import { PostgresRateLimiter } from './postgres-rate-limiter.js';
@@ -185,7 +185,9 @@ export class PostgresChangeLog implements ChangeLog {
       await sql`SELECT 1`;
     } catch (error) {
       await sql.end({ timeout: 1 }).catch(() => undefined);
-      throw new StoreOpenError(`cannot reach PostgreSQL at ${where}: ${(error as Error).message}`, { cause: error });
+      throw new StoreUnreachableError(`cannot reach PostgreSQL at ${where}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     try {
       await migrate(sql);
