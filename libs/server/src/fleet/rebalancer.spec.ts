@@ -205,7 +205,7 @@ const within = (counts: number[], tolerance: number): boolean => {
 };
 
 describe('Rebalancer, three replicas behind a round-robin balancer, on a simulated clock', () => {
-  const options = { publishDelayMs: 250, intervalMs: 2500, spreadMs: 2000, settleMs: 1500, minStreamAgeMs: 30_000 };
+  const options = { publishDelayMs: 250, intervalMs: 2500, spreadMs: 2000, settleMs: 1500, minStreamAgeMs: 10_000 };
 
   it('110 / 95 / 95 after a burst of connections: 10 goaways at most, no swing (issue: 282 and 36 / 74 / 144)', async () => {
     const fleet = new SimFleet(['a', 'b', 'c'], options);
@@ -267,6 +267,18 @@ describe('Rebalancer, three replicas behind a round-robin balancer, on a simulat
     // The excess is 80, but only 20 streams are old enough.
     expect(await a.tick()).toBe(20);
     expect(fleet.on('a').every((s) => s.openedAt === 0)).toBe(true);
+  });
+
+  it('never sends goaway twice to a stream for one imbalance, however old it is', async () => {
+    const fleet = new SimFleet(['a', 'b', 'c'], { ...options, minStreamAgeMs: 0 });
+    fleet.place('a', 300, -60_000);
+    for (let s = 0; s < 60 && !within(fleet.counts(), 0.05); s++) await fleet.run(1000);
+    expect(within(fleet.counts(), 0.1)).toBe(true);
+    // Streams came back to a (1 in 3 of each shed): none was sent away again.
+    expect(
+      fleet.streams().filter((s) => s.path[0] === 'a' && s.path.at(-1) === 'a' && s.path.length > 1).length,
+    ).toBeGreaterThan(0);
+    expect(Math.max(...fleet.streams().map((s) => s.goaways))).toBe(1);
   });
 
   it('skips a look when the counts cannot be read, and never rejects', async () => {

@@ -31,8 +31,10 @@ export interface RebalanceOptions {
   settleMs?: number;
   /**
    * A stream open for less than this, in ms, is never sent `goaway`: one
-   * that was just moved (by a shed, a drain or a replica's death) is not
-   * moved again for the same imbalance. @default 30000
+   * that was just moved (by a drain or a replica's death) is left to settle.
+   * Streams that reached this replica since it began shedding for an
+   * imbalance are never shed for that imbalance, whatever their age.
+   * @default 10000
    */
   minStreamAgeMs?: number;
 }
@@ -74,8 +76,8 @@ export function streamsToShed(
  * nowhere, and a mean without them is too low),
  * sheds at most its excess and never below its share, counts what it shed
  * as its own until those streams can have landed elsewhere (so no peer sees
- * a hole and sheds into it), and never sheds a stream opened lately (one it
- * or a peer just moved).
+ * a hole and sheds into it), and never sheds a stream that reached it
+ * since the imbalance began (one moved for it already) or lately.
  */
 export class Rebalancer {
   #timer: NodeJS.Timeout | undefined;
@@ -84,6 +86,8 @@ export class Rebalancer {
   #inFlight: Array<{ count: number; until: number }> = [];
   /** The fleet's stream count at the last look. */
   #total: number | undefined;
+  /** When this replica first shed for the imbalance it is shedding for now (ms); undefined once within its share. */
+  #imbalanceSince: number | undefined;
 
   constructor(
     private readonly selfId: string,
@@ -149,11 +153,17 @@ export class Rebalancer {
       if (last === undefined || last - total > tolerance * last) return 0;
       const mine = this.hub.stats().streams;
       const now = this.now();
-      const openedBefore = now - (this.options.minStreamAgeMs ?? 30_000);
-      const shed = Math.min(
-        streamsToShed(mine, this.selfId, counts, tolerance, this.options.batch ?? 1000),
-        this.hub.streamsOpenedBefore(openedBefore),
-      );
+      const excess = streamsToShed(mine, this.selfId, counts, tolerance, this.options.batch ?? 1000);
+      if (excess <= 0) {
+        // Within its share: the imbalance is over, and the next one may move any stream again.
+        this.#imbalanceSince = undefined;
+        return 0;
+      }
+      this.#imbalanceSince ??= now;
+      // Neither a stream that just arrived, nor one that arrived since this imbalance began (one this replica or a
+      // peer moved for it, back here again): a stream is sent `goaway` once per imbalance at most.
+      const openedBefore = Math.min(now - (this.options.minStreamAgeMs ?? 10_000), this.#imbalanceSince);
+      const shed = Math.min(excess, this.hub.streamsOpenedBefore(openedBefore));
       if (shed <= 0) return 0;
       const spreadMs = this.options.spreadMs ?? 2000;
       const sent = this.hub.goaway(shed, () => this.random() * spreadMs, openedBefore);
