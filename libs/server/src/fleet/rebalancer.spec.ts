@@ -269,7 +269,7 @@ describe('Rebalancer, three replicas behind a round-robin balancer, on a simulat
     expect(fleet.on('a').every((s) => s.openedAt === 0)).toBe(true);
   });
 
-  it('never sends goaway twice to a stream for one imbalance, however old it is', async () => {
+  it('never sends goaway twice to a stream for one imbalance that evens out within movedHoldMs, however old the stream', async () => {
     const fleet = new SimFleet(['a', 'b', 'c'], { ...options, minStreamAgeMs: 0 });
     fleet.place('a', 300, -60_000);
     for (let s = 0; s < 60 && !within(fleet.counts(), 0.05); s++) await fleet.run(1000);

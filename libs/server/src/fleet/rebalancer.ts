@@ -32,11 +32,18 @@ export interface RebalanceOptions {
   /**
    * A stream open for less than this, in ms, is never sent `goaway`: one
    * that was just moved (by a drain or a replica's death) is left to settle.
-   * Streams that reached this replica since it began shedding for an
-   * imbalance are never shed for that imbalance, whatever their age.
    * @default 10000
    */
   minStreamAgeMs?: number;
+  /**
+   * A stream that reached this replica since it began shedding for the
+   * imbalance at hand (one moved for it already, come back here) is not
+   * sent `goaway` for it until it has been open this long, in ms: a fleet
+   * evens out within it, so a stream is moved once per imbalance. Never
+   * forever: behind a round-robin balancer, such streams come to be most of
+   * what an over-full replica holds. @default 30000
+   */
+  movedHoldMs?: number;
 }
 
 /**
@@ -76,8 +83,8 @@ export function streamsToShed(
  * nowhere, and a mean without them is too low),
  * sheds at most its excess and never below its share, counts what it shed
  * as its own until those streams can have landed elsewhere (so no peer sees
- * a hole and sheds into it), and never sheds a stream that reached it
- * since the imbalance began (one moved for it already) or lately.
+ * a hole and sheds into it), and does not shed a stream that reached it
+ * lately, or since the imbalance began (one moved for it already).
  */
 export class Rebalancer {
   #timer: NodeJS.Timeout | undefined;
@@ -160,9 +167,12 @@ export class Rebalancer {
         return 0;
       }
       this.#imbalanceSince ??= now;
-      // Neither a stream that just arrived, nor one that arrived since this imbalance began (one this replica or a
-      // peer moved for it, back here again): a stream is sent `goaway` once per imbalance at most.
-      const openedBefore = Math.min(now - (this.options.minStreamAgeMs ?? 10_000), this.#imbalanceSince);
+      // Neither a stream that just arrived, nor, for a while, one that arrived since this imbalance began (one this
+      // replica or a peer moved for it, back here again): a stream is moved once per imbalance.
+      const openedBefore = Math.min(
+        now - (this.options.minStreamAgeMs ?? 10_000),
+        Math.max(this.#imbalanceSince, now - (this.options.movedHoldMs ?? 30_000)),
+      );
       const shed = Math.min(excess, this.hub.streamsOpenedBefore(openedBefore));
       if (shed <= 0) return 0;
       const spreadMs = this.options.spreadMs ?? 2000;
