@@ -55,6 +55,10 @@ export interface TestNginx {
   readonly port: number;
   /** `http://127.0.0.1:<port>`. */
   readonly url: string;
+  /** What nginx wrote to its error log so far (`no live upstreams`, failed connections…). */
+  errorLog(): Promise<string>;
+  /** What nginx wrote to its access log so far (a request is logged when it ends); empty without `accessLogFormat`. */
+  accessLog(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -67,9 +71,15 @@ export interface NginxOptions {
   failTimeoutS?: number;
   /**
    * The `upstream` and `server` blocks to run in place of this file's (the
-   * README's, say), given the loopback port nginx must listen on.
+   * README's, say), given the loopback port nginx must listen on and the
+   * upstreams' ports.
    */
-  site?: (port: number) => string;
+  site?: (port: number, upstreams: readonly number[]) => string;
+  /**
+   * An access log in this `log_format` (in the `http` block, so a given
+   * `site` inherits it), read with {@link TestNginx.accessLog}. @default no access log
+   */
+  accessLogFormat?: string;
 }
 
 /** The config {@link startNginx} runs: `upstreams` are loopback ports. */
@@ -91,14 +101,16 @@ export function nginxConfig(
     'worker_rlimit_nofile 20000;',
     'events { worker_connections 8192; }',
     'http {',
-    '  access_log off;',
+    ...(options.accessLogFormat === undefined
+      ? ['  access_log off;']
+      : [`  log_format test '${options.accessLogFormat}';`, `  access_log ${join(dir, 'access.log')} test;`]),
     `  client_body_temp_path ${join(dir, 'client_body')};`,
     `  proxy_temp_path ${join(dir, 'proxy')};`,
     `  fastcgi_temp_path ${join(dir, 'fastcgi')};`,
     `  uwsgi_temp_path ${join(dir, 'uwsgi')};`,
     `  scgi_temp_path ${join(dir, 'scgi')};`,
     ...(options.site
-      ? [options.site(port)]
+      ? [options.site(port, upstreams)]
       : [
           '  upstream vane {',
           ...upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=${failTimeoutS}s;`),
@@ -192,6 +204,8 @@ export async function startNginx(upstreams: readonly number[], options: NginxOpt
     return {
       port,
       url: `http://127.0.0.1:${port}`,
+      errorLog: () => readFile(join(dir, 'error.log'), 'utf8').catch(() => ''),
+      accessLog: () => readFile(join(dir, 'access.log'), 'utf8').catch(() => ''),
       async stop() {
         await stopProcess(child, 10_000);
         await rm(dir, { recursive: true, force: true });
