@@ -80,11 +80,11 @@ export function streamsToShed(
  * It converges rather than swings: it decides on the counts every replica
  * publishes now (not its last heartbeat), only when the fleet's total has
  * not fallen since its last look (streams between replicas are counted
- * nowhere, and a mean without them is too low),
- * sheds at most its excess and never below its share, counts what it shed
- * as its own until those streams can have landed elsewhere (so no peer sees
- * a hole and sheds into it), and does not shed a stream that reached it
- * lately, or since the imbalance began (one moved for it already).
+ * nowhere, and a mean without them is too low); it sheds at most its
+ * excess and never below its share; it counts what it shed as its own
+ * until those streams can have landed elsewhere (so no peer sees a hole and
+ * sheds into it); and it does not shed a stream that reached it lately, or
+ * since the imbalance began (one moved for it already).
  */
 export class Rebalancer {
   #timer: NodeJS.Timeout | undefined;
