@@ -107,10 +107,8 @@ describeWithNginx("the server README's nginx blocks", () => {
         trustProxy: ['127.0.0.1'],
         authThrottle: { freeFailures: 2, baseDelayMs: 60_000 },
       });
-      const upstream = server.port;
-      nginx = await startNginx([upstream], {
-        site: (port) => adaptNginxBlock(readmeFleetBlock(), { upstreams: [upstream], httpPort: port }),
-      });
+      // The README's block: test/support/nginx.ts's default.
+      nginx = await startNginx([server.port]);
       const right = { authorization: `Bearer ${server.adminToken}` };
       // Client X forges a new address with every wrong token: all of them count against 127.0.0.2.
       for (let i = 0; i < 4; i++) {

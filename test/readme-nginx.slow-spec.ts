@@ -8,7 +8,6 @@ import { describeWithNginx } from './support/nginx.js';
 import { describeWithPostgres, startPostgres, type TestPostgres } from './support/postgres.js';
 import type { Proc } from './support/process.js';
 import { killLeftovers } from './support/process.js';
-import { adaptNginxBlock, readmeFleetBlock } from './support/readme-nginx.js';
 
 // The server README's nginx configuration, as printed (read from the README; only the addresses replaced), in
 // front of three vane-server replicas on one PostgreSQL with their defaults, and 300 raw SSE clients. A rolling
@@ -58,8 +57,8 @@ describeWithPostgres("the README's nginx in front of a fleet", () => {
           seed: testSeed(),
           dir,
           env: { VANE_LOG_FORMAT: 'json' },
+          // nginx runs the README's block (test/support/nginx.ts's default).
           nginx: {
-            site: (port, upstreams) => adaptNginxBlock(readmeFleetBlock(), { upstreams, httpPort: port }),
             // Which replica served each stream of each client, logged when the stream ends: how the moves are counted.
             accessLogFormat: '$msec|$http_x_test_client|$upstream_addr|$status|$uri',
           },

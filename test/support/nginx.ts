@@ -1,11 +1,10 @@
 /**
  * A real nginx for tests: the Debian binary in the foreground (`daemon off`)
  * with a generated config in a temp directory (pid, logs and temp paths
- * there), on a free loopback port, proxying to a set of upstream ports the
- * way a fleet's load balancer does for Vane: HTTP/1.1 with keep-alive to the
- * upstreams, no buffering (server-sent events pass at once), an hour's read
- * timeout (streams stay open), and the `Host` header passed on (the slug is
- * its first label). Stopped (and its directory removed) by `stop()`.
+ * there), on a free loopback port, proxying to a set of upstream ports with
+ * the server README's own nginx block (`test/support/readme-nginx.ts`: only
+ * its addresses replaced), so every fleet test runs what users copy.
+ * Stopped (and its directory removed) by `stop()`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -14,6 +13,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { freePort } from './free-port.js';
+import { adaptNginxBlock, readmeFleetBlock } from './readme-nginx.js';
 
 const INSTALL_HINT =
   'install it with `sudo apt-get install -y nginx-light` (Debian/Ubuntu) or `brew install nginx` (macOS)';
@@ -65,14 +65,8 @@ export interface TestNginx {
 /** Options of {@link startNginx}. */
 export interface NginxOptions {
   /**
-   * How long an upstream that failed is left out, in seconds: short, so a
-   * restarted replica gets requests again soon. @default 1
-   */
-  failTimeoutS?: number;
-  /**
-   * The `upstream` and `server` blocks to run in place of this file's (the
-   * README's, say), given the loopback port nginx must listen on and the
-   * upstreams' ports.
+   * The `upstream` and `server` blocks, given the loopback port nginx must
+   * listen on and the upstreams' ports. @default the server README's block
    */
   site?: (port: number, upstreams: readonly number[]) => string;
   /**
@@ -89,7 +83,8 @@ export function nginxConfig(
   upstreams: readonly number[],
   options: NginxOptions = {},
 ): string {
-  const failTimeoutS = options.failTimeoutS ?? 1;
+  const site =
+    options.site ?? ((listen, ports) => adaptNginxBlock(readmeFleetBlock(), { upstreams: ports, httpPort: listen }));
   return [
     'daemon off;',
     // As root the workers would run as `nobody`, who cannot write the private temp directory.
@@ -109,25 +104,7 @@ export function nginxConfig(
     `  fastcgi_temp_path ${join(dir, 'fastcgi')};`,
     `  uwsgi_temp_path ${join(dir, 'uwsgi')};`,
     `  scgi_temp_path ${join(dir, 'scgi')};`,
-    ...(options.site
-      ? [options.site(port, upstreams)]
-      : [
-          '  upstream vane {',
-          ...upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=${failTimeoutS}s;`),
-          '    keepalive 64;',
-          '  }',
-          '  server {',
-          `    listen 127.0.0.1:${port};`,
-          '    location / {',
-          '      proxy_pass http://vane;',
-          '      proxy_http_version 1.1;',
-          '      proxy_set_header Connection "";',
-          '      proxy_set_header Host $host;',
-          '      proxy_buffering off;',
-          '      proxy_read_timeout 1h;',
-          '    }',
-          '  }',
-        ]),
+    site(port, upstreams),
     '}',
     '',
   ].join('\n');
