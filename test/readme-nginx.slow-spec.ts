@@ -1,13 +1,20 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_KEYS, testSeed, until } from '@vane/server/testing';
 import { PROCESS_TEST_MS, PROCESS_WAIT_MS } from '@vane/test-harness';
-import { fleetRequest, RawStreamClient, startFleet, streamsOn, type Fleet, type Replica } from './support/fleet.js';
+import {
+  fleetRequest,
+  RawStreamClient,
+  startFleet,
+  streamsOn,
+  tearDownFleet,
+  type Fleet,
+  type Replica,
+} from './support/fleet.js';
 import { describeWithNginx } from './support/nginx.js';
 import { describeWithPostgres, startPostgres, type TestPostgres } from './support/postgres.js';
 import type { Proc } from './support/process.js';
-import { killLeftovers } from './support/process.js';
 
 // The server README's nginx configuration, as printed (read from the README; only the addresses replaced), in
 // front of three vane-server replicas on one PostgreSQL with their defaults, and 300 raw SSE clients. A rolling
@@ -42,10 +49,7 @@ describeWithPostgres("the README's nginx in front of a fleet", () => {
     }, PROCESS_TEST_MS);
     afterAll(async () => {
       for (const client of clients) client.close();
-      await killLeftovers();
-      await fleet?.stop();
-      await pg?.stop();
-      await rm(dir, { recursive: true, force: true });
+      await tearDownFleet({ fleet, pg, dir });
     }, PROCESS_TEST_MS);
 
     it(

@@ -1,13 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_KEYS, testSeed, until } from '@vane/server/testing';
 import { PROCESS_TEST_MS, PROCESS_WAIT_MS } from '@vane/test-harness';
 import { ClientSwarm, type SwarmReport } from './support/client-swarm.js';
-import { fleetRequest, putConfig, startFleet, streamsOn, type Fleet } from './support/fleet.js';
+import { fleetRequest, putConfig, startFleet, streamsOn, tearDownFleet, type Fleet } from './support/fleet.js';
 import { describeWithNginx } from './support/nginx.js';
 import { describeWithPostgres, startPostgres, type TestPostgres } from './support/postgres.js';
-import { killLeftovers } from './support/process.js';
 
 // A rolling restart as a platform does one: three `vane-server` processes on one PostgreSQL behind nginx,
 // 3,000 real `VaneClient`s streaming through it (from child processes: one process cannot hold them), and
@@ -40,10 +39,7 @@ describeWithPostgres('a rolling restart of a fleet', () => {
     }, PROCESS_TEST_MS);
     afterAll(async () => {
       swarm?.kill();
-      await killLeftovers();
-      await fleet?.stop();
-      await pg?.stop();
-      await rm(dir, { recursive: true, force: true });
+      await tearDownFleet({ fleet, pg, dir });
     }, PROCESS_TEST_MS);
 
     it(

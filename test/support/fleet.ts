@@ -8,14 +8,15 @@
  * and a writer that keeps admin writes going and remembers every one that
  * was acknowledged.
  */
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { PROCESS_WAIT_MS } from '@vane/test-harness';
 import { freePort } from './free-port.js';
 import { startNginx, type NginxOptions, type TestNginx } from './nginx.js';
-import { spawnNode, type Exit, type Proc } from './process.js';
+import type { TestPostgres } from './postgres.js';
+import { killLeftovers, spawnNode, type Exit, type Proc } from './process.js';
 import { ROOT, baseEnv } from './samples.js';
 
 /** The `vane-server` command, as npm links it. */
@@ -147,6 +148,22 @@ export async function streamsOn(replica: Replica): Promise<number> {
     .split('\n')
     .filter((line) => line.startsWith('vane_streams_open{'))
     .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+}
+
+/**
+ * The end of a fleet spec (its `afterAll`): every process it started
+ * stopped, then nginx, PostgreSQL and the temp directory; each part may be
+ * missing (a `beforeAll` that failed half-way).
+ */
+export async function tearDownFleet(parts: {
+  readonly fleet?: Fleet;
+  readonly pg?: TestPostgres;
+  readonly dir?: string;
+}): Promise<void> {
+  await killLeftovers();
+  await parts.fleet?.stop();
+  await parts.pg?.stop();
+  if (parts.dir !== undefined) await rm(parts.dir, { recursive: true, force: true });
 }
 
 /** An HTTP answer read whole. */
