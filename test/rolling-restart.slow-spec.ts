@@ -1,13 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_KEYS, testSeed, until } from '@vane/server/testing';
 import { PROCESS_TEST_MS, PROCESS_WAIT_MS } from '@vane/test-harness';
 import { ClientSwarm, type SwarmReport } from './support/client-swarm.js';
-import { fleetRequest, putConfig, startFleet, type Fleet, type Replica } from './support/fleet.js';
+import { fleetRequest, putConfig, startFleet, streamsOn, tearDownFleet, type Fleet } from './support/fleet.js';
 import { describeWithNginx } from './support/nginx.js';
 import { describeWithPostgres, startPostgres, type TestPostgres } from './support/postgres.js';
-import { killLeftovers } from './support/process.js';
 
 // A rolling restart as a platform does one: three `vane-server` processes on one PostgreSQL behind nginx,
 // 3,000 real `VaneClient`s streaming through it (from child processes: one process cannot hold them), and
@@ -27,15 +26,6 @@ const BALANCE_MS = 60_000;
 const BALANCE_TOLERANCE = 0.15;
 const TEST_MS = 900_000;
 
-/** Streams a replica holds, from its own /metrics. */
-async function streamsOn(replica: Replica): Promise<number> {
-  const { text } = await fleetRequest(replica.url, { path: '/metrics' });
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('vane_streams_open{'))
-    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
-}
-
 describeWithPostgres('a rolling restart of a fleet', () => {
   describeWithNginx('three vane-server replicas behind nginx, 3,000 VaneClients', () => {
     let pg: TestPostgres;
@@ -49,10 +39,7 @@ describeWithPostgres('a rolling restart of a fleet', () => {
     }, PROCESS_TEST_MS);
     afterAll(async () => {
       swarm?.kill();
-      await killLeftovers();
-      await fleet?.stop();
-      await pg?.stop();
-      await rm(dir, { recursive: true, force: true });
+      await tearDownFleet({ fleet, pg, dir });
     }, PROCESS_TEST_MS);
 
     it(

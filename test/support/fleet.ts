@@ -8,14 +8,15 @@
  * and a writer that keeps admin writes going and remembers every one that
  * was acknowledged.
  */
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { PROCESS_WAIT_MS } from '@vane/test-harness';
 import { freePort } from './free-port.js';
-import { startNginx, type TestNginx } from './nginx.js';
-import { spawnNode, type Exit, type Proc } from './process.js';
+import { startNginx, type NginxOptions, type TestNginx } from './nginx.js';
+import type { TestPostgres } from './postgres.js';
+import { killLeftovers, spawnNode, type Exit, type Proc } from './process.js';
 import { ROOT, baseEnv } from './samples.js';
 
 /** The `vane-server` command, as npm links it. */
@@ -118,6 +119,8 @@ export async function startFleet(options: {
   readonly count?: number;
   /** More environment for every replica. */
   readonly env?: NodeJS.ProcessEnv;
+  /** How nginx runs (the README's site block, say). @default test/support/nginx.ts's own config */
+  readonly nginx?: NginxOptions;
 }): Promise<Fleet> {
   const seedPath = join(options.dir, 'fleet.seed.json');
   await writeFile(seedPath, JSON.stringify(options.seed));
@@ -126,13 +129,41 @@ export async function startFleet(options: {
   const first = await startReplica({ name: names[0]!, store, seedPath, env });
   const rest = await Promise.all(names.slice(1).map((name) => startReplica({ name, store, seedPath, env })));
   const replicas = [first, ...rest];
-  const nginx = await startNginx(replicas.map((r) => r.port));
+  const nginx = await startNginx(
+    replicas.map((r) => r.port),
+    options.nginx,
+  );
   return {
     replicas,
     nginx,
     baseUrl: (slug) => `http://${slug}.localhost:${nginx.port}`,
     stop: () => nginx.stop(),
   };
+}
+
+/** Streams a replica holds, from its own `/metrics`. */
+export async function streamsOn(replica: Replica): Promise<number> {
+  const { text } = await fleetRequest(replica.url, { path: '/metrics' });
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('vane_streams_open{'))
+    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+}
+
+/**
+ * The end of a fleet spec (its `afterAll`): every process it started
+ * stopped, then nginx, PostgreSQL and the temp directory; each part may be
+ * missing (a `beforeAll` that failed half-way).
+ */
+export async function tearDownFleet(parts: {
+  readonly fleet?: Fleet;
+  readonly pg?: TestPostgres;
+  readonly dir?: string;
+}): Promise<void> {
+  await killLeftovers();
+  await parts.fleet?.stop();
+  await parts.pg?.stop();
+  if (parts.dir !== undefined) await rm(parts.dir, { recursive: true, force: true });
 }
 
 /** An HTTP answer read whole. */
@@ -225,6 +256,10 @@ export class RawStreamClient {
   staleSyncs = 0;
   /** Streams that ended or failed, by the server or on the way. */
   streamEnds = 0;
+  /** Statuses other than 200 answered to its streams and syncs (a 502 of nginx's own, say), in order. */
+  readonly refusals: number[] = [];
+  /** Every `goaway` received: on which of its connections (1 for the first) and when (ms since the epoch). */
+  readonly goaways: Array<{ connection: number; at: number }> = [];
   private resyncs = 0;
   private closed = false;
   private req: ReturnType<typeof request> | undefined;
@@ -232,11 +267,15 @@ export class RawStreamClient {
   private resyncAgain = false;
   private readonly waiters = new Set<() => void>();
 
-  /** @param origin - the load balancer, `http://127.0.0.1:<port>`. */
+  /**
+   * @param origin - the load balancer, `http://127.0.0.1:<port>`.
+   * @param headers - sent with every stream request (a test's name for the client, say).
+   */
   constructor(
     private readonly origin: string,
     private readonly slug: string,
     private readonly key: string,
+    private readonly headers: Readonly<Record<string, string>> = {},
   ) {}
 
   /**
@@ -294,6 +333,7 @@ export class RawStreamClient {
     const { port } = new URL(this.origin);
     const lastEventId = this.revision > 0 ? this.revision : undefined;
     const headers: Record<string, string> = {
+      ...this.headers,
       host: `${this.slug}.localhost:${port}`,
       accept: 'text/event-stream',
       'x-service-api-key': this.key,
@@ -301,6 +341,7 @@ export class RawStreamClient {
     if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId);
     let onStream: number | undefined;
     let ended = false;
+    const connection = this.connections;
     const end = (): void => {
       if (ended) return;
       ended = true;
@@ -319,6 +360,8 @@ export class RawStreamClient {
           this.resyncs++;
           if (named > this.revision) this.sync();
           this.wake();
+        } else if (event.event === 'goaway') {
+          this.goaways.push({ connection, at: Date.now() });
         } else if (event.event === 'patch') {
           const { base, revision } = JSON.parse(event.data) as { base: number; revision: number };
           if (onStream === undefined || base !== onStream) {
@@ -331,8 +374,12 @@ export class RawStreamClient {
         }
       },
     });
-    const req = request({ host: '127.0.0.1', port, path: '/v1/stream', headers, setHost: false, agent: false }, (res) =>
-      readStream(res, (chunk) => parser.feed(chunk), end),
+    const req = request(
+      { host: '127.0.0.1', port, path: '/v1/stream', headers, setHost: false, agent: false },
+      (res) => {
+        if (res.statusCode !== 200) this.refusals.push(res.statusCode ?? 0);
+        readStream(res, (chunk) => parser.feed(chunk), end);
+      },
     );
     req.on('error', end);
     req.end();
@@ -356,7 +403,10 @@ export class RawStreamClient {
         this.resyncAgain = false;
         try {
           const answer = await syncOf(this.origin, this.slug, this.key);
-          if (answer.status !== 200) continue;
+          if (answer.status !== 200) {
+            this.refusals.push(answer.status);
+            continue;
+          }
           const { revision } = JSON.parse(answer.text) as SyncedSnapshot;
           if (revision > this.revision) this.apply(revision);
           else if (revision < this.revision) this.staleSyncs++;

@@ -1,11 +1,10 @@
 /**
  * A real nginx for tests: the Debian binary in the foreground (`daemon off`)
  * with a generated config in a temp directory (pid, logs and temp paths
- * there), on a free loopback port, proxying to a set of upstream ports the
- * way a fleet's load balancer does for Vane: HTTP/1.1 with keep-alive to the
- * upstreams, no buffering (server-sent events pass at once), an hour's read
- * timeout (streams stay open), and the `Host` header passed on (the slug is
- * its first label). Stopped (and its directory removed) by `stop()`.
+ * there), on a free loopback port, proxying to a set of upstream ports with
+ * the server README's own nginx block (`test/support/readme-nginx.ts`: only
+ * its addresses replaced), so every fleet test runs what users copy.
+ * Stopped (and its directory removed) by `stop()`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -14,6 +13,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { freePort } from './free-port.js';
+import { adaptNginxBlock, readmeFleetBlock } from './readme-nginx.js';
 
 const INSTALL_HINT =
   'install it with `sudo apt-get install -y nginx-light` (Debian/Ubuntu) or `brew install nginx` (macOS)';
@@ -55,16 +55,25 @@ export interface TestNginx {
   readonly port: number;
   /** `http://127.0.0.1:<port>`. */
   readonly url: string;
+  /** What nginx wrote to its error log so far (`no live upstreams`, failed connections…). */
+  errorLog(): Promise<string>;
+  /** What nginx wrote to its access log so far (a request is logged when it ends); empty without `accessLogFormat`. */
+  accessLog(): Promise<string>;
   stop(): Promise<void>;
 }
 
 /** Options of {@link startNginx}. */
 export interface NginxOptions {
   /**
-   * How long an upstream that failed is left out, in seconds: short, so a
-   * restarted replica gets requests again soon. @default 1
+   * The `upstream` and `server` blocks, given the loopback port nginx must
+   * listen on and the upstreams' ports. @default the server README's block
    */
-  failTimeoutS?: number;
+  site?: (port: number, upstreams: readonly number[]) => string;
+  /**
+   * An access log in this `log_format` (in the `http` block, so a given
+   * `site` inherits it), read with {@link TestNginx.accessLog}. @default no access log
+   */
+  accessLogFormat?: string;
   /**
    * Adds `X-Upstream-Addr: $upstream_addr` to every answer: the replicas
    * that handled a request, several when nginx passed it on after one
@@ -80,7 +89,8 @@ export function nginxConfig(
   upstreams: readonly number[],
   options: NginxOptions = {},
 ): string {
-  const failTimeoutS = options.failTimeoutS ?? 1;
+  const site =
+    options.site ?? ((listen, ports) => adaptNginxBlock(readmeFleetBlock(), { upstreams: ports, httpPort: listen }));
   return [
     'daemon off;',
     // As root the workers would run as `nobody`, who cannot write the private temp directory.
@@ -92,28 +102,20 @@ export function nginxConfig(
     'worker_rlimit_nofile 20000;',
     'events { worker_connections 8192; }',
     'http {',
-    '  access_log off;',
+    ...(options.accessLogFormat === undefined
+      ? ['  access_log off;']
+      : [`  log_format test '${options.accessLogFormat}';`, `  access_log ${join(dir, 'access.log')} test;`]),
     `  client_body_temp_path ${join(dir, 'client_body')};`,
     `  proxy_temp_path ${join(dir, 'proxy')};`,
     `  fastcgi_temp_path ${join(dir, 'fastcgi')};`,
     `  uwsgi_temp_path ${join(dir, 'uwsgi')};`,
     `  scgi_temp_path ${join(dir, 'scgi')};`,
-    '  upstream vane {',
-    ...upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=${failTimeoutS}s;`),
-    '    keepalive 64;',
-    '  }',
-    '  server {',
-    `    listen 127.0.0.1:${port};`,
-    '    location / {',
-    '      proxy_pass http://vane;',
-    '      proxy_http_version 1.1;',
-    '      proxy_set_header Connection "";',
-    '      proxy_set_header Host $host;',
-    '      proxy_buffering off;',
-    '      proxy_read_timeout 1h;',
-    ...(options.upstreamHeader ? ['      add_header X-Upstream-Addr $upstream_addr always;'] : []),
-    '    }',
-    '  }',
+    options.upstreamHeader
+      ? site(port, upstreams).replace(
+          /^([ \t]*)proxy_pass (.*)$/m,
+          '$1proxy_pass $2\n$1add_header X-Upstream-Addr $upstream_addr always;',
+        )
+      : site(port, upstreams),
     '}',
     '',
   ].join('\n');
@@ -190,6 +192,8 @@ export async function startNginx(upstreams: readonly number[], options: NginxOpt
     return {
       port,
       url: `http://127.0.0.1:${port}`,
+      errorLog: () => readFile(join(dir, 'error.log'), 'utf8').catch(() => ''),
+      accessLog: () => readFile(join(dir, 'access.log'), 'utf8').catch(() => ''),
       async stop() {
         await stopProcess(child, 10_000);
         await rm(dir, { recursive: true, force: true });

@@ -7,7 +7,8 @@ import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import pg from 'pg';
 
-const executable = (path) => {
+/** Whether `path` is a file this process may run. */
+export const executable = (path) => {
   try {
     accessSync(path, constants.X_OK);
     return true;
@@ -33,7 +34,8 @@ export function findPostgresBin() {
     .find((dir) => executable(join(dir, 'initdb')) && executable(join(dir, 'postgres')));
 }
 
-const freePort = () =>
+/** A free loopback port (free when probed). */
+export const freePort = () =>
   new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

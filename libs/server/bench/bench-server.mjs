@@ -4,21 +4,26 @@ import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 
 /**
- * Starts `cli` (a built `dist/cjs/cli.js`) as `node cli --seed <seedPath> --port 0 <args…>`, the admin token,
+ * Starts `cli` (a built `dist/cjs/cli.js`) as `node cli --seed <seedPath> --port <port> <args…>` (port 0 unless
+ * given: a free one), the admin token,
  * the root key and the store through its environment (this build refuses a token on its command line, and a
  * store URL may hold a password); resolves once it prints `listening on <url>`. Rejects, with what it printed,
  * if it exits first or has not started within `timeoutMs` (then it is sent SIGTERM).
  * @param {string} cli
- * @param {{ seedPath: string, args?: string[], adminToken: string, rootKey?: string, store?: string, timeoutMs: number }} options
- *   `rootKey` and `store` are left out of the environment when not given.
+ * @param {{ seedPath: string, args?: string[], adminToken: string, rootKey?: string, store?: string, timeoutMs: number, port?: number, env?: NodeJS.ProcessEnv }} options
+ *   `rootKey` and `store` are left out of the environment when not given; `env` is added to it.
  * @returns {Promise<{ child: import('node:child_process').ChildProcess, port: number, pid: number, stop: () => Promise<void> }>}
  *   `stop` sends SIGTERM and resolves once the process has exited.
  */
-export async function startServerProcess(cli, { seedPath, args = [], adminToken, rootKey, store, timeoutMs }) {
-  const child = spawn(process.execPath, [cli, '--seed', seedPath, '--port', '0', ...args], {
+export async function startServerProcess(
+  cli,
+  { seedPath, args = [], adminToken, rootKey, store, timeoutMs, port = 0, env = {} },
+) {
+  const child = spawn(process.execPath, [cli, '--seed', seedPath, '--port', String(port), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {
       ...process.env,
+      ...env,
       VANE_ADMIN_TOKEN: adminToken,
       ...(rootKey === undefined ? {} : { VANE_ROOT_KEY: rootKey }),
       ...(store === undefined ? {} : { VANE_STORE: store }),
@@ -32,7 +37,8 @@ export async function startServerProcess(cli, { seedPath, args = [], adminToken,
     }, timeoutMs);
     const onData = (chunk) => {
       out += chunk;
-      const match = /listening on (\S+)/.exec(out);
+      // A text line (`listening on http://…`) or a JSON record (`"msg":"… listening on http://…"`).
+      const match = /listening on (http[^\s"]+)/.exec(out);
       if (match) {
         clearTimeout(timer);
         // What it prints later is drained, not kept.

@@ -31,7 +31,12 @@ export { JournalFileError } from './persistence/journal-file.js';
 export { JournalWriteError } from './persistence/state-journal.js';
 export { StateChangeError } from './persistence/state-change.js';
 export { ConfigError } from './config/config-error.js';
-export { CommitOutcomeUnknownError, StoreOpenError, StoreUnavailableError } from './store/store-errors.js';
+export {
+  CommitOutcomeUnknownError,
+  StoreOpenError,
+  StoreUnavailableError,
+  StoreUnreachableError,
+} from './store/store-errors.js';
 export { RootKeyMissingError } from './sealing/root-key-missing-error.js';
 export { RootKeyError } from './sealing/root-key-error.js';
 export { SealedDataError } from './sealing/sealed-data-error.js';

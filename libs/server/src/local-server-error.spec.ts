@@ -23,7 +23,12 @@ describe('LocalServerError: one base, stable codes', () => {
       'CommitOutcomeUnknownError',
       'VANE_SERVER_COMMIT_OUTCOME_UNKNOWN',
     ],
-    [new api.StoreOpenError('cannot reach', { cause }), 'StoreOpenError', 'VANE_SERVER_STORE_REFUSED'],
+    [new api.StoreOpenError('schema too new', { cause }), 'StoreOpenError', 'VANE_SERVER_STORE_REFUSED'],
+    [
+      new api.StoreUnreachableError('cannot reach', { cause }),
+      'StoreUnreachableError',
+      'VANE_SERVER_STORE_UNREACHABLE',
+    ],
     [new api.RootKeyMissingError('needs rk_1', ['rk_1'], { cause }), 'RootKeyMissingError', 'VANE_ROOT_KEY_MISSING'],
     [new api.RootKeyError('not a key', { cause }), 'RootKeyError', 'VANE_ROOT_KEY_INVALID'],
     [new api.SealedDataError('moved', { cause }), 'SealedDataError', 'VANE_SEALED_DATA_INVALID'],

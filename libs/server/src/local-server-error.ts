@@ -41,6 +41,8 @@ export type LocalServerErrorCode =
   | 'VANE_SERVER_COMMIT_OUTCOME_UNKNOWN'
   /** The store cannot be opened as configured ({@link StoreOpenError}). */
   | 'VANE_SERVER_STORE_REFUSED'
+  /** The store could not be reached at start ({@link StoreUnreachableError}). */
+  | 'VANE_SERVER_STORE_UNREACHABLE'
   /** An admin token name already taken ({@link ConflictError}). */
   | 'VANE_LOCAL_CONFLICT'
   /** The admin token lacks the right an operation needs ({@link ForbiddenError}). */

@@ -27,6 +27,7 @@ import { sseFrame, StreamHub, type StreamStats } from './domain/stream-hub.js';
 import { parseListenAddress, type ListenAddress } from './config/listen-address.js';
 import { SingleProcessFleetView, type FleetView, type LocalReplica } from './fleet/fleet-view.js';
 import { Rebalancer, type RebalanceOptions } from './fleet/rebalancer.js';
+import { FleetViewStreamCounts } from './fleet/stream-counts.js';
 import { ServiceDrift } from './fleet/service-drift.js';
 import { ProxyTrust } from './ops/proxy-trust.js';
 import { Readiness, type ReadinessCheck } from './ops/readiness.js';
@@ -325,6 +326,8 @@ export interface LocalServiceSummary {
   revision: number;
   /** Active keys, secret and public, that this process knows in full (from the seed, or created since it started). */
   keys: string[];
+  /** Every active key redacted (`svs_…abcd`), known in full here or not: what the start lines print. */
+  keyHints: string[];
 }
 
 /** A running local server. */
@@ -425,12 +428,17 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const pingIntervalMs = options.pingIntervalMs ?? 15_000;
   // The web console follows every change and every stream opening or closing.
   const consoleFeed = new ConsoleFeed(pingIntervalMs);
+  // Made once the listeners are open; a stream cannot open before.
+  let rebalancer: Rebalancer | undefined;
   const hub = new StreamHub({
     pingIntervalMs,
     historySize: options.historySize ?? 1000,
     historyBytes,
     bufferBytes,
-    onStreamsChanged: () => consoleFeed.notify(),
+    onStreamsChanged: () => {
+      consoleFeed.notify();
+      rebalancer?.streamsChanged();
+    },
   });
   // Assigned once below: the store's change callback needs the renderer, and the renderer needs the store.
   // eslint-disable-next-line prefer-const
@@ -517,7 +525,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     await opened.release();
   };
   if (fleetLog) {
-    fleetLog.streamCount = () => hub.stats().streams;
+    fleetLog.streamCount = () => rebalancer?.reported().streams ?? hub.stats().streams;
     fleetLog.drift = drift;
     try {
       await fleetLog.attach(store);
@@ -585,11 +593,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   }
   const address = { port: listeners.main.port };
   const host = listen.main.host;
-  const rebalancer =
-    options.rebalance === false
-      ? undefined
-      : new Rebalancer(replica.id, fleet, hub, metrics, logger, options.rebalance ?? {});
-  rebalancer?.start();
+  if (options.rebalance !== false) {
+    // Fresh counts from the store on a fleet (unless a test gives its own view); a single process has only itself.
+    const counts = options.fleetView || !fleetLog ? new FleetViewStreamCounts(fleet) : fleetLog.streamCounts();
+    rebalancer = new Rebalancer(replica.id, counts, hub, metrics, logger, options.rebalance ?? {});
+    rebalancer.start();
+  }
   let closing: Promise<void> | undefined;
   let draining: Promise<void> | undefined;
   const publicUrl = options.publicUrl;
@@ -653,7 +662,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       store.slugs().map((slug) => {
         const service = store.service(slug)!;
         const keys = service.keys.flatMap((k) => (k.plaintext === undefined ? [] : [k.plaintext]));
-        return { slug, kind: service.kind, revision: service.revision, keys };
+        return {
+          slug,
+          kind: service.kind,
+          revision: service.revision,
+          keys,
+          keyHints: service.keys.map((k) => k.hint),
+        };
       }),
     stats: () => hub.stats(),
     settled: () => changes.whenDurable(),

@@ -12,7 +12,8 @@ import type { AuditRecord } from '../domain/model.js';
 import { readJournalFile } from '../persistence/journal-file.js';
 import { journalPathOf } from '../persistence/state-journal.js';
 
-const USAGE = `Usage: vane-server audit verify --state FILE
+/** What `audit verify --help` prints. */
+export const AUDIT_VERIFY_USAGE = `Usage: vane-server audit verify --state FILE
        vane-server audit verify --store STORE   (file:PATH or postgres://…; default VANE_STORE)
 
   Checks the hash chain of the audit in the state file FILE and its journal
@@ -72,7 +73,7 @@ export async function auditVerify(
       strict: true,
     });
     if (values.help) {
-      out(USAGE);
+      out(AUDIT_VERIFY_USAGE);
       return 0;
     }
     if (values.store !== undefined && storeHasPassword(values.store)) {
@@ -88,7 +89,7 @@ export async function auditVerify(
         ? { what: setting.path, entries: () => Promise.resolve(readStoredAudit(setting.path)) }
         : { what: describeStoreSetting(setting), entries: () => readPostgresAudit(setting.url) };
   } catch (error) {
-    err(`${(error as Error).message}\n\n${USAGE}`);
+    err(`${(error as Error).message}\n\n${AUDIT_VERIFY_USAGE}`);
     return 2;
   }
   let entries: AuditRecord[];

@@ -24,6 +24,12 @@ export interface CliCommand {
   /** One line of help. */
   readonly summary: string;
   /**
+   * What `<command> --help` prints: its own usage, options and exit codes.
+   * Without it, the command takes the server's settings and its help is
+   * its usage line above the list of settings.
+   */
+  readonly help?: string;
+  /**
    * Runs it. Resolves with the exit code, or `'running'` when it keeps the
    * process alive (a server) and sets the exit code itself when it ends.
    * Errors of the configuration are thrown as `ConfigError` (exit code 2).

@@ -46,6 +46,14 @@ export const exportCommand: CliCommand = {
   name: 'export',
   usage: 'export [--store STORE] [--root-key-file FILE] [--out FILE]',
   summary: 'write the whole state of a store (a file store not in use, or PostgreSQL) as a state file',
+  help: `Usage: vane-server export [--store STORE] [--root-key-file FILE] [--out FILE]
+
+  Writes the whole state of STORE (file:PATH of a server not running, or
+  postgres://…; default VANE_STORE) as a state file to FILE (mode 0600) or
+  standard output. A postgres:// URL with a password goes in VANE_STORE (or
+  the password in PGPASSWORD), never on the command line. The root keys:
+  VANE_ROOT_KEY or --root-key-file.
+  Exit code 0: written; 1: the store could not be read; 2: usage.`,
   async run(context) {
     const { values } = parse(context, false);
     const store = storeOf(context, values['store'] as string | undefined);
@@ -70,6 +78,13 @@ export const importCommand: CliCommand = {
   name: 'import',
   usage: 'import [--store STORE] [--root-key-file FILE] FILE',
   summary: 'write an exported state or a seed into an empty store (nothing is ever overwritten)',
+  help: `Usage: vane-server import [--store STORE] [--root-key-file FILE] FILE
+
+  Writes FILE (an export, or a seed) into STORE (file:PATH or postgres://…;
+  default VANE_STORE), which must be empty: nothing is ever overwritten. A
+  postgres:// URL with a password goes in VANE_STORE (or the password in
+  PGPASSWORD). The root keys: VANE_ROOT_KEY or --root-key-file.
+  Exit code 0: imported; 1: refused (the store holds data) or failed; 2: usage.`,
   async run(context) {
     const { values, positionals } = parse(context, true);
     const store = storeOf(context, values['store'] as string | undefined);

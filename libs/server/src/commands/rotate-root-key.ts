@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const USAGE = `Usage: vane-server rotate-root-key [--url http://127.0.0.1:4400] [--new-root-key-file FILE] [--admin-token-file FILE]
+/** What `rotate-root-key --help` prints. */
+export const ROTATE_ROOT_KEY_USAGE = `Usage: vane-server rotate-root-key [--url http://127.0.0.1:4400] [--new-root-key-file FILE] [--admin-token-file FILE]
 
   The new root key: $VANE_NEW_ROOT_KEY, or the first key of --new-root-key-file;
   with neither, the server reads its own root key file again and takes its first key
@@ -35,11 +36,11 @@ export async function rotateRootKey(
       strict: true,
     }));
   } catch (error) {
-    err(`${(error as Error).message}\n\n${USAGE}`);
+    err(`${(error as Error).message}\n\n${ROTATE_ROOT_KEY_USAGE}`);
     return 2;
   }
   if (values.help) {
-    out(USAGE);
+    out(ROTATE_ROOT_KEY_USAGE);
     return 0;
   }
   let token: string | undefined;
@@ -56,7 +57,7 @@ export async function rotateRootKey(
     return 2;
   }
   if (!token) {
-    err(`the admin token is needed: set VANE_ADMIN_TOKEN or --admin-token-file\n\n${USAGE}`);
+    err(`the admin token is needed: set VANE_ADMIN_TOKEN or --admin-token-file\n\n${ROTATE_ROOT_KEY_USAGE}`);
     return 2;
   }
   const url = `${(values.url ?? 'http://127.0.0.1:4400').replace(/\/+$/, '')}/admin/v1/root-key/rotate`;

@@ -27,7 +27,8 @@ export async function runCli(
   }
   const rest = named ? argv.slice(1) : argv;
   if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(help);
+    // `vane-server --help` lists every command; `vane-server <command> --help` is that command's own usage.
+    io.out(named ? (command.help ?? helpText(program, SERVER_SCHEMA, COMMANDS, command)) : help);
     return 0;
   }
   try {

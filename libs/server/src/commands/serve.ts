@@ -1,5 +1,4 @@
 import { startLocalServer, type LocalServer } from '../local-server.js';
-import { redactKey } from '../domain/store.js';
 import { loadServerConfig } from '../config/load-server-config.js';
 import { jsonLogger } from '../ops/json-logger.js';
 import { textLogger, type LogLevel } from '../ops/text-logger.js';
@@ -7,9 +6,12 @@ import type { LogFields } from '../logger.js';
 import type { CliCommand, CommandContext } from './cli-command.js';
 import { RootKeyError } from '../sealing/root-key-error.js';
 import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
+import { StoreUnreachableError } from '../store/store-errors.js';
 
 /** The exit code of a start refused for its root key (missing, wrong, or not a key). */
 const EXIT_ROOT_KEY = 3;
+/** The exit code of a start that could not reach its store (PostgreSQL): nothing started; retrying may succeed. */
+const EXIT_STORE_UNREACHABLE = 4;
 
 /**
  * `vane-server [serve]`: starts the server with the settings read, and runs
@@ -55,6 +57,12 @@ export const serveCommand: CliCommand = {
         logger,
       });
     } catch (error) {
+      if (error instanceof StoreUnreachableError) {
+        err(
+          `${program}: ${error.message}; nothing was started (exit ${EXIT_STORE_UNREACHABLE}: start again once it answers)`,
+        );
+        return EXIT_STORE_UNREACHABLE;
+      }
       err(`${program}: ${(error as Error).message}`);
       // A missing or wrong root key has its own code, so a supervisor can tell it from a crash and stop restarting.
       return error instanceof RootKeyMissingError || error instanceof RootKeyError ? EXIT_ROOT_KEY : 1;
@@ -74,8 +82,10 @@ export const serveCommand: CliCommand = {
       event: 'ops',
       url: server.opsUrl,
     });
-    for (const { slug, kind, keys } of server.services()) {
-      say(`service ${slug} (${kind}): ${server.baseUrl(slug)}  keys: ${keys.map(redactKey).join(', ') || 'none'}`, {
+    for (const { slug, kind, keyHints } of server.services()) {
+      // Every active key, redacted, whether this process knows it in full or only its hash (a restart, PostgreSQL).
+      const keys = keyHints.length === 0 ? 'none' : `${keyHints.length} (${keyHints.join(', ')})`;
+      say(`service ${slug} (${kind}): ${server.baseUrl(slug)}  keys: ${keys}`, {
         event: 'service',
         service: slug,
         kind,

@@ -8,7 +8,8 @@ export interface CommandSummary {
 }
 
 /**
- * The `--help` text of a command, generated from its schema: every flag with
+ * The `--help` text of the program (every command listed) or, with
+ * `command`, of that one command, generated from the schema: every flag with
  * its environment variable and default, so the help cannot drift from what
  * the loader reads.
  */
@@ -16,6 +17,7 @@ export function helpText<O extends OptionSchema>(
   program: Program,
   schema: ConfigSchema<O>,
   commands: readonly CommandSummary[],
+  command?: CommandSummary,
 ): string {
   const rows: Array<[string, string]> = [];
   for (const [name, spec] of Object.entries(schema.options)) {
@@ -41,13 +43,17 @@ export function helpText<O extends OptionSchema>(
     left.length + 2 > width ? `  ${left}\n  ${' '.repeat(width)}${right}` : `  ${left.padEnd(width)}${right}`,
   );
   const commandWidth = Math.max(...commands.map((c) => c.usage.length)) + 2;
+  const options =
+    'Options (a flag wins over its VANE_* variable, which wins over the config file, which wins over the default):';
+  if (command)
+    return [`Usage: ${program} ${command.usage}`, '', `  ${command.summary}`, '', options, ...lines].join('\n');
   return [
     `Usage: ${program} [command] [options]`,
     '',
     'Commands:',
     ...commands.map((c) => `  ${c.usage.padEnd(commandWidth)}${c.summary}`),
     '',
-    'Options (a flag wins over its VANE_* variable, which wins over the config file, which wins over the default):',
+    options,
     ...lines,
   ].join('\n');
 }

@@ -20,6 +20,8 @@ export interface StreamHubOptions {
   bufferBytes: number;
   /** Called whenever a stream opens or closes (the console shows the counts live). */
   onStreamsChanged?: () => void;
+  /** Current time in ms, for when each stream opened. @default Date.now */
+  now?: () => number;
 }
 
 /** One revision's `patch` event, rendered and encoded once for each audience. */
@@ -82,6 +84,8 @@ export function goawayFrame(reconnectInMs: number): Buffer {
  */
 export class StreamHub {
   private readonly bySlug = new Map<string, Set<StreamConnection>>();
+  /** When each open stream opened, in ms. */
+  private readonly openedAt = new Map<StreamConnection, number>();
   private readonly history = new Map<string, History>();
   private historyTotal = 0;
   /** The last revision sent per service. */
@@ -126,6 +130,7 @@ export class StreamHub {
     let set = this.bySlug.get(connection.slug);
     if (!set) this.bySlug.set(connection.slug, (set = new Set()));
     set.add(connection);
+    this.openedAt.set(connection, (this.options.now ?? Date.now)());
     this.count++;
     this.options.onStreamsChanged?.();
     res.once('close', () => this.remove(connection));
@@ -232,20 +237,31 @@ export class StreamHub {
   }
 
   /**
-   * Sends `goaway` to at most `limit` open streams (the longest open first)
-   * and ends them; each is told its own delay. Returns how many were sent.
+   * Sends `goaway` to at most `limit` open streams, the longest open first
+   * whatever their service, and ends them; each is told its own delay. With
+   * `openedBefore` (ms), streams opened at or after it are left alone.
+   * Returns how many were sent.
    */
-  goaway(limit: number, delayMs: () => number): number {
+  goaway(limit: number, delayMs: () => number, openedBefore = Number.POSITIVE_INFINITY): number {
+    // Map order is opening order: the first entries are the oldest.
     let sent = 0;
-    for (const set of this.bySlug.values()) {
-      for (const connection of set) {
-        if (sent >= limit) return sent;
-        if (connection.res.writableEnded) continue;
-        connection.res.end(goawayFrame(delayMs()));
-        sent++;
-      }
+    for (const [connection, openedAt] of this.openedAt) {
+      if (sent >= limit || openedAt >= openedBefore) break;
+      if (connection.res.writableEnded) continue;
+      connection.res.end(goawayFrame(delayMs()));
+      sent++;
     }
     return sent;
+  }
+
+  /** How many open streams opened before `openedBefore` (ms): those {@link goaway} may end. */
+  streamsOpenedBefore(openedBefore: number): number {
+    let count = 0;
+    for (const [connection, openedAt] of this.openedAt) {
+      if (openedAt >= openedBefore) break;
+      if (!connection.res.writableEnded) count++;
+    }
+    return count;
   }
 
   /** From now on, every new stream is sent `goaway` (with `delayMs()`) at once and ended. */
@@ -309,6 +325,7 @@ export class StreamHub {
 
   private remove(connection: StreamConnection): void {
     const set = this.bySlug.get(connection.slug);
+    this.openedAt.delete(connection);
     if (set?.delete(connection)) {
       this.count--;
       this.options.onStreamsChanged?.();

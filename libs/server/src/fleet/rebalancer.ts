@@ -1,16 +1,16 @@
 import type { StreamHub } from '../domain/stream-hub.js';
 import type { LocalServerLogger } from '../logger.js';
 import type { ServerMetrics } from '../ops/server-metrics.js';
-import type { FleetView, ReplicaInfo } from './fleet-view.js';
+import type { StreamCount, StreamCounts } from './stream-counts.js';
+
+/** What the {@link Rebalancer} needs of the stream fan-out ({@link StreamHub}). */
+export type RebalancedStreams = Pick<StreamHub, 'stats' | 'goaway' | 'streamsOpenedBefore'>;
 
 /** Settings of the {@link Rebalancer}. */
 export interface RebalanceOptions {
   /**
-   * How often this replica compares its streams with its peers', in ms; 0
-   * turns rebalancing off. After it shed, it waits for every peer's next
-   * report (a heartbeat, every 5 s on PostgreSQL) before shedding again;
-   * checking more often than that only catches those reports sooner.
-   * @default 2500
+   * How often this replica compares its streams with its fleet's, in ms; 0
+   * turns rebalancing off. @default 2500
    */
   intervalMs?: number;
   /**
@@ -23,30 +23,52 @@ export interface RebalanceOptions {
   batch?: number;
   /** The `goaway` delays are spread over this many ms. @default 2000 */
   spreadMs?: number;
+  /**
+   * How long streams sent `goaway` are given, after the longest delay, to
+   * land on a replica and be counted there, in ms. Until then they are
+   * still counted as this replica's, and it decides nothing. @default 1500
+   */
+  settleMs?: number;
+  /**
+   * A stream open for less than this, in ms, is never sent `goaway`: one
+   * that was just moved (by a drain or a replica's death) is left to settle.
+   * @default 10000
+   */
+  minStreamAgeMs?: number;
+  /**
+   * A stream that reached this replica since it began shedding for the
+   * imbalance at hand (one moved for it already, come back here) is not
+   * sent `goaway` for it until it has been open this long, in ms: a fleet
+   * evens out within it, so a stream is moved once per imbalance. Never
+   * forever: behind a round-robin balancer, such streams come to be most of
+   * what an over-full replica holds. @default 30000
+   */
+  movedHoldMs?: number;
 }
 
 /**
- * How many streams a replica holding `mine` should shed: none while it is
- * within `tolerance` or one stream above the fleet's mean, else its excess over the mean
- * times n / (n - 1), at most `batch` at a time. A load balancer that knows
- * nothing of stream counts (round robin, random) sends 1 in n of the shed
- * streams back here: shedding n / (n - 1) times the excess lands this
- * replica on the mean in one round. `replicas` is the whole fleet, this
- * replica (`selfId`) included; its entry's count is replaced by `mine`.
+ * How many streams a replica holding `mine` should shed, given every
+ * replica's count (`counts`, this one's entry replaced by `mine`): none
+ * alone, within `tolerance` above the fleet's mean or within one stream of
+ * it; else its excess down to its share (the mean rounded up, so never
+ * below it), at most `batch`. A load balancer that knows nothing of stream
+ * counts sends 1 in n of them back here and the rest to its peers: a
+ * replica converges on its share in rounds, and every round moves at most
+ * the excess left.
  */
 export function streamsToShed(
   mine: number,
   selfId: string,
-  replicas: readonly ReplicaInfo[],
+  counts: readonly StreamCount[],
   tolerance: number,
   batch: number,
 ): number {
-  const peers = replicas.filter((r) => r.id !== selfId);
-  const count = peers.length + 1;
-  const mean = (peers.reduce((sum, r) => sum + r.streams, 0) + mine) / count;
+  const peers = counts.filter((c) => c.id !== selfId);
+  const n = peers.length + 1;
+  const mean = (peers.reduce((sum, c) => sum + c.streams, 0) + mine) / n;
   // Within one stream of the mean is as even as whole streams get (one stream on one of three replicas).
-  if (count < 2 || mine <= mean * (1 + tolerance) || mine - mean < 1) return 0;
-  return Math.min(batch, mine, Math.ceil(((mine - mean) * count) / (count - 1)));
+  if (n < 2 || mine <= mean * (1 + tolerance) || mine - mean < 1) return 0;
+  return Math.max(0, Math.min(batch, mine - Math.ceil(mean)));
 }
 
 /**
@@ -54,20 +76,31 @@ export function streamsToShed(
  * time: LaunchDarkly Relay users saw 257 against 51 connections per pod,
  * never evened out after a rolling restart. A stream sent `goaway`
  * reconnects through the load balancer, which may pick another replica.
+ *
+ * It converges rather than swings: it decides on the counts every replica
+ * publishes now (not its last heartbeat), only when the fleet's total has
+ * not fallen since its last look (streams between replicas are counted
+ * nowhere, and a mean without them is too low); it sheds at most its
+ * excess and never below its share; it counts what it shed as its own
+ * until those streams can have landed elsewhere (so no peer sees a hole and
+ * sheds into it); and it does not shed a stream that reached it lately, or
+ * since the imbalance began (one moved for it already).
  */
 export class Rebalancer {
   #timer: NodeJS.Timeout | undefined;
   #running = false;
-  /** When this replica last shed, in ms since the epoch. */
-  #shedAt: number | undefined;
-  /** The fleet's stream count at the last comparison that got that far. */
+  /** Streams sent `goaway` and not yet landed elsewhere: counted here until `until` (ms). */
+  #inFlight: Array<{ count: number; until: number }> = [];
+  /** The fleet's stream count at the last look. */
   #total: number | undefined;
+  /** When this replica first shed for the imbalance it is shedding for now (ms); undefined once within its share. */
+  #imbalanceSince: number | undefined;
 
   constructor(
     private readonly selfId: string,
-    private readonly fleet: FleetView,
-    private readonly hub: StreamHub,
-    private readonly metrics: ServerMetrics,
+    private readonly counts: StreamCounts,
+    private readonly hub: RebalancedStreams,
+    private readonly metrics: Pick<ServerMetrics, 'goaway'>,
     private readonly logger: LocalServerLogger,
     private readonly options: RebalanceOptions,
     private readonly random: () => number = Math.random,
@@ -82,46 +115,85 @@ export class Rebalancer {
     this.#timer.unref();
   }
 
-  /** Stops it (at drain and close). */
+  /** Stops it (at drain and close), and any count publication pending. */
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
+    this.counts.close();
   }
 
-  /** One comparison: sheds the excess, if any; resolves with how many streams were sent `goaway`. Never rejects. */
+  /**
+   * What this replica publishes as its streams: those open, plus those it
+   * sent `goaway` that may not have landed elsewhere yet.
+   */
+  reported(): StreamCount {
+    const now = this.now();
+    this.#inFlight = this.#inFlight.filter((shed) => shed.until > now);
+    const inFlight = this.#inFlight.reduce((sum, shed) => sum + shed.count, 0);
+    return { id: this.selfId, streams: this.hub.stats().streams + inFlight };
+  }
+
+  /** A stream opened or closed here: the fleet hears of it soon. */
+  streamsChanged(): void {
+    this.counts.changed(() => this.reported());
+  }
+
+  /**
+   * One look: sheds the excess, if any; resolves with how many streams were
+   * sent `goaway`. Never rejects.
+   */
   async tick(): Promise<number> {
     if (this.#running) return 0;
     this.#running = true;
     try {
-      const replicas = await this.fleet.replicas();
-      const spreadMs = this.options.spreadMs ?? 2000;
-      // Peers that have not reported since what this replica shed landed would look emptier than they are.
-      const shedAt = this.#shedAt;
-      if (shedAt !== undefined && replicas.some((r) => r.id !== this.selfId && r.seenAt < shedAt + spreadMs)) return 0;
-      const mine = this.hub.stats().streams;
+      const self = this.reported();
+      // Streams it shed are still on their way: what the fleet holds is not known yet.
+      if (this.#inFlight.length > 0) return 0;
+      const counts = await this.counts.exchange(self);
       const tolerance = this.options.tolerance ?? 0.05;
-      // Streams between replicas (waiting out a drain's or a shed's goaway) are counted nowhere: a mean taken
-      // while the fleet's total moves is too low, and would shed too many.
-      const total = replicas.reduce((sum, r) => sum + (r.id === this.selfId ? 0 : r.streams), mine);
+      const total = counts.reduce((sum, c) => sum + (c.id === this.selfId ? 0 : c.streams), self.streams);
       const last = this.#total;
       this.#total = total;
-      if (last !== undefined && Math.abs(total - last) > tolerance * Math.max(total, last)) return 0;
-      const shed = streamsToShed(mine, this.selfId, replicas, tolerance, this.options.batch ?? 1000);
+      // A total that fell (a drain's goaways, a replica gone, a count not published yet) gives a mean too low, which
+      // would shed too many; one that rose (a burst, streams counted both where they left and where they landed)
+      // gives one too high, which sheds fewer: safe.
+      if (last === undefined || last - total > tolerance * last) return 0;
+      const mine = this.hub.stats().streams;
+      const now = this.now();
+      const excess = streamsToShed(mine, this.selfId, counts, tolerance, this.options.batch ?? 1000);
+      if (excess <= 0) {
+        // Within its share: the imbalance is over, and the next one may move any stream again.
+        this.#imbalanceSince = undefined;
+        return 0;
+      }
+      this.#imbalanceSince ??= now;
+      // Neither a stream that just arrived, nor, for a while, one that arrived since this imbalance began (one this
+      // replica or a peer moved for it, back here again): a stream is moved once per imbalance.
+      const openedBefore = Math.min(
+        now - (this.options.minStreamAgeMs ?? 10_000),
+        Math.max(this.#imbalanceSince, now - (this.options.movedHoldMs ?? 30_000)),
+      );
+      const shed = Math.min(excess, this.hub.streamsOpenedBefore(openedBefore));
       if (shed <= 0) return 0;
-      this.#shedAt = this.now();
-      const sent = this.hub.goaway(shed, () => this.random() * spreadMs);
+      const spreadMs = this.options.spreadMs ?? 2000;
+      const sent = this.hub.goaway(shed, () => this.random() * spreadMs, openedBefore);
+      this.#inFlight.push({ count: sent, until: now + spreadMs + (this.options.settleMs ?? 1500) });
       this.metrics.goaway('rebalance', sent);
       this.logger.info(`rebalancing: asked ${sent} of ${mine} stream(s) to reconnect elsewhere`, {
         event: 'rebalance',
         streams: mine,
         shed: sent,
-        replicas: replicas.length,
+        replicas: counts.length,
+        fleet: total,
       });
       return sent;
     } catch (error) {
-      this.logger.warn(`rebalancing skipped: the fleet could not be read (${(error as Error).message})`, {
-        event: 'rebalance_failed',
-      });
+      this.logger.warn(
+        `rebalancing skipped: the fleet's stream counts could not be read (${(error as Error).message})`,
+        {
+          event: 'rebalance_failed',
+        },
+      );
       return 0;
     } finally {
       this.#running = false;

@@ -26,7 +26,13 @@ export class ProxyTrust {
     }
   }
 
-  /** The client's address: the nearest untrusted hop of `X-Forwarded-For`, else the peer. */
+  /**
+   * The client's address: `X-Forwarded-For` walked from the right, the peer
+   * first, and the first address not in the list taken (what Express's
+   * `trust proxy` does with a list): entries a client forged sit to the
+   * left of the one its proxy added and are never reached. Without a list,
+   * the peer.
+   */
   clientAddress(req: IncomingMessage): string {
     if (!this.#trust) return req.socket.remoteAddress ?? 'unknown';
     return proxyAddr(req, this.#trust);

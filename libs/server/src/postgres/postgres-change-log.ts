@@ -26,7 +26,7 @@ import { LocalServerError } from '../local-server-error.js';
 import type { LocalServerLogger } from '../logger.js';
 import type { StateChange } from '../persistence/state-change.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
-import { StoreOpenError } from '../store/store-errors.js';
+import { StoreOpenError, StoreUnreachableError } from '../store/store-errors.js';
 import { ChangeCatchUp } from './change-catch-up.js';
 import type { ChangeRow } from './change-rows.js';
 import { CommitPipeline } from './commit-pipeline.js';
@@ -34,6 +34,7 @@ import { HistoryPruner, type PrunedState } from './history-pruner.js';
 import { connectPostgres, redactPostgresUrl, type PostgresSql } from './postgres-driver.js';
 import { PostgresRateLimiter } from './postgres-rate-limiter.js';
 import { CHANGES_CHANNEL, migrate } from './postgres-schema.js';
+import { PostgresStreamCounts } from './postgres-stream-counts.js';
 import { rewriteSealed } from './sealed-rewrite.js';
 import { StoreCheck } from './store-check.js';
 import { readBase, seedIfEmpty } from './stored-base.js';
@@ -139,7 +140,9 @@ export class PostgresChangeLog implements ChangeLog {
       await sql`SELECT 1`;
     } catch (error) {
       await sql.end({ timeout: 1 }).catch(() => undefined);
-      throw new StoreOpenError(`cannot reach PostgreSQL at ${where}: ${(error as Error).message}`, { cause: error });
+      throw new StoreUnreachableError(`cannot reach PostgreSQL at ${where}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     try {
       await migrate(sql);
@@ -204,6 +207,12 @@ export class PostgresChangeLog implements ChangeLog {
         ...this.checker.peers,
       ],
     };
+  }
+
+  /** The fleet's stream counts as the replica table holds them now: what the rebalancer decides on. */
+  streamCounts(): PostgresStreamCounts {
+    const { replicaId, logger } = this.options;
+    return new PostgresStreamCounts(this.sql, { replicaId, logger, liveMs: this.checker.liveMs });
   }
 
   /** The secret-write rate limit shared by every replica. */

@@ -33,6 +33,21 @@ export class CommitOutcomeUnknownError extends LocalServerError {
 }
 
 /**
+ * The store could not be reached at start (PostgreSQL down, or not where
+ * `--store` says): nothing was started, and the same start may succeed
+ * once the database answers. `vane-server` exits 4 on it.
+ */
+export class StoreUnreachableError extends LocalServerError {
+  /** Stable error code. */
+  readonly code = 'VANE_SERVER_STORE_UNREACHABLE' as const;
+
+  /** @param message - names the store (its password redacted) and the driver's reason. */
+  constructor(message: string, options?: LocalServerErrorOptions) {
+    super(message, options);
+  }
+}
+
+/**
  * The store cannot be opened as configured: an unknown `--store`, a missing
  * driver, a schema newer than this server, a file store another process owns.
  */
