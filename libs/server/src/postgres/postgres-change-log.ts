@@ -217,6 +217,8 @@ export class PostgresChangeLog implements ChangeLog {
       // Runs again on every reconnect of the LISTEN connection: what was missed meanwhile is read now.
       () => this.scheduleCatchUp(),
     );
+    // The first heartbeat now, not a check later: a replica counts (a rotation's 409 guard sees it) once attached.
+    await this.check();
     const interval = this.options.checkIntervalMs ?? 5000;
     this.checkTimer = setInterval(() => void this.check(), interval);
     this.checkTimer.unref();
