@@ -546,7 +546,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     awsVerifier: new AwsTrustVerifier(),
     authThrottle,
     console: {
-      sessions: new ConsoleSessions(Date.now, new SigningKeys('console', keyring)),
+      sessions: new ConsoleSessions(Date.now, new SigningKeys('console', keyring), adminToken),
       feed: consoleFeed,
       assets: new ConsoleAssets(),
     },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startLocalServer, type LocalServer } from '../src/index.js';
 import { TEST_KEYS, testSeed, until, withTimeout } from '../src/testing/index.js';
 import { request } from 'node:http';
-import { admin, call, type Answer } from './support/http-client.js';
+import { admin, call, consoleLogin, type Answer } from './support/http-client.js';
 
 type Right = 'read' | 'write' | 'secrets:reveal' | 'secrets:write' | 'keys' | 'admin';
 const RIGHTS: Right[] = ['read', 'write', 'secrets:reveal', 'secrets:write', 'keys', 'admin'];
@@ -81,11 +81,11 @@ const OPERATIONS: Operation[] = [
     path: `/admin/v1/services/shop/keys/${TEST_KEYS.shopPublic}`,
   },
   {
-    name: 'put a trust',
+    name: 'put a trust (public-key sessions)',
     right: 'keys',
     method: 'PUT',
     path: '/admin/v1/services/shop/trusts/ci',
-    body: { provider: 'aws', role_arns: ['arn:aws:iam::123456789012:role/shop'], key_type: 'secret' },
+    body: { provider: 'aws', role_arns: ['arn:aws:iam::123456789012:role/shop'], key_type: 'public' },
   },
   {
     name: 'change the service',
@@ -132,26 +132,13 @@ describe.each(['admin API', 'console'] as const)('every right × the %s: allowed
     }
     await make('elsewhere', RIGHTS, ['default']);
     if (surface === 'console') {
-      for (const [name, token] of tokens) sessions.set(name, await login(token));
+      for (const [name, token] of tokens) sessions.set(name, await consoleLogin(server, token));
     }
   });
   afterAll(async () => {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   });
-
-  async function login(token: string): Promise<{ cookie: string; csrf: string }> {
-    const answer = await call(server, {
-      method: 'POST',
-      path: '/console/login',
-      body: new URLSearchParams({ token }).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
-    });
-    expect(answer.status).toBe(303);
-    const cookie = String(answer.headers['set-cookie']).split(';')[0]!;
-    const session = await call(server, { path: '/console/api/session', headers: { cookie } });
-    return { cookie, csrf: session.json<{ csrf_token: string }>().csrf_token };
-  }
 
   function send(tokenName: string, operation: Operation): Promise<Answer> {
     if (surface === 'admin API') {
@@ -214,7 +201,7 @@ describe.each(['admin API', 'console'] as const)('every right × the %s: allowed
 
   it('the console live feed sends a scoped session only its services, and ends when its token is revoked', async () => {
     if (surface !== 'console') return;
-    const { cookie } = sessions.get('has-write')!;
+    const { cookie } = sessions.get('has-read')!;
     const frames: string[] = [];
     const ended = new Promise<void>((resolve, reject) => {
       const req = request(
@@ -231,7 +218,7 @@ describe.each(['admin API', 'console'] as const)('every right × the %s: allowed
     await until(() => frames.join('').includes('data: '), 'the first overview');
     const first = /data: (.*)\n/.exec(frames.join(''))![1]!;
     expect((JSON.parse(first) as { services: Array<{ slug: string }> }).services.map((s) => s.slug)).toEqual(['shop']);
-    expect((await admin(server, 'DELETE', '/tokens/has-write')).status).toBe(200);
+    expect((await admin(server, 'DELETE', '/tokens/has-read')).status).toBe(200);
     await withTimeout(ended, 'the feed of a revoked token to end');
     const after = await call(server, { path: '/console/api/overview', headers: { cookie } });
     expect(after.status).toBe(401);

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OWNER_PRINCIPAL, holds, seesService, tokenPrincipal, type AdminPrincipal } from '../access/admin-principal.js';
 import { guessAdminToken, tooManyGuesses, type AdminTokenContext } from '../http/admin-token.js';
-import { sendError } from '../http/http-io.js';
+import { drainRefusedBody, readBody, sendError } from '../http/http-io.js';
+import { HttpError } from '../http/http-error.js';
 import { AB_OPERATORS } from '../validation/index.js';
 import type { ConsoleAssets } from './console-assets.js';
 import type { ConsoleFeed } from './console-feed.js';
@@ -54,11 +55,8 @@ export async function handleConsoleRoute(
   const method = req.method ?? 'GET';
   const [, page, ...rest] = segments; // segments[0] is 'console'
   let session = ctx.console.sessions.fromCookieHeader(req.headers.cookie);
-  // A session ends with the token it was opened with: revoked, it logs the console out.
-  if (session && principalOf(ctx, session) === undefined) {
-    ctx.console.sessions.logout(session);
-    session = undefined;
-  }
+  // A session ends with the token it was opened with: revoked (or replaced), it is no session.
+  if (session && principalOf(ctx, session) === undefined) session = undefined;
 
   if (page === 'api') return api(ctx, req, res, rest, session, forwardToAdmin);
   if (method !== 'GET' && !sameOrigin(ctx, req)) return sendText(res, 403, 'cross-origin requests are refused');
@@ -77,7 +75,7 @@ export async function handleConsoleRoute(
     if (!ctx.console.sessions.csrfMatches(session, form.get('csrf_token') ?? req.headers['x-csrf-token']?.toString())) {
       return sendText(res, 403, 'the CSRF token is missing or wrong: log out from the console page');
     }
-    ctx.console.sessions.logout(session);
+    await ctx.console.sessions.logout(session);
     res.setHeader('set-cookie', ctx.console.sessions.clearingCookie(ctx.proxy?.protocol(req) === 'https'));
     return redirect(res, '/console/login');
   }
@@ -124,6 +122,10 @@ async function api(
         // The A/B rule form offers the server's own list, so the page never has one of its own to drift.
         ab_operators: AB_OPERATORS,
       });
+    }
+    // The overview lists services, as `GET /admin/v1/services` does: it takes the same right.
+    if ((first === 'overview' || first === 'events') && !holds(principal, 'read')) {
+      return forbidden(res, principal, 'read');
     }
     if (first === 'overview') return sendJson(res, 200, consoleOverview(ctx, principal));
     if (first === 'events') {
@@ -218,18 +220,16 @@ function sameOrigin(ctx: ConsoleRouteContext, req: IncomingMessage): boolean {
 
 /** Reads an `application/x-www-form-urlencoded` body; answers 413 itself (and resolves undefined) when too large. */
 async function readForm(req: IncomingMessage, res: ServerResponse): Promise<URLSearchParams | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_LOGIN_BODY_BYTES) {
-      res.setHeader('connection', 'close');
-      sendText(res, 413, 'the form is too large');
-      return undefined;
-    }
-    chunks.push(chunk);
+  let body: Buffer;
+  try {
+    body = await readBody(req, MAX_LOGIN_BODY_BYTES);
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status !== 413) throw error;
+    sendText(res, 413, 'the form is too large');
+    drainRefusedBody(req);
+    return undefined;
   }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  return new URLSearchParams(body.toString('utf8'));
 }
 
 /** The login form, with `error` (plain text of ours, never anything the client sent) above it when given. */

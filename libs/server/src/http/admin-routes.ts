@@ -106,7 +106,11 @@ export async function handleAdminRoute(
           .map(([name, project]) => ({
             name,
             created_at: project.created_at,
-            services: store.slugs().filter((slug) => store.service(slug)!.project === name),
+            services: store
+              .slugs()
+              .filter(
+                (slug) => store.service(slug)!.project === name && seesService(principal, slug, store.service(slug)!),
+              ),
           })),
       });
     }
@@ -114,6 +118,10 @@ export async function handleAdminRoute(
       const name = decodeSegment(rawSlug, 'project');
       need('admin', 'creating a project');
       unscoped('creating a project');
+      // A project has no settings yet: the body, when there is one, is an empty JSON object.
+      const body = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object');
+      const unknown = Object.keys(body)[0];
+      if (unknown !== undefined) throw HttpError.invalid(`${unknown}: not a member of a project`);
       const created = await write(ctx, [], () => admin.putProject(name, actor));
       return await answer(ctx, res, created ? 201 : 200, { name });
     }
@@ -209,6 +217,7 @@ export async function handleAdminRoute(
   if (collection === 'keys' && rawKey === undefined && method === 'POST') {
     need('keys', 'creating an API key');
     const type = parseBody(objectBody, (await readJsonBody(req)) ?? {}, 'a JSON object')['type'];
+    if (type === 'secret') needSecretKeyRights(principal, 'creating a secret API key');
     return await answer(ctx, res, 201, { key: await write(ctx, [slug], () => admin.createKey(slug, type, actor)) });
   }
   if (collection === 'data-key' && rawKey === 'rotate' && sub === undefined && method === 'POST') {
@@ -236,6 +245,7 @@ export async function handleAdminRoute(
     }
     case 'PUT trusts': {
       const body = await readJsonBody(req);
+      if (isSecretKeyTrust(body)) needSecretKeyRights(principal, 'a trust that hands out secret-key sessions');
       const trust = await write(ctx, [slug], () => admin.putTrust(slug, key, body, actor));
       return await answer(ctx, res, 200, {
         revision: store.service(slug)!.revision,
@@ -284,6 +294,22 @@ export async function handleAdminRoute(
     }
   }
   throw notFound(req);
+}
+
+/**
+ * A secret key (or a trust whose sessions act as one) reads every secret
+ * value on `/v1/sync` and writes through the service API: minting one takes
+ * `secrets:reveal` and `secrets:write` besides `keys`, or `keys` alone would
+ * reach what those rights guard.
+ */
+function needSecretKeyRights(principal: AdminPrincipal, what: string): void {
+  requireRight(principal, 'secrets:reveal', what);
+  requireRight(principal, 'secrets:write', what);
+}
+
+/** Whether a trust's body asks for secret-key sessions. */
+function isSecretKeyTrust(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as Record<string, unknown>)['key_type'] === 'secret';
 }
 
 /** Whether the principal may reveal secret values (the console's "reveal"). */
