@@ -10,7 +10,12 @@ import type { ServerContext } from './http/server-context.js';
 import { silentLogger, type LocalServerLogger } from './logger.js';
 import type { AbRule, AuditEntry, ConfigValue, TenantState } from './domain/model.js';
 import { KeyRateLimiter } from './domain/rate-limiter.js';
-import { FailedAttemptThrottle, type FailedAttemptThrottleOptions } from './domain/failed-attempt-throttle.js';
+import {
+  checkFailedAttemptThrottleOptions,
+  FailedAttemptThrottle,
+  type FailedAttemptThrottleOptions,
+} from './domain/failed-attempt-throttle.js';
+import { StoreEndedSessions, StoreGuessLedger } from './access/store-access-ledgers.js';
 import { SnapshotRenderer, type Audience } from './domain/snapshot-renderer.js';
 import { SessionTokens } from './domain/session-tokens.js';
 import { AdminApi } from './admin-api.js';
@@ -394,7 +399,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const proxy = new ProxyTrust(options.trustProxy);
   const listen = listenPlan(options);
   // Options are checked before anything is opened, so a bad one leaves nothing to clean up.
-  const authThrottle = options.authThrottle === false ? undefined : new FailedAttemptThrottle(options.authThrottle);
+  if (options.authThrottle !== false) checkFailedAttemptThrottleOptions(options.authThrottle);
   const bufferBytes = options.streamBufferBytes ?? 1024 * 1024;
   const historyBytes = options.historyBytes ?? 2 * bufferBytes;
   if (!(historyBytes >= 0)) throw new RangeError('historyBytes must be a number of bytes of at least 0');
@@ -544,9 +549,18 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     sessions: new SessionTokens(clock, sessionTtlMs, new SigningKeys('session', keyring, () => clock.now())),
     jwtVerifier: new JwtTrustVerifier(clock),
     awsVerifier: new AwsTrustVerifier(),
-    authThrottle,
+    // Wrong guesses and logouts are kept in the store: one count and one logout for the fleet, across restarts.
+    authThrottle:
+      options.authThrottle === false
+        ? undefined
+        : new FailedAttemptThrottle(options.authThrottle, new StoreGuessLedger(store, changes)),
     console: {
-      sessions: new ConsoleSessions(Date.now, new SigningKeys('console', keyring), adminToken),
+      sessions: new ConsoleSessions(
+        Date.now,
+        new SigningKeys('console', keyring),
+        adminToken,
+        new StoreEndedSessions(store, changes),
+      ),
       feed: consoleFeed,
       assets: new ConsoleAssets(),
     },

@@ -11,6 +11,7 @@ import type {
   AdminRight,
   AdminTokenRecord,
   FlagDefinition,
+  GuessRecord,
   JsonValue,
   ProjectRecord,
   TokenScope,
@@ -465,6 +466,35 @@ export class Store {
     if (token.last_used_at !== null && now - Date.parse(token.last_used_at) < TOKEN_USE_RESOLUTION_MS) return;
     token.last_used_at = this.isoNow();
     this.listeners.mutation?.({ type: 'token.used', name, last_used_at: token.last_used_at });
+  }
+
+  /** Whether the console session whose id hashes to `idHash` was logged out (and has not expired since). */
+  sessionEnded(idHash: string): boolean {
+    return this.data.access.ended_sessions.has(idHash);
+  }
+
+  /** Records a console logout, kept until the session would have expired (`expiresAtMs`). */
+  endSession(idHash: string, expiresAtMs: number): void {
+    const change = {
+      type: 'session.end',
+      id_hash: idHash,
+      expires_at_ms: expiresAtMs,
+      at_ms: this.clock.now(),
+    } as const;
+    applyStateChange(this.data, change);
+    this.listeners.mutation?.(change);
+  }
+
+  /** The wrong admin-token guesses recorded for `address` (a hash of the client's address). */
+  wrongGuesses(address: string): Readonly<GuessRecord> | undefined {
+    return this.data.access.guesses.get(address);
+  }
+
+  /** Records `address`'s wrong guesses after one more; those older than `forgetBeforeMs` are dropped. */
+  recordWrongGuess(address: string, guesses: GuessRecord, forgetBeforeMs: number): void {
+    const change = { type: 'guess.wrong', address, guesses: { ...guesses }, forget_before_ms: forgetBeforeMs } as const;
+    applyStateChange(this.data, change);
+    this.listeners.mutation?.(change);
   }
 
   /** Issues a new key of the given type for a service. */

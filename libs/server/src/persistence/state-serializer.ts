@@ -45,6 +45,16 @@ export function serializeServerData(data: ServerData): JsonValue {
     services: Object.fromEntries([...data.services].map(([slug, service]) => [slug, serializeService(service)])),
     // Entries are written as they are: their hash covers exactly these members.
     audit: data.audit.map((entry) => ({ ...entry })) as unknown as JsonValue,
+    ...(data.access.ended_sessions.size === 0 && data.access.guesses.size === 0
+      ? {}
+      : {
+          access: {
+            ended_sessions: Object.fromEntries(data.access.ended_sessions),
+            guesses: Object.fromEntries(
+              [...data.access.guesses].map(([address, record]): [string, JsonValue] => [address, { ...record }]),
+            ),
+          },
+        }),
     ...(data.tokens.size === 0
       ? {}
       : {
