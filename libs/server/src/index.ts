@@ -33,6 +33,7 @@ export { StateChangeError } from './persistence/state-change.js';
 export { ConfigError } from './config/config-error.js';
 export { StoreOpenError, StoreUnavailableError } from './store/store-errors.js';
 export { RootKeyMissingError } from './sealing/root-key-missing-error.js';
+export { OutboundRefusedError } from './outbound/outbound-refused-error.js';
 export { RootKeyError } from './sealing/root-key-error.js';
 export { SealedDataError } from './sealing/sealed-data-error.js';
 export { ForbiddenError } from './domain/forbidden-error.js';

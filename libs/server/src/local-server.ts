@@ -34,6 +34,7 @@ import { SingleProcessFleetView, type FleetView, type LocalReplica } from './fle
 import { Rebalancer, type RebalanceOptions } from './fleet/rebalancer.js';
 import { ServiceDrift } from './fleet/service-drift.js';
 import { ProxyTrust } from './ops/proxy-trust.js';
+import { OutboundPolicy } from './outbound/outbound-policy.js';
 import { Readiness, type ReadinessCheck } from './ops/readiness.js';
 import { RequestScopes } from './ops/request-scope.js';
 import { ServerMetrics } from './ops/server-metrics.js';
@@ -238,6 +239,16 @@ export interface LocalServerOptions {
    */
   trustProxy?: readonly string[];
   /**
+   * What the server may request besides public `https:` hosts, for a
+   * trust's `jwks_url` and `sts_endpoint` (URLs an admin token can set):
+   * origins (`'http://127.0.0.1:8080'`: any scheme, any address) and networks
+   * (`'10.20.0.0/16'`: `https:` to addresses in it). Without an entry, a URL
+   * that is not `https:`, or whose host is or resolves to a loopback,
+   * link-local, private or unique-local address, is refused, checked on the
+   * address connected to. @default none
+   */
+  allowOutbound?: readonly string[];
+  /**
    * The services' public base URL, `{slug}` standing for the slug
    * (`'https://{slug}.vane.acme.internal'`), for `baseUrl()` and what the
    * command line prints. @default `http://{slug}.localhost:<port>`
@@ -397,6 +408,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   // Every line written inside a request carries its id.
   const logger = scopes.wrap(options.logger ?? silentLogger);
   const proxy = new ProxyTrust(options.trustProxy);
+  const outbound = new OutboundPolicy(options.allowOutbound);
   const listen = listenPlan(options);
   // Options are checked before anything is opened, so a bad one leaves nothing to clean up.
   if (options.authThrottle !== false) checkFailedAttemptThrottleOptions(options.authThrottle);
@@ -547,8 +559,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     clock,
     adminToken,
     sessions: new SessionTokens(clock, sessionTtlMs, new SigningKeys('session', keyring, () => clock.now())),
-    jwtVerifier: new JwtTrustVerifier(clock),
-    awsVerifier: new AwsTrustVerifier(),
+    outbound,
+    jwtVerifier: new JwtTrustVerifier(clock, outbound),
+    awsVerifier: new AwsTrustVerifier(outbound),
     // Wrong guesses and logouts are kept in the store: one count and one logout for the fleet, across restarts.
     authThrottle:
       options.authThrottle === false

@@ -19,6 +19,8 @@ import { HttpError } from './http-error.js';
 import { objectBody, parseBody } from './request-bodies.js';
 import { decodeSegment, readJsonBody, sendJsonPayload } from './http-io.js';
 import type { ServerContext } from './server-context.js';
+import type { OutboundPolicy } from '../outbound/outbound-policy.js';
+import { OutboundRefusedError } from '../outbound/outbound-refused-error.js';
 import { parseVersion } from './service-routes.js';
 
 /** The right each change of a service's contents needs, by `<method> <collection>[/<sub>]`. */
@@ -246,6 +248,7 @@ export async function handleAdminRoute(
     case 'PUT trusts': {
       const body = await readJsonBody(req);
       if (isSecretKeyTrust(body)) needSecretKeyRights(principal, 'a trust that hands out secret-key sessions');
+      checkTrustUrls(ctx.outbound, body);
       const trust = await write(ctx, [slug], () => admin.putTrust(slug, key, body, actor));
       return await answer(ctx, res, 200, {
         revision: store.service(slug)!.revision,
@@ -305,6 +308,27 @@ export async function handleAdminRoute(
 function needSecretKeyRights(principal: AdminPrincipal, what: string): void {
   requireRight(principal, 'secrets:reveal', what);
   requireRight(principal, 'secrets:write', what);
+}
+
+/**
+ * The URLs a trust makes the server request (`jwks_url`, `sts_endpoint`)
+ * must pass the operator's outbound policy: checked here for a clear 400,
+ * and again on the address connected to at each request.
+ *
+ * @throws HttpError 400 naming the member and why.
+ */
+function checkTrustUrls(outbound: OutboundPolicy, body: unknown): void {
+  if (typeof body !== 'object' || body === null) return;
+  for (const member of ['jwks_url', 'sts_endpoint']) {
+    const text = (body as Record<string, unknown>)[member];
+    if (typeof text !== 'string' || !URL.canParse(text)) continue; // the trust's own validation names it
+    try {
+      outbound.checkUrl(new URL(text));
+    } catch (error) {
+      if (error instanceof OutboundRefusedError) throw HttpError.invalid(`trust.${member}: ${error.message}`, error);
+      throw error;
+    }
+  }
 }
 
 /** Whether a trust's body asks for secret-key sessions. */
