@@ -28,6 +28,7 @@ import { resolveKeyring } from './sealing/root-key-source.js';
 import { SigningKeys, SIGNING_KEY_PERIOD_MS } from './sealing/signing-keys.js';
 import type { Keyring } from './sealing/keyring.js';
 import { Store, type SecretWriteOutcome } from './domain/store.js';
+import { auditChainKey, type AuditChainKey } from './audit/audit-chain.js';
 import { sseFrame, StreamHub, type StreamStats } from './domain/stream-hub.js';
 import { parseListenAddress, type ListenAddress } from './config/listen-address.js';
 import { SingleProcessFleetView, type FleetView, type LocalReplica } from './fleet/fleet-view.js';
@@ -458,6 +459,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   });
   const drift = new ServiceDrift(metrics, logger, options.driftBoundMs);
   readiness.add(drift);
+  let auditKeyCache: (AuditChainKey & { readonly rootKeyId: string }) | undefined;
   const store = new Store(
     data,
     clock,
@@ -515,7 +517,17 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         },
       }),
     },
-    { committedAtMs: (slug) => opened.committedAtMs?.get(slug) },
+    {
+      committedAtMs: (slug) => opened.committedAtMs?.get(slug),
+      // A sealed store keys its audit chain with the primary root key's audit key (one derivation per root key).
+      auditKey: () => {
+        const primary = codec?.keyring.primary;
+        if (primary === undefined) return undefined;
+        if (auditKeyCache?.rootKeyId !== primary.id)
+          auditKeyCache = { rootKeyId: primary.id, ...auditChainKey(primary) };
+        return auditKeyCache;
+      },
+    },
   );
   renderer = new SnapshotRenderer(store);
   for (const slug of store.slugs()) hub.setRevision(slug, store.service(slug)!.revision);

@@ -44,6 +44,28 @@ describe('access control (issue #47)', () => {
     expect((await trust(all, 'secret')).status).toBe(200);
   });
 
+  it('#6: audit entries carry hash and prev, and GET /admin/v1/audit/head gives the head to keep', async () => {
+    server = await startLocalServer({ seed: testSeed() });
+    for (const value of [1, 2])
+      expect((await admin(server, 'PUT', '/services/shop/configs/a', { value })).status).toBe(200);
+    const entries = (await admin(server, 'GET', '/audit')).json<{
+      entries: Array<{ seq: number; prev: string; hash: string; keyed_by?: string }>;
+    }>().entries;
+    expect(entries).toHaveLength(2);
+    expect(entries[1]).toMatchObject({ seq: 1, prev: '0'.repeat(64), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(entries[0]!.prev).toBe(entries[1]!.hash);
+    // A sealed store (PostgreSQL, a state file) keys its chain and names the audit key; memory does not.
+    const keyedBy = entries[0]!.keyed_by;
+    expect(keyedBy === undefined ? 'unkeyed' : keyedBy).toMatch(/^(unkeyed|ak_[0-9a-f]{16})$/);
+    expect((await admin(server, 'GET', '/audit/head')).status).toBe(200);
+    const head = await admin(server, 'GET', '/audit/head');
+    expect(head.json()).toEqual({ hash: entries[0]!.hash, position: 2, at: expect.stringMatching(/^\d{4}-/) });
+    // The head spans every service: a token that sees only some does not get it.
+    const scoped = await token('shop-reader', ['read'], { services: ['shop'] });
+    expect((await call(server, { path: '/admin/v1/audit/head', admin: scoped })).status).toBe(403);
+    expect((await call(server, { path: '/admin/v1/audit/head', admin: await token('w', ['write']) })).status).toBe(403);
+  });
+
   it('#7: a Host with a trailing dot or in capitals is a service host name still, kept off the admin API and console', async () => {
     server = await startLocalServer({ seed: testSeed(), publicUrl: 'http://{slug}.svc.test' });
     for (const host of ['shop.svc.test', 'shop.svc.test.', 'SHOP.Svc.Test.', `shop.svc.test.:${server.port}`]) {

@@ -137,8 +137,10 @@ export interface AuditRecord {
   new?: JsonValue;
   /** The hash of the entry before, or 64 zeros for the first. */
   prev: string;
-  /** SHA-256 (hex) of this entry's other members and `prev`. */
+  /** SHA-256 (hex) of this entry's other members and `prev`; HMAC-SHA256 under the audit key when `keyed_by` is set. */
   hash: string;
+  /** The audit key (`ak_…`, derived from a root key) that made `hash`; absent in an unkeyed chain (no root key, or older). */
+  keyed_by?: string;
 }
 
 /** Billing, add-on, quarantine and rate-limit settings of the (single) tenant. */

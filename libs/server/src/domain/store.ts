@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { jsonEqual, type SecretWriteResult } from '@vane/common';
 import { apiKeyRecord, hashApiKey, storedApiKey } from '../sealing/api-key-hash.js';
 import type { CancellableTimer, TimerClock } from './clock.js';
-import { chainAuditEntry, type AuditFields } from '../audit/audit-chain.js';
+import { chainAuditEntry, type AuditChainKey, type AuditFields } from '../audit/audit-chain.js';
 import { DEFAULT_PROJECT } from './model.js';
 import type {
   AuditRecord,
@@ -126,6 +126,12 @@ export interface StoreOptions {
    * that load the same state publish the same. @default now
    */
   committedAtMs?: (slug: string) => number | undefined;
+  /**
+   * The key new audit entries are chained with (derived from the primary
+   * root key, read at each change: a rotation changes it). @default none:
+   * an unkeyed chain (a store without a root key)
+   */
+  auditKey?: () => AuditChainKey | undefined;
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
@@ -162,6 +168,7 @@ export class Store {
   /** When each service last got a revision (ms since the epoch). */
   private readonly committedAt = new Map<string, number>();
   private closed = false;
+  private readonly auditKey: () => AuditChainKey | undefined;
 
   constructor(
     readonly data: ServerData,
@@ -169,6 +176,7 @@ export class Store {
     private readonly listeners: StoreListeners = {},
     options: StoreOptions = {},
   ) {
+    this.auditKey = options.auditKey ?? (() => undefined);
     for (const [slug, service] of data.services) {
       const committedAt = options.committedAtMs?.(slug) ?? clock.now();
       this.committedAt.set(slug, committedAt);
@@ -795,7 +803,11 @@ export class Store {
 
   /** Chains the audit entry of a change being made; the caller puts it in the change's record. */
   private audit(fields: Omit<AuditFields, 'at'>): AuditRecord {
-    const entry = chainAuditEntry(this.data.audit[this.data.audit.length - 1], { at: this.isoNow(), ...fields });
+    const entry = chainAuditEntry(
+      this.data.audit[this.data.audit.length - 1],
+      { at: this.isoNow(), ...fields },
+      this.auditKey(),
+    );
     this.data.audit.push(entry);
     return entry;
   }

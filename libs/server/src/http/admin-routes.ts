@@ -86,6 +86,14 @@ export async function handleAdminRoute(
       readAuditPage(ctx, req, (entry) => seesAuditEntry(principal, store, entry)),
     );
   }
+  if (resource === 'audit' && rawSlug === 'head' && collection === undefined && method === 'GET') {
+    need('read', 'reading the audit head');
+    // The head covers every entry: only a token that sees them all may keep it.
+    unscoped('reading the audit head');
+    const last = store.data.audit.at(-1);
+    if (last === undefined) throw new NotFoundError('the audit is empty: it has no head yet');
+    return await answer(ctx, res, 200, { hash: last.hash, position: last.seq, at: last.at });
+  }
   if (resource === 'sealing' && rawSlug === undefined && method === 'GET') {
     need('admin', 'reading the sealing keys');
     unscoped('reading the sealing keys');

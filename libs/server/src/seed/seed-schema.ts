@@ -135,6 +135,7 @@ const auditRecord = v.strictObject({
   new: v.optional(v.unknown()),
   prev: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
   hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+  keyed_by: v.optional(v.string()),
 });
 
 const epochMs = v.pipe(v.number(), v.integer(), v.minValue(0));
