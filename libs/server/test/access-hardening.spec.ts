@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import { startLocalServer, type LocalServer } from '../src/index.js';
-import { TEST_KEYS, testSeed, withTimeout } from '../src/testing/index.js';
+import { TEST_KEYS, TEST_SECRET_VALUES, testSeed, withTimeout } from '../src/testing/index.js';
 import { admin, asConsole, call, consoleLogin } from './support/http-client.js';
 
 describe('access control (issue #47)', () => {
@@ -177,5 +177,36 @@ describe('access control (issue #47)', () => {
         ]);
       }
     }
+  });
+
+  it('#46 item 8: GET /admin/v1/services/{slug} reads a service under read and the scope, never a secret value or a key', async () => {
+    server = await startLocalServer({ seed: testSeed() });
+    const reader = await token('shop-reader', ['read'], { services: ['shop'] });
+    const answer = await call(server, { path: '/admin/v1/services/shop', admin: reader });
+    expect(answer.status).toBe(200);
+    const body = answer.json<{
+      configs: Record<string, unknown>;
+      flags: Record<string, { is_enabled: boolean; is_active: boolean }>;
+      secrets: Record<string, { type: string; versions: Array<{ version: number; created_at: string }> }>;
+      keys: Array<{ hint: string; type: string; revoked: boolean }>;
+    }>();
+    expect(body).toMatchObject({ slug: 'shop', kind: 'backend', project: 'default', revision: expect.any(Number) });
+    expect(body.configs['db.host']).toBe('localhost');
+    expect(body.flags['new-checkout']).toMatchObject({ is_enabled: true, is_active: expect.any(Boolean) });
+    expect(body.secrets['tls.client_pem']).toEqual({
+      type: 'file',
+      versions: [
+        { version: 1, created_at: expect.any(String) },
+        { version: 2, created_at: expect.any(String) },
+      ],
+    });
+    expect(body.keys.map((k) => k.type).sort()).toEqual(['public', 'secret', 'secret']);
+    for (const value of [...Object.values(TEST_SECRET_VALUES), ...Object.values(TEST_KEYS)]) {
+      expect(answer.text).not.toContain(value);
+    }
+    // Outside the scope: 404, as for a missing service; without read: 403.
+    expect((await call(server, { path: '/admin/v1/services/other', admin: reader })).status).toBe(404);
+    const writer = await token('writer', ['write']);
+    expect((await call(server, { path: '/admin/v1/services/shop', admin: writer })).status).toBe(403);
   });
 });

@@ -93,7 +93,8 @@ function serializeService(service: ServiceData): JsonValue {
   };
 }
 
-function serializeFlag(flag: FlagDefinition): JsonValue {
+/** A flag in state form (and as the admin API shows it): `is_enabled`, `starts_at`, `ends_at`, `ab` when set. */
+export function serializeFlag(flag: FlagDefinition): JsonValue {
   const out: { [key: string]: JsonValue } = {
     is_enabled: flag.is_enabled,
     starts_at: flag.starts_at,
