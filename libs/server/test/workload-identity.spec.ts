@@ -192,8 +192,9 @@ afterEach(async () => {
   await server.close();
 });
 
-function exchange(slug: string, provider: string, token: unknown): Promise<Answer> {
-  return call(server, { method: 'POST', path: '/v1/auth/token-exchange', slug, body: { provider, token } });
+/** `POST /v1/auth/token-exchange` on `target` (the test's server unless given). */
+function exchange(slug: string, provider: string, token: unknown, target: LocalServer = server): Promise<Answer> {
+  return call(target, { method: 'POST', path: '/v1/auth/token-exchange', slug, body: { provider, token } });
 }
 
 async function session(provider = 'kubernetes', token?: string): Promise<string> {
@@ -560,12 +561,7 @@ describe('trust configuration', () => {
       expect(JSON.parse(readFileSync(statePath, 'utf8')).services.shop.trusts.eks.role_arns).toEqual([ROLE]);
       const second = await startLocalServer({ statePath, clock, allowOutbound: [sts.url] });
       try {
-        const answer = await call(second, {
-          method: 'POST',
-          path: '/v1/auth/token-exchange',
-          slug: 'shop',
-          body: { provider: 'aws', token: awsToken(sts.url) },
-        });
+        const answer = await exchange('shop', 'aws', awsToken(sts.url), second);
         expect(answer.status).toBe(200);
       } finally {
         await second.close();
@@ -624,12 +620,7 @@ describe('outbound requests only where the operator allows (issue #47 item 4)', 
   it('refuses what an operator seeded too unless it is admitted, and never follows a redirect', async () => {
     const unlisted = await startLocalServer({ seed: seedWithTrusts(), clock });
     try {
-      const answer = await call(unlisted, {
-        method: 'POST',
-        path: '/v1/auth/token-exchange',
-        slug: 'shop',
-        body: { provider: 'aws', token: awsToken(sts.url) },
-      });
+      const answer = await exchange('shop', 'aws', awsToken(sts.url), unlisted);
       expect(answer.status).toBe(401);
       expect(stsCalls).toHaveLength(0);
     } finally {
@@ -650,12 +641,7 @@ describe('outbound requests only where the operator allows (issue #47 item 4)', 
     try {
       expect((await putTrust(admitted, 'vm', azureAt(`${redirecting.url}/keys`))).status).toBe(200);
       const token = await platformJwt(azure, { iss: AZURE_ISSUER, aud: 'api://vane', sub: 'object-id-1' });
-      const answer = await call(admitted, {
-        method: 'POST',
-        path: '/v1/auth/token-exchange',
-        slug: 'shop',
-        body: { provider: 'azure', token },
-      });
+      const answer = await exchange('shop', 'azure', token, admitted);
       expect(answer.status).toBe(401);
       expect(seen).toEqual([]);
     } finally {
