@@ -54,3 +54,14 @@ export function authorize(
   }
   return service;
 }
+
+/** {@link authorize} as a yes or no, for what ends rather than answers (the console's live feed). */
+export function allows(principal: AdminPrincipal, right: AdminRight, target: AccessTarget, store: Store): boolean {
+  try {
+    authorize(principal, right, target, store, 'a check');
+    return true;
+  } catch (error) {
+    if (error instanceof ForbiddenError || error instanceof NotFoundError) return false;
+    throw error;
+  }
+}

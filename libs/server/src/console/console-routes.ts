@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OWNER_PRINCIPAL, holds, tokenPrincipal, type AdminPrincipal } from '../access/admin-principal.js';
-import { authorize, type AccessTarget } from '../access/authorize.js';
+import { OWNER_PRINCIPAL, tokenPrincipal, type AdminPrincipal } from '../access/admin-principal.js';
+import { allows, authorize, type AccessTarget } from '../access/authorize.js';
 import type { AdminRight } from '../domain/model.js';
 import { matchPath } from '../http/admin-operations.js';
 import { guessAdminToken, tooManyGuesses, type AdminTokenContext } from '../http/admin-token.js';
@@ -145,7 +145,7 @@ export const CONSOLE_API_ROUTES: readonly ConsoleApiRoute[] = [
       // Each page sees what its token sees, and its feed ends with the token or its read right.
       ctx.console.feed.open(res, () => {
         const current = principalOf(ctx, session);
-        if (current === undefined || !holds(current, 'read')) return undefined;
+        if (current === undefined || !allows(current, 'read', { kind: 'visible' }, ctx.store)) return undefined;
         return JSON.stringify(consoleOverview(ctx, current));
       }),
   },
