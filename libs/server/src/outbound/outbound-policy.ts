@@ -140,11 +140,12 @@ function parseAllowEntry(text: string): AllowEntry {
     try {
       url = new URL(trimmed);
     } catch {
-      throw new OutboundRefusedError(`--allow-outbound ${JSON.stringify(trimmed)} is not a URL`);
+      throw new OutboundRefusedError('an --allow-outbound entry starting with http:// or https:// is not a URL');
     }
-    if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '') {
+    if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+      // Named by its origin only: what follows it may be a credential.
       throw new OutboundRefusedError(
-        `--allow-outbound ${JSON.stringify(trimmed)}: give an origin (scheme, host and port), no path or credentials`,
+        `--allow-outbound ${url.origin}…: give an origin (scheme, host and port), no path or credentials`,
       );
     }
     return { origin: url.origin };
