@@ -19,7 +19,7 @@ const body = `
   });
   await new Promise((r) => sts.listen(0, '127.0.0.1', r));
   const stsUrl = 'http://127.0.0.1:' + sts.address().port;
-  const server = await startLocalServer({ seed: { services: { shop: { configs: { answer: 42 }, trusts: { iam: { provider: 'aws', sts_endpoint: stsUrl, role_arns: ['arn:aws:iam::123456789012:role/pkg'], key_type: 'secret' } } } } } });
+  const server = await startLocalServer({ seed: { services: { shop: { configs: { answer: 42 }, trusts: { iam: { provider: 'aws', sts_endpoint: stsUrl, role_arns: ['arn:aws:iam::123456789012:role/pkg'], key_type: 'secret' } } } } }, allowOutbound: [stsUrl] });
   try {
     const client = await VaneClient.create({
       baseUrl: server.baseUrl('shop'),

@@ -161,7 +161,8 @@ afterAll(async () => {
 
 async function startServer(clock?: ManualClock, sessionTtlMs?: number): Promise<void> {
   serverClock = clock;
-  server = await startLocalServer({ seed: seedWithTrusts(), clock, sessionTtlMs });
+  // The fake STS is on loopback: the operator's allow-list admits it (nothing else internal is requested).
+  server = await startLocalServer({ seed: seedWithTrusts(), clock, sessionTtlMs, allowOutbound: [sts.url] });
 }
 
 beforeEach(async () => {

@@ -38,6 +38,7 @@ export {
   StoreUnreachableError,
 } from './store/store-errors.js';
 export { RootKeyMissingError } from './sealing/root-key-missing-error.js';
+export { OutboundRefusedError } from './outbound/outbound-refused-error.js';
 export { RootKeyError } from './sealing/root-key-error.js';
 export { SealedDataError } from './sealing/sealed-data-error.js';
 export { ForbiddenError } from './domain/forbidden-error.js';

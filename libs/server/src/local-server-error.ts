@@ -29,6 +29,8 @@ export type LocalServerErrorCode =
   | 'VANE_LOCAL_STATE_MISMATCH'
   /** A request the HTTP layer refused; its answer's status and protocol code are on the error. */
   | 'VANE_LOCAL_REQUEST_REFUSED'
+  /** An outbound URL (a trust's `jwks_url` or `sts_endpoint`) the operator's allow-list does not admit ({@link OutboundRefusedError}). */
+  | 'VANE_SERVER_OUTBOUND_REFUSED'
   /** A setting of the command line, the environment or the config file that cannot be used ({@link ConfigError}). */
   | 'VANE_CONFIG_INVALID'
   /** A wait of `@vane/server/testing` ran past its limit (`WaitTimeoutError`). */

@@ -10,7 +10,12 @@ import type { ServerContext } from './http/server-context.js';
 import { silentLogger, type LocalServerLogger } from './logger.js';
 import type { AbRule, AuditEntry, ConfigValue, TenantState } from './domain/model.js';
 import { KeyRateLimiter } from './domain/rate-limiter.js';
-import { FailedAttemptThrottle, type FailedAttemptThrottleOptions } from './domain/failed-attempt-throttle.js';
+import {
+  checkFailedAttemptThrottleOptions,
+  FailedAttemptThrottle,
+  type FailedAttemptThrottleOptions,
+} from './domain/failed-attempt-throttle.js';
+import { StoreEndedSessions, StoreGuessLedger } from './access/store-access-ledgers.js';
 import { SnapshotRenderer, type Audience } from './domain/snapshot-renderer.js';
 import { SessionTokens } from './domain/session-tokens.js';
 import { AdminApi } from './admin-api.js';
@@ -23,6 +28,7 @@ import { resolveKeyring } from './sealing/root-key-source.js';
 import { SigningKeys, SIGNING_KEY_PERIOD_MS } from './sealing/signing-keys.js';
 import type { Keyring } from './sealing/keyring.js';
 import { Store, type SecretWriteOutcome } from './domain/store.js';
+import { auditChainKey, type AuditChainKey } from './audit/audit-chain.js';
 import { sseFrame, StreamHub, type StreamStats } from './domain/stream-hub.js';
 import { parseListenAddress, type ListenAddress } from './config/listen-address.js';
 import { SingleProcessFleetView, type FleetView, type LocalReplica } from './fleet/fleet-view.js';
@@ -30,6 +36,7 @@ import { Rebalancer, type RebalanceOptions } from './fleet/rebalancer.js';
 import { FleetViewStreamCounts } from './fleet/stream-counts.js';
 import { ServiceDrift } from './fleet/service-drift.js';
 import { ProxyTrust } from './ops/proxy-trust.js';
+import { OutboundPolicy } from './outbound/outbound-policy.js';
 import { Readiness, type ReadinessCheck } from './ops/readiness.js';
 import { RequestScopes } from './ops/request-scope.js';
 import { ServerMetrics } from './ops/server-metrics.js';
@@ -242,6 +249,16 @@ export interface LocalServerOptions {
    */
   trustProxy?: readonly string[];
   /**
+   * What the server may request besides public `https:` hosts, for a
+   * trust's `jwks_url` and `sts_endpoint` (URLs an admin token can set):
+   * origins (`'http://127.0.0.1:8080'`: any scheme, any address) and networks
+   * (`'10.20.0.0/16'`: `https:` to addresses in it). Without an entry, a URL
+   * that is not `https:`, or whose host is or resolves to a loopback,
+   * link-local, private or unique-local address, is refused, checked on the
+   * address connected to. @default none
+   */
+  allowOutbound?: readonly string[];
+  /**
    * The services' public base URL, `{slug}` standing for the slug
    * (`'https://{slug}.vane.acme.internal'`), for `baseUrl()` and what the
    * command line prints. @default `http://{slug}.localhost:<port>`
@@ -403,9 +420,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   // Every line written inside a request carries its id.
   const logger = scopes.wrap(options.logger ?? silentLogger);
   const proxy = new ProxyTrust(options.trustProxy);
+  const outbound = new OutboundPolicy(options.allowOutbound);
   const listen = listenPlan(options);
   // Options are checked before anything is opened, so a bad one leaves nothing to clean up.
-  const authThrottle = options.authThrottle === false ? undefined : new FailedAttemptThrottle(options.authThrottle);
+  if (options.authThrottle !== false) checkFailedAttemptThrottleOptions(options.authThrottle);
   const bufferBytes = options.streamBufferBytes ?? 1024 * 1024;
   const historyBytes = options.historyBytes ?? 2 * bufferBytes;
   if (!(historyBytes >= 0)) throw new RangeError('historyBytes must be a number of bytes of at least 0');
@@ -458,6 +476,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   });
   const drift = new ServiceDrift(metrics, logger, options.driftBoundMs);
   readiness.add(drift);
+  let auditKeyCache: (AuditChainKey & { readonly rootKeyId: string }) | undefined;
   const store = new Store(
     data,
     clock,
@@ -515,7 +534,17 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         },
       }),
     },
-    { committedAtMs: (slug) => opened.committedAtMs?.get(slug) },
+    {
+      committedAtMs: (slug) => opened.committedAtMs?.get(slug),
+      // A sealed store keys its audit chain with the primary root key's audit key (one derivation per root key).
+      auditKey: () => {
+        const primary = codec?.keyring.primary;
+        if (primary === undefined) return undefined;
+        if (auditKeyCache?.rootKeyId !== primary.id)
+          auditKeyCache = { rootKeyId: primary.id, ...auditChainKey(primary) };
+        return auditKeyCache;
+      },
+    },
   );
   renderer = new SnapshotRenderer(store, (slug) => changes.committedService?.(slug));
   for (const slug of store.slugs()) hub.setRevision(slug, store.service(slug)!.revision);
@@ -559,11 +588,21 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     clock,
     adminToken,
     sessions: new SessionTokens(clock, sessionTtlMs, new SigningKeys('session', keyring, () => clock.now())),
-    jwtVerifier: new JwtTrustVerifier(clock),
-    awsVerifier: new AwsTrustVerifier(),
-    authThrottle,
+    outbound,
+    jwtVerifier: new JwtTrustVerifier(clock, outbound),
+    awsVerifier: new AwsTrustVerifier(outbound),
+    // Wrong guesses and logouts are kept in the store: one count and one logout for the fleet, across restarts.
+    authThrottle:
+      options.authThrottle === false
+        ? undefined
+        : new FailedAttemptThrottle(options.authThrottle, new StoreGuessLedger(store, changes)),
     console: {
-      sessions: new ConsoleSessions(Date.now, new SigningKeys('console', keyring)),
+      sessions: new ConsoleSessions(
+        Date.now,
+        new SigningKeys('console', keyring),
+        adminToken,
+        new StoreEndedSessions(store, changes),
+      ),
       feed: consoleFeed,
       assets: new ConsoleAssets(),
     },

@@ -106,17 +106,23 @@ describe('vane-server: root keys, rotation and audit verify (command line)', () 
   );
 
   it(
-    'audit verify: exit 0 on an intact chain, 1 naming the first entry edited in the state file',
+    'audit verify: exit 0 on an intact chain, 1 naming the first entry edited in the state file, 2 without the key of a keyed chain',
     async () => {
-      await seal({ VANE_ROOT_KEY: newKey() });
-      const intact = run(['audit', 'verify', '--state', statePath]);
+      const rootKey = newKey();
+      await seal({ VANE_ROOT_KEY: rootKey });
+      // A sealed store keys its chain: verifying it takes the root key.
+      const keyless = run(['audit', 'verify', '--state', statePath]);
+      expect(await exitCode(keyless)).toBe(2);
+      expect(keyless.output()).toMatch(/keyed by audit key\(s\) ak_[0-9a-f]{16}/);
+      expect(keyless.output()).not.toContain(rootKey);
+      const intact = run(['audit', 'verify', '--state', statePath], { VANE_ROOT_KEY: rootKey });
       expect(await exitCode(intact)).toBe(0);
-      expect(intact.output()).toMatch(/audit intact: 1 entries/);
+      expect(intact.output()).toMatch(/audit intact: 1 entries, chain verified, keyed/);
 
       const state = JSON.parse(readFileSync(statePath, 'utf8')) as { audit: Array<{ actor: string }> };
       state.audit[0]!.actor = 'someone-else';
       writeFileSync(statePath, JSON.stringify(state));
-      const broken = run(['audit', 'verify', '--state', statePath]);
+      const broken = run(['audit', 'verify', '--state', statePath], { VANE_ROOT_KEY: rootKey });
       expect(await exitCode(broken)).toBe(1);
       expect(broken.output()).toMatch(/audit broken at entry 1 \(position 1 of 1\): edited/);
     },

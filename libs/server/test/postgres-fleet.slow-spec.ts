@@ -476,7 +476,9 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
       );
       return { code, text: lines.join('\n') };
     };
-    const intact = await verify([], { VANE_STORE: url });
+    // The fleet's chain is keyed: verifying it takes the root key.
+    expect((await verify([], { VANE_STORE: url })).code).toBe(2);
+    const intact = await verify([], { VANE_STORE: url, VANE_ROOT_KEY: ROOT_KEY });
     expect(intact).toMatchObject({ code: 0, text: expect.stringMatching(/^audit intact: \d+ entries/) });
     expect(await verify(['--store', 'postgres://vane:hunter2@127.0.0.1/x'], {})).toMatchObject({
       code: 2,
@@ -489,7 +491,7 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     record.audit.actor = 'someone-else';
     await sql`UPDATE vane_changes SET record = ${JSON.stringify(record)} WHERE seq = ${row!.seq}`;
     await sql.end();
-    const broken = await verify([], { VANE_STORE: url });
+    const broken = await verify([], { VANE_STORE: url, VANE_ROOT_KEY: ROOT_KEY });
     expect(broken.code).toBe(1);
     expect(broken.text).toContain(`audit broken at entry ${record.audit.seq}`);
     expect(broken.text).toContain('edited');

@@ -64,6 +64,24 @@ describeWithPostgres('root-key rotation on a fleet, online', () => {
     }
   });
 
+  it('is refused at once for a replica that has just started (it counts from its first heartbeat, at attach)', async () => {
+    const url = await setup.pg.createDatabase('just-started');
+    const oldKey = Keyring.generate();
+    const newKey = Keyring.generate();
+    // A check interval far longer than the test: only the heartbeat at attach can report B.
+    const common = { store: url, seed: testSeed(), adminToken: 'fleet-admin-token', storeCheckIntervalMs: 600_000 };
+    const servers: LocalServer[] = [];
+    try {
+      servers.push(await startLocalServer({ ...common, rootKey: oldKey.text, replicaId: 'a' }));
+      servers.push(await startLocalServer({ ...common, rootKey: oldKey.text, replicaId: 'b' }));
+      const refused = await admin(servers[0]!, 'POST', '/root-key/rotate', { root_key: newKey.text });
+      expect(refused.status).toBe(409);
+      expect(refused.text).toContain(`replica(s) b do not hold root key ${newKey.key.id}`);
+    } finally {
+      await Promise.all(servers.map((server) => server.close()));
+    }
+  });
+
   it('is refused, naming the replica, while a live replica does not hold the new key; goes through once it does', async () => {
     const url = await setup.pg.createDatabase('refusal');
     const oldKey = Keyring.generate();

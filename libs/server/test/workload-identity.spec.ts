@@ -179,15 +179,22 @@ beforeEach(async () => {
   clock = new ManualClock(T0);
   stsCalls.length = 0;
   stsAnswer = { status: 200, arn: 'arn:aws:sts::123456789012:assumed-role/shop-api/i-0abc' };
-  server = await startLocalServer({ seed: seedWithTrusts(), clock, sessionTtlMs: 900_000 });
+  // The fake JWKS host and STS are on loopback: the operator's allow-list admits them.
+  server = await startLocalServer({
+    seed: seedWithTrusts(),
+    clock,
+    sessionTtlMs: 900_000,
+    allowOutbound: [jwksHost.url, sts.url],
+  });
 });
 
 afterEach(async () => {
   await server.close();
 });
 
-function exchange(slug: string, provider: string, token: unknown): Promise<Answer> {
-  return call(server, { method: 'POST', path: '/v1/auth/token-exchange', slug, body: { provider, token } });
+/** `POST /v1/auth/token-exchange` on `target` (the test's server unless given). */
+function exchange(slug: string, provider: string, token: unknown, target: LocalServer = server): Promise<Answer> {
+  return call(target, { method: 'POST', path: '/v1/auth/token-exchange', slug, body: { provider, token } });
 }
 
 async function session(provider = 'kubernetes', token?: string): Promise<string> {
@@ -552,20 +559,96 @@ describe('trust configuration', () => {
       });
       await first.close();
       expect(JSON.parse(readFileSync(statePath, 'utf8')).services.shop.trusts.eks.role_arns).toEqual([ROLE]);
-      const second = await startLocalServer({ statePath, clock });
+      const second = await startLocalServer({ statePath, clock, allowOutbound: [sts.url] });
       try {
-        const answer = await call(second, {
-          method: 'POST',
-          path: '/v1/auth/token-exchange',
-          slug: 'shop',
-          body: { provider: 'aws', token: awsToken(sts.url) },
-        });
+        const answer = await exchange('shop', 'aws', awsToken(sts.url), second);
         expect(answer.status).toBe(200);
       } finally {
         await second.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('outbound requests only where the operator allows (issue #47 item 4)', () => {
+  const putTrust = (target: LocalServer, name: string, trust: Record<string, unknown>): Promise<Answer> =>
+    admin(target, 'PUT', `/services/shop/trusts/${name}`, trust);
+  const aws = (endpoint: string) => ({
+    provider: 'aws',
+    sts_endpoint: endpoint,
+    role_arns: [ROLE],
+    key_type: 'public',
+  });
+  const azureAt = (url: string) => ({
+    provider: 'azure',
+    issuer: AZURE_ISSUER,
+    audience: 'api://vane',
+    subjects: ['object-id-1'],
+    jwks_url: url,
+    key_type: 'public',
+  });
+
+  it.each([
+    ['plain http', 'http://sts.example.com'],
+    ['loopback', 'https://127.0.0.1:8443'],
+    ['loopback, IPv6', 'https://[::1]:8443'],
+    ['loopback, IPv4-mapped IPv6', 'https://[::ffff:127.0.0.1]/'],
+    ['the cloud metadata service (link-local)', 'https://169.254.169.254/latest/meta-data'],
+    ['a private network', 'https://10.1.2.3'],
+    ['a unique-local address', 'https://[fd12:3456::1]/'],
+  ])('refuses a token setting %s as a trust URL (400), for STS and JWKS alike', async (_name, url) => {
+    for (const trust of [aws(url), azureAt(url)]) {
+      const answer = await putTrust(server, 'outbound', trust);
+      expect([url, answer.status, answer.json()['error']]).toEqual([url, 400, 'invalid_request']);
+    }
+    expect((await admin(server, 'GET', '/services/shop/trusts')).json<{ trusts: object }>().trusts).not.toHaveProperty(
+      'outbound',
+    );
+  });
+
+  it('checks the address connected to: a name resolving to loopback is refused at the request, and STS never called', async () => {
+    const port = new URL(sts.url).port;
+    // Passes the check of the URL (https, a name), but localhost resolves to a loopback address.
+    expect((await putTrust(server, 'iam', aws(`https://localhost:${port}`))).status).toBe(200);
+    const answer = await exchange('shop', 'aws', awsToken(`https://localhost:${port}`));
+    expect(answer.status).toBe(401);
+    expect(stsCalls).toHaveLength(0);
+  });
+
+  it('refuses what an operator seeded too unless it is admitted, and never follows a redirect', async () => {
+    const unlisted = await startLocalServer({ seed: seedWithTrusts(), clock });
+    try {
+      const answer = await exchange('shop', 'aws', awsToken(sts.url), unlisted);
+      expect(answer.status).toBe(401);
+      expect(stsCalls).toHaveLength(0);
+    } finally {
+      await unlisted.close();
+    }
+    // An admitted JWKS host that redirects to another loopback server: the redirect is an answer, not a hop.
+    const seen: string[] = [];
+    const target = await fakeServer((req, _body, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ keys: [azure.jwk] }));
+    });
+    const redirecting = await fakeServer((_req, _body, res) => {
+      res.writeHead(302, { location: `${target.url}/keys` });
+      res.end();
+    });
+    const admitted = await startLocalServer({ seed: testSeed(), clock, allowOutbound: [redirecting.url, target.url] });
+    try {
+      expect((await putTrust(admitted, 'vm', azureAt(`${redirecting.url}/keys`))).status).toBe(200);
+      const token = await platformJwt(azure, { iss: AZURE_ISSUER, aud: 'api://vane', sub: 'object-id-1' });
+      const answer = await exchange('shop', 'azure', token, admitted);
+      expect(answer.status).toBe(401);
+      expect(seen).toEqual([]);
+    } finally {
+      await admitted.close();
+      await Promise.all(
+        [target, redirecting].map(({ server: s }) => new Promise<void>((resolve) => s.close(() => resolve()))),
+      );
     }
   });
 });

@@ -2,10 +2,9 @@
  * Who is calling the admin API or the console, and what they may do
  * (PROTOCOL §10): the owner token may do everything; a scoped token sees
  * the services of its scope (404 for others) and holds some rights (403 for
- * the rest).
+ * the rest). `authorize` (authorize.ts) makes every decision from these.
  */
 import { OWNER_ACTOR } from '../domain/actors.js';
-import { ForbiddenError } from '../domain/forbidden-error.js';
 import {
   ADMIN_RIGHTS,
   type AdminRight,
@@ -14,7 +13,6 @@ import {
   type ServiceData,
   type TokenScope,
 } from '../domain/model.js';
-import { NotFoundError } from '../domain/not-found-error.js';
 import type { Store } from '../domain/store.js';
 
 /** The caller of an admin route or the console. */
@@ -57,24 +55,6 @@ export function seesProject(principal: AdminPrincipal, project: string, store: S
 /** Whether the principal holds `right`. */
 export function holds(principal: AdminPrincipal, right: AdminRight): boolean {
   return principal.rights.has(right);
-}
-
-/** @throws ForbiddenError (403) when the principal lacks `right`. */
-export function requireRight(principal: AdminPrincipal, right: AdminRight, what: string): void {
-  if (!principal.rights.has(right)) {
-    throw new ForbiddenError(`the admin token "${principal.name}" lacks the right "${right}" (${what})`, right);
-  }
-}
-
-/**
- * The service, when the principal sees it.
- *
- * @throws NotFoundError (404) for a service that does not exist or is outside the scope: the two look the same.
- */
-export function visibleService(principal: AdminPrincipal, store: Store, slug: string): ServiceData {
-  const service = store.service(slug);
-  if (!service || !seesService(principal, slug, service)) throw new NotFoundError(`no service named "${slug}"`);
-  return service;
 }
 
 /**

@@ -1,4 +1,11 @@
-import { chainAuditEntry, GENESIS_HASH, verifyAuditChain } from './audit-chain.js';
+import {
+  auditChainKey,
+  auditKeyLookup,
+  chainAuditEntry,
+  checkAuditHead,
+  GENESIS_HASH,
+  verifyAuditChain,
+} from './audit-chain.js';
 import type { AuditRecord } from '../domain/model.js';
 
 function chain(length: number): AuditRecord[] {
@@ -51,5 +58,43 @@ describe('the audit hash chain', () => {
     const edited = chainAuditEntry(entries[0], { ...entries[1]!, actor: 'someone-else' });
     entries[1] = edited;
     expect(verifyAuditChain(entries)).toMatchObject({ index: 2, seq: 3 });
+  });
+});
+
+describe('the keyed audit chain', () => {
+  const rootKey = { id: 'rk_0123456789abcdef', key: Buffer.alloc(32, 3) };
+  const fields = {
+    at: '2026-11-22T10:00:00.000Z',
+    actor: 'admin',
+    action: 'config.set' as const,
+    service: 'shop',
+    key: 'a',
+    revision: 2,
+  };
+
+  it('hashes with an HMAC under the audit key of the root key it names, and verifies only with that key', () => {
+    const key = auditChainKey(rootKey);
+    const first = chainAuditEntry(undefined, fields, key);
+    const second = chainAuditEntry(first, { ...fields, revision: 3 }, key);
+    expect(first.keyed_by).toBe(key.id);
+    expect(key.id).toMatch(/^ak_[0-9a-f]{16}$/);
+    expect(first.hash).not.toBe(chainAuditEntry(undefined, fields).hash);
+    const keyFor = auditKeyLookup([rootKey]);
+    expect(verifyAuditChain([first, second], keyFor)).toBeUndefined();
+    expect(verifyAuditChain([first, second])).toMatchObject({ seq: 1, problem: expect.stringContaining('not given') });
+    const otherKey = auditChainKey({ key: Buffer.alloc(32, 4) }).key;
+    expect(verifyAuditChain([first, second], () => otherKey)).toMatchObject({
+      seq: 1,
+      problem: expect.stringContaining('edited'),
+    });
+  });
+
+  it('continues an unkeyed chain with keyed entries: both verify in one pass', () => {
+    const key = auditChainKey(rootKey);
+    const old = chainAuditEntry(undefined, fields);
+    const next = chainAuditEntry(old, { ...fields, revision: 3 }, key);
+    expect(verifyAuditChain([old, next], () => key.key)).toBeUndefined();
+    expect(checkAuditHead([old, next], next.hash)).toBeUndefined();
+    expect(checkAuditHead([old], next.hash)).toMatch(/tail was cut/);
   });
 });

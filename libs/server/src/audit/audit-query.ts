@@ -17,7 +17,11 @@ export interface AuditFilter {
   readonly visible?: (entry: AuditRecord) => boolean;
 }
 
-/** One entry as the admin API shows it: never `prev`/`hash`, never a secret value (none is ever recorded). */
+/**
+ * One entry as the admin API shows it, with its place in the chain (`prev`,
+ * `hash`, `keyed_by`) so an auditor can keep a head and check it later;
+ * never a secret value (none is ever recorded).
+ */
 export interface AuditView {
   seq: number;
   at: string;
@@ -29,6 +33,12 @@ export interface AuditView {
   version?: number | null;
   old?: JsonValue;
   new?: JsonValue;
+  /** The hash of the entry before (64 zeros for the first). */
+  prev: string;
+  /** This entry's hash (an HMAC when `keyed_by` is set). */
+  hash: string;
+  /** The root key whose audit key made `hash`, when the chain is keyed. */
+  keyed_by?: string;
 }
 
 /** One page of the audit. */
@@ -101,8 +111,7 @@ function matches(entry: AuditRecord, filter: AuditFilter): boolean {
 }
 
 function view(entry: AuditRecord): AuditView {
-  const { prev: _prev, hash: _hash, ...shown } = entry;
-  return shown;
+  return { ...entry };
 }
 
 function encodeCursor(seq: number): string {

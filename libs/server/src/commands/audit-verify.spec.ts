@@ -1,10 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { startLocalServer } from '../local-server.js';
 import { testSeed } from '../testing/index.js';
 import { auditVerify } from './audit-verify.js';
+import { auditChainKey, chainAuditEntry } from '../audit/audit-chain.js';
+import type { AuditRecord } from '../domain/model.js';
+import { Keyring } from '../sealing/keyring.js';
+import { besideKeyFile } from '../sealing/root-key-source.js';
 
 describe('vane-server audit verify', () => {
   let dir: string;
@@ -31,7 +35,7 @@ describe('vane-server audit verify', () => {
     server.admin.setConfig('shop', 'a', 1);
     server.admin.setConfig('shop', 'a', 2);
     await server.close();
-    expect(await verify()).toEqual({ code: 0, out: ['audit intact: 2 entries, chain verified'], err: [] });
+    expect(await verify()).toEqual({ code: 0, out: ['audit intact: 2 entries, chain verified, keyed'], err: [] });
   });
 
   it('names an entry edited in a journal line whose checksum was made to match', async () => {
@@ -84,8 +88,121 @@ describe('vane-server audit verify', () => {
         env,
       );
     expect(await run({ VANE_STORE: `file:${statePath}` })).toBe(0);
-    expect(out).toEqual(['audit intact: 1 entries, chain verified']);
+    expect(out).toEqual(['audit intact: 1 entries, chain verified, keyed']);
     expect(await run({ VANE_STORE: 'memory' })).toBe(2);
     expect(err[0]).toMatch(/^a memory store keeps nothing to verify/);
+  });
+
+  /** Three changes through the admin API, the head an auditor kept, and the closed store's files. */
+  async function keptHeadAfterThreeChanges(): Promise<string> {
+    const server = await startLocalServer({ seed: testSeed(), statePath });
+    for (const value of [1, 2, 3]) server.admin.setConfig('shop', 'a', value);
+    const answer = await fetch(`${server.url}/admin/v1/audit/head`, {
+      headers: { authorization: `Bearer ${server.adminToken}` },
+    });
+    const { hash: head } = (await answer.json()) as { hash: string };
+    await server.close();
+    expect(existsSync(`${statePath}.journal`) ? readFileSync(`${statePath}.journal`, 'utf8').trim() : '').toBe('');
+    return head;
+  }
+
+  /** The state file's audit, changed by `edit` as whoever can write the store would. */
+  function rewriteAudit(edit: (audit: AuditRecord[]) => AuditRecord[]): void {
+    const state = JSON.parse(readFileSync(statePath, 'utf8')) as { audit: AuditRecord[] };
+    state.audit = edit(state.audit);
+    writeFileSync(statePath, JSON.stringify(state));
+  }
+
+  const run = async (args: string[]): Promise<{ code: number; out: string[]; err: string[] }> => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await auditVerify(
+      args,
+      (l) => out.push(l),
+      (l) => err.push(l),
+      {},
+    );
+    return { code, out, err };
+  };
+
+  it('holds against a kept head, and reports a cut tail that the chain alone cannot show', async () => {
+    const head = await keptHeadAfterThreeChanges();
+    expect(head).toMatch(/^[0-9a-f]{64}$/);
+    expect(await run(['--state', statePath, '--expect-head', head])).toEqual({
+      code: 0,
+      out: ['audit intact: 3 entries, chain verified, keyed, the kept head holds (0 entries since)'],
+      err: [],
+    });
+    rewriteAudit((audit) => audit.slice(0, 2));
+    expect((await run(['--state', statePath])).code).toBe(0);
+    expect(await run(['--state', statePath, '--expect-head', head])).toEqual({
+      code: 1,
+      out: [],
+      err: [
+        `audit broken against the kept head: the kept head ${head.slice(0, 12)}… is not in the chain (2 entries): ` +
+          'its tail was cut, or it was rewritten from before the head (a forged append)',
+      ],
+    });
+  });
+
+  it('reports a forged append against a kept head, even one keyed with the root key', async () => {
+    const head = await keptHeadAfterThreeChanges();
+    const rootKey = Keyring.parse(readFileSync(besideKeyFile(statePath), 'utf8'), 'key file').primary;
+    rewriteAudit((audit) => [
+      ...audit.slice(0, 2),
+      chainAuditEntry(audit[1], { ...audit[2]!, actor: 'someone-else' }, auditChainKey(rootKey)),
+    ]);
+    expect((await run(['--state', statePath])).code).toBe(0);
+    const result = await run(['--state', statePath, '--expect-head', head]);
+    expect(result.code).toBe(1);
+    expect(result.err).toEqual([
+      expect.stringMatching(
+        /^audit broken against the kept head: .* is not in the chain \(3 entries\).*forged append\)$/,
+      ),
+    ]);
+  });
+
+  it('refuses an entry re-hashed without the root key, and verifies an older unkeyed chain without one', async () => {
+    await keptHeadAfterThreeChanges();
+    // Whoever can write the store but lacks the root key can only re-hash with SHA-256, as an unkeyed chain.
+    rewriteAudit((audit) => [
+      ...audit.slice(0, 2),
+      { ...chainAuditEntry(audit[1], { ...audit[2]!, actor: 'someone-else' }), keyed_by: audit[2]!.keyed_by! },
+    ]);
+    expect((await run(['--state', statePath])).err).toEqual([
+      expect.stringMatching(/^audit broken at entry 3 \(position 3 of 3\): edited/),
+    ]);
+    // A chain written before the keying: plain SHA-256 entries, verified with no key at all.
+    const legacy = join(dir, 'legacy.json');
+    const entries: AuditRecord[] = [];
+    for (const n of [1, 2]) {
+      entries.push(
+        chainAuditEntry(entries.at(-1), {
+          at: `2026-11-0${n}T10:00:00.000Z`,
+          actor: 'admin',
+          action: 'config.set',
+          service: 'shop',
+          key: 'a',
+          revision: n + 1,
+        }),
+      );
+    }
+    writeFileSync(legacy, JSON.stringify({ services: {}, audit: entries }));
+    expect(await run(['--state', legacy])).toEqual({
+      code: 0,
+      out: ['audit intact: 2 entries, chain verified'],
+      err: [],
+    });
+  });
+
+  it('asks for the root key of a keyed chain it cannot check, and for a head it can read', async () => {
+    await keptHeadAfterThreeChanges();
+    rmSync(besideKeyFile(statePath));
+    const result = await run(['--state', statePath]);
+    expect(result.code).toBe(2);
+    expect(result.err[0]).toMatch(
+      /^vane-server audit verify: the chain is keyed by audit key\(s\) ak_[0-9a-f]{16}, derived/,
+    );
+    expect((await run(['--state', statePath, '--expect-head', '3:abc'])).code).toBe(2);
   });
 });

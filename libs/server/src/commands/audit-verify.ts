@@ -2,25 +2,36 @@
  * `vane-server audit verify`: checks the audit's hash chain in a state file
  * and its journals, or in a PostgreSQL store (its oldest kept snapshot and
  * every change after it), and names the first entry edited, removed or
- * reordered. No key is needed: the audit holds no secret value.
+ * reordered; with `--expect-head`, also a tail cut or a chain rewritten
+ * after a head kept outside. A keyed chain takes the root key (its HMACs
+ * are made with a key derived from it); an older, unkeyed chain none.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { verifyAuditChain } from '../audit/audit-chain.js';
+import { auditKeyLookup, checkAuditHead, isAuditHash, verifyAuditChain } from '../audit/audit-chain.js';
+import type { Keyring } from '../sealing/keyring.js';
+import { besideKeyFile, resolveKeyring } from '../sealing/root-key-source.js';
 import { describeStoreSetting, parseStoreSetting, storeHasPassword } from '../config/store-setting.js';
 import type { AuditRecord } from '../domain/model.js';
 import { readJournalFile } from '../persistence/journal-file.js';
 import { journalPathOf } from '../persistence/state-journal.js';
 
 /** What `audit verify --help` prints. */
-export const AUDIT_VERIFY_USAGE = `Usage: vane-server audit verify --state FILE
-       vane-server audit verify --store STORE   (file:PATH or postgres://…; default VANE_STORE)
+export const AUDIT_VERIFY_USAGE = `Usage: vane-server audit verify --state FILE [--expect-head HASH] [--root-key-file FILE]
+       vane-server audit verify --store STORE [--expect-head HASH] [--root-key-file FILE]
+         (STORE: file:PATH or postgres://…; default VANE_STORE)
 
   Checks the hash chain of the audit in the state file FILE and its journal
   (FILE.journal), or in a PostgreSQL store, and reports the first entry
-  edited, removed or reordered. A postgres:// URL with a password goes in
-  VANE_STORE (or the password in PGPASSWORD), never on the command line.
-  Exit code 0: the chain holds; 1: it is broken (the line names the entry); 2: usage.`;
+  edited, removed or reordered. --expect-head takes a head kept outside the
+  store (the hash of GET /admin/v1/audit/head) and reports a tail cut after
+  it, or a chain rewritten from before it. A keyed chain (a sealed store's) is
+  checked with its root keys: VANE_ROOT_KEY, --root-key-file, or the key
+  file beside a state file; an entry keyed before a root-key rotation takes
+  the retired root key (keep it where verification runs).
+  A postgres:// URL with a password goes in VANE_STORE (or the password in
+  PGPASSWORD), never on the command line.
+  Exit code 0: the chain holds; 1: it is broken (the line names the entry); 2: usage, or a key is missing.`;
 
 /** The audit of a state file and its journals, oldest first, as a replay would see it. */
 export function readStoredAudit(statePath: string): AuditRecord[] {
@@ -66,10 +77,18 @@ export async function auditVerify(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   let read: { what: string; entries: () => Promise<AuditRecord[]> };
+  let head: string | undefined;
+  let keyring: Keyring | undefined;
   try {
     const { values } = parseArgs({
       args: argv,
-      options: { state: { type: 'string' }, store: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        state: { type: 'string' },
+        store: { type: 'string' },
+        'expect-head': { type: 'string' },
+        'root-key-file': { type: 'string' },
+        help: { type: 'boolean' },
+      },
       strict: true,
     });
     if (values.help) {
@@ -84,6 +103,17 @@ export async function auditVerify(
     const setting = parseStoreSetting(given);
     if (typeof setting === 'string') throw new Error(`the store: ${setting}`);
     if (setting.kind === 'memory') throw new Error('a memory store keeps nothing to verify');
+    if (values['expect-head'] !== undefined) {
+      head = values['expect-head'].trim();
+      if (!isAuditHash(head))
+        throw new Error('--expect-head takes the hash GET /admin/v1/audit/head gives (64 hex digits)');
+    }
+    const beside = setting.kind === 'file' ? besideKeyFile(setting.path) : undefined;
+    const rootKeyFile = values['root-key-file'] ?? (beside !== undefined && existsSync(beside) ? beside : undefined);
+    const rootKey = env['VANE_ROOT_KEY'];
+    if ((rootKey !== undefined && rootKey.trim() !== '') || rootKeyFile !== undefined) {
+      keyring = resolveKeyring({ rootKey, rootKeyFile }).keyring;
+    }
     read =
       setting.kind === 'file'
         ? { what: setting.path, entries: () => Promise.resolve(readStoredAudit(setting.path)) }
@@ -99,11 +129,30 @@ export async function auditVerify(
     err(`vane-server audit verify: cannot read ${read.what}: ${(error as Error).message}`);
     return 2;
   }
-  const broken = verifyAuditChain(entries);
+  const keyFor = auditKeyLookup(keyring?.keys ?? []);
+  const missing = [...new Set(entries.flatMap((e) => (e.keyed_by === undefined ? [] : [e.keyed_by])))].filter(
+    (id) => keyFor(id) === undefined,
+  );
+  if (missing.length > 0) {
+    err(
+      `vane-server audit verify: the chain is keyed by audit key(s) ${missing.join(', ')}, derived from root keys not ` +
+        'given: give every root key that keyed it (retired ones too) in VANE_ROOT_KEY or --root-key-file',
+    );
+    return 2;
+  }
+  const broken = verifyAuditChain(entries, keyFor);
   if (broken) {
     err(`audit broken at entry ${broken.seq} (position ${broken.index + 1} of ${entries.length}): ${broken.problem}`);
     return 1;
   }
-  out(`audit intact: ${entries.length} entries, chain verified`);
+  const headProblem = head === undefined ? undefined : checkAuditHead(entries, head);
+  if (headProblem !== undefined) {
+    err(`audit broken against the kept head: ${headProblem}`);
+    return 1;
+  }
+  const keyed = entries.some((e) => e.keyed_by !== undefined) ? ', keyed' : '';
+  const position = head === undefined ? -1 : entries.findIndex((entry) => entry.hash === head);
+  const since = head === undefined ? '' : `, the kept head holds (${entries.length - 1 - position} entries since)`;
+  out(`audit intact: ${entries.length} entries, chain verified${keyed}${since}`);
   return 0;
 }

@@ -46,6 +46,7 @@ export const serveCommand: CliCommand = {
         headersTimeoutMs: config.headersTimeoutMs,
         requestTimeoutMs: config.requestTimeoutMs,
         trustProxy: config.trustProxy,
+        allowOutbound: config.allowOutbound,
         publicUrl: config.publicUrl,
         adminListen: config.adminListen,
         opsListen: config.opsListen,

@@ -77,6 +77,21 @@ describe('the server settings (flag > env > file > default)', () => {
     expect(failure(() => load(['--config', file])).message).toMatch(/not valid YAML \(line \d\)/);
   });
 
+  it('takes the outbound allow-list from --allow-outbound or the config file, and names a bad entry', () => {
+    expect(load([]).values.allowOutbound).toEqual([]);
+    expect(load(['--allow-outbound', 'http://127.0.0.1:8080,10.20.0.0/16']).values.allowOutbound).toEqual([
+      'http://127.0.0.1:8080',
+      '10.20.0.0/16',
+    ]);
+    const file = join(dir, 'vane.yaml');
+    writeFileSync(file, 'allow-outbound:\n  - https://keys.corp.internal\n  - fd00::/8\n');
+    expect(load(['--config', file]).values.allowOutbound).toEqual(['https://keys.corp.internal', 'fd00::/8']);
+    const bad = failure(() => load(['--allow-outbound', 'http://127.0.0.1:8080/keys']));
+    expect(bad.setting).toBe('--allow-outbound');
+    expect(bad.message).toMatch(/give an origin \(scheme, host and port\), no path or credentials/);
+    expect(failure(() => load(['--allow-outbound', '10.0.0.0/33'])).message).toMatch(/neither an origin/);
+  });
+
   it('takes --state FILE as --store file:FILE, and refuses both at once', () => {
     expect(load(['--state', 's.json']).values.store).toBe('file:s.json');
     expect(load([], { VANE_STATE: 's.json' }).values.store).toBe('file:s.json');

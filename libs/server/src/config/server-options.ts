@@ -1,6 +1,7 @@
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS } from '../local-server.js';
 import type { ConfigSchema, ConfigValues } from './load-config.js';
 import { ProxyTrust } from '../ops/proxy-trust.js';
+import { OutboundPolicy } from '../outbound/outbound-policy.js';
 import { parseListenAddress } from './listen-address.js';
 import { integerOption, listOption, secretOption, stringOption } from './option-spec.js';
 import { parseStoreSetting } from './store-setting.js';
@@ -68,6 +69,13 @@ export const SERVER_OPTIONS = {
     valueName: 'LIST',
     default: [],
     check: (entry) => ProxyTrust.check(entry),
+  }),
+  allowOutbound: listOption({
+    description:
+      'what trusts may request besides public https hosts: origins (http://127.0.0.1:8080) and networks (10.20.0.0/16)',
+    valueName: 'LIST',
+    default: [],
+    check: (entry) => OutboundPolicy.check(entry),
   }),
   publicUrl: stringOption({
     description: "services' public base URL, {slug} standing for the slug (https://{slug}.vane.acme.internal)",

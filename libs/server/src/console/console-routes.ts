@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OWNER_PRINCIPAL, holds, seesService, tokenPrincipal, type AdminPrincipal } from '../access/admin-principal.js';
+import { OWNER_PRINCIPAL, tokenPrincipal, type AdminPrincipal } from '../access/admin-principal.js';
+import { allows, authorize, type AccessTarget } from '../access/authorize.js';
+import type { AdminRight } from '../domain/model.js';
+import { matchPath } from '../http/admin-operations.js';
 import { guessAdminToken, tooManyGuesses, type AdminTokenContext } from '../http/admin-token.js';
-import { sendError } from '../http/http-io.js';
+import { drainRefusedBody, readBody, sendError } from '../http/http-io.js';
+import { HttpError } from '../http/http-error.js';
 import { AB_OPERATORS } from '../validation/index.js';
 import type { ConsoleAssets } from './console-assets.js';
 import type { ConsoleFeed } from './console-feed.js';
@@ -54,11 +58,8 @@ export async function handleConsoleRoute(
   const method = req.method ?? 'GET';
   const [, page, ...rest] = segments; // segments[0] is 'console'
   let session = ctx.console.sessions.fromCookieHeader(req.headers.cookie);
-  // A session ends with the token it was opened with: revoked, it logs the console out.
-  if (session && principalOf(ctx, session) === undefined) {
-    ctx.console.sessions.logout(session);
-    session = undefined;
-  }
+  // A session ends with the token it was opened with: revoked (or replaced), it is no session.
+  if (session && principalOf(ctx, session) === undefined) session = undefined;
 
   if (page === 'api') return api(ctx, req, res, rest, session, forwardToAdmin);
   if (method !== 'GET' && !sameOrigin(ctx, req)) return sendText(res, 403, 'cross-origin requests are refused');
@@ -77,7 +78,7 @@ export async function handleConsoleRoute(
     if (!ctx.console.sessions.csrfMatches(session, form.get('csrf_token') ?? req.headers['x-csrf-token']?.toString())) {
       return sendText(res, 403, 'the CSRF token is missing or wrong: log out from the console page');
     }
-    ctx.console.sessions.logout(session);
+    await ctx.console.sessions.logout(session);
     res.setHeader('set-cookie', ctx.console.sessions.clearingCookie(ctx.proxy?.protocol(req) === 'https'));
     return redirect(res, '/console/login');
   }
@@ -86,6 +87,91 @@ export async function handleConsoleRoute(
   }
   sendText(res, 404, `no console page ${method} ${req.url?.split('?')[0] ?? ''}`);
 }
+
+/** One route of the console's own API (`/console/api/...`, besides the admin API it forwards). */
+export interface ConsoleApiRoute {
+  readonly method: 'GET' | 'POST';
+  /** Under `/console/api`, `{name}` standing for one path segment. */
+  readonly path: string;
+  /** The right it needs; `none` for the session itself, which any logged-in page may read. */
+  readonly right: AdminRight | 'none';
+  /** What it reaches (see {@link authorize}). */
+  readonly target: (params: Readonly<Record<string, string>>) => AccessTarget;
+  readonly run: (call: ConsoleApiCall) => void;
+}
+
+/** What a console API route has to work with. */
+export interface ConsoleApiCall {
+  readonly ctx: ConsoleRouteContext;
+  readonly res: ServerResponse;
+  readonly session: ConsoleSession;
+  readonly principal: AdminPrincipal;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+/** The console's own API, one entry per route; each is authorized by {@link authorize} as the admin API's are. */
+export const CONSOLE_API_ROUTES: readonly ConsoleApiRoute[] = [
+  {
+    method: 'GET',
+    path: '/session',
+    right: 'none',
+    target: () => ({ kind: 'visible' }),
+    run: ({ res, session, principal }) =>
+      sendJson(res, 200, {
+        csrf_token: session.csrfToken,
+        expires_at: new Date(session.expiresAtMs).toISOString(),
+        // The page shows only what the token may do; the admin API checks again whatever the page sends.
+        actor: principal.name,
+        rights: [...principal.rights],
+        scoped: principal.scope !== undefined,
+        // The A/B rule form offers the server's own list, so the page never has one of its own to drift.
+        ab_operators: AB_OPERATORS,
+      }),
+  },
+  {
+    // The overview lists services, as `GET /admin/v1/services` does: it takes the same right.
+    method: 'GET',
+    path: '/overview',
+    right: 'read',
+    target: () => ({ kind: 'visible' }),
+    run: ({ ctx, res, principal }) => sendJson(res, 200, consoleOverview(ctx, principal)),
+  },
+  {
+    method: 'GET',
+    path: '/events',
+    right: 'read',
+    target: () => ({ kind: 'visible' }),
+    run: ({ ctx, res, session }) =>
+      // Each page sees what its token sees, and its feed ends with the token or its read right.
+      ctx.console.feed.open(res, () => {
+        const current = principalOf(ctx, session);
+        if (current === undefined || !allows(current, 'read', { kind: 'visible' }, ctx.store)) return undefined;
+        return JSON.stringify(consoleOverview(ctx, current));
+      }),
+  },
+  {
+    method: 'GET',
+    path: '/services/{slug}',
+    right: 'read',
+    target: (params) => ({ kind: 'service', slug: params['slug']! }),
+    run: ({ ctx, res, params }) => sendJson(res, 200, consoleServiceView(ctx, params['slug']!)!),
+  },
+  {
+    method: 'POST',
+    path: '/services/{slug}/secrets/{key}/versions/{version}/reveal',
+    right: 'secrets:reveal',
+    target: (params) => ({ kind: 'service', slug: params['slug']! }),
+    run: ({ ctx, res, params }) => {
+      const { slug, key, version } = params as Record<'slug' | 'key' | 'version', string>;
+      const number = /^[1-9]\d{0,8}$/.test(version) ? Number(version) : NaN;
+      const value = Number.isNaN(number) ? undefined : revealSecretValue(ctx, slug, key, number);
+      if (value === undefined) {
+        return sendJson(res, 404, { error: 'not_found', message: `secret "${key}" has no version ${version}` });
+      }
+      sendJson(res, 200, { value });
+    },
+  },
+];
 
 async function api(
   ctx: ConsoleRouteContext,
@@ -108,55 +194,16 @@ async function api(
       });
     }
   }
-  const [first, slug, collection, key, sub, version, action, ...rest] = segments.map(decode);
-
   // The page never holds the admin token: the session, checked above, stands in for it.
-  if (first === 'admin' && slug === 'v1') return forwardToAdmin(segments, principal);
-  if (method === 'GET' && segments.length === 1) {
-    if (first === 'session') {
-      return sendJson(res, 200, {
-        csrf_token: session.csrfToken,
-        expires_at: new Date(session.expiresAtMs).toISOString(),
-        // The page shows only what the token may do; the admin API checks again whatever the page sends.
-        actor: principal.name,
-        rights: [...principal.rights],
-        scoped: principal.scope !== undefined,
-        // The A/B rule form offers the server's own list, so the page never has one of its own to drift.
-        ab_operators: AB_OPERATORS,
-      });
+  if (segments[0] === 'admin' && segments[1] === 'v1') return forwardToAdmin(segments, principal);
+  for (const route of CONSOLE_API_ROUTES) {
+    if (route.method !== method) continue;
+    const params = matchPath(route.path, segments);
+    if (params === undefined) continue;
+    if (route.right !== 'none') {
+      authorize(principal, route.right, route.target(params), ctx.store, `${method} /console/api${route.path}`);
     }
-    if (first === 'overview') return sendJson(res, 200, consoleOverview(ctx, principal));
-    if (first === 'events') {
-      // Each page sees what its token sees, and its feed ends with the token.
-      return ctx.console.feed.open(res, () => {
-        const current = principalOf(ctx, session);
-        return current === undefined ? undefined : JSON.stringify(consoleOverview(ctx, current));
-      });
-    }
-  }
-  if (first === 'services' && slug !== undefined) {
-    const visible = ctx.store.service(slug) !== undefined && seesService(principal, slug, ctx.store.service(slug)!);
-    if (!visible) return sendJson(res, 404, { error: 'not_found', message: `no service named "${slug}"` });
-    if (method === 'GET' && segments.length === 2) {
-      if (!holds(principal, 'read')) return forbidden(res, principal, 'read');
-      return sendJson(res, 200, consoleServiceView(ctx, slug)!);
-    }
-    const reveal =
-      method === 'POST' &&
-      collection === 'secrets' &&
-      sub === 'versions' &&
-      action === 'reveal' &&
-      rest.length === 0 &&
-      key !== undefined;
-    if (reveal) {
-      if (!holds(principal, 'secrets:reveal')) return forbidden(res, principal, 'secrets:reveal');
-      const number = /^[1-9]\d{0,8}$/.test(version ?? '') ? Number(version) : NaN;
-      const value = Number.isNaN(number) ? undefined : revealSecretValue(ctx, slug, key, number);
-      if (value === undefined) {
-        return sendJson(res, 404, { error: 'not_found', message: `secret "${key}" has no version ${version ?? ''}` });
-      }
-      return sendJson(res, 200, { value });
-    }
+    return route.run({ ctx, res, session, principal, params });
   }
   sendJson(res, 404, { error: 'not_found', message: `no console API route ${method} ${req.url?.split('?')[0] ?? ''}` });
 }
@@ -196,10 +243,6 @@ function principalOf(ctx: ConsoleRouteContext, session: ConsoleSession): AdminPr
   return tokenPrincipal(session.token.name, token);
 }
 
-function forbidden(res: ServerResponse, principal: AdminPrincipal, right: string): void {
-  sendJson(res, 403, { error: 'forbidden', message: `the admin token "${principal.name}" lacks the right "${right}"` });
-}
-
 /**
  * Whether a change comes from the console's own pages. Browsers send
  * `Sec-Fetch-Site` (and `Origin`) with every POST, PUT and DELETE; a request
@@ -218,18 +261,16 @@ function sameOrigin(ctx: ConsoleRouteContext, req: IncomingMessage): boolean {
 
 /** Reads an `application/x-www-form-urlencoded` body; answers 413 itself (and resolves undefined) when too large. */
 async function readForm(req: IncomingMessage, res: ServerResponse): Promise<URLSearchParams | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_LOGIN_BODY_BYTES) {
-      res.setHeader('connection', 'close');
-      sendText(res, 413, 'the form is too large');
-      return undefined;
-    }
-    chunks.push(chunk);
+  let body: Buffer;
+  try {
+    body = await readBody(req, MAX_LOGIN_BODY_BYTES);
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status !== 413) throw error;
+    sendText(res, 413, 'the form is too large');
+    drainRefusedBody(req);
+    return undefined;
   }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  return new URLSearchParams(body.toString('utf8'));
 }
 
 /** The login form, with `error` (plain text of ours, never anything the client sent) above it when given. */
@@ -270,12 +311,4 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
     'content-length': String(payload.length),
   });
   res.end(payload);
-}
-
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return '\u0000'; // matches no route and no key: the answer is a 404
-  }
 }

@@ -22,6 +22,14 @@ export interface ConsoleSession {
   readonly token?: { readonly name: string; readonly hash: string };
 }
 
+/** Where a session's logout is kept: the store, so every replica and a restart honour it. */
+export interface EndedSessions {
+  /** Whether the session whose id hashes to `idHash` was logged out. */
+  has(idHash: string): boolean;
+  /** Records the logout of `idHash` until `expiresAtMs`; resolves once every replica can see it. */
+  end(idHash: string, expiresAtMs: number): Promise<void>;
+}
+
 /**
  * The console's logins. Exchanging the admin token once for a random session
  * keeps the token itself out of the browser (the cookie is HttpOnly and
@@ -29,30 +37,42 @@ export interface ConsoleSession {
  * A session is signed, not stored: any replica holding the root key knows it.
  */
 export class ConsoleSessions {
-  /** Sessions ended here before they expired (a logout), until they would have expired. */
-  private readonly ended = new Map<string, number>();
   readonly #keys: SigningKeys;
+  readonly #ownerToken: string;
+  readonly #ended: EndedSessions;
 
   /**
    * @param now - wall-clock time on purpose: a test's manual clock moving flag schedules must not end logins.
    * @param keys - sign the sessions; derived from the root key, so a login on one replica is a login on all.
    *   @default a random key of this process: a restart logs every console out.
+   * @param ownerToken - the owner token now: an owner's session names a keyed hash of the one it was opened with,
+   *   so changing `VANE_ADMIN_TOKEN` ends every owner session on every replica.
+   * @param ended - where logouts are kept. @default this process's memory (a restart forgets them)
    */
   constructor(
     private readonly now: () => number = Date.now,
     keys: SigningKeys = new SigningKeys('console', () => undefined, now),
+    ownerToken: string = randomBytes(24).toString('base64url'),
+    ended: EndedSessions = new MemoryEndedSessions(now),
   ) {
     this.#keys = keys;
+    this.#ownerToken = ownerToken;
+    this.#ended = ended;
   }
 
   /** A new session, for someone who just gave an admin token (checked by the caller, throttled): the owner's, or `token`. */
   login(token?: { readonly name: string; readonly hash: string }): ConsoleSession {
-    this.forgetExpired();
     const expiresAtMs = this.now() + CONSOLE_SESSION_TTL_MS;
-    const payload = Buffer.from(
-      JSON.stringify({ n: randomBytes(16).toString('base64url'), e: expiresAtMs, ...(token ? { t: token } : {}) }),
-    ).toString('base64url');
     const signing = this.#keys.current();
+    // The owner's session is bound to the owner token by an HMAC under the signing key, never the token's plain hash.
+    const owner = token === undefined ? { o: mac(signing.key, 'owner', this.#ownerToken) } : {};
+    const payload = Buffer.from(
+      JSON.stringify({
+        n: randomBytes(16).toString('base64url'),
+        e: expiresAtMs,
+        ...(token ? { t: token } : owner),
+      }),
+    ).toString('base64url');
     const id = `${payload}.${signing.id}.${mac(signing.key, 'session', payload)}`;
     return { id, csrfToken: mac(signing.key, 'csrf', id), expiresAtMs, ...(token === undefined ? {} : { token }) };
   }
@@ -60,12 +80,12 @@ export class ConsoleSessions {
   /** The live session named by a `Cookie` header, if any: signed by this server's key, unexpired, not logged out. */
   fromCookieHeader(header: string | undefined): ConsoleSession | undefined {
     const id = readCookie(header, CONSOLE_COOKIE);
-    if (!id || this.ended.has(id)) return undefined;
+    if (!id || this.#ended.has(sessionIdHash(id))) return undefined;
     const [payload, keyId, signature, extra] = id.split('.');
     if (!payload || !keyId || signature === undefined || extra !== undefined) return undefined;
     const key = this.#keys.find(keyId);
     if (key === undefined || !equal(signature, mac(key, 'session', payload))) return undefined;
-    let parsed: { e?: unknown; t?: { name?: unknown; hash?: unknown } };
+    let parsed: { e?: unknown; o?: unknown; t?: { name?: unknown; hash?: unknown } };
     try {
       parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof parsed;
     } catch {
@@ -76,6 +96,13 @@ export class ConsoleSessions {
       parsed.t && typeof parsed.t.name === 'string' && typeof parsed.t.hash === 'string'
         ? { name: parsed.t.name, hash: parsed.t.hash }
         : undefined;
+    // An owner's session opened with another owner token (before VANE_ADMIN_TOKEN changed) has ended.
+    if (
+      token === undefined &&
+      (typeof parsed.o !== 'string' || !equal(parsed.o, mac(key, 'owner', this.#ownerToken)))
+    ) {
+      return undefined;
+    }
     return { id, csrfToken: mac(key, 'csrf', id), expiresAtMs: parsed.e, ...(token ? { token } : {}) };
   }
 
@@ -84,10 +111,9 @@ export class ConsoleSessions {
     return given !== undefined && timingSafeEqual(digest(given), digest(session.csrfToken));
   }
 
-  /** Ends a session here (a fleet's other replicas honour its expiry; the cookie is cleared in the browser). */
-  logout(session: ConsoleSession): void {
-    this.ended.set(session.id, session.expiresAtMs);
-    while (this.ended.size > MAX_ENDED) this.ended.delete(this.ended.keys().next().value!);
+  /** Ends a session everywhere (kept until it would have expired); resolves once every replica sees it ended. */
+  logout(session: ConsoleSession): Promise<void> {
+    return this.#ended.end(sessionIdHash(session.id), session.expiresAtMs);
   }
 
   /**
@@ -103,10 +129,31 @@ export class ConsoleSessions {
   clearingCookie(secure = false): string {
     return `${CONSOLE_COOKIE}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`;
   }
+}
 
-  private forgetExpired(): void {
+/** What a logout records of a session: a hash of its id, never the cookie itself. */
+export function sessionIdHash(id: string): string {
+  return createHash('sha256').update(`vane console session:${id}`).digest('base64url');
+}
+
+/** Logouts in this process's memory only (a restart forgets them): for a server without a store. */
+export class MemoryEndedSessions implements EndedSessions {
+  /** Ended sessions and when they would have expired. */
+  private readonly ended = new Map<string, number>();
+
+  /** @param now - wall-clock milliseconds. */
+  constructor(private readonly now: () => number = Date.now) {}
+
+  has(idHash: string): boolean {
+    return this.ended.has(idHash);
+  }
+
+  end(idHash: string, expiresAtMs: number): Promise<void> {
     const now = this.now();
-    for (const [id, expiresAtMs] of this.ended) if (expiresAtMs <= now) this.ended.delete(id);
+    for (const [id, until] of this.ended) if (until <= now) this.ended.delete(id);
+    this.ended.set(idHash, expiresAtMs);
+    while (this.ended.size > MAX_ENDED) this.ended.delete(this.ended.keys().next().value!);
+    return Promise.resolve();
   }
 }
 

@@ -1,4 +1,8 @@
-import { DEFAULT_FAILED_ATTEMPT_THROTTLE, FailedAttemptThrottle } from './failed-attempt-throttle.js';
+import {
+  DEFAULT_FAILED_ATTEMPT_THROTTLE,
+  FailedAttemptThrottle,
+  MemoryGuessLedger,
+} from './failed-attempt-throttle.js';
 
 describe('FailedAttemptThrottle', () => {
   const t0 = 1_700_000_000_000;
@@ -60,16 +64,18 @@ describe('FailedAttemptThrottle', () => {
   });
 
   it('forgets an address after forgetAfterMs without a wrong guess, not while it keeps guessing', () => {
-    const throttle = new FailedAttemptThrottle();
+    const ledger = new MemoryGuessLedger();
+    const throttle = new FailedAttemptThrottle({}, ledger);
     failMany(throttle, 6, t0);
     expect(throttle.check(ADDRESS, t0 + 599_999)).toEqual({ allowed: true });
     throttle.fail(ADDRESS, t0 + 599_999); // the 7th wrong guess: a 2 s wait
     expect(throttle.check(ADDRESS, t0 + 600_000)).toEqual({ allowed: false, retryAfterSeconds: 2 });
     // Ten quiet minutes later the count starts afresh: five free guesses again.
     failMany(throttle, 5, t0 + 599_999 + 600_000);
-    expect(throttle.size).toBe(1);
-    throttle.sweep(t0 + 599_999 + 1_200_000);
-    expect(throttle.size).toBe(0);
+    expect(ledger.size).toBe(1);
+    // The ledger drops what the throttle has forgotten: last wrong guesses before the bound it is given.
+    ledger.sweep(t0 + 599_999 + 600_001);
+    expect(ledger.size).toBe(0);
   });
 
   it('keeps one count per address', () => {
@@ -102,9 +108,10 @@ describe('FailedAttemptThrottle', () => {
   });
 
   it('remembers at most 10,000 addresses, forgetting the oldest first', () => {
-    const throttle = new FailedAttemptThrottle();
+    const ledger = new MemoryGuessLedger();
+    const throttle = new FailedAttemptThrottle({}, ledger);
     for (let i = 0; i < 12_000; i++) throttle.fail(`10.0.${i >> 8}.${i & 255}`, t0 + i);
-    expect(throttle.size).toBe(10_000);
+    expect(ledger.size).toBe(10_000);
     failMany(throttle, 5, t0 + 12_000, '10.0.0.0'); // among the first, forgotten: five free guesses again
   });
 });

@@ -1,3 +1,4 @@
+import type { GuessRecord } from './model.js';
 import { retryAfterSeconds, type RateLimitDecision } from './rate-limiter.js';
 
 /** Settings of {@link FailedAttemptThrottle}; every duration is in milliseconds. */
@@ -24,14 +25,73 @@ export const DEFAULT_FAILED_ATTEMPT_THROTTLE: Readonly<FailedAttemptThrottleOpti
   forgetAfterMs: 600_000,
 });
 
-/** Addresses remembered at once; beyond this the one whose last wrong guess is oldest is forgotten. */
+/**
+ * The throttle's settings with the defaults filled in.
+ *
+ * @throws RangeError naming the option that is out of range.
+ */
+export function checkFailedAttemptThrottleOptions(
+  options: Partial<FailedAttemptThrottleOptions> = {},
+): Readonly<FailedAttemptThrottleOptions> {
+  const merged = { ...DEFAULT_FAILED_ATTEMPT_THROTTLE, ...options };
+  if (!Number.isSafeInteger(merged.freeFailures) || merged.freeFailures < 0) {
+    throw new RangeError('freeFailures must be an integer of at least 0');
+  }
+  if (!Number.isFinite(merged.baseDelayMs) || merged.baseDelayMs < 1) {
+    throw new RangeError('baseDelayMs must be a number of milliseconds of at least 1');
+  }
+  if (!Number.isFinite(merged.maxDelayMs) || merged.maxDelayMs < merged.baseDelayMs) {
+    throw new RangeError('maxDelayMs must be a number of milliseconds of at least baseDelayMs');
+  }
+  if (!Number.isFinite(merged.forgetAfterMs) || merged.forgetAfterMs <= merged.maxDelayMs) {
+    throw new RangeError('forgetAfterMs must be a number of milliseconds above maxDelayMs');
+  }
+  return merged;
+}
+
+/** Addresses a {@link MemoryGuessLedger} remembers at once; beyond this the one whose last wrong guess is oldest goes. */
 const MAX_ADDRESSES = 10_000;
 
-interface Failures {
-  count: number;
-  lastFailureMs: number;
-  /** No guess from this address is checked before this time. */
-  lockedUntilMs: number;
+/**
+ * Where the wrong guesses per address are kept: this process's memory
+ * ({@link MemoryGuessLedger}), or the store, so that a fleet's replicas
+ * share one count and a restart does not reset it.
+ */
+export interface GuessLedger {
+  /** The address's wrong guesses, if any are kept. */
+  get(address: string): Readonly<GuessRecord> | undefined;
+  /** Keeps the address's wrong guesses after one more; entries whose last is before `forgetBeforeMs` may go. */
+  set(address: string, guesses: GuessRecord, forgetBeforeMs: number): void;
+}
+
+/** Wrong guesses in this process's memory, at most 10,000 addresses (a restart forgets them). */
+export class MemoryGuessLedger implements GuessLedger {
+  private readonly addresses = new Map<string, GuessRecord>();
+
+  /** Addresses remembered now. */
+  get size(): number {
+    return this.addresses.size;
+  }
+
+  get(address: string): Readonly<GuessRecord> | undefined {
+    return this.addresses.get(address);
+  }
+
+  set(address: string, guesses: GuessRecord, forgetBeforeMs: number): void {
+    // Re-inserted, so the map stays in order of last wrong guess and the oldest is first to go.
+    this.addresses.delete(address);
+    if (this.addresses.size >= MAX_ADDRESSES) this.sweep(forgetBeforeMs);
+    if (this.addresses.size >= MAX_ADDRESSES) this.addresses.delete(this.addresses.keys().next().value!);
+    this.addresses.set(address, { ...guesses });
+  }
+
+  /** Forgets every address whose last wrong guess is before `forgetBeforeMs`. */
+  sweep(forgetBeforeMs: number): void {
+    for (const [address, guesses] of this.addresses) {
+      if (guesses.last_failure_ms >= forgetBeforeMs) break; // in order: the rest are newer
+      this.addresses.delete(address);
+    }
+  }
 }
 
 /**
@@ -50,30 +110,16 @@ interface Failures {
  * Pure: the caller passes the time, so no timers run and tests move time by hand.
  */
 export class FailedAttemptThrottle {
-  private readonly addresses = new Map<string, Failures>();
   private readonly options: Readonly<FailedAttemptThrottleOptions>;
+  private readonly ledger: GuessLedger;
 
-  /** @throws RangeError naming the option that is out of range. */
-  constructor(options: Partial<FailedAttemptThrottleOptions> = {}) {
-    const merged = { ...DEFAULT_FAILED_ATTEMPT_THROTTLE, ...options };
-    if (!Number.isSafeInteger(merged.freeFailures) || merged.freeFailures < 0) {
-      throw new RangeError('freeFailures must be an integer of at least 0');
-    }
-    if (!Number.isFinite(merged.baseDelayMs) || merged.baseDelayMs < 1) {
-      throw new RangeError('baseDelayMs must be a number of milliseconds of at least 1');
-    }
-    if (!Number.isFinite(merged.maxDelayMs) || merged.maxDelayMs < merged.baseDelayMs) {
-      throw new RangeError('maxDelayMs must be a number of milliseconds of at least baseDelayMs');
-    }
-    if (!Number.isFinite(merged.forgetAfterMs) || merged.forgetAfterMs <= merged.maxDelayMs) {
-      throw new RangeError('forgetAfterMs must be a number of milliseconds above maxDelayMs');
-    }
-    this.options = merged;
-  }
-
-  /** Addresses remembered now (at most 10,000). */
-  get size(): number {
-    return this.addresses.size;
+  /**
+   * @param ledger - where the wrong guesses are kept. @default a {@link MemoryGuessLedger}
+   * @throws RangeError naming the option that is out of range.
+   */
+  constructor(options: Partial<FailedAttemptThrottleOptions> = {}, ledger: GuessLedger = new MemoryGuessLedger()) {
+    this.options = checkFailedAttemptThrottleOptions(options);
+    this.ledger = ledger;
   }
 
   /**
@@ -82,42 +128,32 @@ export class FailedAttemptThrottle {
    * @returns `allowed: false` with the whole seconds, at least 1, until it may (the `Retry-After` header).
    */
   check(address: string, nowMs: number): RateLimitDecision {
-    const failures = this.current(address, nowMs);
-    if (failures === undefined || failures.lockedUntilMs <= nowMs) return { allowed: true };
-    return { allowed: false, retryAfterSeconds: retryAfterSeconds(failures.lockedUntilMs - nowMs) };
+    const guesses = this.current(address, nowMs);
+    if (guesses === undefined || guesses.locked_until_ms <= nowMs) return { allowed: true };
+    return { allowed: false, retryAfterSeconds: retryAfterSeconds(guesses.locked_until_ms - nowMs) };
   }
 
   /** Records a wrong guess from `address`, checked at `nowMs`. */
   fail(address: string, nowMs: number): void {
-    const failures = this.current(address, nowMs) ?? { count: 0, lastFailureMs: nowMs, lockedUntilMs: 0 };
-    failures.count += 1;
-    failures.lastFailureMs = nowMs;
-    const over = failures.count - this.options.freeFailures;
-    if (over > 0) {
-      // 2 ** over overflows to Infinity long after the cap; Math.min keeps the result finite.
-      failures.lockedUntilMs = nowMs + Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** (over - 1));
-    }
-    // Re-inserted, so the map stays in order of last wrong guess and the oldest is first to go.
-    this.addresses.delete(address);
-    if (this.addresses.size >= MAX_ADDRESSES) this.sweep(nowMs);
-    if (this.addresses.size >= MAX_ADDRESSES) this.addresses.delete(this.addresses.keys().next().value!);
-    this.addresses.set(address, failures);
+    const before = this.current(address, nowMs);
+    const count = (before?.count ?? 0) + 1;
+    const over = count - this.options.freeFailures;
+    const lockedUntilMs =
+      over > 0
+        ? // 2 ** over overflows to Infinity long after the cap; Math.min keeps the result finite.
+          nowMs + Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** (over - 1))
+        : (before?.locked_until_ms ?? 0);
+    this.ledger.set(
+      address,
+      { count, last_failure_ms: nowMs, locked_until_ms: lockedUntilMs },
+      nowMs - this.options.forgetAfterMs,
+    );
   }
 
-  /** Forgets every address that made no wrong guess for `forgetAfterMs`. */
-  sweep(nowMs: number): void {
-    for (const [address, failures] of this.addresses) {
-      if (nowMs - failures.lastFailureMs < this.options.forgetAfterMs) break; // in order: the rest are newer
-      this.addresses.delete(address);
-    }
-  }
-
-  private current(address: string, nowMs: number): Failures | undefined {
-    const failures = this.addresses.get(address);
-    if (failures !== undefined && nowMs - failures.lastFailureMs >= this.options.forgetAfterMs) {
-      this.addresses.delete(address);
-      return undefined;
-    }
-    return failures;
+  /** The address's wrong guesses, unless forgotten by now. */
+  private current(address: string, nowMs: number): Readonly<GuessRecord> | undefined {
+    const guesses = this.ledger.get(address);
+    if (guesses === undefined || nowMs - guesses.last_failure_ms >= this.options.forgetAfterMs) return undefined;
+    return guesses;
   }
 }

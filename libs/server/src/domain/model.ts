@@ -137,8 +137,10 @@ export interface AuditRecord {
   new?: JsonValue;
   /** The hash of the entry before, or 64 zeros for the first. */
   prev: string;
-  /** SHA-256 (hex) of this entry's other members and `prev`. */
+  /** SHA-256 (hex) of this entry's other members and `prev`; HMAC-SHA256 under the audit key when `keyed_by` is set. */
   hash: string;
+  /** The audit key (`ak_…`, derived from a root key) that made `hash`; absent in an unkeyed chain (no root key, or older). */
+  keyed_by?: string;
 }
 
 /** Billing, add-on, quarantine and rate-limit settings of the (single) tenant. */
@@ -300,6 +302,34 @@ export interface ServerData {
   projects: Map<string, ProjectRecord>;
   /** Scoped admin tokens by name. */
   tokens: Map<string, AdminTokenRecord>;
+  /** What access control keeps for the fleet: logouts and wrong admin-token guesses. */
+  access: AccessState;
+}
+
+/**
+ * Access control's own state, kept in the store so that every replica and a
+ * restart see it; each entry is dropped once it no longer matters.
+ */
+export interface AccessState {
+  /** Console sessions logged out before they expire: a hash of the session id → when it would have expired (epoch ms). */
+  ended_sessions: Map<string, number>;
+  /** Wrong admin-token guesses by client address (a hash of it, never the address). */
+  guesses: Map<string, GuessRecord>;
+}
+
+/** The wrong admin-token guesses of one client address. */
+export interface GuessRecord {
+  /** Wrong guesses not yet forgotten. */
+  count: number;
+  /** The last one, epoch ms. */
+  last_failure_ms: number;
+  /** No guess from the address is checked before this time, epoch ms (0: none pending). */
+  locked_until_ms: number;
+}
+
+/** An access state with nothing in it. */
+export function emptyAccessState(): AccessState {
+  return { ended_sessions: new Map(), guesses: new Map() };
 }
 
 /** Tenant defaults for anything a seed leaves out. */

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { jsonEqual, type SecretWriteResult } from '@vane/common';
 import { apiKeyRecord, hashApiKey, storedApiKey } from '../sealing/api-key-hash.js';
 import type { CancellableTimer, TimerClock } from './clock.js';
-import { chainAuditEntry, type AuditFields } from '../audit/audit-chain.js';
+import { chainAuditEntry, type AuditChainKey, type AuditFields } from '../audit/audit-chain.js';
 import { DEFAULT_PROJECT } from './model.js';
 import type {
   AuditRecord,
@@ -11,6 +11,7 @@ import type {
   AdminRight,
   AdminTokenRecord,
   FlagDefinition,
+  GuessRecord,
   JsonValue,
   ProjectRecord,
   TokenScope,
@@ -125,6 +126,12 @@ export interface StoreOptions {
    * that load the same state publish the same. @default now
    */
   committedAtMs?: (slug: string) => number | undefined;
+  /**
+   * The key new audit entries are chained with (derived from the primary
+   * root key, read at each change: a rotation changes it). @default none:
+   * an unkeyed chain (a store without a root key)
+   */
+  auditKey?: () => AuditChainKey | undefined;
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
@@ -161,6 +168,7 @@ export class Store {
   /** When each service last got a revision (ms since the epoch). */
   private readonly committedAt = new Map<string, number>();
   private closed = false;
+  private readonly auditKey: () => AuditChainKey | undefined;
 
   constructor(
     readonly data: ServerData,
@@ -168,6 +176,7 @@ export class Store {
     private readonly listeners: StoreListeners = {},
     options: StoreOptions = {},
   ) {
+    this.auditKey = options.auditKey ?? (() => undefined);
     for (const [slug, service] of data.services) {
       const committedAt = options.committedAtMs?.(slug) ?? clock.now();
       this.committedAt.set(slug, committedAt);
@@ -465,6 +474,35 @@ export class Store {
     if (token.last_used_at !== null && now - Date.parse(token.last_used_at) < TOKEN_USE_RESOLUTION_MS) return;
     token.last_used_at = this.isoNow();
     this.listeners.mutation?.({ type: 'token.used', name, last_used_at: token.last_used_at });
+  }
+
+  /** Whether the console session whose id hashes to `idHash` was logged out (and has not expired since). */
+  sessionEnded(idHash: string): boolean {
+    return this.data.access.ended_sessions.has(idHash);
+  }
+
+  /** Records a console logout, kept until the session would have expired (`expiresAtMs`). */
+  endSession(idHash: string, expiresAtMs: number): void {
+    const change = {
+      type: 'session.end',
+      id_hash: idHash,
+      expires_at_ms: expiresAtMs,
+      at_ms: this.clock.now(),
+    } as const;
+    applyStateChange(this.data, change);
+    this.listeners.mutation?.(change);
+  }
+
+  /** The wrong admin-token guesses recorded for `address` (a hash of the client's address). */
+  wrongGuesses(address: string): Readonly<GuessRecord> | undefined {
+    return this.data.access.guesses.get(address);
+  }
+
+  /** Records `address`'s wrong guesses after one more; those older than `forgetBeforeMs` are dropped. */
+  recordWrongGuess(address: string, guesses: GuessRecord, forgetBeforeMs: number): void {
+    const change = { type: 'guess.wrong', address, guesses: { ...guesses }, forget_before_ms: forgetBeforeMs } as const;
+    applyStateChange(this.data, change);
+    this.listeners.mutation?.(change);
   }
 
   /** Issues a new key of the given type for a service. */
@@ -765,7 +803,11 @@ export class Store {
 
   /** Chains the audit entry of a change being made; the caller puts it in the change's record. */
   private audit(fields: Omit<AuditFields, 'at'>): AuditRecord {
-    const entry = chainAuditEntry(this.data.audit[this.data.audit.length - 1], { at: this.isoNow(), ...fields });
+    const entry = chainAuditEntry(
+      this.data.audit[this.data.audit.length - 1],
+      { at: this.isoNow(), ...fields },
+      this.auditKey(),
+    );
     this.data.audit.push(entry);
     return entry;
   }

@@ -10,7 +10,7 @@ import { ValidationError } from '../validation/index.js';
 import { handleAdminRoute } from './admin-routes.js';
 import { HttpError } from './http-error.js';
 import { StoreUnavailableError, CommitOutcomeUnknownError } from '../store/store-errors.js';
-import { sendError } from './http-io.js';
+import { hostName, sendError } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 import { handleServiceRoute } from './service-routes.js';
 import { ALL_ROUTES, type ListenerRoutes } from '../ops/listener-routes.js';
@@ -98,7 +98,7 @@ async function route(
 function servesAdmin(ctx: ServerContext, req: IncomingMessage, routes: ListenerRoutes): boolean {
   if (!routes.admin) return false;
   const host = ctx.proxy.host(req);
-  return !ctx.serviceHosts || !host || !ctx.serviceHosts.test(host.replace(/:\d+$/, '').toLowerCase());
+  return !ctx.serviceHosts || !host || !ctx.serviceHosts.test(hostName(host));
 }
 
 /**

@@ -10,6 +10,7 @@ import type { SessionTokens } from '../domain/session-tokens.js';
 import type { Store } from '../domain/store.js';
 import type { AwsTrustVerifier } from '../trust-verifiers/aws-trust-verifier.js';
 import type { JwtTrustVerifier } from '../trust-verifiers/jwt-trust-verifier.js';
+import type { OutboundPolicy } from '../outbound/outbound-policy.js';
 import type { StreamHub } from '../domain/stream-hub.js';
 import type { ProxyTrust } from '../ops/proxy-trust.js';
 import type { Readiness } from '../ops/readiness.js';
@@ -36,6 +37,8 @@ export interface ServerContext {
   /** Issues and verifies workload-identity sessions. */
   readonly sessions: SessionTokens;
   /** Verifies Kubernetes, GCP and Azure platform JWTs. */
+  /** Where the server may send its own requests (trusts' URLs). */
+  readonly outbound: OutboundPolicy;
   readonly jwtVerifier: JwtTrustVerifier;
   /** Verifies AWS identities through STS. */
   readonly awsVerifier: AwsTrustVerifier;

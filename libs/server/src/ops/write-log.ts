@@ -18,9 +18,14 @@ export function describeWrite(
   if (change.type === 'key') item = typeof change.key === 'string' ? redactKey(change.key) : change.key.hint;
   else if (change.type === 'trust') item = change.name;
   else if ('key' in change) item = change.key;
-  // A secret change carries its own actor (a key, redacted, or a workload); other writes come from the admin API.
+  // A secret change carries its own actor (a key, redacted, or a workload); a wrong admin token's count has none
+  // (whoever sent it is who the credential_refused line names); other writes come from the admin API.
   const actor =
-    'audit' in change && change.audit ? change.audit.actor : (scope?.actor ?? (scope ? 'admin' : 'in-process'));
+    'audit' in change && change.audit
+      ? change.audit.actor
+      : change.type === 'guess.wrong'
+        ? 'unauthenticated'
+        : (scope?.actor ?? (scope ? 'admin' : 'in-process'));
   const what = [change.type, slug, item].filter((part) => part !== undefined).join(' ');
   return {
     message: `write ${what}${revision === undefined ? '' : ` → revision ${revision}`} by ${actor}`,

@@ -15,6 +15,7 @@ import {
   type AuditEntry,
   type AuditRecord,
   type DataKeyRecord,
+  type GuessRecord,
   type ConfigValue,
   type FlagDefinition,
   type SecretType,
@@ -63,6 +64,20 @@ export type StateChange = Audited &
     | { readonly type: 'project'; readonly name: string; readonly project: ProjectRecord }
     | { readonly type: 'token'; readonly name: string; readonly token: AdminTokenRecord | null }
     | { readonly type: 'token.used'; readonly name: string; readonly last_used_at: string }
+    | {
+        /** A console logout: kept until the session would have expired; older ones are dropped at `at_ms`. */
+        readonly type: 'session.end';
+        readonly id_hash: string;
+        readonly expires_at_ms: number;
+        readonly at_ms: number;
+      }
+    | {
+        /** A wrong admin-token guess: the address's count after it; guesses before `forget_before_ms` are dropped. */
+        readonly type: 'guess.wrong';
+        readonly address: string;
+        readonly guesses: GuessRecord;
+        readonly forget_before_ms: number;
+      }
     | {
         readonly type: 'key';
         readonly slug: string;
@@ -128,6 +143,19 @@ export function applyStateChange(data: ServerData, change: StateChange): void {
     if (change.token) data.tokens.set(change.name, change.token);
     else data.tokens.delete(change.name);
     addAudit(data, change, null, null);
+    return;
+  }
+  if (change.type === 'session.end') {
+    const ended = data.access.ended_sessions;
+    for (const [id, expiresAtMs] of ended) if (expiresAtMs <= change.at_ms) ended.delete(id);
+    ended.set(change.id_hash, change.expires_at_ms);
+    return;
+  }
+  if (change.type === 'guess.wrong') {
+    const guesses = data.access.guesses;
+    for (const [address, record] of guesses)
+      if (record.last_failure_ms < change.forget_before_ms) guesses.delete(address);
+    guesses.set(change.address, { ...change.guesses });
     return;
   }
   if (change.type === 'token.used') {

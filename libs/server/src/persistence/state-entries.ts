@@ -144,6 +144,7 @@ export const auditRecordSchema = v.pipe(
     'new',
     'prev',
     'hash',
+    'keyed_by',
   ]),
   membersSchema({
     seq: integerSchema(1),
@@ -158,6 +159,7 @@ export const auditRecordSchema = v.pipe(
     new: v.optional(jsonValueSchema),
     prev: stringSchema,
     hash: stringSchema,
+    keyed_by: v.optional(stringSchema),
   }),
   v.transform((entry): AuditRecord => {
     // Members in the order the store writes them, so a state file reads back into equal data.
@@ -174,6 +176,7 @@ export const auditRecordSchema = v.pipe(
       ...(entry.new === undefined ? {} : { new: entry.new as JsonValue }),
       prev: entry.prev,
       hash: entry.hash,
+      ...(entry.keyed_by === undefined ? {} : { keyed_by: entry.keyed_by }),
     };
   }),
 );

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JournalFileError } from './journal-file.js';
 import { chainAuditEntry } from '../audit/audit-chain.js';
-import { DEFAULT_TENANT, type AuditRecord, type ServerData } from '../domain/model.js';
+import { DEFAULT_TENANT, emptyAccessState, type AuditRecord, type ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from './state-change.js';
 import { journalPathOf, StateJournal, type StateJournalOptions } from './state-journal.js';
 import { Keyring } from '../sealing/keyring.js';
@@ -18,6 +18,7 @@ function emptyData(): ServerData {
     audit: [],
     projects: new Map([['default', { created_at: null }]]),
     tokens: new Map(),
+    access: emptyAccessState(),
   };
 }
 
@@ -92,6 +93,7 @@ describe('StateJournal', () => {
         audit: [],
         projects: new Map([['default', { created_at: null }]]),
         tokens: new Map(),
+        access: emptyAccessState(),
       }),
     });
     expect(recovery).toEqual({ restored: false, replayed: 0, droppedBytes: 0, removedLeftovers: [] });

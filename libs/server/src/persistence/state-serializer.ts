@@ -45,6 +45,16 @@ export function serializeServerData(data: ServerData): JsonValue {
     services: Object.fromEntries([...data.services].map(([slug, service]) => [slug, serializeService(service)])),
     // Entries are written as they are: their hash covers exactly these members.
     audit: data.audit.map((entry) => ({ ...entry })) as unknown as JsonValue,
+    ...(data.access.ended_sessions.size === 0 && data.access.guesses.size === 0
+      ? {}
+      : {
+          access: {
+            ended_sessions: Object.fromEntries(data.access.ended_sessions),
+            guesses: Object.fromEntries(
+              [...data.access.guesses].map(([address, record]): [string, JsonValue] => [address, { ...record }]),
+            ),
+          },
+        }),
     ...(data.tokens.size === 0
       ? {}
       : {
@@ -83,7 +93,8 @@ function serializeService(service: ServiceData): JsonValue {
   };
 }
 
-function serializeFlag(flag: FlagDefinition): JsonValue {
+/** A flag in state form (and as the admin API shows it): `is_enabled`, `starts_at`, `ends_at`, `ab` when set. */
+export function serializeFlag(flag: FlagDefinition): JsonValue {
   const out: { [key: string]: JsonValue } = {
     is_enabled: flag.is_enabled,
     starts_at: flag.starts_at,

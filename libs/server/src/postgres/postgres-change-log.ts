@@ -180,6 +180,8 @@ export class PostgresChangeLog implements ChangeLog {
       () => this.applied.schedule(),
     );
     this.checker.start(store);
+    // The first heartbeat now, not a check later: a replica counts (a rotation's 409 guard sees it) once attached.
+    await this.checker.check();
   }
 
   /** Streams open on this replica, for the heartbeat. */

@@ -1,5 +1,5 @@
 import { applyStateChange, emptyService, type StateChange } from '../persistence/state-change.js';
-import type { ServerData } from '../domain/model.js';
+import { emptyAccessState, type ServerData } from '../domain/model.js';
 import { Keyring } from './keyring.js';
 import { RootKeyError } from './root-key-error.js';
 import { RootKeyMissingError } from './root-key-missing-error.js';
@@ -13,6 +13,7 @@ function dataWith(...slugs: string[]): ServerData {
     audit: [],
     projects: new Map([['default', { created_at: null }]]),
     tokens: new Map(),
+    access: emptyAccessState(),
   };
 }
 

@@ -7,6 +7,7 @@ import {
   DEFAULT_TENANT,
   type AbRule,
   type AuditEntry,
+  emptyAccessState,
   type AuditRecord,
   type ConfigValue,
   type FlagDefinition,
@@ -259,7 +260,7 @@ describe('parseServerData errors', () => {
     [
       'an unknown top-level member',
       (_shop, root) => (root['service'] = {}),
-      'unknown member "service"; allowed: tenant, projects, services, audit, tokens, sealing, $schema',
+      'unknown member "service"; allowed: tenant, projects, services, audit, tokens, access, sealing, $schema',
     ],
     [
       'an unknown service member',
@@ -787,6 +788,7 @@ describe('round trip', () => {
         audit: trail,
         projects: new Map([['default', { created_at: null }]]),
         tokens: new Map(),
+        access: emptyAccessState(),
       };
     });
 

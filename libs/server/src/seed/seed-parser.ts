@@ -21,6 +21,8 @@ import { appendJsonPath } from '../json/json-path.js';
 import {
   DEFAULT_PROJECT,
   DEFAULT_TENANT,
+  emptyAccessState,
+  type AccessState,
   type AdminTokenRecord,
   type ProjectRecord,
   type ApiKeyRecord,
@@ -36,6 +38,8 @@ import {
 } from '../domain/model.js';
 import { describeJsonSyntaxError } from '../json/json-syntax-error.js';
 import { SeedError } from './seed-error.js';
+import { accessStateSchema } from './seed-schema.js';
+import type * as v from 'valibot';
 import { chainAuditEntry } from '../audit/audit-chain.js';
 import {
   apiKeyListSchema,
@@ -83,7 +87,7 @@ export interface ParseServerDataOptions {
 }
 
 // `$schema` names the JSON Schema for editors (seeds/vane-seed.schema.json); the parser ignores it.
-const TOP_MEMBERS = ['tenant', 'projects', 'services', 'audit', 'tokens', 'sealing', '$schema'];
+const TOP_MEMBERS = ['tenant', 'projects', 'services', 'audit', 'tokens', 'access', 'sealing', '$schema'];
 const SERVICE_MEMBERS = [
   'project',
   'kind',
@@ -218,7 +222,11 @@ function buildServerData(json: unknown, now: string): ServerData {
       );
     }
   }
-  return { tenant, services, audit, projects, tokens };
+  const access =
+    root['access'] === undefined
+      ? emptyAccessState()
+      : parseAccessState(checkSchema(accessStateSchema, root['access'], 'access'));
+  return { tenant, services, audit, projects, tokens, access };
 }
 
 function buildService(
@@ -361,4 +369,12 @@ function optionalEntries(json: unknown, path: string): Array<[string, unknown]> 
 
 function fail(path: string, problem: string): never {
   throw new ValidationError(path, problem);
+}
+
+/** The state form's access member, checked, as the data holds it. */
+function parseAccessState(access: v.InferOutput<typeof accessStateSchema>): AccessState {
+  return {
+    ended_sessions: new Map(Object.entries(access.ended_sessions ?? {})),
+    guesses: new Map(Object.entries(access.guesses ?? {}).map(([address, record]) => [address, { ...record }])),
+  };
 }

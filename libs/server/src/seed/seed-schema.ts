@@ -135,6 +135,17 @@ const auditRecord = v.strictObject({
   new: v.optional(v.unknown()),
   prev: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
   hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+  keyed_by: v.optional(v.string()),
+});
+
+const epochMs = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+/** The state form's `access`: ended console sessions and wrong admin-token guesses, by hash. */
+export const accessStateSchema = v.strictObject({
+  ended_sessions: v.optional(v.record(v.string(), epochMs)),
+  guesses: v.optional(
+    v.record(v.string(), v.strictObject({ count: integerFrom(1), last_failure_ms: epochMs, locked_until_ms: epochMs })),
+  ),
 });
 
 /** A seed or state file (PROTOCOL §11). */
@@ -168,6 +179,8 @@ export const seedSchema = v.strictObject({
       }),
     ),
   ),
+  // The state form's logouts and wrong admin-token guesses (hashes only); a seed leaves them out.
+  access: v.optional(accessStateSchema),
   // The state form's audit, hash-chained; a seed leaves it out.
   audit: v.optional(v.array(auditRecord)),
   // A sealed state file's scheme (its secret values are then sealed objects, which only the server reads).

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { MemoryChangeLog, type ChangeLog } from '../domain/change-log.js';
 import type { TimerClock } from '../domain/clock.js';
-import { DEFAULT_PROJECT, DEFAULT_TENANT, type ServerData } from '../domain/model.js';
+import { DEFAULT_PROJECT, DEFAULT_TENANT, emptyAccessState, type ServerData } from '../domain/model.js';
 import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
 import { resolveKeyring } from '../sealing/root-key-source.js';
 import { SealingCodec, type SealingCodecOptions } from '../sealing/sealing-codec.js';
@@ -66,6 +66,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       audit: [],
       projects: new Map([[DEFAULT_PROJECT, { created_at: null }]]),
       tokens: new Map(),
+      access: emptyAccessState(),
     };
   };
   const nothingToRelease = async (): Promise<void> => undefined;

@@ -4,10 +4,11 @@
  * endpoint, which checks the signature; the ARN it answers is matched
  * against the trust's allowed roles.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { AwsTrust } from '../domain/model.js';
 import { dictionary } from '../domain/dictionary.js';
+import { OutboundPolicy } from '../outbound/outbound-policy.js';
+import { OutboundRefusedError } from '../outbound/outbound-refused-error.js';
+import { sendOutbound, type OutboundAnswer } from '../outbound/outbound-request.js';
 
 /** How long STS may take to answer, in milliseconds. */
 export const STS_TIMEOUT_MS = 10_000;
@@ -91,6 +92,9 @@ export function arnFromStsAnswer(text: string): string | undefined {
 
 /** Verifies AWS identities by asking STS. */
 export class AwsTrustVerifier {
+  /** @param outbound - where the server may send requests: the trust's `sts_endpoint` must pass it. */
+  constructor(private readonly outbound: OutboundPolicy = new OutboundPolicy()) {}
+
   /**
    * Checks the signed request's shape, forwards it to `trust.sts_endpoint`
    * (never to the URL the client chose) and matches the answered ARN.
@@ -124,10 +128,11 @@ export class AwsTrustVerifier {
         };
       }
     }
-    let answer: { status: number; text: string };
+    let answer: OutboundAnswer;
     try {
-      answer = await forward(new URL(`${target.pathname}${target.search}`, endpoint), signed);
+      answer = await forward(this.outbound, new URL(`${target.pathname}${target.search}`, endpoint), signed);
     } catch (error) {
+      if (error instanceof OutboundRefusedError) return { refused: `STS endpoint refused: ${error.message}` };
       return { refused: `STS could not be reached (${(error as { code?: string }).code ?? 'network error'})` };
     }
     if (answer.status !== 200) return { refused: `STS refused the signed request (${answer.status})` };
@@ -140,29 +145,14 @@ export class AwsTrustVerifier {
   }
 }
 
-function forward(url: URL, signed: SignedStsRequest): Promise<{ status: number; text: string }> {
+function forward(outbound: OutboundPolicy, url: URL, signed: SignedStsRequest): Promise<OutboundAnswer> {
   const headers = dictionary<string>();
   for (const [name, value] of Object.entries(signed.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
-  const body = Buffer.from(signed.body, 'utf8');
-  headers['content-length'] = String(body.length);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = send(url, { method: 'POST', headers, timeout: STS_TIMEOUT_MS }, (res: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_STS_BODY_BYTES) {
-          req.destroy(Object.assign(new Error('STS answer too large'), { code: 'ETOOBIG' }));
-          return;
-        }
-        chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(Object.assign(new Error('STS timed out'), { code: 'ETIMEDOUT' })));
-    req.on('error', reject);
-    req.end(body);
+  return sendOutbound(outbound, url, {
+    method: 'POST',
+    headers,
+    body: Buffer.from(signed.body, 'utf8'),
+    timeoutMs: STS_TIMEOUT_MS,
+    maxBytes: MAX_STS_BODY_BYTES,
   });
 }

@@ -2,9 +2,23 @@
  * Verification of platform JWTs (Kubernetes service-account tokens, GCP
  * identity tokens, Azure managed-identity tokens) against a trust.
  */
-import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { TimerClock } from '../domain/clock.js';
 import type { JwtTrust } from '../domain/model.js';
+import { OutboundPolicy } from '../outbound/outbound-policy.js';
+import { sendOutbound } from '../outbound/outbound-request.js';
+
+/** How long a fetched key set is used before it is fetched again, in milliseconds (jose's default). */
+export const JWKS_MAX_AGE_MS = 600_000;
+
+/** The least time between two fetches of one key set, however many tokens name an unknown key, in milliseconds. */
+export const JWKS_COOLDOWN_MS = 30_000;
+
+/** How long a key set may take to arrive, in milliseconds. */
+export const JWKS_TIMEOUT_MS = 5_000;
+
+/** The largest key set read, in bytes. */
+export const MAX_JWKS_BYTES = 256 * 1024;
 
 /** Signature algorithms accepted from platforms: asymmetric only, so a public key can never act as an HMAC secret. */
 export const PLATFORM_JWT_ALGORITHMS = [
@@ -23,12 +37,18 @@ export const PLATFORM_JWT_ALGORITHMS = [
 /** Skew allowed between the platform's clock and ours on `exp`/`nbf`, in seconds. */
 export const PLATFORM_CLOCK_TOLERANCE_S = 5;
 
-/** Verifies platform JWTs, keeping one key-set fetcher per JWKS URL (jose caches and rate-limits refetches). */
+/** Verifies platform JWTs, keeping one key set per JWKS URL (cached, refetched at most once per cooldown). */
 export class JwtTrustVerifier {
-  readonly #remote = new Map<string, JWTVerifyGetKey>();
+  readonly #remote = new Map<string, RemoteKeySet>();
 
-  /** @param clock - the server's clock (expiry is checked against it). */
-  constructor(private readonly clock: TimerClock) {}
+  /**
+   * @param clock - the server's clock (expiry is checked against it).
+   * @param outbound - where the server may send requests: a trust's `jwks_url` must pass it.
+   */
+  constructor(
+    private readonly clock: TimerClock,
+    private readonly outbound: OutboundPolicy = new OutboundPolicy(),
+  ) {}
 
   /**
    * Checks signature, issuer, audience, expiry and that `sub` is allowed.
@@ -62,9 +82,65 @@ export class JwtTrustVerifier {
   #remoteKeys(url: string): JWTVerifyGetKey {
     let keys = this.#remote.get(url);
     if (!keys) {
-      keys = createRemoteJWKSet(new URL(url), { timeoutDuration: 5_000 });
+      keys = new RemoteKeySet(new URL(url), this.outbound);
       this.#remote.set(url, keys);
     }
-    return keys;
+    return keys.getKey;
+  }
+}
+
+/**
+ * A key set at a URL, fetched through the outbound policy (so a token's
+ * `jwks_url` reaches only where the operator allows), cached for
+ * {@link JWKS_MAX_AGE_MS}, fetched again early for a key it lacks at most
+ * once per {@link JWKS_COOLDOWN_MS}.
+ */
+class RemoteKeySet {
+  #keys: JWTVerifyGetKey | undefined;
+  #fetchedAtMs = 0;
+  #fetching: Promise<JWTVerifyGetKey> | undefined;
+
+  constructor(
+    private readonly url: URL,
+    private readonly outbound: OutboundPolicy,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** jose's key lookup: the key the token's header names. */
+  readonly getKey: JWTVerifyGetKey = async (header, token) => {
+    const age = this.now() - this.#fetchedAtMs;
+    const keys = this.#keys === undefined || age >= JWKS_MAX_AGE_MS ? await this.#fetch() : this.#keys;
+    try {
+      return await keys(header, token);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== 'ERR_JWKS_NO_MATCHING_KEY' || this.now() - this.#fetchedAtMs < JWKS_COOLDOWN_MS) throw error;
+      return await (
+        await this.#fetch()
+      )(header, token);
+    }
+  };
+
+  #fetch(): Promise<JWTVerifyGetKey> {
+    this.#fetching ??= (async () => {
+      try {
+        const answer = await sendOutbound(this.outbound, this.url, {
+          method: 'GET',
+          headers: { accept: 'application/json' },
+          timeoutMs: JWKS_TIMEOUT_MS,
+          maxBytes: MAX_JWKS_BYTES,
+        });
+        if (answer.status !== 200) {
+          throw Object.assign(new Error(`the key set answered ${answer.status}`), { code: 'ERR_JWKS_INVALID' });
+        }
+        const keys = createLocalJWKSet(JSON.parse(answer.text) as Parameters<typeof createLocalJWKSet>[0]);
+        this.#keys = keys;
+        this.#fetchedAtMs = this.now();
+        return keys;
+      } finally {
+        this.#fetching = undefined;
+      }
+    })();
+    return this.#fetching;
   }
 }

@@ -1,5 +1,5 @@
 import { ADMIN_RIGHTS, type AdminRight, type TokenScope } from '../domain/model.js';
-import { SLUG_PATTERN } from './identifiers.js';
+import { parseSlug, SLUG_PATTERN } from './identifiers.js';
 import { OWNER_ACTOR } from '../domain/actors.js';
 import { parseObject, parseString, parseStringArray, rejectUnknownMembers } from './primitives.js';
 import { fail } from './validation-error.js';
@@ -52,6 +52,8 @@ export function parseTokenRequest(value: unknown, path: string): TokenRequest {
     scope = { projects: [...new Set(projects)] };
   } else if ('services' in scopeJson && !('projects' in scopeJson)) {
     const services = parseStringArray(scopeJson['services'], `${path}.scope.services`);
+    // Slugs, as a service's own name: a scope of markup or empty names would be stored and shown as given.
+    services.forEach((slug, index) => parseSlug(slug, `${path}.scope.services[${index}]`));
     if (services.length === 0) fail(`${path}.scope.services`, 'names at least one service');
     scope = { services: [...new Set(services)] };
   } else {

@@ -203,3 +203,33 @@ export function openStream(
     req.end();
   });
 }
+
+/** A console login: the session cookie (`name=value`) and its CSRF token. */
+export interface ConsoleLogin {
+  readonly cookie: string;
+  readonly csrf: string;
+}
+
+/** Logs in to the console with `token` as a browser does (a same-origin form post); throws unless it is let in. */
+export async function consoleLogin(server: LocalServer, token: string): Promise<ConsoleLogin> {
+  const answer = await call(server, {
+    method: 'POST',
+    path: '/console/login',
+    body: new URLSearchParams({ token }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+  });
+  if (answer.status !== 303 || answer.headers['set-cookie'] === undefined) {
+    throw new Error(`the console login answered ${answer.status}, not 303 with a cookie`);
+  }
+  const cookie = String(answer.headers['set-cookie']).split(';')[0]!;
+  const session = await call(server, { path: '/console/api/session', headers: { cookie } });
+  return { cookie, csrf: session.json<{ csrf_token: string }>().csrf_token };
+}
+
+/** A call from the console's own page with a session: its cookie, its CSRF token, same origin. */
+export function asConsole(server: LocalServer, login: ConsoleLogin, spec: Call): Promise<Answer> {
+  return call(server, {
+    ...spec,
+    headers: { cookie: login.cookie, 'sec-fetch-site': 'same-origin', 'x-csrf-token': login.csrf, ...spec.headers },
+  });
+}

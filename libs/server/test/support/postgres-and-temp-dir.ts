@@ -23,13 +23,27 @@ export interface PostgresAndTempDir {
  */
 export function usePostgresAndTempDir(dirPrefix: string): PostgresAndTempDir {
   let pg: TestPostgres | undefined;
-  let dir: string | undefined;
   beforeAll(async () => {
     pg = await startPostgres();
   }, 60_000);
   afterAll(async () => {
     await pg?.stop();
   });
+  const temp = useTempDir(dirPrefix);
+  return {
+    get pg() {
+      if (pg === undefined) throw new Error('PostgreSQL is not up: use it inside a test');
+      return pg;
+    },
+    get dir() {
+      return temp.dir;
+    },
+  };
+}
+
+/** Called in a describe block: gives each test a fresh temp directory named `<dirPrefix>…`, removed after it. */
+export function useTempDir(dirPrefix: string): { readonly dir: string } {
+  let dir: string | undefined;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), dirPrefix));
   });
@@ -37,10 +51,6 @@ export function usePostgresAndTempDir(dirPrefix: string): PostgresAndTempDir {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
   return {
-    get pg() {
-      if (pg === undefined) throw new Error('PostgreSQL is not up: use it inside a test');
-      return pg;
-    },
     get dir() {
       if (dir === undefined) throw new Error('no temp directory: use it inside a test');
       return dir;
