@@ -17,6 +17,7 @@ import { ALL_ROUTES, type ListenerRoutes } from '../ops/listener-routes.js';
 import { handleOpsRoute } from '../ops/ops-routes.js';
 import { routeLabel } from '../ops/route-label.js';
 import type { RefusalReason } from '../ops/server-metrics.js';
+import { OpenApiRoute, vaneOpenApiDocument } from '../openapi/index.js';
 
 /** `Retry-After` of a write refused while the store is unreachable, in seconds. */
 const STORE_RETRY_AFTER_SECONDS = 2;
@@ -32,6 +33,7 @@ export function createRequestHandler(
   logger: LocalServerLogger,
   routes: ListenerRoutes = ALL_ROUTES,
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const openApi = new OpenApiRoute(vaneOpenApiDocument);
   return (req, res) => {
     const started = process.hrtime.bigint();
     const label = routeLabel((req.url ?? '/').split('?')[0]!);
@@ -46,7 +48,7 @@ export function createRequestHandler(
         }
       });
       res.setHeader('x-request-id', scope.requestId);
-      route(ctx, req, res, routes).catch((error: unknown) => answerError(ctx, req, res, error, logger));
+      route(ctx, req, res, routes, openApi).catch((error: unknown) => answerError(ctx, req, res, error, logger));
     });
   };
 }
@@ -64,6 +66,7 @@ async function route(
   req: IncomingMessage,
   res: ServerResponse,
   routes: ListenerRoutes,
+  openApi: OpenApiRoute,
 ): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!;
   const segments = path.split('/').slice(1);
@@ -80,6 +83,7 @@ async function route(
     if (req.method === 'OPTIONS') return answerPreflight(res);
     return handleServiceRoute(ctx, req, res, segments);
   }
+  if (openApi.matches(req.method, path)) return openApi.serve(res);
   if (segments[0] === 'admin' && segments[1] === 'v1') return handleAdminRoute(ctx, req, res, segments);
   if (segments[0] === 'console') {
     return handleConsoleRoute(ctx, req, res, segments, (adminSegments, principal) =>

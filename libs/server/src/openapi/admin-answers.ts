@@ -18,8 +18,6 @@ export interface AdminAnswer {
   readonly success: Readonly<Record<number, JsonSchema>>;
   /** Query parameters, if it reads any. */
   readonly query?: readonly OpenApiParameter[];
-  /** Error statuses it can answer besides the ones every admin call can. */
-  readonly errors?: readonly number[];
 }
 
 const revision = ref('Revision');
@@ -42,6 +40,15 @@ const tokenListing = object(
   },
   ['scope', 'last_used_at'],
 );
+
+/** A secret as the admin API lists it: its versions, never a value. */
+const secretListing = object({
+  type: { type: 'string', enum: ['text', 'file'] },
+  versions: {
+    type: 'array',
+    items: object({ version: { type: 'integer' }, created_at: { type: 'string', format: 'date-time' } }),
+  },
+});
 
 /** By `<METHOD> <path>` of the operations table. */
 export const ADMIN_ANSWERS: Readonly<Record<string, AdminAnswer>> = {
@@ -67,7 +74,7 @@ export const ADMIN_ANSWERS: Readonly<Record<string, AdminAnswer>> = {
   },
   'GET /audit/head': {
     id: 'readAuditHead',
-    summary: "Reads the audit's head, to keep outside the server",
+    summary: "Reads the audit's head, to keep outside the server (404 while the audit is empty)",
     success: { 200: ref('AuditHead') },
   },
   'GET /sealing': {
@@ -79,7 +86,6 @@ export const ADMIN_ANSWERS: Readonly<Record<string, AdminAnswer>> = {
     id: 'rotateRootKey',
     summary: 'Rewraps every data key under a new root key',
     success: { 200: object({ root_key: { type: 'string' }, rewrapped: { type: 'integer', minimum: 0 } }) },
-    errors: [409],
   },
   'GET /projects': {
     id: 'listProjects',
@@ -90,7 +96,7 @@ export const ADMIN_ANSWERS: Readonly<Record<string, AdminAnswer>> = {
           type: 'array',
           items: object({
             name: { type: 'string' },
-            created_at: { type: 'string', format: 'date-time' },
+            created_at: { type: ['string', 'null'], format: 'date-time', description: 'Null for `default`' },
             services: { type: 'array', items: { type: 'string' } },
           }),
         },
@@ -139,46 +145,33 @@ export const ADMIN_ANSWERS: Readonly<Record<string, AdminAnswer>> = {
     summary: 'Creates a service, or changes its kind or project',
     success: { 200: revision },
   },
-  'GET /services/{slug}/audit': {
-    id: 'readSecretTrail',
-    summary: "Reads a service's secret trail",
-    success: { 200: object({ entries: { type: 'array', items: ref('SecretTrailEntry') } }) },
-  },
-  'GET /services/{slug}/configs': {
-    id: 'listConfigs',
-    summary: "Reads a service's configs",
+  'GET /services/{slug}': {
+    id: 'getService',
+    summary: "Reads a service: its configs, flags, secrets' versions and keys (no secret value, no key)",
     success: {
       200: object({
+        slug: { type: 'string' },
+        kind: { type: 'string' },
+        project: { type: 'string' },
         revision: { type: 'integer' },
         configs: { type: 'object', additionalProperties: ref('ConfigValue') },
-      }),
-    },
-  },
-  'GET /services/{slug}/flags': {
-    id: 'listFlags',
-    summary: "Reads a service's flags, as defined",
-    success: {
-      200: object({ revision: { type: 'integer' }, flags: { type: 'object', additionalProperties: ref('AdminFlag') } }),
-    },
-  },
-  'GET /services/{slug}/secrets': {
-    id: 'listSecrets',
-    summary: "Lists a service's secrets and their versions (never a value)",
-    success: {
-      200: object({
-        revision: { type: 'integer' },
-        secrets: {
-          type: 'object',
-          additionalProperties: object({
-            type: { type: 'string', enum: ['text', 'file'] },
-            versions: {
-              type: 'array',
-              items: object({ version: { type: 'integer' }, created_at: { type: 'string', format: 'date-time' } }),
-            },
+        flags: { type: 'object', additionalProperties: ref('AdminFlag') },
+        secrets: { type: 'object', additionalProperties: secretListing },
+        keys: {
+          type: 'array',
+          items: object({
+            hint: { type: 'string' },
+            type: { type: 'string', enum: ['secret', 'public'] },
+            revoked: { type: 'boolean' },
           }),
         },
       }),
     },
+  },
+  'GET /services/{slug}/audit': {
+    id: 'readSecretTrail',
+    summary: "Reads a service's secret trail",
+    success: { 200: object({ entries: { type: 'array', items: ref('SecretTrailEntry') } }) },
   },
   'GET /services/{slug}/keys': {
     id: 'listKeys',

@@ -76,8 +76,8 @@ const TOKEN_REQUEST: JsonSchema = {
 
 /** The errors every admin call can answer: bad request, no token, no right, not seen, a guessing address. */
 const READ_ERRORS = [400, 401, 403, 404, 429];
-/** And a write: a body too large, a store that cannot take it. */
-const WRITE_ERRORS = [...READ_ERRORS, 413, 503];
+/** And a write: a conflict (a taken name, a replica without the root key), a body too large, a store that cannot take it. */
+const WRITE_ERRORS = [...READ_ERRORS, 409, 413, 503];
 
 /** The paths of `operations`, under {@link ADMIN_PREFIX}. */
 export function adminPaths(operations: readonly DocumentedAdminOperation[]): Record<string, OpenApiPathItem> {
@@ -91,7 +91,6 @@ export function adminPaths(operations: readonly DocumentedAdminOperation[]): Rec
       );
     }
     const item = (paths[ADMIN_PREFIX + operation.path] ??= { parameters: pathParameters(operation.path) });
-    const errors = [...(operation.method === 'GET' ? READ_ERRORS : WRITE_ERRORS), ...(answer.errors ?? [])].sort();
     const body = requestBody(operation);
     item[operation.method.toLowerCase() as OpenApiMethod] = {
       operationId: answer.id,
@@ -110,7 +109,7 @@ export function adminPaths(operations: readonly DocumentedAdminOperation[]): Rec
         ...Object.fromEntries(
           Object.entries(answer.success).map(([status, schema]) => [status, jsonAnswer(answer.summary, schema)]),
         ),
-        ...errorAnswers([...new Set(errors)]),
+        ...errorAnswers(operation.method === 'GET' ? READ_ERRORS : WRITE_ERRORS),
       },
       'x-vane-right': operation.right,
       'x-vane-audit': operation.audit,

@@ -99,7 +99,15 @@ export function servicePaths(): Record<string, OpenApiPathItem> {
           '200': {
             description: 'The event stream',
             headers,
-            content: { 'text/event-stream': { schema: { type: 'string' } } },
+            content: {
+              'text/event-stream': {
+                schema: {
+                  type: 'string',
+                  description: 'Server-sent events; the `data` of a `patch` event is a `Patch`',
+                  contentSchema: ref('Patch'),
+                },
+              },
+            },
           },
           ...errorAnswers(CALLER_REFUSALS, headers),
         },
@@ -201,6 +209,9 @@ const TEXT_405 = {
   content: { 'text/plain': { schema: { type: 'string' } } },
 };
 
+/** On a listener that does not serve the ops routes (`--ops-listen` elsewhere): the 404 "no route". */
+const OPS_NOT_HERE = errorAnswers([404]);
+
 /** An ops route: no credential (bind `--ops-listen` where only the platform reaches it). */
 function ops(operation: Omit<OpenApiOperation, 'tags' | 'security'>): OpenApiOperation {
   return { ...operation, tags: ['ops'], security: [] };
@@ -221,6 +232,7 @@ export function opsPaths(): Record<string, OpenApiPathItem> {
             required: ['status'],
           }),
           '405': TEXT_405,
+          ...OPS_NOT_HERE,
         },
       }),
     },
@@ -233,6 +245,7 @@ export function opsPaths(): Record<string, OpenApiPathItem> {
           '200': jsonAnswer('Ready', ref('Readiness')),
           '503': jsonAnswer('Not ready', ref('Readiness')),
           '405': TEXT_405,
+          ...OPS_NOT_HERE,
         },
       }),
     },
@@ -244,6 +257,7 @@ export function opsPaths(): Record<string, OpenApiPathItem> {
         responses: {
           '200': { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
           '405': TEXT_405,
+          ...OPS_NOT_HERE,
         },
       }),
     },

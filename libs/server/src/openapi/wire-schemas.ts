@@ -141,25 +141,21 @@ export const WIRE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       version: { type: ['integer', 'null'] },
       old: { description: 'The value before (configs and flags)' },
       new: { description: 'The value after (configs and flags)' },
-      prev: { type: 'string', description: 'The hash of the entry before' },
+      prev: { type: 'string', description: 'The hash of the entry before (64 zeros for the first)' },
       hash: string,
       keyed_by: { type: 'string', description: 'The root key whose derived key made `hash`, when keyed' },
     },
-    ['version', 'old', 'new', 'prev', 'hash', 'keyed_by'],
+    ['version', 'old', 'new', 'keyed_by'],
   ),
   AuditPage: object({
     entries: { type: 'array', items: ref('AuditEntry') },
     next: { type: ['string', 'null'], description: 'The cursor of the next (older) page; null on the last' },
   }),
-  AuditHead: object(
-    {
-      seq: { type: 'integer', minimum: 0 },
-      hash: string,
-      head: { type: ['string', 'null'], description: '`SEQ:HASH`, to keep outside; null while the audit is empty' },
-      keyed_by: string,
-    },
-    ['keyed_by'],
-  ),
+  AuditHead: object({
+    hash: { type: 'string', description: "The latest entry's hash: keep it outside the server" },
+    position: { type: 'integer', minimum: 1, description: "The latest entry's `seq`" },
+    at: timestamp,
+  }),
   SecretTrailEntry: object({
     at: timestamp,
     action: string,

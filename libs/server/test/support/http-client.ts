@@ -2,6 +2,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { LocalServer } from '../../src/index.js';
 import { DEFAULT_WAIT_MS } from '../../src/testing/index.js';
+import { checkAgainstOpenApi } from './openapi-conformance.js';
 
 /** A request's bound: a write queued behind hundreds of journal writes on a loaded 2-core machine needs more than a wait's. */
 const REQUEST_TIMEOUT_MS = 4 * DEFAULT_WAIT_MS;
@@ -28,7 +29,10 @@ export interface Call {
   body?: unknown;
 }
 
-/** Sends one request to the server through a real socket on 127.0.0.1. */
+/**
+ * Sends one request to the server through a real socket on 127.0.0.1.
+ * Rejects when the answer breaks the server's OpenAPI document (see `openapi-conformance.ts`).
+ */
 export function call(server: LocalServer, spec: Call): Promise<Answer> {
   const headers: Record<string, string> = { ...spec.headers };
   if (spec.host !== null)
@@ -59,7 +63,20 @@ export function call(server: LocalServer, spec: Call): Promise<Answer> {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
+          const status = res.statusCode ?? 0;
+          try {
+            checkAgainstOpenApi({
+              method: spec.method ?? 'GET',
+              path: spec.path,
+              status,
+              contentType: res.headers['content-type'],
+              text,
+            });
+          } catch (error) {
+            reject(error as Error);
+            return;
+          }
+          resolve({ status, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
         });
         res.on('error', reject);
       },
@@ -163,7 +180,7 @@ export class StreamReader {
   }
 }
 
-/** Opens `/v1/stream` and resolves once the status line is in. */
+/** Opens `/v1/stream` and resolves once the status line is in; rejects when its status or type breaks the OpenAPI document. */
 export function openStream(
   server: LocalServer,
   spec: { slug: string; key?: string; bearer?: string; lastEventId?: number | string },
@@ -181,6 +198,14 @@ export function openStream(
       (res) => {
         clearTimeout(timer);
         res.setEncoding('utf8');
+        try {
+          const answer = { method: 'GET', path: '/v1/stream', status: res.statusCode ?? 0 };
+          checkAgainstOpenApi({ ...answer, contentType: res.headers['content-type'], text: undefined });
+        } catch (error) {
+          req.destroy();
+          reject(error as Error);
+          return;
+        }
         resolve(
           new StreamReader(
             res.statusCode ?? 0,
