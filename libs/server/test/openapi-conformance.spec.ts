@@ -1,78 +1,48 @@
-import { checkAgainstOpenApi, OpenApiMismatchError } from './support/openapi-conformance.js';
+import { checkAgainstOpenApi, OpenApiMismatchError, type ReceivedAnswer } from './support/openapi-conformance.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A JSON answer of `method path`. */
+function answer(method: string, path: string, status: number, text: string, contentType = JSON_TYPE): ReceivedAnswer {
+  return { method, path, status, contentType, text };
+}
 
 // The check every e2e answer passes through: it must refuse what the document does not describe, or it proves nothing.
 describe('checking answers against the OpenAPI document', () => {
-  const json = 'application/json; charset=utf-8';
-
   it('takes an answer the document describes', () => {
     expect(() =>
-      checkAgainstOpenApi({
-        method: 'POST',
-        path: '/v1/flags/evaluate-ab',
-        status: 200,
-        contentType: json,
-        text: '{"results":{"beta":true}}',
-      }),
+      checkAgainstOpenApi(answer('POST', '/v1/flags/evaluate-ab', 200, '{"results":{"beta":true}}')),
     ).not.toThrow();
-    expect(() =>
-      checkAgainstOpenApi({ method: 'GET', path: '/v1/sync', status: 304, contentType: undefined, text: '' }),
-    ).not.toThrow();
+    expect(() => checkAgainstOpenApi(answer('GET', '/v1/sync', 304, '', undefined))).not.toThrow();
   });
 
   it('refuses a body that breaks its schema', () => {
     expect(() =>
-      checkAgainstOpenApi({
-        method: 'POST',
-        path: '/v1/flags/evaluate-ab',
-        status: 200,
-        contentType: json,
-        text: '{"results":{"beta":"yes"}}',
-      }),
+      checkAgainstOpenApi(answer('POST', '/v1/flags/evaluate-ab', 200, '{"results":{"beta":"yes"}}')),
     ).toThrow(OpenApiMismatchError);
     expect(() =>
-      checkAgainstOpenApi({
-        method: 'GET',
-        path: '/admin/v1/services/shop/keys',
-        status: 404,
-        contentType: json,
-        text: '{"error":"gone","message":"x"}',
-      }),
+      checkAgainstOpenApi(answer('GET', '/admin/v1/services/shop/keys', 404, '{"error":"gone","message":"x"}')),
     ).toThrow(/breaks the document's schema/);
   });
 
   it('refuses a status the operation does not list, and a wrong content type', () => {
-    expect(() =>
-      checkAgainstOpenApi({ method: 'GET', path: '/v1/sync', status: 201, contentType: json, text: '{}' }),
-    ).toThrow(/lists only/);
-    expect(() =>
-      checkAgainstOpenApi({ method: 'GET', path: '/admin/v1/tenant', status: 200, contentType: 'text/html', text: '' }),
-    ).toThrow(/the document says application\/json/);
+    expect(() => checkAgainstOpenApi(answer('GET', '/v1/sync', 201, '{}'))).toThrow(/lists only/);
+    expect(() => checkAgainstOpenApi(answer('GET', '/admin/v1/tenant', 200, '', 'text/html'))).toThrow(
+      /the document says application\/json/,
+    );
   });
 
   it('refuses a success on a route the document does not have, and takes its "no route" refusal', () => {
-    expect(() =>
-      checkAgainstOpenApi({ method: 'GET', path: '/admin/v1/secret-door', status: 200, contentType: json, text: '{}' }),
-    ).toThrow(/has no operation GET \/admin\/v1\/secret-door/);
-    expect(() =>
-      checkAgainstOpenApi({
-        method: 'GET',
-        path: '/admin/v1/secret-door',
-        status: 404,
-        contentType: json,
-        text: '{"error":"not_found","message":"no route GET /admin/v1/secret-door"}',
-      }),
-    ).not.toThrow();
+    expect(() => checkAgainstOpenApi(answer('GET', '/admin/v1/secret-door', 200, '{}'))).toThrow(
+      /has no operation GET \/admin\/v1\/secret-door/,
+    );
+    const noRoute = '{"error":"not_found","message":"no route GET /admin/v1/secret-door"}';
+    expect(() => checkAgainstOpenApi(answer('GET', '/admin/v1/secret-door', 404, noRoute))).not.toThrow();
   });
 
   it("checks the console's proxy of the admin API as the admin API", () => {
-    expect(() =>
-      checkAgainstOpenApi({
-        method: 'GET',
-        path: '/console/api/admin/v1/tenant',
-        status: 200,
-        contentType: json,
-        text: '{"tenant":{}}',
-      }),
-    ).toThrow(OpenApiMismatchError);
+    expect(() => checkAgainstOpenApi(answer('GET', '/console/api/admin/v1/tenant', 200, '{"tenant":{}}'))).toThrow(
+      OpenApiMismatchError,
+    );
   });
 });

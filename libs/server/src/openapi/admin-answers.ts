@@ -22,6 +22,11 @@ export interface AdminAnswer {
 
 const revision = ref('Revision');
 
+/** A change that answers the service's new revision. */
+function changes(id: string, summary: string): AdminAnswer {
+  return { id, summary, success: { 200: revision } };
+}
+
 function object(properties: Readonly<Record<string, JsonSchema>>, optional: readonly string[] = []): JsonSchema {
   return { type: 'object', properties, required: Object.keys(properties).filter((name) => !optional.includes(name)) };
 }
@@ -40,6 +45,13 @@ const tokenListing = object(
   },
   ['scope', 'last_used_at'],
 );
+
+/** An API key as the admin API lists it: its hint, never the key. */
+const KEY_MEMBERS: Readonly<Record<string, JsonSchema>> = {
+  hint: { type: 'string' },
+  type: { type: 'string', enum: ['secret', 'public'] },
+  revoked: { type: 'boolean' },
+};
 
 /** A secret as the admin API lists it: its versions, never a value. */
 const secretListing = object({
@@ -140,11 +152,7 @@ export const ADMIN_ANSWERS: Readonly<Record<string, AdminAnswer>> = {
       }),
     },
   },
-  'PUT /services/{slug}': {
-    id: 'putService',
-    summary: 'Creates a service, or changes its kind or project',
-    success: { 200: revision },
-  },
+  'PUT /services/{slug}': changes('putService', 'Creates a service, or changes its kind or project'),
   'GET /services/{slug}': {
     id: 'getService',
     summary: "Reads a service: its configs, flags, secrets' versions and keys (no secret value, no key)",
@@ -157,14 +165,7 @@ export const ADMIN_ANSWERS: Readonly<Record<string, AdminAnswer>> = {
         configs: { type: 'object', additionalProperties: ref('ConfigValue') },
         flags: { type: 'object', additionalProperties: ref('AdminFlag') },
         secrets: { type: 'object', additionalProperties: secretListing },
-        keys: {
-          type: 'array',
-          items: object({
-            hint: { type: 'string' },
-            type: { type: 'string', enum: ['secret', 'public'] },
-            revoked: { type: 'boolean' },
-          }),
-        },
+        keys: { type: 'array', items: object(KEY_MEMBERS) },
       }),
     },
   },
@@ -178,15 +179,7 @@ export const ADMIN_ANSWERS: Readonly<Record<string, AdminAnswer>> = {
     summary: "Lists a service's API keys by hash and hint (never a key)",
     success: {
       200: object({
-        keys: {
-          type: 'array',
-          items: object({
-            hash: { type: 'string' },
-            hint: { type: 'string' },
-            type: { type: 'string', enum: ['secret', 'public'] },
-            revoked: { type: 'boolean' },
-          }),
-        },
+        keys: { type: 'array', items: object({ hash: { type: 'string' }, ...KEY_MEMBERS }) },
       }),
     },
   },
@@ -195,11 +188,7 @@ export const ADMIN_ANSWERS: Readonly<Record<string, AdminAnswer>> = {
     summary: 'Mints an API key, shown once',
     success: { 201: object({ key: { type: 'string' } }) },
   },
-  'DELETE /services/{slug}/keys/{key}': {
-    id: 'revokeKey',
-    summary: 'Revokes an API key (the key, or its hash)',
-    success: { 200: revision },
-  },
+  'DELETE /services/{slug}/keys/{key}': changes('revokeKey', 'Revokes an API key (the key, or its hash)'),
   'POST /services/{slug}/data-key/rotate': {
     id: 'rotateDataKey',
     summary: "Seals a service's secrets under a new data key",
@@ -215,17 +204,9 @@ export const ADMIN_ANSWERS: Readonly<Record<string, AdminAnswer>> = {
     summary: 'Sets a workload-identity trust',
     success: { 200: object({ revision: { type: 'integer' }, name: { type: 'string' }, trust: ref('Trust') }) },
   },
-  'DELETE /services/{slug}/trusts/{name}': {
-    id: 'deleteTrust',
-    summary: 'Deletes a trust; its sessions end at once',
-    success: { 200: revision },
-  },
-  'PUT /services/{slug}/configs/{key}': { id: 'setConfig', summary: 'Sets a config value', success: { 200: revision } },
-  'DELETE /services/{slug}/configs/{key}': {
-    id: 'deleteConfig',
-    summary: 'Deletes a config',
-    success: { 200: revision },
-  },
+  'DELETE /services/{slug}/trusts/{name}': changes('deleteTrust', 'Deletes a trust; its sessions end at once'),
+  'PUT /services/{slug}/configs/{key}': changes('setConfig', 'Sets a config value'),
+  'DELETE /services/{slug}/configs/{key}': changes('deleteConfig', 'Deletes a config'),
   'PUT /services/{slug}/flags/{key}': {
     id: 'setFlag',
     summary: 'Sets a whole flag',
@@ -240,12 +221,8 @@ export const ADMIN_ANSWERS: Readonly<Record<string, AdminAnswer>> = {
       ),
     },
   },
-  'PATCH /services/{slug}/flags/{key}': {
-    id: 'patchFlag',
-    summary: 'Changes the members of a flag it names',
-    success: { 200: revision },
-  },
-  'DELETE /services/{slug}/flags/{key}': { id: 'deleteFlag', summary: 'Deletes a flag', success: { 200: revision } },
+  'PATCH /services/{slug}/flags/{key}': changes('patchFlag', 'Changes the members of a flag it names'),
+  'DELETE /services/{slug}/flags/{key}': changes('deleteFlag', 'Deletes a flag'),
   'PUT /services/{slug}/secrets/{key}': {
     id: 'setSecretVersion',
     summary: 'Writes a new version of a secret',
@@ -258,14 +235,9 @@ export const ADMIN_ANSWERS: Readonly<Record<string, AdminAnswer>> = {
       }),
     },
   },
-  'DELETE /services/{slug}/secrets/{key}': {
-    id: 'deleteSecretAllVersions',
-    summary: 'Deletes a secret, every version',
-    success: { 200: revision },
-  },
-  'DELETE /services/{slug}/secrets/{key}/versions/{version}': {
-    id: 'deleteOneSecretVersion',
-    summary: 'Deletes one version of a secret',
-    success: { 200: revision },
-  },
+  'DELETE /services/{slug}/secrets/{key}': changes('deleteSecretAllVersions', 'Deletes a secret, every version'),
+  'DELETE /services/{slug}/secrets/{key}/versions/{version}': changes(
+    'deleteOneSecretVersion',
+    'Deletes one version of a secret',
+  ),
 };
