@@ -95,4 +95,16 @@ describe('the OpenAPI document', () => {
     }
     expect(probed).toBeGreaterThan(ADMIN_OPERATIONS.length);
   });
+
+  it('is served only where the admin API is', async () => {
+    const apart = await startLocalServer({ seed: testSeed(), adminListen: '127.0.0.1:0' });
+    try {
+      const adminSide: LocalServer = { ...apart, port: Number(new URL(apart.adminUrl).port) };
+      expect((await call(adminSide, { path: '/admin/v1/openapi.json' })).status).toBe(200);
+      const main = await call(apart, { path: '/admin/v1/openapi.json' });
+      expect([main.status, main.json()['error']]).toEqual([404, 'not_found']);
+    } finally {
+      await apart.close();
+    }
+  });
 });

@@ -17,7 +17,7 @@ import { ALL_ROUTES, type ListenerRoutes } from '../ops/listener-routes.js';
 import { handleOpsRoute } from '../ops/ops-routes.js';
 import { routeLabel } from '../ops/route-label.js';
 import type { RefusalReason } from '../ops/server-metrics.js';
-import { OpenApiRoute, vaneOpenApiDocument } from '../openapi/index.js';
+import type { OpenApiRoute } from './openapi-route.js';
 
 /** `Retry-After` of a write refused while the store is unreachable, in seconds. */
 const STORE_RETRY_AFTER_SECONDS = 2;
@@ -26,14 +26,15 @@ const STORE_RETRY_AFTER_SECONDS = 2;
  * A listener's request handler, serving the route families `routes` names.
  * Every failure becomes a protocol error answer; nothing a client sends can
  * throw out of it. Each request runs in a scope with its id (answered as
- * `X-Request-Id`) and is counted by route, method and status.
+ * `X-Request-Id`) and is counted by route, method and status. `openApi`
+ * serves the OpenAPI document wherever the admin API is served.
  */
 export function createRequestHandler(
   ctx: ServerContext,
   logger: LocalServerLogger,
+  openApi: OpenApiRoute,
   routes: ListenerRoutes = ALL_ROUTES,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const openApi = new OpenApiRoute(vaneOpenApiDocument);
   return (req, res) => {
     const started = process.hrtime.bigint();
     const label = routeLabel((req.url ?? '/').split('?')[0]!);

@@ -7,6 +7,7 @@
 import type * as v from 'valibot';
 import type { AdminRight } from '../domain/model.js';
 import { SLUG_PATTERN, TOKEN_NAME_PATTERN } from '../validation/index.js';
+import { OPENAPI_PATH } from '../http/openapi-route.js';
 import { ADMIN_ANSWERS } from './admin-answers.js';
 import { inputSchema } from './input-schemas.js';
 import { errorAnswers, jsonAnswer } from './openapi-responses.js';
@@ -148,7 +149,7 @@ function requestBody(operation: DocumentedAdminOperation): OpenApiRequestBody | 
 /** `GET /admin/v1/openapi.json`: this document. */
 export function openApiPath(): Record<string, OpenApiPathItem> {
   return {
-    [`${ADMIN_PREFIX}/openapi.json`]: {
+    [OPENAPI_PATH]: {
       get: {
         operationId: 'getOpenApi',
         summary: 'This OpenAPI document',

@@ -10,7 +10,6 @@ import { buildOpenApiDocument } from './openapi-document.js';
 import type { OpenApiDocument } from './openapi-types.js';
 
 export { buildOpenApiDocument } from './openapi-document.js';
-export { OPENAPI_PATH, OpenApiRoute } from './openapi-route.js';
 export type { OpenApiDocument } from './openapi-types.js';
 
 /** The document of this server: its `/v1/` routes and every operation of {@link ADMIN_OPERATIONS}. */

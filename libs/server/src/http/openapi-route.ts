@@ -1,10 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import { sendJsonPayload } from '../http/http-io.js';
-import { ADMIN_PREFIX } from './admin-paths.js';
-import type { OpenApiDocument } from './openapi-types.js';
+import { sendJsonPayload } from './http-io.js';
 
-/** Where the document is served. */
-export const OPENAPI_PATH = `${ADMIN_PREFIX}/openapi.json`;
+/** Where the server's OpenAPI document is served. */
+export const OPENAPI_PATH = '/admin/v1/openapi.json';
 
 /**
  * Serves `GET /admin/v1/openapi.json` with no token: the document describes
@@ -18,8 +16,11 @@ export const OPENAPI_PATH = `${ADMIN_PREFIX}/openapi.json`;
 export class OpenApiRoute {
   #payload: Buffer | undefined;
 
-  /** @param document - builds the document (called once). */
-  constructor(private readonly document: () => OpenApiDocument) {}
+  /**
+   * @param document - builds the document (called once). Given by the server's wiring, so HTTP does not
+   *   import the document's builder, which reads the routes' schemas and the admin operations table.
+   */
+  constructor(private readonly document: () => object) {}
 
   /** Whether this request is for the document. */
   matches(method: string | undefined, path: string): boolean {
