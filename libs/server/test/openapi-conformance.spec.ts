@@ -1,4 +1,9 @@
-import { checkAgainstOpenApi, OpenApiMismatchError, type ReceivedAnswer } from './support/openapi-conformance.js';
+import {
+  checkAgainstOpenApi,
+  checkStreamEvent,
+  OpenApiMismatchError,
+  type ReceivedAnswer,
+} from './support/openapi-conformance.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -44,5 +49,13 @@ describe('checking answers against the OpenAPI document', () => {
     expect(() => checkAgainstOpenApi(answer('GET', '/console/api/admin/v1/tenant', 200, '{"tenant":{}}'))).toThrow(
       OpenApiMismatchError,
     );
+  });
+
+  it('checks the events of /v1/stream by their name', () => {
+    expect(() => checkStreamEvent('resync', '{"revision":3}')).not.toThrow();
+    expect(() => checkStreamEvent('goaway', '{"reconnect_in_ms":2500}')).not.toThrow();
+    expect(() => checkStreamEvent('goaway', '{"reconnect_in_ms":90000}')).toThrow(/breaks the document's schema/);
+    expect(() => checkStreamEvent('patch', '{"revision":4}')).toThrow(/breaks the document's schema/);
+    expect(() => checkStreamEvent('welcome', '{}')).toThrow(/an event "welcome" the document does not have/);
   });
 });

@@ -103,8 +103,9 @@ export function servicePaths(): Record<string, OpenApiPathItem> {
               'text/event-stream': {
                 schema: {
                   type: 'string',
-                  description: 'Server-sent events; the `data` of a `patch` event is a `Patch`',
-                  contentSchema: ref('Patch'),
+                  description:
+                    'Server-sent events, each `data` one line of JSON: a `ResyncEvent`, a `Patch` or a `GoawayEvent`',
+                  contentSchema: { oneOf: [ref('ResyncEvent'), ref('Patch'), ref('GoawayEvent')] },
                 },
               },
             },

@@ -114,6 +114,14 @@ export const WIRE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     ),
     description: 'The `data` of a `patch` event of `GET /v1/stream` (PROTOCOL §6).',
   },
+  ResyncEvent: {
+    ...object({ revision }),
+    description: 'The `data` of a `resync` event: sync unless already at `revision` (PROTOCOL §6)',
+  },
+  GoawayEvent: {
+    ...object({ reconnect_in_ms: { type: 'integer', minimum: 0, maximum: 60_000 } }),
+    description: 'The `data` of a `goaway` event: reconnect after `reconnect_in_ms` (PROTOCOL §6)',
+  },
   EvaluateAbAnswer: object({ results: map({ type: 'boolean' }, 'By flag key; a key missing reads as false') }),
   TokenExchangeAnswer: object({ token: { type: 'string', description: 'A session JWT' }, expires_at: timestamp }),
   SecretWriteAnswer: object({

@@ -2,7 +2,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { LocalServer } from '../../src/index.js';
 import { DEFAULT_WAIT_MS } from '../../src/testing/index.js';
-import { checkAgainstOpenApi } from './openapi-conformance.js';
+import { checkAgainstOpenApi, checkStreamEvent } from './openapi-conformance.js';
 
 /** A request's bound: a write queued behind hundreds of journal writes on a loaded 2-core machine needs more than a wait's. */
 const REQUEST_TIMEOUT_MS = 4 * DEFAULT_WAIT_MS;
@@ -102,6 +102,8 @@ export class StreamReader {
   readonly events: SseEvent[] = [];
   pings = 0;
   ended = false;
+  /** The first event that broke the OpenAPI document: every later wait throws it. */
+  private mismatch: Error | undefined;
   private waiters: Array<() => void> = [];
   private readonly endPromise: Promise<void>;
 
@@ -113,6 +115,11 @@ export class StreamReader {
   ) {
     const parser = createParser({
       onEvent: (event) => {
+        try {
+          checkStreamEvent(event.event, event.data);
+        } catch (error) {
+          this.mismatch ??= error as Error;
+        }
         this.events.push(event);
         this.wake();
       },
@@ -133,10 +140,11 @@ export class StreamReader {
     );
   }
 
-  /** Waits (bounded) until `predicate` holds over what was received. */
+  /** Waits (bounded) until `predicate` holds over what was received; throws for an event that breaks the OpenAPI document. */
   async until(predicate: (reader: StreamReader) => boolean, what: string): Promise<void> {
     const deadline = Date.now() + DEFAULT_WAIT_MS;
     while (!predicate(this)) {
+      if (this.mismatch) throw this.mismatch;
       if (this.ended) throw new Error(`stream ended before ${what}; received ${JSON.stringify(this.events)}`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`timed out waiting for ${what}; received ${JSON.stringify(this.events)}`);
@@ -148,6 +156,7 @@ export class StreamReader {
         });
       });
     }
+    if (this.mismatch) throw this.mismatch;
   }
 
   /** Waits for the `n`-th event (1-based) and returns it. */

@@ -46,6 +46,13 @@ function compile(ajv: Ajv2020, pointer: readonly string[]): ValidateFunction {
   return ajv.compile({ $ref: `${ROOT}#/${fragment}` });
 }
 
+/** The schema of each `/v1/stream` event's `data` (PROTOCOL §6), as the stream's answer in the document names them. */
+const STREAM_EVENTS: Readonly<Record<string, string>> = {
+  resync: 'ResyncEvent',
+  patch: 'Patch',
+  goaway: 'GoawayEvent',
+};
+
 /** The console's proxy of the admin API: checked as the admin API. */
 const CONSOLE_PROXY = '/console/api';
 
@@ -61,6 +68,7 @@ class Conformance {
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly errorBody: ValidateFunction;
   private readonly consoleError: ValidateFunction;
+  private readonly events: ReadonlyMap<string, ValidateFunction>;
 
   constructor(readonly document: OpenApiDocument) {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -68,6 +76,9 @@ class Conformance {
     // The document itself, so each answer's schema is compiled where it stands and its `#/components/...` resolve.
     ajv.addSchema({ $id: ROOT, paths: document.paths, components: document.components });
     this.errorBody = compile(ajv, ['components', 'schemas', 'Error']);
+    this.events = new Map(
+      Object.entries(STREAM_EVENTS).map(([event, schema]) => [event, compile(ajv, ['components', 'schemas', schema])]),
+    );
     this.consoleError = ajv.compile({
       type: 'object',
       properties: { error: { type: 'string' }, message: { type: 'string' } },
@@ -152,6 +163,24 @@ class Conformance {
     }
   }
 
+  /** @throws OpenApiMismatchError when a `/v1/stream` event is not one the document describes. */
+  checkEvent(event: string | undefined, data: string): void {
+    const validate = this.events.get(event ?? 'message');
+    if (validate === undefined)
+      throw new OpenApiMismatchError(`/v1/stream sent an event "${event}" the document does not have`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      throw new OpenApiMismatchError(`/v1/stream sent a ${event} event whose data is not JSON: ${data.slice(0, 200)}`);
+    }
+    if (!validate(parsed)) {
+      throw new OpenApiMismatchError(
+        `/v1/stream sent a ${event} event that breaks the document's schema: ${JSON.stringify(validate.errors)}; data ${data.slice(0, 500)}`,
+      );
+    }
+  }
+
   private holds(validate: ValidateFunction, answer: ReceivedAnswer): boolean {
     if (answer.text === undefined) return true;
     let body: unknown;
@@ -170,4 +199,9 @@ export const conformance = new Conformance(buildOpenApiDocument(ADMIN_OPERATIONS
 /** @throws OpenApiMismatchError when the OpenAPI document does not describe `answer`. */
 export function checkAgainstOpenApi(answer: ReceivedAnswer): void {
   conformance.check(answer);
+}
+
+/** @throws OpenApiMismatchError when the OpenAPI document does not describe this `/v1/stream` event. */
+export function checkStreamEvent(event: string | undefined, data: string): void {
+  conformance.checkEvent(event, data);
 }
