@@ -32,6 +32,8 @@ export interface DocumentedAdminOperation {
   readonly right: AdminRight;
   /** `none`, or the body's description and its schema (`token-request` and `any-object` are checked in code). */
   readonly input: 'none' | { readonly what: string; readonly schema: v.GenericSchema | 'token-request' | 'any-object' };
+  /** Rights some bodies need besides {@link right} (minting a secret key). */
+  readonly extraRights?: (body: unknown) => readonly AdminRight[];
   /** The success answer, in the README's words. */
   readonly answers: string;
   /** The audit entry a success writes, or `none`. */
@@ -98,6 +100,9 @@ export function adminPaths(operations: readonly DocumentedAdminOperation[]): Rec
       summary: answer.summary,
       description: [
         `Needs the right \`${operation.right}\`.`,
+        ...(operation.extraRights
+          ? ['Some bodies need more rights (see the rights table of the server README, "Projects and admin tokens").']
+          : []),
         operation.audit === 'none' ? 'Writes no audit entry.' : `Writes the audit entry \`${operation.audit}\`.`,
         operation.input === 'none' ? 'Takes no body.' : `Takes ${operation.input.what}.`,
         `Answers ${operation.answers}.`,
