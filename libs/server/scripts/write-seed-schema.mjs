@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes seeds/vane-seed.schema.json from the valibot schema in src/seed/seed-schema.ts (through the built package),
-// with @valibot/to-json-schema, a development dependency: the converter never ships, its output does.
+// with @valibot/to-json-schema (also what the server's OpenAPI document converts its request bodies with).
 // Run `npm run seed-schema -w @vane/server` after changing the schema; a test fails while the file is stale.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

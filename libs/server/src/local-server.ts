@@ -5,6 +5,8 @@ import { ConsoleAssets } from './console/console-assets.js';
 import { ConsoleFeed } from './console/console-feed.js';
 import { ConsoleSessions } from './console/console-sessions.js';
 import { createRequestHandler } from './http/request-handler.js';
+import { OpenApiRoute } from './http/openapi-route.js';
+import { vaneOpenApiDocument } from './openapi/index.js';
 import { SESSION_IDENTITY_PREFIX } from './http/service-routes.js';
 import type { ServerContext } from './http/server-context.js';
 import { silentLogger, type LocalServerLogger } from './logger.js';
@@ -616,6 +618,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
   const tls = options.tls ? new TlsFiles(options.tls, logger, options.tls.watchIntervalMs) : undefined;
+  // One document per server, rendered at its first request.
+  const openApi = new OpenApiRoute(vaneOpenApiDocument);
   let listeners: OpenListeners;
   try {
     listeners = await openListeners({
@@ -623,7 +627,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       tls,
       headersTimeoutMs: headersTimeout,
       requestTimeoutMs: requestTimeout,
-      handlerFor: (routes) => createRequestHandler(ctx, logger, routes),
+      handlerFor: (routes) => createRequestHandler(ctx, logger, openApi, routes),
     });
   } catch (error) {
     tls?.close();

@@ -17,6 +17,7 @@ import { ALL_ROUTES, type ListenerRoutes } from '../ops/listener-routes.js';
 import { handleOpsRoute } from '../ops/ops-routes.js';
 import { routeLabel } from '../ops/route-label.js';
 import type { RefusalReason } from '../ops/server-metrics.js';
+import type { OpenApiRoute } from './openapi-route.js';
 
 /** `Retry-After` of a write refused while the store is unreachable, in seconds. */
 const STORE_RETRY_AFTER_SECONDS = 2;
@@ -25,11 +26,13 @@ const STORE_RETRY_AFTER_SECONDS = 2;
  * A listener's request handler, serving the route families `routes` names.
  * Every failure becomes a protocol error answer; nothing a client sends can
  * throw out of it. Each request runs in a scope with its id (answered as
- * `X-Request-Id`) and is counted by route, method and status.
+ * `X-Request-Id`) and is counted by route, method and status. `openApi`
+ * serves the OpenAPI document wherever the admin API is served.
  */
 export function createRequestHandler(
   ctx: ServerContext,
   logger: LocalServerLogger,
+  openApi: OpenApiRoute,
   routes: ListenerRoutes = ALL_ROUTES,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -46,7 +49,7 @@ export function createRequestHandler(
         }
       });
       res.setHeader('x-request-id', scope.requestId);
-      route(ctx, req, res, routes).catch((error: unknown) => answerError(ctx, req, res, error, logger));
+      route(ctx, req, res, routes, openApi).catch((error: unknown) => answerError(ctx, req, res, error, logger));
     });
   };
 }
@@ -64,6 +67,7 @@ async function route(
   req: IncomingMessage,
   res: ServerResponse,
   routes: ListenerRoutes,
+  openApi: OpenApiRoute,
 ): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!;
   const segments = path.split('/').slice(1);
@@ -80,6 +84,7 @@ async function route(
     if (req.method === 'OPTIONS') return answerPreflight(res);
     return handleServiceRoute(ctx, req, res, segments);
   }
+  if (openApi.matches(req.method, path)) return openApi.serve(res);
   if (segments[0] === 'admin' && segments[1] === 'v1') return handleAdminRoute(ctx, req, res, segments);
   if (segments[0] === 'console') {
     return handleConsoleRoute(ctx, req, res, segments, (adminSegments, principal) =>

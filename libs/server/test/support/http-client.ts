@@ -2,6 +2,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { LocalServer } from '../../src/index.js';
 import { DEFAULT_WAIT_MS } from '../../src/testing/index.js';
+import { checkAgainstOpenApi, checkStreamEvent } from './openapi-conformance.js';
 
 /** A request's bound: a write queued behind hundreds of journal writes on a loaded 2-core machine needs more than a wait's. */
 const REQUEST_TIMEOUT_MS = 4 * DEFAULT_WAIT_MS;
@@ -28,7 +29,10 @@ export interface Call {
   body?: unknown;
 }
 
-/** Sends one request to the server through a real socket on 127.0.0.1. */
+/**
+ * Sends one request to the server through a real socket on 127.0.0.1.
+ * Rejects when the answer breaks the server's OpenAPI document (see `openapi-conformance.ts`).
+ */
 export function call(server: LocalServer, spec: Call): Promise<Answer> {
   const headers: Record<string, string> = { ...spec.headers };
   if (spec.host !== null)
@@ -59,7 +63,20 @@ export function call(server: LocalServer, spec: Call): Promise<Answer> {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
+          const status = res.statusCode ?? 0;
+          try {
+            checkAgainstOpenApi({
+              method: spec.method ?? 'GET',
+              path: spec.path,
+              status,
+              contentType: res.headers['content-type'],
+              text,
+            });
+          } catch (error) {
+            reject(error as Error);
+            return;
+          }
+          resolve({ status, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
         });
         res.on('error', reject);
       },
@@ -85,6 +102,8 @@ export class StreamReader {
   readonly events: SseEvent[] = [];
   pings = 0;
   ended = false;
+  /** The first event that broke the OpenAPI document: every later wait throws it. */
+  private mismatch: Error | undefined;
   private waiters: Array<() => void> = [];
   private readonly endPromise: Promise<void>;
 
@@ -96,6 +115,11 @@ export class StreamReader {
   ) {
     const parser = createParser({
       onEvent: (event) => {
+        try {
+          checkStreamEvent(event.event, event.data);
+        } catch (error) {
+          this.mismatch ??= error as Error;
+        }
         this.events.push(event);
         this.wake();
       },
@@ -116,10 +140,11 @@ export class StreamReader {
     );
   }
 
-  /** Waits (bounded) until `predicate` holds over what was received. */
+  /** Waits (bounded) until `predicate` holds over what was received; throws for an event that breaks the OpenAPI document. */
   async until(predicate: (reader: StreamReader) => boolean, what: string): Promise<void> {
     const deadline = Date.now() + DEFAULT_WAIT_MS;
     while (!predicate(this)) {
+      if (this.mismatch) throw this.mismatch;
       if (this.ended) throw new Error(`stream ended before ${what}; received ${JSON.stringify(this.events)}`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`timed out waiting for ${what}; received ${JSON.stringify(this.events)}`);
@@ -131,6 +156,7 @@ export class StreamReader {
         });
       });
     }
+    if (this.mismatch) throw this.mismatch;
   }
 
   /** Waits for the `n`-th event (1-based) and returns it. */
@@ -163,7 +189,7 @@ export class StreamReader {
   }
 }
 
-/** Opens `/v1/stream` and resolves once the status line is in. */
+/** Opens `/v1/stream` and resolves once the status line is in; rejects when its status or type breaks the OpenAPI document. */
 export function openStream(
   server: LocalServer,
   spec: { slug: string; key?: string; bearer?: string; lastEventId?: number | string },
@@ -181,6 +207,14 @@ export function openStream(
       (res) => {
         clearTimeout(timer);
         res.setEncoding('utf8');
+        try {
+          const answer = { method: 'GET', path: '/v1/stream', status: res.statusCode ?? 0 };
+          checkAgainstOpenApi({ ...answer, contentType: res.headers['content-type'], text: undefined });
+        } catch (error) {
+          req.destroy();
+          reject(error as Error);
+          return;
+        }
         resolve(
           new StreamReader(
             res.statusCode ?? 0,
