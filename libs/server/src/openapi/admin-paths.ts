@@ -80,7 +80,7 @@ const TOKEN_REQUEST: JsonSchema = {
 /** The errors every admin call can answer: bad request, no token, no right, not seen, a guessing address. */
 const READ_ERRORS = [400, 401, 403, 404, 429];
 /** And a write: a conflict (a taken name, a replica without the root key), a body too large, a store that cannot take it. */
-const WRITE_ERRORS = [...READ_ERRORS, 409, 413, 503];
+const WRITE_ERRORS = [...READ_ERRORS, 409, 413, 503, 504];
 
 /** The paths of `operations`, under {@link ADMIN_PREFIX}. */
 export function adminPaths(operations: readonly DocumentedAdminOperation[]): Record<string, OpenApiPathItem> {

@@ -15,7 +15,8 @@ const ERROR_MEANINGS: Readonly<Record<number, string>> = {
   409: '`conflict`: the change cannot be made in the current state',
   413: '`payload_too_large`: a body over 1 MiB',
   429: '`rate_limited` or `quarantined`; `Retry-After` says when to try again',
-  503: '`store_unavailable`: the store cannot take the write now; nothing was changed',
+  503: '`store_unavailable`: the store cannot take the write now; it is not committed, ever',
+  504: '`commit_outcome_unknown`: the commit was sent to the store and no answer came; it may have landed (read the revision or the audit before retrying)',
 };
 
 /** `Retry-After`, in seconds. */

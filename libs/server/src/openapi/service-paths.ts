@@ -167,7 +167,7 @@ export function servicePaths(): Record<string, OpenApiPathItem> {
         },
         responses: {
           '200': jsonAnswer('The version written', ref('SecretWriteAnswer'), headers),
-          ...errorAnswers([...CALLER_REFUSALS, 413, 503], headers),
+          ...errorAnswers([...CALLER_REFUSALS, 413, 503, 504], headers),
         },
       }),
       delete: service({
@@ -176,7 +176,7 @@ export function servicePaths(): Record<string, OpenApiPathItem> {
         description: 'PROTOCOL §9.',
         responses: {
           '204': { description: 'Deleted', headers },
-          ...errorAnswers([...CALLER_REFUSALS, 503], headers),
+          ...errorAnswers([...CALLER_REFUSALS, 503, 504], headers),
         },
       }),
     },
@@ -198,7 +198,7 @@ export function servicePaths(): Record<string, OpenApiPathItem> {
         description: 'Deleting the only remaining version deletes the secret (PROTOCOL §9).',
         responses: {
           '204': { description: 'Deleted', headers },
-          ...errorAnswers([...CALLER_REFUSALS, 503], headers),
+          ...errorAnswers([...CALLER_REFUSALS, 503, 504], headers),
         },
       }),
     },

@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'rate_limited',
   'quarantined',
   'store_unavailable',
+  'commit_outcome_unknown',
   'internal_error',
 ] as const satisfies readonly ProtocolErrorCode[];
 
