@@ -46,6 +46,25 @@ describe('secret writes (/v1/secrets) and version history', () => {
     expect((await write('PUT', 'stripe.api_key', { value: 'again' })).json()['version']).toBe(5);
   });
 
+  it('is idempotent: the value and type the current version holds make no new version, revision or audit entry', async () => {
+    // A PUT passed on again (nginx retries an idempotent method on the next replica) must not make a second version.
+    expect((await write('PUT', 'stripe.api_key', { value: 'v2' })).json()).toEqual({
+      key: 'stripe.api_key',
+      type: 'text',
+      version: 2,
+    });
+    const revision = server.revision('shop');
+    const audit = (await admin(server, 'GET', '/audit')).json<{ entries: unknown[] }>().entries.length;
+    const again = await write('PUT', 'stripe.api_key', { value: 'v2' });
+    expect(again.status).toBe(200);
+    expect(again.json()).toEqual({ key: 'stripe.api_key', type: 'text', version: 2 });
+    expect(server.revision('shop')).toBe(revision);
+    expect((await admin(server, 'GET', '/audit')).json<{ entries: unknown[] }>().entries).toHaveLength(audit);
+    // Another type, or another value, is a new version.
+    expect((await write('PUT', 'stripe.api_key', { value: 'v2', type: 'file' })).json()['version']).toBe(3);
+    expect((await write('PUT', 'stripe.api_key', { value: 'v4', type: 'file' })).json()['version']).toBe(4);
+  });
+
   it('deletes the secret when its only remaining version is deleted', async () => {
     await write('DELETE', 'tls.client_pem/versions/1');
     expect((await secretsOf())['tls.client_pem']).toMatchObject({ value: 'pem-v2', version: 2 });

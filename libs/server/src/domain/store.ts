@@ -656,11 +656,20 @@ export class Store {
     return revision;
   }
 
-  /** Adds a new version of a secret (creating the secret if needed). */
+  /**
+   * Adds a new version of a secret (creating the secret if needed). Setting
+   * the value and type the current version already holds changes nothing and
+   * answers that version, as a config set to its value does: a write passed
+   * on again (a proxy's retry, a client's) makes no second version.
+   */
   setSecret(slug: string, key: string, value: string, type: SecretType, actor: string): SecretWriteOutcome {
     const service = this.requireService(slug);
     const record = service.secrets.get(key);
-    const highest = record ? currentVersion(record).version : 0;
+    const current = record ? currentVersion(record) : undefined;
+    if (record && current!.value === value && record.type === type) {
+      return { revision: service.revision, key, type, version: current!.version };
+    }
+    const highest = current?.version ?? 0;
     const version = Math.max(service.next_versions.get(key) ?? 1, highest + 1);
     const entry = { version, value, created_at: this.isoNow() };
     if (record) {
