@@ -41,6 +41,8 @@ export const DOCUMENTS = [
   'docs/protocol.md',
   'docs/sample-apps.md',
   'docs/outages-and-rotation.md',
+  'docs/operating.md',
+  'docs/testing-with-the-server.md',
   'libs/client/README.md',
   'libs/express/README.md',
   'libs/nestjs/README.md',

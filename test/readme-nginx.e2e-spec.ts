@@ -1,6 +1,6 @@
 /**
- * The server README's nginx blocks, as printed: each passes `nginx -t`
- * (with a generated certificate in place of the README's files), and the
+ * The operating guide's (docs/operating.md) nginx blocks, as printed: each passes `nginx -t`
+ * (with a generated certificate in place of the guide's files), and the
  * fleet block, in front of a server trusting nginx's address only, passes
  * each client's own address: a forged `X-Forwarded-For` is not believed,
  * and the wrong-token throttle counts each client on its own.
@@ -15,9 +15,9 @@ import { startLocalServer, type LocalServer } from '@vane/server';
 import { testSeed } from '@vane/server/testing';
 import { makeCertificate } from './support/certificates.js';
 import { describeWithNginx, findNginx, startNginx, type TestNginx } from './support/nginx.js';
-import { adaptNginxBlock, readmeFleetBlock, readmeNginxBlocks } from './support/readme-nginx.js';
+import { adaptNginxBlock, guideFleetBlock, guideNginxBlocks } from './support/readme-nginx.js';
 
-describeWithNginx("the server README's nginx blocks", () => {
+describeWithNginx("the operating guide's nginx blocks", () => {
   let dir: string;
   let certPath: string;
   let keyPath: string;
@@ -33,9 +33,9 @@ describeWithNginx("the server README's nginx blocks", () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('prints at least the fleet block, and every block passes nginx -t with its listen lines as printed', async () => {
-    const blocks = readmeNginxBlocks();
+    const blocks = guideNginxBlocks();
     expect(blocks.length).toBeGreaterThan(0);
-    expect(readmeFleetBlock()).toMatch(/ssl_certificate_key /);
+    expect(guideFleetBlock()).toMatch(/ssl_certificate_key /);
     for (const [i, block] of blocks.entries()) {
       const config = join(dir, `readme-${i}.conf`);
       await writeFile(
@@ -107,7 +107,7 @@ describeWithNginx("the server README's nginx blocks", () => {
         trustProxy: ['127.0.0.1'],
         authThrottle: { freeFailures: 2, baseDelayMs: 60_000 },
       });
-      // The README's block: test/support/nginx.ts's default.
+      // The guide's block: test/support/nginx.ts's default.
       nginx = await startNginx([server.port]);
       const right = { authorization: `Bearer ${server.adminToken}` };
       // Client X forges a new address with every wrong token: all of them count against 127.0.0.2.

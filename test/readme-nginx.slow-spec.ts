@@ -16,7 +16,7 @@ import { describeWithNginx } from './support/nginx.js';
 import { describeWithPostgres, startPostgres, type TestPostgres } from './support/postgres.js';
 import type { Proc } from './support/process.js';
 
-// The server README's nginx configuration, as printed (read from the README; only the addresses replaced), in
+// The operating guide's (docs/operating.md) nginx configuration, as printed (read from the guide; only the addresses replaced), in
 // front of three vane-server replicas on one PostgreSQL with their defaults, and 300 raw SSE clients. A rolling
 // restart (SIGTERM to each replica in turn), then a kill -9 of one: each time every replica must be within ±15 % of
 // the mean within 60 s of the last replica being ready again, the rebalancer's goaways at most twice the streams it
@@ -36,7 +36,7 @@ interface RebalanceEvent {
   readonly shed: number;
 }
 
-describeWithPostgres("the README's nginx in front of a fleet", () => {
+describeWithPostgres("the operating guide's nginx in front of a fleet", () => {
   describeWithNginx('three replicas, 300 streams: a rolling restart and a kill -9', () => {
     let pg: TestPostgres;
     let dir: string;
@@ -61,7 +61,7 @@ describeWithPostgres("the README's nginx in front of a fleet", () => {
           seed: testSeed(),
           dir,
           env: { VANE_LOG_FORMAT: 'json' },
-          // nginx runs the README's block (test/support/nginx.ts's default).
+          // nginx runs the guide's block (test/support/nginx.ts's default).
           nginx: {
             // Which replica served each stream of each client, logged when the stream ends: how the moves are counted.
             accessLogFormat: '$msec|$http_x_test_client|$upstream_addr|$status|$uri',

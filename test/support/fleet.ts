@@ -119,7 +119,7 @@ export async function startFleet(options: {
   readonly count?: number;
   /** More environment for every replica. */
   readonly env?: NodeJS.ProcessEnv;
-  /** How nginx runs (the README's site block, say). @default test/support/nginx.ts's own config */
+  /** How nginx runs (the operating guide's site block, say). @default test/support/nginx.ts's own config */
   readonly nginx?: NginxOptions;
 }): Promise<Fleet> {
   const seedPath = join(options.dir, 'fleet.seed.json');

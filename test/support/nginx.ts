@@ -2,7 +2,7 @@
  * A real nginx for tests: the Debian binary in the foreground (`daemon off`)
  * with a generated config in a temp directory (pid, logs and temp paths
  * there), on a free loopback port, proxying to a set of upstream ports with
- * the server README's own nginx block (`test/support/readme-nginx.ts`: only
+ * the operating guide's own nginx block (docs/operating.md, read by `test/support/readme-nginx.ts`: only
  * its addresses replaced), so every fleet test runs what users copy.
  * Stopped (and its directory removed) by `stop()`.
  */
@@ -13,7 +13,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { freePort } from './free-port.js';
-import { adaptNginxBlock, readmeFleetBlock } from './readme-nginx.js';
+import { adaptNginxBlock, guideFleetBlock } from './readme-nginx.js';
 
 const INSTALL_HINT =
   'install it with `sudo apt-get install -y nginx-light` (Debian/Ubuntu) or `brew install nginx` (macOS)';
@@ -66,7 +66,7 @@ export interface TestNginx {
 export interface NginxOptions {
   /**
    * The `upstream` and `server` blocks, given the loopback port nginx must
-   * listen on and the upstreams' ports. @default the server README's block
+   * listen on and the upstreams' ports. @default the operating guide's block
    */
   site?: (port: number, upstreams: readonly number[]) => string;
   /**
@@ -90,7 +90,7 @@ export function nginxConfig(
   options: NginxOptions = {},
 ): string {
   const site =
-    options.site ?? ((listen, ports) => adaptNginxBlock(readmeFleetBlock(), { upstreams: ports, httpPort: listen }));
+    options.site ?? ((listen, ports) => adaptNginxBlock(guideFleetBlock(), { upstreams: ports, httpPort: listen }));
   return [
     'daemon off;',
     // As root the workers would run as `nobody`, who cannot write the private temp directory.

@@ -1,6 +1,7 @@
 /**
- * The nginx configuration `libs/server/README.md` prints, read from the
- * README itself so a test of it cannot drift from what users copy. Only
+ * The nginx configuration `docs/operating.md` (the server's operating guide)
+ * prints, read from the guide itself so a test of it cannot drift from what
+ * users copy. Only
  * what must differ on a test machine is replaced: the upstream addresses
  * (loopback ports), the `listen` addresses (loopback ports) and the
  * certificate files (generated ones); every other line runs as printed.
@@ -9,22 +10,22 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './samples.js';
 
-/** The server package's README. */
-export const SERVER_README = join(ROOT, 'libs/server/README.md');
+/** The server's operating guide, where the nginx blocks are printed. */
+export const OPERATING_GUIDE = join(ROOT, 'docs/operating.md');
 
-/** Every fenced `nginx` block of the server README, in order, as printed. */
-export function readmeNginxBlocks(readme = readFileSync(SERVER_README, 'utf8')): string[] {
-  return [...readme.matchAll(/```nginx\n([\s\S]*?)```/g)].map((match) => match[1]!);
+/** Every fenced `nginx` block of the operating guide, in order, as printed. */
+export function guideNginxBlocks(guide = readFileSync(OPERATING_GUIDE, 'utf8')): string[] {
+  return [...guide.matchAll(/```nginx\n([\s\S]*?)```/g)].map((match) => match[1]!);
 }
 
-/** The README's fleet block: the one with an `upstream`. */
-export function readmeFleetBlock(): string {
-  const block = readmeNginxBlocks().find((b) => /^upstream /m.test(b));
-  if (block === undefined) throw new Error(`${SERVER_README} prints no nginx block with an upstream`);
+/** The guide's fleet block: the one with an `upstream`. */
+export function guideFleetBlock(): string {
+  const block = guideNginxBlocks().find((b) => /^upstream /m.test(b));
+  if (block === undefined) throw new Error(`${OPERATING_GUIDE} prints no nginx block with an upstream`);
   return block;
 }
 
-/** What {@link adaptNginxBlock} puts in place of the README's addresses and files. */
+/** What {@link adaptNginxBlock} puts in place of the guide's addresses and files. */
 export interface NginxBlockSites {
   /** Loopback ports of the replicas, in the order of the block's `server` lines. */
   readonly upstreams?: readonly number[];
@@ -41,7 +42,7 @@ export interface NginxBlockSites {
  * `block` with its addresses and certificate files replaced, each only when
  * given; a `listen` line whose port is not given is dropped (a test serving
  * plain HTTP only). Throws when the block has fewer `server` lines in its
- * upstream than ports given, so a README that changes shape fails loudly.
+ * upstream than ports given, so a guide that changes shape fails loudly.
  */
 export function adaptNginxBlock(block: string, sites: NginxBlockSites): string {
   let upstream = 0;
@@ -66,7 +67,7 @@ export function adaptNginxBlock(block: string, sites: NginxBlockSites): string {
     return [line];
   });
   if (sites.upstreams && upstream < sites.upstreams.length) {
-    throw new Error(`the README's upstream has ${upstream} server lines, the test ${sites.upstreams.length} replicas`);
+    throw new Error(`the guide's upstream has ${upstream} server lines, the test ${sites.upstreams.length} replicas`);
   }
   return lines.join('\n');
 }

@@ -10,7 +10,7 @@ import {
 import { FaultProxy, rawResponse } from '@vane/test-harness';
 import { VaneClient } from '../src/index.js';
 
-// The README's "Testing your app against the local server", run as written:
+// docs/testing-with-the-server.md's "Testing your app against the local server", run as written:
 // the waits of @vane/server/testing take a VaneClient as it is.
 let server: LocalServer;
 let proxy: FaultProxy | undefined;

@@ -25,10 +25,13 @@ const AUDIT_ACTIONS: readonly ChangeAction[] = [
   'data_key.rotate',
 ];
 
-const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+/** The route table's home, docs/operating.md, and the server README (which must print no row the table lacks). */
+const DOCS = ['docs/operating.md', 'libs/server/README.md']
+  .map((file) => readFileSync(join(__dirname, '..', '..', '..', '..', file), 'utf8'))
+  .join('\n');
 
-/** The README's route table rows: `| \`METHOD /admin/v1/path\` | \`right\`…`. */
-const README_ROWS = [...README.matchAll(/^\| `(GET|PUT|POST|PATCH|DELETE) (\/admin\/v1\/[^`]*)` \| `([^`]+)`/gm)].map(
+/** The route table rows of the docs: `| \`METHOD /admin/v1/path\` | \`right\`…`. */
+const TABLE_ROWS = [...DOCS.matchAll(/^\| `(GET|PUT|POST|PATCH|DELETE) (\/admin\/v1\/[^`]*)` \| `([^`]+)`/gm)].map(
   (m) => ({ route: `${m[1]} ${m[2]}`, right: m[3] }),
 );
 
@@ -36,19 +39,19 @@ describe('ADMIN_OPERATIONS: each admin operation declared once', () => {
   const names = ADMIN_OPERATIONS.map((op) => `${op.method} /admin/v1${op.path}`);
 
   it.each(ADMIN_OPERATIONS.map((op) => [`${op.method} /admin/v1${op.path}`, op] as const))(
-    '%s has a right, an audit kind and its line in the README route table',
+    '%s has a right, an audit kind and its line in the route table of docs/operating.md',
     (name, op) => {
       expect(ADMIN_RIGHTS).toContain(op.right);
       // A read writes nothing; every change writes one audit entry of a known kind.
       if (op.method === 'GET') expect(op.audit).toBe('none');
       else expect(AUDIT_ACTIONS).toContain(op.audit);
-      expect(README_ROWS.filter((row) => row.route === name)).toEqual([{ route: name, right: op.right }]);
+      expect(TABLE_ROWS.filter((row) => row.route === name)).toEqual([{ route: name, right: op.right }]);
     },
   );
 
-  it('lists no route twice, and the README none that is not an operation', () => {
+  it('lists no route twice, and the docs none that is not an operation', () => {
     expect(new Set(names).size).toBe(names.length);
-    expect(README_ROWS.map((row) => row.route).filter((route) => !names.includes(route))).toEqual([]);
+    expect(TABLE_ROWS.map((row) => row.route).filter((route) => !names.includes(route))).toEqual([]);
   });
 
   it('routes a path to its operation, with its members decoded, and no other path', () => {
