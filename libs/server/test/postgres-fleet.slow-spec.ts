@@ -289,7 +289,7 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     await pg.pause();
     try {
       await expect(replica()).rejects.toMatchObject({
-        code: 'VANE_SERVER_STORE_REFUSED',
+        code: 'VANE_SERVER_STORE_UNREACHABLE',
         message: expect.stringMatching(/cannot reach PostgreSQL at postgres:\/\/fleet_\d+:\*\*\*@127\.0\.0\.1/),
       });
     } finally {
