@@ -45,7 +45,7 @@ export interface AdminOperation {
   readonly input: 'none' | { readonly what: string; readonly schema: v.GenericSchema | 'token-request' | 'any-object' };
   /** Rights it needs besides {@link right} for this body (minting a secret key). */
   readonly extraRights?: (body: unknown) => readonly AdminRight[];
-  /** What a success answers, in the README's words: status and members. */
+  /** What a success answers, in the route table's words (docs/operating.md): status and members. */
   readonly answers: string;
   /** The audit entry a success writes; `none` for reads. */
   readonly audit: ChangeAction | 'none';

@@ -3,9 +3,10 @@
  * under `/admin/v1`, the right it needs and what it reaches (for
  * `authorize`), its input, its answer, the audit entry it writes, and the
  * domain call, in three tables by area (`operations/`). The admin API's routing, its authorization, the console's
- * proxy of it (`/console/api/admin/v1/...`) and the README's route table
- * are all read from {@link ADMIN_OPERATIONS}; an operation without a right,
- * an audit kind or a README line fails `admin-operations.spec.ts`.
+ * proxy of it (`/console/api/admin/v1/...`) and the route table of
+ * `docs/operating.md` are all read from {@link ADMIN_OPERATIONS}; an
+ * operation without a right, an audit kind or a line in that table fails
+ * `admin-operations.spec.ts`.
  */
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './http-error.js';

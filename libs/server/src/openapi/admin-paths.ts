@@ -34,7 +34,7 @@ export interface DocumentedAdminOperation {
   readonly input: 'none' | { readonly what: string; readonly schema: v.GenericSchema | 'token-request' | 'any-object' };
   /** Rights some bodies need besides {@link right} (minting a secret key). */
   readonly extraRights?: (body: unknown) => readonly AdminRight[];
-  /** The success answer, in the README's words. */
+  /** The success answer, in the operating guide's words. */
   readonly answers: string;
   /** The audit entry a success writes, or `none`. */
   readonly audit: string;
