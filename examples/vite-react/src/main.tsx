@@ -1,0 +1,26 @@
+import { VaneBrowserClient } from '@vane/browser';
+import { VaneProvider } from '@vane/react';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { Storefront } from './storefront';
+import { pageUser, settings } from './settings';
+
+// One client for the page, created before React renders: a public key only (an svs_ key throws here).
+// `lastKnownGood` keeps the last values in localStorage, so a reload while the service is down still
+// shows them (marked stale).
+const vane = new VaneBrowserClient({
+  ...settings(),
+  user: pageUser(new URLSearchParams(location.search), localStorage),
+  lastKnownGood: true,
+});
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <VaneProvider client={vane}>
+      <Storefront />
+    </VaneProvider>
+  </StrictMode>,
+);
+
+// The first values come from the stored copy or the first sync; until then the page shows its defaults.
+vane.start().catch((err: unknown) => console.error('vane: no values yet, retrying in the background', err));
