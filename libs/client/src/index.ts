@@ -19,7 +19,7 @@ export type { SyncMode, VaneClientStatus, StatusListener } from './data-sources/
 export type { StaleStartReason, StaleState } from './last-known-good/index.js';
 export type { ChangeEvent, ChangeListener } from './store/change-event.js';
 export type { SnapshotUpdate, UpdateListener } from './store/snapshot-update.js';
-export type { ConfigValue, JsonValue, SecretType } from './store/snapshot.js';
+export type { ConfigValue, JsonValue, SecretType } from '@vane/client-core';
 
 export { defineSchema } from './schema/vane-schema.js';
 export type {
@@ -33,7 +33,7 @@ export type {
 } from './schema/vane-schema.js';
 export type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';
 
-export type { AbContext, AbResults } from './ab/ab-evaluation.js';
+export type { AbContext, AbResults } from '@vane/client-core';
 export type { AbCacheOptions } from './ab/ab-cache-options.js';
 
 export { FileBackupStore, RedisBackupStore } from './last-known-good/index.js';

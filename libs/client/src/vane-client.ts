@@ -6,13 +6,13 @@
  *
  * @packageDocumentation
  */
-import type { AbContext, AbResults } from './ab/ab-evaluation.js';
+import type { AbContext, AbResults } from '@vane/client-core';
 import type { AbCacheStats } from './ab/ab-evaluator.js';
 import { ClientParts } from './client-parts.js';
 import type { StatusListener, VaneClientStatus } from './data-sources/client-status.js';
 import type { SyncResult } from './data-sources/snapshot-sync.js';
 import { ClientClosedError } from './errors.js';
-import type { KeyType } from './http/api-key.js';
+import type { KeyType } from '@vane/client-core';
 import type { StaleState } from './last-known-good/stale-state.js';
 import type { LiveResource } from './live-resource/live-resource.js';
 import type { LiveResourceDefinition } from './live-resource/live-resource-definition.js';
