@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from '../errors.js';
-import { abContextKey, normalizeAbContext, planAbEvaluation, readAbResults } from './ab-evaluation.js';
+import { InvalidArgumentError } from './errors.js';
+import { abContextKey, normalizeAbContext, planAbEvaluation, readAbResults } from './ab-context.js';
 
 describe('normalizeAbContext', () => {
   it('drops null and undefined attributes, keeps strings', () => {

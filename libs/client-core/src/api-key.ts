@@ -3,8 +3,8 @@
  *
  * @packageDocumentation
  */
-import { InvalidArgumentError } from '../errors.js';
-import { redactKey } from '../util/redact.js';
+import { InvalidArgumentError } from './errors.js';
+import { redactKey } from '@vane/common';
 
 /**
  * Type of the credential the client authenticates with: `sk` for a secret

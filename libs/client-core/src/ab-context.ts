@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from './errors.js';
 
 /** Most keys one evaluate-ab call may carry. */
 export const MAX_AB_KEYS_PER_CALL = 200;

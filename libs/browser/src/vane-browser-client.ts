@@ -1,0 +1,709 @@
+/**
+ * The public-key client: sync with ETag/304, the stream over `fetch`, the
+ * polling fallback, A/B answers, subscriptions, storage and bootstrap.
+ *
+ * @packageDocumentation
+ */
+import {
+  abContextKey,
+  applyPatch,
+  assertValidApiKey,
+  Backoff,
+  ClientClosedError,
+  createSseParser,
+  decidePatch,
+  decideStreamFailure,
+  errorCodeFor,
+  fallbackPollDelayMs,
+  InvalidArgumentError,
+  keyTypeOf,
+  normalizeAbContext,
+  parseRetryAfterMs,
+  parseSnapshot,
+  planAbEvaluation,
+  PROTOCOL_HEADER,
+  publicSnapshotJson,
+  PublicKeySecretAccessError,
+  readAbResults,
+  readBootstrap,
+  readErrorBody,
+  readStreamEvent,
+  resyncNeeded,
+  SecretKeyInBrowserError,
+  serviceWaitMs,
+  type AbResults,
+  type ConfigValue,
+  type Snapshot,
+  type StreamInstruction,
+  type VaneBootstrap,
+  type VaneErrorCode,
+} from '@vane/client-core';
+import { jsonEqual } from '@vane/common';
+import { VaneServiceError } from './errors.js';
+import { DEFAULTS, type Settings, type VaneBrowserOptions, type VaneStorage, type VaneUser } from './options.js';
+
+/** What the client is doing now. */
+export type VaneMode = 'idle' | 'stream' | 'polling' | 'paused' | 'closed';
+
+/** The client's state, replaced as a whole on every change. */
+export interface VaneStatus {
+  /** True once the client holds values (synced, bootstrapped or from storage). */
+  readonly ready: boolean;
+  /** True while a stream is open (and through a `goaway`'s reconnect). */
+  readonly connected: boolean;
+  /** True when the values may be behind: from storage and not confirmed, or the service unreachable since the last success. */
+  readonly stale: boolean;
+  /** The revision held (0 before any). */
+  readonly revision: number;
+  /** What the client is doing. */
+  readonly mode: VaneMode;
+  /** The last failure, until the next success. */
+  readonly error?: VaneServiceError | undefined;
+}
+
+/** One change of the client: a revision, A/B answers, or the status. */
+export interface VaneUpdate {
+  /** The revision held after the change. */
+  readonly revision: number;
+  /** Config keys whose value changed (set, changed or deleted). */
+  readonly configs: readonly string[];
+  /** Flag keys whose `is_active` changed (or that appeared or went). */
+  readonly flags: readonly string[];
+  /** True when A/B answers for the user changed. */
+  readonly ab: boolean;
+  /** True when `status` changed. */
+  readonly status: boolean;
+}
+
+/** A listener of {@link VaneBrowserClient.subscribe}. */
+export type VaneListener = (update: VaneUpdate) => void;
+
+type Timer = ReturnType<typeof setTimeout>;
+type User = { readonly userId: string; readonly attributes: Record<string, string> };
+
+const NO_KEYS: readonly string[] = [];
+
+function changedKeys<T>(
+  before: ReadonlyMap<string, T>,
+  after: ReadonlyMap<string, T>,
+  same: (a: T, b: T) => boolean,
+): string[] {
+  const keys: string[] = [];
+  for (const [key, value] of after) {
+    const old = before.get(key);
+    if (old === undefined ? !before.has(key) : !same(old, value)) keys.push(key);
+  }
+  for (const key of before.keys()) if (!after.has(key)) keys.push(key);
+  return keys;
+}
+
+function checkSettings(options: VaneBrowserOptions): Settings {
+  const settings: Record<string, unknown> = { ...DEFAULTS, random: options.random ?? Math.random };
+  for (const name of Object.keys(DEFAULTS)) {
+    const value = options[name as keyof typeof DEFAULTS] ?? DEFAULTS[name as keyof typeof DEFAULTS];
+    if (typeof value !== 'number' || !(value >= (name === 'streamErrorThreshold' ? 1 : 0)))
+      throw new InvalidArgumentError(`${name} must be a number of at least ${name === 'streamErrorThreshold' ? 1 : 0}`);
+    settings[name] = value;
+  }
+  return settings as unknown as Settings;
+}
+
+/**
+ * The Vane client for a public key (`svp_…`), for anything with `fetch`.
+ * The constructor does no I/O; {@link VaneBrowserClient.start} begins the
+ * work. Secret reads and writes are refused before any request.
+ *
+ * @example
+ * ```ts
+ * const vane = new VaneBrowserClient({ baseUrl: 'https://shop.vane.example', apiKey: 'svp_…' });
+ * await vane.start();
+ * if (vane.flag('new-checkout')) showNewCheckout();
+ * ```
+ */
+export class VaneBrowserClient {
+  readonly #s: Settings;
+  readonly #base: URL;
+  readonly #key: string;
+  readonly #fetch: typeof fetch;
+  readonly #now: () => number;
+  readonly #stream: boolean;
+  readonly #storage: VaneStorage | undefined;
+  readonly #storageKey: string;
+  readonly #doc: VaneBrowserOptions['document'];
+  readonly #backoff: Backoff;
+  readonly #listeners = new Set<VaneListener>();
+  #snap: Snapshot | undefined;
+  #etag: string | null = null;
+  #status: VaneStatus = { ready: false, connected: false, stale: false, revision: 0, mode: 'idle' };
+  #version = 0;
+  #user: User | undefined;
+  /** Answers for the current user, served by `abFlag` (kept across revisions until re-asked). */
+  #answers = new Map<string, boolean>();
+  /** Answers per flag, user and attributes at {@link #cacheRevision} (PROTOCOL §7). */
+  #cache = new Map<string, boolean>();
+  #cacheRevision = -1;
+  #asking = new Set<string>();
+  #askTimer: Timer | undefined;
+  #started = false;
+  #chain: Promise<unknown> = Promise.resolve();
+  #streamAbort: AbortController | undefined;
+  #streamTimer: Timer | undefined;
+  #pollTimer: Timer | undefined;
+  #hiddenTimer: Timer | undefined;
+  #fallback = false;
+  #fallbackPolls = 0;
+
+  /**
+   * @param options - see {@link VaneBrowserOptions}.
+   * @throws SecretKeyInBrowserError - for a secret key (`svs_…`).
+   * @throws InvalidArgumentError - for a malformed key, base URL, option, user or bootstrap.
+   */
+  constructor(options: VaneBrowserOptions) {
+    if (typeof options.apiKey === 'string' && keyTypeOf(options.apiKey) === 'sk') throw new SecretKeyInBrowserError();
+    assertValidApiKey(options.apiKey);
+    this.#key = options.apiKey;
+    try {
+      this.#base = new URL(options.baseUrl);
+    } catch {
+      throw new InvalidArgumentError('baseUrl must be an absolute http(s) URL');
+    }
+    if (!/^https?:$/.test(this.#base.protocol)) throw new InvalidArgumentError('baseUrl must be an http(s) URL');
+    this.#s = checkSettings(options);
+    const fetchFn = options.fetch ?? globalThis.fetch;
+    if (typeof fetchFn !== 'function') throw new InvalidArgumentError('fetch is not available: pass options.fetch');
+    this.#fetch = fetchFn;
+    this.#now = options.now ?? Date.now;
+    this.#stream = options.stream ?? true;
+    this.#doc = options.document ?? (globalThis as { document?: VaneBrowserOptions['document'] }).document;
+    const store = options.lastKnownGood;
+    this.#storage = store === true ? (globalThis as { localStorage?: VaneStorage }).localStorage : store || undefined;
+    this.#storageKey = options.storageKey ?? `vane:${this.#base.origin}`;
+    this.#backoff = new Backoff({
+      minMs: this.#s.backoffMinMs,
+      maxMs: this.#s.backoffMaxMs,
+      healthyMs: this.#s.streamHealthyMs,
+      random: this.#s.random,
+    });
+    if (options.user) this.#user = normalizeAbContext(options.user);
+    const boot = options.bootstrap ? readBootstrap(options.bootstrap) : this.#fromStorage();
+    if (boot) {
+      this.#install(boot.snapshot, boot.etag, !options.bootstrap);
+      const ab = boot.ab;
+      if (ab && (!this.#user || abContextKey(ab.userId, ab.attributes) === this.#userKey())) {
+        this.#user = { userId: ab.userId, attributes: { ...ab.attributes } };
+        for (const key of Object.keys(ab.results)) this.#remember(key, ab.results[key] === true);
+      }
+    }
+  }
+
+  /** The client's state; a new object on every change. */
+  get status(): VaneStatus {
+    return this.#status;
+  }
+
+  /** Grows by one on every update (a cheap "anything changed?" for external stores). */
+  get version(): number {
+    return this.#version;
+  }
+
+  /**
+   * Begins the work: with a bootstrap, goes live at once (no request before
+   * it returns); otherwise syncs first. Resolves once the client holds
+   * values: synced, bootstrapped, or from storage (then `stale`). Rejects
+   * only when it holds none; background retries go on either way.
+   */
+  async start(): Promise<void> {
+    if (this.#status.mode === 'closed') throw new ClientClosedError();
+    if (this.#started) return;
+    this.#started = true;
+    this.#doc?.addEventListener('visibilitychange', this.#onVisibility);
+    if (this.#snap && !this.#status.stale) return this.#goLive();
+    try {
+      await this.#sync();
+    } catch (error) {
+      if (this.#failed(error) !== 'halt') this.#goLive(true);
+      if (!this.#snap) throw error;
+      return;
+    }
+    this.#goLive();
+  }
+
+  /** Stops every timer, the stream and the listeners. Idempotent. */
+  close(): void {
+    this.#stop();
+    this.#doc?.removeEventListener('visibilitychange', this.#onVisibility);
+    clearTimeout(this.#askTimer);
+    this.#setStatus({ mode: 'closed', connected: false });
+    this.#listeners.clear();
+  }
+
+  /**
+   * A config's value.
+   *
+   * @returns the value, `defaultValue` when the config is absent.
+   */
+  config<T extends ConfigValue = ConfigValue>(key: string): T | undefined;
+  config<T extends ConfigValue>(key: string, defaultValue: T): T;
+  config(key: string, defaultValue?: ConfigValue): ConfigValue | undefined {
+    const configs = this.#snap?.configs;
+    return configs?.has(key) ? configs.get(key) : defaultValue;
+  }
+
+  /** A flag's `is_active`, as the service computed it; `defaultValue` when the flag is absent. */
+  flag(key: string, defaultValue = false): boolean {
+    return this.#snap?.flags.get(key)?.isActive ?? defaultValue;
+  }
+
+  /**
+   * The A/B answer for the client's user. When not known yet (and the
+   * client is started), asks the service (batched with other keys) and
+   * returns `defaultValue` until the answer's update. Without a user,
+   * `defaultValue`.
+   */
+  abFlag(key: string, defaultValue = false): boolean {
+    const known = this.#answers.get(key);
+    if (known !== undefined) return known;
+    if (this.#user && this.#started && this.#status.mode !== 'closed') this.#ask(key);
+    return defaultValue;
+  }
+
+  /**
+   * A/B answers for `keys` (PROTOCOL §7), for `user` or the client's user.
+   * Answers are reused for the same flag, user and attributes at the same
+   * revision; keys the snapshot does not know answer `false` unasked.
+   * Rejects with `VANE_INVALID_ARGUMENT` (naming the attribute) before any
+   * request for an attribute that is not a string.
+   */
+  async evaluateAb(keys: readonly string[], user?: VaneUser): Promise<AbResults> {
+    const who = user ? normalizeAbContext(user) : this.#user;
+    if (!who) throw new InvalidArgumentError('evaluateAb: no user: pass one, or set options.user');
+    const context = abContextKey(who.userId, who.attributes);
+    if (this.#cacheRevision !== this.#status.revision) {
+      this.#cache.clear();
+      this.#cacheRevision = this.#status.revision;
+    }
+    const revision = this.#cacheRevision;
+    const results: Record<string, boolean> = {};
+    const plan = planAbEvaluation(keys, (key) => {
+      const hit = this.#cache.get(`${key}\0${context}`);
+      if (hit !== undefined) results[key] = hit;
+      return hit === undefined && !!this.#snap?.flags.has(key);
+    });
+    for (const batch of plan.batches) {
+      const res = await this.#request('evaluate-ab', 'POST', 'v1/flags/evaluate-ab', {
+        keys: batch,
+        user_id: who.userId,
+        attributes: who.attributes,
+      });
+      readAbResults(await res.json(), batch, results);
+      if (this.#cacheRevision === revision) for (const key of batch) this.#cache.set(`${key}\0${context}`, results[key]!);
+    }
+    for (const key of plan.keys) results[key] ??= false;
+    return results;
+  }
+
+  /** Changes the page's user: `abFlag` answers follow (asked again). */
+  setUser(user: VaneUser | undefined): void {
+    const next = user ? normalizeAbContext(user) : undefined;
+    const asked = [...this.#answers.keys()];
+    this.#user = next;
+    this.#answers = new Map();
+    this.#emit(NO_KEYS, NO_KEYS, true, false);
+    if (next && this.#started) for (const key of asked) this.#ask(key);
+  }
+
+  /**
+   * Calls `listener` once per change: each new revision (with the keys
+   * that changed), A/B answers, status.
+   *
+   * @returns a function that removes the listener.
+   */
+  subscribe(listener: VaneListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Calls `listener` when the flag's value changes, with the new and the old value. */
+  onFlag(key: string, listener: (newValue: boolean, oldValue: boolean) => void): () => void {
+    let last = this.flag(key);
+    return this.subscribe((update) => {
+      if (!update.flags.includes(key)) return;
+      const old = last;
+      last = this.flag(key);
+      if (last !== old) listener(last, old);
+    });
+  }
+
+  /** Calls `listener` when the config's value changes, with the new and the old value (`undefined` when absent). */
+  onConfig(key: string, listener: (newValue: ConfigValue | undefined, oldValue: ConfigValue | undefined) => void): () => void {
+    let last = this.config(key);
+    return this.subscribe((update) => {
+      if (!update.configs.includes(key)) return;
+      const old = last;
+      last = this.config(key);
+      listener(last, old);
+    });
+  }
+
+  /** The keys held. */
+  keys(): { configs: string[]; flags: string[] } {
+    return { configs: [...(this.#snap?.configs.keys() ?? [])], flags: [...(this.#snap?.flags.keys() ?? [])] };
+  }
+
+  /** The current state as a bootstrap (with the user's A/B answers held); `undefined` before any value. */
+  toBootstrap(): VaneBootstrap | undefined {
+    if (!this.#snap) return undefined;
+    const user = this.#user;
+    return {
+      v: 1,
+      snapshot: publicSnapshotJson(this.#snap),
+      etag: this.#etag,
+      revision: this.#snap.revision,
+      ...(user && { ab: { userId: user.userId, attributes: user.attributes, results: Object.fromEntries(this.#answers) } }),
+    };
+  }
+
+  /** Refused: a public key reads no secret. @throws PublicKeySecretAccessError - always, with no request. */
+  secret(key: string): never {
+    return this.#noSecrets(key);
+  }
+  /** Refused: a public key reads no secret. @throws PublicKeySecretAccessError - always, with no request. */
+  secretFile(key: string): never {
+    return this.#noSecrets(key);
+  }
+  /** Refused: a public key reads no secret. @throws PublicKeySecretAccessError - always, with no request. */
+  secretInfo(key: string): never {
+    return this.#noSecrets(key);
+  }
+  /** Refused: a public key reads no secret. @throws PublicKeySecretAccessError - always, with no request. */
+  requireSecret(key: string): never {
+    return this.#noSecrets(key);
+  }
+  /** Refused: a public key reads no secret. @throws PublicKeySecretAccessError - always, with no request. */
+  requireSecretFile(key: string): never {
+    return this.#noSecrets(key);
+  }
+  /** Refused: a public key writes no secret. Rejects with `VANE_PUBLIC_KEY_SECRET_ACCESS`, with no request. */
+  async setSecret(key: string, _value: string): Promise<never> {
+    return this.#noSecrets(key);
+  }
+  /** Refused: a public key writes no secret. Rejects with `VANE_PUBLIC_KEY_SECRET_ACCESS`, with no request. */
+  async deleteSecret(key: string): Promise<never> {
+    return this.#noSecrets(key);
+  }
+  /** Refused: a public key writes no secret. Rejects with `VANE_PUBLIC_KEY_SECRET_ACCESS`, with no request. */
+  async deleteSecretVersion(key: string, _version: number): Promise<never> {
+    return this.#noSecrets(key);
+  }
+
+  #noSecrets(_key: string): never {
+    throw new PublicKeySecretAccessError();
+  }
+
+  #userKey(): string | undefined {
+    return this.#user && abContextKey(this.#user.userId, this.#user.attributes);
+  }
+
+  #remember(key: string, answer: boolean): boolean {
+    const changed = this.#answers.get(key) !== answer;
+    this.#answers.set(key, answer);
+    return changed;
+  }
+
+  /** Queues a key for the next A/B request (one per macrotask, whatever the number of keys). */
+  #ask(key: string): void {
+    this.#asking.add(key);
+    this.#askTimer ??= setTimeout(() => {
+      this.#askTimer = undefined;
+      const keys = [...this.#asking];
+      const userKey = this.#userKey();
+      this.#asking.clear();
+      this.evaluateAb(keys).then(
+        (results) => {
+          if (this.#userKey() !== userKey) return;
+          let changed = false;
+          for (const key of keys) changed = this.#remember(key, results[key] === true) || changed;
+          if (changed) this.#emit(NO_KEYS, NO_KEYS, true, false);
+        },
+        (error: unknown) => this.#failed(error),
+      );
+    }, 0);
+  }
+
+  #setStatus(change: Partial<VaneStatus>): void {
+    const before = this.#status;
+    const next = { ...before, ...change };
+    if ((Object.keys(next) as (keyof VaneStatus)[]).every((k) => next[k] === before[k])) return;
+    this.#status = next;
+    this.#emit(NO_KEYS, NO_KEYS, false, true);
+  }
+
+  #emit(configs: readonly string[], flags: readonly string[], ab: boolean, status: boolean): void {
+    this.#version++;
+    const update: VaneUpdate = { revision: this.#status.revision, configs, flags, ab, status };
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(update);
+      } catch {
+        // A listener's failure is its own: the others still hear of the change.
+      }
+    }
+  }
+
+  /** The one place a snapshot enters: sync, patch, bootstrap and storage alike. */
+  #install(next: Snapshot, etag: string | null, stale: boolean): void {
+    const before = this.#snap;
+    // A public key is never sent secrets; none is kept whatever arrives.
+    this.#snap = next.secrets.size > 0 ? { ...next, secrets: new Map() } : next;
+    this.#etag = etag;
+    const configs = before ? changedKeys(before.configs, next.configs, jsonEqual) : [...next.configs.keys()];
+    const flags = before ? changedKeys(before.flags, next.flags, (a, b) => a.isActive === b.isActive) : [...next.flags.keys()];
+    const revised = before?.revision !== next.revision;
+    this.#status = { ...this.#status, ready: true, stale, revision: next.revision, error: stale ? this.#status.error : undefined };
+    this.#emit(configs, flags, false, true);
+    if (revised && this.#started) for (const key of this.#answers.keys()) this.#ask(key);
+    if (revised && !stale) this.#save();
+  }
+
+  #fromStorage(): ReturnType<typeof readBootstrap> | undefined {
+    try {
+      const text = this.#storage?.getItem(this.#storageKey);
+      return text ? readBootstrap(JSON.parse(text)) : undefined;
+    } catch {
+      // An unreadable or foreign entry is no copy at all.
+      return undefined;
+    }
+  }
+
+  #save(): void {
+    if (!this.#storage || !this.#snap) return;
+    try {
+      const copy: VaneBootstrap = { v: 1, snapshot: publicSnapshotJson(this.#snap), etag: this.#etag, revision: this.#snap.revision };
+      this.#storage.setItem(this.#storageKey, JSON.stringify(copy));
+    } catch {
+      // Storage full or denied (private mode): the copy is a convenience, never a failure.
+    }
+  }
+
+  /** One request to the service, bounded by `timeoutMs` (the stream by `signal` alone). */
+  async #request(operation: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+    const controller = signal ? undefined : new AbortController();
+    const timer = controller && setTimeout(() => controller.abort(), this.#s.timeoutMs);
+    let res: Response;
+    try {
+      res = await this.#fetch(new URL(path, this.#base), {
+        method,
+        headers: {
+          'x-service-api-key': this.#key,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        body: body === undefined ? null : JSON.stringify(body),
+        signal: signal ?? controller!.signal,
+        cache: 'no-store',
+      });
+    } catch (cause) {
+      throw new VaneServiceError('VANE_TRANSPORT', `${operation}: the service could not be reached`, { cause });
+    } finally {
+      clearTimeout(timer);
+    }
+    if (res.headers.get(PROTOCOL_HEADER) === null)
+      throw new VaneServiceError('VANE_NOT_A_VANE_SERVICE', `${operation}: no Vane service answered at ${this.#base.host} (${res.status})`, { status: res.status });
+    if (res.ok || res.status === 304) return res;
+    const errorBody = readErrorBody(await res.text().catch(() => ''));
+    const code: VaneErrorCode = errorCodeFor(res.status, errorBody.serverCode, operation);
+    const retryAfterMs = parseRetryAfterMs(res.headers.get('retry-after') ?? undefined, this.#now());
+    const wait =
+      code === 'VANE_RATE_LIMITED' || code === 'VANE_QUARANTINED'
+        ? serviceWaitMs(retryAfterMs, errorBody.untilMs, this.#now(), this.#s.maxRetryAfterMs)
+        : undefined;
+    throw new VaneServiceError(code, `${operation}: the service answered ${res.status}${errorBody.serverCode ? ` ${errorBody.serverCode}` : ''}`, {
+      status: res.status,
+      serverCode: errorBody.serverCode,
+      retryAfterMs: wait,
+    });
+  }
+
+  /** Runs `task` after every sync and patch before it: one at a time, in order. */
+  #serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#chain.then(task);
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A conditional sync (`If-None-Match`), after the syncs and patches before it. */
+  #sync(): Promise<void> {
+    return this.#serial(() => this.#syncNow());
+  }
+
+  /** The sync itself; only ever run through {@link #serial}. */
+  async #syncNow(): Promise<void> {
+    const res = await this.#request('sync', 'GET', 'v1/sync', undefined, this.#etag ? { 'if-none-match': this.#etag } : {});
+    if (this.#status.mode === 'closed') return;
+    if (res.status === 304 && this.#snap) {
+      if (this.#status.stale) this.#save();
+      return this.#setStatus({ stale: false, error: undefined });
+    }
+    let snapshot: Snapshot;
+    try {
+      snapshot = parseSnapshot(await res.json());
+    } catch (cause) {
+      throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'sync: the snapshot could not be read', { status: res.status, cause });
+    }
+    this.#install(snapshot, res.headers.get('etag'), false);
+  }
+
+  #goLive(failed = false): void {
+    if (this.#status.mode === 'closed') return;
+    if (this.#stream) return this.#openStream(0);
+    this.#setStatus({ mode: 'polling' });
+    this.#schedulePoll(failed ? this.#s.backoffMinMs : this.#s.ttlMs);
+  }
+
+  #schedulePoll(delayMs: number): void {
+    clearTimeout(this.#pollTimer);
+    this.#pollTimer = setTimeout(() => this.#poll(), delayMs);
+  }
+
+  #poll(): void {
+    this.#sync().then(
+      () => {
+        this.#fallbackPolls = 0;
+        if (this.#fallback || !this.#stream) this.#schedulePoll(this.#s.ttlMs);
+      },
+      (error: unknown) => {
+        const wait = this.#failed(error);
+        if (wait === 'halt') return;
+        const delay = wait ?? (this.#fallback || !this.#stream ? fallbackPollDelayMs(this.#fallbackPolls++, this.#s) : this.#s.ttlMs);
+        this.#schedulePoll(delay);
+      },
+    );
+  }
+
+  /** Records a background failure; the wait the service asked for, or `halt` for a 402 (nothing more is asked). */
+  #failed(error: unknown): number | 'halt' | undefined {
+    const known = error instanceof VaneServiceError ? error : new VaneServiceError('VANE_TRANSPORT', 'background work failed', { cause: error });
+    if (known.code === 'VANE_BILLING_OVERDUE') {
+      this.#stop();
+      this.#setStatus({ error: known, connected: false, stale: true, mode: 'idle' });
+      return 'halt';
+    }
+    this.#setStatus({ error: known, stale: this.#status.stale || !this.#status.connected });
+    return known.retryAfterMs;
+  }
+
+  #stop(): void {
+    this.#streamAbort?.abort('cancelled');
+    this.#streamAbort = undefined;
+    clearTimeout(this.#streamTimer);
+    clearTimeout(this.#pollTimer);
+    clearTimeout(this.#hiddenTimer);
+  }
+
+  #openStream(delayMs: number): void {
+    clearTimeout(this.#streamTimer);
+    this.#streamTimer = setTimeout(() => {
+      const controller = new AbortController();
+      this.#streamAbort?.abort();
+      this.#streamAbort = controller;
+      this.#readStream(controller).catch((error: unknown) => {
+        if (controller.signal.reason !== 'cancelled') this.#streamFailed(error);
+      });
+    }, delayMs);
+  }
+
+  async #readStream(controller: AbortController): Promise<void> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.#snap) headers['last-event-id'] = String(this.#snap.revision);
+    const res = await this.#request('stream', 'GET', 'v1/stream', undefined, headers, controller.signal);
+    if (!res.body) throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'stream: the answer has no readable body');
+    this.#backoff.opened(this.#now());
+    this.#fallback = false;
+    clearTimeout(this.#pollTimer);
+    this.#setStatus({ connected: true, mode: 'stream' });
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let idle = false;
+    let watchdog: Timer | undefined;
+    const feed = createSseParser((event) => {
+      if (!controller.signal.aborted) this.#onInstruction(readStreamEvent(event), controller);
+    });
+    try {
+      for (;;) {
+        clearTimeout(watchdog);
+        watchdog = setTimeout(() => {
+          idle = true;
+          void reader.cancel();
+        }, this.#s.streamIdleTimeoutMs);
+        const { done, value } = await reader.read();
+        if (done || controller.signal.aborted) break;
+        feed(decoder.decode(value, { stream: true }));
+      }
+    } finally {
+      clearTimeout(watchdog);
+      controller.abort('ended');
+    }
+    throw new VaneServiceError('VANE_TRANSPORT', idle ? 'stream: silent for too long' : 'stream: closed by the server');
+  }
+
+  #onInstruction(instruction: StreamInstruction, controller: AbortController): void {
+    const failed = (error: unknown): void => void this.#failed(error);
+    switch (instruction.type) {
+      case 'goaway':
+        // Not a failure: no backoff, no count, `connected` stays until a new stream fails.
+        controller.abort('cancelled');
+        return this.#openStream(instruction.delayMs);
+      case 'resync':
+        this.#serial(async () => resyncNeeded(this.#status.revision, instruction.revision) && this.#syncNow()).then(() => {
+          if (this.#status.stale) this.#setStatus({ stale: false, error: undefined });
+        }, failed);
+        return;
+      case 'malformed':
+        this.#sync().catch(failed);
+        return;
+      case 'patch':
+        this.#serial(async () => {
+          const current = this.#snap;
+          if (!current) return this.#syncNow();
+          const decision = decidePatch(current, instruction.patch);
+          if (decision === 'apply') this.#install(applyPatch(current, instruction.patch), null, false);
+          else if (decision === 'resync') return this.#syncNow();
+        }).catch(failed);
+        return;
+      case 'ignore':
+        return;
+    }
+  }
+
+  #streamFailed(error: unknown): void {
+    if (this.#status.mode === 'closed') return;
+    const wait = this.#failed(error);
+    if (wait === 'halt') return;
+    const decision = decideStreamFailure(this.#backoff.fail(this.#now()), wait, this.#status.connected, this.#s);
+    if (decision.type === 'retry') return this.#openStream(decision.delayMs);
+    this.#setStatus({ connected: false, stale: true, mode: 'polling' });
+    if (decision.type === 'wait') this.#schedulePoll(Math.max(decision.delayMs, this.#s.ttlMs));
+    else if (decision.entered) {
+      this.#fallback = true;
+      this.#fallbackPolls = 0;
+      this.#poll();
+    }
+    this.#openStream(decision.delayMs);
+  }
+
+  readonly #onVisibility = (): void => {
+    const hidden = this.#doc?.visibilityState === 'hidden';
+    clearTimeout(this.#hiddenTimer);
+    if (hidden && this.#s.hiddenPauseMs > 0 && this.#status.mode !== 'closed') {
+      this.#hiddenTimer = setTimeout(() => {
+        this.#stop();
+        this.#setStatus({ mode: 'paused', connected: false });
+      }, this.#s.hiddenPauseMs);
+    } else if (!hidden && this.#status.mode === 'paused') {
+      // The stream's first event (a replay, or a resync) is the catch-up; without a stream, a poll is.
+      this.#fallback = false;
+      if (this.#stream) this.#openStream(0);
+      else this.#poll();
+    }
+  };
+}

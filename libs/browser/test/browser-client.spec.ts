@@ -1,0 +1,307 @@
+import { VaneClient, createBrowserBootstrap } from '@vane/client';
+import { startLocalServer, type LocalServer } from '@vane/server';
+import { TEST_KEYS, TEST_SECRET_VALUES, adminRequest, testSeed, until, waitForEvent } from '@vane/server/testing';
+import { FaultProxy, rawResponse } from '@vane/test-harness';
+import { VaneBrowserClient, createBootstrap, parseBootstrap, type VaneBrowserOptions } from '../src/index.js';
+import { FakeDocument, MemoryStorage, loopbackFetch, type LoopbackFetch } from './loopback-fetch.js';
+
+/**
+ * `@vane/browser` in Node, with its `fetch`, against the real local server
+ * behind a proxy that can cut streams and answer in the server's place.
+ * Every wait is on an event or a bounded condition; no sleeps.
+ */
+let server: LocalServer;
+let proxy: FaultProxy;
+let net: LoopbackFetch;
+const clients: VaneBrowserClient[] = [];
+
+beforeEach(async () => {
+  server = await startLocalServer({ seed: testSeed(), port: 0 });
+  proxy = await FaultProxy.start(server.port);
+  net = loopbackFetch();
+});
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.close();
+  await net.close();
+  await proxy.close();
+  await server.close();
+});
+
+function client(options: Partial<VaneBrowserOptions> = {}): VaneBrowserClient {
+  const made = new VaneBrowserClient({
+    baseUrl: proxy.baseUrl('shop'),
+    apiKey: TEST_KEYS.shopPublic,
+    fetch: net.fetch,
+    ...options,
+  });
+  clients.push(made);
+  return made;
+}
+
+const connected = (c: VaneBrowserClient, what = 'stream connected'): Promise<void> =>
+  until(() => c.status.connected, what, { timeoutMs: 10_000 });
+
+const setConfig = (key: string, value: unknown): Promise<unknown> =>
+  adminRequest(server, 'PUT', `/services/shop/configs/${key}`, { value });
+
+describe('sync', () => {
+  it('syncs once, then a reload with the stored ETag gets 304 and keeps the values', async () => {
+    const storage = new MemoryStorage();
+    const first = client({ lastKnownGood: storage, stream: false });
+    await first.start();
+    expect(first.config('db.pool.max')).toBe(10);
+    expect(first.flag('new-checkout')).toBe(true);
+    expect(first.flag('beta')).toBe(false);
+    expect(first.status).toMatchObject({ ready: true, stale: false, mode: 'polling' });
+    expect(net.sent.map((r) => r.status)).toEqual([200]);
+    first.close();
+
+    const second = client({ lastKnownGood: storage, stream: false });
+    // Values from storage before any request, marked stale until the service confirms them.
+    expect(second.config('db.pool.max')).toBe(10);
+    expect(second.status.stale).toBe(true);
+    await second.start();
+    expect(net.sent.map((r) => r.status)).toEqual([200, 304]);
+    expect(net.sent[1]!.headers['if-none-match']).toBeDefined();
+    expect(second.status.stale).toBe(false);
+  });
+
+  it('sends the key in its header only, never in a URL', async () => {
+    const c = client();
+    await c.start();
+    await connected(c);
+    for (const request of net.sent) {
+      expect(request.headers['x-service-api-key']).toBe(TEST_KEYS.shopPublic);
+      expect(request.path).not.toContain('svp_');
+    }
+    expect(proxy.requests.every((r) => !r.line.includes('svp_'))).toBe(true);
+  });
+});
+
+describe('stream', () => {
+  it('applies live changes: one update per revision, per-key listeners with old and new values', async () => {
+    const c = client();
+    await c.start();
+    await connected(c);
+    const seen: unknown[] = [];
+    c.onConfig('db.pool.max', (newValue, oldValue) => seen.push([newValue, oldValue]));
+    const update = waitForEvent((l) => c.subscribe(l), (u) => u.configs.includes('db.pool.max'), { timeoutMs: 10_000 });
+    await setConfig('db.pool.max', 30);
+    expect((await update).configs).toEqual(['db.pool.max']);
+    expect(c.config('db.pool.max')).toBe(30);
+    expect(seen).toEqual([[30, 10]]);
+  });
+
+  it('honours goaway: reconnects after the delay asked, not counted as a failure', async () => {
+    let goaways = 0;
+    proxy.onRequest((line) =>
+      line.startsWith('GET /v1/stream') && goaways++ === 0
+        ? rawResponse(200, 'event: goaway\ndata: {"reconnect_in_ms":0}\n\n', { 'content-type': 'text/event-stream' })
+        : undefined,
+    );
+    // A failure would wait a minute before the next attempt: only a goaway reconnects at once.
+    const c = client({ backoffMinMs: 60_000, backoffMaxMs: 60_000 });
+    await c.start();
+    await until(() => net.count('/v1/stream') === 2 && c.status.connected, 'a second stream, connected', {
+      timeoutMs: 10_000,
+    });
+    expect(c.status.error).toBeUndefined();
+    expect(c.status.mode).toBe('stream');
+    await setConfig('banner.text', 'after goaway');
+    await until(() => c.config('banner.text') === 'after goaway', 'the change over the new stream', { timeoutMs: 10_000 });
+  });
+
+  it('falls back to polling after 3 stream failures, keeps serving, then returns to the stream', async () => {
+    proxy.cutStreams(true);
+    const c = client({ backoffMinMs: 5, backoffMaxMs: 20, ttlMs: 100, streamCooldownMs: 500 });
+    await c.start();
+    await until(() => c.status.mode === 'polling', 'the polling fallback', { timeoutMs: 10_000 });
+    expect(c.status.connected).toBe(false);
+    expect(net.count('/v1/stream')).toBeGreaterThanOrEqual(3);
+    await setConfig('db.host', 'polled');
+    await until(() => c.config('db.host') === 'polled', 'the change by polling', { timeoutMs: 10_000 });
+    expect(c.status.stale).toBe(false);
+    proxy.cutStreams(false);
+    await until(() => c.status.mode === 'stream' && c.status.connected, 'the stream again', { timeoutMs: 10_000 });
+  });
+
+  it('pauses the stream while the page is hidden long, and catches up when it shows again', async () => {
+    const document = new FakeDocument();
+    const c = client({ document, hiddenPauseMs: 20 });
+    await c.start();
+    await connected(c);
+    document.set('hidden');
+    await until(() => c.status.mode === 'paused', 'paused', { timeoutMs: 10_000 });
+    expect(c.status.connected).toBe(false);
+    await setConfig('db.host', 'while hidden');
+    expect(c.config('db.host')).toBe('localhost');
+    document.set('visible');
+    await until(() => c.config('db.host') === 'while hidden', 'the catch-up', { timeoutMs: 10_000 });
+    await connected(c, 'the stream reopened');
+  });
+});
+
+describe('last-known-good', () => {
+  it('a reload while the service is down shows the stored values, marked stale', async () => {
+    const storage = new MemoryStorage();
+    const first = client({ lastKnownGood: storage });
+    await first.start();
+    await connected(first);
+    await setConfig('banner.text', 'stored');
+    await until(() => first.config('banner.text') === 'stored', 'the change', { timeoutMs: 10_000 });
+    first.close();
+    proxy.onRequest(() => 'reset');
+
+    const reloaded = client({ lastKnownGood: storage, backoffMinMs: 5, backoffMaxMs: 20 });
+    await reloaded.start();
+    expect(reloaded.config('banner.text')).toBe('stored');
+    expect(reloaded.status).toMatchObject({ ready: true, stale: true });
+    expect(reloaded.status.error?.code).toBe('VANE_TRANSPORT');
+
+    proxy.onRequest(undefined);
+    await until(() => !reloaded.status.stale && reloaded.status.connected, 'caught up', { timeoutMs: 15_000 });
+  });
+
+  it('stores nothing but public data', async () => {
+    const storage = new MemoryStorage();
+    const c = client({ lastKnownGood: storage });
+    await c.start();
+    const stored = [...storage.items.values()].join('');
+    expect(stored).toContain('db.pool.max');
+    for (const value of Object.values(TEST_SECRET_VALUES)) expect(stored).not.toContain(value);
+  });
+
+  it('without storage and without the service, start() rejects and the client retries in the background', async () => {
+    proxy.onRequest(() => 'reset');
+    const c = client({ backoffMinMs: 5, backoffMaxMs: 20, ttlMs: 50, streamCooldownMs: 100 });
+    await expect(c.start()).rejects.toMatchObject({ code: 'VANE_TRANSPORT' });
+    expect(c.status.ready).toBe(false);
+    proxy.onRequest(undefined);
+    await until(() => c.status.ready && c.config('db.pool.max') === 10, 'values once the service answers', {
+      timeoutMs: 15_000,
+    });
+  });
+});
+
+describe('secrets', () => {
+  it('refuses every secret read and write before any request, with the client codes', async () => {
+    const c = client();
+    for (const read of [
+      () => c.secret('stripe.api_key'),
+      () => c.secretFile('tls.client_pem'),
+      () => c.secretInfo('stripe.api_key'),
+      () => c.requireSecret('stripe.api_key'),
+      () => c.requireSecretFile('tls.client_pem'),
+    ])
+      expect(read).toThrow(expect.objectContaining({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' }));
+    await expect(c.setSecret('stripe.api_key', 'x')).rejects.toMatchObject({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' });
+    await expect(c.deleteSecret('stripe.api_key')).rejects.toMatchObject({ code: 'VANE_PUBLIC_KEY_SECRET_ACCESS' });
+    await expect(c.deleteSecretVersion('tls.client_pem', 1)).rejects.toMatchObject({
+      code: 'VANE_PUBLIC_KEY_SECRET_ACCESS',
+    });
+    expect(net.sent).toEqual([]);
+    expect(proxy.requests).toEqual([]);
+  });
+
+  it('refuses a secret key outright, before any request', () => {
+    expect(() => client({ apiKey: TEST_KEYS.shopSecret })).toThrow(
+      expect.objectContaining({ code: 'VANE_SECRET_KEY_IN_BROWSER' }),
+    );
+    expect(() => client({ apiKey: 'not-a-key' })).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
+    expect(net.sent).toEqual([]);
+  });
+
+  it('a frontend service serves no secret, whatever the key', async () => {
+    for (const key of [TEST_KEYS.webPublic, TEST_KEYS.webSecret]) {
+      const res = await net.fetch(`${proxy.baseUrl('web')}/v1/sync`, { headers: { 'x-service-api-key': key } });
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      expect(JSON.parse(text)).not.toHaveProperty('secrets');
+      expect(text).not.toContain(TEST_SECRET_VALUES.hidden);
+    }
+    const web = client({ baseUrl: proxy.baseUrl('web'), apiKey: TEST_KEYS.webPublic });
+    await web.start();
+    expect(web.config('ui.theme')).toBe('dark');
+    expect(JSON.stringify(web.toBootstrap())).not.toContain(TEST_SECRET_VALUES.hidden);
+  });
+});
+
+describe('A/B', () => {
+  const GERMAN = { userId: 'u-1', attributes: { country: 'DE' } };
+
+  it('answers for the page user, one request per flag, user, attributes and revision', async () => {
+    const c = client({ user: GERMAN, stream: false });
+    await c.start();
+    expect(c.abFlag('new-pricing')).toBe(false);
+    await waitForEvent((l) => c.subscribe(l), (u) => u.ab, { timeoutMs: 10_000 });
+    expect(c.abFlag('new-pricing')).toBe(true);
+    expect(await c.evaluateAb(['new-pricing'], { userId: 'u-2', attributes: { country: 'US' } })).toEqual({
+      'new-pricing': false,
+    });
+    const calls = net.count('/v1/flags/evaluate-ab');
+    expect(await c.evaluateAb(['new-pricing', 'unknown-flag'])).toEqual({ 'new-pricing': true, 'unknown-flag': false });
+    expect(net.count('/v1/flags/evaluate-ab')).toBe(calls);
+  });
+
+  it('refuses a non-string attribute before any request, naming it', async () => {
+    const c = client();
+    await expect(
+      c.evaluateAb(['new-pricing'], { userId: 'u-1', attributes: { age: 42 as unknown as string } }),
+    ).rejects.toMatchObject({ code: 'VANE_INVALID_ARGUMENT', message: expect.stringContaining('"age"') });
+    expect(net.sent).toEqual([]);
+  });
+});
+
+describe('bootstrap', () => {
+  it('a client from a bootstrap serves at once and goes live with no sync', async () => {
+    const bootstrap = await createBootstrap({
+      baseUrl: proxy.baseUrl('shop'),
+      apiKey: TEST_KEYS.shopPublic,
+      fetch: net.fetch,
+      user: { userId: 'u-1', attributes: { country: 'DE' } },
+      abKeys: ['new-pricing'],
+    });
+    const json = JSON.parse(JSON.stringify(bootstrap)) as unknown;
+    expect(parseBootstrap(json)).toEqual(bootstrap);
+    expect(bootstrap.ab?.results).toEqual({ 'new-pricing': true });
+    const before = net.sent.length;
+
+    const c = client({ bootstrap: parseBootstrap(json) });
+    expect(c.flag('new-checkout')).toBe(true);
+    expect(c.abFlag('new-pricing')).toBe(true);
+    expect(c.status).toMatchObject({ ready: true, stale: false, revision: bootstrap.revision });
+    await c.start();
+    await connected(c);
+    expect(net.sent.slice(before).map((r) => r.path)).toEqual(['/v1/stream']);
+    await setConfig('db.host', 'live');
+    await until(() => c.config('db.host') === 'live', 'live after the bootstrap', { timeoutMs: 10_000 });
+  });
+
+  it('a bootstrap from a secret-key client holds no secret', async () => {
+    const secretClient = await VaneClient.create({
+      baseUrl: proxy.baseUrl('shop'),
+      apiKey: TEST_KEYS.shopSecret,
+      stream: false,
+    });
+    try {
+      const bootstrap = await createBrowserBootstrap(secretClient, {
+        user: { userId: 'u-1', attributes: { country: 'DE' } },
+        abKeys: ['new-pricing'],
+      });
+      const text = JSON.stringify(bootstrap);
+      for (const value of Object.values(TEST_SECRET_VALUES)) expect(text).not.toContain(value);
+      expect(text).not.toContain('stripe.api_key');
+      expect(bootstrap).toMatchObject({ v: 1, etag: null, ab: { results: { 'new-pricing': true } } });
+      const c = client({ bootstrap });
+      expect(c.config('db.pool.max')).toBe(10);
+    } finally {
+      await secretClient.close();
+    }
+  });
+
+  it('refuses a bootstrap that carries secrets', () => {
+    const bad = { v: 1, etag: null, revision: 1, snapshot: { service: { slug: 's', kind: 'backend' }, revision: 1, secrets: {} } };
+    expect(() => parseBootstrap(bad)).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
+  });
+});

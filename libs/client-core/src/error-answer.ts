@@ -1,0 +1,62 @@
+/**
+ * How an error answer of the service reads (PROTOCOL §3): its body, and the
+ * code a client raises for it. The clients build their own messages.
+ *
+ * @packageDocumentation
+ */
+import type { VaneErrorCode } from './errors.js';
+
+/** The members of an error body a client uses; any of them may be absent. */
+export interface ErrorBody {
+  /** The `error` member (`"unauthorized"`, `"quarantined"`…). */
+  readonly serverCode: string | undefined;
+  /** The `message` member, for people. */
+  readonly serverMessage: string | undefined;
+  /** A quarantine's `until`, in milliseconds since the epoch. */
+  readonly untilMs: number | undefined;
+}
+
+/** Reads an error answer's body; anything unreadable is absent. */
+export function readErrorBody(text: string): ErrorBody {
+  let doc: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null) doc = parsed as Record<string, unknown>;
+  } catch {
+    // Not an error body: the status alone decides.
+  }
+  const { error, message, until } = doc;
+  const untilMs = typeof until === 'string' ? Date.parse(until) : NaN;
+  return {
+    serverCode: typeof error === 'string' ? error : undefined,
+    serverMessage: typeof message === 'string' ? message : undefined,
+    untilMs: Number.isNaN(untilMs) ? undefined : untilMs,
+  };
+}
+
+/**
+ * The code a client raises for an error answer of a Vane service (one that
+ * carried `Vane-Protocol`): a 429 is `quarantined` or `rate_limited` by its
+ * `error` member alone; a 403 means the A/B add-on only on evaluate-ab.
+ *
+ * @param operation - what was asked (`evaluate-ab` is the only one that changes the answer).
+ */
+export function errorCodeFor(status: number, serverCode: string | undefined, operation: string): VaneErrorCode {
+  switch (status) {
+    case 401:
+      return 'VANE_UNAUTHORIZED';
+    case 402:
+      return 'VANE_BILLING_OVERDUE';
+    case 403:
+      return operation === 'evaluate-ab' ? 'VANE_ADDON_NOT_AVAILABLE' : 'VANE_UNEXPECTED_RESPONSE';
+    case 404:
+      return 'VANE_NOT_FOUND';
+    case 429:
+      return serverCode === 'quarantined' ? 'VANE_QUARANTINED' : 'VANE_RATE_LIMITED';
+    default:
+      return 'VANE_UNEXPECTED_RESPONSE';
+  }
+}
+
+/** The header every answer of a Vane service carries (PROTOCOL §3), lower case. */
+export const PROTOCOL_HEADER = 'vane-protocol';
