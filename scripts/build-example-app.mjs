@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { clearStamp, staleReason, writeStamp } from './build-stamp.mjs';
 
 const require = createRequire(import.meta.url);
@@ -53,10 +53,16 @@ if (reason === undefined) {
 console.log(`${name}: building (${reason})`);
 clearStamp(cwd);
 for (const [script, ...args] of build.steps) {
-  execFileSync(process.execPath, [script, ...args], {
-    cwd,
-    stdio: 'inherit',
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
-  });
+  try {
+    execFileSync(process.execPath, [script, ...args], {
+      cwd,
+      stdio: 'inherit',
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
+    });
+  } catch (err) {
+    // The step printed its errors above; no stack of this script on top of them.
+    console.error(`${name}: build failed (${relative(cwd, script)} ${args.join(' ')}: ${err.status ?? err.signal})`);
+    process.exit(1);
+  }
 }
 writeStamp(cwd);

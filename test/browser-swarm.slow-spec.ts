@@ -2,7 +2,7 @@ import type { LocalServer } from '@vane/server';
 import type { Page, Request } from 'playwright-core';
 import { describeInBrowser, startChromium, type HeadlessChromium } from './support/chromium.js';
 import { patchFlag, startDemoServer, WEB } from './support/browser-apps.js';
-import { startModulePage, type ModulePage } from './support/module-page.js';
+import { moduleLoaded, startModulePage, type BrowserModule, type ModulePage } from './support/module-page.js';
 
 // @vane/browser itself (its built ES modules) in chromium against the local server: a hundred tabs'
 // worth of clients in one browser stay live, and a public key never asks the service for a secret.
@@ -14,6 +14,7 @@ const CLIENTS_PER_PAGE = 25;
 
 /** What the page functions below reach in the page (this project compiles without the DOM library). */
 interface PageScope {
+  vaneBrowser: BrowserModule;
   swarm: Array<{ flag(key: string): boolean; status: { ready: boolean; connected: boolean }; close(): void }>;
 }
 
@@ -43,6 +44,7 @@ describeInBrowser('@vane/browser in chromium', () => {
     const requests: Request[] = [];
     page.on('request', (request) => requests.push(request));
     await page.goto(modules.url);
+    await moduleLoaded(page);
     return { page, requests };
   }
 
@@ -52,7 +54,7 @@ describeInBrowser('@vane/browser in chromium', () => {
       pages.map(({ page }) =>
         page.evaluate(
           async ({ baseUrl, apiKey, count }) => {
-            const { VaneBrowserClient } = (await import('@vane/browser' as string)) as typeof import('@vane/browser');
+            const { VaneBrowserClient } = (globalThis as unknown as PageScope).vaneBrowser;
             const swarm = Array.from({ length: count }, () => new VaneBrowserClient({ baseUrl, apiKey }));
             (globalThis as unknown as PageScope).swarm = swarm;
             await Promise.all(swarm.map((client) => client.start()));
@@ -84,7 +86,7 @@ describeInBrowser('@vane/browser in chromium', () => {
     const before = requests.length;
     const codes = await page.evaluate(
       async ({ baseUrl, publicKey, secretKey }) => {
-        const { VaneBrowserClient } = (await import('@vane/browser' as string)) as typeof import('@vane/browser');
+        const { VaneBrowserClient } = (globalThis as unknown as PageScope).vaneBrowser;
         const code = (read: () => unknown): string => {
           try {
             read();

@@ -1,17 +1,19 @@
 /**
- * A blank page on loopback whose import map resolves `@vane/browser` and
- * `@vane/client-core` to their built ES modules (`libs/<name>/dist/esm`), so
- * a spec or a benchmark can run the browser client itself in chromium, many
- * instances in one page, with no bundler in between.
+ * A blank page on loopback whose import map resolves `@vane/browser` (and
+ * what it imports) to the built ES modules (`libs/<name>/dist/esm`), and
+ * which loads it as `globalThis.vaneBrowser`: a spec can run the browser
+ * client itself in chromium, many instances in one page, with no bundler in
+ * between. Wait for it with {@link moduleLoaded}.
  */
 import { createReadStream, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
 import { join, normalize, sep } from 'node:path';
 import { ROOT } from './samples.js';
 
-/** The workspaces the page can import, by package name. */
-const MODULES = { '@vane/browser': 'browser', '@vane/client-core': 'client-core' } as const;
+/** The workspaces the page can import (@vane/browser and what it imports), by package name. */
+const MODULES = { '@vane/browser': 'browser', '@vane/client-core': 'client-core', '@vane/common': 'common' } as const;
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>modules</title>
@@ -22,7 +24,9 @@ const PAGE = `<!doctype html>
       [`${name}/`, `/libs/${dir}/dist/esm/`],
     ]),
   ),
-})}</script></head><body></body></html>`;
+})}</script>
+<script type="module">import * as browser from '@vane/browser'; globalThis.vaneBrowser = browser;</script>
+</head><body></body></html>`;
 
 /** The page's server: `url` serves the page; `close()` stops it. */
 export interface ModulePage {
@@ -58,4 +62,12 @@ export async function startModulePage(): Promise<ModulePage> {
         server.closeAllConnections();
       }),
   };
+}
+
+/** The `@vane/browser` module, as the page holds it. */
+export type BrowserModule = typeof import('@vane/browser');
+
+/** Waits until the page has loaded `@vane/browser` as `globalThis.vaneBrowser`. */
+export async function moduleLoaded(page: Page): Promise<void> {
+  await page.waitForFunction(() => (globalThis as { vaneBrowser?: unknown }).vaneBrowser !== undefined);
 }
