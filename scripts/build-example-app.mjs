@@ -42,10 +42,17 @@ if (!build) {
   console.error(`usage: build-example-app.mjs ${Object.keys(BUILDS).join(' | ')} [--force]`);
   process.exit(2);
 }
+const name = `${kind} example`;
+// The packages support Node 20.18; Vite 8 needs ^20.19 || >=22.12. On an older Node the Vite app is not
+// built (and `npm start` leaves it out) rather than failing the whole build.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (kind === 'vite' && !((major === 20 && minor >= 19) || (major === 22 && minor >= 12) || major > 22)) {
+  console.log(`${name}: skipped, Vite 8 needs Node ^20.19 || >=22.12 (this is ${process.version})`);
+  process.exit(0);
+}
 const cwd = process.cwd();
 const force = process.argv.includes('--force') || process.env.VANE_FORCE_BUILD === '1';
 const reason = force ? 'forced' : staleReason(cwd, build);
-const name = `${kind} example`;
 if (reason === undefined) {
   console.log(`${name}: up to date`);
   process.exit(0);

@@ -19,6 +19,8 @@
 // read from the child's "listening on" line).
 // VANE_ADMIN_TOKEN (vane-demo-admin-token).
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -133,7 +135,7 @@ Vane demo running:
   web console        ${vaneUrl}/console/  (log in with the admin token; flip flags, edit configs, rotate secrets)
   NestJS sample      ${nestUrl}
   Express sample     ${expressUrl}
-  Vite + React app   ${viteUrl}/?user=u-1  (examples/vite-react: the frontend service web, public key ${publicKey})
+  Vite + React app   ${viteUrl ? `${viteUrl}/?user=u-1  (examples/vite-react: the frontend service web, public key ${publicKey})` : 'not built on this Node (Vite 8 needs ^20.19 || >=22.12)'}
   Next.js app        ${nextUrl}/?user=u-1  (examples/nextjs: server-rendered from the revision it hands the browser)
 
 NestJS sample (sample-app/src):
@@ -180,10 +182,15 @@ async function main() {
   const baseUrl = vaneUrl.replace('127.0.0.1', 'shop.localhost');
   const appEnv = { VANE_BASE_URL: baseUrl, VANE_API_KEY: apiKey, HOST: '127.0.0.1' };
   const browserEnv = { VANE_BASE_URL: vaneUrl.replace('127.0.0.1', 'web.localhost'), VANE_PUBLIC_KEY: publicKey };
+  // The build skips the Vite app on a Node older than Vite 8 accepts: then it is left out here too.
+  const viteBuilt = existsSync(join(root, 'examples/vite-react/dist/index.html'));
+  if (!viteBuilt) console.log('[vite]     not built (Vite 8 needs Node ^20.19 || >=22.12): left out');
   const [nestUrl, expressUrl, viteUrl, nextUrl] = await Promise.all([
     startChild('nest', ['sample-app/dist/main.js'], { ...appEnv, PORT: nestPort }),
     startChild('express', ['sample-app/express/dist/main.js'], { ...appEnv, PORT: expressPort }),
-    startChild('vite', ['examples/vite-react/serve.mjs'], { ...browserEnv, HOST: '127.0.0.1', PORT: vitePort }),
+    viteBuilt
+      ? startChild('vite', ['examples/vite-react/serve.mjs'], { ...browserEnv, HOST: '127.0.0.1', PORT: vitePort })
+      : undefined,
     startChild('next', ['examples/nextjs/server.mjs'], { ...browserEnv, HOST: '127.0.0.1', PORT: nextPort }),
   ]);
   if (!stopping) console.log(tryIt(vaneUrl, nestUrl, expressUrl, viteUrl, nextUrl));

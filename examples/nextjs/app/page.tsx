@@ -2,6 +2,7 @@ import { Storefront } from './storefront';
 import { pageUser, vaneSettings } from './vane-settings';
 import { pageBootstrap } from './vane-server';
 
+// #region page
 /**
  * A server component: it takes one revision of the service (and the user's A/B answers at that
  * revision) as a bootstrap, renders the page from it, and hands the same bootstrap to the browser,
@@ -19,3 +20,4 @@ export default async function Page({
     <Storefront options={{ ...vaneSettings(), user, lastKnownGood: true }} {...(bootstrap && { bootstrap })} />
   );
 }
+// #endregion page

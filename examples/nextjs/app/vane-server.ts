@@ -2,6 +2,7 @@ import { VaneClient, createBrowserBootstrap } from '@vane/client';
 import type { VaneBootstrap, VaneUser } from '@vane/browser';
 import { AB_FLAGS, vaneSettings } from './vane-settings';
 
+// #region server-client
 /**
  * The server's own Vane client, one per server process: it holds the service's values in memory and
  * keeps them live over its stream, so rendering a page asks the service for nothing but the A/B answers
@@ -32,3 +33,4 @@ export async function pageBootstrap(user: VaneUser): Promise<VaneBootstrap | und
     return undefined;
   }
 }
+// #endregion server-client

@@ -5,6 +5,7 @@ import { createRoot } from 'react-dom/client';
 import { Storefront } from './storefront';
 import { pageUser, settings } from './settings';
 
+// #region client
 // One client for the page, created before React renders: a public key only (an svs_ key throws here).
 // `lastKnownGood` keeps the last values in localStorage, so a reload while the service is down still
 // shows them (marked stale).
@@ -24,3 +25,4 @@ createRoot(document.getElementById('root')!).render(
 
 // The first values come from the stored copy or the first sync; until then the page shows its defaults.
 vane.start().catch((err: unknown) => console.error('vane: no values yet, retrying in the background', err));
+// #endregion client
