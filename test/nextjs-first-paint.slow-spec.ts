@@ -24,10 +24,16 @@ const WAIT_MS = 15_000;
 /**
  * Installed before any script of the page runs: records every change to the page that is not the parser
  * adding what the server sent (an attribute set or changed, text changed, a node removed), outside
- * `<head>` and the scripts Next streams in. A flip at hydration is one of these.
+ * `<head>`, the scripts Next streams in and the connection status (`connecting` until the stream is
+ * open). A flip at hydration is one of these.
  */
 function recordChangesFromTheStart(): void {
-  type Node = { nodeName: string; parentNode: Node | null; textContent: string | null };
+  type Node = {
+    nodeName: string;
+    parentNode: Node | null;
+    textContent: string | null;
+    getAttribute?(name: string): string | null;
+  };
   type Record = {
     type: string;
     target: Node;
@@ -43,7 +49,11 @@ function recordChangesFromTheStart(): void {
     };
   };
   const ignored = (node: Node | null): boolean => {
-    for (let at = node; at; at = at.parentNode) if (['HEAD', 'SCRIPT', 'TEMPLATE'].includes(at.nodeName)) return true;
+    for (let at = node; at; at = at.parentNode) {
+      if (['HEAD', 'SCRIPT', 'TEMPLATE'].includes(at.nodeName)) return true;
+      // The connection status changes as the client connects: not a value.
+      if (at.getAttribute?.('data-testid') === 'status') return true;
+    }
     return false;
   };
   scope.changes = [];

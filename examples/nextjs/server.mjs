@@ -6,7 +6,7 @@
 // (http://web.localhost:4400, the demo seed's frontend service), VANE_PUBLIC_KEY (svp_web_local_public);
 // PORT (3100; 0 picks a free one), HOST (127.0.0.1).
 // Prints `nextjs example listening on http://<host>:<port>` once it accepts connections.
-// SIGTERM or SIGINT: stops accepting connections, closes idle ones, exits 0.
+// SIGTERM or SIGINT: stops accepting connections, closes idle ones (the rest after a second), exits 0.
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
@@ -35,6 +35,9 @@ server.listen(Number(process.env.PORT ?? 3100), host, () => {
         process.exit(0);
       });
       server.closeIdleConnections();
+      // A browser may hold a socket open on which it has sent nothing yet (a preconnect): not idle to
+      // Node, it would hold the close until its timeout. Requests in flight get a moment to finish.
+      setTimeout(() => server.closeAllConnections(), 1000).unref();
     });
   }
   console.log(`nextjs example listening on http://${host}:${server.address().port}`);

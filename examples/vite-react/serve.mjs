@@ -7,7 +7,7 @@
 // Environment: VANE_BASE_URL (http://web.localhost:4400, the demo seed's frontend service),
 // VANE_PUBLIC_KEY (svp_web_local_public), PORT (5173; 0 picks a free one), HOST (127.0.0.1).
 // Prints `vite-react example listening on http://<host>:<port>` once it accepts connections.
-// SIGTERM or SIGINT: stops accepting connections, closes idle ones, exits 0.
+// SIGTERM or SIGINT: stops accepting connections, closes idle ones (the rest after a second), exits 0.
 import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
@@ -64,6 +64,9 @@ server.listen(Number(process.env.PORT ?? 5173), host, () => {
       console.log(`${signal}: closing`);
       server.close(() => console.log('vite-react example stopped'));
       server.closeIdleConnections();
+      // A browser may hold a socket open on which it has sent nothing yet (a preconnect): not idle to
+      // Node, it would hold the close until its timeout. Requests in flight get a moment to finish.
+      setTimeout(() => server.closeAllConnections(), 1000).unref();
     });
   }
   console.log(`vite-react example listening on http://${host}:${server.address().port}`);

@@ -20,7 +20,15 @@ export function Storefront({ options, bootstrap }: { options: VaneBrowserOptions
 function Header() {
   const color = useConfig('theme.color', '#444444');
   const { status } = useVane();
-  const state = !status.ready ? 'loading' : status.stale ? 'stale' : status.connected ? 'live' : 'polling';
+  const state = !status.ready
+    ? 'loading'
+    : status.stale
+      ? 'stale'
+      : status.connected
+        ? 'live'
+        : status.mode === 'polling'
+          ? 'polling'
+          : 'connecting';
   return (
     <header style={{ borderBottom: `6px solid ${color}` }}>
       <h1>Vane in a Next.js app (App Router)</h1>
@@ -28,8 +36,8 @@ function Header() {
         Theme color (config <code>theme.color</code>): <span data-testid="theme-color">{color}</span>
       </p>
       <p data-testid="status" data-state={state} data-revision={status.revision}>
-        {state === 'stale' ? 'Stale: the service is unreachable, showing the last values' : `Values: ${state}`} (revision{' '}
-        {status.revision})
+        {state === 'stale' ? 'Stale: the service is unreachable, showing the last values' : `Values: ${state}`}{' '}
+        (revision {status.revision})
       </p>
     </header>
   );

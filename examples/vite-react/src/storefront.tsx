@@ -26,7 +26,15 @@ export function Storefront() {
 /** Live, stale (the service unreachable: the last values stay) or not started yet. */
 function ConnectionStatus() {
   const { status } = useVane();
-  const state = !status.ready ? 'loading' : status.stale ? 'stale' : status.connected ? 'live' : 'polling';
+  const state = !status.ready
+    ? 'loading'
+    : status.stale
+      ? 'stale'
+      : status.connected
+        ? 'live'
+        : status.mode === 'polling'
+          ? 'polling'
+          : 'connecting';
   return (
     <p data-testid="status" data-state={state} data-revision={status.revision}>
       {state === 'stale' ? 'Stale: the service is unreachable, showing the last values' : `Values: ${state}`}
