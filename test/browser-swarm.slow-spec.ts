@@ -74,7 +74,9 @@ describeInBrowser('@vane/browser in chromium', () => {
     }
     const connected = await Promise.all(
       pages.map(({ page }) =>
-        page.evaluate(() => (globalThis as unknown as PageScope).swarm.filter((client) => client.status.connected).length),
+        page.evaluate(
+          () => (globalThis as unknown as PageScope).swarm.filter((client) => client.status.connected).length,
+        ),
       ),
     );
     expect(connected).toEqual(Array.from({ length: PAGES }, () => CLIENTS_PER_PAGE));

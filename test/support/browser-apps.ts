@@ -175,6 +175,7 @@ export async function usersInEachVariant(server: Pick<LocalServer, 'port'>): Pro
     if (answer.status !== 200) throw new Error(`evaluate-ab: ${answer.status} ${answer.text}`);
     found[answer.body.results['new-hero'] === true ? 'b' : 'a'] ??= `u-${i}`;
   }
-  if (found.a === undefined || found.b === undefined) throw new Error('no user in each variant of new-hero among u-1…u-64');
+  if (found.a === undefined || found.b === undefined)
+    throw new Error('no user in each variant of new-hero among u-1…u-64');
   return { a: found.a, b: found.b };
 }

@@ -8,6 +8,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type * as VaneBrowser from '@vane/browser';
 import type { Page } from 'playwright-core';
 import { join, normalize, sep } from 'node:path';
 import { ROOT } from './samples.js';
@@ -65,7 +66,7 @@ export async function startModulePage(): Promise<ModulePage> {
 }
 
 /** The `@vane/browser` module, as the page holds it. */
-export type BrowserModule = typeof import('@vane/browser');
+export type BrowserModule = typeof VaneBrowser;
 
 /** Waits until the page has loaded `@vane/browser` as `globalThis.vaneBrowser`. */
 export async function moduleLoaded(page: Page): Promise<void> {

@@ -16,8 +16,6 @@ export default async function Page({
 }) {
   const user = pageUser(await searchParams);
   const bootstrap = await pageBootstrap(user);
-  return (
-    <Storefront options={{ ...vaneSettings(), user, lastKnownGood: true }} {...(bootstrap && { bootstrap })} />
-  );
+  return <Storefront options={{ ...vaneSettings(), user, lastKnownGood: true }} {...(bootstrap && { bootstrap })} />;
 }
 // #endregion page

@@ -17,7 +17,6 @@ export const AB_FLAGS = ['new-hero'] as const;
 
 /** The page's user, from `?user=` and `?country=` (a real app takes them from its session). */
 export function pageUser(query: Record<string, string | string[] | undefined>): VaneUser {
-  const one = (value: string | string[] | undefined): string | undefined =>
-    Array.isArray(value) ? value[0] : value;
+  const one = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
   return { userId: one(query['user']) || 'guest', attributes: { country: one(query['country']) } };
 }

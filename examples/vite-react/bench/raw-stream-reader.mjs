@@ -18,7 +18,8 @@ const req = request(
     res.setEncoding('utf8');
     res.on('data', (chunk) => {
       const at = performance.timeOrigin + performance.now();
-      for (const _ of chunk.matchAll(/^event: patch$/gm)) process.send({ patchAt: at });
+      const patches = chunk.match(/^event: patch$/gm)?.length ?? 0;
+      for (let i = 0; i < patches; i++) process.send({ patchAt: at });
     });
     process.send({ open: res.statusCode });
   },
