@@ -3,17 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LocalServer } from '@vane/server';
 import { send } from './support/http.js';
-import { describeInBrowser, startChromium, type HeadlessChromium } from './support/chromium.js';
+import { describeInBrowser } from './support/chromium.js';
 import {
-  BUILD_HOOK_MS,
-  buildBrowserApps,
+  builtAppsInChromium,
   patchFlag,
   shownValues,
   startBrowserApp,
   startDemoServer,
   waitForState,
 } from './support/browser-apps.js';
-import { killLeftovers } from './support/process.js';
 
 // The Vite example (its client keeps a last-known-good copy in localStorage) while the service goes away
 // and comes back: the page keeps its values and says they are stale; a reload while the service is down
@@ -29,21 +27,14 @@ const CATCH_UP_MS = 120_000;
 describeInBrowser('the Vite example while the service is down and back', () => {
   jest.setTimeout(CATCH_UP_MS + 6 * WAIT_MS);
 
-  let chromium: HeadlessChromium;
+  const chromium = builtAppsInChromium();
   let server: LocalServer | undefined;
   let dir: string;
-
-  beforeAll(async () => {
-    buildBrowserApps();
-    chromium = await startChromium();
-  }, BUILD_HOOK_MS);
-  afterAll(() => chromium?.close());
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'vane-outage-'));
   });
   afterEach(async () => {
-    await killLeftovers();
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -55,7 +46,7 @@ describeInBrowser('the Vite example while the service is down and back', () => {
     // A change before the outage, so that what the page keeps is not the seed's.
     await patchFlag(server, 'dark-mode', { is_enabled: false });
     const app = await startBrowserApp('vite', server);
-    const page = await chromium.context.newPage();
+    const page = await chromium().context.newPage();
     page.setDefaultTimeout(WAIT_MS);
     await page.goto(`${app.url}/?user=u-1`);
     await waitForState(page, 'live', server.revision('web'));
@@ -69,7 +60,7 @@ describeInBrowser('the Vite example while the service is down and back', () => {
     expect(await shownValues(page)).toMatchObject({ darkMode: false, themeColor: '#0b5fff', variant: live.variant });
 
     // Another tab of the same browser, opened while the service is down: the values stored by the first.
-    const reloaded = await chromium.context.newPage();
+    const reloaded = await chromium().context.newPage();
     reloaded.setDefaultTimeout(WAIT_MS);
     await reloaded.goto(`${app.url}/?user=u-1`);
     await waitForState(reloaded, 'stale');

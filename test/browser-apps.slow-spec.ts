@@ -1,10 +1,9 @@
 import type { LocalServer } from '@vane/server';
 import type { Page, Request } from 'playwright-core';
 import { send } from './support/http.js';
-import { describeInBrowser, startChromium, type HeadlessChromium } from './support/chromium.js';
+import { describeInBrowser } from './support/chromium.js';
 import {
-  BUILD_HOOK_MS,
-  buildBrowserApps,
+  builtAppsInChromium,
   patchFlag,
   shownValues,
   startBrowserApp,
@@ -14,7 +13,6 @@ import {
   type BrowserAppKind,
   type RunningBrowserApp,
 } from './support/browser-apps.js';
-import { killLeftovers } from './support/process.js';
 
 // The example apps (examples/vite-react, examples/nextjs), built for production, in headless chromium
 // against the local server on the demo seed: the frontend service `web`, its public key. What a visitor
@@ -27,28 +25,19 @@ const WAIT_MS = 15_000;
 describeInBrowser('the browser example apps, built for production, in headless chromium', () => {
   jest.setTimeout(6 * WAIT_MS);
 
-  let chromium: HeadlessChromium;
+  const chromium = builtAppsInChromium();
   let server: LocalServer;
   let users: { a: string; b: string };
-
-  beforeAll(async () => {
-    buildBrowserApps();
-    chromium = await startChromium();
-  }, BUILD_HOOK_MS);
-  afterAll(() => chromium?.close());
 
   beforeEach(async () => {
     server = await startDemoServer();
     users = await usersInEachVariant(server);
   });
-  afterEach(async () => {
-    await killLeftovers();
-    await server.close();
-  });
+  afterEach(() => server.close());
 
   /** Opens the app as `user`; resolves once the page is live. Every request the page makes is in `requests`. */
   async function open(app: RunningBrowserApp, user: string): Promise<{ page: Page; requests: Request[] }> {
-    const page = await chromium.context.newPage();
+    const page = await chromium().context.newPage();
     page.setDefaultTimeout(WAIT_MS);
     const requests: Request[] = [];
     page.on('request', (request) => requests.push(request));

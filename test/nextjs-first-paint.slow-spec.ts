@@ -1,18 +1,17 @@
 import type { LocalServer } from '@vane/server';
 import type { Request } from 'playwright-core';
 import { get } from './support/http.js';
-import { describeInBrowser, startChromium, type HeadlessChromium } from './support/chromium.js';
+import { describeInBrowser } from './support/chromium.js';
 import {
-  BUILD_HOOK_MS,
-  buildBrowserApps,
+  builtAppsInChromium,
   patchFlag,
   shownValues,
   startBrowserApp,
   startDemoServer,
   usersInEachVariant,
+  variantsOf,
   waitForState,
 } from './support/browser-apps.js';
-import { killLeftovers } from './support/process.js';
 
 // The Next.js example (App Router, built for production): its server component fetches one revision of
 // the service as a bootstrap (the user's A/B answers included), renders from it and hands it to the
@@ -83,30 +82,18 @@ function recordChangesFromTheStart(): void {
 describeInBrowser('the Next.js example: server-rendered from the revision it hands the browser', () => {
   jest.setTimeout(6 * WAIT_MS);
 
-  let chromium: HeadlessChromium;
+  const chromium = builtAppsInChromium();
   let server: LocalServer;
-
-  beforeAll(async () => {
-    buildBrowserApps();
-    chromium = await startChromium();
-  }, BUILD_HOOK_MS);
-  afterAll(() => chromium?.close());
 
   beforeEach(async () => {
     server = await startDemoServer();
   });
-  afterEach(async () => {
-    await killLeftovers();
-    await server.close();
-  });
+  afterEach(() => server.close());
 
   it("the first HTML holds each user's variant and the service's values", async () => {
     const app = await startBrowserApp('next', server);
     const users = await usersInEachVariant(server);
-    for (const [user, variant] of [
-      [users.a, 'A'],
-      [users.b, 'B'],
-    ] as const) {
+    for (const [user, variant] of variantsOf(users)) {
       const html = (await get(`${app.url}/?user=${user}`)).text;
       expect(html).toContain(`data-testid="hero" data-variant="${variant}"`);
       expect(html).toContain('data-testid="dark-mode"');
@@ -120,11 +107,8 @@ describeInBrowser('the Next.js example: server-rendered from the revision it han
   it('hydration flips nothing (an observer installed before any script records no change), and the browser asks the service for nothing but its stream', async () => {
     const app = await startBrowserApp('next', server);
     const users = await usersInEachVariant(server);
-    for (const [user, variant] of [
-      [users.a, 'A'],
-      [users.b, 'B'],
-    ] as const) {
-      const page = await chromium.context.newPage();
+    for (const [user, variant] of variantsOf(users)) {
+      const page = await chromium().context.newPage();
       page.setDefaultTimeout(WAIT_MS);
       await page.addInitScript(recordChangesFromTheStart);
       const toVane: Request[] = [];

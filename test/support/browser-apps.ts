@@ -10,8 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from '@vane/server';
 import type { Page } from 'playwright-core';
+import { startChromium, type HeadlessChromium } from './chromium.js';
 import { send } from './http.js';
-import { spawnNode, type Proc } from './process.js';
+import { killLeftovers, spawnNode, type Proc } from './process.js';
 import { DEMO_SEED, ROOT, baseEnv } from './samples.js';
 
 /** Each app: its folder, its build, its production server and the line that server prints once it listens. */
@@ -49,8 +50,24 @@ export function buildBrowserApps(): void {
   }
 }
 
-/** The bound for `beforeAll` around {@link buildBrowserApps}. */
-export const BUILD_HOOK_MS = 2 * BUILD_TIMEOUT_MS + 10_000;
+/**
+ * The hooks of a spec that opens the apps: before its tests, both apps built (a no-op when up to date)
+ * and chromium started; after each test, the app servers it started stopped; at the end, chromium
+ * closed. Returns the browser, for use inside tests.
+ */
+export function builtAppsInChromium(): () => HeadlessChromium {
+  const browser: { chromium?: HeadlessChromium } = {};
+  beforeAll(
+    async () => {
+      buildBrowserApps();
+      browser.chromium = await startChromium();
+    },
+    2 * BUILD_TIMEOUT_MS + 30_000,
+  );
+  afterAll(() => browser.chromium?.close());
+  afterEach(() => killLeftovers());
+  return () => browser.chromium!;
+}
 
 /** The token the specs' servers take for the admin API. */
 export const ADMIN_TOKEN = 'browser-apps-spec-token';
@@ -155,6 +172,17 @@ export async function waitForState(
 /** The few DOM members the page functions here use (this project compiles without the DOM library). */
 interface DomLike {
   querySelector(selector: string): { getAttribute(name: string): string | null } | null;
+}
+
+/** Each user of {@link usersInEachVariant} with the variant the page must show them. */
+export function variantsOf(users: {
+  a: string;
+  b: string;
+}): ReadonlyArray<readonly [user: string, variant: 'A' | 'B']> {
+  return [
+    [users.a, 'A'],
+    [users.b, 'B'],
+  ];
 }
 
 /**
