@@ -3,7 +3,7 @@ import { startLocalServer, type LocalServer } from '@vane/server';
 import { TEST_KEYS, TEST_SECRET_VALUES, adminRequest, testSeed, until, waitForEvent } from '@vane/server/testing';
 import { FaultProxy, rawResponse } from '@vane/test-harness';
 import { VaneBrowserClient, createBootstrap, parseBootstrap, type VaneBrowserOptions } from '../src/index.js';
-import { FakeDocument, MemoryStorage, loopbackFetch, type LoopbackFetch } from './loopback-fetch.js';
+import { FakeDocument, MemoryStorage, loopbackFetch, type LoopbackFetch } from '../../../test/support/loopback-fetch.js';
 
 /**
  * `@vane/browser` in Node, with its `fetch`, against the real local server
