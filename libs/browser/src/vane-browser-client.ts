@@ -299,10 +299,16 @@ export class VaneBrowserClient {
       if (this.#cacheRevision === revision) for (const key of batch) this.#cache.set(`${key}\0${context}`, results[key]!);
     }
     for (const key of plan.keys) results[key] ??= false;
+    // Answers for the page's user are what `abFlag` serves from now on.
+    if (context === this.#userKey()) {
+      let changed = false;
+      for (const key of plan.keys) changed = this.#remember(key, results[key]!) || changed;
+      if (changed) this.#emit(NO_KEYS, NO_KEYS, true, false);
+    }
     return results;
   }
 
-  /** Changes the page's user: `abFlag` answers follow (asked again). */
+  /** Changes the page's user: `abFlag` answers follow (asked again; `evaluateAb` for this user fills them too). */
   setUser(user: VaneUser | undefined): void {
     const next = user ? normalizeAbContext(user) : undefined;
     const asked = [...this.#answers.keys()];
@@ -416,17 +422,8 @@ export class VaneBrowserClient {
     this.#askTimer ??= setTimeout(() => {
       this.#askTimer = undefined;
       const keys = [...this.#asking];
-      const userKey = this.#userKey();
       this.#asking.clear();
-      this.evaluateAb(keys).then(
-        (results) => {
-          if (this.#userKey() !== userKey) return;
-          let changed = false;
-          for (const key of keys) changed = this.#remember(key, results[key] === true) || changed;
-          if (changed) this.#emit(NO_KEYS, NO_KEYS, true, false);
-        },
-        (error: unknown) => this.#failed(error),
-      );
+      this.evaluateAb(keys).catch((error: unknown) => this.#failed(error));
     }, 0);
   }
 
