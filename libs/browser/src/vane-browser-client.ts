@@ -171,7 +171,8 @@ export class VaneBrowserClient {
     this.#s = checkSettings(options);
     const fetchFn = options.fetch ?? globalThis.fetch;
     if (typeof fetchFn !== 'function') throw new InvalidArgumentError('fetch is not available: pass options.fetch');
-    this.#fetch = fetchFn;
+    // Called as a plain function: a browser's fetch throws "Illegal invocation" when called as a method of another object.
+    this.#fetch = (input, init) => fetchFn(input, init);
     this.#now = options.now ?? Date.now;
     this.#stream = options.stream ?? true;
     this.#doc = options.document ?? (globalThis as { document?: VaneBrowserOptions['document'] }).document;
