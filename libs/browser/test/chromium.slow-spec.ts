@@ -4,6 +4,14 @@ import type { Page } from 'playwright-core';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { TEST_KEYS, adminRequest, testSeed } from '@vane/server/testing';
 import { describeInBrowser, startChromium, type HeadlessChromium } from '../../../test/support/chromium.js';
+import type * as Vane from '../src/index.js';
+
+/** What the page's scripts see, typed without the DOM library (these specs compile for Node; the functions passed to the page are serialised, so each names `globalThis` itself). */
+interface PageGlobals {
+  Vane: typeof Vane;
+  vane: Vane.VaneBrowserClient;
+  document: { getElementById(id: string): { textContent: string | null } | null };
+}
 
 /**
  * The built package (dist/esm, bundled by esbuild as an app's bundler
@@ -57,11 +65,11 @@ describeInBrowser('@vane/browser in Chromium', () => {
     const baseUrl = `http://shop.localhost:${server.port}`;
     await page.evaluate(
       async ({ baseUrl, apiKey }) => {
-        const w = window as unknown as { Vane: typeof import('../src/index.js'); vane: unknown };
+        const w = globalThis as unknown as PageGlobals;
         const client = new w.Vane.VaneBrowserClient({ baseUrl, apiKey });
         w.vane = client;
         await client.start();
-        const out = document.getElementById('out')!;
+        const out = w.document.getElementById('out')!;
         const render = (): void => {
           out.textContent = `${client.flag('new-checkout')} ${String(client.config('banner.text'))}`;
         };
@@ -71,18 +79,22 @@ describeInBrowser('@vane/browser in Chromium', () => {
       { baseUrl, apiKey: TEST_KEYS.shopPublic },
     );
     expect(await page.textContent('#out')).toBe('true null');
-    await page.waitForFunction(() => (window as unknown as { vane: { status: { connected: boolean } } }).vane.status.connected, undefined, {
+    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).vane.status.connected, undefined, {
       timeout: 20_000,
     });
 
     await adminRequest(server, 'PUT', '/services/shop/configs/banner.text', { value: 'from chromium' });
-    await page.waitForFunction(() => document.getElementById('out')?.textContent === 'true from chromium', undefined, {
-      timeout: 20_000,
-    });
+    await page.waitForFunction(
+      () => (globalThis as unknown as PageGlobals).document.getElementById('out')?.textContent === 'true from chromium',
+      undefined,
+      {
+        timeout: 20_000,
+      },
+    );
 
     const before = requests.length;
     const codes = await page.evaluate(async () => {
-      const client = (window as unknown as { vane: import('../src/index.js').VaneBrowserClient }).vane;
+      const client = (globalThis as unknown as PageGlobals).vane;
       const seen: string[] = [];
       try {
         client.secret('stripe.api_key');

@@ -24,7 +24,5 @@ it(`@vane/browser with @vane/react stays within ${SIZE_BUDGETS['@vane/browser + 
 });
 
 it('the browser entry pulls in no Node built-in', async () => {
-  await expect(
-    bundleSize(`export * from '@vane/browser';`, root, { tsconfig, external: [] }),
-  ).resolves.toBeDefined();
+  await expect(bundleSize(`export * from '@vane/browser';`, root, { tsconfig, external: [] })).resolves.toBeDefined();
 });

@@ -16,7 +16,13 @@ describe('bootstrap', () => {
     expect(JSON.stringify(json)).not.toContain('stripe');
     const { secrets: _secrets, ...expected } = wire;
     expect(JSON.parse(JSON.stringify(json))).toEqual(expected);
-    const read = readBootstrap({ v: 1, snapshot: json, etag: '"e"', revision: 7, ab: { userId: 'u', attributes: {}, results: { x: true } } });
+    const read = readBootstrap({
+      v: 1,
+      snapshot: json,
+      etag: '"e"',
+      revision: 7,
+      ab: { userId: 'u', attributes: {}, results: { x: true } },
+    });
     expect(read.snapshot.configs.get('db.pool.max')).toBe(10);
     expect(read.snapshot.flags.get('new-checkout')?.isActive).toBe(true);
     expect(read.ab?.results).toEqual({ x: true });
@@ -25,10 +31,22 @@ describe('bootstrap', () => {
   it.each([
     [{ v: 2 }, 'bootstrap: expected an object with v: 1'],
     [{ v: 1, snapshot: wire, etag: null, revision: 7 }, 'bootstrap.snapshot.secrets'],
-    [{ v: 1, snapshot: { ...wire, secrets: undefined, revision: -1 }, etag: null, revision: -1 }, 'bootstrap.snapshot: $.revision'],
+    [
+      { v: 1, snapshot: { ...wire, secrets: undefined, revision: -1 }, etag: null, revision: -1 },
+      'bootstrap.snapshot: $.revision',
+    ],
     [{ v: 1, snapshot: { ...wire, secrets: undefined }, etag: 5, revision: 7 }, 'bootstrap.etag'],
     [{ v: 1, snapshot: { ...wire, secrets: undefined }, etag: null, revision: 8 }, 'bootstrap.revision'],
-    [{ v: 1, snapshot: { ...wire, secrets: undefined }, etag: null, revision: 7, ab: { userId: 'u', results: { x: 'yes' } } }, 'bootstrap.ab.results["x"]'],
+    [
+      {
+        v: 1,
+        snapshot: { ...wire, secrets: undefined },
+        etag: null,
+        revision: 7,
+        ab: { userId: 'u', results: { x: 'yes' } },
+      },
+      'bootstrap.ab.results["x"]',
+    ],
   ])('refuses a malformed bootstrap, naming the member (%#)', (doc, message) => {
     expect(() => readBootstrap(doc)).toThrow(InvalidArgumentError);
     expect(() => readBootstrap(doc)).toThrow(message);

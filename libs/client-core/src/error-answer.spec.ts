@@ -21,6 +21,10 @@ describe('error answers', () => {
       untilMs: Date.parse('2026-11-29T10:00:00Z'),
     });
     expect(readErrorBody('<html>')).toEqual({ serverCode: undefined, serverMessage: undefined, untilMs: undefined });
-    expect(readErrorBody('{"error":5,"until":"soon"}')).toEqual({ serverCode: undefined, serverMessage: undefined, untilMs: undefined });
+    expect(readErrorBody('{"error":5,"until":"soon"}')).toEqual({
+      serverCode: undefined,
+      serverMessage: undefined,
+      untilMs: undefined,
+    });
   });
 });

@@ -2,7 +2,10 @@ import { goawayDelayMs, readStreamEvent, resyncNeeded } from './stream-events.js
 
 describe('readStreamEvent', () => {
   it('reads goaway with its delay clamped to 0–60000, 1000 when unreadable', () => {
-    expect(readStreamEvent({ event: 'goaway', data: '{"reconnect_in_ms":2500}' })).toEqual({ type: 'goaway', delayMs: 2500 });
+    expect(readStreamEvent({ event: 'goaway', data: '{"reconnect_in_ms":2500}' })).toEqual({
+      type: 'goaway',
+      delayMs: 2500,
+    });
     expect(goawayDelayMs('{"reconnect_in_ms":600000}')).toBe(60_000);
     expect(goawayDelayMs('{"reconnect_in_ms":-5}')).toBe(0);
     expect(goawayDelayMs('{"reconnect_in_ms":"soon"}')).toBe(1000);
@@ -18,7 +21,10 @@ describe('readStreamEvent', () => {
     const ok = readStreamEvent({ event: 'patch', data: '{"base":1,"revision":2,"configs":{"a.b":3}}' });
     expect(ok.type === 'patch' && ok.patch.configs.get('a.b')).toBe(3);
     expect(readStreamEvent({ event: 'patch', data: '{' })).toEqual({ type: 'malformed', problem: 'not valid JSON' });
-    const bad = readStreamEvent({ event: 'patch', data: '{"base":1,"revision":2,"secrets":{"s":{"type":"text","value":7,"version":1}}}' });
+    const bad = readStreamEvent({
+      event: 'patch',
+      data: '{"base":1,"revision":2,"secrets":{"s":{"type":"text","value":7,"version":1}}}',
+    });
     expect(bad).toEqual({ type: 'malformed', problem: expect.stringContaining('$.secrets["s"].value') });
   });
 

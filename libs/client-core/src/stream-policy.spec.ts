@@ -23,7 +23,11 @@ describe('decideStreamFailure', () => {
 
   it('enters the fallback again when the failure ends a connected stream', () => {
     const step = { failures: 5, delayMs: 8000, afterHealthy: false };
-    expect(decideStreamFailure(step, undefined, true, settings)).toEqual({ type: 'fallback', delayMs: 60_000, entered: true });
+    expect(decideStreamFailure(step, undefined, true, settings)).toEqual({
+      type: 'fallback',
+      delayMs: 60_000,
+      entered: true,
+    });
   });
 
   it('waits as long as the service asked, and never less than the backoff', () => {

@@ -60,7 +60,9 @@ describe('package manifest', () => {
     };
     visit(join(root, 'src/web/index.ts'));
     for (const file of reach)
-      expect(readFileSync(file, 'utf8')).not.toMatch(/^import (?!type ).*from '(@vane\/client'|@vane\/client\/|@openfeature\/server-sdk)/m);
+      expect(readFileSync(file, 'utf8')).not.toMatch(
+        /^import (?!type ).*from '(@vane\/client'|@vane\/client\/|@openfeature\/server-sdk)/m,
+      );
   });
 
   it('relative imports carry a .js suffix (ESM build), and nothing uses import.meta, __dirname or top-level await', () => {

@@ -52,7 +52,7 @@ it('emits ConfigurationChanged with the keys of a new revision', async () => {
       OpenFeature.addHandler(ProviderEvents.ConfigurationChanged, listener);
       return () => OpenFeature.removeHandler(ProviderEvents.ConfigurationChanged, listener);
     },
-    (details) => details?.flagsChanged?.includes('banner.text') === true,
+    (details) => (details?.flagsChanged as string[] | undefined)?.includes('banner.text') === true,
     { timeoutMs: 10_000 },
   );
   await adminRequest(server, 'PUT', '/services/shop/configs/banner.text', { value: 'hello' });

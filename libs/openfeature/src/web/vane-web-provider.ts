@@ -71,7 +71,9 @@ export class VaneWebProvider implements Provider {
     this.client =
       'client' in options
         ? options.client
-        : new VaneBrowserClient(options.bootstrap ? { ...options.options, bootstrap: options.bootstrap } : options.options);
+        : new VaneBrowserClient(
+            options.bootstrap ? { ...options.options, bootstrap: options.bootstrap } : options.options,
+          );
     this.#ab = new Set(options.abKeys ?? []);
   }
 
@@ -85,7 +87,8 @@ export class VaneWebProvider implements Provider {
   /** The context changed: the client's user follows; A/B answers for `abKeys` are asked before it resolves. */
   async onContextChange(_oldContext: EvaluationContext, newContext: EvaluationContext): Promise<void> {
     this.#setUser(newContext);
-    if (this.#ab.size > 0 && this.client.status.ready) await this.client.evaluateAb([...this.#ab]).catch(() => undefined);
+    if (this.#ab.size > 0 && this.client.status.ready)
+      await this.client.evaluateAb([...this.#ab]).catch(() => undefined);
   }
 
   /** Stops relaying; closes the client if the provider created it. */
@@ -165,7 +168,9 @@ export class VaneWebProvider implements Provider {
   #relay(update: VaneUpdate): void {
     const keys = [...update.flags, ...update.configs];
     if (keys.length > 0 || update.ab)
-      this.events.emit(ProviderEvents.ConfigurationChanged, { flagsChanged: update.ab ? [...keys, ...this.#ab] : keys });
+      this.events.emit(ProviderEvents.ConfigurationChanged, {
+        flagsChanged: update.ab ? [...keys, ...this.#ab] : keys,
+      });
     const stale = this.client.status.stale;
     if (stale !== this.#stale) {
       this.#stale = stale;
