@@ -45,7 +45,14 @@ export default tseslint.config(
   },
   {
     // Tests may use `any` for hostile inputs and non-null assertions on fixtures.
-    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.slow-spec.ts', '**/test/**/*.ts', '**/bench/**/*.ts'],
+    files: [
+      '**/*.spec.ts',
+      '**/*.spec.tsx',
+      '**/*.e2e-spec.ts',
+      '**/*.slow-spec.ts',
+      '**/test/**/*.ts',
+      '**/bench/**/*.ts',
+    ],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',

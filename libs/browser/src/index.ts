@@ -15,7 +15,12 @@ export { createBootstrap, parseBootstrap } from './bootstrap.js';
 export type { CreateBootstrapOptions } from './bootstrap.js';
 export { VaneServiceError } from './errors.js';
 export type { VaneServiceErrorOptions } from './errors.js';
-export { VaneError, PublicKeySecretAccessError, SecretKeyInBrowserError, InvalidArgumentError } from '@vane/client-core';
+export {
+  VaneError,
+  PublicKeySecretAccessError,
+  SecretKeyInBrowserError,
+  InvalidArgumentError,
+} from '@vane/client-core';
 export type {
   AbResults,
   BootstrapAb,

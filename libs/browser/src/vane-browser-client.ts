@@ -171,7 +171,8 @@ export class VaneBrowserClient {
     this.#s = checkSettings(options);
     const fetchFn = options.fetch ?? globalThis.fetch;
     if (typeof fetchFn !== 'function') throw new InvalidArgumentError('fetch is not available: pass options.fetch');
-    this.#fetch = fetchFn;
+    // Called as a plain function: a browser's fetch throws "Illegal invocation" when called as a method of another object.
+    this.#fetch = (input, init) => fetchFn(input, init);
     this.#now = options.now ?? Date.now;
     this.#stream = options.stream ?? true;
     this.#doc = options.document ?? (globalThis as { document?: VaneBrowserOptions['document'] }).document;
@@ -296,13 +297,20 @@ export class VaneBrowserClient {
         attributes: who.attributes,
       });
       readAbResults(await res.json(), batch, results);
-      if (this.#cacheRevision === revision) for (const key of batch) this.#cache.set(`${key}\0${context}`, results[key]!);
+      if (this.#cacheRevision === revision)
+        for (const key of batch) this.#cache.set(`${key}\0${context}`, results[key]!);
     }
     for (const key of plan.keys) results[key] ??= false;
+    // Answers for the page's user are what `abFlag` serves from now on.
+    if (context === this.#userKey()) {
+      let changed = false;
+      for (const key of plan.keys) changed = this.#remember(key, results[key]!) || changed;
+      if (changed) this.#emit(NO_KEYS, NO_KEYS, true, false);
+    }
     return results;
   }
 
-  /** Changes the page's user: `abFlag` answers follow (asked again). */
+  /** Changes the page's user: `abFlag` answers follow (asked again; `evaluateAb` for this user fills them too). */
   setUser(user: VaneUser | undefined): void {
     const next = user ? normalizeAbContext(user) : undefined;
     const asked = [...this.#answers.keys()];
@@ -335,7 +343,10 @@ export class VaneBrowserClient {
   }
 
   /** Calls `listener` when the config's value changes, with the new and the old value (`undefined` when absent). */
-  onConfig(key: string, listener: (newValue: ConfigValue | undefined, oldValue: ConfigValue | undefined) => void): () => void {
+  onConfig(
+    key: string,
+    listener: (newValue: ConfigValue | undefined, oldValue: ConfigValue | undefined) => void,
+  ): () => void {
     let last = this.config(key);
     return this.subscribe((update) => {
       if (!update.configs.includes(key)) return;
@@ -359,7 +370,9 @@ export class VaneBrowserClient {
       snapshot: publicSnapshotJson(this.#snap),
       etag: this.#etag,
       revision: this.#snap.revision,
-      ...(user && { ab: { userId: user.userId, attributes: user.attributes, results: Object.fromEntries(this.#answers) } }),
+      ...(user && {
+        ab: { userId: user.userId, attributes: user.attributes, results: Object.fromEntries(this.#answers) },
+      }),
     };
   }
 
@@ -416,17 +429,8 @@ export class VaneBrowserClient {
     this.#askTimer ??= setTimeout(() => {
       this.#askTimer = undefined;
       const keys = [...this.#asking];
-      const userKey = this.#userKey();
       this.#asking.clear();
-      this.evaluateAb(keys).then(
-        (results) => {
-          if (this.#userKey() !== userKey) return;
-          let changed = false;
-          for (const key of keys) changed = this.#remember(key, results[key] === true) || changed;
-          if (changed) this.#emit(NO_KEYS, NO_KEYS, true, false);
-        },
-        (error: unknown) => this.#failed(error),
-      );
+      this.evaluateAb(keys).catch((error: unknown) => this.#failed(error));
     }, 0);
   }
 
@@ -457,9 +461,17 @@ export class VaneBrowserClient {
     this.#snap = next.secrets.size > 0 ? { ...next, secrets: new Map() } : next;
     this.#etag = etag;
     const configs = before ? changedKeys(before.configs, next.configs, jsonEqual) : [...next.configs.keys()];
-    const flags = before ? changedKeys(before.flags, next.flags, (a, b) => a.isActive === b.isActive) : [...next.flags.keys()];
+    const flags = before
+      ? changedKeys(before.flags, next.flags, (a, b) => a.isActive === b.isActive)
+      : [...next.flags.keys()];
     const revised = before?.revision !== next.revision;
-    this.#status = { ...this.#status, ready: true, stale, revision: next.revision, error: stale ? this.#status.error : undefined };
+    this.#status = {
+      ...this.#status,
+      ready: true,
+      stale,
+      revision: next.revision,
+      error: stale ? this.#status.error : undefined,
+    };
     this.#emit(configs, flags, false, true);
     if (revised && this.#started) for (const key of this.#answers.keys()) this.#ask(key);
     if (revised && !stale) this.#save();
@@ -478,7 +490,12 @@ export class VaneBrowserClient {
   #save(): void {
     if (!this.#storage || !this.#snap) return;
     try {
-      const copy: VaneBootstrap = { v: 1, snapshot: publicSnapshotJson(this.#snap), etag: this.#etag, revision: this.#snap.revision };
+      const copy: VaneBootstrap = {
+        v: 1,
+        snapshot: publicSnapshotJson(this.#snap),
+        etag: this.#etag,
+        revision: this.#snap.revision,
+      };
       this.#storage.setItem(this.#storageKey, JSON.stringify(copy));
     } catch {
       // Storage full or denied (private mode): the copy is a convenience, never a failure.
@@ -486,7 +503,14 @@ export class VaneBrowserClient {
   }
 
   /** One request to the service, bounded by `timeoutMs` (the stream by `signal` alone). */
-  async #request(operation: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+  async #request(
+    operation: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    signal?: AbortSignal,
+  ): Promise<Response> {
     const controller = signal ? undefined : new AbortController();
     const timer = controller && setTimeout(() => controller.abort(), this.#s.timeoutMs);
     let res: Response;
@@ -500,7 +524,6 @@ export class VaneBrowserClient {
         },
         body: body === undefined ? null : JSON.stringify(body),
         signal: signal ?? controller!.signal,
-        cache: 'no-store',
       });
     } catch (cause) {
       throw new VaneServiceError('VANE_TRANSPORT', `${operation}: the service could not be reached`, { cause });
@@ -508,7 +531,11 @@ export class VaneBrowserClient {
       clearTimeout(timer);
     }
     if (res.headers.get(PROTOCOL_HEADER) === null)
-      throw new VaneServiceError('VANE_NOT_A_VANE_SERVICE', `${operation}: no Vane service answered at ${this.#base.host} (${res.status})`, { status: res.status });
+      throw new VaneServiceError(
+        'VANE_NOT_A_VANE_SERVICE',
+        `${operation}: no Vane service answered at ${this.#base.host} (${res.status})`,
+        { status: res.status },
+      );
     if (res.ok || res.status === 304) return res;
     const errorBody = readErrorBody(await res.text().catch(() => ''));
     const code: VaneErrorCode = errorCodeFor(res.status, errorBody.serverCode, operation);
@@ -517,11 +544,15 @@ export class VaneBrowserClient {
       code === 'VANE_RATE_LIMITED' || code === 'VANE_QUARANTINED'
         ? serviceWaitMs(retryAfterMs, errorBody.untilMs, this.#now(), this.#s.maxRetryAfterMs)
         : undefined;
-    throw new VaneServiceError(code, `${operation}: the service answered ${res.status}${errorBody.serverCode ? ` ${errorBody.serverCode}` : ''}`, {
-      status: res.status,
-      serverCode: errorBody.serverCode,
-      retryAfterMs: wait,
-    });
+    throw new VaneServiceError(
+      code,
+      `${operation}: the service answered ${res.status}${errorBody.serverCode ? ` ${errorBody.serverCode}` : ''}`,
+      {
+        status: res.status,
+        serverCode: errorBody.serverCode,
+        retryAfterMs: wait,
+      },
+    );
   }
 
   /** Runs `task` after every sync and patch before it: one at a time, in order. */
@@ -538,7 +569,13 @@ export class VaneBrowserClient {
 
   /** The sync itself; only ever run through {@link #serial}. */
   async #syncNow(): Promise<void> {
-    const res = await this.#request('sync', 'GET', 'v1/sync', undefined, this.#etag ? { 'if-none-match': this.#etag } : {});
+    const res = await this.#request(
+      'sync',
+      'GET',
+      'v1/sync',
+      undefined,
+      this.#etag ? { 'if-none-match': this.#etag } : {},
+    );
     if (this.#status.mode === 'closed') return;
     if (res.status === 304 && this.#snap) {
       if (this.#status.stale) this.#save();
@@ -548,7 +585,10 @@ export class VaneBrowserClient {
     try {
       snapshot = parseSnapshot(await res.json());
     } catch (cause) {
-      throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'sync: the snapshot could not be read', { status: res.status, cause });
+      throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'sync: the snapshot could not be read', {
+        status: res.status,
+        cause,
+      });
     }
     this.#install(snapshot, res.headers.get('etag'), false);
   }
@@ -574,7 +614,9 @@ export class VaneBrowserClient {
       (error: unknown) => {
         const wait = this.#failed(error);
         if (wait === 'halt') return;
-        const delay = wait ?? (this.#fallback || !this.#stream ? fallbackPollDelayMs(this.#fallbackPolls++, this.#s) : this.#s.ttlMs);
+        const delay =
+          wait ??
+          (this.#fallback || !this.#stream ? fallbackPollDelayMs(this.#fallbackPolls++, this.#s) : this.#s.ttlMs);
         this.#schedulePoll(delay);
       },
     );
@@ -582,7 +624,10 @@ export class VaneBrowserClient {
 
   /** Records a background failure; the wait the service asked for, or `halt` for a 402 (nothing more is asked). */
   #failed(error: unknown): number | 'halt' | undefined {
-    const known = error instanceof VaneServiceError ? error : new VaneServiceError('VANE_TRANSPORT', 'background work failed', { cause: error });
+    const known =
+      error instanceof VaneServiceError
+        ? error
+        : new VaneServiceError('VANE_TRANSPORT', 'background work failed', { cause: error });
     if (known.code === 'VANE_BILLING_OVERDUE') {
       this.#stop();
       this.#setStatus({ error: known, connected: false, stale: true, mode: 'idle' });
@@ -654,9 +699,12 @@ export class VaneBrowserClient {
         controller.abort('cancelled');
         return this.#openStream(instruction.delayMs);
       case 'resync':
-        this.#serial(async () => resyncNeeded(this.#status.revision, instruction.revision) && this.#syncNow()).then(() => {
-          if (this.#status.stale) this.#setStatus({ stale: false, error: undefined });
-        }, failed);
+        this.#serial(async () => resyncNeeded(this.#status.revision, instruction.revision) && this.#syncNow()).then(
+          () => {
+            if (this.#status.stale) this.#setStatus({ stale: false, error: undefined });
+          },
+          failed,
+        );
         return;
       case 'malformed':
         this.#sync().catch(failed);

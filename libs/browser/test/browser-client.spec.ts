@@ -2,8 +2,19 @@ import { VaneClient, createBrowserBootstrap } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { TEST_KEYS, TEST_SECRET_VALUES, adminRequest, testSeed, until, waitForEvent } from '@vane/server/testing';
 import { FaultProxy, rawResponse } from '@vane/test-harness';
-import { VaneBrowserClient, createBootstrap, parseBootstrap, type VaneBrowserOptions } from '../src/index.js';
-import { FakeDocument, MemoryStorage, loopbackFetch, type LoopbackFetch } from '../../../test/support/loopback-fetch.js';
+import {
+  VaneBrowserClient,
+  createBootstrap,
+  parseBootstrap,
+  type VaneBrowserOptions,
+  type VaneUpdate,
+} from '../src/index.js';
+import {
+  FakeDocument,
+  MemoryStorage,
+  loopbackFetch,
+  type LoopbackFetch,
+} from '../../../test/support/loopback-fetch.js';
 
 /**
  * `@vane/browser` in Node, with its `fetch`, against the real local server
@@ -86,7 +97,11 @@ describe('stream', () => {
     await connected(c);
     const seen: unknown[] = [];
     c.onConfig('db.pool.max', (newValue, oldValue) => seen.push([newValue, oldValue]));
-    const update = waitForEvent((l) => c.subscribe(l), (u) => u.configs.includes('db.pool.max'), { timeoutMs: 10_000 });
+    const update = waitForEvent<VaneUpdate>(
+      (l) => c.subscribe(l),
+      (u) => u.configs.includes('db.pool.max'),
+      { timeoutMs: 10_000 },
+    );
     await setConfig('db.pool.max', 30);
     expect((await update).configs).toEqual(['db.pool.max']);
     expect(c.config('db.pool.max')).toBe(30);
@@ -109,7 +124,9 @@ describe('stream', () => {
     expect(c.status.error).toBeUndefined();
     expect(c.status.mode).toBe('stream');
     await setConfig('banner.text', 'after goaway');
-    await until(() => c.config('banner.text') === 'after goaway', 'the change over the new stream', { timeoutMs: 10_000 });
+    await until(() => c.config('banner.text') === 'after goaway', 'the change over the new stream', {
+      timeoutMs: 10_000,
+    });
   });
 
   it('falls back to polling after 3 stream failures, keeps serving, then returns to the stream', async () => {
@@ -234,7 +251,11 @@ describe('A/B', () => {
     const c = client({ user: GERMAN, stream: false });
     await c.start();
     expect(c.abFlag('new-pricing')).toBe(false);
-    await waitForEvent((l) => c.subscribe(l), (u) => u.ab, { timeoutMs: 10_000 });
+    await waitForEvent<VaneUpdate>(
+      (l) => c.subscribe(l),
+      (u) => u.ab,
+      { timeoutMs: 10_000 },
+    );
     expect(c.abFlag('new-pricing')).toBe(true);
     expect(await c.evaluateAb(['new-pricing'], { userId: 'u-2', attributes: { country: 'US' } })).toEqual({
       'new-pricing': false,
@@ -301,7 +322,12 @@ describe('bootstrap', () => {
   });
 
   it('refuses a bootstrap that carries secrets', () => {
-    const bad = { v: 1, etag: null, revision: 1, snapshot: { service: { slug: 's', kind: 'backend' }, revision: 1, secrets: {} } };
+    const bad = {
+      v: 1,
+      etag: null,
+      revision: 1,
+      snapshot: { service: { slug: 's', kind: 'backend' }, revision: 1, secrets: {} },
+    };
     expect(() => parseBootstrap(bad)).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
   });
 });

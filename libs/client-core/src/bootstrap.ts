@@ -99,7 +99,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 function strings<T>(v: unknown, path: string, type: 'string' | 'boolean'): Record<string, T> {
   if (!isRecord(v)) fail(path, 'expected an object');
-  for (const key of Object.keys(v)) if (typeof v[key] !== type) fail(`${path}[${JSON.stringify(key)}]`, `expected a ${type}`);
+  for (const key of Object.keys(v))
+    if (typeof v[key] !== type) fail(`${path}[${JSON.stringify(key)}]`, `expected a ${type}`);
   return record(Object.entries(v) as [string, T][]);
 }
 

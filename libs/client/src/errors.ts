@@ -33,9 +33,6 @@ export {
   type VaneErrorOptions,
 };
 
-
-
-
 /** Options of errors that come from an HTTP answer. */
 export interface HttpErrorOptions extends VaneErrorOptions {
   /** The `error` member of the answer's body, when there was one. */
@@ -191,8 +188,6 @@ export class NotAVaneServiceError extends VaneError<VaneErrorCode> {
   }
 }
 
-
-
 /** A strict secret read (`requireSecret`, `requireSecretFile`) found no secret of that name and type. */
 export class SecretNotFoundError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_SECRET_NOT_FOUND' as const;
@@ -256,8 +251,6 @@ export class TransportError extends VaneError<VaneErrorCode> {
     this.timedOut = options?.timedOut ?? false;
   }
 }
-
-
 
 /**
  * A file secret could not be written to disk (permissions, disk full). The

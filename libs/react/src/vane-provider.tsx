@@ -51,5 +51,7 @@ export function VaneProvider(props: VaneProviderProps): ReactElement {
     return own ? () => client.close() : undefined;
     // The props are read once, as `useState`'s initial value is.
   }, [client]);
-  return <VaneContext.Provider value={'client' in props ? props.client : client}>{props.children}</VaneContext.Provider>;
+  return (
+    <VaneContext.Provider value={'client' in props ? props.client : client}>{props.children}</VaneContext.Provider>
+  );
 }
