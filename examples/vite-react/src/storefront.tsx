@@ -7,7 +7,16 @@ export function Storefront() {
   const color = useConfig('theme.color', '#444444');
   const darkMode = useFlag('dark-mode');
   return (
-    <main style={{ fontFamily: 'system-ui', margin: '2rem', color: darkMode ? '#eee' : '#111' }}>
+    <main
+      style={{
+        fontFamily: 'system-ui',
+        padding: '2rem',
+        minHeight: '100vh',
+        boxSizing: 'border-box',
+        background: darkMode ? '#121212' : '#ffffff',
+        color: darkMode ? '#eeeeee' : '#111111',
+      }}
+    >
       <header style={{ borderBottom: `6px solid ${color}` }}>
         <h1>Vane in a Vite + React app</h1>
         <p>
@@ -46,7 +55,7 @@ function ConnectionStatus() {
 /** Guarded by the flag `dark-mode`: rendered only while it is on. */
 function DarkModeNote() {
   return (
-    <p data-testid="dark-mode" style={{ background: '#222', padding: '0.5rem' }}>
+    <p data-testid="dark-mode" style={{ background: '#2a2a2a', padding: '0.5rem' }}>
       Dark mode is on (flag <code>dark-mode</code>).
     </p>
   );
