@@ -113,7 +113,7 @@ describe('npm start (scripts/start.mjs)', () => {
     const vanePort = /\[vane\].*listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(proc.lines.join('\n'))![1];
     const vitePage = await get(`${viteUrl}/?user=u-1`);
     expect(vitePage.status).toBe(200);
-    expect(vitePage.text).toContain(`<meta name="vane-base-url" content="http://web.localhost:${vanePort}">`);
+    expect(vitePage.text).toContain(`<meta name="vane-base-url" content="http://web.localhost:${vanePort}" />`);
     const nextPage = await get(`${nextUrl}/?user=u-1`);
     expect(nextPage.status).toBe(200);
     expect(nextPage.text).toContain('data-testid="theme-color">#0b5fff<');

@@ -34,9 +34,9 @@ const settings = {
 };
 let indexHtml = readFileSync(join(DIST, 'index.html'), 'utf8');
 for (const [name, value] of Object.entries(settings)) {
-  const tag = `<meta name="${name}" content="">`;
-  if (!indexHtml.includes(tag)) throw new Error(`dist/index.html has no ${tag}: rebuild the app`);
-  indexHtml = indexHtml.replace(tag, `<meta name="${name}" content="${attribute(value)}">`);
+  const tag = new RegExp(`<meta name="${name}" content=""\\s*/?>`);
+  if (!tag.test(indexHtml)) throw new Error(`dist/index.html has no empty <meta name="${name}">: rebuild the app`);
+  indexHtml = indexHtml.replace(tag, `<meta name="${name}" content="${attribute(value)}" />`);
 }
 
 const server = createServer((req, res) => {
