@@ -3,8 +3,8 @@
  * browsers do; Node's resolver may not) and records every request and its
  * status, so a spec can count what reached the network.
  */
-import { lookup } from 'node:dns';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { localhostAwareLookup } from '../../libs/client/src/http/transport.js';
 
 /** One request sent, with the status it got (0 for a network failure). */
 export interface SentRequest {
@@ -25,16 +25,8 @@ export interface LoopbackFetch {
 
 /** A fresh recording `fetch` over its own connection pool. */
 export function loopbackFetch(): LoopbackFetch {
-  const agent = new Agent({
-    connect: {
-      lookup: (hostname, options, callback) =>
-        hostname === 'localhost' || hostname.endsWith('.localhost')
-          ? options.all
-            ? callback(null, [{ address: '127.0.0.1', family: 4 }])
-            : callback(null, '127.0.0.1', 4)
-          : lookup(hostname, options, callback),
-    },
-  });
+  // `@vane/client`'s own rule: `*.localhost` is loopback (PROTOCOL §1).
+  const agent = new Agent({ connect: { lookup: localhostAwareLookup } });
   const sent: SentRequest[] = [];
   const recorded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(String(input instanceof Request ? input.url : input));
