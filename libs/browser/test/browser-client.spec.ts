@@ -331,3 +331,39 @@ describe('bootstrap', () => {
     expect(() => parseBootstrap(bad)).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
   });
 });
+
+describe('README', () => {
+  it('quick start', async () => {
+    const storage = new MemoryStorage();
+    const seen: unknown[] = [];
+    const render = (...args: unknown[]): number => seen.push(args);
+    // The page's own fetch: in Node, one that resolves shop.localhost as browsers do.
+    const pageFetch = globalThis.fetch;
+    globalThis.fetch = net.fetch;
+    try {
+      const baseUrl = proxy.baseUrl('shop');
+      const apiKey = TEST_KEYS.shopPublic;
+      // #region quick-start
+      const vane = new VaneBrowserClient({
+        baseUrl, // https://shop.vane.example, or http://shop.localhost:4400 locally
+        apiKey, // a public key (svp_…); a secret key (svs_…) is refused
+        user: { userId: 'u-8812', attributes: { country: 'DE' } }, // the page's user, for A/B answers
+        lastKnownGood: storage, // true: keep a copy in localStorage
+      });
+      await vane.start(); // resolves once values are held
+      vane.flag('new-checkout'); // boolean: is_active, computed by the server
+      vane.config('banner.text', 'Welcome'); // a config value, or the default when absent
+      vane.abFlag('new-pricing'); // the A/B answer for the user (the default until known)
+      const off = vane.subscribe((update) => render(update.revision, update.flags, update.configs));
+      // #endregion quick-start
+      clients.push(vane);
+      expect(vane.flag('new-checkout')).toBe(true);
+      expect(vane.config('banner.text', 'Welcome')).toBeNull();
+      await until(() => vane.abFlag('new-pricing'), 'the A/B answer', { timeoutMs: 10_000 });
+      expect(seen.length).toBeGreaterThan(0);
+      off();
+    } finally {
+      globalThis.fetch = pageFetch;
+    }
+  });
+});
