@@ -11,6 +11,8 @@ export interface SentRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** When it was sent (`Date.now()`). */
+  readonly at: number;
   status: number;
 }
 
@@ -31,7 +33,13 @@ export function loopbackFetch(): LoopbackFetch {
   const recorded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(String(input instanceof Request ? input.url : input));
     const headers = Object.fromEntries(new Headers(init?.headers).entries());
-    const request: SentRequest = { method: init?.method ?? 'GET', path: url.pathname, headers, status: 0 };
+    const request: SentRequest = {
+      method: init?.method ?? 'GET',
+      path: url.pathname,
+      headers,
+      at: Date.now(),
+      status: 0,
+    };
     sent.push(request);
     const res = (await undiciFetch(url, { ...(init as object), dispatcher: agent })) as unknown as Response;
     request.status = res.status;
