@@ -41,6 +41,7 @@ export const DOCUMENTS = [
   'docs/protocol.md',
   'docs/sample-apps.md',
   'docs/outages-and-rotation.md',
+  'libs/browser/README.md',
   'libs/client/README.md',
   'libs/express/README.md',
   'libs/nestjs/README.md',

@@ -241,13 +241,20 @@ function addAbRoute(appModule, js) {
   return text.replace('controllers: [AppController],', 'controllers: [AppController, PricingController],');
 }
 
+/** The packages that other packed packages depend on (never installed by name in a README). */
+const INNER = ['@vane/common', '@vane/client-core', '@vane/browser'];
+
 /**
- * A package.json that installs our packed `@vane/common` wherever a packed
- * package depends on it: the registry has no such version before release,
- * and a user's install resolves it from there like any dependency.
+ * A package.json that installs our packed `@vane/common`, `@vane/client-core`
+ * and `@vane/browser` wherever a packed package depends on them: the registry
+ * has no such version before release, and a user's install resolves them
+ * from there like any dependency.
  */
 function withPackedCommon(manifest, tarballs = packed) {
-  return { ...manifest, overrides: { ...manifest.overrides, '@vane/common': tarballs.get('@vane/common') } };
+  const inner = Object.fromEntries(
+    INNER.filter((name) => tarballs.has(name)).map((name) => [name, tarballs.get(name)]),
+  );
+  return { ...manifest, overrides: { ...manifest.overrides, ...inner } };
 }
 
 /** Writes an app's skeleton (what `nest new` / `npm init` gives), then its README files, then runs the README's install. */
@@ -527,7 +534,7 @@ const APPS = [
 describe('a newcomer, from the README and the packed packages', { concurrency: 1 }, () => {
   before(async () => {
     mkdirSync(tarballs);
-    const names = ['common', 'client', 'nestjs', 'express', 'server', 'cli', 'openfeature'];
+    const names = ['common', 'client-core', 'client', 'browser', 'nestjs', 'express', 'server', 'cli', 'openfeature'];
     await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', tarballs]);
     for (const file of readdirSync(tarballs)) {
       const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
@@ -812,7 +819,7 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
     fastifyWork = mkdtempSync(join(tmpdir(), 'vane-newcomer-fastify-'));
     const out = join(fastifyWork, 'tarballs');
     mkdirSync(out);
-    const names = ['common', 'client', 'fastify', 'server'];
+    const names = ['common', 'client-core', 'client', 'fastify', 'server'];
     await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', out]);
     for (const file of readdirSync(out)) {
       const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];

@@ -3,14 +3,16 @@
  * browsers do; Node's resolver may not) and records every request and its
  * status, so a spec can count what reached the network.
  */
-import { lookup } from 'node:dns';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { localhostAwareLookup } from '../../libs/client/src/http/transport.js';
 
 /** One request sent, with the status it got (0 for a network failure). */
 export interface SentRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** When it was sent (`Date.now()`). */
+  readonly at: number;
   status: number;
 }
 
@@ -25,21 +27,19 @@ export interface LoopbackFetch {
 
 /** A fresh recording `fetch` over its own connection pool. */
 export function loopbackFetch(): LoopbackFetch {
-  const agent = new Agent({
-    connect: {
-      lookup: (hostname, options, callback) =>
-        hostname === 'localhost' || hostname.endsWith('.localhost')
-          ? options.all
-            ? callback(null, [{ address: '127.0.0.1', family: 4 }])
-            : callback(null, '127.0.0.1', 4)
-          : lookup(hostname, options, callback),
-    },
-  });
+  // `@vane/client`'s own rule: `*.localhost` is loopback (PROTOCOL §1).
+  const agent = new Agent({ connect: { lookup: localhostAwareLookup } });
   const sent: SentRequest[] = [];
   const recorded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(String(input instanceof Request ? input.url : input));
     const headers = Object.fromEntries(new Headers(init?.headers).entries());
-    const request: SentRequest = { method: init?.method ?? 'GET', path: url.pathname, headers, status: 0 };
+    const request: SentRequest = {
+      method: init?.method ?? 'GET',
+      path: url.pathname,
+      headers,
+      at: Date.now(),
+      status: 0,
+    };
     sent.push(request);
     const res = (await undiciFetch(url, { ...(init as object), dispatcher: agent })) as unknown as Response;
     request.status = res.status;

@@ -159,6 +159,37 @@ describe('stream', () => {
   });
 });
 
+describe('service waits', () => {
+  it('a 429 on the stream waits as long as Retry-After asks before the next attempt', async () => {
+    let refused = 0;
+    proxy.onRequest((line) =>
+      line.startsWith('GET /v1/stream') && refused++ === 0
+        ? rawResponse(429, '{"error":"rate_limited","message":"slow down"}', { 'retry-after': '1' })
+        : undefined,
+    );
+    const c = client({ backoffMinMs: 5, backoffMaxMs: 20 });
+    await c.start();
+    await until(() => c.status.error?.code === 'VANE_RATE_LIMITED', 'the 429 seen', { timeoutMs: 10_000 });
+    expect(c.status).toMatchObject({ connected: false, mode: 'polling' });
+    await connected(c, 'the stream after the wait');
+    const streams = net.sent.filter((r) => r.path === '/v1/stream');
+    expect(streams.length).toBe(2);
+    // Not the 5 ms backoff: the second attempt waited the second the service asked for.
+    expect(streams[1]!.at - streams[0]!.at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('a 402 halts the background work and keeps serving the values', async () => {
+    const c = client();
+    await c.start();
+    await connected(c);
+    await adminRequest(server, 'PUT', '/tenant', { overdue_days: 30 });
+    proxy.reset();
+    await until(() => c.status.error?.code === 'VANE_BILLING_OVERDUE', 'the 402 seen', { timeoutMs: 10_000 });
+    expect(c.status).toMatchObject({ connected: false, stale: true, mode: 'idle' });
+    expect(c.config('db.pool.max')).toBe(10);
+  });
+});
+
 describe('last-known-good', () => {
   it('a reload while the service is down shows the stored values, marked stale', async () => {
     const storage = new MemoryStorage();
@@ -329,5 +360,41 @@ describe('bootstrap', () => {
       snapshot: { service: { slug: 's', kind: 'backend' }, revision: 1, secrets: {} },
     };
     expect(() => parseBootstrap(bad)).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
+  });
+});
+
+describe('README', () => {
+  it('quick start', async () => {
+    const storage = new MemoryStorage();
+    const seen: unknown[] = [];
+    const render = (...args: unknown[]): number => seen.push(args);
+    // The page's own fetch: in Node, one that resolves shop.localhost as browsers do.
+    const pageFetch = globalThis.fetch;
+    globalThis.fetch = net.fetch;
+    try {
+      const baseUrl = proxy.baseUrl('shop');
+      const apiKey = TEST_KEYS.shopPublic;
+      // #region quick-start
+      const vane = new VaneBrowserClient({
+        baseUrl, // https://shop.vane.example, or http://shop.localhost:4400 locally
+        apiKey, // a public key (svp_…); a secret key (svs_…) is refused
+        user: { userId: 'u-8812', attributes: { country: 'DE' } }, // the page's user, for A/B answers
+        lastKnownGood: storage, // true: keep a copy in localStorage
+      });
+      await vane.start(); // resolves once values are held
+      vane.flag('new-checkout'); // boolean: is_active, computed by the server
+      vane.config('banner.text', 'Welcome'); // a config value, or the default when absent
+      vane.abFlag('new-pricing'); // the A/B answer for the user (the default until known)
+      const off = vane.subscribe((update) => render(update.revision, update.flags, update.configs));
+      // #endregion quick-start
+      clients.push(vane);
+      expect(vane.flag('new-checkout')).toBe(true);
+      expect(vane.config('banner.text', 'Welcome')).toBeNull();
+      await until(() => vane.abFlag('new-pricing'), 'the A/B answer', { timeoutMs: 10_000 });
+      expect(seen.length).toBeGreaterThan(0);
+      off();
+    } finally {
+      globalThis.fetch = pageFetch;
+    }
   });
 });

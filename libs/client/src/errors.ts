@@ -11,15 +11,7 @@
  * @packageDocumentation
  * @module @vane/client/errors
  */
-import {
-  ClientClosedError,
-  FrontendSecretReadError,
-  InvalidArgumentError,
-  PublicKeySecretAccessError,
-  VaneError,
-  type VaneErrorCode,
-  type VaneErrorOptions,
-} from '@vane/client-core';
+import { VaneError, type VaneErrorCode, type VaneErrorOptions } from '@vane/client-core';
 import type { InvalidConfig } from './schema/invalid-config.js';
 
 // The base, the codes and the errors `@vane/browser` raises too live in `@vane/client-core` (one home).
@@ -31,7 +23,7 @@ export {
   VaneError,
   type VaneErrorCode,
   type VaneErrorOptions,
-};
+} from '@vane/client-core';
 
 /** Options of errors that come from an HTTP answer. */
 export interface HttpErrorOptions extends VaneErrorOptions {

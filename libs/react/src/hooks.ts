@@ -1,3 +1,4 @@
+'use client';
 /**
  * The hooks: every read goes through `useSyncExternalStore`, so one render
  * never mixes two revisions, and a component re-renders only when a value

@@ -1,3 +1,4 @@
+'use client';
 /**
  * `@vane/react`: React 18 and 19 bindings for `@vane/browser`.
  * `<VaneProvider>` hands a client to `useFlag`, `useConfig` and `useVane`,

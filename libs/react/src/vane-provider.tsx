@@ -1,3 +1,4 @@
+'use client';
 /**
  * `<VaneProvider>`: hands a {@link VaneBrowserClient} to the hooks below it.
  *
