@@ -7,6 +7,7 @@ import { pageUser, settings } from './settings';
 
 // #region client
 // One client for the page, created before React renders: a public key only (an svs_ key throws here).
+// The provider starts it; until its first values (the first sync) the page shows its defaults.
 // `lastKnownGood` keeps the last values in localStorage, so a reload while the service is down still
 // shows them (marked stale).
 const vane = new VaneBrowserClient({
@@ -22,7 +23,4 @@ createRoot(document.getElementById('root')!).render(
     </VaneProvider>
   </StrictMode>,
 );
-
-// The first values come from the stored copy or the first sync; until then the page shows its defaults.
-vane.start().catch((err: unknown) => console.error('vane: no values yet, retrying in the background', err));
 // #endregion client
