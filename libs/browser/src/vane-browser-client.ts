@@ -19,7 +19,8 @@ import {
   keyTypeOf,
   normalizeAbContext,
   parseRetryAfterMs,
-  parseSnapshot,
+  parsePublicPatch,
+  parsePublicSnapshot,
   planAbEvaluation,
   PROTOCOL_HEADER,
   publicSnapshotJson,
@@ -583,7 +584,7 @@ export class VaneBrowserClient {
     }
     let snapshot: Snapshot;
     try {
-      snapshot = parseSnapshot(await res.json());
+      snapshot = parsePublicSnapshot(await res.json());
     } catch (cause) {
       throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'sync: the snapshot could not be read', {
         status: res.status,
@@ -671,7 +672,7 @@ export class VaneBrowserClient {
     let idle = false;
     let watchdog: Timer | undefined;
     const feed = createSseParser((event) => {
-      if (!controller.signal.aborted) this.#onInstruction(readStreamEvent(event), controller);
+      if (!controller.signal.aborted) this.#onInstruction(readStreamEvent(event, parsePublicPatch), controller);
     });
     try {
       for (;;) {

@@ -9,7 +9,7 @@
  */
 import type { ConfigValue } from '@vane/common';
 import { InvalidArgumentError } from './errors.js';
-import { parseSnapshot, SnapshotFormatError, type Snapshot } from './snapshot.js';
+import { parsePublicSnapshot, SnapshotFormatError, type Snapshot } from './snapshot.js';
 
 /** A flag as the wire carries it (PROTOCOL §5). */
 export interface FlagJson {
@@ -116,7 +116,7 @@ export function readBootstrap(doc: unknown): ReadBootstrap {
   if (isRecord(raw) && raw['secrets'] !== undefined) fail('.snapshot.secrets', 'a bootstrap never holds secrets');
   let snapshot: Snapshot;
   try {
-    snapshot = parseSnapshot(raw);
+    snapshot = parsePublicSnapshot(raw);
   } catch (err) {
     if (err instanceof SnapshotFormatError) fail('.snapshot', err.message);
     throw err;
