@@ -92,7 +92,8 @@ export class SnapshotFormatError extends Error {
 
 type Obj = Record<string, unknown>;
 
-function isObject(v: unknown): v is Obj {
+/** A JSON object (not null, not an array). @internal */
+export function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
