@@ -6,10 +6,22 @@
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 
+/** One module's share of a bundle, in bytes. */
+export interface ModuleShare {
+  /** The module's path, relative to the resolve directory. */
+  readonly path: string;
+  /** Its minified bytes in the bundle. */
+  readonly minified: number;
+  /** What the bundle's gzip size loses without those bytes (shared context makes the sum exceed the whole less). */
+  readonly gzip: number;
+}
+
 /** Sizes of one bundle, in bytes. */
 export interface BundleSize {
   readonly minified: number;
   readonly gzip: number;
+  /** Each module's share, largest first, when asked for (`modules: true`). */
+  readonly modules?: readonly ModuleShare[];
 }
 
 /**
@@ -21,7 +33,7 @@ export interface BundleSize {
 export async function bundleSize(
   source: string,
   resolveDir: string,
-  options: { external?: string[]; tsconfig?: string } = {},
+  options: { external?: string[]; tsconfig?: string; modules?: boolean } = {},
 ): Promise<BundleSize> {
   const result = await build({
     stdin: { contents: source, resolveDir, loader: 'ts' },
@@ -32,11 +44,25 @@ export async function bundleSize(
     target: 'es2022',
     write: false,
     logLevel: 'silent',
+    metafile: options.modules === true,
+    absWorkingDir: resolveDir,
     external: options.external ?? [],
     ...(options.tsconfig !== undefined && { tsconfig: options.tsconfig }),
   });
   const code = result.outputFiles[0]!.contents;
-  return { minified: code.length, gzip: gzipSync(code, { level: 9 }).length };
+  const gzip = gzipSync(code, { level: 9 }).length;
+  if (!result.metafile) return { minified: code.length, gzip };
+  // esbuild writes the modules one after another in the metafile's order: each one's bytes are a slice.
+  const modules: ModuleShare[] = [];
+  let offset = 0;
+  for (const [path, input] of Object.entries(Object.values(result.metafile.outputs)[0]!.inputs)) {
+    const bytes = input.bytesInOutput;
+    if (bytes === 0) continue;
+    const without = Buffer.concat([code.subarray(0, offset), code.subarray(offset + bytes)]);
+    modules.push({ path, minified: bytes, gzip: gzip - gzipSync(without, { level: 9 }).length });
+    offset += bytes;
+  }
+  return { minified: code.length, gzip, modules: modules.sort((a, b) => b.gzip - a.gzip) };
 }
 
 /** React and its DOM renderer are the app's: never counted in `@vane/react`'s size. */
@@ -48,6 +74,6 @@ export const REACT_EXTERNALS = ['react', 'react-dom', 'react/jsx-runtime'];
  * 5120 with `@vane/react`) is not met yet: see docs/benchmarks.md.
  */
 export const SIZE_BUDGETS = {
-  '@vane/browser': 8192,
-  '@vane/browser + @vane/react': 8704,
+  '@vane/browser': 7450,
+  '@vane/browser + @vane/react': 7900,
 } as const;

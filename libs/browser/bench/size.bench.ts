@@ -7,10 +7,15 @@
  * cache folder outside the repo (os.tmpdir()/vane-size-anchors), never as
  * the repo's dependencies; a version missing there is installed once.
  *
+ * "Before" is the same measure of the sources at another commit (default:
+ * h-browser before its size work; `VANE_SIZE_BEFORE=<ref>` picks another),
+ * taken from git into a temporary folder in the same run; skipped when the
+ * clone lacks that commit. The per-module table shows where the bytes go.
+ *
  *   npm run bench -w libs/browser
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +33,27 @@ const ANCHORS = [
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const cache = join(tmpdir(), 'vane-size-anchors');
+/** h-browser before the size work (public parsers, bounded freeze, shorter messages). */
+const BEFORE = process.env['VANE_SIZE_BEFORE'] ?? '594a3dc';
+const SOURCES = ['libs/common/src', 'libs/client-core/src', 'libs/browser/src', 'libs/react/src'];
+
+/** The sources at `ref` with the repo's tsconfig, in a temporary folder; `undefined` when the clone lacks `ref`. */
+function sourcesAt(ref: string): string | undefined {
+  try {
+    execFileSync('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: root, stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  const dir = join(tmpdir(), `vane-size-before-${ref.replace(/[^\w.-]/g, '_')}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const archive = execFileSync('git', ['archive', ref, 'tsconfig.json', 'tsconfig.base.json', ...SOURCES], {
+    cwd: root,
+    maxBuffer: 1 << 28,
+  });
+  execFileSync('tar', ['-x', '-C', dir], { input: archive });
+  return dir;
+}
 
 function installAnchors(): void {
   mkdirSync(cache, { recursive: true });
@@ -53,13 +79,29 @@ async function main(): Promise<void> {
   installAnchors();
   const tsconfig = join(root, 'tsconfig.json');
   const rows: [string, BundleSize, number | undefined][] = [];
-  const browser = await bundleSize(`export * from '@vane/browser';`, root, { tsconfig });
+  const browser = await bundleSize(`export * from '@vane/browser';`, root, { tsconfig, modules: true });
   rows.push(['@vane/browser', browser, SIZE_BUDGETS['@vane/browser']]);
   const withReact = await bundleSize(`export * from '@vane/browser'; export * from '@vane/react';`, root, {
     tsconfig,
     external: REACT_EXTERNALS,
   });
   rows.push(['@vane/browser + @vane/react', withReact, SIZE_BUDGETS['@vane/browser + @vane/react']]);
+  const before = sourcesAt(BEFORE);
+  if (before === undefined) console.log(`(before: commit ${BEFORE} is not in this clone; its rows are skipped)`);
+  else {
+    const options = { tsconfig: join(before, 'tsconfig.json'), external: REACT_EXTERNALS };
+    rows.push([
+      `@vane/browser at ${BEFORE}`,
+      await bundleSize(`export * from '@vane/browser';`, before, options),
+      undefined,
+    ]);
+    rows.push([
+      `@vane/browser + @vane/react at ${BEFORE}`,
+      await bundleSize(`export * from '@vane/browser'; export * from '@vane/react';`, before, options),
+      undefined,
+    ]);
+    rmSync(before, { recursive: true, force: true });
+  }
   for (const [name] of ANCHORS) {
     const size = await bundleSize(`export * from '${name}';`, cache, { external: REACT_EXTERNALS });
     rows.push([`${name} ${version(name)}`, size, undefined]);
@@ -71,6 +113,10 @@ async function main(): Promise<void> {
     console.log(
       `| ${name} | ${kB(size.minified)} | ${kB(size.gzip)} | ${(size.gzip / browser.gzip).toFixed(2)}× | ${budget === undefined ? '' : kB(budget)} |`,
     );
+  console.log('\n@vane/browser by module: minified bytes, and the gzip bytes the bundle loses without them');
+  console.log('| module | min (B) | gzip (B) |');
+  console.log('|---|---:|---:|');
+  for (const share of browser.modules ?? []) console.log(`| ${share.path} | ${share.minified} | ${share.gzip} |`);
 }
 
 main().catch((err: unknown) => {

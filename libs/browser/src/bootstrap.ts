@@ -36,14 +36,8 @@ export interface CreateBootstrapOptions {
  * ```
  */
 export async function createBootstrap(options: CreateBootstrapOptions): Promise<VaneBootstrap> {
-  const client = new VaneBrowserClient({
-    baseUrl: options.baseUrl,
-    apiKey: options.apiKey,
-    stream: false,
-    ...(options.user && { user: options.user }),
-    ...(options.fetch && { fetch: options.fetch }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-  });
+  // The options of a bootstrap are a subset of a client's (`abKeys` aside, which the client ignores).
+  const client = new VaneBrowserClient({ ...options, stream: false });
   try {
     await client.start();
     const bootstrap = client.toBootstrap()!;

@@ -19,7 +19,8 @@ import {
   keyTypeOf,
   normalizeAbContext,
   parseRetryAfterMs,
-  parseSnapshot,
+  parsePublicPatch,
+  parsePublicSnapshot,
   planAbEvaluation,
   PROTOCOL_HEADER,
   publicSnapshotJson,
@@ -165,12 +166,12 @@ export class VaneBrowserClient {
     try {
       this.#base = new URL(options.baseUrl);
     } catch {
-      throw new InvalidArgumentError('baseUrl must be an absolute http(s) URL');
+      throw new InvalidArgumentError('baseUrl must be an http(s) URL');
     }
     if (!/^https?:$/.test(this.#base.protocol)) throw new InvalidArgumentError('baseUrl must be an http(s) URL');
     this.#s = checkSettings(options);
     const fetchFn = options.fetch ?? globalThis.fetch;
-    if (typeof fetchFn !== 'function') throw new InvalidArgumentError('fetch is not available: pass options.fetch');
+    if (typeof fetchFn !== 'function') throw new InvalidArgumentError('no fetch: pass options.fetch');
     // Called as a plain function: a browser's fetch throws "Illegal invocation" when called as a method of another object.
     this.#fetch = (input, init) => fetchFn(input, init);
     this.#now = options.now ?? Date.now;
@@ -277,7 +278,7 @@ export class VaneBrowserClient {
    */
   async evaluateAb(keys: readonly string[], user?: VaneUser): Promise<AbResults> {
     const who = user ? normalizeAbContext(user) : this.#user;
-    if (!who) throw new InvalidArgumentError('evaluateAb: no user: pass one, or set options.user');
+    if (!who) throw new InvalidArgumentError('evaluateAb: no user');
     const context = abContextKey(who.userId, who.attributes);
     if (this.#cacheRevision !== this.#status.revision) {
       this.#cache.clear();
@@ -291,7 +292,7 @@ export class VaneBrowserClient {
       return hit === undefined && !!this.#snap?.flags.has(key);
     });
     for (const batch of plan.batches) {
-      const res = await this.#request('evaluate-ab', 'POST', 'v1/flags/evaluate-ab', {
+      const res = await this.#request('flags/evaluate-ab', {
         keys: batch,
         user_id: who.userId,
         attributes: who.attributes,
@@ -333,13 +334,7 @@ export class VaneBrowserClient {
 
   /** Calls `listener` when the flag's value changes, with the new and the old value. */
   onFlag(key: string, listener: (newValue: boolean, oldValue: boolean) => void): () => void {
-    let last = this.flag(key);
-    return this.subscribe((update) => {
-      if (!update.flags.includes(key)) return;
-      const old = last;
-      last = this.flag(key);
-      if (last !== old) listener(last, old);
-    });
+    return this.#watch('flags', key, () => this.flag(key), listener);
   }
 
   /** Calls `listener` when the config's value changes, with the new and the old value (`undefined` when absent). */
@@ -347,12 +342,15 @@ export class VaneBrowserClient {
     key: string,
     listener: (newValue: ConfigValue | undefined, oldValue: ConfigValue | undefined) => void,
   ): () => void {
-    let last = this.config(key);
+    return this.#watch('configs', key, () => this.config(key), listener);
+  }
+
+  /** Calls `listener` with the new and the old value when an update names `key` and the value changed. */
+  #watch<T>(group: 'flags' | 'configs', key: string, read: () => T, listener: (newValue: T, oldValue: T) => void) {
+    let last = read();
     return this.subscribe((update) => {
-      if (!update.configs.includes(key)) return;
       const old = last;
-      last = this.config(key);
-      listener(last, old);
+      if (update[group].includes(key) && (last = read()) !== old) listener(last, old);
     });
   }
 
@@ -363,17 +361,20 @@ export class VaneBrowserClient {
 
   /** The current state as a bootstrap (with the user's A/B answers held); `undefined` before any value. */
   toBootstrap(): VaneBootstrap | undefined {
-    if (!this.#snap) return undefined;
     const user = this.#user;
-    return {
-      v: 1,
-      snapshot: publicSnapshotJson(this.#snap),
-      etag: this.#etag,
-      revision: this.#snap.revision,
-      ...(user && {
-        ab: { userId: user.userId, attributes: user.attributes, results: Object.fromEntries(this.#answers) },
-      }),
-    };
+    return (
+      this.#snap && {
+        ...this.#copy(this.#snap),
+        ...(user && {
+          ab: { userId: user.userId, attributes: user.attributes, results: Object.fromEntries(this.#answers) },
+        }),
+      }
+    );
+  }
+
+  /** A bootstrap of `snap` without A/B answers: what storage keeps. */
+  #copy(snap: Snapshot): VaneBootstrap {
+    return { v: 1, snapshot: publicSnapshotJson(snap), etag: this.#etag, revision: snap.revision };
   }
 
   /** Refused: a public key reads no secret. @throws PublicKeySecretAccessError - always, with no request. */
@@ -457,8 +458,8 @@ export class VaneBrowserClient {
   /** The one place a snapshot enters: sync, patch, bootstrap and storage alike. */
   #install(next: Snapshot, etag: string | null, stale: boolean): void {
     const before = this.#snap;
-    // A public key is never sent secrets; none is kept whatever arrives.
-    this.#snap = next.secrets.size > 0 ? { ...next, secrets: new Map() } : next;
+    // Secrets are never in `next`: the public parsers (sync, patch, bootstrap, storage) read none.
+    this.#snap = next;
     this.#etag = etag;
     const configs = before ? changedKeys(before.configs, next.configs, jsonEqual) : [...next.configs.keys()];
     const flags = before
@@ -490,33 +491,30 @@ export class VaneBrowserClient {
   #save(): void {
     if (!this.#storage || !this.#snap) return;
     try {
-      const copy: VaneBootstrap = {
-        v: 1,
-        snapshot: publicSnapshotJson(this.#snap),
-        etag: this.#etag,
-        revision: this.#snap.revision,
-      };
-      this.#storage.setItem(this.#storageKey, JSON.stringify(copy));
+      this.#storage.setItem(this.#storageKey, JSON.stringify(this.#copy(this.#snap)));
     } catch {
       // Storage full or denied (private mode): the copy is a convenience, never a failure.
     }
   }
 
-  /** One request to the service, bounded by `timeoutMs` (the stream by `signal` alone). */
+  /**
+   * One request to `/v1/{path}` (a POST of `body` when there is one), bounded
+   * by `timeoutMs` (the stream by `signal` alone). Errors name the operation:
+   * the path's last segment (`sync`, `stream`, `evaluate-ab`).
+   */
   async #request(
-    operation: string,
-    method: string,
     path: string,
     body?: unknown,
-    headers: Record<string, string> = {},
+    headers?: Record<string, string>,
     signal?: AbortSignal,
   ): Promise<Response> {
+    const operation = path.slice(path.lastIndexOf('/') + 1);
     const controller = signal ? undefined : new AbortController();
     const timer = controller && setTimeout(() => controller.abort(), this.#s.timeoutMs);
     let res: Response;
     try {
-      res = await this.#fetch(new URL(path, this.#base), {
-        method,
+      res = await this.#fetch(new URL('v1/' + path, this.#base), {
+        method: body === undefined ? 'GET' : 'POST',
         headers: {
           'x-service-api-key': this.#key,
           ...(body !== undefined && { 'content-type': 'application/json' }),
@@ -526,16 +524,14 @@ export class VaneBrowserClient {
         signal: signal ?? controller!.signal,
       });
     } catch (cause) {
-      throw new VaneServiceError('VANE_TRANSPORT', `${operation}: the service could not be reached`, { cause });
+      throw new VaneServiceError('VANE_TRANSPORT', `${operation}: unreachable`, { cause });
     } finally {
       clearTimeout(timer);
     }
     if (res.headers.get(PROTOCOL_HEADER) === null)
-      throw new VaneServiceError(
-        'VANE_NOT_A_VANE_SERVICE',
-        `${operation}: no Vane service answered at ${this.#base.host} (${res.status})`,
-        { status: res.status },
-      );
+      throw new VaneServiceError('VANE_NOT_A_VANE_SERVICE', `${operation}: not a Vane service (${res.status})`, {
+        status: res.status,
+      });
     if (res.ok || res.status === 304) return res;
     const errorBody = readErrorBody(await res.text().catch(() => ''));
     const code: VaneErrorCode = errorCodeFor(res.status, errorBody.serverCode, operation);
@@ -544,15 +540,11 @@ export class VaneBrowserClient {
       code === 'VANE_RATE_LIMITED' || code === 'VANE_QUARANTINED'
         ? serviceWaitMs(retryAfterMs, errorBody.untilMs, this.#now(), this.#s.maxRetryAfterMs)
         : undefined;
-    throw new VaneServiceError(
-      code,
-      `${operation}: the service answered ${res.status}${errorBody.serverCode ? ` ${errorBody.serverCode}` : ''}`,
-      {
-        status: res.status,
-        serverCode: errorBody.serverCode,
-        retryAfterMs: wait,
-      },
-    );
+    throw new VaneServiceError(code, `${operation}: HTTP ${res.status}`, {
+      status: res.status,
+      serverCode: errorBody.serverCode,
+      retryAfterMs: wait,
+    });
   }
 
   /** Runs `task` after every sync and patch before it: one at a time, in order. */
@@ -569,13 +561,7 @@ export class VaneBrowserClient {
 
   /** The sync itself; only ever run through {@link #serial}. */
   async #syncNow(): Promise<void> {
-    const res = await this.#request(
-      'sync',
-      'GET',
-      'v1/sync',
-      undefined,
-      this.#etag ? { 'if-none-match': this.#etag } : {},
-    );
+    const res = await this.#request('sync', undefined, this.#etag ? { 'if-none-match': this.#etag } : {});
     if (this.#status.mode === 'closed') return;
     if (res.status === 304 && this.#snap) {
       if (this.#status.stale) this.#save();
@@ -583,9 +569,9 @@ export class VaneBrowserClient {
     }
     let snapshot: Snapshot;
     try {
-      snapshot = parseSnapshot(await res.json());
+      snapshot = parsePublicSnapshot(await res.json());
     } catch (cause) {
-      throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'sync: the snapshot could not be read', {
+      throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'sync: bad snapshot', {
         status: res.status,
         cause,
       });
@@ -625,9 +611,7 @@ export class VaneBrowserClient {
   /** Records a background failure; the wait the service asked for, or `halt` for a 402 (nothing more is asked). */
   #failed(error: unknown): number | 'halt' | undefined {
     const known =
-      error instanceof VaneServiceError
-        ? error
-        : new VaneServiceError('VANE_TRANSPORT', 'background work failed', { cause: error });
+      error instanceof VaneServiceError ? error : new VaneServiceError('VANE_TRANSPORT', 'failed', { cause: error });
     if (known.code === 'VANE_BILLING_OVERDUE') {
       this.#stop();
       this.#setStatus({ error: known, connected: false, stale: true, mode: 'idle' });
@@ -660,8 +644,8 @@ export class VaneBrowserClient {
   async #readStream(controller: AbortController): Promise<void> {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (this.#snap) headers['last-event-id'] = String(this.#snap.revision);
-    const res = await this.#request('stream', 'GET', 'v1/stream', undefined, headers, controller.signal);
-    if (!res.body) throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'stream: the answer has no readable body');
+    const res = await this.#request('stream', undefined, headers, controller.signal);
+    if (!res.body) throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'stream: no body');
     this.#backoff.opened(this.#now());
     this.#fallback = false;
     clearTimeout(this.#pollTimer);
@@ -671,7 +655,7 @@ export class VaneBrowserClient {
     let idle = false;
     let watchdog: Timer | undefined;
     const feed = createSseParser((event) => {
-      if (!controller.signal.aborted) this.#onInstruction(readStreamEvent(event), controller);
+      if (!controller.signal.aborted) this.#onInstruction(readStreamEvent(event, parsePublicPatch), controller);
     });
     try {
       for (;;) {
@@ -688,7 +672,7 @@ export class VaneBrowserClient {
       clearTimeout(watchdog);
       controller.abort('ended');
     }
-    throw new VaneServiceError('VANE_TRANSPORT', idle ? 'stream: silent for too long' : 'stream: closed by the server');
+    throw new VaneServiceError('VANE_TRANSPORT', idle ? 'stream: idle' : 'stream: closed');
   }
 
   #onInstruction(instruction: StreamInstruction, controller: AbortController): void {

@@ -31,6 +31,11 @@ function typeName(v: unknown): string {
   return typeof v;
 }
 
+/** Refuses an argument of an evaluation, naming it and the type received. */
+function refuse(what: string, v: unknown): never {
+  throw new InvalidArgumentError(`evaluateAb: ${what}, got ${typeName(v)}`);
+}
+
 /**
  * Checks a context's shape and user id.
  *
@@ -38,15 +43,12 @@ function typeName(v: unknown): string {
  * @throws InvalidArgumentError
  */
 function givenAttributes(context: AbContext): Readonly<Record<string, unknown>> | undefined {
-  if (typeof context !== 'object' || context === null)
-    throw new InvalidArgumentError(`evaluateAb: context must be an object, got ${typeName(context)}`);
-  if (typeof context.userId !== 'string' || context.userId === '') {
-    throw new InvalidArgumentError(`evaluateAb: userId must be a non-empty string, got ${typeName(context.userId)}`);
-  }
+  if (typeof context !== 'object' || context === null) refuse('context must be an object', context);
+  if (typeof context.userId !== 'string' || context.userId === '')
+    refuse('userId must be a non-empty string', context.userId);
   const given: unknown = context.attributes;
   if (given === undefined || given === null) return undefined;
-  if (typeof given !== 'object' || Array.isArray(given))
-    throw new InvalidArgumentError(`evaluateAb: attributes must be an object of strings, got ${typeName(given)}`);
+  if (typeof given !== 'object' || Array.isArray(given)) refuse('attributes must be an object of strings', given);
   return given as Readonly<Record<string, unknown>>;
 }
 
@@ -59,7 +61,7 @@ function givenAttributes(context: AbContext): Readonly<Record<string, unknown>> 
 function isSent(name: string, value: unknown): value is string {
   if (typeof value === 'string') return true;
   if (value === null || value === undefined) return false;
-  throw new InvalidArgumentError(`evaluateAb: attribute "${name}" must be a string, got ${typeName(value)}`);
+  return refuse(`attribute "${name}" must be a string`, value);
 }
 
 /**
@@ -144,12 +146,10 @@ export interface AbPlan {
  * @throws InvalidArgumentError - naming the first element that is not a string.
  */
 export function checkAbKeys(keys: readonly string[]): void {
-  if (!Array.isArray(keys))
-    throw new InvalidArgumentError(`evaluateAb: keys must be an array of strings, got ${typeName(keys)}`);
+  if (!Array.isArray(keys)) refuse('keys must be an array of strings', keys);
   for (let i = 0; i < keys.length; i++) {
     const key: unknown = keys[i];
-    if (typeof key !== 'string')
-      throw new InvalidArgumentError(`evaluateAb: keys[${i}] must be a string, got ${typeName(key)}`);
+    if (typeof key !== 'string') refuse(`keys[${i}] must be a string`, key);
   }
 }
 

@@ -29,7 +29,7 @@ describe('bootstrap', () => {
   });
 
   it.each([
-    [{ v: 2 }, 'bootstrap: expected an object with v: 1'],
+    [{ v: 2 }, 'bootstrap: expected v: 1'],
     [{ v: 1, snapshot: wire, etag: null, revision: 7 }, 'bootstrap.snapshot.secrets'],
     [
       { v: 1, snapshot: { ...wire, secrets: undefined, revision: -1 }, etag: null, revision: -1 },

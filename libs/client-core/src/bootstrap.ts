@@ -9,7 +9,7 @@
  */
 import type { ConfigValue } from '@vane/common';
 import { InvalidArgumentError } from './errors.js';
-import { parseSnapshot, SnapshotFormatError, type Snapshot } from './snapshot.js';
+import { isObject as isRecord, parsePublicSnapshot, SnapshotFormatError, type Snapshot } from './snapshot.js';
 
 /** A flag as the wire carries it (PROTOCOL §5). */
 export interface FlagJson {
@@ -93,10 +93,6 @@ function fail(path: string, problem: string): never {
   throw new InvalidArgumentError(`bootstrap${path}: ${problem}`);
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function strings<T>(v: unknown, path: string, type: 'string' | 'boolean'): Record<string, T> {
   if (!isRecord(v)) fail(path, 'expected an object');
   for (const key of Object.keys(v))
@@ -111,22 +107,22 @@ function strings<T>(v: unknown, path: string, type: 'string' | 'boolean'): Recor
  * @throws InvalidArgumentError - naming the member at fault, never a value.
  */
 export function readBootstrap(doc: unknown): ReadBootstrap {
-  if (!isRecord(doc) || doc['v'] !== 1) fail('', 'expected an object with v: 1');
+  if (!isRecord(doc) || doc['v'] !== 1) fail('', 'expected v: 1');
   const raw = doc['snapshot'];
-  if (isRecord(raw) && raw['secrets'] !== undefined) fail('.snapshot.secrets', 'a bootstrap never holds secrets');
+  if (isRecord(raw) && raw['secrets'] !== undefined) fail('.snapshot.secrets', 'not allowed');
   let snapshot: Snapshot;
   try {
-    snapshot = parseSnapshot(raw);
+    snapshot = parsePublicSnapshot(raw);
   } catch (err) {
     if (err instanceof SnapshotFormatError) fail('.snapshot', err.message);
     throw err;
   }
   const etag = doc['etag'];
   if (etag !== null && typeof etag !== 'string') fail('.etag', 'expected a string or null');
-  if (doc['revision'] !== snapshot.revision) fail('.revision', 'differs from snapshot.revision');
+  if (doc['revision'] !== snapshot.revision) fail('.revision', 'not snapshot.revision');
   const ab = doc['ab'];
   if (ab === undefined) return { snapshot, etag, ab: undefined };
-  if (!isRecord(ab) || typeof ab['userId'] !== 'string') fail('.ab', 'expected { userId, attributes, results }');
+  if (!isRecord(ab) || typeof ab['userId'] !== 'string') fail('.ab', 'expected an object with a string userId');
   return {
     snapshot,
     etag,

@@ -74,7 +74,7 @@ export class InvalidArgumentError extends VaneError<VaneErrorCode> {
 export class PublicKeySecretAccessError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_PUBLIC_KEY_SECRET_ACCESS' as const;
   /** @param message - what happened and what to fix. */
-  constructor(message = 'secrets are not available to a public key (svp_…): use a secret key (svs_…)') {
+  constructor(message = 'a public key (svp_) has no access to secrets') {
     super(message);
   }
 }
@@ -92,7 +92,7 @@ export class FrontendSecretReadError extends VaneError<VaneErrorCode> {
 export class ClientClosedError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_CLIENT_CLOSED' as const;
   /** @param message - what was attempted. */
-  constructor(message = 'the Vane client is closed') {
+  constructor(message = 'client closed') {
     super(message);
   }
 }
@@ -101,7 +101,7 @@ export class ClientClosedError extends VaneError<VaneErrorCode> {
 export class SecretKeyInBrowserError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_SECRET_KEY_IN_BROWSER' as const;
   /** @param message - what happened and what to fix. */
-  constructor(message = 'a secret key (svs_…) must never reach a browser: use a public key (svp_…)') {
+  constructor(message = 'a secret key (svs_) in a browser: use a public key (svp_)') {
     super(message);
   }
 }

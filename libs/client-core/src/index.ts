@@ -27,6 +27,8 @@ export {
   EMPTY_SNAPSHOT,
   MAX_VALUE_DEPTH,
   parsePatch,
+  parsePublicPatch,
+  parsePublicSnapshot,
   parseSnapshot,
   SnapshotFormatError,
 } from './snapshot.js';

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { exceedsJsonDepth, type ConfigValue, type JsonValue, type SecretType } from '@vane/common';
+import type { ConfigValue, JsonValue, SecretType } from '@vane/common';
 
 export type { ConfigValue, JsonValue, SecretType };
 
@@ -92,7 +92,8 @@ export class SnapshotFormatError extends Error {
 
 type Obj = Record<string, unknown>;
 
-function isObject(v: unknown): v is Obj {
+/** A JSON object (not null, not an array). @internal */
+export function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
@@ -103,14 +104,6 @@ function describe(v: unknown): string {
 /** Throws, naming the path and what was expected; the value itself is never echoed (it may be a secret). */
 function check(ok: boolean, path: string, expected: string, v: unknown): void {
   if (!ok) throw new SnapshotFormatError(path, `expected ${expected}, got ${describe(v)}`);
-}
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    for (const inner of Object.values(v)) deepFreeze(inner);
-    Object.freeze(v);
-  }
-  return v;
 }
 
 function parseRevision(v: unknown, path: string): number {
@@ -132,17 +125,25 @@ function parseService(v: unknown, path: string): ServiceInfo {
 /** Deepest nesting of arrays and objects a config value may have (far beyond any real config). */
 export const MAX_VALUE_DEPTH = 100;
 
+/**
+ * Freezes an array or object value and everything in it, refusing one nested
+ * deeper than {@link MAX_VALUE_DEPTH} (`[]` is depth 1). One walk does both;
+ * its recursion stops at that depth, so a hostile document cannot overflow
+ * the stack.
+ */
+function freezeValue(v: unknown, path: string, depth: number): void {
+  if (typeof v !== 'object' || v === null) return;
+  if (depth > MAX_VALUE_DEPTH) throw new SnapshotFormatError(path, `nested deeper than ${MAX_VALUE_DEPTH} levels`);
+  for (const inner of Object.values(v)) freezeValue(inner, path, depth + 1);
+  Object.freeze(v);
+}
+
 function parseConfigValue(v: unknown, path: string): ConfigValue {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new SnapshotFormatError(path, 'expected a finite number');
-    return v;
-  }
-  if (!Array.isArray(v)) throw new SnapshotFormatError(path, `objects are not config values (got ${describe(v)})`);
-  // Measured without recursion: no stack overflow on a hostile document.
-  if (exceedsJsonDepth(v, MAX_VALUE_DEPTH))
-    throw new SnapshotFormatError(path, `nested deeper than ${MAX_VALUE_DEPTH} levels`);
-  return deepFreeze(v as JsonValue[]);
+  if (typeof v === 'number' && !Number.isFinite(v)) throw new SnapshotFormatError(path, 'expected a finite number');
+  if (v !== null && !Array.isArray(v) && !['string', 'number', 'boolean'].includes(typeof v))
+    throw new SnapshotFormatError(path, `objects are not config values (got ${describe(v)})`);
+  freezeValue(v, path, 1);
+  return v as ConfigValue;
 }
 
 function parseTimestamp(v: unknown, path: string): string | null {
@@ -190,52 +191,82 @@ function parseKeyList(v: unknown, path: string): readonly string[] {
   return Object.freeze((v as unknown[]).map((k, i) => parseString(k, `${path}[${i}]`)));
 }
 
-/** The three groups of a snapshot or a patch, parsed. */
-function parseGroups(doc: Obj): Pick<Snapshot, 'configs' | 'flags' | 'secrets'> {
-  return {
-    configs: parseGroup(doc['configs'], '$.configs', parseConfigValue),
-    flags: parseGroup(doc['flags'], '$.flags', parseFlag),
-    secrets: parseGroup(doc['secrets'], '$.secrets', parseSecret),
-  };
-}
-
 /**
- * Parses a `200 /v1/sync` body (already `JSON.parse`d) into an immutable snapshot.
+ * Parses the public part of a `200 /v1/sync` body (already `JSON.parse`d):
+ * service, revision, configs and flags; `secrets` is not read and comes out
+ * empty. What a public key is sent (it never holds secrets), so a browser
+ * client carries no secret parsing.
  *
  * @throws SnapshotFormatError - naming the JSON path at fault (never a value).
  */
-export function parseSnapshot(doc: unknown): Snapshot {
+export function parsePublicSnapshot(doc: unknown): Snapshot {
   check(isObject(doc), '$', 'an object', doc);
   const o = doc as Obj;
   return Object.freeze({
     service: parseService(o['service'], '$.service'),
     revision: parseRevision(o['revision'], '$.revision'),
-    ...parseGroups(o),
+    configs: parseGroup(o['configs'], '$.configs', parseConfigValue),
+    flags: parseGroup(o['flags'], '$.flags', parseFlag),
+    secrets: new Map<string, CachedSecret>(),
   });
 }
 
 /**
- * Parses the data of a `patch` event (already `JSON.parse`d).
+ * Parses a `200 /v1/sync` body (already `JSON.parse`d) into an immutable
+ * snapshot, secrets included.
  *
  * @throws SnapshotFormatError - naming the JSON path at fault (never a value).
  */
-export function parsePatch(doc: unknown): Patch {
+export function parseSnapshot(doc: unknown): Snapshot {
+  const snapshot = parsePublicSnapshot(doc);
+  return Object.freeze({ ...snapshot, secrets: parseGroup((doc as Obj)['secrets'], '$.secrets', parseSecret) });
+}
+
+/**
+ * Parses the public part of a `patch` event's data (already `JSON.parse`d),
+ * as {@link parsePublicSnapshot} does: secrets (set or deleted) and
+ * `committed_at` are not read.
+ *
+ * @throws SnapshotFormatError - naming the JSON path at fault (never a value).
+ */
+export function parsePublicPatch(doc: unknown): Patch {
   check(isObject(doc), '$', 'an object', doc);
   const o = doc as Obj;
   const deleted = o['deleted'];
   check(deleted === undefined || isObject(deleted), '$.deleted', 'an object', deleted);
   const d = (deleted ?? {}) as Obj;
-  const committedAtMs = parseCommittedAt(o['committed_at']);
   return Object.freeze({
     base: parseRevision(o['base'], '$.base'),
     revision: parseRevision(o['revision'], '$.revision'),
-    ...parseGroups(o),
+    configs: parseGroup(o['configs'], '$.configs', parseConfigValue),
+    flags: parseGroup(o['flags'], '$.flags', parseFlag),
+    secrets: new Map<string, CachedSecret>(),
     deleted: Object.freeze({
       configs: parseKeyList(d['configs'], '$.deleted.configs'),
       flags: parseKeyList(d['flags'], '$.deleted.flags'),
-      secrets: parseKeyList(d['secrets'], '$.deleted.secrets'),
+      secrets: [],
     }),
     ...(o['service'] !== undefined && { service: parseService(o['service'], '$.service') }),
+  });
+}
+
+/**
+ * Parses the data of a `patch` event (already `JSON.parse`d), secrets and
+ * `committed_at` included.
+ *
+ * @throws SnapshotFormatError - naming the JSON path at fault (never a value).
+ */
+export function parsePatch(doc: unknown): Patch {
+  const patch = parsePublicPatch(doc);
+  const o = doc as Obj;
+  const committedAtMs = parseCommittedAt(o['committed_at']);
+  return Object.freeze({
+    ...patch,
+    secrets: parseGroup(o['secrets'], '$.secrets', parseSecret),
+    deleted: Object.freeze({
+      ...patch.deleted,
+      secrets: parseKeyList(((o['deleted'] ?? {}) as Obj)['secrets'], '$.deleted.secrets'),
+    }),
     ...(committedAtMs !== undefined && { committedAtMs }),
   });
 }
@@ -294,8 +325,8 @@ export function decidePatch(current: Snapshot, patch: Patch): PatchDecision {
 }
 
 /** An empty snapshot, revision 0 (used only as the "before" of the first diff; never served). */
-export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
-  service: Object.freeze({ slug: '', kind: '' }),
+export const EMPTY_SNAPSHOT: Snapshot = /* @__PURE__ */ Object.freeze({
+  service: /* @__PURE__ */ Object.freeze({ slug: '', kind: '' }),
   revision: 0,
   configs: new Map<string, ConfigValue>(),
   flags: new Map<string, FlagRecord>(),

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { parsePatch, SnapshotFormatError, type Patch } from './snapshot.js';
+import { SnapshotFormatError, type Patch } from './snapshot.js';
 
 /** How long to wait after a `goaway` whose delay is missing or not a number, in milliseconds. */
 export const GOAWAY_DEFAULT_DELAY_MS = 1000;
@@ -44,8 +44,16 @@ export function goawayDelayMs(data: string): number {
   return Math.min(GOAWAY_MAX_DELAY_MS, Math.max(0, asked));
 }
 
-/** Reads one event of the stream into the instruction it carries. */
-export function readStreamEvent(event: { readonly event: string; readonly data: string }): StreamInstruction {
+/**
+ * Reads one event of the stream into the instruction it carries.
+ *
+ * @param parse - the patch parser: `parsePatch` for a secret key, `parsePublicPatch` for a public key
+ *   (so that a browser bundle carries no secret parsing).
+ */
+export function readStreamEvent(
+  event: { readonly event: string; readonly data: string },
+  parse: (doc: unknown) => Patch,
+): StreamInstruction {
   switch (event.event) {
     case 'goaway':
       return { type: 'goaway', delayMs: goawayDelayMs(event.data) };
@@ -61,7 +69,7 @@ export function readStreamEvent(event: { readonly event: string; readonly data: 
         return { type: 'malformed', problem: 'not valid JSON' };
       }
       try {
-        return { type: 'patch', patch: parsePatch(doc) };
+        return { type: 'patch', patch: parse(doc) };
       } catch (err) {
         if (err instanceof SnapshotFormatError) return { type: 'malformed', problem: err.message };
         throw err;

@@ -24,8 +24,7 @@ export type VaneProviderProps = { readonly children?: ReactNode } & (
     }
 );
 
-function owned(props: VaneProviderProps): VaneBrowserClient {
-  if ('client' in props) return props.client;
+function create(props: { options: VaneBrowserOptions; bootstrap?: VaneBootstrap }): VaneBrowserClient {
   return new VaneBrowserClient(props.bootstrap ? { ...props.options, bootstrap: props.bootstrap } : props.options);
 }
 
@@ -41,18 +40,17 @@ function owned(props: VaneProviderProps): VaneBrowserClient {
  * ```
  */
 export function VaneProvider(props: VaneProviderProps): ReactElement {
-  const [client, setClient] = useState(() => owned(props));
-  const own = !('client' in props);
+  // A client of our own is made once, from the first props (as `useState` reads its initial value once).
+  const [ownClient, setOwnClient] = useState(() => ('client' in props ? undefined : create(props)));
+  const client = 'client' in props ? props.client : ownClient!;
+  const own = client === ownClient;
   useEffect(() => {
     // Strict mode unmounts and mounts again: a closed client of our own is replaced, not restarted.
-    if (own && client.status.mode === 'closed') return setClient(owned(props));
+    if (own && client.status.mode === 'closed' && !('client' in props)) return setOwnClient(create(props));
     client.start().catch(() => {
       // The failure is in `status.error`, which `useVane` reads; the client keeps retrying.
     });
     return own ? () => client.close() : undefined;
-    // The props are read once, as `useState`'s initial value is.
   }, [client]);
-  return (
-    <VaneContext.Provider value={'client' in props ? props.client : client}>{props.children}</VaneContext.Provider>
-  );
+  return <VaneContext.Provider value={client}>{props.children}</VaneContext.Provider>;
 }

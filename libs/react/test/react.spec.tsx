@@ -168,6 +168,35 @@ describe(`@vane/react on React ${version}`, () => {
     expect(net.count('/v1/flags/evaluate-ab')).toBe(1);
   });
 
+  it('starts a client handed in, follows a new one, and closes neither', async () => {
+    const first = new VaneBrowserClient({ ...options, bootstrap });
+    const second = new VaneBrowserClient({ ...options, bootstrap });
+    const container = document.createElement('div');
+    document.body.appendChild(container);
+    const root = createRoot(container);
+    roots.push(root);
+    root.render(
+      <VaneProvider client={first}>
+        <Status />
+      </VaneProvider>,
+    );
+    await until(() => first.status.connected && text('status') === 'live', 'the first client live', {
+      timeoutMs: 10_000,
+    });
+    root.render(
+      <VaneProvider client={second}>
+        <Status />
+      </VaneProvider>,
+    );
+    await until(() => second.status.connected, 'the second client started', { timeoutMs: 10_000 });
+    root.unmount();
+    roots.length = 0;
+    expect(first.status.mode).not.toBe('closed');
+    expect(second.status.mode).not.toBe('closed');
+    first.close();
+    second.close();
+  });
+
   it('a hook outside a provider says so', () => {
     expect(() => renderToString(<Checkout />)).toThrow('outside <VaneProvider>');
   });

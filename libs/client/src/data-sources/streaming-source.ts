@@ -8,7 +8,7 @@ import type { DataSource, SourceEvents } from './data-source.js';
 import { UnexpectedResponseError } from '../errors.js';
 import { MAX_TIMER_MS } from './polling-source.js';
 import type { ServiceHttp } from '../http/service-http.js';
-import { readStreamEvent, type SseEvent } from '@vane/client-core';
+import { parsePatch, readStreamEvent, type SseEvent } from '@vane/client-core';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import type { SnapshotSync } from './snapshot-sync.js';
 import { readEventStream } from './sse-reader.js';
@@ -133,7 +133,7 @@ export class StreamingSource implements DataSource {
 
   #onEvent(event: SseEvent, attempt: Attempt): void {
     const { sync, events } = this.s;
-    const instruction = readStreamEvent(event);
+    const instruction = readStreamEvent(event, parsePatch);
     switch (instruction.type) {
       case 'goaway':
         // An instruction, not a transport error: this stream's end is not reported as a failure.
