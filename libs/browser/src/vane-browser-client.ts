@@ -102,8 +102,9 @@ function checkSettings(options: VaneBrowserOptions): Settings {
   const settings: Record<string, unknown> = { ...DEFAULTS, random: options.random ?? Math.random };
   for (const name of Object.keys(DEFAULTS)) {
     const value = options[name as keyof typeof DEFAULTS] ?? DEFAULTS[name as keyof typeof DEFAULTS];
-    if (typeof value !== 'number' || !(value >= (name === 'streamErrorThreshold' ? 1 : 0)))
-      throw new InvalidArgumentError(`${name} must be a number of at least ${name === 'streamErrorThreshold' ? 1 : 0}`);
+    const min = name === 'streamErrorThreshold' ? 1 : 0;
+    if (typeof value !== 'number' || !(value >= min))
+      throw new InvalidArgumentError(`${name} must be a number >= ${min}`);
     settings[name] = value;
   }
   return settings as unknown as Settings;
