@@ -83,6 +83,7 @@ type Timer = ReturnType<typeof setTimeout>;
 type User = { readonly userId: string; readonly attributes: Record<string, string> };
 
 const NO_KEYS: readonly string[] = [];
+const NO_VALUES: ReadonlyMap<string, never> = new Map();
 
 function changedKeys<T>(
   before: ReadonlyMap<string, T>,
@@ -462,10 +463,8 @@ export class VaneBrowserClient {
     // Secrets are never in `next`: the public parsers (sync, patch, bootstrap, storage) read none.
     this.#snap = next;
     this.#etag = etag;
-    const configs = before ? changedKeys(before.configs, next.configs, jsonEqual) : [...next.configs.keys()];
-    const flags = before
-      ? changedKeys(before.flags, next.flags, (a, b) => a.isActive === b.isActive)
-      : [...next.flags.keys()];
+    const configs = changedKeys(before?.configs ?? NO_VALUES, next.configs, jsonEqual);
+    const flags = changedKeys(before?.flags ?? NO_VALUES, next.flags, (a, b) => a.isActive === b.isActive);
     const revised = before?.revision !== next.revision;
     this.#status = {
       ...this.#status,
