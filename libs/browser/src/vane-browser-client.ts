@@ -83,7 +83,7 @@ type Timer = ReturnType<typeof setTimeout>;
 type User = { readonly userId: string; readonly attributes: Record<string, string> };
 
 const NO_KEYS: readonly string[] = [];
-const NO_VALUES: ReadonlyMap<string, never> = new Map();
+const NO_VALUES: ReadonlyMap<string, never> = new Map<string, never>();
 
 function changedKeys<T>(
   before: ReadonlyMap<string, T>,
