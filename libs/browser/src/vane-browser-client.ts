@@ -83,6 +83,7 @@ type Timer = ReturnType<typeof setTimeout>;
 type User = { readonly userId: string; readonly attributes: Record<string, string> };
 
 const NO_KEYS: readonly string[] = [];
+const NO_VALUES: ReadonlyMap<string, never> = new Map<string, never>();
 
 function changedKeys<T>(
   before: ReadonlyMap<string, T>,
@@ -102,8 +103,9 @@ function checkSettings(options: VaneBrowserOptions): Settings {
   const settings: Record<string, unknown> = { ...DEFAULTS, random: options.random ?? Math.random };
   for (const name of Object.keys(DEFAULTS)) {
     const value = options[name as keyof typeof DEFAULTS] ?? DEFAULTS[name as keyof typeof DEFAULTS];
-    if (typeof value !== 'number' || !(value >= (name === 'streamErrorThreshold' ? 1 : 0)))
-      throw new InvalidArgumentError(`${name} must be a number of at least ${name === 'streamErrorThreshold' ? 1 : 0}`);
+    const min = name === 'streamErrorThreshold' ? 1 : 0;
+    if (typeof value !== 'number' || !(value >= min))
+      throw new InvalidArgumentError(`${name} must be a number >= ${min}`);
     settings[name] = value;
   }
   return settings as unknown as Settings;
@@ -461,10 +463,8 @@ export class VaneBrowserClient {
     // Secrets are never in `next`: the public parsers (sync, patch, bootstrap, storage) read none.
     this.#snap = next;
     this.#etag = etag;
-    const configs = before ? changedKeys(before.configs, next.configs, jsonEqual) : [...next.configs.keys()];
-    const flags = before
-      ? changedKeys(before.flags, next.flags, (a, b) => a.isActive === b.isActive)
-      : [...next.flags.keys()];
+    const configs = changedKeys(before?.configs ?? NO_VALUES, next.configs, jsonEqual);
+    const flags = changedKeys(before?.flags ?? NO_VALUES, next.flags, (a, b) => a.isActive === b.isActive);
     const revised = before?.revision !== next.revision;
     this.#status = {
       ...this.#status,

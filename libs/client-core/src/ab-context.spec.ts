@@ -65,6 +65,15 @@ describe('readAbResults', () => {
     readAbResults({ results: { a: true, b: false, c: 'true' } }, ['a', 'b', 'c', 'd'], into);
     expect(into).toEqual({ a: true, b: false, c: false, d: false });
   });
+
+  it('reads nothing an object inherits, and nothing from a body that is not an object', () => {
+    const into: Record<string, boolean> = {};
+    readAbResults({ results: { a: true } }, ['a', 'constructor', 'toString', 'hasOwnProperty'], into);
+    expect(into).toEqual({ a: true, constructor: false, toString: false, hasOwnProperty: false });
+    readAbResults({ results: [true] }, ['0'], into);
+    readAbResults(null, ['x'], into);
+    expect([into['0'], into['x']]).toEqual([false, false]);
+  });
 });
 
 describe('abContextKey', () => {

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import { InvalidArgumentError } from './errors.js';
+import { isObject, typeName } from './json-object.js';
 
 /** Most keys one evaluate-ab call may carry. */
 export const MAX_AB_KEYS_PER_CALL = 200;
@@ -23,13 +24,6 @@ export interface AbContext {
 
 /** Results of an A/B evaluation: flag key → boolean, for every key asked. */
 export type AbResults = Readonly<Record<string, boolean>>;
-
-function typeName(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (v instanceof Date) return 'Date';
-  return typeof v;
-}
 
 /** Refuses an argument of an evaluation, naming it and the type received. */
 function refuse(what: string, v: unknown): never {
@@ -177,12 +171,8 @@ export function planAbEvaluation(
  * or not a boolean is `false`.
  */
 export function readAbResults(doc: unknown, asked: readonly string[], into: Record<string, boolean>): void {
-  const results = typeof doc === 'object' && doc !== null ? (doc as Record<string, unknown>)['results'] : undefined;
-  const map =
-    typeof results === 'object' && results !== null && !Array.isArray(results)
-      ? (results as Record<string, unknown>)
-      : {};
-  for (const key of asked) {
-    into[key] = Object.prototype.hasOwnProperty.call(map, key) && map[key] === true;
-  }
+  const results = isObject(doc) ? doc['results'] : undefined;
+  const map = isObject(results) ? results : {};
+  // Nothing a JSON object inherits is `true`: no own-member test needed.
+  for (const key of asked) into[key] = map[key] === true;
 }

@@ -9,7 +9,8 @@
  */
 import type { ConfigValue } from '@vane/common';
 import { InvalidArgumentError } from './errors.js';
-import { isObject as isRecord, parsePublicSnapshot, SnapshotFormatError, type Snapshot } from './snapshot.js';
+import { isObject as isRecord } from './json-object.js';
+import { parsePublicSnapshot, SnapshotFormatError, type Snapshot } from './snapshot.js';
 
 /** A flag as the wire carries it (PROTOCOL §5). */
 export interface FlagJson {

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type { VaneErrorCode } from './errors.js';
+import { isObject } from './json-object.js';
 
 /** The members of an error body a client uses; any of them may be absent. */
 export interface ErrorBody {
@@ -21,7 +22,7 @@ export function readErrorBody(text: string): ErrorBody {
   let doc: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(text);
-    if (typeof parsed === 'object' && parsed !== null) doc = parsed as Record<string, unknown>;
+    if (isObject(parsed)) doc = parsed;
   } catch {
     // Not an error body: the status alone decides.
   }

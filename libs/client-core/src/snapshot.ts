@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import type { ConfigValue, JsonValue, SecretType } from '@vane/common';
+import { isObject, typeName } from './json-object.js';
 
 export type { ConfigValue, JsonValue, SecretType };
 
@@ -92,18 +93,9 @@ export class SnapshotFormatError extends Error {
 
 type Obj = Record<string, unknown>;
 
-/** A JSON object (not null, not an array). @internal */
-export function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function describe(v: unknown): string {
-  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
-}
-
 /** Throws, naming the path and what was expected; the value itself is never echoed (it may be a secret). */
 function check(ok: boolean, path: string, expected: string, v: unknown): void {
-  if (!ok) throw new SnapshotFormatError(path, `expected ${expected}, got ${describe(v)}`);
+  if (!ok) throw new SnapshotFormatError(path, `expected ${expected}, got ${typeName(v)}`);
 }
 
 function parseRevision(v: unknown, path: string): number {
@@ -141,7 +133,7 @@ function freezeValue(v: unknown, path: string, depth: number): void {
 function parseConfigValue(v: unknown, path: string): ConfigValue {
   if (typeof v === 'number' && !Number.isFinite(v)) throw new SnapshotFormatError(path, 'expected a finite number');
   if (v !== null && !Array.isArray(v) && !['string', 'number', 'boolean'].includes(typeof v))
-    throw new SnapshotFormatError(path, `objects are not config values (got ${describe(v)})`);
+    throw new SnapshotFormatError(path, `objects are not config values (got ${typeName(v)})`);
   freezeValue(v, path, 1);
   return v as ConfigValue;
 }

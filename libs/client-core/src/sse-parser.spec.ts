@@ -30,6 +30,11 @@ describe('createSseParser', () => {
     expect(parse(['data: x\r', '\n\r', '\ndata: y\r\rdata: z\n\n']).events.map((e) => e.data)).toEqual(['x', 'y', 'z']);
   });
 
+  it('holds a CR across pieces without a line end, and across empty pieces (a decoder holding half a character)', () => {
+    expect(parse(['data: x\r', 'data: y', '\ndata: z\n\n']).events.map((e) => e.data)).toEqual(['x\ny\nz']);
+    expect(parse(['data: a\r', '', '\ndata: b\r', '', '\n\r\n']).events.map((e) => e.data)).toEqual(['a\nb']);
+  });
+
   it('dispatches nothing for an event without data, nor for one cut by the end of the text', () => {
     expect(parse(['event: goaway\n\n', 'data: half']).events).toEqual([]);
   });

@@ -15,13 +15,14 @@ export interface SseEvent {
   readonly id: string | undefined;
 }
 
-const END_OF_LINE = /\r\n?|\n/g;
+const END_OF_LINE = /\r\n?|\n/;
 
 /**
  * Creates a parser: feed it decoded text in pieces of any size; it calls
  * `onEvent` for each complete event in order, and `onComment` for each
  * comment line (`: ping`). A piece that ends mid-line is held until its line
- * ends (in a list, so one long line sent in many pieces costs linear time).
+ * ends (in a list, joined once then, so one long line sent in many pieces
+ * costs linear time).
  * A leading byte-order mark is the decoder's to strip (`TextDecoder` does).
  *
  * @param onEvent - called for each event with a `data` field.
@@ -53,22 +54,16 @@ export function createSseParser(onEvent: (event: SseEvent) => void, onComment?: 
   }
 
   return (text) => {
+    // An empty piece (a decoder holding half a character) changes nothing, not even a pending CRLF.
+    if (text === '') return;
     // A CR that ended the last piece may be the first half of a CRLF.
     if (skipLineFeed && text[0] === '\n') text = text.slice(1);
-    skipLineFeed = false;
-    const eol = new RegExp(END_OF_LINE);
-    let start = 0;
-    let match: RegExpExecArray | null;
-    while ((match = eol.exec(text)) !== null) {
-      let whole = text.slice(start, match.index);
-      if (held.length > 0) {
-        whole = held.join('') + whole;
-        held = [];
-      }
-      start = eol.lastIndex;
-      if (match[0] === '\r' && start === text.length) skipLineFeed = true;
-      line(whole);
-    }
-    if (start < text.length) held.push(text.slice(start));
+    skipLineFeed = text.endsWith('\r');
+    held.push(text);
+    // A piece with no line end is held as it is: the held text is joined and split once, when a line ends.
+    if (!/[\r\n]/.test(text)) return;
+    const lines = held.join('').split(END_OF_LINE);
+    held = [lines.pop()!];
+    for (const whole of lines) line(whole);
   };
 }

@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { isObject } from './json-object.js';
 import { SnapshotFormatError, type Patch } from './snapshot.js';
 
 /** How long to wait after a `goaway` whose delay is missing or not a number, in milliseconds. */
@@ -28,7 +29,7 @@ export type StreamInstruction =
 function member(data: string, name: string): unknown {
   try {
     const doc: unknown = JSON.parse(data);
-    return typeof doc === 'object' && doc !== null ? (doc as Record<string, unknown>)[name] : undefined;
+    return isObject(doc) ? doc[name] : undefined;
   } catch {
     return undefined;
   }

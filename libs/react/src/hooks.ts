@@ -29,7 +29,7 @@ export interface UseVaneResult {
 
 function useClient(): VaneBrowserClient {
   const client = useContext(VaneContext);
-  if (client === null) throw new Error('@vane/react: a Vane hook was used outside <VaneProvider>');
+  if (client === null) throw new Error('@vane/react: a hook outside <VaneProvider>');
   return client;
 }
 
