@@ -287,7 +287,8 @@ export class VaneBrowserClient {
       this.#cacheRevision = this.#status.revision;
     }
     const revision = this.#cacheRevision;
-    const results: Record<string, boolean> = {};
+    // Filled with no prototype (a flag named `__proto__` is a key like any other), returned as a plain copy.
+    const results = Object.create(null) as Record<string, boolean>;
     const plan = planAbEvaluation(keys, (key) => {
       const hit = this.#cache.get(`${key}\0${context}`);
       if (hit !== undefined) results[key] = hit;
@@ -310,7 +311,7 @@ export class VaneBrowserClient {
       for (const key of plan.keys) changed = this.#remember(key, results[key]!) || changed;
       if (changed) this.#emit(NO_KEYS, NO_KEYS, true, false);
     }
-    return results;
+    return { ...results };
   }
 
   /** Changes the page's user: `abFlag` answers follow (asked again; `evaluateAb` for this user fills them too). */

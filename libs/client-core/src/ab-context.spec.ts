@@ -26,6 +26,9 @@ describe('normalizeAbContext', () => {
     const out = normalizeAbContext({ userId: 'u', attributes });
     expect(JSON.parse(JSON.stringify(out.attributes))).toEqual(JSON.parse('{"__proto__": "x", "country": "DE"}'));
     expect(Object.keys(out.attributes)).toEqual(['__proto__', 'country']);
+    // A plain object (it crosses into bootstraps and React props), whose __proto__ is an own member, not the prototype.
+    expect(Object.getPrototypeOf(out.attributes)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(out.attributes, '__proto__')?.value).toBe('x');
   });
 
   it('requires a non-empty string userId', () => {

@@ -66,15 +66,16 @@ function isSent(name: string, value: unknown): value is string {
  */
 export function normalizeAbContext(context: AbContext): { userId: string; attributes: Record<string, string> } {
   const given = givenAttributes(context);
-  // No prototype: an attribute named `__proto__` (e.g. from parsed JSON) is kept and sent like any other.
-  const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
+  const sent: [string, string][] = [];
   if (given !== undefined) {
     for (const name of Object.keys(given)) {
       const value = given[name];
-      if (isSent(name, value)) attributes[name] = value;
+      if (isSent(name, value)) sent.push([name, value]);
     }
   }
-  return { userId: context.userId, attributes };
+  // A plain object (it crosses into bootstraps and React props) whose members are all own:
+  // an attribute named `__proto__` (e.g. from parsed JSON) is kept and sent like any other.
+  return { userId: context.userId, attributes: Object.fromEntries(sent) };
 }
 
 /**

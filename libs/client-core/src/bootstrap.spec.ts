@@ -51,4 +51,31 @@ describe('bootstrap', () => {
     expect(() => readBootstrap(doc)).toThrow(InvalidArgumentError);
     expect(() => readBootstrap(doc)).toThrow(message);
   });
+
+  it('holds plain objects only (Next.js refuses null-prototype props), a key named __proto__ as an own member', () => {
+    const doc = JSON.parse(
+      '{"service":{"slug":"shop","kind":"frontend"},"revision":3,' +
+        '"configs":{"__proto__":["a"],"plain":2},' +
+        '"flags":{"__proto__":{"is_enabled":true,"starts_at":null,"ends_at":null,"is_active":true}}}',
+    ) as unknown;
+    const json = publicSnapshotJson(parseSnapshot(doc));
+    for (const member of [json, json.configs, json.flags, json.flags['__proto__']])
+      expect(Object.getPrototypeOf(member)).toBe(Object.prototype);
+    expect(Object.keys(json.configs)).toEqual(['__proto__', 'plain']);
+    expect(Object.getOwnPropertyDescriptor(json.configs, '__proto__')?.value).toEqual(['a']);
+    expect(Object.getOwnPropertyDescriptor(json.flags, '__proto__')?.value).toMatchObject({ is_active: true });
+    // Through JSON and back (the page's embedded bootstrap), the same members.
+    expect(JSON.parse(JSON.stringify(json))).toEqual(doc);
+    const read = readBootstrap({
+      v: 1,
+      snapshot: json,
+      etag: null,
+      revision: 3,
+      ab: JSON.parse('{"userId":"u","attributes":{"__proto__":"x"},"results":{"__proto__":true}}') as unknown,
+    });
+    for (const member of [read.ab!.attributes, read.ab!.results])
+      expect(Object.getPrototypeOf(member)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(read.ab!.attributes, '__proto__')?.value).toBe('x');
+    expect(Object.getOwnPropertyDescriptor(read.ab!.results, '__proto__')?.value).toBe(true);
+  });
 });

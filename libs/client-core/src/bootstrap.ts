@@ -60,11 +60,14 @@ export interface VaneBootstrap {
   readonly ab?: BootstrapAb;
 }
 
-function record<T>(entries: Iterable<[string, T]>): Record<string, T> {
-  // No prototype: a key named `__proto__` is an own member like any other.
-  const out = Object.create(null) as Record<string, T>;
-  for (const [key, value] of entries) out[key] = value;
-  return out;
+/**
+ * A plain object (Next.js and structured clone refuse one with no
+ * prototype) whose keys are all own data members: `Object.fromEntries`
+ * defines them, so a key named `__proto__` is a member like any other, not
+ * the prototype.
+ */
+function record<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
+  return Object.fromEntries(entries) as Record<string, T>;
 }
 
 /** The wire form of a snapshot's public part: secrets are never copied. */
