@@ -11,6 +11,7 @@
 export { VaneBrowserClient } from './vane-browser-client.js';
 export type { VaneListener, VaneMode, VaneStatus, VaneUpdate } from './vane-browser-client.js';
 export type { VaneBrowserOptions, VaneStorage, VaneUser, VisibilitySource } from './options.js';
+export type { VaneChannel, VaneLocks, VaneShare } from './share.js';
 export { createBootstrap, parseBootstrap } from './bootstrap.js';
 export type { CreateBootstrapOptions } from './bootstrap.js';
 export { VaneServiceError } from './errors.js';

@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 import type { AbContext, VaneBootstrap } from '@vane/client-core';
+import type { VaneShare } from './share.js';
 
 /** The page's user, for A/B answers: a user id and string attributes (`null`/`undefined` are unset). */
 export type VaneUser = AbContext;
@@ -48,6 +49,16 @@ export interface VaneBrowserOptions {
   readonly storageKey?: string;
   /** Live changes over the stream; `false` polls every `ttlMs` instead. @default true */
   readonly stream?: boolean;
+  /**
+   * Share one stream with the other clients of the same base URL and key
+   * in this page and the other tabs of its origin: one holds the stream
+   * (elected with `navigator.locks`) and hands what it receives to the
+   * others over a `BroadcastChannel`. `true` uses the platform's, where both
+   * exist (elsewhere each client streams on its own); `false` never shares;
+   * or a {@link VaneShare} of your own. Only a streaming client shares.
+   * @default true
+   */
+  readonly share?: boolean | VaneShare;
   /** Poll interval while polling (the fallback, or `stream: false`). @default 60000 */
   readonly ttlMs?: number;
   /** Bound on one sync or A/B request. @default 10000 */

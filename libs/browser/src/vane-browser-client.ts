@@ -42,6 +42,7 @@ import {
 import { jsonEqual } from '@vane/common';
 import { VaneServiceError } from './errors.js';
 import { DEFAULTS, type Settings, type VaneBrowserOptions, type VaneStorage, type VaneUser } from './options.js';
+import { platformShare, shareName, type VaneChannel, type VaneShare } from './share.js';
 
 /** What the client is doing now. */
 export type VaneMode = 'idle' | 'stream' | 'polling' | 'paused' | 'closed';
@@ -80,6 +81,17 @@ export interface VaneUpdate {
 export type VaneListener = (update: VaneUpdate) => void;
 
 type Timer = ReturnType<typeof setTimeout>;
+/**
+ * What the holder of a shared stream posts: its state (with the snapshot
+ * when it has a new revision, or answers a `hello`). A joining client posts
+ * `{ hello: true }`.
+ */
+interface SharedState {
+  readonly boot?: VaneBootstrap;
+  readonly connected: boolean;
+  readonly stale: boolean;
+  readonly mode: VaneMode;
+}
 type User = { readonly userId: string; readonly attributes: Record<string, string> };
 
 const NO_KEYS: readonly string[] = [];
@@ -155,6 +167,16 @@ export class VaneBrowserClient {
   #hiddenTimer: Timer | undefined;
   #fallback = false;
   #fallbackPolls = 0;
+  /** The share, for a streaming client where the platform has one (or one was given). */
+  readonly #share: VaneShare | undefined;
+  #channel: VaneChannel | undefined;
+  /** True while this client holds the lock: it streams and syncs for every client sharing it. */
+  #leading = false;
+  #release: (() => void) | undefined;
+  #lockAbort: AbortController | undefined;
+  #helloTimer: Timer | undefined;
+  /** Settles the `start()` of a client that waits for the holder's state. */
+  #joined: ((error?: unknown) => void) | undefined;
 
   /**
    * @param options - see {@link VaneBrowserOptions}.
@@ -178,6 +200,8 @@ export class VaneBrowserClient {
     this.#fetch = (input, init) => fetchFn(input, init);
     this.#now = options.now ?? Date.now;
     this.#stream = options.stream ?? true;
+    const share = options.share ?? true;
+    this.#share = this.#stream ? (share === true ? platformShare() : share || undefined) : undefined;
     this.#doc = options.document ?? (globalThis as { document?: VaneBrowserOptions['document'] }).document;
     const store = options.lastKnownGood;
     this.#storage = store === true ? (globalThis as { localStorage?: VaneStorage }).localStorage : store || undefined;
@@ -221,6 +245,23 @@ export class VaneBrowserClient {
     if (this.#started) return;
     this.#started = true;
     this.#doc?.addEventListener('visibilitychange', this.#onVisibility);
+    if (!this.#share) return this.#begin();
+    this.#join();
+    if (this.#snap && !this.#status.stale) return;
+    return new Promise<void>((resolve, reject) => {
+      // No state from a holder in time (it is still syncing, or slow): this client syncs on its own.
+      const timer = setTimeout(() => void this.#sync().then(() => this.#joined?.(), this.#joined), this.#s.timeoutMs);
+      this.#joined = (error) => {
+        clearTimeout(timer);
+        this.#joined = undefined;
+        if (error !== undefined && !this.#snap) reject(error);
+        else resolve();
+      };
+    });
+  }
+
+  /** Goes live on its own (unshared, or as the holder): values first (a sync unless fresh ones are held), then the stream or polls. */
+  async #begin(): Promise<void> {
     if (this.#snap && !this.#status.stale) return this.#goLive();
     try {
       await this.#sync();
@@ -235,6 +276,9 @@ export class VaneBrowserClient {
   /** Stops every timer, the stream and the listeners. Idempotent. */
   close(): void {
     this.#stop();
+    this.#resign();
+    this.#channel?.close();
+    this.#joined?.(new ClientClosedError());
     this.#doc?.removeEventListener('visibilitychange', this.#onVisibility);
     clearTimeout(this.#askTimer);
     this.#setStatus({ mode: 'closed', connected: false });
@@ -444,6 +488,85 @@ export class VaneBrowserClient {
     if ((Object.keys(next) as (keyof VaneStatus)[]).every((k) => next[k] === before[k])) return;
     this.#status = next;
     this.#emit(NO_KEYS, NO_KEYS, false, true);
+    if (this.#leading) this.#tell(false);
+  }
+
+  /** Joins the clients sharing a stream: asks for the lock (to hold the stream when it passes here) and for the holder's state. */
+  #join(): void {
+    const share = this.#share!;
+    const name = shareName(this.#base.href, this.#key);
+    if (!this.#channel) {
+      this.#channel = share.channel(name);
+      this.#channel.onmessage = (event) => this.#heard(event.data);
+    }
+    const abort = (this.#lockAbort = new AbortController());
+    share.locks
+      .request(name, { signal: abort.signal }, () => {
+        if (abort.signal.aborted) return Promise.resolve();
+        return new Promise<void>((release) => {
+          this.#release = release;
+          this.#lead();
+        });
+      })
+      // Aborted while queued (closed or paused): nothing was held.
+      .catch(() => undefined);
+    this.#channel.postMessage({ hello: true });
+  }
+
+  /** This client holds the lock now: it streams (catching up from its revision with `Last-Event-ID`) and syncs for all. */
+  #lead(): void {
+    this.#leading = true;
+    this.#fallback = false;
+    this.#setStatus({ connected: false });
+    this.#begin().then(
+      () => this.#joined?.(),
+      (error: unknown) => this.#joined?.(error),
+    );
+  }
+
+  /** Lets the lock go (or the request for it): another client holds the stream from now on. */
+  #resign(): void {
+    this.#leading = false;
+    this.#lockAbort?.abort();
+    this.#release?.();
+    this.#release = undefined;
+    clearTimeout(this.#helloTimer);
+  }
+
+  /** As the holder: posts the state, with the snapshot when `full`. */
+  #tell(full: boolean): void {
+    const { connected, stale, mode } = this.#status;
+    const state: SharedState = { connected, stale, mode, ...(full && this.#snap && { boot: this.#copy(this.#snap) }) };
+    this.#channel!.postMessage(state);
+  }
+
+  /** A message of the channel: a `hello` the holder answers (once per burst), or the holder's state a follower takes. */
+  #heard(data: unknown): void {
+    const message = data as Partial<SharedState> & { hello?: true };
+    if (message.hello) {
+      if (this.#leading)
+        this.#helloTimer ??= setTimeout(() => {
+          this.#helloTimer = undefined;
+          this.#tell(true);
+        }, 0);
+      return;
+    }
+    // The holder's state, unless this client holds the stream itself or is paused (a hidden page catches up when shown).
+    if (this.#leading || !this.#started || this.#status.mode === 'paused' || this.#status.mode === 'closed') return;
+    const boot = message.boot;
+    if (boot && (!this.#snap || boot.revision !== this.#snap.revision)) {
+      let read: ReturnType<typeof readBootstrap>;
+      try {
+        read = readBootstrap(boot);
+      } catch {
+        // Not a state this version of the client reads: the next one may be.
+        return;
+      }
+      this.#install(read.snapshot, read.etag, message.stale === true);
+    }
+    if (!this.#snap) return;
+    this.#setStatus({ connected: message.connected === true, stale: message.stale === true, mode: message.mode! });
+    this.#joined?.();
   }
 
   #emit(configs: readonly string[], flags: readonly string[], ab: boolean, status: boolean): void {
@@ -476,7 +599,9 @@ export class VaneBrowserClient {
     };
     this.#emit(configs, flags, false, true);
     if (revised && this.#started) for (const key of this.#answers.keys()) this.#ask(key);
-    if (revised && !stale) this.#save();
+    if (this.#leading) this.#tell(true);
+    // A follower's holder keeps the copy.
+    if (revised && !stale && (this.#leading || !this.#channel)) this.#save();
   }
 
   #fromStorage(): ReturnType<typeof readBootstrap> | undefined {
@@ -730,12 +855,18 @@ export class VaneBrowserClient {
     if (hidden && this.#s.hiddenPauseMs > 0 && this.#status.mode !== 'closed') {
       this.#hiddenTimer = setTimeout(() => {
         this.#stop();
+        // A hidden page holds no shared stream: the lock passes to a visible one.
         this.#setStatus({ mode: 'paused', connected: false });
+        this.#resign();
       }, this.#s.hiddenPauseMs);
     } else if (!hidden && this.#status.mode === 'paused') {
-      // The stream's first event (a replay, or a resync) is the catch-up; without a stream, a poll is.
+      // The stream's first event (a replay, or a resync) is the catch-up; without a stream, a poll is;
+      // sharing, the holder's answer to `hello` (or the stream, when the lock comes here).
       this.#fallback = false;
-      if (this.#stream) this.#openStream(0);
+      if (this.#share) {
+        this.#setStatus({ mode: 'idle' });
+        this.#join();
+      } else if (this.#stream) this.#openStream(0);
       else this.#poll();
     }
   };
