@@ -2,6 +2,7 @@ import type { LocalServer } from '@vane/server';
 import type { Page, Request } from 'playwright-core';
 import { describeInBrowser, startChromium, type HeadlessChromium } from './support/chromium.js';
 import { patchFlag, startDemoServer, WEB } from './support/browser-apps.js';
+import { until } from '@vane/server/testing';
 import { moduleLoaded, startModulePage, type BrowserModule, type ModulePage } from './support/module-page.js';
 
 // @vane/browser itself (its built ES modules) in chromium against the local server: a hundred tabs'
@@ -64,7 +65,7 @@ describeInBrowser('@vane/browser in chromium', () => {
       ),
     );
     // Live first: every client connected to the stream. Chromium opens at most 6 HTTP/1.1 connections to
-    // one host, so a hundred clients stay live only when they share streams (in a page and across pages).
+    // one host, so a hundred clients stay live only because they share one stream (in a page and across pages).
     const connected = (): Promise<number[]> =>
       Promise.all(
         pages.map(({ page }) =>
@@ -96,9 +97,49 @@ describeInBrowser('@vane/browser in chromium', () => {
       await Promise.all(pages.map(({ page }) => allSee(page, on)));
     }
     expect(await connected()).toEqual(Array.from({ length: PAGES }, () => CLIENTS_PER_PAGE));
-    // As few streams as the browser allows: at most one per page.
-    expect(server.stats().streams).toBeLessThanOrEqual(PAGES);
+    // One stream for the hundred: the pages share an origin, so one client (the lock's holder) streams for all.
+    expect(server.stats().streams).toBe(1);
     await Promise.all(pages.map(({ page }) => page.close()));
+  });
+
+  it('the page of the lock holder closes: the lock passes to a client in another page, which catches up with Last-Event-ID', async () => {
+    const [first, second] = [await openPage(), await openPage()];
+    const start = (page: Page): Promise<number> =>
+      page.evaluate(
+        async ({ baseUrl, apiKey }) => {
+          const { VaneBrowserClient } = (globalThis as unknown as PageScope).vaneBrowser;
+          const client = new VaneBrowserClient({ baseUrl, apiKey });
+          (globalThis as unknown as PageScope).swarm = [client];
+          await client.start();
+          return client.status.revision;
+        },
+        { baseUrl: server.baseUrl(WEB.slug), apiKey: WEB.publicKey },
+      );
+    await start(first.page);
+    const revision = await start(second.page);
+    const live = (page: Page): Promise<unknown> =>
+      page.waitForFunction(() => (globalThis as unknown as PageScope).swarm[0]!.status.connected);
+    await Promise.all([live(first.page), live(second.page)]);
+    const streamsOf = (requests: Request[]): Request[] =>
+      requests.filter((request) => new URL(request.url()).pathname === '/v1/stream');
+    // The first page's client holds the lock (it asked first): it alone streams.
+    expect([streamsOf(first.requests).length, streamsOf(second.requests).length]).toEqual([1, 0]);
+    expect(server.stats().streams).toBe(1);
+    const was = await second.page.evaluate(() => (globalThis as unknown as PageScope).swarm[0]!.flag('dark-mode'));
+    await first.page.close();
+    // A change while the stream passes: the second page's client sees it through its own stream's replay.
+    await patchFlag(server, 'dark-mode', { is_enabled: !was });
+    await second.page.waitForFunction(
+      (wanted) => (globalThis as unknown as PageScope).swarm[0]!.flag('dark-mode') === wanted,
+      !was,
+    );
+    await live(second.page);
+    const [taken] = streamsOf(second.requests);
+    expect(await taken!.headerValue('last-event-id')).toBe(String(revision));
+    await until(() => server.stats().streams === 1, 'the stream of the closed page ended at the server', {
+      timeoutMs: WAIT_MS,
+    });
+    await second.page.close();
   });
 
   it('a public key: every secret read throws VANE_PUBLIC_KEY_SECRET_ACCESS, and a secret key VANE_SECRET_KEY_IN_BROWSER, before any request', async () => {

@@ -1,49 +1,40 @@
-import { build } from 'esbuild';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { TEST_KEYS, adminRequest, testSeed } from '@vane/server/testing';
 import { describeInBrowser, startChromium, type HeadlessChromium } from '../../../test/support/chromium.js';
+import { moduleLoaded, startModulePage, type ModulePage } from '../../../test/support/module-page.js';
 import type * as Vane from '../src/index.js';
 
 /** What the page's scripts see, typed without the DOM library (these specs compile for Node; the functions passed to the page are serialised, so each names `globalThis` itself). */
 interface PageGlobals {
-  Vane: typeof Vane;
+  vaneBrowser: typeof Vane;
   vane: Vane.VaneBrowserClient;
-  document: { getElementById(id: string): { textContent: string | null } | null };
+  document: {
+    getElementById(id: string): { textContent: string | null } | null;
+    body: { innerHTML: string };
+  };
 }
 
 /**
- * The built package (dist/esm, bundled by esbuild as an app's bundler
- * would) in real headless Chromium, against the local server on loopback:
- * Chromium resolves `shop.localhost` itself, reads the stream with its own
- * fetch, and the server's CORS answers let the page read ETag and
- * Vane-Protocol.
+ * The built package (dist/esm, loaded by the module page's import map, as
+ * the other chromium specs load it) in real headless Chromium, against the
+ * local server on loopback: Chromium resolves `shop.localhost` itself,
+ * reads the stream with its own fetch, and the server's CORS answers let
+ * the page read ETag and Vane-Protocol.
  */
 let server: LocalServer;
 let chromium: HeadlessChromium;
+let modules: ModulePage;
 let page: Page;
-let bundle: string;
 const requests: string[] = [];
 
 describeInBrowser('@vane/browser in Chromium', () => {
   beforeAll(async () => {
-    const result = await build({
-      entryPoints: [join(__dirname, '../dist/esm/index.js')],
-      bundle: true,
-      minify: true,
-      format: 'iife',
-      globalName: 'Vane',
-      platform: 'browser',
-      write: false,
-      // The package as published: its dependencies from their dist/, not the repo's sources.
-      tsconfigRaw: '{}',
-    });
-    bundle = result.outputFiles[0]!.text;
-    chromium = await startChromium();
+    [chromium, modules] = await Promise.all([startChromium(), startModulePage()]);
   });
 
   afterAll(async () => {
+    await modules?.close();
     await chromium?.close();
   });
 
@@ -51,9 +42,16 @@ describeInBrowser('@vane/browser in Chromium', () => {
     server = await startLocalServer({ seed: testSeed(), port: 0 });
     page = await chromium.context.newPage();
     requests.length = 0;
-    page.on('request', (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
-    await page.setContent('<!doctype html><title>vane</title><p id="out"></p>');
-    await page.addScriptTag({ content: bundle });
+    // The service's requests only (the page and its modules come from the module page's server).
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.port === String(server.port)) requests.push(`${request.method()} ${url.pathname}`);
+    });
+    await page.goto(modules.url);
+    await moduleLoaded(page);
+    await page.evaluate(() => {
+      (globalThis as unknown as PageGlobals).document.body.innerHTML = '<p id="out"></p>';
+    });
   });
 
   afterEach(async () => {
@@ -66,7 +64,7 @@ describeInBrowser('@vane/browser in Chromium', () => {
     await page.evaluate(
       async ({ baseUrl, apiKey }) => {
         const w = globalThis as unknown as PageGlobals;
-        const client = new w.Vane.VaneBrowserClient({ baseUrl, apiKey });
+        const client = new w.vaneBrowser.VaneBrowserClient({ baseUrl, apiKey });
         w.vane = client;
         await client.start();
         const out = w.document.getElementById('out')!;
