@@ -352,6 +352,46 @@ describe('bootstrap', () => {
     }
   });
 
+  it('both producers, and a client, make bootstraps of plain objects throughout (Next.js refuses others as props)', async () => {
+    /** The paths of every object in `value` whose prototype is neither Object's nor Array's. */
+    const notPlain = (value: unknown, path = '$'): string[] => {
+      if (typeof value !== 'object' || value === null) return [];
+      const proto: unknown = Object.getPrototypeOf(value);
+      const own = proto === Object.prototype || proto === Array.prototype ? [] : [path];
+      return own.concat(...Object.entries(value).map(([key, inner]) => notPlain(inner, `${path}.${key}`)));
+    };
+    // An attribute named __proto__ (as JSON.parse makes it) stays an own member all the way.
+    const user = {
+      userId: 'u-1',
+      attributes: JSON.parse('{"__proto__":"x","country":"DE"}') as Record<string, string>,
+    };
+    const fromPublic = await createBootstrap({
+      baseUrl: proxy.baseUrl('shop'),
+      apiKey: TEST_KEYS.shopPublic,
+      fetch: net.fetch,
+      user,
+      abKeys: ['new-pricing'],
+    });
+    const secretClient = await VaneClient.create({
+      baseUrl: proxy.baseUrl('shop'),
+      apiKey: TEST_KEYS.shopSecret,
+      stream: false,
+    });
+    try {
+      const fromSecret = await createBrowserBootstrap(secretClient, { user, abKeys: ['new-pricing'] });
+      const c = client({ bootstrap: fromPublic, user });
+      const answers = await c.evaluateAb(['new-pricing']);
+      for (const made of [fromPublic, fromSecret, c.toBootstrap(), answers]) {
+        expect(notPlain(made)).toEqual([]);
+        expect(structuredClone(made)).toEqual(made);
+      }
+      for (const made of [fromPublic, fromSecret])
+        expect(Object.getOwnPropertyDescriptor(made.ab!.attributes, '__proto__')?.value).toBe('x');
+    } finally {
+      await secretClient.close();
+    }
+  });
+
   it('refuses a bootstrap that carries secrets', () => {
     const bad = {
       v: 1,
