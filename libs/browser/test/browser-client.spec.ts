@@ -7,8 +7,11 @@ import {
   createBootstrap,
   parseBootstrap,
   type VaneBrowserOptions,
+  type VaneShare,
   type VaneUpdate,
 } from '../src/index.js';
+import { shareName } from '../src/share.js';
+import { FakeChannels, FakeLocks } from './fake-share.js';
 import {
   FakeDocument,
   MemoryStorage,
@@ -400,6 +403,147 @@ describe('bootstrap', () => {
       snapshot: { service: { slug: 's', kind: 'backend' }, revision: 1, secrets: {} },
     };
     expect(() => parseBootstrap(bad)).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
+  });
+});
+
+describe('shared stream', () => {
+  // Clients of one base URL and key sharing a stream, with a fake lock manager and channels (fake-share.ts).
+  let locks: FakeLocks;
+  let channels: FakeChannels;
+  let share: VaneShare;
+
+  beforeEach(() => {
+    locks = new FakeLocks();
+    channels = new FakeChannels();
+    share = { locks, channel: (name) => channels.channel(name) };
+  });
+
+  const shared = (options: Partial<VaneBrowserOptions> = {}): VaneBrowserClient =>
+    client({ share, backoffMinMs: 5, backoffMaxMs: 20, ...options });
+
+  const streamsHeld = (count: number): Promise<void> =>
+    until(() => server.stats().streams === count, `${count} stream(s) held by the server`, { timeoutMs: 10_000 });
+
+  /** The updates a client emits for a config key (each names the revision it brought). */
+  function revisionsOf(c: VaneBrowserClient, key: string): number[] {
+    const seen: number[] = [];
+    c.subscribe((update: VaneUpdate) => update.configs.includes(key) && seen.push(update.revision));
+    return seen;
+  }
+
+  it('three clients of one base URL and key hold one stream; each sees a change in one update', async () => {
+    const [a, b, c] = [shared(), shared(), shared()];
+    await Promise.all([a.start(), b.start(), c.start()]);
+    await until(() => [a, b, c].every((each) => each.status.connected), 'all connected', { timeoutMs: 10_000 });
+    const seen = [a, b, c].map((each) => revisionsOf(each, 'db.host'));
+    await streamsHeld(1);
+    // One sync and one stream for the three: the followers took the holder's state.
+    expect(net.count('/v1/stream')).toBe(1);
+    expect(net.count('/v1/sync')).toBe(1);
+    await setConfig('db.host', 'shared');
+    await until(() => [a, b, c].every((each) => each.config('db.host') === 'shared'), 'the change in every client', {
+      timeoutMs: 10_000,
+    });
+    const revision = a.status.revision;
+    expect([b.status.revision, c.status.revision]).toEqual([revision, revision]);
+    expect(seen).toEqual([[revision], [revision], [revision]]);
+    expect(server.stats().streams).toBe(1);
+  });
+
+  it('the lock and channel names are a hash of base URL and key, never the key', async () => {
+    const c = shared();
+    await c.start();
+    const [name] = [...locks.names];
+    expect(name).toBe(shareName(new URL(proxy.baseUrl('shop')).href, TEST_KEYS.shopPublic));
+    expect(name).toMatch(/^vane:[0-9a-z]+$/);
+    expect(name).not.toContain(TEST_KEYS.shopPublic);
+    expect(name).not.toContain(TEST_KEYS.shopPublic.slice(-8));
+    // Another key or another base URL: another name.
+    expect(shareName(new URL(proxy.baseUrl('shop')).href, `${TEST_KEYS.shopPublic}x`)).not.toBe(name);
+    expect(shareName(new URL(proxy.baseUrl('web')).href, TEST_KEYS.shopPublic)).not.toBe(name);
+  });
+
+  it('the holder closes: the lock passes to a follower, which catches up with Last-Event-ID', async () => {
+    const holder = shared();
+    await holder.start();
+    const follower = shared();
+    await follower.start();
+    await until(() => follower.status.connected, 'the follower connected through the holder', { timeoutMs: 10_000 });
+    const revision = follower.status.revision;
+    holder.close();
+    // A change while no stream is held: the new holder's stream replays it.
+    await setConfig('db.host', 'during handover');
+    await until(() => follower.config('db.host') === 'during handover', 'the catch-up', { timeoutMs: 10_000 });
+    await until(() => follower.status.connected && follower.status.mode === 'stream', 'the new holder streaming', {
+      timeoutMs: 10_000,
+    });
+    const streams = net.sent.filter((r) => r.path === '/v1/stream');
+    expect(streams).toHaveLength(2);
+    expect(streams[1]!.headers['last-event-id']).toBe(String(revision));
+    await streamsHeld(1);
+  });
+
+  it('a follower is disconnected and stale when the holder is, and live again with it', async () => {
+    const holder = shared({ ttlMs: 50, streamCooldownMs: 200 });
+    const follower = shared();
+    await Promise.all([holder.start(), follower.start()]);
+    await until(() => follower.status.connected, 'connected', { timeoutMs: 10_000 });
+    // The service unreachable for the holder: its stream and every request reset.
+    proxy.onRequest(() => 'reset');
+    proxy.cutStreams(true);
+    await until(() => holder.status.stale && !holder.status.connected, 'the holder stale', { timeoutMs: 10_000 });
+    await until(() => follower.status.stale && !follower.status.connected, 'the follower stale', { timeoutMs: 10_000 });
+    expect(follower.status.mode).toBe(holder.status.mode);
+    // Reachable again: the holder's stream (or poll) confirms the values, and the follower hears it.
+    await setConfig('db.host', 'after the outage');
+    proxy.onRequest(undefined);
+    proxy.cutStreams(false);
+    await until(() => follower.config('db.host') === 'after the outage', 'the change in the follower', {
+      timeoutMs: 10_000,
+    });
+    await until(() => !follower.status.stale && follower.status.connected, 'the follower live', { timeoutMs: 10_000 });
+  });
+
+  it('a page hidden long hands the stream over, and catches up through the holder when shown', async () => {
+    const hidden = new FakeDocument();
+    const first = shared({ document: hidden, hiddenPauseMs: 20 });
+    await first.start();
+    const second = shared();
+    await second.start();
+    await until(() => second.status.connected, 'connected', { timeoutMs: 10_000 });
+    hidden.set('hidden');
+    await until(() => first.status.mode === 'paused', 'the hidden one paused', { timeoutMs: 10_000 });
+    await until(() => second.status.mode === 'stream' && second.status.connected, 'the other holding the stream', {
+      timeoutMs: 10_000,
+    });
+    await setConfig('db.host', 'while hidden');
+    await until(() => second.config('db.host') === 'while hidden', 'the change in the visible one', {
+      timeoutMs: 10_000,
+    });
+    expect(first.config('db.host')).toBe('localhost');
+    hidden.set('visible');
+    await until(() => first.config('db.host') === 'while hidden', 'the catch-up when shown', { timeoutMs: 10_000 });
+    await until(() => first.status.connected, 'connected again, through the holder', { timeoutMs: 10_000 });
+    await streamsHeld(1);
+  });
+
+  it('A/B answers stay per client: each asks for its own user', async () => {
+    const [a, b] = [shared({ user: { userId: 'u-1' } }), shared({ user: { userId: 'u-2' } })];
+    await Promise.all([a.start(), b.start()]);
+    await Promise.all([a.evaluateAb(['new-checkout']), b.evaluateAb(['new-checkout'])]);
+    const users = proxy.requests
+      .filter((r) => r.path === '/v1/flags/evaluate-ab')
+      .map((r) => (JSON.parse(r.body.toString()) as { user_id: string }).user_id);
+    expect(users.sort()).toEqual(['u-1', 'u-2']);
+  });
+
+  it('without a share (share: false, or no navigator.locks as in Node) each client streams on its own', async () => {
+    const [a, b, c] = [shared({ share: false }), shared({ share: true }), shared({ share: true })];
+    await Promise.all([a.start(), b.start(), c.start()]);
+    await until(() => [a, b, c].every((each) => each.status.connected), 'all connected', { timeoutMs: 10_000 });
+    await streamsHeld(3);
+    expect(locks.names.size).toBe(0);
+    expect(channels.posted).toEqual([]);
   });
 });
 
