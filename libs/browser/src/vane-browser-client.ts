@@ -855,9 +855,10 @@ export class VaneBrowserClient {
     if (hidden && this.#s.hiddenPauseMs > 0 && this.#status.mode !== 'closed') {
       this.#hiddenTimer = setTimeout(() => {
         this.#stop();
-        // A hidden page holds no shared stream: the lock passes to a visible one.
-        this.#setStatus({ mode: 'paused', connected: false });
+        // A hidden page holds no shared stream: the lock passes to a visible one (before the status
+        // changes, so that the others never hear of a pause that is not theirs).
         this.#resign();
+        this.#setStatus({ mode: 'paused', connected: false });
       }, this.#s.hiddenPauseMs);
     } else if (!hidden && this.#status.mode === 'paused') {
       // The stream's first event (a replay, or a resync) is the catch-up; without a stream, a poll is;

@@ -504,22 +504,26 @@ describe('shared stream', () => {
     await until(() => !follower.status.stale && follower.status.connected, 'the follower live', { timeoutMs: 10_000 });
   });
 
-  it('a page hidden long hands the stream over, and catches up through the holder when shown', async () => {
+  it('a page hidden long hands the stream over (the others stay live), and catches up through the holder when shown', async () => {
     const hidden = new FakeDocument();
     const first = shared({ document: hidden, hiddenPauseMs: 20 });
     await first.start();
-    const second = shared();
-    await second.start();
-    await until(() => second.status.connected, 'connected', { timeoutMs: 10_000 });
+    const [second, third] = [shared(), shared()];
+    await Promise.all([second.start(), third.start()]);
+    await until(() => second.status.connected && third.status.connected, 'connected', { timeoutMs: 10_000 });
     hidden.set('hidden');
     await until(() => first.status.mode === 'paused', 'the hidden one paused', { timeoutMs: 10_000 });
-    await until(() => second.status.mode === 'stream' && second.status.connected, 'the other holding the stream', {
+    await until(() => second.status.mode === 'stream' && second.status.connected, 'the next holder streaming', {
       timeoutMs: 10_000,
     });
     await setConfig('db.host', 'while hidden');
-    await until(() => second.config('db.host') === 'while hidden', 'the change in the visible one', {
-      timeoutMs: 10_000,
-    });
+    await until(
+      () => second.config('db.host') === 'while hidden' && third.config('db.host') === 'while hidden',
+      'the change in both visible ones',
+      { timeoutMs: 10_000 },
+    );
+    // The pause was the hidden page's own: the other follower never took it.
+    expect(third.status).toMatchObject({ connected: true, mode: 'stream', stale: false });
     expect(first.config('db.host')).toBe('localhost');
     hidden.set('visible');
     await until(() => first.config('db.host') === 'while hidden', 'the catch-up when shown', { timeoutMs: 10_000 });
