@@ -9,6 +9,7 @@ export default tseslint.config(
     ignores: [
       '**/node_modules/**',
       '**/dist/**',
+      '**/.next/**',
       '**/coverage/**',
       'docs/reference/**',
       'test/fixtures/**',
@@ -19,7 +20,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts', '**/*.mts', '**/*.cts'],
+    files: ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'],
     languageOptions: {
       parserOptions: {
         projectService: true,
@@ -44,7 +45,14 @@ export default tseslint.config(
   },
   {
     // Tests may use `any` for hostile inputs and non-null assertions on fixtures.
-    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.slow-spec.ts', '**/test/**/*.ts', '**/bench/**/*.ts'],
+    files: [
+      '**/*.spec.ts',
+      '**/*.spec.tsx',
+      '**/*.e2e-spec.ts',
+      '**/*.slow-spec.ts',
+      '**/test/**/*.ts',
+      '**/bench/**/*.ts',
+    ],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',

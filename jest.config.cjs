@@ -15,7 +15,11 @@ module.exports = {
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
   projects: [
     '<rootDir>/libs/common',
+    '<rootDir>/libs/client-core',
     '<rootDir>/libs/client',
+    '<rootDir>/libs/browser',
+    '<rootDir>/libs/react',
+    '<rootDir>/libs/react/jest.react18.config.cjs',
     '<rootDir>/libs/server',
     '<rootDir>/libs/nestjs',
     '<rootDir>/libs/express',

@@ -30,11 +30,10 @@ module.exports = function preset(dir, overrides = {}) {
     // arktype and its arkregex/@ark packages ship ESM only: SWC compiles them to CommonJS like our sources.
     transformIgnorePatterns: ['/node_modules/(?!(arktype|arkregex|@ark)/)'],
     moduleNameMapper: {
-      '^@vane/(common|client|server|nestjs|express|fastify|openfeature|cli|test-harness)$': path.join(
-        root,
-        'libs/$1/src/index.ts',
-      ),
+      '^@vane/(common|client-core|client|browser|react|server|nestjs|express|fastify|openfeature|cli|test-harness)$':
+        path.join(root, 'libs/$1/src/index.ts'),
       '^@vane/client/adapter$': path.join(root, 'libs/client/src/adapter/index.ts'),
+      '^@vane/openfeature/web$': path.join(root, 'libs/openfeature/src/web/index.ts'),
       '^@vane/client/errors$': path.join(root, 'libs/client/src/errors.ts'),
       '^@vane/nestjs/testing$': path.join(root, 'libs/nestjs/src/testing/index.ts'),
       '^@vane/server/testing$': path.join(root, 'libs/server/src/testing/index.ts'),

@@ -10,7 +10,9 @@ module.exports = {
   maxWorkers: 1,
   projects: [
     ...base.projects.map((project) => {
-      const config = require(`${project.replace('<rootDir>', __dirname)}/jest.config.cjs`);
+      // A project is a workspace folder, or (React 18's run of libs/react) a config file of its own.
+      const path = project.replace('<rootDir>', __dirname);
+      const config = require(path.endsWith('.cjs') ? path : `${path}/jest.config.cjs`);
       return { ...config, testMatch: ['<rootDir>/**/*.slow-spec.ts'] };
     }),
     ...onPostgres.projects,

@@ -43,6 +43,7 @@ export const DOCUMENTS = [
   'docs/outages-and-rotation.md',
   'docs/operating.md',
   'docs/testing-with-the-server.md',
+  'libs/browser/README.md',
   'libs/client/README.md',
   'libs/express/README.md',
   'libs/nestjs/README.md',

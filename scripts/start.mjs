@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // `npm start` (after the build): the local Vane server on the demo seed, then
-// the NestJS sample and the Express sample against it. Prints the URLs, a curl
-// per feature and the admin call that flips a flag, once everything listens.
+// the NestJS sample and the Express sample against it (the `shop` service, a
+// secret key), and the browser example apps, the Vite + React one and the
+// Next.js one (the frontend service `web`, its public key), built for
+// production by `npm run build` like everything else. Prints the URLs, a curl
+// per feature and the admin calls that flip flags, once everything listens.
 //
 // Ctrl-C (SIGINT), SIGTERM or SIGHUP: the apps get SIGTERM, and once they have
 // exited (their streams closed) the server does; the script exits 0 once all
@@ -11,11 +14,13 @@
 // (which would make it skip its drain). A child that exits on its own (a port
 // taken, a crash) stops the others, and the script exits 1.
 //
-// Environment: VANE_PORT (4400), NEST_PORT (3000), EXPRESS_PORT (3001); 0 picks
-// a free port (the real one is read from the child's "listening on" line).
+// Environment: VANE_PORT (4400), NEST_PORT (3000), EXPRESS_PORT (3001),
+// VITE_PORT (5173), NEXT_PORT (3100); 0 picks a free port (the real one is
+// read from the child's "listening on" line).
 // VANE_ADMIN_TOKEN (vane-demo-admin-token).
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -25,8 +30,11 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const vanePort = process.env.VANE_PORT || '4400';
 const nestPort = process.env.NEST_PORT || '3000';
 const expressPort = process.env.EXPRESS_PORT || '3001';
+const vitePort = process.env.VITE_PORT || '5173';
+const nextPort = process.env.NEXT_PORT || '3100';
 const adminToken = process.env.VANE_ADMIN_TOKEN || 'vane-demo-admin-token';
 const apiKey = 'svs_shop_local_secret'; // the demo seed's secret key for the `shop` service
+const publicKey = 'svp_web_local_public'; // the demo seed's public key for the frontend service `web`
 const READY_TIMEOUT_MS = 30_000;
 
 /** @type {Map<string, import('node:child_process').ChildProcess>} children still running, by name */
@@ -125,6 +133,7 @@ const YOUR_APP = [
   ['Express', ['@vane/express', '@vane/client'], ['express']],
   ['Fastify', ['@vane/fastify'], ['fastify']],
   ['OpenFeature', ['@vane/openfeature'], ['@openfeature/server-sdk']],
+  ['React (browser)', ['@vane/react', '@vane/browser'], ['react', 'react-dom']],
 ];
 
 /**
@@ -148,8 +157,9 @@ function yourAppLines(packs = join(tmpdir(), 'vane-packs')) {
   ];
 }
 
-function tryIt(vaneUrl, nestUrl, expressUrl) {
+function tryIt(vaneUrl, nestUrl, expressUrl, viteUrl, nextUrl) {
   const flagUrl = `${vaneUrl}/admin/v1/services/shop`;
+  const webUrl = `${vaneUrl}/admin/v1/services/web`;
   const admin = `curl -X PUT -H 'Authorization: Bearer ${adminToken}' -H 'Content-Type: application/json'`;
   return `
 Vane demo running:
@@ -157,6 +167,8 @@ Vane demo running:
   web console        ${vaneUrl}/console/  (log in with the admin token; flip flags, edit configs, rotate secrets)
   NestJS sample      ${nestUrl}
   Express sample     ${expressUrl}
+  Vite + React app   ${viteUrl ? `${viteUrl}/?user=u-1  (examples/vite-react: the frontend service web, public key ${publicKey})` : 'not built on this Node (Vite 8 needs ^20.19 || >=22.12)'}
+  Next.js app        ${nextUrl}/?user=u-1  (examples/nextjs: server-rendered from the revision it hands the browser)
 
 NestJS sample (sample-app/src):
   curl ${nestUrl}/greeting                            # a config read live through an observable
@@ -184,6 +196,11 @@ Change the greeting, rotate the Stripe key:
   ${admin} -d '{"value": "Hi from the admin API"}' ${flagUrl}/configs/greeting.text
   ${admin} -d '{"value": "rk_test_rotated"}' ${flagUrl}/secrets/stripe.api_key
 
+Browser apps (open them, then flip): dark-mode off hides their dark-mode note at once, no reload;
+theme.color changes their header; ?user=u-2 (or any id) shows that user's new-hero A/B variant
+  ${admin.replace('-X PUT', '-X PATCH')} -d '{"is_enabled": false}' ${webUrl}/flags/dark-mode
+  ${admin} -d '{"value": "#ff5a00"}' ${webUrl}/configs/theme.color
+
 Try the packages in an app of your own, installed from the tarballs npm pack makes here:
 ${yourAppLines().join('\n')}
 
@@ -199,11 +216,19 @@ async function main() {
   );
   const baseUrl = vaneUrl.replace('127.0.0.1', 'shop.localhost');
   const appEnv = { VANE_BASE_URL: baseUrl, VANE_API_KEY: apiKey, HOST: '127.0.0.1' };
-  const [nestUrl, expressUrl] = await Promise.all([
+  const browserEnv = { VANE_BASE_URL: vaneUrl.replace('127.0.0.1', 'web.localhost'), VANE_PUBLIC_KEY: publicKey };
+  // The build skips the Vite app on a Node older than Vite 8 accepts: then it is left out here too.
+  const viteBuilt = existsSync(join(root, 'examples/vite-react/dist/index.html'));
+  if (!viteBuilt) console.log('[vite]     not built (Vite 8 needs Node ^20.19 || >=22.12): left out');
+  const [nestUrl, expressUrl, viteUrl, nextUrl] = await Promise.all([
     startChild('nest', ['sample-app/dist/main.js'], { ...appEnv, PORT: nestPort }),
     startChild('express', ['sample-app/express/dist/main.js'], { ...appEnv, PORT: expressPort }),
+    viteBuilt
+      ? startChild('vite', ['examples/vite-react/serve.mjs'], { ...browserEnv, HOST: '127.0.0.1', PORT: vitePort })
+      : undefined,
+    startChild('next', ['examples/nextjs/server.mjs'], { ...browserEnv, HOST: '127.0.0.1', PORT: nextPort }),
   ]);
-  if (!stopping) console.log(tryIt(vaneUrl, nestUrl, expressUrl));
+  if (!stopping) console.log(tryIt(vaneUrl, nestUrl, expressUrl, viteUrl, nextUrl));
 }
 
 main().catch((err) => {

@@ -1,6 +1,7 @@
 // Module hooks: `.ts` files compiled by @swc/core; `./x.js` specifiers from a
 // `.ts` file mapped to `./x.ts`; `@vane/*` mapped to the workspaces' sources
-// (as jest.preset.cjs does).
+// (as jest.preset.cjs does); `__dirname` and `__filename` defined for the
+// files that use them.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -35,5 +36,9 @@ export async function load(url, context, next) {
     module: { type: 'es6' },
     sourceMaps: 'inline',
   });
-  return { format: 'module', source: code, shortCircuit: true };
+  // Our test helpers are written for jest, which compiles them to CommonJS: give them the CommonJS
+  // names they use (the benchmarks that drive the browser apps import them).
+  const cjsNames = /\b__(dirname|filename)\b/.test(code) && !/\b(const|let|var)\s+__(dirname|filename)\b/.test(code);
+  const source = cjsNames ? `const __dirname = import.meta.dirname, __filename = import.meta.filename;\n${code}` : code;
+  return { format: 'module', source, shortCircuit: true };
 }

@@ -8,7 +8,19 @@ import { PROCESS_TEST_MS } from '@vane/test-harness';
 // Runs on the built packages (`npm test` builds first), through Node's own resolver,
 // as an app that installed them would load them.
 const ROOT = resolve(__dirname, '..');
-const LIBS = ['common', 'client', 'server', 'nestjs', 'express', 'fastify', 'openfeature', 'cli'] as const;
+const LIBS = [
+  'common',
+  'client-core',
+  'client',
+  'browser',
+  'react',
+  'server',
+  'nestjs',
+  'express',
+  'fastify',
+  'openfeature',
+  'cli',
+] as const;
 
 function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });

@@ -21,9 +21,11 @@ describe('npm start (scripts/start.mjs)', () => {
   /** Starts the script and waits for its try-it block; returns the URLs and the flip command it printed. */
   async function start(env: NodeJS.ProcessEnv = {}): Promise<{
     proc: Proc;
-    pids: Record<'vane' | 'nest' | 'express', number>;
+    pids: Record<'vane' | 'nest' | 'express' | 'vite' | 'next', number>;
     nestUrl: string;
     expressUrl: string;
+    viteUrl: string;
+    nextUrl: string;
     flip: string;
     streamCurl: string;
     /** The printed install of the packed packages in an Express app of the reader's own. */
@@ -31,7 +33,16 @@ describe('npm start (scripts/start.mjs)', () => {
   }> {
     const proc = spawnNodeGroup(['scripts/start.mjs'], {
       cwd: ROOT,
-      env: { ...baseEnv(), VANE_PORT: '0', NEST_PORT: '0', EXPRESS_PORT: '0', VANE_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+      env: {
+        ...baseEnv(),
+        VANE_PORT: '0',
+        NEST_PORT: '0',
+        EXPRESS_PORT: '0',
+        VITE_PORT: '0',
+        NEXT_PORT: '0',
+        VANE_ADMIN_TOKEN: ADMIN_TOKEN,
+        ...env,
+      },
     });
     const ready = proc.nextLine(/^Press Ctrl-C to stop everything\.$/, { timeoutMs: 20_000 });
     // Every child it started is tracked (for killLeftovers), even when it fails before it is ready.
@@ -49,9 +60,11 @@ describe('npm start (scripts/start.mjs)', () => {
     const pid = (name: string): number => Number(find(new RegExp(`^\\[${name}\\]\\s+started \\(pid (\\d+)\\)$`)));
     return {
       proc,
-      pids: { vane: pid('vane'), nest: pid('nest'), express: pid('express') },
+      pids: { vane: pid('vane'), nest: pid('nest'), express: pid('express'), vite: pid('vite'), next: pid('next') },
       nestUrl: find(/^\s+NestJS sample\s+(http:\/\/\S+)$/),
       expressUrl: find(/^\s+Express sample\s+(http:\/\/\S+)$/),
+      viteUrl: find(/^\s+Vite \+ React app\s+(http:\/\/[^/\s]+)/),
+      nextUrl: find(/^\s+Next\.js app\s+(http:\/\/[^/\s]+)/),
       flip: find(/^\s+(curl -X PATCH .*"is_enabled": false.*flags\/new-checkout)$/),
       streamCurl: find(/^\s+(curl -N .*\/v1\/stream)$/),
       expressInstall: find(/^\s+(npm install \S+vane-express-\S+\.tgz.*)# Express, in your app$/),
@@ -95,7 +108,7 @@ describe('npm start (scripts/start.mjs)', () => {
   }
 
   it("runs both samples against the local server; the printed flip changes the guarded routes at once; a terminal's Ctrl-C stops the apps, then the server, exit 0", async () => {
-    const { proc, pids, nestUrl, expressUrl, flip, streamCurl, expressInstall } = await start();
+    const { proc, pids, nestUrl, expressUrl, viteUrl, nextUrl, flip, streamCurl, expressInstall } = await start();
     expect(flip).toContain(`Authorization: Bearer ${ADMIN_TOKEN}`);
     // An app of the reader's own installs npm pack's output: every tarball it needs is named, @vane/common too.
     const tarballs = expressInstall.split(/\s+/).filter((arg) => arg.endsWith('.tgz'));
@@ -104,6 +117,16 @@ describe('npm start (scripts/start.mjs)', () => {
       'vane-client',
       'vane-common',
     ]);
+
+    // The browser apps, built for production, on the frontend service `web` with its public key (their
+    // pages in chromium: the browser-apps slow specs).
+    const vanePort = /\[vane\].*listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(proc.lines.join('\n'))![1];
+    const vitePage = await get(`${viteUrl}/?user=u-1`);
+    expect(vitePage.status).toBe(200);
+    expect(vitePage.text).toContain(`<meta name="vane-base-url" content="http://web.localhost:${vanePort}" />`);
+    const nextPage = await get(`${nextUrl}/?user=u-1`);
+    expect(nextPage.status).toBe(200);
+    expect(nextPage.text).toContain('data-testid="theme-color">#0b5fff<');
 
     expect(await get(`${nestUrl}/checkout`)).toMatchObject({ status: 200, body: { checkout: 'new' } });
     expect(await get(`${expressUrl}/checkout`)).toMatchObject({ status: 200, body: { checkout: 'new' } });
@@ -128,9 +151,11 @@ describe('npm start (scripts/start.mjs)', () => {
     await expect(proc.exited).resolves.toEqual({ code: 0, signal: null });
     const exitedAt = (name: string): number =>
       proc.lines.findIndex((line) => new RegExp(`^\\[${name}\\]\\s+exited \\(code 0\\)$`).test(line));
-    for (const name of ['nest', 'express', 'vane']) expect(exitedAt(name)).toBeGreaterThan(before);
+    for (const name of ['nest', 'express', 'vite', 'next', 'vane']) expect(exitedAt(name)).toBeGreaterThan(before);
     // The apps first, each on one signal (no forced close), closing their streams while the server still runs.
-    expect(exitedAt('vane')).toBeGreaterThan(Math.max(exitedAt('nest'), exitedAt('express')));
+    expect(exitedAt('vane')).toBeGreaterThan(
+      Math.max(exitedAt('nest'), exitedAt('express'), exitedAt('vite'), exitedAt('next')),
+    );
     const stopping = proc.lines.slice(before).filter((line) => /^\[(nest|express)\]/.test(line));
     expect(stopping.filter((line) => /closing$/.test(line))).toHaveLength(2);
     expect(stopping.filter((line) => /again: closing now|drain timeout|stream error|stream: /.test(line))).toEqual([]);

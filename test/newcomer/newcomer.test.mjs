@@ -552,7 +552,7 @@ const APPS = [
 describe('a newcomer, from the README and the packed packages', { concurrency: 1 }, () => {
   before(async () => {
     mkdirSync(tarballs);
-    const names = ['common', 'client', 'nestjs', 'express', 'server', 'cli', 'openfeature'];
+    const names = ['common', 'client-core', 'client', 'browser', 'nestjs', 'express', 'server', 'cli', 'openfeature'];
     await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', tarballs]);
     for (const file of readdirSync(tarballs)) {
       const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
@@ -832,7 +832,7 @@ describe('a newcomer to Fastify, from libs/fastify/README.md and the packed pack
     fastifyWork = mkdtempSync(join(tmpdir(), 'vane-newcomer-fastify-'));
     const out = join(fastifyWork, 'tarballs');
     mkdirSync(out);
-    const names = ['common', 'client', 'fastify', 'server'];
+    const names = ['common', 'client-core', 'client', 'fastify', 'server'];
     await npm(ROOT, ['pack', ...names.flatMap((n) => ['--workspace', `libs/${n}`]), '--pack-destination', out]);
     for (const file of readdirSync(out)) {
       const name = /^vane-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];

@@ -12,7 +12,7 @@
  */
 import { cpus } from 'node:os';
 import { AB_CACHE_DEFAULTS } from '../src/ab/ab-cache-options.js';
-import { planAbEvaluation, type AbResults } from '../src/ab/ab-evaluation.js';
+import { planAbEvaluation, type AbResults } from '@vane/client-core';
 import { AbEvaluator } from '../src/ab/ab-evaluator.js';
 
 const ROUNDS = 9;

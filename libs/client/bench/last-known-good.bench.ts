@@ -19,7 +19,7 @@ import { startLocalServer, type LocalServerSeed } from '@vane/server';
 import { FileBackupStore, VaneClient, type ChangeEvent } from '@vane/client';
 import { encodeBackup } from '../src/last-known-good/backup-document.js';
 import { deriveBackupKey } from '../src/last-known-good/backup-key.js';
-import { parseSnapshot } from '../src/store/snapshot.js';
+import { parseSnapshot } from '@vane/client-core';
 
 const SK = 'svs_bench_lkg_secret_key_000001';
 const silent = { warn() {}, error() {} };

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { FileSecretStore } from '../src/secrets/file-secrets.js';
 import { SchemaValidator } from '../src/schema/schema-validator.js';
 import { SnapshotStore } from '../src/store/snapshot-store.js';
-import { applyPatch, parsePatch, parseSnapshot, type Snapshot } from '../src/store/snapshot.js';
+import { applyPatch, parsePatch, parseSnapshot, type Snapshot } from '@vane/client-core';
 import type { VaneSchema } from '../src/schema/vane-schema.js';
 
 const silent = { warn() {}, error() {} };

@@ -30,7 +30,7 @@ import {
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { startLocalServer, type LocalServerSeed } from '@vane/server';
 import { VaneClient } from '@vane/client';
-import { createParser } from 'eventsource-parser';
+import { createSseParser } from '@vane/client-core';
 
 const SK = 'svs_bench_secret_key_0000000001';
 const TOKEN = 'bench-admin-token';
@@ -172,16 +172,14 @@ async function lagBench(): Promise<string[]> {
       },
       (res) => {
         res.setEncoding('utf8');
-        const parser = createParser({
-          onEvent(event) {
-            if (event.event === 'resync') resolve(req);
-            if (event.event !== 'patch') return;
-            const at = performance.now();
-            const value = /"bench\.value":"([^"]+)"/.exec(event.data)?.[1];
-            if (value !== undefined) onRaw?.(value, at);
-          },
+        const feed = createSseParser((event) => {
+          if (event.event === 'resync') resolve(req);
+          if (event.event !== 'patch') return;
+          const at = performance.now();
+          const value = /"bench\.value":"([^"]+)"/.exec(event.data)?.[1];
+          if (value !== undefined) onRaw?.(value, at);
         });
-        res.on('data', (text: string) => parser.feed(text));
+        res.on('data', (text: string) => feed(text));
       },
     );
     req.on('error', reject);

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { setMaxListeners } from 'node:events';
-import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from './ab/ab-evaluation.js';
+import { normalizeAbContext, planAbEvaluation, type AbContext, type AbResults } from '@vane/client-core';
 import { AbEvaluator } from './ab/ab-evaluator.js';
 import { ClientClosedError } from './errors.js';
 import { sendAbEvaluation } from './ab/ab-request.js';

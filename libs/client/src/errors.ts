@@ -11,62 +11,19 @@
  * @packageDocumentation
  * @module @vane/client/errors
  */
+import { VaneError, type VaneErrorCode, type VaneErrorOptions } from '@vane/client-core';
 import type { InvalidConfig } from './schema/invalid-config.js';
 
-/** Every stable error code the client can raise. */
-export type VaneErrorCode =
-  | 'VANE_UNAUTHORIZED'
-  | 'VANE_BILLING_OVERDUE'
-  | 'VANE_NOT_FOUND'
-  | 'VANE_RATE_LIMITED'
-  | 'VANE_COMMIT_OUTCOME_UNKNOWN'
-  | 'VANE_QUARANTINED'
-  | 'VANE_ADDON_NOT_AVAILABLE'
-  | 'VANE_PUBLIC_KEY_SECRET_ACCESS'
-  | 'VANE_FRONTEND_SECRET_READ'
-  | 'VANE_SECRET_NOT_FOUND'
-  | 'VANE_WORKLOAD_IDENTITY_NOT_CONFIGURED'
-  | 'VANE_TOKEN_EXCHANGE_FAILED'
-  | 'VANE_SESSION_EXPIRED'
-  | 'VANE_TRANSPORT'
-  | 'VANE_INVALID_ARGUMENT'
-  | 'VANE_UNEXPECTED_RESPONSE'
-  | 'VANE_NOT_A_VANE_SERVICE'
-  | 'VANE_CLIENT_CLOSED'
-  | 'VANE_SECRET_FILE_WRITE'
-  | 'VANE_CONFIG_INVALID'
-  | 'VANE_SECRETS_NOT_AVAILABLE'
-  | 'VANE_LIVE_RESOURCE_BUILD_FAILED'
-  | 'VANE_LIVE_RESOURCE_CLOSED';
-
-/** Options shared by every Vane error constructor. */
-export interface VaneErrorOptions {
-  /** The underlying error, already sanitised (never a raw network error). */
-  cause?: unknown;
-}
-
-/**
- * Base class of every error Vane raises: the client's, and those of
- * `@vane/nestjs` and `@vane/express` (whose codes start `VANE_NEST_` and
- * `VANE_AB_`). One `instanceof VaneError` check covers them all.
- *
- * @typeParam Code - the codes of one package's errors (`string` for "any Vane error").
- *
- * @example
- * ```ts
- * try { await VaneClient.create(options); }
- * catch (err) { if (err instanceof VaneError && err.code === 'VANE_UNAUTHORIZED') … }
- * ```
- */
-export abstract class VaneError<Code extends string = string> extends Error {
-  /** Stable, machine-readable code of the condition. */
-  abstract readonly code: Code;
-
-  protected constructor(message: string, options?: VaneErrorOptions) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-  }
-}
+// The base, the codes and the errors `@vane/browser` raises too live in `@vane/client-core` (one home).
+export {
+  ClientClosedError,
+  FrontendSecretReadError,
+  InvalidArgumentError,
+  PublicKeySecretAccessError,
+  VaneError,
+  type VaneErrorCode,
+  type VaneErrorOptions,
+} from '@vane/client-core';
 
 /** Options of errors that come from an HTTP answer. */
 export interface HttpErrorOptions extends VaneErrorOptions {
@@ -240,24 +197,6 @@ export class NotAVaneServiceError extends VaneError<VaneErrorCode> {
   }
 }
 
-/** A secret was read or written with a public key (`svp_…`); refused before any network call. */
-export class PublicKeySecretAccessError extends VaneError<VaneErrorCode> {
-  readonly code = 'VANE_PUBLIC_KEY_SECRET_ACCESS' as const;
-  /** @param message - what happened and what to fix. */
-  constructor(message = 'secrets are not available to a public key (svp_…): use a secret key (svs_…)') {
-    super(message);
-  }
-}
-
-/** A secret was read from a service whose kind is `frontend`; refused whatever the key. */
-export class FrontendSecretReadError extends VaneError<VaneErrorCode> {
-  readonly code = 'VANE_FRONTEND_SECRET_READ' as const;
-  /** @param message - what happened and what to fix. */
-  constructor(message = 'the service kind is "frontend": it never holds secrets, whatever the key') {
-    super(message);
-  }
-}
-
 /** A strict secret read (`requireSecret`, `requireSecretFile`) found no secret of that name and type. */
 export class SecretNotFoundError extends VaneError<VaneErrorCode> {
   readonly code = 'VANE_SECRET_NOT_FOUND' as const;
@@ -319,24 +258,6 @@ export class TransportError extends VaneError<VaneErrorCode> {
   constructor(message: string, options?: VaneErrorOptions & { timedOut?: boolean }) {
     super(message, options);
     this.timedOut = options?.timedOut ?? false;
-  }
-}
-
-/** An argument or an option was invalid; nothing was sent. */
-export class InvalidArgumentError extends VaneError<VaneErrorCode> {
-  readonly code = 'VANE_INVALID_ARGUMENT' as const;
-  /** @param message - which argument, and what was wrong with it (never its secret content). */
-  constructor(message: string) {
-    super(message);
-  }
-}
-
-/** A foreground operation was called on a closed client. */
-export class ClientClosedError extends VaneError<VaneErrorCode> {
-  readonly code = 'VANE_CLIENT_CLOSED' as const;
-  /** @param message - what was attempted. */
-  constructor(message = 'the Vane client is closed') {
-    super(message);
   }
 }
 

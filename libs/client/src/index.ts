@@ -10,6 +10,8 @@
  * @module @vane/client
  */
 export { VaneClient } from './vane-client.js';
+export { createBrowserBootstrap } from './browser-bootstrap.js';
+export type { BrowserBootstrapOptions } from './browser-bootstrap.js';
 export type { VaneClientOptions } from './options.js';
 export type { ConfigLookup, FlagState, VaneReader } from './vane-reader.js';
 export type { VaneSnapshot } from './vane-snapshot.js';
@@ -19,7 +21,7 @@ export type { SyncMode, VaneClientStatus, StatusListener } from './data-sources/
 export type { StaleStartReason, StaleState } from './last-known-good/index.js';
 export type { ChangeEvent, ChangeListener } from './store/change-event.js';
 export type { SnapshotUpdate, UpdateListener } from './store/snapshot-update.js';
-export type { ConfigValue, JsonValue, SecretType } from './store/snapshot.js';
+export type { ConfigValue, JsonValue, SecretType, VaneBootstrap } from '@vane/client-core';
 
 export { defineSchema } from './schema/vane-schema.js';
 export type {
@@ -33,7 +35,7 @@ export type {
 } from './schema/vane-schema.js';
 export type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';
 
-export type { AbContext, AbResults } from './ab/ab-evaluation.js';
+export type { AbContext, AbResults } from '@vane/client-core';
 export type { AbCacheOptions } from './ab/ab-cache-options.js';
 
 export { FileBackupStore, RedisBackupStore } from './last-known-good/index.js';

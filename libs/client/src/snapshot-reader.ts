@@ -10,9 +10,9 @@ import {
   SecretNotFoundError,
   SecretsNotAvailableError,
 } from './errors.js';
-import type { KeyType } from './http/api-key.js';
+import type { KeyType } from '@vane/client-core';
 import type { SecretVersionInfo } from './store/change-event.js';
-import type { ConfigValue } from './store/snapshot.js';
+import type { ConfigValue } from '@vane/client-core';
 import type { SnapshotState } from './store/snapshot-state.js';
 import type {
   ConfigKey,

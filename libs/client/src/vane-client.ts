@@ -6,13 +6,12 @@
  *
  * @packageDocumentation
  */
-import type { AbContext, AbResults } from './ab/ab-evaluation.js';
+import type { AbContext, AbResults, KeyType, Snapshot } from '@vane/client-core';
 import type { AbCacheStats } from './ab/ab-evaluator.js';
 import { ClientParts } from './client-parts.js';
 import type { StatusListener, VaneClientStatus } from './data-sources/client-status.js';
 import type { SyncResult } from './data-sources/snapshot-sync.js';
 import { ClientClosedError } from './errors.js';
-import type { KeyType } from './http/api-key.js';
 import type { StaleState } from './last-known-good/stale-state.js';
 import type { LiveResource } from './live-resource/live-resource.js';
 import type { LiveResourceDefinition } from './live-resource/live-resource-definition.js';
@@ -150,6 +149,11 @@ export class VaneClient extends SnapshotReader {
    */
   callSnapshot(): VaneSnapshot {
     return this.#parts.reads.callSnapshot();
+  }
+
+  /** The snapshot as the service sent it (for `createBrowserBootstrap`). @internal */
+  rawSnapshot(): Snapshot {
+    return this.#parts.store.raw;
   }
 
   /** Replaced revisions pinned scopes and snapshots still hold, and file-secret versions on disk. @internal */

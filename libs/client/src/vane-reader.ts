@@ -13,7 +13,7 @@ import type {
   SecretKey,
   UnlistedConfigKey,
 } from './schema/vane-schema.js';
-import type { ConfigValue } from './store/snapshot.js';
+import type { ConfigValue } from '@vane/client-core';
 
 /** Result of a config lookup: tells a missing key from a key holding `null`. */
 export type ConfigLookup =

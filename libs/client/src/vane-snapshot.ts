@@ -4,9 +4,9 @@
  *
  * @packageDocumentation
  */
-import type { KeyType } from './http/api-key.js';
+import type { KeyType } from '@vane/client-core';
 import type { RevisionPin } from './store/revision-pins.js';
-import type { ConfigValue } from './store/snapshot.js';
+import type { ConfigValue } from '@vane/client-core';
 import type { SnapshotState } from './store/snapshot-state.js';
 import { SnapshotReader, type ReadSource, type SecretReadTarget } from './snapshot-reader.js';
 import type { VaneReader } from './vane-reader.js';

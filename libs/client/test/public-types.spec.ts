@@ -56,7 +56,7 @@ export async function liveResourceTypeChecks(client: VaneClient): Promise<void> 
 }
 
 describe('public door', () => {
-  it('exports what an app author writes: the client, its stores and resources, the check, the base error', () => {
+  it('exports what an app author writes: the client, its stores and resources, the check, the base error, the browser bootstrap', () => {
     expect(Object.keys(api).sort()).toEqual(
       [
         'ApiKeyCredentials',
@@ -67,6 +67,7 @@ describe('public door', () => {
         'VaneError',
         'WorkloadIdentityCredentials',
         'checkConnectivity',
+        'createBrowserBootstrap',
         'defineSchema',
         'keepSecureContextCurrent',
         'sweepStaleSecretDirs',

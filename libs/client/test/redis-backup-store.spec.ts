@@ -1,5 +1,5 @@
 import { createClient, RESP_TYPES } from 'redis';
-import { parseSnapshot } from '../src/store/snapshot.js';
+import { parseSnapshot } from '@vane/client-core';
 import { decodeBackup, encodeBackup, type BackupIdentity } from '../src/last-known-good/backup-document.js';
 import { deriveBackupKey } from '../src/last-known-good/backup-key.js';
 import { RedisBackupStore } from '../src/index.js';

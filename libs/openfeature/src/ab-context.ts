@@ -5,8 +5,8 @@
  * @packageDocumentation
  */
 import type { EvaluationContext } from '@openfeature/server-sdk';
-import type { AbContext } from '@vane/client';
-import { abContextKey } from '@vane/client/adapter';
+import type { AbContext } from '@vane/client-core';
+import { abContextKey } from '@vane/client-core';
 
 /** A usable A/B context, with the key that groups evaluations of the same context into one call. */
 export interface ValidAbContext {

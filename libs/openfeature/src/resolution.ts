@@ -29,14 +29,6 @@ export function failed<T>(
   return { value: defaultValue, reason: StandardResolutionReasons.ERROR, errorCode, errorMessage, flagMetadata };
 }
 
-/** The JSON type of a config value, as messages name it (`array` and `null` apart from `object`). */
-export function jsonTypeOf(value: unknown): 'string' | 'number' | 'boolean' | 'object' | 'array' | 'null' {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  const type = typeof value;
-  return type === 'string' || type === 'number' || type === 'boolean' ? type : 'object';
-}
-
 /** The stable `code` of a Vane error (`VANE_…`), or `undefined` for anything else. */
 export function vaneCodeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;

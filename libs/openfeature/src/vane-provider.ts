@@ -13,7 +13,8 @@ import { ClientClosedError, InvalidArgumentError } from '@vane/client/errors';
 import { AbBatcher } from './ab-batcher.js';
 import { abContextOf } from './ab-context.js';
 import { ClientEventBridge } from './client-events.bridge.js';
-import { describeError, failed, flagEvaluationOf, jsonTypeOf, resolved, vaneCodeOf } from './resolution.js';
+import { jsonTypeOf } from './json-type.js';
+import { describeError, failed, flagEvaluationOf, resolved, vaneCodeOf } from './resolution.js';
 import { isSessionExpired, SessionWatchCredentials, type SessionObserver } from './session-watch.credentials.js';
 import { abFlagPredicate, type VaneProviderOptions, type VaneProviderSettings } from './vane-provider.options.js';
 

@@ -6,6 +6,7 @@ const root = join(__dirname, '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
   peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional: boolean }>;
   files: string[];
   sideEffects: boolean;
   engines: { node: string };
@@ -36,9 +37,32 @@ describe('package manifest', () => {
     );
   });
 
-  it('OpenFeature is a peer (the app owns the one OpenFeature API), of major 1', () => {
-    expect(manifest.peerDependencies).toEqual({ '@openfeature/server-sdk': expect.stringMatching(/^\^1\./) });
+  it('OpenFeature is a peer (the app owns the one OpenFeature API), of major 1: the server SDK for the main entry, the web SDK for ./web, each optional', () => {
+    expect(manifest.peerDependencies).toEqual({
+      '@openfeature/server-sdk': expect.stringMatching(/^\^1\./),
+      '@openfeature/web-sdk': expect.stringMatching(/^\^1\./),
+    });
+    expect(manifest.peerDependenciesMeta).toEqual({
+      '@openfeature/server-sdk': { optional: true },
+      '@openfeature/web-sdk': { optional: true },
+    });
     expect(manifest.dependencies['@openfeature/server-sdk']).toBeUndefined();
+    expect(manifest.dependencies['@openfeature/web-sdk']).toBeUndefined();
+  });
+
+  it('the ./web entry loads nothing of the server side: no @vane/client, no server SDK (types aside)', () => {
+    const reach = new Set<string>();
+    const visit = (file: string): void => {
+      if (reach.has(file)) return;
+      reach.add(file);
+      for (const match of readFileSync(file, 'utf8').matchAll(/from '(\.[^']*)\.js'/g))
+        visit(join(file, '..', `${match[1]!}.ts`));
+    };
+    visit(join(root, 'src/web/index.ts'));
+    for (const file of reach)
+      expect(readFileSync(file, 'utf8')).not.toMatch(
+        /^import (?!type ).*from '(@vane\/client'|@vane\/client\/|@openfeature\/server-sdk)/m,
+      );
   });
 
   it('relative imports carry a .js suffix (ESM build), and nothing uses import.meta, __dirname or top-level await', () => {

@@ -1,5 +1,5 @@
 import { AB_CACHE_DEFAULTS } from './ab-cache-options.js';
-import { planAbEvaluation, type AbPlan, type AbResults } from './ab-evaluation.js';
+import { planAbEvaluation, type AbPlan, type AbResults } from '@vane/client-core';
 import { AbEvaluator } from './ab-evaluator.js';
 
 interface Call {

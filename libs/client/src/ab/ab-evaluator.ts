@@ -13,7 +13,7 @@ import {
   type AbContext,
   type AbPlan,
   type AbResults,
-} from './ab-evaluation.js';
+} from '@vane/client-core';
 import type { ResolvedAbCache } from './ab-cache-options.js';
 import type { Clock } from '../util/timers.js';
 

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { readAbResults, type AbPlan, type AbResults } from './ab-evaluation.js';
+import { readAbResults, type AbPlan, type AbResults } from '@vane/client-core';
 import { parseJsonAnswer } from '../http/json-answer.js';
 import type { ServiceHttp } from '../http/service-http.js';
 

@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { AbContext, AbResults } from './ab-evaluation.js';
+import type { AbContext, AbResults } from '@vane/client-core';
 import { ClientClosedError, InvalidArgumentError } from '../errors.js';
 import type { VaneLogger } from '../util/logger.js';
 import { redactText } from '../util/redact.js';

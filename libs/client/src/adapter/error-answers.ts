@@ -73,6 +73,8 @@ export const VANE_ERROR_ANSWERS: Readonly<Record<VaneErrorCode, VaneErrorAnswer>
   VANE_CLIENT_CLOSED: { status: 503, message: 'This application is shutting down.' },
   VANE_LIVE_RESOURCE_BUILD_FAILED: { status: 503, message: 'A resource this route needs is not available.' },
   VANE_LIVE_RESOURCE_CLOSED: { status: 503, message: 'This application is shutting down.' },
+  // Raised by @vane/browser only; an app that rendered on a server with it made a configuration mistake.
+  VANE_SECRET_KEY_IN_BROWSER: { status: 500, message: 'This application is not configured correctly.' },
 };
 
 /** The JSON body of an adapter's answer to a Vane error. */

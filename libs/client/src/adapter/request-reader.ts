@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import type { AbResults } from '../ab/ab-evaluation.js';
+import type { AbResults } from '@vane/client-core';
 import {
   RequestAbEvaluation,
   type RequestAbEvaluationOptions,
@@ -13,7 +13,7 @@ import {
 } from '../ab/request-ab-evaluation.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { SecretVersionInfo } from '../store/change-event.js';
-import type { ConfigValue } from '../store/snapshot.js';
+import type { ConfigValue } from '@vane/client-core';
 import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from '../vane-reader.js';
 import type { VaneSnapshot } from '../vane-snapshot.js';
 

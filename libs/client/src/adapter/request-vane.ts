@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import type { AbResults } from '../ab/ab-evaluation.js';
+import type { AbResults } from '@vane/client-core';
 import type { VaneReader } from '../vane-reader.js';
 
 /**

@@ -1,6 +1,6 @@
 import { json, errorBody, type FakeResponse } from '../../test/helpers/fake-transport.js';
 import type { TransportRequest } from '../http/transport.js';
-import { parsePatch, type Patch } from '../store/snapshot.js';
+import { parsePatch, type Patch } from '@vane/client-core';
 import { flush } from '../../test/helpers/manual-timers.js';
 import { SourceParts, syncAnswer, syncBody } from '../../test/helpers/source-parts.js';
 import { ClientClosedError, UnexpectedResponseError } from '../errors.js';

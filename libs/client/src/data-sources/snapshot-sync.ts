@@ -13,10 +13,11 @@ import {
   applyPatch,
   decidePatch,
   parseSnapshot,
+  resyncNeeded,
   SnapshotFormatError,
   type Patch,
   type Snapshot,
-} from '../store/snapshot.js';
+} from '@vane/client-core';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import type { SourceEvents } from './data-source.js';
 
@@ -100,9 +101,9 @@ export class SnapshotSync {
   }
 
   /** A stream `resync` event: syncs, in turn, unless the store already has `revision`. */
-  resync(revision: unknown): Promise<void> {
+  resync(revision: number | undefined): Promise<void> {
     return this.#serial(async () => {
-      if (revision !== this.store.snapshot.revision) await this.#syncNow(true);
+      if (resyncNeeded(this.store.snapshot.revision, revision)) await this.#syncNow(true);
     });
   }
 

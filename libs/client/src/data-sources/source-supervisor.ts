@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { Backoff, backoffDelayMs } from './backoff.js';
+import { Backoff, decideStreamFailure, fallbackPollDelayMs, serviceWaitMs } from '@vane/client-core';
 import type { ClientStatus, ServiceWait } from './client-status.js';
 import type { DataSource, FailureKind, SourceEvent } from './data-source.js';
 import { BillingOverdueError, QuarantinedError, RateLimitedError, UnauthorizedError } from '../errors.js';
@@ -161,11 +161,10 @@ export class SourceSupervisor {
   /** The wait a 429 asks for, capped by `maxRetryAfterMs`; undefined for any other failure. */
   #serviceWait(error: unknown): { reason: ServiceWait['reason']; delayMs: number } | undefined {
     if (!(error instanceof RateLimitedError || error instanceof QuarantinedError)) return undefined;
-    const untilMs = error instanceof QuarantinedError && error.until ? error.until.getTime() - this.#o.clock.now() : 0;
-    const askedMs = Math.max(error.retryAfterMs ?? 0, untilMs);
+    const untilMs = error instanceof QuarantinedError ? error.until?.getTime() : undefined;
     return {
       reason: error instanceof QuarantinedError ? 'quarantined' : 'rate-limited',
-      delayMs: Math.min(askedMs, this.#o.maxRetryAfterMs),
+      delayMs: serviceWaitMs(error.retryAfterMs, untilMs, this.#o.clock.now(), this.#o.maxRetryAfterMs),
     };
   }
 
@@ -204,47 +203,42 @@ export class SourceSupervisor {
     const { status, streaming, polling } = this.#p;
     const step = this.#backoff.fail(this.#o.clock.now());
     const message = error instanceof Error ? redactText(error.message) : 'unknown failure';
-    const threshold = this.#o.streamErrorThreshold;
-    if (wait !== undefined) {
-      // The service said when: neither the stream nor the poll asks before.
-      const delayMs = Math.max(step.delayMs, wait.delayMs);
-      this.#wait(wait.reason, delayMs);
-      status.update({ connected: false });
-      this.#o.logger.warn(`${message}; stream and sync wait, next stream attempt in ${delayMs} ms`);
-      streaming?.schedule(delayMs);
-      polling.schedule(Math.max(delayMs, this.#o.ttlMs));
-      return;
-    }
-    if (step.failures >= threshold) {
-      const cooldownMs = this.#o.streamCooldownMs;
-      if (status.facts.connected || step.failures === threshold) {
-        this.#o.logger.warn(
-          `${message} (${step.failures} consecutive stream errors): polling now, then every ${this.#o.ttlMs} ms, next stream attempt in ${cooldownMs} ms`,
-        );
+    const decision = decideStreamFailure(step, wait?.delayMs, status.facts.connected, this.#o);
+    switch (decision.type) {
+      case 'wait':
+        // The service said when: neither the stream nor the poll asks before.
+        if (wait !== undefined) this.#wait(wait.reason, decision.delayMs);
         status.update({ connected: false });
-        this.#fallback = true;
-        this.#fallbackPollFailures = 0;
-        this.#syncInBackground('fallback to polling');
-      } else {
-        this.#o.logger.debug?.(`${message}; still polling, next stream attempt in ${cooldownMs} ms`);
-      }
-      streaming?.schedule(cooldownMs);
-      return;
+        this.#o.logger.warn(`${message}; stream and sync wait, next stream attempt in ${decision.delayMs} ms`);
+        streaming?.schedule(decision.delayMs);
+        polling.schedule(Math.max(decision.delayMs, this.#o.ttlMs));
+        return;
+      case 'fallback':
+        if (decision.entered) {
+          this.#o.logger.warn(
+            `${message} (${step.failures} consecutive stream errors): polling now, then every ${this.#o.ttlMs} ms, next stream attempt in ${decision.delayMs} ms`,
+          );
+          status.update({ connected: false });
+          this.#fallback = true;
+          this.#fallbackPollFailures = 0;
+          this.#syncInBackground('fallback to polling');
+        } else {
+          this.#o.logger.debug?.(`${message}; still polling, next stream attempt in ${decision.delayMs} ms`);
+        }
+        streaming?.schedule(decision.delayMs);
+        return;
+      case 'retry':
+        this.#o.logger.warn(
+          `${message} (stream error ${step.failures} of ${this.#o.streamErrorThreshold}); reconnecting in ${decision.delayMs} ms`,
+        );
+        streaming?.schedule(decision.delayMs);
+        return;
     }
-    this.#o.logger.warn(
-      `${message} (stream error ${step.failures} of ${threshold}); reconnecting in ${step.delayMs} ms`,
-    );
-    streaming?.schedule(step.delayMs);
   }
 
   /** The delay after a failed poll of a fallback: the stream's backoff, capped by the TTL. */
   #fallbackPollDelayMs(): number {
-    const attempt = this.#fallbackPollFailures++;
-    return backoffDelayMs(attempt, {
-      minMs: Math.min(this.#o.backoffMinMs, this.#o.ttlMs),
-      maxMs: this.#o.ttlMs,
-      random: this.#o.random,
-    });
+    return fallbackPollDelayMs(this.#fallbackPollFailures++, this.#o);
   }
 
   /** 402: stop background work, keep serving, raise the indicator. */

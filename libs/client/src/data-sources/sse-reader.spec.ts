@@ -1,4 +1,4 @@
-import type { EventSourceMessage } from 'eventsource-parser';
+import type { SseEvent } from '@vane/client-core';
 import { ManualTimers } from '../../test/helpers/manual-timers.js';
 import { TransportError } from '../errors.js';
 import { readEventStream } from './sse-reader.js';
@@ -8,7 +8,7 @@ async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
 }
 
 function read(body: AsyncIterable<Uint8Array>, maxEventBytes?: number) {
-  const events: EventSourceMessage[] = [];
+  const events: SseEvent[] = [];
   const controller = new AbortController();
   const done = readEventStream({
     body,

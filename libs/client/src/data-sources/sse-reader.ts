@@ -1,10 +1,10 @@
 /**
- * Reads one SSE response body: bytes → eventsource-parser → events, with a
+ * Reads one SSE response body: bytes → the core's SSE parser → events, with a
  * silence watchdog. Internal.
  *
  * @packageDocumentation
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createSseParser, type SseEvent } from '@vane/client-core';
 import { TransportError } from '../errors.js';
 import { sanitizeCause } from '../util/redact.js';
 import type { Timers } from '../util/timers.js';
@@ -19,7 +19,7 @@ export interface EventStreamReading {
   readonly idleTimeoutMs: number;
   readonly timers: Timers;
   /** Called for each complete event, in order. */
-  readonly onEvent: (event: EventSourceMessage) => void;
+  readonly onEvent: (event: SseEvent) => void;
   /** Bytes one event (or comment) may take before the read fails. @default {@link MAX_EVENT_BYTES} */
   readonly maxEventBytes?: number;
 }
@@ -48,22 +48,22 @@ export async function readEventStream(reading: EventStreamReading): Promise<neve
   // Bytes received since the last complete event or comment: what the parser may be holding.
   let pending = 0;
   let oversized = false;
-  const parser = createParser({
-    onEvent: (event) => {
+  const feed = createSseParser(
+    (event) => {
       pending = 0;
       reading.onEvent(event);
     },
-    onComment: () => {
+    () => {
       pending = 0;
     },
-  });
+  );
   const decoder = new TextDecoder();
   try {
     for await (const chunk of reading.body) {
       timers.clearTimeout(timer);
       timer = timers.setTimeout(onSilence, reading.idleTimeoutMs);
       pending += chunk.byteLength;
-      parser.feed(decoder.decode(chunk, { stream: true }));
+      feed(decoder.decode(chunk, { stream: true }));
       if (pending > maxEventBytes) {
         oversized = true;
         controller.abort();

@@ -4,12 +4,11 @@
  *
  * @packageDocumentation
  */
-import type { EventSourceMessage } from 'eventsource-parser';
 import type { DataSource, SourceEvents } from './data-source.js';
 import { UnexpectedResponseError } from '../errors.js';
 import { MAX_TIMER_MS } from './polling-source.js';
 import type { ServiceHttp } from '../http/service-http.js';
-import { parsePatch, SnapshotFormatError, type Patch } from '../store/snapshot.js';
+import { parsePatch, readStreamEvent, type SseEvent } from '@vane/client-core';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import type { SnapshotSync } from './snapshot-sync.js';
 import { readEventStream } from './sse-reader.js';
@@ -28,27 +27,6 @@ export interface StreamingSettings {
   readonly idleTimeoutMs: number;
   /** Bound on reading an error answer's body, in milliseconds. */
   readonly timeoutMs: number;
-}
-
-/** How long to wait after a `goaway` whose delay is missing or not a number, in milliseconds. */
-export const GOAWAY_DEFAULT_DELAY_MS = 1000;
-
-/** The longest delay a `goaway` may ask for (PROTOCOL §6); longer ones are clamped. */
-export const GOAWAY_MAX_DELAY_MS = 60_000;
-
-/**
- * The delay a `goaway` event's data asks for: its `reconnect_in_ms`,
- * clamped to 0–60000; {@link GOAWAY_DEFAULT_DELAY_MS} when missing or not a number.
- */
-export function goawayDelayMs(data: string): number {
-  let asked: unknown;
-  try {
-    asked = (JSON.parse(data) as { reconnect_in_ms?: unknown }).reconnect_in_ms;
-  } catch {
-    asked = undefined;
-  }
-  if (typeof asked !== 'number' || Number.isNaN(asked)) return GOAWAY_DEFAULT_DELAY_MS;
-  return Math.min(GOAWAY_MAX_DELAY_MS, Math.max(0, asked));
 }
 
 /** One connection attempt; `cancelled` once {@link StreamingSource.stop} or a `goaway` ended it (its end is not reported). */
@@ -153,42 +131,34 @@ export class StreamingSource implements DataSource {
     }
   }
 
-  #onEvent(event: EventSourceMessage, attempt: Attempt): void {
+  #onEvent(event: SseEvent, attempt: Attempt): void {
     const { sync, events } = this.s;
-    if (event.event === 'goaway') {
-      // An instruction, not a transport error: this stream's end is not reported as a failure.
-      attempt.cancelled = true;
-      attempt.controller.abort();
-      events({ type: 'goaway', delayMs: goawayDelayMs(event.data) });
-      return;
-    }
-    if (event.event === 'resync') {
-      let revision: unknown;
-      try {
-        revision = (JSON.parse(event.data) as { revision?: unknown }).revision;
-      } catch {
-        revision = undefined;
-      }
-      // Decided in turn, after the patches received before it (a replay ends with a resync).
-      sync
-        .resync(revision)
-        .catch((error: unknown) => events({ type: 'failed', kind: 'sync', error, reason: 'stream resync' }));
-      return;
-    }
-    if (event.event === 'patch') {
-      let patch: Patch;
-      try {
-        patch = parsePatch(JSON.parse(event.data));
-      } catch (err) {
-        const why = err instanceof SnapshotFormatError ? err.message : 'not valid JSON';
-        this.s.logger.warn(`stream: malformed patch event (${why}); resyncing`);
+    const instruction = readStreamEvent(event, parsePatch);
+    switch (instruction.type) {
+      case 'goaway':
+        // An instruction, not a transport error: this stream's end is not reported as a failure.
+        attempt.cancelled = true;
+        attempt.controller.abort();
+        events({ type: 'goaway', delayMs: instruction.delayMs });
+        return;
+      case 'resync':
+        // Decided in turn, after the patches received before it (a replay ends with a resync).
+        sync
+          .resync(instruction.revision)
+          .catch((error: unknown) => events({ type: 'failed', kind: 'sync', error, reason: 'stream resync' }));
+        return;
+      case 'malformed':
+        this.s.logger.warn(`stream: malformed patch event (${instruction.problem}); resyncing`);
         events({ type: 'sync-requested', reason: 'malformed patch' });
         return;
-      }
-      sync
-        .patch(patch)
-        .catch((error: unknown) => events({ type: 'failed', kind: 'sync', error, reason: 'stream patch' }));
+      case 'patch':
+        sync
+          .patch(instruction.patch)
+          .catch((error: unknown) => events({ type: 'failed', kind: 'sync', error, reason: 'stream patch' }));
+        return;
+      case 'ignore':
+        // Other event names are ignored (forward compatibility).
+        return;
     }
-    // Other event names are ignored (forward compatibility).
   }
 }

@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import { assertValidApiKey, keyTypeOf, type KeyType } from './api-key.js';
+import { assertValidApiKey, keyTypeOf, type KeyType } from '@vane/client-core';
 import type { VaneLogger } from '../util/logger.js';
 import { redactKey } from '../util/redact.js';
 import type { Clock, Timers } from '../util/timers.js';

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { parseRetryAfterMs } from '../data-sources/backoff.js';
+import { errorCodeFor, parseRetryAfterMs, PROTOCOL_HEADER, readErrorBody } from '@vane/client-core';
 import type { Credentials } from './credentials.js';
 import {
   AddonNotAvailableError,
@@ -95,11 +95,7 @@ function concealValue(message: string, value: string | undefined): string {
   return out;
 }
 
-/**
- * The header every answer of a Vane service carries, errors included
- * (PROTOCOL §3). An answer without it comes from something else.
- */
-export const PROTOCOL_HEADER = 'vane-protocol';
+export { PROTOCOL_HEADER };
 
 /**
  * The error for an answer that lacks {@link PROTOCOL_HEADER}: whatever
@@ -299,44 +295,32 @@ export class ServiceHttp {
     subject?: string,
     conceal?: string,
   ): VaneError<VaneErrorCode> {
-    let serverCode: string | undefined;
-    let serverMessage = '';
-    let until: Date | undefined;
-    try {
-      const doc: unknown = JSON.parse(text);
-      if (typeof doc === 'object' && doc !== null) {
-        const d = doc as Record<string, unknown>;
-        if (typeof d['error'] === 'string') serverCode = d['error'];
-        if (typeof d['message'] === 'string')
-          serverMessage = redactText(concealValue(d['message'], conceal)).slice(0, MAX_SERVER_MESSAGE);
-        if (typeof d['until'] === 'string' && !Number.isNaN(Date.parse(d['until']))) until = new Date(d['until']);
-      }
-    } catch {
-      // Not an error body: the status alone decides.
-    }
+    const body = readErrorBody(text);
+    const serverCode = body.serverCode;
+    const serverMessage = body.serverMessage
+      ? redactText(concealValue(body.serverMessage, conceal)).slice(0, MAX_SERVER_MESSAGE)
+      : '';
+    const until = body.untilMs === undefined ? undefined : new Date(body.untilMs);
     const said = serverMessage ? ` (server said: ${serverMessage})` : '';
     const who = this.#s.credentials.describe();
     const opts = { serverCode };
-    switch (status) {
-      case 401:
+    switch (errorCodeFor(status, serverCode, operation)) {
+      case 'VANE_UNAUTHORIZED':
         return new UnauthorizedError(
           `${operation}: unauthorized (401) for key ${who} on ${this.host}: the key is invalid, revoked, belongs to another service, or cannot do this; check apiKey and the slug in baseUrl${said}`,
           opts,
         );
-      case 402:
+      case 'VANE_BILLING_OVERDUE':
         return new BillingOverdueError(
           `${operation}: billing overdue (402): the tenant has invoices overdue by more than 14 days; settle them in the console${said}`,
           opts,
         );
-      case 403:
-        if (operation === 'evaluate-ab') {
-          return new AddonNotAvailableError(
-            `evaluate-ab: the A/B testing add-on is not active for this tenant (403); enable it in the console${said}`,
-            opts,
-          );
-        }
-        return new UnexpectedResponseError(`${operation}: forbidden (403)${said}`, 403, opts);
-      case 404:
+      case 'VANE_ADDON_NOT_AVAILABLE':
+        return new AddonNotAvailableError(
+          `evaluate-ab: the A/B testing add-on is not active for this tenant (403); enable it in the console${said}`,
+          opts,
+        );
+      case 'VANE_NOT_FOUND':
         // Only a Vane service gets here (see #fromVane): a 404 is its own "unknown slug" (or unknown secret).
         if (operation === 'secret-write' && serverCode === 'not_found' && subject) {
           return new VaneNotFoundError(`${operation}: ${subject} not found (404) on ${this.host}${said}`, opts);
@@ -345,34 +329,28 @@ export class ServiceHttp {
           `${operation}: not found (404): the Vane service at ${this.host} has no service by the slug in baseUrl; check the slug (https://<slug>.…, or http://<slug>.localhost:<port> for the local server)${said}`,
           opts,
         );
-      case 429: {
+      case 'VANE_QUARANTINED':
+        return new QuarantinedError(
+          `${operation}: the caller is quarantined${until ? ` until ${until.toISOString()}` : ''} (429)${said}`,
+          { ...opts, until, retryAfterMs: parseRetryAfterMs(header('retry-after'), this.#s.clock.now()) },
+        );
+      case 'VANE_RATE_LIMITED': {
         const retryAfterMs = parseRetryAfterMs(header('retry-after'), this.#s.clock.now());
-        if (serverCode === 'quarantined') {
-          return new QuarantinedError(
-            `${operation}: the caller is quarantined${until ? ` until ${until.toISOString()}` : ''} (429)${said}`,
-            { ...opts, until, retryAfterMs },
-          );
-        }
         return new RateLimitedError(
           `${operation}: rate limited (429)${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}${said}`,
           { ...opts, retryAfterMs },
         );
       }
-      case 504:
-        if (operation === 'secret-write' && serverCode === 'commit_outcome_unknown') {
-          return new CommitOutcomeUnknownError(
-            `${operation}: ${subject ?? 'the change'} may or may not have been applied: the service sent it to its store and no answer came back (504); read it back (sync) before you retry${said}`,
-            opts,
-          );
-        }
-        return new UnexpectedResponseError(
-          `${operation}: unexpected answer ${status} from ${this.host}${said}`,
-          status,
+      case 'VANE_COMMIT_OUTCOME_UNKNOWN':
+        return new CommitOutcomeUnknownError(
+          `${operation}: ${subject ?? 'the change'} may or may not have been applied: the service sent it to its store and no answer came back (504); read it back (sync) before you retry${said}`,
           opts,
         );
       default:
         return new UnexpectedResponseError(
-          `${operation}: unexpected answer ${status} from ${this.host}${said}`,
+          status === 403
+            ? `${operation}: forbidden (403)${said}`
+            : `${operation}: unexpected answer ${status} from ${this.host}${said}`,
           status,
           opts,
         );

@@ -1,4 +1,4 @@
-import { parseSnapshot, type Snapshot } from '../store/snapshot.js';
+import { parseSnapshot, type Snapshot } from '@vane/client-core';
 import { BACKUP_FORMAT, decodeBackup, encodeBackup, type BackupIdentity } from './backup-document.js';
 import { deriveBackupKey } from './backup-key.js';
 import { UnusableBackupError } from './unusable-backup-error.js';

@@ -19,7 +19,7 @@
  * @packageDocumentation
  */
 import { exceedsJsonDepth } from '@vane/common';
-import { MAX_VALUE_DEPTH, parseSnapshot, SnapshotFormatError, type Snapshot } from '../store/snapshot.js';
+import { MAX_VALUE_DEPTH, parseSnapshot, SnapshotFormatError, type Snapshot } from '@vane/client-core';
 import { openPayload, sealPayload, SealBrokenError, type SealedPayload } from './backup-cipher.js';
 import type { BackupKey, BackupKeySource } from './backup-key.js';
 import { UnusableBackupError } from './unusable-backup-error.js';

@@ -1,5 +1,5 @@
 import { ManualTimers } from '../../test/helpers/manual-timers.js';
-import { parseSnapshot } from '../store/snapshot.js';
+import { parseSnapshot } from '@vane/client-core';
 import { encodeBackup, type BackupIdentity } from './backup-document.js';
 import { deriveBackupKey } from './backup-key.js';
 import { readBackup, type BackupReadContext } from './backup-reader.js';

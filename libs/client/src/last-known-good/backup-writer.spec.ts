@@ -1,6 +1,6 @@
 import { MemoryLogger } from '../../test/helpers/fake-transport.js';
 import { ManualTimers } from '../../test/helpers/manual-timers.js';
-import { parseSnapshot, type Snapshot } from '../store/snapshot.js';
+import { parseSnapshot, type Snapshot } from '@vane/client-core';
 import { decodeBackup, type BackupIdentity } from './backup-document.js';
 import { deriveBackupKey } from './backup-key.js';
 import { BackupWriter } from './backup-writer.js';

@@ -7,7 +7,7 @@
  */
 import type { VaneLogger } from '../util/logger.js';
 import { redactText } from '../util/redact.js';
-import type { Snapshot } from '../store/snapshot.js';
+import type { Snapshot } from '@vane/client-core';
 import type { Clock, TimerHandle, Timers } from '../util/timers.js';
 import { encodeBackup, type BackupIdentity } from './backup-document.js';
 import type { LastKnownGoodStore } from './last-known-good-store.js';

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { VaneLogger } from '../util/logger.js';
-import type { Snapshot } from '../store/snapshot.js';
+import type { Snapshot } from '@vane/client-core';
 import type { Clock, Timers } from '../util/timers.js';
 import { BackupWriter } from './backup-writer.js';
 import type { ResolvedLastKnownGood } from './last-known-good-options.js';

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { backoffDelayMs } from '../data-sources/backoff.js';
+import { backoffDelayMs } from '@vane/client-core';
 import { BillingOverdueError, QuarantinedError, RateLimitedError } from '../errors.js';
 import type { VaneLogger } from '../util/logger.js';
 import { redactText } from '../util/redact.js';

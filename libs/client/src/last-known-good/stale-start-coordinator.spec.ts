@@ -2,7 +2,7 @@ import { until } from '@vane/server/testing';
 import { flush } from '../../test/helpers/manual-timers.js';
 import { SourceParts, syncAnswer } from '../../test/helpers/source-parts.js';
 import { ClientStatus } from '../data-sources/client-status.js';
-import { parseSnapshot } from '../store/snapshot.js';
+import { parseSnapshot } from '@vane/client-core';
 import { encodeBackup } from './backup-document.js';
 import type { LastKnownGoodStore } from './last-known-good-store.js';
 import { StaleStartCoordinator } from './stale-start-coordinator.js';

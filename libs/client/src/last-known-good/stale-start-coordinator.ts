@@ -6,7 +6,7 @@
  */
 import type { ClientStatus } from '../data-sources/client-status.js';
 import { ConfigInvalidError } from '../errors.js';
-import type { Snapshot } from '../store/snapshot.js';
+import type { Snapshot } from '@vane/client-core';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { LastKnownGoodBackup, type LastKnownGoodContext } from './last-known-good-backup.js';
 import type { ResolvedLastKnownGood } from './last-known-good-options.js';

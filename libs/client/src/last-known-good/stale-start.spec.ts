@@ -10,7 +10,7 @@ import {
   UnexpectedResponseError,
   type VaneError,
 } from '../errors.js';
-import { parseSnapshot } from '../store/snapshot.js';
+import { parseSnapshot } from '@vane/client-core';
 import { encodeBackup } from './backup-document.js';
 import type { LastKnownGoodStore } from './last-known-good-store.js';
 import { resolveLastKnownGood } from './last-known-good-options.js';

@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import type { ConfigOutput, RegisteredConfigKey, RegisteredSchema } from '../schema/vane-schema.js';
-import type { ConfigValue } from '../store/snapshot.js';
+import type { ConfigValue } from '@vane/client-core';
 
 /** The value `create` gets for config `K`: the schema's output for a listed key, the JSON value (or `undefined`) otherwise. */
 export type LiveResourceConfigValue<K extends string> = K extends RegisteredConfigKey

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { Backoff } from '../data-sources/backoff.js';
+import { Backoff } from '@vane/client-core';
 import { LiveResourceBuildError, LiveResourceClosedError, type LiveResourceBuildStage } from '../errors.js';
 import { ListenerSet } from '../store/listener-set.js';
 import type { SnapshotUpdate } from '../store/snapshot-update.js';

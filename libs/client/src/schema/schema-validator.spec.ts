@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { z as z4 } from 'zod';
 import { z as z3 } from 'zod3';
 import { ConfigInvalidError, InvalidArgumentError } from '../errors.js';
-import type { ConfigValue } from '../store/snapshot.js';
+import type { ConfigValue } from '@vane/client-core';
 import { SchemaValidator } from './schema-validator.js';
 
 /** The same three validators written with each library. */

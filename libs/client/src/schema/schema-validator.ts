@@ -10,7 +10,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { jsonEqual } from '@vane/common';
 import { ConfigInvalidError, InvalidArgumentError } from '../errors.js';
 import { redactText } from '../util/redact.js';
-import type { ConfigValue } from '../store/snapshot.js';
+import type { ConfigValue } from '@vane/client-core';
 import type { InvalidConfig } from './invalid-config.js';
 import type { VaneSchema } from './vane-schema.js';
 

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { ConfigValue, SecretType } from '../store/snapshot.js';
+import type { ConfigValue, SecretType } from '@vane/client-core';
 
 /** A validator of one config value: anything implementing Standard Schema v1 (zod, valibot, arktype, …). */
 export type ConfigValidator = StandardSchemaV1;

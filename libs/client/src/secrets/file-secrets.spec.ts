@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { SecretFileWriteError } from '../errors.js';
 import { FileSecretStore, SECRET_FILE_OPEN_FLAGS, secretFileName } from './file-secrets.js';
-import type { CachedSecret } from '../store/snapshot.js';
+import type { CachedSecret } from '@vane/client-core';
 
 const file = (value: string, version = 1): CachedSecret => ({ type: 'file', value, version });
 

@@ -20,7 +20,7 @@ import { onExit } from 'signal-exit';
 import { secretDirPrefix } from './secret-dir-owner.js';
 import { secretFileName, tempSuffix, versionedSecretFileName } from './secret-file-name.js';
 import { assertSafeSecretsDir } from './secrets-dir-check.js';
-import type { CachedSecret } from '../store/snapshot.js';
+import type { CachedSecret } from '@vane/client-core';
 import { removeSecretDir, removeSecretDirSync, sweepStaleSecretDirs } from './stale-secret-dirs.js';
 
 export { secretFileName } from './secret-file-name.js';

@@ -14,7 +14,7 @@ import {
 } from '../errors.js';
 import { parseJsonAnswer } from '../http/json-answer.js';
 import type { ServiceAnswer, ServiceHttp } from '../http/service-http.js';
-import type { SecretType } from '../store/snapshot.js';
+import type { SecretType } from '@vane/client-core';
 import type { SecretWriteResult } from '@vane/common';
 
 export type { SecretWriteResult };

@@ -1,6 +1,6 @@
 import { jsonEqual } from '@vane/common';
 import { diffSnapshots } from './change-event.js';
-import { parseSnapshot } from './snapshot.js';
+import { parseSnapshot } from '@vane/client-core';
 
 const snap = (
   revision: number,

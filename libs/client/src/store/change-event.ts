@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { jsonEqual } from '@vane/common';
-import type { ConfigValue, SecretType, Snapshot } from './snapshot.js';
+import type { ConfigValue, SecretType, Snapshot } from '@vane/client-core';
 
 /**
  * What a secret change event carries instead of the value: its type and

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { KeyType } from '../http/api-key.js';
+import type { KeyType } from '@vane/client-core';
 import type { ReadSource, SecretReadTarget } from '../snapshot-reader.js';
 import type { VaneLogger } from '../util/logger.js';
 import type { Clock, Timers } from '../util/timers.js';

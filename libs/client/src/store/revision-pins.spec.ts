@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ManualTimers } from '../../test/helpers/manual-timers.js';
 import { MemoryLogger } from '../../test/helpers/fake-transport.js';
-import { EMPTY_SNAPSHOT, type Snapshot } from './snapshot.js';
+import { EMPTY_SNAPSHOT, type Snapshot } from '@vane/client-core';
 import { snapshotState, type SnapshotState } from './snapshot-state.js';
 import { RevisionPins } from './revision-pins.js';
 

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import type { Snapshot } from './snapshot.js';
+import type { Snapshot } from '@vane/client-core';
 
 /**
  * One revision's worth of served data. Immutable: a state handed out (to a

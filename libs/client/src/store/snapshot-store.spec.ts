@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { FileSecretStore } from '../secrets/file-secrets.js';
 import type { VaneLogger } from '../util/logger.js';
 import type { ChangeEvent } from './change-event.js';
-import { applyPatch, parsePatch, parseSnapshot, type Snapshot } from './snapshot.js';
+import { applyPatch, parsePatch, parseSnapshot, type Snapshot } from '@vane/client-core';
 import { SnapshotStore, type SnapshotUpdate } from './snapshot-store.js';
 
 const flag = (active: boolean) => ({ is_enabled: active, starts_at: null, ends_at: null, is_active: active });

@@ -10,7 +10,7 @@ import type { FileSecretStore } from '../secrets/file-secrets.js';
 import { callIsolated, ListenerSet } from './listener-set.js';
 import type { VaneLogger } from '../util/logger.js';
 import { sanitizeCause } from '../util/redact.js';
-import { EMPTY_SNAPSHOT, type ConfigValue, type CachedSecret, type Snapshot } from './snapshot.js';
+import { EMPTY_SNAPSHOT, type ConfigValue, type CachedSecret, type Snapshot } from '@vane/client-core';
 import { snapshotState, type SnapshotState } from './snapshot-state.js';
 import type { SnapshotOrigin, SnapshotUpdate, UpdateListener } from './snapshot-update.js';
 import type { Clock } from '../util/timers.js';

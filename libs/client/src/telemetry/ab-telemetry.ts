@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { performance } from 'node:perf_hooks';
-import type { AbPlan, AbResults } from '../ab/ab-evaluation.js';
+import type { AbPlan, AbResults } from '@vane/client-core';
 import { addFlagEvaluationEvent } from './flag-evaluation.js';
 import { counterOf, histogramOf } from './instruments.js';
 import type { OtelCounter, OtelMeter, OtelRecorder, OtelSpan } from './otel-api.js';

@@ -7,14 +7,14 @@
  * @packageDocumentation
  */
 import { performance } from 'node:perf_hooks';
-import type { AbContext, AbPlan, AbResults } from '../ab/ab-evaluation.js';
+import type { AbContext, AbPlan, AbResults } from '@vane/client-core';
 import type { AbEvaluator } from '../ab/ab-evaluator.js';
 import type { ClientStatus } from '../data-sources/client-status.js';
 import type { SnapshotSync } from '../data-sources/snapshot-sync.js';
 import type { Transport } from '../http/transport.js';
 import { CLIENT_VERSION } from '../http/version.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
-import type { Snapshot } from '../store/snapshot.js';
+import type { Snapshot } from '@vane/client-core';
 import type { VaneLogger } from '../util/logger.js';
 import type { FlagState } from '../vane-reader.js';
 import type { Clock, Timers } from '../util/timers.js';

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import type { JsonValue } from '../store/snapshot.js';
+import type { JsonValue } from '@vane/client-core';
 import type { OtelAttributes, OtelSpan } from './otel-api.js';
 
 /**

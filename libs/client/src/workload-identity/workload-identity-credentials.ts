@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import type { KeyType } from '../http/api-key.js';
+import type { KeyType } from '@vane/client-core';
 import type { Credentials, CredentialsContext } from '../http/credentials.js';
 import { ClientClosedError, SessionExpiredError, type VaneError } from '../errors.js';
 import type { TimerHandle } from '../util/timers.js';

@@ -5,7 +5,8 @@
  *
  * @packageDocumentation
  */
-import { exceedsJsonDepth, type ConfigValue, type JsonValue, type SecretType } from '@vane/common';
+import type { ConfigValue, JsonValue, SecretType } from '@vane/common';
+import { isObject, typeName } from './json-object.js';
 
 export type { ConfigValue, JsonValue, SecretType };
 
@@ -92,164 +93,172 @@ export class SnapshotFormatError extends Error {
 
 type Obj = Record<string, unknown>;
 
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  return typeof v;
-}
-
-function keyPath(path: string, key: string): string {
-  return `${path}[${JSON.stringify(key)}]`;
-}
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    for (const inner of Object.values(v)) deepFreeze(inner);
-    Object.freeze(v);
-  }
-  return v;
+/** Throws, naming the path and what was expected; the value itself is never echoed (it may be a secret). */
+function check(ok: boolean, path: string, expected: string, v: unknown): void {
+  if (!ok) throw new SnapshotFormatError(path, `expected ${expected}, got ${typeName(v)}`);
 }
 
 function parseRevision(v: unknown, path: string): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
-    throw new SnapshotFormatError(path, `expected a non-negative integer, got ${describe(v)}`);
-  return v;
+  check(typeof v === 'number' && Number.isSafeInteger(v) && v >= 0, path, 'a non-negative integer', v);
+  return v as number;
+}
+
+function parseString(v: unknown, path: string): string {
+  check(typeof v === 'string', path, 'a string', v);
+  return v as string;
 }
 
 function parseService(v: unknown, path: string): ServiceInfo {
-  if (!isObject(v)) throw new SnapshotFormatError(path, `expected an object, got ${describe(v)}`);
-  const slug = v['slug'];
-  const kind = v['kind'];
-  if (typeof slug !== 'string')
-    throw new SnapshotFormatError(`${path}.slug`, `expected a string, got ${describe(slug)}`);
-  if (typeof kind !== 'string')
-    throw new SnapshotFormatError(`${path}.kind`, `expected a string, got ${describe(kind)}`);
-  return Object.freeze({ slug, kind });
-}
-
-function parseConfigValue(v: unknown, path: string): ConfigValue {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new SnapshotFormatError(path, 'expected a finite number');
-    return v;
-  }
-  if (Array.isArray(v)) {
-    checkDepth(v, path);
-    return deepFreeze(v as JsonValue[]);
-  }
-  throw new SnapshotFormatError(path, `objects are not config values (got ${describe(v)})`);
+  check(isObject(v), path, 'an object', v);
+  const o = v as Obj;
+  return Object.freeze({ slug: parseString(o['slug'], `${path}.slug`), kind: parseString(o['kind'], `${path}.kind`) });
 }
 
 /** Deepest nesting of arrays and objects a config value may have (far beyond any real config). */
 export const MAX_VALUE_DEPTH = 100;
 
-/** Refuses a value nested past {@link MAX_VALUE_DEPTH} (measured without recursion: no stack overflow). */
-function checkDepth(root: unknown, path: string): void {
-  if (exceedsJsonDepth(root, MAX_VALUE_DEPTH))
-    throw new SnapshotFormatError(path, `nested deeper than ${MAX_VALUE_DEPTH} levels`);
+/**
+ * Freezes an array or object value and everything in it, refusing one nested
+ * deeper than {@link MAX_VALUE_DEPTH} (`[]` is depth 1). One walk does both;
+ * its recursion stops at that depth, so a hostile document cannot overflow
+ * the stack.
+ */
+function freezeValue(v: unknown, path: string, depth: number): void {
+  if (typeof v !== 'object' || v === null) return;
+  if (depth > MAX_VALUE_DEPTH) throw new SnapshotFormatError(path, `nested deeper than ${MAX_VALUE_DEPTH} levels`);
+  for (const inner of Object.values(v)) freezeValue(inner, path, depth + 1);
+  Object.freeze(v);
+}
+
+function parseConfigValue(v: unknown, path: string): ConfigValue {
+  if (typeof v === 'number' && !Number.isFinite(v)) throw new SnapshotFormatError(path, 'expected a finite number');
+  if (v !== null && !Array.isArray(v) && !['string', 'number', 'boolean'].includes(typeof v))
+    throw new SnapshotFormatError(path, `objects are not config values (got ${typeName(v)})`);
+  freezeValue(v, path, 1);
+  return v as ConfigValue;
 }
 
 function parseTimestamp(v: unknown, path: string): string | null {
   if (v === null || v === undefined) return null;
-  if (typeof v !== 'string')
-    throw new SnapshotFormatError(path, `expected an RFC 3339 string or null, got ${describe(v)}`);
-  return v;
+  return parseString(v, path);
+}
+
+function parseBoolean(v: unknown, path: string): boolean {
+  check(typeof v === 'boolean', path, 'a boolean', v);
+  return v as boolean;
 }
 
 function parseFlag(v: unknown, path: string): FlagRecord {
-  if (!isObject(v)) throw new SnapshotFormatError(path, `expected an object, got ${describe(v)}`);
-  const isActive = v['is_active'];
-  const isEnabled = v['is_enabled'];
-  if (typeof isActive !== 'boolean')
-    throw new SnapshotFormatError(`${path}.is_active`, `expected a boolean, got ${describe(isActive)}`);
-  if (typeof isEnabled !== 'boolean')
-    throw new SnapshotFormatError(`${path}.is_enabled`, `expected a boolean, got ${describe(isEnabled)}`);
+  check(isObject(v), path, 'an object', v);
+  const o = v as Obj;
   return Object.freeze({
-    isEnabled,
-    isActive,
-    startsAt: parseTimestamp(v['starts_at'], `${path}.starts_at`),
-    endsAt: parseTimestamp(v['ends_at'], `${path}.ends_at`),
+    isActive: parseBoolean(o['is_active'], `${path}.is_active`),
+    isEnabled: parseBoolean(o['is_enabled'], `${path}.is_enabled`),
+    startsAt: parseTimestamp(o['starts_at'], `${path}.starts_at`),
+    endsAt: parseTimestamp(o['ends_at'], `${path}.ends_at`),
   });
 }
 
 function parseSecret(v: unknown, path: string): CachedSecret {
-  if (!isObject(v)) throw new SnapshotFormatError(path, `expected an object, got ${describe(v)}`);
-  const type = v['type'];
-  const value = v['value'];
-  const version = v['version'];
+  check(isObject(v), path, 'an object', v);
+  const { type, value, version } = v as Obj;
   if (type !== 'text' && type !== 'file') throw new SnapshotFormatError(`${path}.type`, 'expected "text" or "file"');
-  // The message never echoes the value: it may be a secret.
-  if (typeof value !== 'string')
-    throw new SnapshotFormatError(`${path}.value`, `expected a string, got ${describe(value)}`);
+  const text = parseString(value, `${path}.value`);
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1)
     throw new SnapshotFormatError(`${path}.version`, 'expected a 1-based integer');
-  return Object.freeze({ type, value, version });
+  return Object.freeze({ type, value: text, version });
 }
 
 function parseGroup<T>(v: unknown, path: string, parseItem: (item: unknown, path: string) => T): Map<string, T> {
   const out = new Map<string, T>();
   if (v === undefined) return out;
-  if (!isObject(v)) throw new SnapshotFormatError(path, `expected an object, got ${describe(v)}`);
-  for (const key of Object.keys(v)) out.set(key, parseItem(v[key], keyPath(path, key)));
+  check(isObject(v), path, 'an object', v);
+  for (const key of Object.keys(v as Obj)) out.set(key, parseItem((v as Obj)[key], `${path}[${JSON.stringify(key)}]`));
   return out;
 }
 
 function parseKeyList(v: unknown, path: string): readonly string[] {
   if (v === undefined) return [];
-  if (!Array.isArray(v)) throw new SnapshotFormatError(path, `expected an array of keys, got ${describe(v)}`);
-  v.forEach((k, i) => {
-    if (typeof k !== 'string') throw new SnapshotFormatError(`${path}[${i}]`, `expected a string, got ${describe(k)}`);
-  });
-  return Object.freeze([...(v as string[])]);
+  check(Array.isArray(v), path, 'an array of keys', v);
+  return Object.freeze((v as unknown[]).map((k, i) => parseString(k, `${path}[${i}]`)));
 }
 
 /**
- * Parses a `200 /v1/sync` body (already `JSON.parse`d) into an immutable snapshot.
+ * Parses the public part of a `200 /v1/sync` body (already `JSON.parse`d):
+ * service, revision, configs and flags; `secrets` is not read and comes out
+ * empty. What a public key is sent (it never holds secrets), so a browser
+ * client carries no secret parsing.
+ *
+ * @throws SnapshotFormatError - naming the JSON path at fault (never a value).
+ */
+export function parsePublicSnapshot(doc: unknown): Snapshot {
+  check(isObject(doc), '$', 'an object', doc);
+  const o = doc as Obj;
+  return Object.freeze({
+    service: parseService(o['service'], '$.service'),
+    revision: parseRevision(o['revision'], '$.revision'),
+    configs: parseGroup(o['configs'], '$.configs', parseConfigValue),
+    flags: parseGroup(o['flags'], '$.flags', parseFlag),
+    secrets: new Map<string, CachedSecret>(),
+  });
+}
+
+/**
+ * Parses a `200 /v1/sync` body (already `JSON.parse`d) into an immutable
+ * snapshot, secrets included.
  *
  * @throws SnapshotFormatError - naming the JSON path at fault (never a value).
  */
 export function parseSnapshot(doc: unknown): Snapshot {
-  if (!isObject(doc)) throw new SnapshotFormatError('$', `expected an object, got ${describe(doc)}`);
+  const snapshot = parsePublicSnapshot(doc);
+  return Object.freeze({ ...snapshot, secrets: parseGroup((doc as Obj)['secrets'], '$.secrets', parseSecret) });
+}
+
+/**
+ * Parses the public part of a `patch` event's data (already `JSON.parse`d),
+ * as {@link parsePublicSnapshot} does: secrets (set or deleted) and
+ * `committed_at` are not read.
+ *
+ * @throws SnapshotFormatError - naming the JSON path at fault (never a value).
+ */
+export function parsePublicPatch(doc: unknown): Patch {
+  check(isObject(doc), '$', 'an object', doc);
+  const o = doc as Obj;
+  const deleted = o['deleted'];
+  check(deleted === undefined || isObject(deleted), '$.deleted', 'an object', deleted);
+  const d = (deleted ?? {}) as Obj;
   return Object.freeze({
-    service: parseService(doc['service'], '$.service'),
-    revision: parseRevision(doc['revision'], '$.revision'),
-    configs: parseGroup(doc['configs'], '$.configs', parseConfigValue),
-    flags: parseGroup(doc['flags'], '$.flags', parseFlag),
-    secrets: parseGroup(doc['secrets'], '$.secrets', parseSecret),
+    base: parseRevision(o['base'], '$.base'),
+    revision: parseRevision(o['revision'], '$.revision'),
+    configs: parseGroup(o['configs'], '$.configs', parseConfigValue),
+    flags: parseGroup(o['flags'], '$.flags', parseFlag),
+    secrets: new Map<string, CachedSecret>(),
+    deleted: Object.freeze({
+      configs: parseKeyList(d['configs'], '$.deleted.configs'),
+      flags: parseKeyList(d['flags'], '$.deleted.flags'),
+      secrets: [],
+    }),
+    ...(o['service'] !== undefined && { service: parseService(o['service'], '$.service') }),
   });
 }
 
 /**
- * Parses the data of a `patch` event (already `JSON.parse`d).
+ * Parses the data of a `patch` event (already `JSON.parse`d), secrets and
+ * `committed_at` included.
  *
  * @throws SnapshotFormatError - naming the JSON path at fault (never a value).
  */
 export function parsePatch(doc: unknown): Patch {
-  if (!isObject(doc)) throw new SnapshotFormatError('$', `expected an object, got ${describe(doc)}`);
-  const deleted = doc['deleted'];
-  if (deleted !== undefined && !isObject(deleted))
-    throw new SnapshotFormatError('$.deleted', `expected an object, got ${describe(deleted)}`);
-  const patch: Patch = {
-    base: parseRevision(doc['base'], '$.base'),
-    revision: parseRevision(doc['revision'], '$.revision'),
-    configs: parseGroup(doc['configs'], '$.configs', parseConfigValue),
-    flags: parseGroup(doc['flags'], '$.flags', parseFlag),
-    secrets: parseGroup(doc['secrets'], '$.secrets', parseSecret),
-    deleted: Object.freeze({
-      configs: parseKeyList(deleted?.['configs'], '$.deleted.configs'),
-      flags: parseKeyList(deleted?.['flags'], '$.deleted.flags'),
-      secrets: parseKeyList(deleted?.['secrets'], '$.deleted.secrets'),
-    }),
-  };
-  const committedAtMs = parseCommittedAt(doc['committed_at']);
-  const service = doc['service'] === undefined ? undefined : parseService(doc['service'], '$.service');
+  const patch = parsePublicPatch(doc);
+  const o = doc as Obj;
+  const committedAtMs = parseCommittedAt(o['committed_at']);
   return Object.freeze({
     ...patch,
-    ...(service !== undefined && { service }),
+    secrets: parseGroup(o['secrets'], '$.secrets', parseSecret),
+    deleted: Object.freeze({
+      ...patch.deleted,
+      secrets: parseKeyList(((o['deleted'] ?? {}) as Obj)['secrets'], '$.deleted.secrets'),
+    }),
     ...(committedAtMs !== undefined && { committedAtMs }),
   });
 }
@@ -308,8 +317,8 @@ export function decidePatch(current: Snapshot, patch: Patch): PatchDecision {
 }
 
 /** An empty snapshot, revision 0 (used only as the "before" of the first diff; never served). */
-export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
-  service: Object.freeze({ slug: '', kind: '' }),
+export const EMPTY_SNAPSHOT: Snapshot = /* @__PURE__ */ Object.freeze({
+  service: /* @__PURE__ */ Object.freeze({ slug: '', kind: '' }),
   revision: 0,
   configs: new Map<string, ConfigValue>(),
   flags: new Map<string, FlagRecord>(),

@@ -1,6 +1,5 @@
-import { ApiKeyCredentials } from './credentials.js';
 import { assertValidApiKey, keyTypeOf } from './api-key.js';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from './errors.js';
 
 describe('key type', () => {
   it.each([
@@ -35,16 +34,5 @@ describe('assertValidApiKey', () => {
     }
     expect(caught).toBeInstanceOf(InvalidArgumentError);
     if (typeof key === 'string' && key.length > 8) expect((caught as Error).message).not.toContain(key);
-  });
-});
-
-describe('ApiKeyCredentials', () => {
-  it('yields the key header, a redacted description, and never renews', () => {
-    const creds = new ApiKeyCredentials('svs_shop_local_secret');
-    expect(creds.keyType).toBe('sk');
-    expect(creds.headers()).toEqual({ 'x-service-api-key': 'svs_shop_local_secret' });
-    expect(creds.describe()).toBe('svs_…cret');
-    expect(creds.onUnauthorized()).toBe(false);
-    expect(JSON.stringify({ creds })).not.toContain('svs_shop_local_secret');
   });
 });

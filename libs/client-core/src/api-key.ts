@@ -3,8 +3,8 @@
  *
  * @packageDocumentation
  */
-import { InvalidArgumentError } from '../errors.js';
-import { redactKey } from '../util/redact.js';
+import { InvalidArgumentError } from './errors.js';
+import { redactKey } from '@vane/common';
 
 /**
  * Type of the credential the client authenticates with: `sk` for a secret
@@ -36,16 +36,12 @@ export function keyTypeOf(key: string | undefined): KeyType {
  */
 export function assertValidApiKey(key: unknown): asserts key is string {
   if (typeof key !== 'string') {
-    throw new InvalidArgumentError(`apiKey must be a string starting with "svs_" or "svp_" (got ${typeof key})`);
+    throw new InvalidArgumentError(`apiKey must be a string (got ${typeof key})`);
   }
   if (keyTypeOf(key) === '') {
-    throw new InvalidArgumentError(
-      `apiKey must start with "svs_" (secret key) or "svp_" (public key); got "${redactKey(key)}"`,
-    );
+    throw new InvalidArgumentError(`apiKey must start with svs_ or svp_ (got ${redactKey(key)})`);
   }
   if (key.length <= 4 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new InvalidArgumentError(
-      `apiKey "${redactKey(key)}" is malformed (empty after its prefix, or holds spaces or non-ASCII characters)`,
-    );
+    throw new InvalidArgumentError(`apiKey ${redactKey(key)} is empty or not printable ASCII`);
   }
 }

@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from '../errors.js';
-import { abContextKey, normalizeAbContext, planAbEvaluation, readAbResults } from './ab-evaluation.js';
+import { InvalidArgumentError } from './errors.js';
+import { abContextKey, normalizeAbContext, planAbEvaluation, readAbResults } from './ab-context.js';
 
 describe('normalizeAbContext', () => {
   it('drops null and undefined attributes, keeps strings', () => {
@@ -26,6 +26,9 @@ describe('normalizeAbContext', () => {
     const out = normalizeAbContext({ userId: 'u', attributes });
     expect(JSON.parse(JSON.stringify(out.attributes))).toEqual(JSON.parse('{"__proto__": "x", "country": "DE"}'));
     expect(Object.keys(out.attributes)).toEqual(['__proto__', 'country']);
+    // A plain object (it crosses into bootstraps and React props), whose __proto__ is an own member, not the prototype.
+    expect(Object.getPrototypeOf(out.attributes)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(out.attributes, '__proto__')?.value).toBe('x');
   });
 
   it('requires a non-empty string userId', () => {
@@ -64,6 +67,15 @@ describe('readAbResults', () => {
     const into: Record<string, boolean> = {};
     readAbResults({ results: { a: true, b: false, c: 'true' } }, ['a', 'b', 'c', 'd'], into);
     expect(into).toEqual({ a: true, b: false, c: false, d: false });
+  });
+
+  it('reads nothing an object inherits, and nothing from a body that is not an object', () => {
+    const into: Record<string, boolean> = {};
+    readAbResults({ results: { a: true } }, ['a', 'constructor', 'toString', 'hasOwnProperty'], into);
+    expect(into).toEqual({ a: true, constructor: false, toString: false, hasOwnProperty: false });
+    readAbResults({ results: [true] }, ['0'], into);
+    readAbResults(null, ['x'], into);
+    expect([into['0'], into['x']]).toEqual([false, false]);
   });
 });
 

@@ -1,5 +1,13 @@
 import fc from 'fast-check';
-import { applyPatch, decidePatch, parsePatch, parseSnapshot, SnapshotFormatError, type Snapshot } from './snapshot.js';
+import {
+  applyPatch,
+  decidePatch,
+  parsePatch,
+  parsePublicSnapshot,
+  parseSnapshot,
+  SnapshotFormatError,
+  type Snapshot,
+} from './snapshot.js';
 
 const doc = {
   service: { slug: 'shop', kind: 'backend' },
@@ -54,6 +62,28 @@ describe('parseSnapshot', () => {
   it('freezes array values so readers cannot change the cache', () => {
     const arr = parseSnapshot(doc).configs.get('cors.origins') as string[];
     expect(Object.isFrozen(arr)).toBe(true);
+  });
+
+  it('accepts a value nested 100 levels deep (frozen throughout) and refuses 101, whatever the depth sent', () => {
+    // Arrays and objects in turn, `levels` deep (`[]` is 1), an array outside.
+    const nest = (levels: number): unknown[] => {
+      let v: unknown = [];
+      for (let i = 2; i < levels; i++) v = i % 2 ? [v] : { in: v };
+      return [v];
+    };
+    const ok = parseSnapshot({ ...doc, configs: { deep: nest(100) } }).configs.get('deep');
+    let inner: unknown = ok;
+    while (Array.isArray(inner) || (typeof inner === 'object' && inner !== null)) {
+      expect(Object.isFrozen(inner)).toBe(true);
+      inner = Object.values(inner as object)[0];
+    }
+    expect(() => parseSnapshot({ ...doc, configs: { deep: nest(101) } })).toThrow('$.configs["deep"]: nested deeper');
+    expect(() => parseSnapshot({ ...doc, configs: { deep: nest(200_000) } })).toThrow(SnapshotFormatError);
+  });
+
+  it('parsePublicSnapshot reads no secrets', () => {
+    const s = parsePublicSnapshot({ ...doc, secrets: { s: { type: 'text', value: 7 } } });
+    expect([s.secrets.size, s.configs.size]).toEqual([0, parseSnapshot(doc).configs.size]);
   });
 
   it('accepts a snapshot without secrets (public key)', () => {

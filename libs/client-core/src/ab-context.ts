@@ -4,7 +4,8 @@
  *
  * @packageDocumentation
  */
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from './errors.js';
+import { isObject, typeName } from './json-object.js';
 
 /** Most keys one evaluate-ab call may carry. */
 export const MAX_AB_KEYS_PER_CALL = 200;
@@ -24,11 +25,9 @@ export interface AbContext {
 /** Results of an A/B evaluation: flag key → boolean, for every key asked. */
 export type AbResults = Readonly<Record<string, boolean>>;
 
-function typeName(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (v instanceof Date) return 'Date';
-  return typeof v;
+/** Refuses an argument of an evaluation, naming it and the type received. */
+function refuse(what: string, v: unknown): never {
+  throw new InvalidArgumentError(`evaluateAb: ${what}, got ${typeName(v)}`);
 }
 
 /**
@@ -38,15 +37,12 @@ function typeName(v: unknown): string {
  * @throws InvalidArgumentError
  */
 function givenAttributes(context: AbContext): Readonly<Record<string, unknown>> | undefined {
-  if (typeof context !== 'object' || context === null)
-    throw new InvalidArgumentError(`evaluateAb: context must be an object, got ${typeName(context)}`);
-  if (typeof context.userId !== 'string' || context.userId === '') {
-    throw new InvalidArgumentError(`evaluateAb: userId must be a non-empty string, got ${typeName(context.userId)}`);
-  }
+  if (typeof context !== 'object' || context === null) refuse('context must be an object', context);
+  if (typeof context.userId !== 'string' || context.userId === '')
+    refuse('userId must be a non-empty string', context.userId);
   const given: unknown = context.attributes;
   if (given === undefined || given === null) return undefined;
-  if (typeof given !== 'object' || Array.isArray(given))
-    throw new InvalidArgumentError(`evaluateAb: attributes must be an object of strings, got ${typeName(given)}`);
+  if (typeof given !== 'object' || Array.isArray(given)) refuse('attributes must be an object of strings', given);
   return given as Readonly<Record<string, unknown>>;
 }
 
@@ -59,7 +55,7 @@ function givenAttributes(context: AbContext): Readonly<Record<string, unknown>> 
 function isSent(name: string, value: unknown): value is string {
   if (typeof value === 'string') return true;
   if (value === null || value === undefined) return false;
-  throw new InvalidArgumentError(`evaluateAb: attribute "${name}" must be a string, got ${typeName(value)}`);
+  return refuse(`attribute "${name}" must be a string`, value);
 }
 
 /**
@@ -70,15 +66,16 @@ function isSent(name: string, value: unknown): value is string {
  */
 export function normalizeAbContext(context: AbContext): { userId: string; attributes: Record<string, string> } {
   const given = givenAttributes(context);
-  // No prototype: an attribute named `__proto__` (e.g. from parsed JSON) is kept and sent like any other.
-  const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
+  const sent: [string, string][] = [];
   if (given !== undefined) {
     for (const name of Object.keys(given)) {
       const value = given[name];
-      if (isSent(name, value)) attributes[name] = value;
+      if (isSent(name, value)) sent.push([name, value]);
     }
   }
-  return { userId: context.userId, attributes };
+  // A plain object (it crosses into bootstraps and React props) whose members are all own:
+  // an attribute named `__proto__` (e.g. from parsed JSON) is kept and sent like any other.
+  return { userId: context.userId, attributes: Object.fromEntries(sent) };
 }
 
 /**
@@ -144,12 +141,10 @@ export interface AbPlan {
  * @throws InvalidArgumentError - naming the first element that is not a string.
  */
 export function checkAbKeys(keys: readonly string[]): void {
-  if (!Array.isArray(keys))
-    throw new InvalidArgumentError(`evaluateAb: keys must be an array of strings, got ${typeName(keys)}`);
+  if (!Array.isArray(keys)) refuse('keys must be an array of strings', keys);
   for (let i = 0; i < keys.length; i++) {
     const key: unknown = keys[i];
-    if (typeof key !== 'string')
-      throw new InvalidArgumentError(`evaluateAb: keys[${i}] must be a string, got ${typeName(key)}`);
+    if (typeof key !== 'string') refuse(`keys[${i}] must be a string`, key);
   }
 }
 
@@ -177,12 +172,8 @@ export function planAbEvaluation(
  * or not a boolean is `false`.
  */
 export function readAbResults(doc: unknown, asked: readonly string[], into: Record<string, boolean>): void {
-  const results = typeof doc === 'object' && doc !== null ? (doc as Record<string, unknown>)['results'] : undefined;
-  const map =
-    typeof results === 'object' && results !== null && !Array.isArray(results)
-      ? (results as Record<string, unknown>)
-      : {};
-  for (const key of asked) {
-    into[key] = Object.prototype.hasOwnProperty.call(map, key) && map[key] === true;
-  }
+  const results = isObject(doc) ? doc['results'] : undefined;
+  const map = isObject(results) ? results : {};
+  // Nothing a JSON object inherits is `true`: no own-member test needed.
+  for (const key of asked) into[key] = map[key] === true;
 }

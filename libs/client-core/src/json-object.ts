@@ -1,0 +1,16 @@
+/**
+ * The shape test every reader of a JSON document in this package uses, and
+ * the type name its messages give (never the value).
+ *
+ * @packageDocumentation
+ */
+
+/** A JSON object: not `null`, not an array. @internal */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** What a value is, for a message: `null`, `array`, `Date`, or its `typeof`. Never the value itself. @internal */
+export function typeName(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : v instanceof Date ? 'Date' : typeof v;
+}
