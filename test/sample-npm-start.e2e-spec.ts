@@ -115,6 +115,7 @@ describe('npm start (scripts/start.mjs)', () => {
     expect(tarballs.map((arg) => basename(arg).replace(/-\d+\.\d+\.\d+\.tgz$/, ''))).toEqual([
       'vane-express',
       'vane-client',
+      'vane-client-core',
       'vane-common',
     ]);
 

@@ -69,9 +69,10 @@ describeWithPostgres('reads on a fleet never wait on writes', () => {
       );
       writing = false;
       await Promise.all(readers);
-      // Each write answers for itself: committed, or (on a machine too loaded for its 2 s deadline) refused.
+      // Each write answers for itself: committed, or (on a machine too loaded for its 2 s deadline) refused, or
+      // sent with no answer in time (504): a write's meaning, never a read's.
       const statuses = writes.flat().map((w) => w.status);
-      expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+      expect(statuses.filter((status) => status !== 200 && status !== 503 && status !== 504)).toEqual([]);
       expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(statuses.length / 2);
       const failed = reads.filter((r) => r.status !== 200 && r.status !== 304).map((r) => `${r.status} ${r.text}`);
       expect(failed).toEqual([]);

@@ -109,6 +109,12 @@ export const serveCommand: CliCommand = {
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
+    // A rejection nothing handled must not end a replica: every request is answered on its own, within its bound.
+    // (Seen once as a bare `read ECONNRESET` from the database driver while PostgreSQL shut down.) It is logged.
+    process.on('unhandledRejection', (reason) => {
+      const message = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
+      logger.error(`an unhandled rejection, logged; the server goes on: ${message}`, { event: 'unhandled_rejection' });
+    });
     return 'running';
   },
 };

@@ -13,6 +13,10 @@ import { NotFoundError } from '../domain/not-found-error.js';
 import { Keyring } from './keyring.js';
 import type { SealingCodec } from './sealing-codec.js';
 import { ValidationError } from '../validation/index.js';
+import { StoreUnavailableError } from '../store/store-errors.js';
+
+/** Tries of the rewrite that follows a committed rotation. */
+const CHECKPOINT_ATTEMPTS = 3;
 
 /** What `GET /admin/v1/sealing` shows: key ids only, never a key. */
 export interface SealingStatus {
@@ -81,7 +85,12 @@ export class SealingControl {
       ...codec.keyring.keys.filter((k) => !source.keys.some((s) => s.id === k.id)),
     ]);
     const rootKey = keyring.primary.id;
-    const lacking = rootKey === before.id ? [] : ((await this.changes.replicasLacking?.(rootKey)) ?? []);
+    let lacking: readonly string[];
+    try {
+      lacking = rootKey === before.id ? [] : ((await this.changes.replicasLacking?.(rootKey)) ?? []);
+    } catch (error) {
+      throw new StoreUnavailableError("the fleet's root keys could not be read; nothing was changed", { cause: error });
+    }
     if (lacking.length > 0) {
       throw new ConflictError(
         `replica(s) ${lacking.join(', ')} do not hold root key ${rootKey}: add it to their keyring (key file or ` +
@@ -113,7 +122,16 @@ export class SealingControl {
       codec.rewrapDataKeys(this.store.data);
       throw error;
     }
-    await this.changes.checkpoint?.();
+    // Committed: the rewrite of what is stored is tried again on a connection lost under it (a store that just
+    // came back), rather than answering an error for a rotation that took place.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.changes.checkpoint?.();
+        break;
+      } catch (error) {
+        if (attempt >= CHECKPOINT_ATTEMPTS) throw error;
+      }
+    }
     return { root_key: rootKey, rewrapped };
   }
 
