@@ -9,7 +9,7 @@ import { OpenApiRoute } from './http/openapi-route.js';
 import { vaneOpenApiDocument } from './openapi/index.js';
 import { SESSION_IDENTITY_PREFIX } from './http/service-routes.js';
 import type { ServerContext } from './http/server-context.js';
-import { silentLogger, type LocalServerLogger } from './logger.js';
+import { silentLogger, type VaneServerLogger } from './logger.js';
 import type { AbRule, AuditEntry, ConfigValue, TenantState } from './domain/model.js';
 import { KeyRateLimiter } from './domain/rate-limiter.js';
 import {
@@ -60,7 +60,7 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** A seed document (PROTOCOL §11), for seeds written in code. */
-export interface LocalServerSeed {
+export interface VaneServerSeed {
   /** The JSON Schema of seed files, for editors (`./vane-seed.schema.json` beside the demo seed); ignored. */
   $schema?: string;
   tenant?: Partial<TenantState>;
@@ -71,13 +71,13 @@ export interface LocalServerSeed {
       keys?: string[];
       revoked_keys?: string[];
       configs?: Record<string, ConfigValue>;
-      flags?: Record<string, LocalServerFlagInput>;
+      flags?: Record<string, VaneServerFlagInput>;
       secrets?: Record<
         string,
         { type?: 'text' | 'file'; value: string } | { type?: 'text' | 'file'; versions: string[] }
       >;
       /** Workload-identity trusts by name (PROTOCOL §8). */
-      trusts?: Record<string, LocalServerTrustInput>;
+      trusts?: Record<string, VaneServerTrustInput>;
     }
   >;
 }
@@ -86,7 +86,7 @@ export interface LocalServerSeed {
  * A workload-identity trust as the seed and the admin API take it. Each
  * maps a platform identity to its service and one key type.
  */
-export type LocalServerTrustInput =
+export type VaneServerTrustInput =
   | {
       provider: 'kubernetes' | 'gcp' | 'azure';
       /** The `iss` the platform JWT must carry. */
@@ -115,7 +115,7 @@ export type LocalServerTrustInput =
     };
 
 /** A flag as the admin API takes it. */
-export interface LocalServerFlagInput {
+export interface VaneServerFlagInput {
   is_enabled: boolean;
   /** RFC 3339; null or absent for unbounded. */
   starts_at?: string | null;
@@ -125,7 +125,7 @@ export interface LocalServerFlagInput {
 }
 
 /** A partial update of a flag: the members given change, the others stay. */
-export interface LocalServerFlagPatch {
+export interface VaneServerFlagPatch {
   is_enabled?: boolean;
   /** RFC 3339, or null to remove the start of the schedule. */
   starts_at?: string | null;
@@ -135,10 +135,10 @@ export interface LocalServerFlagPatch {
   ab?: AbRule | null;
 }
 
-/** Options of {@link startLocalServer}. */
-export interface LocalServerOptions {
+/** Options of {@link startVaneServer}. */
+export interface VaneServerOptions {
   /** The seed: a document, or the path of a JSON seed file. Default: no services. */
-  seed?: LocalServerSeed | string;
+  seed?: VaneServerSeed | string;
   /** TCP port; 0 picks a free one. @default 0 */
   port?: number;
   /** Interface to listen on. @default '127.0.0.1' */
@@ -242,7 +242,7 @@ export interface LocalServerOptions {
   /** Time source for flag schedules, quarantine, rate limits (the admin-token throttle too) and session expiry. @default the system clock */
   clock?: TimerClock;
   /** Where to log. @default silent */
-  logger?: LocalServerLogger;
+  logger?: VaneServerLogger;
   /**
    * Proxies whose `X-Forwarded-For`, `-Host` and `-Proto` are believed
    * (addresses, CIDRs, or `loopback`, `linklocal`, `uniquelocal`, as
@@ -296,7 +296,7 @@ export interface LocalServerOptions {
 }
 
 /** Changes the local server's data in process, as the admin API would; each returns at once. */
-export interface LocalServerAdmin {
+export interface VaneServerAdmin {
   /** Creates a service (kind `backend`, project `default` unless given) or changes its kind or project; returns its revision. */
   putService(slug: string, service?: { kind?: string; project?: string }): number;
   /** Creates a project (services live in one; `default` always exists); returns whether it is new. */
@@ -313,13 +313,13 @@ export interface LocalServerAdmin {
    * Creates or replaces a flag: members left out take their defaults (no
    * schedule, no A/B rule). Returns the new revision.
    */
-  setFlag(slug: string, key: string, flag: LocalServerFlagInput): number;
+  setFlag(slug: string, key: string, flag: VaneServerFlagInput): number;
   /**
    * Changes only the members of an existing flag that `patch` names
    * (`ab: null` removes the rule, a `null` schedule end removes that end);
    * returns the new revision. Throws a `NotFoundError` for an unknown flag.
    */
-  patchFlag(slug: string, key: string, patch: LocalServerFlagPatch): number;
+  patchFlag(slug: string, key: string, patch: VaneServerFlagPatch): number;
   /** Deletes a flag; returns the new revision. */
   deleteFlag(slug: string, key: string): number;
   /** Adds a secret version. */
@@ -333,13 +333,13 @@ export interface LocalServerAdmin {
   /** The secret audit trail of a service (never values). */
   audit(slug: string): readonly AuditEntry[];
   /** Creates or replaces a workload-identity trust; replacing one ends the sessions it issued. */
-  putTrust(slug: string, name: string, trust: LocalServerTrustInput): void;
+  putTrust(slug: string, name: string, trust: VaneServerTrustInput): void;
   /** Deletes a trust; the sessions it issued answer 401 from now on. */
   deleteTrust(slug: string, name: string): void;
 }
 
-/** One service as {@link LocalServer.services} lists it. */
-export interface LocalServiceSummary {
+/** One service as {@link VaneServer.services} lists it. */
+export interface VaneServiceSummary {
   slug: string;
   kind: string;
   revision: number;
@@ -350,7 +350,7 @@ export interface LocalServiceSummary {
 }
 
 /** A running local server. */
-export interface LocalServer {
+export interface VaneServer {
   /** `http://<host>:<port>`: the admin API's address. */
   readonly url: string;
   readonly host: string;
@@ -358,7 +358,7 @@ export interface LocalServer {
   /** The admin API's bearer token. */
   readonly adminToken: string;
   /** In-process admin operations. */
-  readonly admin: LocalServerAdmin;
+  readonly admin: VaneServerAdmin;
   /** The service's `{base_url}`: `http://<slug>.localhost:<port>`. */
   baseUrl(slug: string): string;
   /** The service's first active secret key. */
@@ -368,7 +368,7 @@ export interface LocalServer {
   /** The service's current revision. */
   revision(slug: string): number;
   /** Every service with its kind, revision and active keys. */
-  services(): LocalServiceSummary[];
+  services(): VaneServiceSummary[];
   /** Open streams, dropped slow consumers and the bytes kept for replay. */
   stats(): StreamStats;
   /**
@@ -411,12 +411,12 @@ export interface LocalServer {
  * Starts a complete Vane service on loopback.
  *
  * @example
- * const server = await startLocalServer({ seed: 'vane.seed.json' });
+ * const server = await startVaneServer({ seed: 'vane.seed.json' });
  * const client = await VaneClient.create({ baseUrl: server.baseUrl('shop'), apiKey: server.secretKey('shop') });
  * server.admin.setFlag('shop', 'new-checkout', { is_enabled: false });
  * await server.close();
  */
-export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
+export async function startVaneServer(options: VaneServerOptions = {}): Promise<VaneServer> {
   const clock = options.clock ?? systemClock;
   const scopes = new RequestScopes();
   // Every line written inside a request carries its id.
@@ -661,7 +661,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const requireService = (slug: string) => store.requireService(slug);
   const later = <T>(slugs: readonly string[] | 'all', run: () => T): T => changes.commitLater({ slugs, run });
 
-  const running: LocalServer = {
+  const running: VaneServer = {
     url: listeners.main.url,
     adminUrl: (listeners.admin ?? listeners.main).url,
     opsUrl: (listeners.ops ?? listeners.admin ?? listeners.main).url,
@@ -763,7 +763,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 }
 
 /** The listeners the options ask for; a bad address is a RangeError naming the option. */
-function listenPlan(options: LocalServerOptions): Pick<ListenerPlan, 'main' | 'admin' | 'ops'> {
+function listenPlan(options: VaneServerOptions): Pick<ListenerPlan, 'main' | 'admin' | 'ops'> {
   const parse = (name: 'adminListen' | 'opsListen'): ListenAddress | undefined => {
     const value = options[name];
     if (value === undefined) return undefined;

@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '../local-server.js';
+import { startVaneServer, type VaneServer } from '../local-server.js';
 import { loadServerConfig } from '../config/load-server-config.js';
 import { jsonLogger } from '../ops/json-logger.js';
 import { textLogger, type LogLevel } from '../ops/text-logger.js';
@@ -31,9 +31,9 @@ export const serveCommand: CliCommand = {
     const logger = json ? jsonLogger({ level }) : textLogger(level);
     // What a person reads at start: plain lines in text mode, records in JSON mode.
     const say = (message: string, fields: LogFields): void => (json ? logger.info(message, fields) : out(message));
-    let server: LocalServer;
+    let server: VaneServer;
     try {
-      server = await startLocalServer({
+      server = await startVaneServer({
         seed: config.seed,
         store: config.store,
         rootKey: context.env['VANE_ROOT_KEY'] || undefined,

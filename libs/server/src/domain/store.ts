@@ -26,7 +26,7 @@ import { applyStateChange, emptyService, type StateChange } from '../persistence
 import { NotFoundError } from './not-found-error.js';
 import { ConflictError } from './conflict-error.js';
 
-/** Which of a service's values one revision touched. */
+/** Change stage 4, its detail: which of a service's values one {@link CommittedRevision} touched. */
 export interface ChangeSet {
   /** The service record itself (its kind) changed. */
   readonly service: boolean;
@@ -35,8 +35,8 @@ export interface ChangeSet {
   readonly secrets: ReadonlySet<string>;
 }
 
-/** One committed revision of one service. */
-export interface StoreChange {
+/** Change stage 4: one revision of one service once durable, as the stream, patches and caches hear of it. */
+export interface CommittedRevision {
   readonly slug: string;
   readonly base: number;
   readonly revision: number;
@@ -63,7 +63,7 @@ export interface SecretWriteOutcome extends SecretWriteResult {
 /** Listeners the store calls synchronously after each mutation. */
 export interface StoreListeners {
   /** A service got a new revision. */
-  change?(change: StoreChange): void;
+  change?(change: CommittedRevision): void;
   /** Anything at all changed (keys, tenant, audit included), before `change` is called: time to persist. Every change made by someone carries its audit entry. */
   mutation?(change: StateChange): void;
   /** A key was revoked. */

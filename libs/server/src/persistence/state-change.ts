@@ -25,7 +25,7 @@ import {
   type TenantState,
   type TrustDefinition,
 } from '../domain/model.js';
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 
 /** A change that moves a service to `revision`. */
 interface RevisionChange {
@@ -52,7 +52,7 @@ interface SecretChange extends RevisionChange {
   readonly key: string;
 }
 
-/** A change of the server's data, in the form the journal records. */
+/** Change stage 1: one change of the server's data as the domain makes it (secret values in clear), folded in by `applyStateChange`. */
 export type StateChange = Audited &
   (
     | ({
@@ -113,12 +113,12 @@ export type StateChange = Audited &
   );
 
 /** A journal record names a service the data does not hold: the files do not belong together. */
-export class StateChangeError extends LocalServerError {
+export class StateChangeError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_LOCAL_STATE_MISMATCH' as const;
 
   /** @param message - names the change and the missing service. */
-  constructor(message: string, options?: LocalServerErrorOptions) {
+  constructor(message: string, options?: VaneServerErrorOptions) {
     super(message, options);
   }
 }

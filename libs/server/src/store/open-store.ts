@@ -6,12 +6,12 @@ import { DEFAULT_PROJECT, DEFAULT_TENANT, emptyAccessState, type ServerData } fr
 import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
 import { resolveKeyring } from '../sealing/root-key-source.js';
 import { SealingCodec, type SealingCodecOptions } from '../sealing/sealing-codec.js';
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 import { StateJournal } from '../persistence/state-journal.js';
 import { PostgresChangeLog } from '../postgres/postgres-change-log.js';
 import { parseServerData, readServerDataFile } from '../seed/seed-parser.js';
 import { keepKnownKeys } from '../sealing/api-key-hash.js';
-import type { LocalServerSeed } from '../local-server.js';
+import type { VaneServerSeed } from '../local-server.js';
 import { ownStateFile, type StateFileOwner } from './state-file-owner.js';
 import type { StoreLocation } from './store-location.js';
 
@@ -36,9 +36,9 @@ export interface OpenedStore {
 /** What {@link openStore} needs. */
 export interface OpenStoreOptions {
   readonly location: StoreLocation;
-  readonly seed: LocalServerSeed | string | ServerData | undefined;
+  readonly seed: VaneServerSeed | string | ServerData | undefined;
   readonly clock: TimerClock;
-  readonly logger: LocalServerLogger;
+  readonly logger: VaneServerLogger;
   readonly replicaId?: string;
   readonly checkIntervalMs?: number;
   /** The fleet store's own timers (write deadlines, statement bounds, checks); the system clock when absent. */
@@ -155,7 +155,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
  * A key file is read again when the data names a root key the keyring
  * lacks (a rotation made on another replica); `VANE_ROOT_KEY` cannot be.
  */
-function codecOptions(source: string, logger: LocalServerLogger): SealingCodecOptions {
+function codecOptions(source: string, logger: VaneServerLogger): SealingCodecOptions {
   return {
     reloadKeyring:
       source === 'VANE_ROOT_KEY' || source === 'memory' || source === 'none'
