@@ -123,8 +123,35 @@ export class StateChangeError extends VaneServerError {
   }
 }
 
+/** The changes of data outside any one service: the tenant, root keys, projects, tokens, the access ledgers. */
+type DataWideChange = Extract<
+  StateChange,
+  { type: 'tenant' | 'root_key' | 'project' | 'token' | 'session.end' | 'guess.wrong' | 'token.used' }
+>;
+
+const DATA_WIDE: ReadonlySet<StateChange['type']> = new Set<DataWideChange['type']>([
+  'tenant',
+  'root_key',
+  'project',
+  'token',
+  'session.end',
+  'guess.wrong',
+  'token.used',
+]);
+
+/** Whether `change` is of data outside any one service. */
+function isDataWide(change: StateChange): change is DataWideChange {
+  return DATA_WIDE.has(change.type);
+}
+
 /** Applies one change to `data` in place. */
 export function applyStateChange(data: ServerData, change: StateChange): void {
+  if (isDataWide(change)) applyDataWideChange(data, change);
+  else applyServiceChange(data, change);
+}
+
+/** Applies a change of data outside any one service. */
+function applyDataWideChange(data: ServerData, change: DataWideChange): void {
   if (change.type === 'tenant') {
     Object.assign(data.tenant, change.tenant);
     addAudit(data, change, null, null);
@@ -163,6 +190,10 @@ export function applyStateChange(data: ServerData, change: StateChange): void {
     if (token && (token.last_used_at ?? '') < change.last_used_at) token.last_used_at = change.last_used_at;
     return;
   }
+}
+
+/** Applies a change of one service (creating it for a `service` change), moving it to the change's revision. */
+function applyServiceChange(data: ServerData, change: Exclude<StateChange, DataWideChange>): void {
   if (change.type === 'service' && !data.services.has(change.slug)) {
     data.services.set(change.slug, emptyService(change.kind, change.project));
   }
