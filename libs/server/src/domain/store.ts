@@ -39,15 +39,7 @@ import type {
   StoreOptions,
 } from './store-types.js';
 
-export type {
-  ChangeSet,
-  CommittedRevision,
-  KeyIdentity,
-  SavedServices,
-  SecretWriteOutcome,
-  StoreListeners,
-  StoreOptions,
-} from './store-types.js';
+export type * from './store-types.js';
 export { computeIsActive, currentVersion } from './store-core.js';
 export { redactKey } from '@vane/common';
 
