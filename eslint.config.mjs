@@ -44,6 +44,16 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-unsafe-function-type': 'off' },
   },
   {
+    // Units a person can hold (issue #48): no server file over 500 lines, no function over 80, blank lines and
+    // comments not counted. Tests are held to neither: a spec's describe block is one function.
+    files: ['libs/server/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.slow-spec.ts'],
+    rules: {
+      'max-lines': ['error', { max: 500, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
     // Tests may use `any` for hostile inputs and non-null assertions on fixtures.
     files: [
       '**/*.spec.ts',

@@ -1,20 +1,20 @@
 /**
  * `@vane/server`: a complete Vane delivery service on loopback, for
- * tests, laptops and demos. Start it in process with {@link startLocalServer}
+ * tests, laptops and demos. Start it in process with {@link startVaneServer}
  * or from the command line with `vane-local-server --seed vane.seed.json`.
  *
  * @module @vane/server
  */
 export {
-  startLocalServer,
-  type LocalServer,
-  type LocalServerAdmin,
-  type LocalServerFlagInput,
-  type LocalServerFlagPatch,
-  type LocalServerOptions,
-  type LocalServerSeed,
-  type LocalServiceSummary,
-  type LocalServerTrustInput,
+  startVaneServer,
+  type VaneServer,
+  type VaneServerAdmin,
+  type VaneServerFlagInput,
+  type VaneServerFlagPatch,
+  type VaneServerOptions,
+  type VaneServerSeed,
+  type VaneServiceSummary,
+  type VaneServerTrustInput,
   DEFAULT_SESSION_TTL_MS,
 } from './local-server.js';
 export {
@@ -22,8 +22,23 @@ export {
   type FailedAttemptThrottleOptions,
 } from './domain/failed-attempt-throttle.js';
 export { ManualClock, systemClock, type CancellableTimer, type TimerClock } from './domain/clock.js';
-export { consoleLogger, silentLogger, type LocalServerLogger } from './logger.js';
-export { LocalServerError, type LocalServerErrorCode, type LocalServerErrorOptions } from './local-server-error.js';
+export { consoleLogger, silentLogger, type VaneServerLogger } from './logger.js';
+export { VaneServerError, type VaneServerErrorCode, type VaneServerErrorOptions } from './local-server-error.js';
+export {
+  startLocalServer,
+  LocalServerError,
+  type LocalServer,
+  type LocalServerAdmin,
+  type LocalServerErrorCode,
+  type LocalServerErrorOptions,
+  type LocalServerFlagInput,
+  type LocalServerFlagPatch,
+  type LocalServerLogger,
+  type LocalServerOptions,
+  type LocalServerSeed,
+  type LocalServerTrustInput,
+  type LocalServiceSummary,
+} from './deprecated-names.js';
 export { SeedError } from './seed/seed-error.js';
 export { ValidationError } from './validation/validation-error.js';
 export { NotFoundError } from './domain/not-found-error.js';

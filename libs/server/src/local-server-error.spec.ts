@@ -1,11 +1,11 @@
 import * as api from './index.js';
 import { HttpError } from './http/http-error.js';
-import { LocalServerError } from './local-server-error.js';
+import { VaneServerError } from './local-server-error.js';
 import { AdminRequestError, WaitTimeoutError } from './testing/index.js';
 
-describe('LocalServerError: one base, stable codes', () => {
+describe('VaneServerError: one base, stable codes', () => {
   const cause = new Error('underlying');
-  const errors: Array<[LocalServerError, string, string]> = [
+  const errors: Array<[VaneServerError, string, string]> = [
     [new api.SeedError('seed.json', 'services.x', 'bad', { cause }), 'SeedError', 'VANE_LOCAL_SEED_INVALID'],
     [new api.ValidationError('flag.ab', 'bad', { cause }), 'ValidationError', 'VANE_LOCAL_INVALID_INPUT'],
     [new api.NotFoundError('no flag "x"', { cause }), 'NotFoundError', 'VANE_LOCAL_NOT_FOUND'],
@@ -43,8 +43,8 @@ describe('LocalServerError: one base, stable codes', () => {
     ],
   ];
 
-  it.each(errors)('%s is a LocalServerError named %s with code %s and its cause', (error, name, code) => {
-    expect(error).toBeInstanceOf(LocalServerError);
+  it.each(errors)('%s is a VaneServerError named %s with code %s and its cause', (error, name, code) => {
+    expect(error).toBeInstanceOf(VaneServerError);
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe(name);
     expect(error.code).toBe(code);
@@ -62,7 +62,7 @@ describe('LocalServerError: one base, stable codes', () => {
   });
 
   it('is what in-process admin calls throw, with the wire codes of §3 unchanged on HTTP', async () => {
-    const server = await api.startLocalServer({ seed: { services: { shop: { keys: ['svs_shop_k'] } } } });
+    const server = await api.startVaneServer({ seed: { services: { shop: { keys: ['svs_shop_k'] } } } });
     try {
       const missing = captured(() => server.admin.deleteFlag('shop', 'none'));
       expect([missing.code, missing.message]).toEqual(['VANE_LOCAL_NOT_FOUND', 'service "shop" has no flag "none"']);
@@ -73,19 +73,19 @@ describe('LocalServerError: one base, stable codes', () => {
     } finally {
       await server.close();
     }
-    await expect(api.startLocalServer({ seed: { services: { 'Bad Slug': {} } } })).rejects.toMatchObject({
+    await expect(api.startVaneServer({ seed: { services: { 'Bad Slug': {} } } })).rejects.toMatchObject({
       code: 'VANE_LOCAL_SEED_INVALID',
       name: 'SeedError',
     });
   });
 });
 
-function captured(action: () => unknown): LocalServerError {
+function captured(action: () => unknown): VaneServerError {
   try {
     action();
   } catch (error) {
-    expect(error).toBeInstanceOf(LocalServerError);
-    return error as LocalServerError;
+    expect(error).toBeInstanceOf(VaneServerError);
+    return error as VaneServerError;
   }
-  throw new Error('expected a LocalServerError, nothing was thrown');
+  throw new Error('expected a VaneServerError, nothing was thrown');
 }

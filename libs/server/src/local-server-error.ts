@@ -1,6 +1,6 @@
 /**
  * The errors of `@vane/server`. Every one extends
- * {@link LocalServerError} and carries a stable `code`: match on `code`, not
+ * {@link VaneServerError} and carries a stable `code`: match on `code`, not
  * on the class or the message, which are for people and may be reworded.
  *
  * These codes name conditions inside the server (a bad seed, a damaged
@@ -14,7 +14,7 @@
  */
 
 /** Every stable error code the local server raises. */
-export type LocalServerErrorCode =
+export type VaneServerErrorCode =
   /** A seed or state file that cannot be used ({@link SeedError}). */
   | 'VANE_LOCAL_SEED_INVALID'
   /** Input of the wrong shape: an admin call's body, a seed member ({@link ValidationError}). */
@@ -57,26 +57,26 @@ export type LocalServerErrorCode =
   | 'VANE_SEALED_DATA_INVALID';
 
 /** Options shared by every local-server error constructor. */
-export interface LocalServerErrorOptions {
+export interface VaneServerErrorOptions {
   /** The underlying error, if any; never one whose message could hold a secret. */
   cause?: unknown;
 }
 
 /**
  * Base class of every error the local server raises, so one
- * `instanceof LocalServerError` covers them all.
+ * `instanceof VaneServerError` covers them all.
  *
  * @example
  * ```ts
- * try { await startLocalServer({ seed: 'vane.seed.json' }); }
- * catch (err) { if (err instanceof LocalServerError && err.code === 'VANE_LOCAL_SEED_INVALID') … }
+ * try { await startVaneServer({ seed: 'vane.seed.json' }); }
+ * catch (err) { if (err instanceof VaneServerError && err.code === 'VANE_LOCAL_SEED_INVALID') … }
  * ```
  */
-export abstract class LocalServerError extends Error {
+export abstract class VaneServerError extends Error {
   /** Stable, machine-readable code of the condition. */
-  abstract readonly code: LocalServerErrorCode;
+  abstract readonly code: VaneServerErrorCode;
 
-  protected constructor(message: string, options?: LocalServerErrorOptions) {
+  protected constructor(message: string, options?: VaneServerErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
   }

@@ -7,7 +7,7 @@ export type LogFields = Readonly<Record<string, string | number | boolean | null
  * `service`, `revision`, …) for structured loggers; a logger that only
  * takes messages may ignore them.
  */
-export interface LocalServerLogger {
+export interface VaneServerLogger {
   /** Routine events nobody needs to act on (a client hanging up mid-request). Optional. */
   debug?(message: string, fields?: LogFields): void;
   info(message: string, fields?: LogFields): void;
@@ -16,7 +16,7 @@ export interface LocalServerLogger {
 }
 
 /** Logs nothing: the default of the in-process API, so test output stays clean. */
-export const silentLogger: LocalServerLogger = {
+export const silentLogger: VaneServerLogger = {
   debug: () => undefined,
   info: () => undefined,
   warn: () => undefined,
@@ -24,7 +24,7 @@ export const silentLogger: LocalServerLogger = {
 };
 
 /** Logs to the console, one line each (the message only): for people at a terminal. Debug lines only with `VANE_LOG_LEVEL=debug`. */
-export const consoleLogger: LocalServerLogger = {
+export const consoleLogger: VaneServerLogger = {
   debug: (message) => {
     if (process.env['VANE_LOG_LEVEL'] === 'debug') console.log(message);
   },

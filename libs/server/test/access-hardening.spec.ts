@@ -4,12 +4,12 @@
  * what needs a restart or a second replica is in access-persistence.spec.ts.
  */
 import { connect } from 'node:net';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { TEST_KEYS, TEST_SECRET_VALUES, testSeed, withTimeout } from '../src/testing/index.js';
 import { admin, asConsole, call, consoleLogin } from './support/http-client.js';
 
 describe('access control (issue #47)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   afterEach(async () => {
     await server?.close();
   });
@@ -22,7 +22,7 @@ describe('access control (issue #47)', () => {
   }
 
   it('#3: minting a secret key, or a trust that hands out secret-key sessions, takes secrets:reveal and secrets:write too', async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
     const keysOnly = await token('keys-only', ['keys']);
     const all = await token('keys-and-secrets', ['keys', 'secrets:reveal', 'secrets:write']);
     const mint = (bearer: string, type: string) =>
@@ -45,7 +45,7 @@ describe('access control (issue #47)', () => {
   });
 
   it('#6: audit entries carry hash and prev, and GET /admin/v1/audit/head gives the head to keep', async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
     for (const value of [1, 2])
       expect((await admin(server, 'PUT', '/services/shop/configs/a', { value })).status).toBe(200);
     const entries = (await admin(server, 'GET', '/audit')).json<{
@@ -67,7 +67,7 @@ describe('access control (issue #47)', () => {
   });
 
   it('#7: a Host with a trailing dot or in capitals is a service host name still, kept off the admin API and console', async () => {
-    server = await startLocalServer({ seed: testSeed(), publicUrl: 'http://{slug}.svc.test' });
+    server = await startVaneServer({ seed: testSeed(), publicUrl: 'http://{slug}.svc.test' });
     for (const host of ['shop.svc.test', 'shop.svc.test.', 'SHOP.Svc.Test.', `shop.svc.test.:${server.port}`]) {
       expect([host, (await call(server, { path: '/admin/v1/services', admin: true, host })).status]).toEqual([
         host,
@@ -79,7 +79,7 @@ describe('access control (issue #47)', () => {
   });
 
   it('#8: a token scoped to services sees only those services in GET /admin/v1/projects', async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
     const pay = await token('pay-reader', ['read'], { services: ['shop'] });
     const answer = await call(server, { path: '/admin/v1/projects', admin: pay });
     expect(answer.status).toBe(200);
@@ -89,7 +89,7 @@ describe('access control (issue #47)', () => {
   });
 
   it('#9: the console takes the read right for its overview and live feed, as the admin API does for its list', async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
     const writer = await consoleLogin(server, await token('writer', ['write']));
     expect((await call(server, { path: '/admin/v1/services', admin: await token('w2', ['write']) })).status).toBe(403);
     const overview = await asConsole(server, writer, { path: '/console/api/overview' });
@@ -100,7 +100,7 @@ describe('access control (issue #47)', () => {
   });
 
   it('#10: the services of a token scope are slugs', async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
     for (const bad of ['<img src=x onerror=alert(1)>', '', 'ÜNI', 'Shop']) {
       const answer = await admin(server, 'POST', '/tokens', {
         name: 'scoped',
@@ -117,7 +117,7 @@ describe('access control (issue #47)', () => {
   });
 
   it('#11: PUT /admin/v1/projects/{name} reads and checks its body', async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
     const malformed = await admin(server, 'PUT', '/projects/payments', '{"oops"');
     expect([malformed.status, malformed.json()['error']]).toEqual([400, 'invalid_request']);
     expect((await admin(server, 'PUT', '/projects/payments', { colour: 'red' })).status).toBe(400);
@@ -131,7 +131,7 @@ describe('access control (issue #47)', () => {
   });
 
   it('#12: a body over 1 MiB gets a 413 the client reads after its upload, not a reset', async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
     // 6 MiB: more than loopback socket buffers hold, so the upload is still under way when the server answers.
     const body = Buffer.alloc(6 * 1024 * 1024, 0x61);
     for (const [path, headers] of [
@@ -180,7 +180,7 @@ describe('access control (issue #47)', () => {
   });
 
   it('#46 item 8: GET /admin/v1/services/{slug} reads a service under read and the scope, never a secret value or a key', async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
     const reader = await token('shop-reader', ['read'], { services: ['shop'] });
     const answer = await call(server, { path: '/admin/v1/services/shop', admin: reader });
     expect(answer.status).toBe(200);

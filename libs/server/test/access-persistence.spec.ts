@@ -4,7 +4,7 @@
  * wrong-token throttle is one for the fleet and survives a restart. On a
  * state file and on PostgreSQL.
  */
-import { startLocalServer, type LocalServer, type LocalServerOptions } from '../src/index.js';
+import { startVaneServer, type VaneServer, type VaneServerOptions } from '../src/index.js';
 import { testSeed, until } from '../src/testing/index.js';
 import { asConsole, call, consoleLogin } from './support/http-client.js';
 import { describeOnDurableStores } from './support/durable-stores.js';
@@ -16,13 +16,13 @@ jest.setTimeout(60_000);
 const STRICT_THROTTLE = { freeFailures: 3, baseDelayMs: 60_000, maxDelayMs: 60_000, forgetAfterMs: 600_000 };
 
 describeOnDurableStores('access control across restarts and replicas (issue #47)', (store) => {
-  const servers: LocalServer[] = [];
+  const servers: VaneServer[] = [];
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.close()));
   });
 
-  async function start(options: LocalServerOptions = {}): Promise<LocalServer> {
-    const server = await startLocalServer({
+  async function start(options: VaneServerOptions = {}): Promise<VaneServer> {
+    const server = await startVaneServer({
       seed: testSeed(),
       adminToken: 'owner-token-a',
       authThrottle: STRICT_THROTTLE,
@@ -33,7 +33,7 @@ describeOnDurableStores('access control across restarts and replicas (issue #47)
     return server;
   }
 
-  async function restart(server: LocalServer, options: LocalServerOptions = {}): Promise<LocalServer> {
+  async function restart(server: VaneServer, options: VaneServerOptions = {}): Promise<VaneServer> {
     servers.splice(servers.indexOf(server), 1);
     await server.close();
     return start(options);
@@ -87,7 +87,7 @@ describeOnDurableStores('access control across restarts and replicas (issue #47)
 
   it('#13: the wrong-token throttle survives a restart, and is one for the fleet', async () => {
     let server = await start();
-    const guess = (target: LocalServer, token: string) => call(target, { path: '/admin/v1/services', admin: token });
+    const guess = (target: VaneServer, token: string) => call(target, { path: '/admin/v1/services', admin: token });
     for (let i = 0; i < 4; i++) expect((await guess(server, `wrong-${i}`)).status).toBe(401);
     expect((await guess(server, 'owner-token-a')).status).toBe(429);
     if (store.fleet) {

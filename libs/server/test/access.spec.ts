@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { TEST_KEYS, testSeed, until, withTimeout } from '../src/testing/index.js';
 import { request } from 'node:http';
 import { ADMIN_RIGHTS, type AdminRight } from '../src/domain/model.js';
@@ -119,7 +119,7 @@ const WALKED: Walked[] = [
 
 describe.each(['admin API', 'console'] as const)('every operation × every right and scope, on the %s', (surface) => {
   let dir: string;
-  let server: LocalServer;
+  let server: VaneServer;
   /**
    * Token per name: `has-<right>` / `lacks-<right>` (that right / every other, on project `payments`),
    * `all-<right>` / `all-lacks-<right>` (the same on every project), `elsewhere` (every right, project
@@ -130,7 +130,7 @@ describe.each(['admin API', 'console'] as const)('every operation × every right
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vane-access-'));
-    server = await startLocalServer({ seed: testSeed(), statePath: join(dir, 'state.json') });
+    server = await startVaneServer({ seed: testSeed(), statePath: join(dir, 'state.json') });
     expect((await admin(server, 'PUT', '/projects/payments', {})).status).toBe(201);
     expect((await admin(server, 'PUT', '/services/shop', { project: 'payments' })).status).toBe(200);
     const make = async (name: string, rights: readonly Right[], scope: object): Promise<void> => {
@@ -298,9 +298,9 @@ describe.each(['admin API', 'console'] as const)('every operation × every right
 });
 
 describe('admin tokens (POST/GET/DELETE /admin/v1/tokens)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   beforeEach(async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
   });
   afterEach(() => server.close());
 

@@ -1,11 +1,11 @@
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { admin, call, openStream } from './support/http-client.js';
 import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 describe('admin API (/admin/v1)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   beforeEach(async () => {
-    server = await startLocalServer({ seed: testSeed(), adminToken: 'admin-token-for-tests' });
+    server = await startVaneServer({ seed: testSeed(), adminToken: 'admin-token-for-tests' });
   });
   afterEach(() => server.close());
 

@@ -1,13 +1,13 @@
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { call } from './support/http-client.js';
 import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 // A newcomer's first mistake: the API key sent as `Authorization: Bearer svs_…`, as most APIs take one.
 describe('an API key sent as Authorization: Bearer', () => {
-  let server: LocalServer;
+  let server: VaneServer;
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
   });
   afterAll(() => server.close());
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock, startLocalServer, type LocalServer } from '../src/index.js';
+import { ManualClock, startVaneServer, type VaneServer } from '../src/index.js';
 import { TEST_KEYS, TEST_SECRET_VALUES, testSeed } from '../src/testing/index.js';
 import { admin, call } from './support/http-client.js';
 
@@ -24,7 +24,7 @@ interface Page {
 
 describe('the audit (GET /admin/v1/audit)', () => {
   let dir: string;
-  let server: LocalServer;
+  let server: VaneServer;
   const statePath = (): string => join(dir, 'state.json');
   const page = async (query = ''): Promise<Page> => {
     const answer = await admin(server, 'GET', `/audit${query}`);
@@ -34,7 +34,7 @@ describe('the audit (GET /admin/v1/audit)', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vane-audit-'));
-    server = await startLocalServer({
+    server = await startVaneServer({
       seed: testSeed(),
       statePath: statePath(),
       clock: new ManualClock(Date.parse('2026-11-22T10:00:00Z')),
@@ -231,7 +231,7 @@ describe('the audit (GET /admin/v1/audit)', () => {
   it('comes back after a restart, chained on', async () => {
     await admin(server, 'PUT', '/services/shop/configs/a.n', { value: 1 });
     await server.close();
-    server = await startLocalServer({ statePath: statePath() });
+    server = await startVaneServer({ statePath: statePath() });
     await admin(server, 'PUT', '/services/shop/configs/a.n', { value: 2 });
     const entries = (await page()).entries;
     expect(entries.map((e) => e.seq)).toEqual([2, 1]);

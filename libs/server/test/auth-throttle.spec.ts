@@ -1,4 +1,4 @@
-import { ManualClock, startLocalServer, type LocalServer } from '../src/index.js';
+import { ManualClock, startVaneServer, type VaneServer } from '../src/index.js';
 import { call, type Answer } from './support/http-client.js';
 import { testSeed } from '../src/testing/index.js';
 
@@ -6,11 +6,11 @@ const TOKEN = 'admin-token-for-throttle-tests';
 
 /** Wrong admin tokens, from one address (127.0.0.1), meet a growing wait; the right one is checked once it is over. */
 describe('failed-attempt throttle of the admin token (admin API and console login)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let clock: ManualClock;
   beforeEach(async () => {
     clock = new ManualClock(Date.parse('2026-11-24T10:00:00Z'));
-    server = await startLocalServer({ seed: testSeed(), adminToken: TOKEN, clock });
+    server = await startVaneServer({ seed: testSeed(), adminToken: TOKEN, clock });
   });
   afterEach(() => server.close());
 
@@ -115,19 +115,19 @@ describe('failed-attempt throttle of the admin token (admin API and console logi
 
   it('takes its settings from authThrottle, or is off with authThrottle: false', async () => {
     await server.close();
-    server = await startLocalServer({ adminToken: TOKEN, clock, authThrottle: { freeFailures: 0, baseDelayMs: 5000 } });
+    server = await startVaneServer({ adminToken: TOKEN, clock, authThrottle: { freeFailures: 0, baseDelayMs: 5000 } });
     expect((await adminCall('wrong')).status).toBe(401);
     expectThrottled(await adminCall(TOKEN), 5);
 
     await server.close();
-    server = await startLocalServer({ adminToken: TOKEN, clock, authThrottle: false });
+    server = await startVaneServer({ adminToken: TOKEN, clock, authThrottle: false });
     for (let i = 0; i < 50; i++) expect((await adminCall(`wrong-${i}`)).status).toBe(401);
     expect((await adminCall(TOKEN)).status).toBe(200);
 
     await server.close();
-    await expect(startLocalServer({ adminToken: TOKEN, authThrottle: { maxDelayMs: 10 } })).rejects.toThrow(
+    await expect(startVaneServer({ adminToken: TOKEN, authThrottle: { maxDelayMs: 10 } })).rejects.toThrow(
       'maxDelayMs must be a number of milliseconds of at least baseDelayMs',
     );
-    server = await startLocalServer({ adminToken: TOKEN, clock }); // for afterEach
+    server = await startVaneServer({ adminToken: TOKEN, clock }); // for afterEach
   });
 });

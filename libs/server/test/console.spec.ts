@@ -1,16 +1,16 @@
 import { request } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import { CONSOLE_CSP } from '../src/console/console-headers.js';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { admin, call, openStream, type Answer, type Call } from './support/http-client.js';
 import { DEFAULT_WAIT_MS, TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 const TOKEN = 'admin-token-for-console-tests';
 
 describe('web console (/console): routes, auth and headers', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   beforeEach(async () => {
-    server = await startLocalServer({ seed: testSeed(), adminToken: TOKEN });
+    server = await startVaneServer({ seed: testSeed(), adminToken: TOKEN });
   });
   afterEach(() => server.close());
 
@@ -308,7 +308,7 @@ interface FeedOverview {
 
 /** The console's live feed as a page sees it: the latest overview, and a bounded wait for one that matches. */
 function openConsoleFeed(
-  server: LocalServer,
+  server: VaneServer,
   cookie: string,
 ): Promise<{
   headers: Record<string, unknown>;

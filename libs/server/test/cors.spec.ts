@@ -1,11 +1,11 @@
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { admin, call } from './support/http-client.js';
 import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 describe('browsers (CORS) on /v1/', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   beforeEach(async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
   });
   afterEach(() => server.close());
 

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import type { ReplicaInfo } from '../src/fleet/fleet-view.js';
 import { TEST_KEYS, testSeed, until, withTimeout } from '../src/testing/index.js';
 import { call, openStream, type StreamReader } from './support/http-client.js';
@@ -25,11 +25,11 @@ function refused(port: number): Promise<boolean> {
 }
 
 describe('drain (PROTOCOL §6 goaway)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   afterEach(() => server?.close());
 
   it('turns unready, sends every stream goaway spread over the window, bounces new streams, finishes in-flight writes', async () => {
-    server = await startLocalServer({ seed: testSeed(), drainWindowMs: WINDOW_MS, drainTimeoutMs: 20_000 });
+    server = await startVaneServer({ seed: testSeed(), drainWindowMs: WINDOW_MS, drainTimeoutMs: 20_000 });
     const streams = await Promise.all(
       Array.from({ length: 8 }, () => openStream(server, { slug: 'shop', key: TEST_KEYS.shopSecret })),
     );
@@ -83,7 +83,7 @@ describe('drain (PROTOCOL §6 goaway)', () => {
 });
 
 describe('rebalance', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   afterEach(() => server?.close());
 
   it('a replica above its fleet’s mean sends goaway to its oldest streams down to its share, at most a batch, and waits for them to land', async () => {
@@ -91,7 +91,7 @@ describe('rebalance', () => {
       { id: 'peer-a', streams: 0, revisions: {}, seenAt: Date.now() },
       { id: 'peer-b', streams: 0, revisions: {}, seenAt: Date.now() },
     ];
-    server = await startLocalServer({
+    server = await startVaneServer({
       seed: testSeed(),
       fleetView: (self) => ({
         replicas: () => [

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { admin, call, openStream, type StreamReader } from './support/http-client.js';
 import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
@@ -11,12 +11,12 @@ const bucketOf = (flagKey: string, salt: string, userId: string) =>
   parseInt(createHash('sha256').update(`${flagKey}.${salt}.${userId}`).digest('hex').slice(0, 8), 16) % 10000;
 
 describe('POST /v1/flags/evaluate-ab', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   const evaluate = (body: unknown, key: string = TEST_KEYS.shopSecret) =>
     call(server, { method: 'POST', path: '/v1/flags/evaluate-ab', slug: 'shop', key, body });
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
   });
   afterEach(() => server.close());
 
@@ -88,7 +88,7 @@ describe('POST /v1/flags/evaluate-ab', () => {
 });
 
 describe('an answer changes only with a new revision (PROTOCOL §7)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   const readers: StreamReader[] = [];
   const evaluate = (body: unknown) =>
     call(server, { method: 'POST', path: '/v1/flags/evaluate-ab', slug: 'shop', key: TEST_KEYS.shopSecret, body });
@@ -103,7 +103,7 @@ describe('an answer changes only with a new revision (PROTOCOL §7)', () => {
   const PUBLIC_RECORD = { is_enabled: true, starts_at: null, ends_at: null, is_active: true };
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
   });
   afterEach(async () => {
     readers.splice(0).forEach((r) => r.close());
@@ -180,9 +180,9 @@ describe('an answer changes only with a new revision (PROTOCOL §7)', () => {
 });
 
 describe('tenant states', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   beforeEach(async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
   });
   afterEach(() => server.close());
 

@@ -1,4 +1,4 @@
-import { ManualClock, startLocalServer, type LocalServer } from '../src/index.js';
+import { ManualClock, startVaneServer, type VaneServer } from '../src/index.js';
 import { call, openStream, type StreamReader } from './support/http-client.js';
 import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
@@ -7,12 +7,12 @@ const at = (offsetMs: number) => new Date(T0 + offsetMs).toISOString().replace('
 
 describe('flag schedules (starts_at / ends_at)', () => {
   let clock: ManualClock;
-  let server: LocalServer;
+  let server: VaneServer;
   let reader: StreamReader | undefined;
 
   beforeEach(async () => {
     clock = new ManualClock(T0);
-    server = await startLocalServer({ seed: testSeed(), clock });
+    server = await startVaneServer({ seed: testSeed(), clock });
   });
   afterEach(async () => {
     reader?.close();
@@ -99,7 +99,7 @@ describe('flag schedules (starts_at / ends_at)', () => {
     await server.close();
     const seed = testSeed();
     seed.services!['shop']!.flags!['seeded'] = { is_enabled: true, starts_at: at(1000), ends_at: null };
-    server = await startLocalServer({ seed, clock });
+    server = await startVaneServer({ seed, clock });
     const before = server.revision('shop');
     clock.advance(1000);
     expect(server.revision('shop')).toBe(before + 1);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { ADMIN_OPERATIONS } from '../src/http/admin-operations.js';
 import { buildOpenApiDocument, vaneOpenApiDocument } from '../src/openapi/index.js';
 import { ADMIN_ANSWERS } from '../src/openapi/admin-answers.js';
@@ -13,9 +13,9 @@ import { admin, call } from './support/http-client.js';
 const SAMPLE_MEMBERS: Readonly<Record<string, string>> = { slug: 'shop', key: 'probe', name: 'probe', version: '1' };
 
 describe('the OpenAPI document', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   beforeAll(async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
   });
   afterAll(() => server.close());
 
@@ -97,9 +97,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('is served only where the admin API is', async () => {
-    const apart = await startLocalServer({ seed: testSeed(), adminListen: '127.0.0.1:0' });
+    const apart = await startVaneServer({ seed: testSeed(), adminListen: '127.0.0.1:0' });
     try {
-      const adminSide: LocalServer = { ...apart, port: Number(new URL(apart.adminUrl).port) };
+      const adminSide: VaneServer = { ...apart, port: Number(new URL(apart.adminUrl).port) };
       expect((await call(adminSide, { path: '/admin/v1/openapi.json' })).status).toBe(200);
       const main = await call(apart, { path: '/admin/v1/openapi.json' });
       expect([main.status, main.json()['error']]).toEqual([404, 'not_found']);

@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
 import { jsonLogger } from '../src/ops/json-logger.js';
-import { startLocalServer, type LocalServer, type LocalServerOptions } from '../src/index.js';
+import { startVaneServer, type VaneServer, type VaneServerOptions } from '../src/index.js';
 import { TEST_KEYS, TEST_SECRET_VALUES, testSeed, until } from '../src/testing/index.js';
 import { admin, call, openStream } from './support/http-client.js';
 
 /** The same server, addressed on another of its listeners. */
-const on = (server: LocalServer, url: string): LocalServer => ({ ...server, port: Number(new URL(url).port) });
+const on = (server: VaneServer, url: string): VaneServer => ({ ...server, port: Number(new URL(url).port) });
 
 /** The value of one sample of the Prometheus text, or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -17,12 +17,12 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 describe('health, readiness and metrics', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   afterEach(() => server?.close());
 
   it('/healthz answers 200; /readyz 200 while every check passes, 503 naming the failing one', async () => {
     let databaseUp = true;
-    server = await startLocalServer({
+    server = await startVaneServer({
       seed: testSeed(),
       readinessChecks: [
         { name: 'database', check: () => ({ ok: databaseUp, detail: databaseUp ? undefined : 'down' }) },
@@ -63,7 +63,7 @@ describe('health, readiness and metrics', () => {
   });
 
   it('/metrics: streams by service, patches sent, commit-to-send lag, store writes, HTTP by fixed route, refusals', async () => {
-    server = await startLocalServer({ seed: testSeed(), authThrottle: { freeFailures: 1 } });
+    server = await startVaneServer({ seed: testSeed(), authThrottle: { freeFailures: 1 } });
     const stream = await openStream(server, { slug: 'shop', key: TEST_KEYS.shopSecret });
     await stream.event(1);
     expect((await admin(server, 'PUT', '/services/shop/configs/db.host', { value: 'db2' })).status).toBe(200);
@@ -112,8 +112,8 @@ describe('health, readiness and metrics', () => {
   });
 
   it('two servers in one process keep their own metrics', async () => {
-    server = await startLocalServer({ seed: testSeed() });
-    const other = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
+    const other = await startVaneServer({ seed: testSeed() });
     try {
       await call(other, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
       const text = (await call(server, { path: '/metrics' })).text;
@@ -125,11 +125,11 @@ describe('health, readiness and metrics', () => {
 });
 
 describe('listeners: --admin-listen and --ops-listen', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   afterEach(() => server?.close());
 
   it('puts the admin API and console on their own listener; the main port answers 404 there', async () => {
-    server = await startLocalServer({ seed: testSeed(), adminListen: '127.0.0.1:0', opsListen: '127.0.0.1:0' });
+    server = await startVaneServer({ seed: testSeed(), adminListen: '127.0.0.1:0', opsListen: '127.0.0.1:0' });
     expect(server.adminUrl).not.toBe(server.url);
     const adminSide = on(server, server.adminUrl);
     const opsSide = on(server, server.opsUrl);
@@ -145,21 +145,21 @@ describe('listeners: --admin-listen and --ops-listen', () => {
   });
 
   it('without --ops-listen, the ops routes go with the admin listener', async () => {
-    server = await startLocalServer({ seed: testSeed(), adminListen: '127.0.0.1:0' });
+    server = await startVaneServer({ seed: testSeed(), adminListen: '127.0.0.1:0' });
     expect(server.opsUrl).toBe(server.adminUrl);
     expect((await call(on(server, server.adminUrl), { path: '/healthz' })).status).toBe(200);
     expect((await call(server, { path: '/healthz' })).status).toBe(404);
   });
 
   it('refuses a bad listen address before opening anything', async () => {
-    await expect(startLocalServer({ adminListen: 'nope' })).rejects.toThrow('adminListen: expected HOST:PORT');
+    await expect(startVaneServer({ adminListen: 'nope' })).rejects.toThrow('adminListen: expected HOST:PORT');
   });
 });
 
 describe('behind a proxy: --trust-proxy and --public-url', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   afterEach(() => server?.close());
-  const start = (options: LocalServerOptions) => startLocalServer({ seed: testSeed(), ...options });
+  const start = (options: VaneServerOptions) => startVaneServer({ seed: testSeed(), ...options });
 
   it('believes X-Forwarded-Host for the slug only from a trusted proxy', async () => {
     const forwarded = { 'x-forwarded-host': 'shop.vane.acme.internal', 'x-forwarded-for': '203.0.113.7' };
@@ -240,7 +240,7 @@ describe('structured logs', () => {
       },
     });
     const adminToken = 'CANARY-admin-token-4f1c';
-    const server = await startLocalServer({ seed: testSeed(), adminToken, logger: jsonLogger({ destination }) });
+    const server = await startVaneServer({ seed: testSeed(), adminToken, logger: jsonLogger({ destination }) });
     try {
       const secretValue = 'CANARY-secret-value-77aa';
       const written = await call(server, {

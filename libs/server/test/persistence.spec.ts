@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SeedError, startLocalServer } from '../src/index.js';
+import { SeedError, startVaneServer } from '../src/index.js';
 import { call } from './support/http-client.js';
 import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
@@ -16,7 +16,7 @@ describe('seed files and --state persistence', () => {
   it('starts from a seed file on disk', async () => {
     const seedPath = join(dir, 'vane.seed.json');
     writeFileSync(seedPath, JSON.stringify(testSeed()));
-    const server = await startLocalServer({ seed: seedPath });
+    const server = await startVaneServer({ seed: seedPath });
     try {
       expect((await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).status).toBe(200);
     } finally {
@@ -26,7 +26,7 @@ describe('seed files and --state persistence', () => {
 
   it('survives a restart: values, keys, versions and audit come back, the revision moves on', async () => {
     const statePath = join(dir, 'state.json');
-    const first = await startLocalServer({ seed: testSeed(), statePath });
+    const first = await startVaneServer({ seed: testSeed(), statePath });
     first.admin.setConfig('shop', 'db.host', 'persisted');
     const key = first.admin.createKey('shop', 'secret');
     first.admin.setSecret('shop', 'stripe.api_key', 'rk_2');
@@ -37,7 +37,7 @@ describe('seed files and --state persistence', () => {
     expect(statSync(statePath).mode & 0o777).toBe(0o600);
 
     // The seed is ignored once a state file exists.
-    const second = await startLocalServer({ seed: { services: {} }, statePath });
+    const second = await startVaneServer({ seed: { services: {} }, statePath });
     try {
       const body = (await call(second, { path: '/v1/sync', slug: 'shop', key })).json<{
         revision: number;
@@ -68,8 +68,8 @@ describe('seed files and --state persistence', () => {
   it('refuses a corrupt state file with an error naming the file, never a silent reset', async () => {
     const statePath = join(dir, 'state.json');
     writeFileSync(statePath, '{"services": {"shop": {"configs": ');
-    await expect(startLocalServer({ seed: testSeed(), statePath })).rejects.toThrow(SeedError);
-    await expect(startLocalServer({ seed: testSeed(), statePath })).rejects.toThrow(statePath);
+    await expect(startVaneServer({ seed: testSeed(), statePath })).rejects.toThrow(SeedError);
+    await expect(startVaneServer({ seed: testSeed(), statePath })).rejects.toThrow(statePath);
     expect(readFileSync(statePath, 'utf8')).toBe('{"services": {"shop": {"configs": ');
   });
 
@@ -77,7 +77,7 @@ describe('seed files and --state persistence', () => {
     const statePath = join(dir, 'state.json');
     writeFileSync(statePath, JSON.stringify({ services: { shop: { configs: { 'a.b': { nested: 1 } } } } }));
     // A state written by hand is not sealed: it takes a key to start.
-    await expect(startLocalServer({ statePath, rootKey: randomBytes(32).toString('base64') })).rejects.toThrow(
+    await expect(startVaneServer({ statePath, rootKey: randomBytes(32).toString('base64') })).rejects.toThrow(
       `${statePath}: services.shop.configs["a.b"]: objects are not config values`,
     );
   });
@@ -85,7 +85,7 @@ describe('seed files and --state persistence', () => {
   it('refuses a bad seed naming the JSON path, without echoing keys', async () => {
     const seed = testSeed();
     seed.services!['other']!.keys = [TEST_KEYS.shopSecret];
-    const error = await startLocalServer({ seed }).catch((e: unknown) => e);
+    const error = await startVaneServer({ seed }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SeedError);
     expect((error as SeedError).message).toMatch(/services\.other\.keys\[0\]/);
     expect((error as SeedError).message).not.toContain(TEST_KEYS.shopSecret);
@@ -93,6 +93,6 @@ describe('seed files and --state persistence', () => {
 
   it('reports a missing seed file by name', async () => {
     const missing = join(dir, 'missing.json');
-    await expect(startLocalServer({ seed: missing })).rejects.toThrow(missing);
+    await expect(startVaneServer({ seed: missing })).rejects.toThrow(missing);
   });
 });

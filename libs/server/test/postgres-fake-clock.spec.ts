@@ -2,7 +2,7 @@ import { FaultProxy } from '@vane/test-harness';
 import { Client } from 'pg';
 import { describeWithPostgres } from '../../../test/support/postgres.js';
 import { ManualClock } from '../src/domain/clock.js';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { parseServerData } from '../src/seed/seed-parser.js';
 import { Keyring } from '../src/sealing/keyring.js';
 import { SealingCodec } from '../src/sealing/sealing-codec.js';
@@ -25,8 +25,8 @@ const CHECK_MS = 1000;
 describeWithPostgres('the PostgreSQL change log on a fake clock', () => {
   const setup = usePostgresAndTempDir('vane-fake-clock-');
 
-  const replica = (store: string, clock: ManualClock, errors: string[] = []): Promise<LocalServer> =>
-    startLocalServer({
+  const replica = (store: string, clock: ManualClock, errors: string[] = []): Promise<VaneServer> =>
+    startVaneServer({
       store,
       seed: testSeed(),
       adminToken: 'fleet-admin-token',

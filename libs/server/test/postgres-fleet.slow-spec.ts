@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeWithPostgres, startPostgres, type TestPostgres } from '../../../test/support/postgres.js';
-import { startLocalServer, type LocalServer, type LocalServerOptions } from '../src/index.js';
+import { startVaneServer, type VaneServer, type VaneServerOptions } from '../src/index.js';
 import { TEST_KEYS, TEST_SECRET_VALUES, testSeed, until } from '../src/testing/index.js';
 import { auditVerify } from '../src/commands/audit-verify.js';
 import { exportStore, importStore } from '../src/commands/store-transfer.js';
@@ -21,10 +21,10 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
   let pg: TestPostgres;
   let url: string;
   let databases = 0;
-  const started: LocalServer[] = [];
+  const started: VaneServer[] = [];
 
-  const replica = async (options: LocalServerOptions = {}): Promise<LocalServer> => {
-    const server = await startLocalServer({
+  const replica = async (options: VaneServerOptions = {}): Promise<VaneServer> => {
+    const server = await startVaneServer({
       store: url,
       seed: testSeed(),
       adminToken: ADMIN_TOKEN,
@@ -49,7 +49,7 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     await Promise.all(started.splice(0).map((s) => s.close()));
   }, 30_000);
 
-  const sync = (server: LocalServer) => call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
+  const sync = (server: VaneServer) => call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
 
   it('seeds an empty database once, and a replica that finds data ignores the seed', async () => {
     const a = await replica();
@@ -217,7 +217,7 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
     const a = await replica();
     const b = await replica();
     await admin(a, 'PUT', '/tenant', { write_rate_per_minute: 3 });
-    const put = (server: LocalServer, i: number) =>
+    const put = (server: VaneServer, i: number) =>
       call(server, {
         method: 'PUT',
         path: '/v1/secrets/rate.k',
@@ -300,7 +300,7 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
   it('export and import move a file journal into PostgreSQL and back, into empty stores only', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vane-transfer-'));
     try {
-      const file = await startLocalServer({ statePath: join(dir, 'state.json'), seed: testSeed(), rootKey: ROOT_KEY });
+      const file = await startVaneServer({ statePath: join(dir, 'state.json'), seed: testSeed(), rootKey: ROOT_KEY });
       await admin(file, 'PUT', '/services/shop/configs/moved.value', { value: 'from-file' });
       const before = (await sync(file)).json();
       const testSeedServices = file.services().length;
@@ -329,7 +329,7 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
           expect(text).not.toContain(canary);
       }
       await importStore(`file:${join(dir, 'back.json.state')}`, join(dir, 'back.json'), { rootKey: ROOT_KEY });
-      const back = await startLocalServer({ statePath: join(dir, 'back.json.state'), rootKey: ROOT_KEY });
+      const back = await startVaneServer({ statePath: join(dir, 'back.json.state'), rootKey: ROOT_KEY });
       expect((await sync(back)).json()['configs']).toEqual(before['configs']);
       await back.close();
     } finally {
@@ -363,7 +363,7 @@ describeWithPostgres('a fleet of replicas on one PostgreSQL', () => {
         logger: { info: () => undefined, warn: (m) => warnings.push(`${replicaId}: ${m}`), error: () => undefined },
       });
     /** Polls `/readyz` until it says `ready`; the answer's body. */
-    const readyz = async (server: LocalServer, ready: boolean): Promise<string> => {
+    const readyz = async (server: VaneServer, ready: boolean): Promise<string> => {
       let body = '';
       await until(
         async () => {
@@ -514,9 +514,9 @@ describe('a file store has one owner', () => {
   it('a second server on the same state file refuses to start, naming the process that holds it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vane-owner-'));
     const statePath = join(dir, 'state.json');
-    const first = await startLocalServer({ statePath, seed: testSeed() });
+    const first = await startVaneServer({ statePath, seed: testSeed() });
     try {
-      await expect(startLocalServer({ statePath })).rejects.toMatchObject({
+      await expect(startVaneServer({ statePath })).rejects.toMatchObject({
         code: 'VANE_SERVER_STORE_REFUSED',
         message: expect.stringContaining(`pid ${process.pid}`),
       });
@@ -524,7 +524,7 @@ describe('a file store has one owner', () => {
       await first.close();
     }
     // Closed, it is free again.
-    const second = await startLocalServer({ statePath });
+    const second = await startVaneServer({ statePath });
     await second.close();
     await rm(dir, { recursive: true, force: true });
   });

@@ -1,5 +1,5 @@
 import { describeWithPostgres } from '../../../test/support/postgres.js';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 import { admin, call, openStream, type Answer } from './support/http-client.js';
 import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
@@ -25,15 +25,15 @@ describeWithPostgres('reads on a fleet never wait on writes', () => {
       rootKey: ROOT_KEY,
       storeCheckIntervalMs: 200,
     };
-    const servers: LocalServer[] = [];
+    const servers: VaneServer[] = [];
     try {
-      servers.push(await startLocalServer({ ...common, replicaId: 'a' }));
-      servers.push(await startLocalServer({ ...common, replicaId: 'b' }));
+      servers.push(await startVaneServer({ ...common, replicaId: 'a' }));
+      servers.push(await startVaneServer({ ...common, replicaId: 'b' }));
       const streams = await Promise.all(
         servers.map((server) => openStream(server, { slug: 'shop', key: TEST_KEYS.shopSecret })),
       );
       let writing = true;
-      const writer = async (server: LocalServer, name: string): Promise<Answer[]> => {
+      const writer = async (server: VaneServer, name: string): Promise<Answer[]> => {
         const answers: Answer[] = [];
         for (let i = 0; i < WRITES_EACH; i++) {
           answers.push(await admin(server, 'PUT', `/services/shop/configs/race.${name}`, { value: i }));
@@ -41,7 +41,7 @@ describeWithPostgres('reads on a fleet never wait on writes', () => {
         return answers;
       };
       const reads: Answer[] = [];
-      const reader = async (server: LocalServer): Promise<void> => {
+      const reader = async (server: VaneServer): Promise<void> => {
         let etag = '';
         while (writing) {
           const sync = await call(server, {

@@ -1,5 +1,5 @@
 import { describeWithPostgres } from '../../../test/support/postgres.js';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { TEST_KEYS, testSeed, until } from '../src/testing/index.js';
 import { openStream } from './support/http-client.js';
 import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
@@ -12,7 +12,7 @@ describeWithPostgres('rebalancing on PostgreSQL: the counts of the replica table
 
   it('publishes a change of streams within its delay, decides on the peers’ counts as published now, sheds down to its share', async () => {
     const url = await setup.pg.createDatabase('rebalance');
-    const servers: LocalServer[] = [];
+    const servers: VaneServer[] = [];
     const sql = (await import('postgres')).default(url, { max: 1 });
     const streamsOf = async (id: string): Promise<number | undefined> =>
       (await sql<{ streams: number }[]>`SELECT streams FROM vane_replicas WHERE id = ${id}`)[0]?.streams;
@@ -24,9 +24,9 @@ describeWithPostgres('rebalancing on PostgreSQL: the counts of the replica table
         rootKey: Buffer.alloc(32, 3).toString('base64'),
         rebalance: { intervalMs: 0, tolerance: 0.05, spreadMs: 500, minStreamAgeMs: 0 },
       };
-      servers.push(await startLocalServer({ ...common, replicaId: 'a', storeCheckIntervalMs: 200 }));
-      servers.push(await startLocalServer({ ...common, replicaId: 'b', storeCheckIntervalMs: 200 }));
-      const [a, b] = servers as [LocalServer, LocalServer];
+      servers.push(await startVaneServer({ ...common, replicaId: 'a', storeCheckIntervalMs: 200 }));
+      servers.push(await startVaneServer({ ...common, replicaId: 'b', storeCheckIntervalMs: 200 }));
+      const [a, b] = servers as [VaneServer, VaneServer];
       await until(async () => (await streamsOf('a')) === 0 && (await streamsOf('b')) === 0, 'both rows');
       const onA = await Promise.all(
         Array.from({ length: 8 }, () => openStream(a, { slug: 'shop', key: TEST_KEYS.shopSecret })),

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeWithPostgres } from '../../../test/support/postgres.js';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { Keyring } from '../src/sealing/keyring.js';
 import { TEST_KEYS, testSeed, until } from '../src/testing/index.js';
 import { admin, call } from './support/http-client.js';
@@ -24,7 +24,7 @@ describeWithPostgres('root-key rotation on a fleet, online', () => {
     const newKey = Keyring.generate();
     const seed = testSeed();
     seed.tenant!.write_rate_per_minute = 1_000_000;
-    const server = await startLocalServer({
+    const server = await startVaneServer({
       store: url,
       seed,
       adminToken: 'fleet-admin-token',
@@ -70,10 +70,10 @@ describeWithPostgres('root-key rotation on a fleet, online', () => {
     const newKey = Keyring.generate();
     // A check interval far longer than the test: only the heartbeat at attach can report B.
     const common = { store: url, seed: testSeed(), adminToken: 'fleet-admin-token', storeCheckIntervalMs: 600_000 };
-    const servers: LocalServer[] = [];
+    const servers: VaneServer[] = [];
     try {
-      servers.push(await startLocalServer({ ...common, rootKey: oldKey.text, replicaId: 'a' }));
-      servers.push(await startLocalServer({ ...common, rootKey: oldKey.text, replicaId: 'b' }));
+      servers.push(await startVaneServer({ ...common, rootKey: oldKey.text, replicaId: 'a' }));
+      servers.push(await startVaneServer({ ...common, rootKey: oldKey.text, replicaId: 'b' }));
       const refused = await admin(servers[0]!, 'POST', '/root-key/rotate', { root_key: newKey.text });
       expect(refused.status).toBe(409);
       expect(refused.text).toContain(`replica(s) b do not hold root key ${newKey.key.id}`);
@@ -89,10 +89,10 @@ describeWithPostgres('root-key rotation on a fleet, online', () => {
     const fileB = join(setup.dir, 'b.keys');
     writeFileSync(fileB, `${oldKey.text}\n`, { mode: 0o600 });
     const common = { store: url, seed: testSeed(), adminToken: 'fleet-admin-token', storeCheckIntervalMs: 200 };
-    const servers: LocalServer[] = [];
+    const servers: VaneServer[] = [];
     try {
-      servers.push(await startLocalServer({ ...common, rootKey: oldKey.text, replicaId: 'a' }));
-      servers.push(await startLocalServer({ ...common, rootKeyFile: fileB, replicaId: 'b' }));
+      servers.push(await startVaneServer({ ...common, rootKey: oldKey.text, replicaId: 'a' }));
+      servers.push(await startVaneServer({ ...common, rootKeyFile: fileB, replicaId: 'b' }));
       const [a] = servers;
       // B's heartbeat has reported its keys: only the old one.
       await until(async () => (await a!.metrics.scrape()).body.includes('vane_fleet_replicas 2'), 'A to see B');

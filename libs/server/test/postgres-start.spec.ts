@@ -1,6 +1,6 @@
 import { describeWithPostgres } from '../../../test/support/postgres.js';
 import { freePort } from '../../../test/support/free-port.js';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { runCli } from '../src/commands/run-cli.js';
 import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
@@ -45,12 +45,12 @@ describeWithPostgres('the start lines of a replica that did not write the seed',
 
   it('report every active key, redacted, though the replica knows them only hashed', async () => {
     const url = await setup.pg.createDatabase('start_lines');
-    const servers: LocalServer[] = [];
+    const servers: VaneServer[] = [];
     try {
       const common = { store: url, seed: testSeed(), adminToken: 'fleet-admin-token', rootKey: ROOT_KEY };
-      servers.push(await startLocalServer(common));
+      servers.push(await startVaneServer(common));
       // A restart: the keys in the database are hashes; this process never saw them in full.
-      servers.push(await startLocalServer(common));
+      servers.push(await startVaneServer(common));
       const shop = servers[1]!.services().find((s) => s.slug === 'shop')!;
       expect(shop.keys).toEqual([]);
       expect(shop.keyHints).toEqual([

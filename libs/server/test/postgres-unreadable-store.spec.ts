@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { describeWithPostgres } from '../../../test/support/postgres.js';
 import type { LogFields } from '../src/logger.js';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { testSeed, until } from '../src/testing/index.js';
 import { admin, call } from './support/http-client.js';
 import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
@@ -21,7 +21,7 @@ describeWithPostgres('drift: a replica that cannot read the store', () => {
     // from B alone.
     const owner = new Client({ connectionString: url });
     await owner.connect();
-    const servers: LocalServer[] = [];
+    const servers: VaneServer[] = [];
     try {
       await setup.pg.query(`CREATE ROLE replica_b LOGIN PASSWORD 'pw-replica-b'`);
       const common = {
@@ -30,7 +30,7 @@ describeWithPostgres('drift: a replica that cannot read the store', () => {
         rootKey: ROOT_KEY,
         storeCheckIntervalMs: 150,
       };
-      servers.push(await startLocalServer({ ...common, store: url, replicaId: 'a' }));
+      servers.push(await startVaneServer({ ...common, store: url, replicaId: 'a' }));
       await owner.query('GRANT USAGE, CREATE ON SCHEMA public TO replica_b');
       await owner.query('GRANT ALL ON ALL TABLES IN SCHEMA public TO replica_b');
       const events: Array<{ level: string; message: string; fields?: LogFields }> = [];
@@ -40,8 +40,8 @@ describeWithPostgres('drift: a replica that cannot read the store', () => {
         error: (message: string, fields?: LogFields) => events.push({ level: 'error', message, fields }),
       };
       const urlB = url.replace(/\/\/[^@]+@/, '//replica_b:pw-replica-b@');
-      servers.push(await startLocalServer({ ...common, store: urlB, replicaId: 'b', logger }));
-      const [a, b] = servers as [LocalServer, LocalServer];
+      servers.push(await startVaneServer({ ...common, store: urlB, replicaId: 'b', logger }));
+      const [a, b] = servers as [VaneServer, VaneServer];
       expect((await call(b, { path: '/readyz' })).status).toBe(200);
 
       await owner.query('REVOKE SELECT ON vane_changes FROM replica_b');

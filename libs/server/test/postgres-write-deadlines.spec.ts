@@ -1,7 +1,7 @@
 import { FaultProxy } from '@vane/test-harness';
 import { Client } from 'pg';
 import { describeWithPostgres } from '../../../test/support/postgres.js';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { TEST_KEYS, testSeed, until } from '../src/testing/index.js';
 import { admin, call, type Answer } from './support/http-client.js';
 import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
@@ -24,10 +24,10 @@ interface TimedAnswer {
 describeWithPostgres('every write answers in bounded time, with a definite meaning', () => {
   const setup = usePostgresAndTempDir('vane-fleet-deadlines-');
 
-  const replica = (store: string): Promise<LocalServer> => {
+  const replica = (store: string): Promise<VaneServer> => {
     const seed = testSeed();
     seed.tenant!.write_rate_per_minute = 1_000_000;
-    return startLocalServer({
+    return startVaneServer({
       store,
       seed,
       adminToken: 'fleet-admin-token',
@@ -35,7 +35,7 @@ describeWithPostgres('every write answers in bounded time, with a definite meani
       storeCheckIntervalMs: 200,
     });
   };
-  const timed = async (server: LocalServer, kind: 'config' | 'secret', n: number): Promise<TimedAnswer> => {
+  const timed = async (server: VaneServer, kind: 'config' | 'secret', n: number): Promise<TimedAnswer> => {
     const key = `deadline.${kind}.${n}`;
     const started = performance.now();
     const answer =
@@ -51,12 +51,12 @@ describeWithPostgres('every write answers in bounded time, with a definite meani
     return { key, answer, ms: performance.now() - started };
   };
   const served = async (
-    server: LocalServer,
+    server: VaneServer,
   ): Promise<{ configs: Record<string, unknown>; secrets: Record<string, unknown> }> =>
     (await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).json();
 
   /** Writes config `n` until a write goes through (the store is back): that write. */
-  const writeGoesThrough = async (server: LocalServer, n: number): Promise<TimedAnswer> => {
+  const writeGoesThrough = async (server: VaneServer, n: number): Promise<TimedAnswer> => {
     let after: TimedAnswer | undefined;
     await until(async () => (after = await timed(server, 'config', n)).answer.status === 200, 'a write to go through', {
       timeoutMs: 30_000,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { admin, call, openStream, type StreamReader } from './support/http-client.js';
 import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
@@ -23,13 +23,13 @@ interface Patch {
 
 describe('a key named __proto__', () => {
   let dir: string;
-  let server: LocalServer;
+  let server: VaneServer;
   let stream: StreamReader;
   const patch = async (n: number): Promise<Patch> => json<Patch>((await stream.event(n)).data);
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vane-proto-'));
-    server = await startLocalServer({ seed: testSeed(), statePath: join(dir, 'state.json') });
+    server = await startVaneServer({ seed: testSeed(), statePath: join(dir, 'state.json') });
     stream = await openStream(server, { slug: 'shop', key: TEST_KEYS.shopSecret });
     await stream.event(1); // resync
   });
@@ -92,7 +92,7 @@ describe('a key named __proto__', () => {
 
     // Through the journal and the state file, and back.
     await server.close();
-    server = await startLocalServer({ statePath: join(dir, 'state.json') });
+    server = await startVaneServer({ statePath: join(dir, 'state.json') });
     const restored = json<Required<Patch>>(
       (await call(server, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).text,
     );
@@ -118,7 +118,7 @@ describe('a key named __proto__', () => {
       `{"services": {"shop": {"keys": ["${TEST_KEYS.shopSecret}"], "configs": {"${KEY}": 1},
         "flags": {"${KEY}": {"is_enabled": false}}, "secrets": {"${KEY}": {"value": "s"}}}}}`,
     );
-    const seeded = await startLocalServer({ seed: seedPath });
+    const seeded = await startVaneServer({ seed: seedPath });
     try {
       const snapshot = (await call(seeded, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret })).text;
       expect(snapshot).toContain(`"configs":{"${KEY}":1}`);

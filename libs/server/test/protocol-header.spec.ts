@@ -1,13 +1,13 @@
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { admin, call, openStream, type Call } from './support/http-client.js';
 import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 // PROTOCOL §3: every answer of the service under /v1/ carries `Vane-Protocol: 1`, errors included,
 // so a client can tell "this service does not know that slug" from "no Vane service answers here".
 describe('the Vane-Protocol header', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   beforeAll(async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
   });
   afterAll(() => server.close());
 

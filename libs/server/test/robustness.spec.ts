@@ -1,13 +1,13 @@
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import { startLocalServer, type ConfigValue, type LocalServer } from '../src/index.js';
+import { startVaneServer, type ConfigValue, type VaneServer } from '../src/index.js';
 import { admin, call, openStream } from './support/http-client.js';
 import { DEFAULT_WAIT_MS, TEST_KEYS, testSeed, until, withTimeout } from '../src/testing/index.js';
 
 describe('bad requests never crash the server or corrupt its state', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   beforeEach(async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
   });
   afterEach(() => server.close());
 
@@ -175,7 +175,7 @@ describe('bad requests never crash the server or corrupt its state', () => {
 
   it('refuses a seed nested too deep with a seed error, not a stack overflow', async () => {
     const seed = { services: { shop: { configs: { deep: JSON.parse(nested(5000)) as ConfigValue } } } };
-    await expect(startLocalServer({ seed })).rejects.toThrow(
+    await expect(startVaneServer({ seed })).rejects.toThrow(
       'seed: arrays and objects are nested more than 64 levels deep',
     );
   });
@@ -188,7 +188,7 @@ describe('bad requests never crash the server or corrupt its state', () => {
       warn: (m: string) => lines.push(['warn', m]),
       error: (m: string) => lines.push(['error', m]),
     };
-    const logged = await startLocalServer({ seed: testSeed(), logger });
+    const logged = await startVaneServer({ seed: testSeed(), logger });
     // What a start logs depends on the store (a sealed one names its root key): only the hang-up's lines count.
     lines.length = 0;
     try {
@@ -213,9 +213,9 @@ describe('bad requests never crash the server or corrupt its state', () => {
 });
 
 describe('header and request timeouts', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   beforeEach(async () => {
-    server = await startLocalServer({
+    server = await startVaneServer({
       seed: testSeed(),
       headersTimeoutMs: 200,
       requestTimeoutMs: 400,

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import {
   RootKeyMissingError,
   SealedDataError,
-  startLocalServer,
-  type LocalServer,
-  type LocalServerOptions,
+  startVaneServer,
+  type VaneServer,
+  type VaneServerOptions,
 } from '../src/index.js';
 import { TEST_KEYS, TEST_SECRET_VALUES, testSeed } from '../src/testing/index.js';
 import { admin, call } from './support/http-client.js';
@@ -29,7 +29,7 @@ function checksum(dir: string): string {
   return hash.digest('hex');
 }
 
-async function secretsOf(server: LocalServer, slug = 'shop', key: string = TEST_KEYS.shopSecret) {
+async function secretsOf(server: VaneServer, slug = 'shop', key: string = TEST_KEYS.shopSecret) {
   const answer = await call(server, { path: '/v1/sync', slug, key });
   expect(answer.status).toBe(200);
   return answer.json<{ secrets: Record<string, { value: string; version: number }> }>().secrets;
@@ -38,9 +38,9 @@ async function secretsOf(server: LocalServer, slug = 'shop', key: string = TEST_
 describe('secrets sealed at rest (file store)', () => {
   let dir: string;
   let statePath: string;
-  let server: LocalServer | undefined;
-  const start = async (options: Partial<LocalServerOptions> = {}): Promise<LocalServer> =>
-    (server = await startLocalServer({ seed: testSeed(), statePath, ...options }));
+  let server: VaneServer | undefined;
+  const start = async (options: Partial<VaneServerOptions> = {}): Promise<VaneServer> =>
+    (server = await startVaneServer({ seed: testSeed(), statePath, ...options }));
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'vane-sealing-'));

@@ -1,10 +1,10 @@
-import { ManualClock, startLocalServer, type LocalServer } from '../src/index.js';
+import { ManualClock, startVaneServer, type VaneServer } from '../src/index.js';
 import { admin, call, type Answer } from './support/http-client.js';
 import { TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 describe('secret writes (/v1/secrets) and version history', () => {
   let clock: ManualClock;
-  let server: LocalServer;
+  let server: VaneServer;
   const write = (
     method: 'PUT' | 'DELETE',
     path: string,
@@ -18,7 +18,7 @@ describe('secret writes (/v1/secrets) and version history', () => {
 
   beforeEach(async () => {
     clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
-    server = await startLocalServer({ seed: testSeed(), clock });
+    server = await startVaneServer({ seed: testSeed(), clock });
   });
   afterEach(() => server.close());
 

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { ManualClock, startLocalServer, type LocalServer } from '../src/index.js';
+import { ManualClock, startVaneServer, type VaneServer } from '../src/index.js';
 import { call, openStream, type StreamReader } from './support/http-client.js';
 import { DEFAULT_WAIT_MS, TEST_KEYS, testSeed, withTimeout } from '../src/testing/index.js';
 
@@ -17,7 +17,7 @@ const data = (reader: StreamReader, n: number) =>
   });
 
 describe('GET /v1/stream', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   const readers: StreamReader[] = [];
   const open = async (spec: Parameters<typeof openStream>[1]) => {
     const reader = await openStream(server, spec);
@@ -26,7 +26,7 @@ describe('GET /v1/stream', () => {
   };
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: testSeed(), pingIntervalMs: 20 });
+    server = await startVaneServer({ seed: testSeed(), pingIntervalMs: 20 });
   });
   afterEach(async () => {
     readers.splice(0).forEach((r) => r.close());
@@ -82,7 +82,7 @@ describe('GET /v1/stream', () => {
 
   it("stamps every patch with committed_at: the server's clock when the change was committed, in ms", async () => {
     const clock = new ManualClock(Date.parse('2026-11-24T10:00:00.000Z'));
-    const timed = await startLocalServer({ seed: testSeed(), clock });
+    const timed = await startVaneServer({ seed: testSeed(), clock });
     try {
       const reader = await openStream(timed, { slug: 'shop', key: TEST_KEYS.shopSecret });
       readers.push(reader);
@@ -185,7 +185,7 @@ describe('GET /v1/stream', () => {
 
   it('sends resync at the current revision instead of a replay larger than the slow-consumer bound', async () => {
     await server.close();
-    server = await startLocalServer({ seed: testSeed(), streamBufferBytes: 64 * 1024 });
+    server = await startVaneServer({ seed: testSeed(), streamBufferBytes: 64 * 1024 });
     const big = 'x'.repeat(40 * 1024);
     server.admin.setConfig('shop', 'blob.value', `${big}1`); // 2
     server.admin.setConfig('shop', 'blob.value', `${big}2`); // 3: two patches of 40 KiB do not fit 64 KiB
@@ -206,7 +206,7 @@ describe('GET /v1/stream', () => {
     ['not a number', 'abc', {}],
   ])('sends resync alone when Last-Event-ID is %s', async (_name, lastEventId, options) => {
     await server.close();
-    server = await startLocalServer({ seed: testSeed(), ...options });
+    server = await startVaneServer({ seed: testSeed(), ...options });
     for (const host of ['a', 'b', 'c']) server.admin.setConfig('shop', 'db.host', host);
     const reader = await open({ slug: 'shop', key: TEST_KEYS.shopSecret, lastEventId });
     const first = await data(reader, 1);
@@ -227,7 +227,7 @@ describe('GET /v1/stream', () => {
 
       // By count alone (the bound before), the same rewrites are all kept: the bytes were what grew.
       await server.close();
-      server = await startLocalServer({ seed: testSeed(), historyBytes: Number.POSITIVE_INFINITY });
+      server = await startVaneServer({ seed: testSeed(), historyBytes: Number.POSITIVE_INFINITY });
       for (let i = 0; i < 6; i++) server.admin.setConfig('shop', 'blob.value', `${big}${i}`);
       await server.settled();
       expect(server.stats().historyBytes).toBeGreaterThan(6 * 2 * 900 * 1024);
@@ -235,7 +235,7 @@ describe('GET /v1/stream', () => {
 
     it('drops the oldest patches first; a Last-Event-ID that went with them gets resync, a newer one its replay', async () => {
       await server.close();
-      server = await startLocalServer({ seed: testSeed(), historyBytes: 1000 });
+      server = await startVaneServer({ seed: testSeed(), historyBytes: 1000 });
       for (let i = 0; i < 20; i++) server.admin.setConfig('shop', 'db.host', `host-${i}`); // revisions 2 to 21
       await server.settled();
       expect(server.stats().historyBytes).toBeGreaterThan(0);
@@ -250,13 +250,13 @@ describe('GET /v1/stream', () => {
 
     it('keeps no patch larger than the bound, and refuses a bound that is not a number of bytes', async () => {
       await server.close();
-      server = await startLocalServer({ seed: testSeed(), historyBytes: 100 });
+      server = await startVaneServer({ seed: testSeed(), historyBytes: 100 });
       server.admin.setConfig('shop', 'db.host', 'y'.repeat(200));
       expect(server.stats().historyBytes).toBe(0);
       const reader = await open({ slug: 'shop', key: TEST_KEYS.shopSecret, lastEventId: 1 });
       expect(await data(reader, 1)).toMatchObject({ event: 'resync', json: { revision: 2 } });
       for (const historyBytes of [-1, Number.NaN]) {
-        await expect(startLocalServer({ historyBytes })).rejects.toThrow(
+        await expect(startVaneServer({ historyBytes })).rejects.toThrow(
           'historyBytes must be a number of bytes of at least 0',
         );
       }
@@ -288,7 +288,7 @@ describe('GET /v1/stream', () => {
 
   it('drops a consumer that stops reading once its buffer passes the bound, and keeps serving others', async () => {
     await server.close();
-    server = await startLocalServer({ seed: testSeed(), streamBufferBytes: 64 * 1024 });
+    server = await startVaneServer({ seed: testSeed(), streamBufferBytes: 64 * 1024 });
     const { connect } = await import('node:net');
     const socket = connect(server.port, '127.0.0.1');
     socket.write(

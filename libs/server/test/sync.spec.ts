@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { call } from './support/http-client.js';
 import { DEFAULT_WAIT_MS, TEST_KEYS, testSeed } from '../src/testing/index.js';
 
 describe('GET /v1/sync', () => {
-  let server: LocalServer;
+  let server: VaneServer;
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: testSeed() });
+    server = await startVaneServer({ seed: testSeed() });
   });
   afterEach(() => server.close());
 

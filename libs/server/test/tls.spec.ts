@@ -5,7 +5,7 @@ import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeCertificate, type TestCertificate } from '../../../test/support/certificates.js';
-import { startLocalServer, type LocalServer } from '../src/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
 import { TEST_KEYS, testSeed, until, withTimeout } from '../src/testing/index.js';
 
 /** The server's TLS files (certificate, key) in `dir`, holding `certificate`'s pair. */
@@ -17,17 +17,12 @@ function writeTlsFiles(dir: string, certificate: TestCertificate): { cert: strin
 }
 
 /** Options of a request to the server over TLS; the test trusts any certificate and reads which one it got. */
-function tlsRequest(
-  server: LocalServer,
-  path: string,
-  headers: Record<string, string>,
-  method = 'GET',
-): RequestOptions {
+function tlsRequest(server: VaneServer, path: string, headers: Record<string, string>, method = 'GET'): RequestOptions {
   return { host: '127.0.0.1', port: server.port, path, method, headers, rejectUnauthorized: false, agent: false };
 }
 
 /** The CN of the certificate a new connection is given. */
-function servedCertificate(server: LocalServer): Promise<string> {
+function servedCertificate(server: VaneServer): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = request(tlsRequest(server, '/healthz', {}), (res) => {
       const subject = (res.socket as TLSSocket).getPeerCertificate().subject.CN;
@@ -41,7 +36,7 @@ function servedCertificate(server: LocalServer): Promise<string> {
 
 describe('native TLS (--tls-cert, --tls-key)', () => {
   let dir: string;
-  let server: LocalServer;
+  let server: VaneServer;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'vane-tls-'));
   });
@@ -53,7 +48,7 @@ describe('native TLS (--tls-cert, --tls-key)', () => {
   it('serves HTTPS, and reloads a renewed pair for new connections without dropping open streams', async () => {
     const [first, second] = await Promise.all([makeCertificate('first'), makeCertificate('second')]);
     const live = writeTlsFiles(dir, first);
-    server = await startLocalServer({
+    server = await startVaneServer({
       seed: testSeed(),
       tls: { certPath: live.cert, keyPath: live.key, watchIntervalMs: 50 },
     });
@@ -95,7 +90,7 @@ describe('native TLS (--tls-cert, --tls-key)', () => {
     const [first, second] = await Promise.all([makeCertificate('first'), makeCertificate('second')]);
     const live = writeTlsFiles(dir, first);
     const warnings: string[] = [];
-    server = await startLocalServer({
+    server = await startVaneServer({
       seed: testSeed(),
       tls: { certPath: live.cert, keyPath: live.key, watchIntervalMs: 50 },
       logger: { info: () => undefined, warn: (m) => warnings.push(m), error: () => undefined },

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose';
-import { ManualClock, startLocalServer, type LocalServer, type LocalServerSeed } from '../src/index.js';
+import { ManualClock, startVaneServer, type VaneServer, type VaneServerSeed } from '../src/index.js';
 import { parseServerData } from '../src/seed/seed-parser.js';
 import { serializeServerData } from '../src/persistence/state-serializer.js';
 import { admin, call, openStream, type Answer } from './support/http-client.js';
@@ -90,7 +90,7 @@ function awsToken(
   return Buffer.from(JSON.stringify(request)).toString('base64');
 }
 
-let server: LocalServer;
+let server: VaneServer;
 let clock: ManualClock;
 let k8s: Platform;
 let gcp: Platform;
@@ -99,7 +99,7 @@ let stranger: Platform;
 let jwksHost: { server: Server; url: string };
 let sts: { server: Server; url: string };
 
-function seedWithTrusts(): LocalServerSeed {
+function seedWithTrusts(): VaneServerSeed {
   const seed = testSeed();
   seed.services!['shop']!.trusts = {
     cluster: {
@@ -180,7 +180,7 @@ beforeEach(async () => {
   stsCalls.length = 0;
   stsAnswer = { status: 200, arn: 'arn:aws:sts::123456789012:assumed-role/shop-api/i-0abc' };
   // The fake JWKS host and STS are on loopback: the operator's allow-list admits them.
-  server = await startLocalServer({
+  server = await startVaneServer({
     seed: seedWithTrusts(),
     clock,
     sessionTtlMs: 900_000,
@@ -193,7 +193,7 @@ afterEach(async () => {
 });
 
 /** `POST /v1/auth/token-exchange` on `target` (the test's server unless given). */
-function exchange(slug: string, provider: string, token: unknown, target: LocalServer = server): Promise<Answer> {
+function exchange(slug: string, provider: string, token: unknown, target: VaneServer = server): Promise<Answer> {
   return call(target, { method: 'POST', path: '/v1/auth/token-exchange', slug, body: { provider, token } });
 }
 
@@ -523,17 +523,17 @@ describe('trust configuration', () => {
   it('a seed with a broken trust stops the start with the JSON path', async () => {
     const seed = seedWithTrusts();
     (seed.services!['shop']!.trusts!['cluster'] as { jwks_url?: string }).jwks_url = 'ftp://x';
-    await expect(startLocalServer({ seed })).rejects.toThrow(
+    await expect(startVaneServer({ seed })).rejects.toThrow(
       'services.shop.trusts.cluster: give exactly one of "jwks" (an inline key set) and "jwks_url"',
     );
     const seed2 = seedWithTrusts();
     (seed2.services!['shop']!.trusts!['iam'] as { role_arns: string[] }).role_arns = ['shop-api'];
-    await expect(startLocalServer({ seed: seed2 })).rejects.toThrow(
+    await expect(startVaneServer({ seed: seed2 })).rejects.toThrow(
       'services.shop.trusts.iam.role_arns[0]: must be an IAM role or user ARN',
     );
     const seed3 = seedWithTrusts();
     seed3.services!['shop']!.trusts!['cluster']!.key_type = 'admin' as 'secret';
-    await expect(startLocalServer({ seed: seed3 })).rejects.toThrow(
+    await expect(startVaneServer({ seed: seed3 })).rejects.toThrow(
       'services.shop.trusts.cluster.key_type: must be "secret" or "public"',
     );
   });
@@ -550,7 +550,7 @@ describe('trust configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'vane-trust-'));
     try {
       const statePath = join(dir, 'state.json');
-      const first = await startLocalServer({ seed: testSeed(), statePath, clock });
+      const first = await startVaneServer({ seed: testSeed(), statePath, clock });
       first.admin.putTrust('shop', 'eks', {
         provider: 'aws',
         role_arns: [ROLE],
@@ -559,7 +559,7 @@ describe('trust configuration', () => {
       });
       await first.close();
       expect(JSON.parse(readFileSync(statePath, 'utf8')).services.shop.trusts.eks.role_arns).toEqual([ROLE]);
-      const second = await startLocalServer({ statePath, clock, allowOutbound: [sts.url] });
+      const second = await startVaneServer({ statePath, clock, allowOutbound: [sts.url] });
       try {
         const answer = await exchange('shop', 'aws', awsToken(sts.url), second);
         expect(answer.status).toBe(200);
@@ -573,7 +573,7 @@ describe('trust configuration', () => {
 });
 
 describe('outbound requests only where the operator allows (issue #47 item 4)', () => {
-  const putTrust = (target: LocalServer, name: string, trust: Record<string, unknown>): Promise<Answer> =>
+  const putTrust = (target: VaneServer, name: string, trust: Record<string, unknown>): Promise<Answer> =>
     admin(target, 'PUT', `/services/shop/trusts/${name}`, trust);
   const aws = (endpoint: string) => ({
     provider: 'aws',
@@ -618,7 +618,7 @@ describe('outbound requests only where the operator allows (issue #47 item 4)', 
   });
 
   it('refuses what an operator seeded too unless it is admitted, and never follows a redirect', async () => {
-    const unlisted = await startLocalServer({ seed: seedWithTrusts(), clock });
+    const unlisted = await startVaneServer({ seed: seedWithTrusts(), clock });
     try {
       const answer = await exchange('shop', 'aws', awsToken(sts.url), unlisted);
       expect(answer.status).toBe(401);
@@ -637,7 +637,7 @@ describe('outbound requests only where the operator allows (issue #47 item 4)', 
       res.writeHead(302, { location: `${target.url}/keys` });
       res.end();
     });
-    const admitted = await startLocalServer({ seed: testSeed(), clock, allowOutbound: [redirecting.url, target.url] });
+    const admitted = await startVaneServer({ seed: testSeed(), clock, allowOutbound: [redirecting.url, target.url] });
     try {
       expect((await putTrust(admitted, 'vm', azureAt(`${redirecting.url}/keys`))).status).toBe(200);
       const token = await platformJwt(azure, { iss: AZURE_ISSUER, aud: 'api://vane', sub: 'object-id-1' });

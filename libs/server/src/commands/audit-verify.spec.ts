@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { startLocalServer } from '../local-server.js';
+import { startVaneServer } from '../local-server.js';
 import { testSeed } from '../testing/index.js';
 import { auditVerify } from './audit-verify.js';
 import { auditChainKey, chainAuditEntry } from '../audit/audit-chain.js';
@@ -31,7 +31,7 @@ describe('vane-server audit verify', () => {
   }
 
   it('reports an intact chain across the state file and its journal', async () => {
-    const server = await startLocalServer({ seed: testSeed(), statePath });
+    const server = await startVaneServer({ seed: testSeed(), statePath });
     server.admin.setConfig('shop', 'a', 1);
     server.admin.setConfig('shop', 'a', 2);
     await server.close();
@@ -39,7 +39,7 @@ describe('vane-server audit verify', () => {
   });
 
   it('names an entry edited in a journal line whose checksum was made to match', async () => {
-    const server = await startLocalServer({ seed: testSeed(), statePath });
+    const server = await startVaneServer({ seed: testSeed(), statePath });
     server.admin.setConfig('shop', 'a', 1);
     server.admin.setConfig('shop', 'a', 2);
     server.admin.setConfig('shop', 'a', 3);
@@ -75,7 +75,7 @@ describe('vane-server audit verify', () => {
   });
 
   it('reads a file store named by VANE_STORE, and refuses a memory store', async () => {
-    const server = await startLocalServer({ seed: testSeed(), statePath });
+    const server = await startVaneServer({ seed: testSeed(), statePath });
     server.admin.setConfig('shop', 'a', 1);
     await server.close();
     const out: string[] = [];
@@ -95,7 +95,7 @@ describe('vane-server audit verify', () => {
 
   /** Three changes through the admin API, the head an auditor kept, and the closed store's files. */
   async function keptHeadAfterThreeChanges(): Promise<string> {
-    const server = await startLocalServer({ seed: testSeed(), statePath });
+    const server = await startVaneServer({ seed: testSeed(), statePath });
     for (const value of [1, 2, 3]) server.admin.setConfig('shop', 'a', value);
     const answer = await fetch(`${server.url}/admin/v1/audit/head`, {
       headers: { authorization: `Bearer ${server.adminToken}` },

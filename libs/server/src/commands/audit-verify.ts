@@ -69,6 +69,55 @@ function appendAuditOf(entries: AuditRecord[], entry: Partial<AuditRecord> | und
   else if (entries[entry.seq - 1]?.hash !== entry.hash) entries.push(entry as AuditRecord);
 }
 
+/** What `audit verify` was asked: where to read the chain, the head it must hold, the root keys it was keyed with. */
+interface VerifyRequest {
+  readonly read: { readonly what: string; entries(): Promise<AuditRecord[]> };
+  readonly head: string | undefined;
+  readonly keyring: Keyring | undefined;
+}
+
+/** Reads `audit verify`'s arguments; throws an Error saying what is wrong with them. */
+function verifyRequest(argv: string[], env: NodeJS.ProcessEnv): VerifyRequest | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      state: { type: 'string' },
+      store: { type: 'string' },
+      'expect-head': { type: 'string' },
+      'root-key-file': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  if (values.store !== undefined && storeHasPassword(values.store)) {
+    throw new Error('--store holds a password: set VANE_STORE instead (or the password in PGPASSWORD)');
+  }
+  const given = values.state === undefined ? (values.store ?? env['VANE_STORE']) : `file:${values.state}`;
+  if (given === undefined) throw new Error('--state FILE or --store STORE (or VANE_STORE) is required');
+  const setting = parseStoreSetting(given);
+  if (typeof setting === 'string') throw new Error(`the store: ${setting}`);
+  if (setting.kind === 'memory') throw new Error('a memory store keeps nothing to verify');
+  let head: string | undefined;
+  if (values['expect-head'] !== undefined) {
+    head = values['expect-head'].trim();
+    if (!isAuditHash(head))
+      throw new Error('--expect-head takes the hash GET /admin/v1/audit/head gives (64 hex digits)');
+  }
+  const beside = setting.kind === 'file' ? besideKeyFile(setting.path) : undefined;
+  const rootKeyFile = values['root-key-file'] ?? (beside !== undefined && existsSync(beside) ? beside : undefined);
+  const rootKey = env['VANE_ROOT_KEY'];
+  let keyring: Keyring | undefined;
+  if ((rootKey !== undefined && rootKey.trim() !== '') || rootKeyFile !== undefined) {
+    keyring = resolveKeyring({ rootKey, rootKeyFile }).keyring;
+  }
+  const read =
+    setting.kind === 'file'
+      ? { what: setting.path, entries: () => Promise.resolve(readStoredAudit(setting.path)) }
+      : { what: describeStoreSetting(setting), entries: () => readPostgresAudit(setting.url) };
+  return { read, head, keyring };
+}
+
 /** Runs `audit verify`; resolves with the exit code. */
 export async function auditVerify(
   argv: string[],
@@ -76,52 +125,18 @@ export async function auditVerify(
   err: (line: string) => void,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  let read: { what: string; entries: () => Promise<AuditRecord[]> };
-  let head: string | undefined;
-  let keyring: Keyring | undefined;
+  let request: VerifyRequest | 'help';
   try {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        state: { type: 'string' },
-        store: { type: 'string' },
-        'expect-head': { type: 'string' },
-        'root-key-file': { type: 'string' },
-        help: { type: 'boolean' },
-      },
-      strict: true,
-    });
-    if (values.help) {
-      out(AUDIT_VERIFY_USAGE);
-      return 0;
-    }
-    if (values.store !== undefined && storeHasPassword(values.store)) {
-      throw new Error('--store holds a password: set VANE_STORE instead (or the password in PGPASSWORD)');
-    }
-    const given = values.state === undefined ? (values.store ?? env['VANE_STORE']) : `file:${values.state}`;
-    if (given === undefined) throw new Error('--state FILE or --store STORE (or VANE_STORE) is required');
-    const setting = parseStoreSetting(given);
-    if (typeof setting === 'string') throw new Error(`the store: ${setting}`);
-    if (setting.kind === 'memory') throw new Error('a memory store keeps nothing to verify');
-    if (values['expect-head'] !== undefined) {
-      head = values['expect-head'].trim();
-      if (!isAuditHash(head))
-        throw new Error('--expect-head takes the hash GET /admin/v1/audit/head gives (64 hex digits)');
-    }
-    const beside = setting.kind === 'file' ? besideKeyFile(setting.path) : undefined;
-    const rootKeyFile = values['root-key-file'] ?? (beside !== undefined && existsSync(beside) ? beside : undefined);
-    const rootKey = env['VANE_ROOT_KEY'];
-    if ((rootKey !== undefined && rootKey.trim() !== '') || rootKeyFile !== undefined) {
-      keyring = resolveKeyring({ rootKey, rootKeyFile }).keyring;
-    }
-    read =
-      setting.kind === 'file'
-        ? { what: setting.path, entries: () => Promise.resolve(readStoredAudit(setting.path)) }
-        : { what: describeStoreSetting(setting), entries: () => readPostgresAudit(setting.url) };
+    request = verifyRequest(argv, env);
   } catch (error) {
     err(`${(error as Error).message}\n\n${AUDIT_VERIFY_USAGE}`);
     return 2;
   }
+  if (request === 'help') {
+    out(AUDIT_VERIFY_USAGE);
+    return 0;
+  }
+  const { read, head, keyring } = request;
   let entries: AuditRecord[];
   try {
     entries = await read.entries();

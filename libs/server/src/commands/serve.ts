@@ -1,5 +1,7 @@
-import { startLocalServer, type LocalServer } from '../local-server.js';
+import { startVaneServer, type VaneServer, type VaneServerOptions } from '../local-server.js';
+import type { ConfigValues } from '../config/load-config.js';
 import { loadServerConfig } from '../config/load-server-config.js';
+import type { SERVER_OPTIONS } from '../config/server-options.js';
 import { jsonLogger } from '../ops/json-logger.js';
 import { textLogger, type LogLevel } from '../ops/text-logger.js';
 import type { LogFields } from '../logger.js';
@@ -7,6 +9,9 @@ import type { CliCommand, CommandContext } from './cli-command.js';
 import { RootKeyError } from '../sealing/root-key-error.js';
 import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
 import { StoreUnreachableError } from '../store/store-errors.js';
+
+/** The settings `serve` reads. */
+type ServerConfig = ConfigValues<typeof SERVER_OPTIONS>;
 
 /** The exit code of a start refused for its root key (missing, wrong, or not a key). */
 const EXIT_ROOT_KEY = 3;
@@ -31,30 +36,10 @@ export const serveCommand: CliCommand = {
     const logger = json ? jsonLogger({ level }) : textLogger(level);
     // What a person reads at start: plain lines in text mode, records in JSON mode.
     const say = (message: string, fields: LogFields): void => (json ? logger.info(message, fields) : out(message));
-    let server: LocalServer;
+    let server: VaneServer;
     try {
-      server = await startLocalServer({
-        seed: config.seed,
-        store: config.store,
-        rootKey: context.env['VANE_ROOT_KEY'] || undefined,
-        rootKeyFile: config.rootKeyFile,
-        port: config.port,
-        host: config.host,
-        adminToken: config.adminToken,
-        pingIntervalMs: config.pingIntervalMs,
-        sessionTtlMs: config.sessionTtlMs,
-        headersTimeoutMs: config.headersTimeoutMs,
-        requestTimeoutMs: config.requestTimeoutMs,
-        trustProxy: config.trustProxy,
-        allowOutbound: config.allowOutbound,
-        publicUrl: config.publicUrl,
-        adminListen: config.adminListen,
-        opsListen: config.opsListen,
-        tls: config.tlsCert && config.tlsKey ? { certPath: config.tlsCert, keyPath: config.tlsKey } : undefined,
-        drainWindowMs: config.drainWindowMs,
-        drainTimeoutMs: config.drainTimeoutMs,
-        replicaId: config.replicaId,
-        rebalance: config.rebalanceIntervalMs === 0 ? false : { intervalMs: config.rebalanceIntervalMs },
+      server = await startVaneServer({
+        ...serverOptions(config, context.env),
         logger,
       });
     } catch (error) {
@@ -69,30 +54,7 @@ export const serveCommand: CliCommand = {
       return error instanceof RootKeyMissingError || error instanceof RootKeyError ? EXIT_ROOT_KEY : 1;
     }
 
-    say(`${program} listening on ${server.url}`, { event: 'listening', url: server.url });
-    // A generated token is shown once, to the person who started a local server; JSON mode requires a given one.
-    say(`admin API: ${server.adminUrl}/admin/v1/  token: ${config.adminToken ? '(as given)' : server.adminToken}`, {
-      event: 'admin_api',
-      url: `${server.adminUrl}/admin/v1/`,
-    });
-    say(`web console: ${server.adminUrl}/console/  (log in with the admin token)`, {
-      event: 'console',
-      url: `${server.adminUrl}/console/`,
-    });
-    say(`health: ${server.opsUrl}/healthz, ${server.opsUrl}/readyz; metrics: ${server.opsUrl}/metrics`, {
-      event: 'ops',
-      url: server.opsUrl,
-    });
-    for (const { slug, kind, keyHints } of server.services()) {
-      // Every active key, redacted, whether this process knows it in full or only its hash (a restart, PostgreSQL).
-      const keys = keyHints.length === 0 ? 'none' : `${keyHints.length} (${keyHints.join(', ')})`;
-      say(`service ${slug} (${kind}): ${server.baseUrl(slug)}  keys: ${keys}`, {
-        event: 'service',
-        service: slug,
-        kind,
-        base_url: server.baseUrl(slug),
-      });
-    }
+    announce(server, Boolean(config.adminToken), program, say);
 
     let signals = 0;
     const stop = (signal: string): void => {
@@ -118,3 +80,63 @@ export const serveCommand: CliCommand = {
     return 'running';
   },
 };
+
+/** The server's settings as the start takes them (the logger apart). */
+function serverOptions(config: ServerConfig, env: CommandContext['env']): VaneServerOptions {
+  return {
+    seed: config.seed,
+    store: config.store,
+    rootKey: env['VANE_ROOT_KEY'] || undefined,
+    rootKeyFile: config.rootKeyFile,
+    port: config.port,
+    host: config.host,
+    adminToken: config.adminToken,
+    pingIntervalMs: config.pingIntervalMs,
+    sessionTtlMs: config.sessionTtlMs,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    trustProxy: config.trustProxy,
+    allowOutbound: config.allowOutbound,
+    publicUrl: config.publicUrl,
+    adminListen: config.adminListen,
+    opsListen: config.opsListen,
+    tls: config.tlsCert && config.tlsKey ? { certPath: config.tlsCert, keyPath: config.tlsKey } : undefined,
+    drainWindowMs: config.drainWindowMs,
+    drainTimeoutMs: config.drainTimeoutMs,
+    replicaId: config.replicaId,
+    rebalance: config.rebalanceIntervalMs === 0 ? false : { intervalMs: config.rebalanceIntervalMs },
+  };
+}
+
+/** What a person reads at start: where the service, the admin API, the console, health and each service are. */
+function announce(
+  server: VaneServer,
+  tokenGiven: boolean,
+  program: string,
+  say: (message: string, fields: LogFields) => void,
+): void {
+  say(`${program} listening on ${server.url}`, { event: 'listening', url: server.url });
+  // A generated token is shown once, to the person who started a local server; JSON mode requires a given one.
+  say(`admin API: ${server.adminUrl}/admin/v1/  token: ${tokenGiven ? '(as given)' : server.adminToken}`, {
+    event: 'admin_api',
+    url: `${server.adminUrl}/admin/v1/`,
+  });
+  say(`web console: ${server.adminUrl}/console/  (log in with the admin token)`, {
+    event: 'console',
+    url: `${server.adminUrl}/console/`,
+  });
+  say(`health: ${server.opsUrl}/healthz, ${server.opsUrl}/readyz; metrics: ${server.opsUrl}/metrics`, {
+    event: 'ops',
+    url: server.opsUrl,
+  });
+  for (const { slug, kind, keyHints } of server.services()) {
+    // Every active key, redacted, whether this process knows it in full or only its hash (a restart, PostgreSQL).
+    const keys = keyHints.length === 0 ? 'none' : `${keyHints.length} (${keyHints.join(', ')})`;
+    say(`service ${slug} (${kind}): ${server.baseUrl(slug)}  keys: ${keys}`, {
+      event: 'service',
+      service: slug,
+      kind,
+      base_url: server.baseUrl(slug),
+    });
+  }
+}

@@ -1,4 +1,4 @@
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 
 /**
  * A setting of the command line, the environment or the config file that
@@ -6,7 +6,7 @@ import { LocalServerError, type LocalServerErrorOptions } from '../local-server-
  * `VANE_PORT`, `vane.yaml: port`); the message never quotes a secret.
  * Match on {@link ConfigError.code}.
  */
-export class ConfigError extends LocalServerError {
+export class ConfigError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_CONFIG_INVALID' as const;
   /** The setting at fault, as its source names it. */
@@ -18,7 +18,7 @@ export class ConfigError extends LocalServerError {
    * @param setting - the setting at fault, as its source names it.
    * @param problem - what is wrong; never a secret value.
    */
-  constructor(setting: string, problem: string, options?: LocalServerErrorOptions) {
+  constructor(setting: string, problem: string, options?: VaneServerErrorOptions) {
     super(`${setting}: ${problem}`, options);
     this.setting = setting;
     this.problem = problem;

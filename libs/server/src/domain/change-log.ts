@@ -1,6 +1,6 @@
 import type { StateChange } from '../persistence/state-change.js';
 import type { ServiceData } from './model.js';
-import type { StoreChange } from './store.js';
+import type { CommittedRevision } from './store.js';
 
 /** A service as last committed, with which of its flags were active then. */
 export interface CommittedService {
@@ -17,7 +17,7 @@ export interface StoreWrite<T> {
 }
 
 /**
- * Where the store's changes go to become durable. Nothing a change makes
+ * Change stage 3: where the store's {@link StateChange}s go to become durable (file journal, PostgreSQL, memory). Nothing a change makes
  * visible (an answer, a patch, a snapshot) leaves the server before the
  * change is durable, so a revision a client has seen is never lost and
  * never reused.
@@ -52,7 +52,7 @@ export interface ChangeLog {
   /** Writes what is pending and releases the files. */
   close(): Promise<void>;
   /** The revision a recorded change made, with what it touched and when: a fleet store keeps these with the change. */
-  revised(change: StoreChange): void;
+  revised(change: CommittedRevision): void;
   /**
    * Runs a write against the latest committed state and resolves with its
    * result once it is durable. A fleet store first catches up with what

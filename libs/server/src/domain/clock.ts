@@ -58,7 +58,7 @@ interface ManualTimer {
  *
  * @example
  * const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
- * const server = await startLocalServer({ seed, clock });
+ * const server = await startVaneServer({ seed, clock });
  * clock.advance(60_000); // a flag whose starts_at was a minute away turns active now
  */
 export class ManualClock implements TimerClock {

@@ -1,11 +1,11 @@
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 import type { AdminRight } from './model.js';
 
 /**
  * The admin token lacks the right a change or read needs. Over HTTP it is
  * answered `403 forbidden` (PROTOCOL §10).
  */
-export class ForbiddenError extends LocalServerError {
+export class ForbiddenError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_LOCAL_FORBIDDEN' as const;
 
@@ -16,7 +16,7 @@ export class ForbiddenError extends LocalServerError {
   constructor(
     message: string,
     readonly right: AdminRight,
-    options?: LocalServerErrorOptions,
+    options?: VaneServerErrorOptions,
   ) {
     super(message, options);
   }

@@ -91,7 +91,7 @@ export interface AuditEntry {
   actor: string;
 }
 
-/** Every kind of change the server's audit records. */
+/** A change's name in the audit (`config.put`, `key.revoke`, …): the kind an {@link AuditEntry} records, not the change itself. */
 export type ChangeAction =
   | AuditAction
   | 'service.put'

@@ -1,4 +1,4 @@
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 
 /**
  * What a change names does not exist: a service, a key, a config, a flag, a
@@ -6,12 +6,12 @@ import { LocalServerError, type LocalServerErrorOptions } from '../local-server-
  * `404 not_found`; match on {@link NotFoundError.code}. The message names
  * the thing, never a value.
  */
-export class NotFoundError extends LocalServerError {
+export class NotFoundError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_LOCAL_NOT_FOUND' as const;
 
   /** @param message - names what is missing, e.g. `service "shop" has no flag "x"`. */
-  constructor(message: string, options?: LocalServerErrorOptions) {
+  constructor(message: string, options?: VaneServerErrorOptions) {
     super(message, options);
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { dictionary } from './dictionary.js';
 import type { ConfigValue, ServiceData } from './model.js';
-import { currentVersion, type Store, type StoreChange } from './store.js';
+import { currentVersion, type Store, type CommittedRevision } from './store.js';
 import type { CommittedService } from './change-log.js';
 
 /** A service as reads see it: its data and whether each flag is active. */
@@ -96,7 +96,7 @@ export class SnapshotRenderer {
   }
 
   /** The patch that takes an `audience` client from `change.base` to `change.revision`. */
-  patch(change: StoreChange, audience: Audience): PatchBody {
+  patch(change: CommittedRevision, audience: Audience): PatchBody {
     const service = this.store.service(change.slug)!;
     const patch: PatchBody = {
       base: change.base,

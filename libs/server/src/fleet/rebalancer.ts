@@ -1,5 +1,5 @@
 import type { StreamHub } from '../domain/stream-hub.js';
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 import type { ServerMetrics } from '../ops/server-metrics.js';
 import type { StreamCount, StreamCounts } from './stream-counts.js';
 
@@ -101,7 +101,7 @@ export class Rebalancer {
     private readonly counts: StreamCounts,
     private readonly hub: RebalancedStreams,
     private readonly metrics: Pick<ServerMetrics, 'goaway'>,
-    private readonly logger: LocalServerLogger,
+    private readonly logger: VaneServerLogger,
     private readonly options: RebalanceOptions,
     private readonly random: () => number = Math.random,
     private readonly now: () => number = Date.now,

@@ -1,4 +1,4 @@
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 import type { ReadinessCheck, ReadinessResult } from '../ops/readiness.js';
 import type { ServerMetrics } from '../ops/server-metrics.js';
 
@@ -22,7 +22,7 @@ export class ServiceDrift implements ReadinessCheck {
 
   constructor(
     private readonly metrics: ServerMetrics,
-    private readonly logger: LocalServerLogger,
+    private readonly logger: VaneServerLogger,
     /** How long a service may differ before it counts, in ms. */
     readonly boundMs = 30_000,
     private readonly now: () => number = Date.now,

@@ -1,4 +1,4 @@
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 
 /** A stable error code of the wire protocol (PROTOCOL §3): the `error` member of an answer. */
 export type ProtocolErrorCode =
@@ -22,7 +22,7 @@ export type ProtocolErrorCode =
  * written for people and never holds a key or a secret value. Its `code` is
  * the local server's own; `protocolCode` is the wire's.
  */
-export class HttpError extends LocalServerError {
+export class HttpError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_LOCAL_REQUEST_REFUSED' as const;
 
@@ -39,7 +39,7 @@ export class HttpError extends LocalServerError {
     message: string,
     readonly extra: Readonly<Record<string, string | number>> = {},
     readonly headers: Readonly<Record<string, string>> = {},
-    options?: LocalServerErrorOptions,
+    options?: VaneServerErrorOptions,
   ) {
     super(message, options);
   }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleConsoleRoute } from '../console/console-routes.js';
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 import { NotFoundError } from '../domain/not-found-error.js';
 import { ForbiddenError } from '../domain/forbidden-error.js';
 import { ConflictError } from '../domain/conflict-error.js';
@@ -31,7 +31,7 @@ const STORE_RETRY_AFTER_SECONDS = 2;
  */
 export function createRequestHandler(
   ctx: ServerContext,
-  logger: LocalServerLogger,
+  logger: VaneServerLogger,
   openApi: OpenApiRoute,
   routes: ListenerRoutes = ALL_ROUTES,
 ): (req: IncomingMessage, res: ServerResponse) => void {
@@ -133,7 +133,7 @@ function answerError(
   req: IncomingMessage,
   res: ServerResponse,
   error: unknown,
-  logger: LocalServerLogger,
+  logger: VaneServerLogger,
 ): void {
   if (isClientAbort(req, error)) {
     // Nobody is left to answer: the client hung up mid-request. Routine, not a failure of ours.
@@ -202,7 +202,7 @@ function noteRefusal(
   req: IncomingMessage,
   reason: RefusalReason,
   requestId: string | undefined,
-  logger: LocalServerLogger,
+  logger: VaneServerLogger,
 ): void {
   ctx.metrics.refused(reason);
   if (reason !== 'unauthorized' && reason !== 'throttled') return;

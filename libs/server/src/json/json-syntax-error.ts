@@ -5,7 +5,7 @@
  */
 export function describeJsonSyntaxError(text: string, subject = 'the file'): string {
   if (/^[ \t\n\r]*$/.test(text)) return `invalid JSON: ${subject} is empty`;
-  const error = findJsonSyntaxError(text, subject);
+  const error = new JsonScanner(text, subject).firstError();
   if (error === undefined) return 'invalid JSON';
   const before = text.slice(0, error.offset);
   const line = before.split('\n').length;
@@ -21,108 +21,141 @@ function describeChar(text: string, offset: number, subject: string): string {
     : `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-/** Scans `text` as JSON without recursion; returns the first error, or undefined when it is valid. */
-function findJsonSyntaxError(text: string, subject: string): { offset: number; problem: string } | undefined {
-  let i = 0;
-  const stack: Array<'object' | 'array'> = [];
-  const skipSpace = (): void => {
-    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
-  };
-  const expected = (what: string): { offset: number; problem: string } => ({
-    offset: i,
-    problem: `expected ${what}, found ${describeChar(text, i, subject)}`,
-  });
-  const scanString = (): { offset: number; problem: string } | undefined => {
-    const start = i;
-    i++;
-    while (i < text.length) {
-      const c = text.charCodeAt(i);
+/** Where JSON text goes wrong, and how. */
+interface JsonSyntaxProblem {
+  readonly offset: number;
+  readonly problem: string;
+}
+
+/** Scans text as JSON without recursion: the containers open are kept on a stack. */
+class JsonScanner {
+  #at = 0;
+  readonly #stack: Array<'object' | 'array'> = [];
+
+  constructor(
+    private readonly text: string,
+    private readonly subject: string,
+  ) {}
+
+  /** The first error of the text, or undefined when it is valid. */
+  firstError(): JsonSyntaxProblem | undefined {
+    this.#skipSpace();
+    for (;;) {
+      // Here a value must start.
+      const value = this.#scanValue();
+      if (typeof value === 'object') return value;
+      if (value === 'opened') continue;
+      const next = this.#closeContainers();
+      if (next !== 'next') return next;
+    }
+  }
+
+  /** Scans one value, or the start of a container with something in it (`opened`). */
+  #scanValue(): 'opened' | 'scanned' | JsonSyntaxProblem {
+    const { text } = this;
+    this.#skipSpace();
+    const c = text[this.#at];
+    if (c === '{' || c === '[') {
+      this.#at++;
+      this.#skipSpace();
+      if (text[this.#at] === (c === '{' ? '}' : ']')) {
+        this.#at++;
+        return 'scanned';
+      }
+      this.#stack.push(c === '{' ? 'object' : 'array');
+      return (c === '{' ? this.#scanMemberName() : undefined) ?? 'opened';
+    }
+    if (c === '"') return this.#scanString() ?? 'scanned';
+    if (c !== undefined && /[-0-9]/.test(c)) {
+      const number = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(this.#at, this.#at + 1024));
+      if (number === null || number[0] === '-') return this.#expected('a number');
+      this.#at += number[0].length;
+    } else if (text.startsWith('true', this.#at) || text.startsWith('null', this.#at)) {
+      this.#at += 4;
+    } else if (text.startsWith('false', this.#at)) {
+      this.#at += 5;
+    } else {
+      return this.#expected('a value');
+    }
+    return 'scanned';
+  }
+
+  /** A value ended: closes containers until a separator asks for the next value (`next`) or the text ends. */
+  #closeContainers(): 'next' | JsonSyntaxProblem | undefined {
+    const { text } = this;
+    for (;;) {
+      this.#skipSpace();
+      const top = this.#stack[this.#stack.length - 1];
+      if (top === undefined) {
+        return this.#at < text.length ? this.#expected(`the end of ${this.subject} after the JSON value`) : undefined;
+      }
+      if (text[this.#at] === ',') {
+        this.#at++;
+        return (top === 'object' ? this.#scanMemberName() : undefined) ?? 'next';
+      }
+      if (text[this.#at] === (top === 'object' ? '}' : ']')) {
+        this.#stack.pop();
+        this.#at++;
+        continue;
+      }
+      return this.#expected(top === 'object' ? '"," or "}"' : '"," or "]"');
+    }
+  }
+
+  #skipSpace(): void {
+    const { text } = this;
+    while (this.#at < text.length && ' \t\n\r'.includes(text[this.#at]!)) this.#at++;
+  }
+
+  #expected(what: string): JsonSyntaxProblem {
+    return {
+      offset: this.#at,
+      problem: `expected ${what}, found ${describeChar(this.text, this.#at, this.subject)}`,
+    };
+  }
+
+  #scanString(): JsonSyntaxProblem | undefined {
+    const { text } = this;
+    const start = this.#at;
+    this.#at++;
+    while (this.#at < text.length) {
+      const c = text.charCodeAt(this.#at);
       if (c === 0x22) {
-        i++;
+        this.#at++;
         return undefined;
       }
-      if (c < 0x20) return { offset: i, problem: 'unescaped control character in a string' };
+      if (c < 0x20)
+        return {
+          offset: this.#at,
+          problem: 'unescaped control character in a string',
+        };
       if (c === 0x5c) {
-        const escape = text[i + 1];
+        const escape = text[this.#at + 1];
         if (escape !== undefined && '"\\/bfnrt'.includes(escape)) {
-          i += 2;
-        } else if (escape === 'u' && /^[0-9A-Fa-f]{4}$/.test(text.slice(i + 2, i + 6))) {
-          i += 6;
+          this.#at += 2;
+        } else if (escape === 'u' && /^[0-9A-Fa-f]{4}$/.test(text.slice(this.#at + 2, this.#at + 6))) {
+          this.#at += 6;
         } else {
-          return { offset: i, problem: 'invalid escape sequence in a string' };
+          return {
+            offset: this.#at,
+            problem: 'invalid escape sequence in a string',
+          };
         }
       } else {
-        i++;
+        this.#at++;
       }
     }
     return { offset: start, problem: 'unterminated string' };
-  };
-  const scanMemberName = (): { offset: number; problem: string } | undefined => {
-    skipSpace();
-    if (text[i] !== '"') return expected('a member name in double quotes');
-    const error = scanString();
-    if (error !== undefined) return error;
-    skipSpace();
-    if (text[i] !== ':') return expected('":"');
-    i++;
-    return undefined;
-  };
+  }
 
-  skipSpace();
-  for (;;) {
-    // Here a value must start.
-    skipSpace();
-    const c = text[i];
-    let opened = false;
-    if (c === '{' || c === '[') {
-      i++;
-      skipSpace();
-      if (text[i] === (c === '{' ? '}' : ']')) {
-        i++;
-      } else {
-        stack.push(c === '{' ? 'object' : 'array');
-        opened = true;
-        if (c === '{') {
-          const error = scanMemberName();
-          if (error !== undefined) return error;
-        }
-      }
-    } else if (c === '"') {
-      const error = scanString();
-      if (error !== undefined) return error;
-    } else if (c !== undefined && /[-0-9]/.test(c)) {
-      const number = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 1024));
-      if (number === null || number[0] === '-') return expected('a number');
-      i += number[0].length;
-    } else if (text.startsWith('true', i) || text.startsWith('null', i)) {
-      i += 4;
-    } else if (text.startsWith('false', i)) {
-      i += 5;
-    } else {
-      return expected('a value');
-    }
-    if (opened) continue;
-    // A value ended: close containers until a separator asks for the next value.
-    for (;;) {
-      skipSpace();
-      const top = stack[stack.length - 1];
-      if (top === undefined) {
-        return i < text.length ? expected(`the end of ${subject} after the JSON value`) : undefined;
-      }
-      if (text[i] === ',') {
-        i++;
-        if (top === 'object') {
-          const error = scanMemberName();
-          if (error !== undefined) return error;
-        }
-        break;
-      }
-      if (text[i] === (top === 'object' ? '}' : ']')) {
-        stack.pop();
-        i++;
-        continue;
-      }
-      return expected(top === 'object' ? '"," or "}"' : '"," or "]"');
-    }
+  #scanMemberName(): JsonSyntaxProblem | undefined {
+    this.#skipSpace();
+    if (this.text[this.#at] !== '"') return this.#expected('a member name in double quotes');
+    const error = this.#scanString();
+    if (error !== undefined) return error;
+    this.#skipSpace();
+    if (this.text[this.#at] !== ':') return this.#expected('":"');
+    this.#at++;
+    return undefined;
   }
 }

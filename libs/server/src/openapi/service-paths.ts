@@ -17,7 +17,10 @@ const SERVICE_SERVERS: readonly OpenApiServer[] = [
     description: "A service, named by its host name's first label; on a laptop `http://{slug}.localhost:4400`",
     variables: {
       slug: { default: 'shop', description: "The service's slug" },
-      domain: { default: 'vane.acme.internal', description: 'The domain of `--public-url`' },
+      domain: {
+        default: 'vane.acme.internal',
+        description: 'The domain of `--public-url`',
+      },
     },
   },
 ];
@@ -47,6 +50,11 @@ function service(
 
 /** The `/v1/` paths. */
 export function servicePaths(): Record<string, OpenApiPathItem> {
+  return { ...syncPath(), ...streamPath(), ...requestPaths(), ...secretWritePaths() };
+}
+
+/** The path of the snapshot. */
+function syncPath(): Record<string, OpenApiPathItem> {
   return {
     '/v1/sync': {
       servers: SERVICE_SERVERS,
@@ -68,16 +76,31 @@ export function servicePaths(): Record<string, OpenApiPathItem> {
         responses: {
           '200': jsonAnswer('The snapshot', ref('Snapshot'), {
             ...headers,
-            ETag: { description: 'A strong validator of exactly these bytes', schema: { type: 'string' } },
+            ETag: {
+              description: 'A strong validator of exactly these bytes',
+              schema: { type: 'string' },
+            },
           }),
           '304': {
             description: 'The snapshot held is current',
-            headers: { ...headers, ETag: { description: 'The current ETag', schema: { type: 'string' } } },
+            headers: {
+              ...headers,
+              ETag: {
+                description: 'The current ETag',
+                schema: { type: 'string' },
+              },
+            },
           },
           ...errorAnswers(CALLER_REFUSALS, headers),
         },
       }),
     },
+  };
+}
+
+/** The path of the live updates. */
+function streamPath(): Record<string, OpenApiPathItem> {
+  return {
     '/v1/stream': {
       servers: SERVICE_SERVERS,
       get: service({
@@ -105,7 +128,9 @@ export function servicePaths(): Record<string, OpenApiPathItem> {
                   type: 'string',
                   description:
                     'Server-sent events, each `data` one line of JSON: a `ResyncEvent`, a `Patch` or a `GoawayEvent`',
-                  contentSchema: { oneOf: [ref('ResyncEvent'), ref('Patch'), ref('GoawayEvent')] },
+                  contentSchema: {
+                    oneOf: [ref('ResyncEvent'), ref('Patch'), ref('GoawayEvent')],
+                  },
                 },
               },
             },
@@ -114,6 +139,12 @@ export function servicePaths(): Record<string, OpenApiPathItem> {
         },
       }),
     },
+  };
+}
+
+/** The paths a client asks something of: A/B evaluation, the workload-identity exchange. */
+function requestPaths(): Record<string, OpenApiPathItem> {
+  return {
     '/v1/flags/evaluate-ab': {
       servers: SERVICE_SERVERS,
       post: service({
@@ -123,7 +154,9 @@ export function servicePaths(): Record<string, OpenApiPathItem> {
         requestBody: {
           description: 'The flags, the user and its attributes',
           required: true,
-          content: { 'application/json': { schema: inputSchema(evaluateAbBody) } },
+          content: {
+            'application/json': { schema: inputSchema(evaluateAbBody) },
+          },
         },
         responses: {
           '200': jsonAnswer('Each flag for this user', ref('EvaluateAbAnswer'), headers),
@@ -143,7 +176,9 @@ export function servicePaths(): Record<string, OpenApiPathItem> {
           requestBody: {
             description: 'The platform and its identity token',
             required: true,
-            content: { 'application/json': { schema: inputSchema(tokenExchangeBody) } },
+            content: {
+              'application/json': { schema: inputSchema(tokenExchangeBody) },
+            },
           },
           responses: {
             '200': jsonAnswer('The session', ref('TokenExchangeAnswer'), headers),
@@ -153,6 +188,12 @@ export function servicePaths(): Record<string, OpenApiPathItem> {
         [],
       ),
     },
+  };
+}
+
+/** The paths a secret key writes secrets at. */
+function secretWritePaths(): Record<string, OpenApiPathItem> {
+  return {
     '/v1/secrets/{key}': {
       servers: SERVICE_SERVERS,
       parameters: [keyParameter],
@@ -163,7 +204,9 @@ export function servicePaths(): Record<string, OpenApiPathItem> {
         requestBody: {
           description: 'The value and its type',
           required: true,
-          content: { 'application/json': { schema: inputSchema(secretWriteSchema) } },
+          content: {
+            'application/json': { schema: inputSchema(secretWriteSchema) },
+          },
         },
         responses: {
           '200': jsonAnswer('The version written', ref('SecretWriteAnswer'), headers),
@@ -256,7 +299,10 @@ export function opsPaths(): Record<string, OpenApiPathItem> {
         summary: 'Prometheus metrics',
         description: 'The Prometheus text exposition format.',
         responses: {
-          '200': { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
+          '200': {
+            description: 'The metrics',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
           '405': TEXT_405,
           ...OPS_NOT_HERE,
         },

@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Level } from 'pino';
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 
 /** Options of {@link jsonLogger}. */
 export interface JsonLoggerOptions {
@@ -17,11 +17,11 @@ export interface JsonLoggerOptions {
 const REDACTED = ['token', 'key', 'value', 'secret', 'password', 'authorization', 'cookie'];
 
 /**
- * A {@link LocalServerLogger} writing one JSON object a line with pino:
+ * A {@link VaneServerLogger} writing one JSON object a line with pino:
  * `{"level":30,"time":"…","msg":"…","event":"write","request_id":"…",…}`.
  * The server's command line uses it (`--log-format json`).
  */
-export function jsonLogger(options: JsonLoggerOptions = {}): LocalServerLogger {
+export function jsonLogger(options: JsonLoggerOptions = {}): VaneServerLogger {
   const logger = pino(
     {
       level: options.level ?? 'info',

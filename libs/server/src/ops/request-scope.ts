@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { LogFields, LocalServerLogger } from '../logger.js';
+import type { LogFields, VaneServerLogger } from '../logger.js';
 
 /** What the server knows of the request being handled, wherever its work goes. */
 export interface RequestScope {
@@ -42,7 +42,7 @@ export class RequestScopes {
   }
 
   /** `logger`, with the request id added to every line written inside a request. */
-  wrap(logger: LocalServerLogger): LocalServerLogger {
+  wrap(logger: VaneServerLogger): VaneServerLogger {
     const add = (fields: LogFields | undefined): LogFields | undefined => {
       const scope = this.current();
       return scope ? { request_id: scope.requestId, ...fields } : fields;

@@ -63,16 +63,7 @@ export class ServerMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    new Gauge({
-      name: 'vane_streams_open',
-      help: 'Open /v1/stream connections, by service',
-      labelNames: ['service'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [service, count] of sources.streamsByService()) this.set({ service }, count);
-      },
-    });
+    registerStreamsGauge(registers, sources);
     this.#patches = new Counter({
       name: 'vane_patches_sent_total',
       help: 'patch events written to streams, by service (one per stream per revision)',
@@ -115,57 +106,7 @@ export class ServerMetrics {
       labelNames: ['service'],
       registers,
     });
-    new Gauge({
-      name: 'vane_draining',
-      help: '1 while this replica drains its streams before exiting',
-      registers,
-      collect() {
-        this.set(sources.draining() ? 1 : 0);
-      },
-    });
-    // One read of the fleet serves the three gauges of a scrape (each collects on its own).
-    let fleetRead: { at: number; replicas: Promise<readonly ReplicaInfo[]> } | undefined;
-    const readFleet = (): Promise<readonly ReplicaInfo[]> => {
-      const now = Date.now();
-      if (!fleetRead || now - fleetRead.at > 1000) {
-        fleetRead = { at: now, replicas: Promise.resolve().then(() => sources.fleet.replicas()) };
-      }
-      return fleetRead.replicas;
-    };
-    new Gauge({
-      name: 'vane_fleet_replicas',
-      help: 'Replicas of the fleet seen by this one, itself included',
-      registers,
-      async collect() {
-        this.set((await readFleet()).length);
-      },
-    });
-    new Gauge({
-      name: 'vane_fleet_replica_streams',
-      help: 'Open streams per replica of the fleet',
-      labelNames: ['replica'],
-      registers,
-      async collect() {
-        const fleet = await readFleet();
-        this.reset();
-        for (const replica of fleet) this.set({ replica: replica.id }, replica.streams);
-      },
-    });
-    new Gauge({
-      name: 'vane_fleet_replica_revision',
-      help: 'The revision each replica serves, by service',
-      labelNames: ['replica', 'service'],
-      registers,
-      async collect() {
-        const fleet = await readFleet();
-        this.reset();
-        for (const replica of fleet) {
-          for (const [service, revision] of Object.entries(replica.revisions)) {
-            this.set({ replica: replica.id, service }, revision);
-          }
-        }
-      },
-    });
+    registerStateGauges(registers, sources);
   }
 
   /** Counts an answered request; `seconds` is left out for streams. */
@@ -213,3 +154,72 @@ export class ServerMetrics {
 }
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The gauge of open streams per service, read at each scrape. */
+function registerStreamsGauge(registers: Registry[], sources: ServerMetricsSources): void {
+  new Gauge({
+    name: 'vane_streams_open',
+    help: 'Open /v1/stream connections, by service',
+    labelNames: ['service'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [service, count] of sources.streamsByService()) this.set({ service }, count);
+    },
+  });
+}
+
+/** The gauges of this replica's draining and of the fleet, read at each scrape. */
+function registerStateGauges(registers: Registry[], sources: ServerMetricsSources): void {
+  new Gauge({
+    name: 'vane_draining',
+    help: '1 while this replica drains its streams before exiting',
+    registers,
+    collect() {
+      this.set(sources.draining() ? 1 : 0);
+    },
+  });
+  // One read of the fleet serves the three gauges of a scrape (each collects on its own).
+  let fleetRead: { at: number; replicas: Promise<readonly ReplicaInfo[]> } | undefined;
+  const readFleet = (): Promise<readonly ReplicaInfo[]> => {
+    const now = Date.now();
+    if (!fleetRead || now - fleetRead.at > 1000) {
+      fleetRead = { at: now, replicas: Promise.resolve().then(() => sources.fleet.replicas()) };
+    }
+    return fleetRead.replicas;
+  };
+  new Gauge({
+    name: 'vane_fleet_replicas',
+    help: 'Replicas of the fleet seen by this one, itself included',
+    registers,
+    async collect() {
+      this.set((await readFleet()).length);
+    },
+  });
+  new Gauge({
+    name: 'vane_fleet_replica_streams',
+    help: 'Open streams per replica of the fleet',
+    labelNames: ['replica'],
+    registers,
+    async collect() {
+      const fleet = await readFleet();
+      this.reset();
+      for (const replica of fleet) this.set({ replica: replica.id }, replica.streams);
+    },
+  });
+  new Gauge({
+    name: 'vane_fleet_replica_revision',
+    help: 'The revision each replica serves, by service',
+    labelNames: ['replica', 'service'],
+    registers,
+    async collect() {
+      const fleet = await readFleet();
+      this.reset();
+      for (const replica of fleet) {
+        for (const [service, revision] of Object.entries(replica.revisions)) {
+          this.set({ replica: replica.id, service }, revision);
+        }
+      }
+    },
+  });
+}

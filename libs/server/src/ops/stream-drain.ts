@@ -2,7 +2,7 @@ import type { StreamHub } from '../domain/stream-hub.js';
 
 /** The longest `reconnect_in_ms` PROTOCOL §6 allows. */
 const GOAWAY_MAX_DELAY_MS = 60_000;
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 import type { Readiness } from './readiness.js';
 import type { ServerMetrics } from './server-metrics.js';
 
@@ -11,7 +11,7 @@ export interface StreamDrainParts {
   readonly hub: StreamHub;
   readonly readiness: Readiness;
   readonly metrics: ServerMetrics;
-  readonly logger: LocalServerLogger;
+  readonly logger: VaneServerLogger;
   /** Uniform in [0, 1). @default Math.random */
   readonly random?: () => number;
 }

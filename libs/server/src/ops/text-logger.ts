@@ -1,4 +1,4 @@
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 
 /** The levels of the command line's `--log-level`, least severe first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -10,7 +10,7 @@ const ORDER: Readonly<Record<LogLevel, number>> = { debug: 0, info: 1, warn: 2, 
  * alone, one line each, on standard output (warnings and errors on standard
  * error); lines below `level` are dropped.
  */
-export function textLogger(level: LogLevel = 'info'): LocalServerLogger {
+export function textLogger(level: LogLevel = 'info'): VaneServerLogger {
   const at = (line: LogLevel, write: (message: string) => void) => (message: string) => {
     if (ORDER[line] >= ORDER[level]) write(message);
   };

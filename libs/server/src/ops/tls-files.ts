@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';
 import { ConfigError } from '../config/config-error.js';
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 
 /** The certificate chain and private key of the native TLS listener, as PEM files. */
 export interface TlsFilePaths {
@@ -25,7 +25,7 @@ export class TlsFiles {
 
   constructor(
     readonly paths: TlsFilePaths,
-    private readonly logger: LocalServerLogger,
+    private readonly logger: VaneServerLogger,
     private readonly intervalMs = 1000,
   ) {}
 

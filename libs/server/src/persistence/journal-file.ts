@@ -7,15 +7,15 @@ import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { describeFsError } from './fs-errors.js';
 import type { StoredChange } from '../sealing/sealing-codec.js';
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 
 /** A journal that cannot be replayed: a bad record is followed by good ones, so it is not a torn tail. */
-export class JournalFileError extends LocalServerError {
+export class JournalFileError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_LOCAL_JOURNAL_INVALID' as const;
 
   /** @param message - names the journal file and what is wrong with it. */
-  constructor(message: string, options?: LocalServerErrorOptions) {
+  constructor(message: string, options?: VaneServerErrorOptions) {
     super(message, options);
   }
 }

@@ -25,7 +25,7 @@ import {
   type TenantState,
   type TrustDefinition,
 } from '../domain/model.js';
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 
 /** A change that moves a service to `revision`. */
 interface RevisionChange {
@@ -52,7 +52,7 @@ interface SecretChange extends RevisionChange {
   readonly key: string;
 }
 
-/** A change of the server's data, in the form the journal records. */
+/** Change stage 1: one change of the server's data as the domain makes it (secret values in clear), folded in by `applyStateChange`. */
 export type StateChange = Audited &
   (
     | ({
@@ -113,18 +113,45 @@ export type StateChange = Audited &
   );
 
 /** A journal record names a service the data does not hold: the files do not belong together. */
-export class StateChangeError extends LocalServerError {
+export class StateChangeError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_LOCAL_STATE_MISMATCH' as const;
 
   /** @param message - names the change and the missing service. */
-  constructor(message: string, options?: LocalServerErrorOptions) {
+  constructor(message: string, options?: VaneServerErrorOptions) {
     super(message, options);
   }
 }
 
+/** The changes of data outside any one service: the tenant, root keys, projects, tokens, the access ledgers. */
+type DataWideChange = Extract<
+  StateChange,
+  { type: 'tenant' | 'root_key' | 'project' | 'token' | 'session.end' | 'guess.wrong' | 'token.used' }
+>;
+
+const DATA_WIDE: ReadonlySet<StateChange['type']> = new Set<DataWideChange['type']>([
+  'tenant',
+  'root_key',
+  'project',
+  'token',
+  'session.end',
+  'guess.wrong',
+  'token.used',
+]);
+
+/** Whether `change` is of data outside any one service. */
+function isDataWide(change: StateChange): change is DataWideChange {
+  return DATA_WIDE.has(change.type);
+}
+
 /** Applies one change to `data` in place. */
 export function applyStateChange(data: ServerData, change: StateChange): void {
+  if (isDataWide(change)) applyDataWideChange(data, change);
+  else applyServiceChange(data, change);
+}
+
+/** Applies a change of data outside any one service. */
+function applyDataWideChange(data: ServerData, change: DataWideChange): void {
   if (change.type === 'tenant') {
     Object.assign(data.tenant, change.tenant);
     addAudit(data, change, null, null);
@@ -163,6 +190,10 @@ export function applyStateChange(data: ServerData, change: StateChange): void {
     if (token && (token.last_used_at ?? '') < change.last_used_at) token.last_used_at = change.last_used_at;
     return;
   }
+}
+
+/** Applies a change of one service (creating it for a `service` change), moving it to the change's revision. */
+function applyServiceChange(data: ServerData, change: Exclude<StateChange, DataWideChange>): void {
   if (change.type === 'service' && !data.services.has(change.slug)) {
     data.services.set(change.slug, emptyService(change.kind, change.project));
   }

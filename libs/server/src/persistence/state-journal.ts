@@ -11,15 +11,15 @@ import type { ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from './state-change.js';
 import { removeCrashLeftovers, renderStateText, StateFile, syncDirectory } from './state-file.js';
 import { missingKeyError, type SealingCodec } from '../sealing/sealing-codec.js';
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 
 /** The journal could not be written: what was recorded since is not durable, and no write is answered any more. */
-export class JournalWriteError extends LocalServerError {
+export class JournalWriteError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_LOCAL_JOURNAL_WRITE_FAILED' as const;
 
   /** @param message - what could not be written, naming the file; the file system's error is the cause. */
-  constructor(message: string, options?: LocalServerErrorOptions) {
+  constructor(message: string, options?: VaneServerErrorOptions) {
     super(message, options);
   }
 }

@@ -19,7 +19,7 @@
 import type { StoreWrite } from '../domain/change-log.js';
 import type { TimerClock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 import { CommitOutcomeUnknownError, StoreUnavailableError } from '../store/store-errors.js';
 import { bounded, refusedBeforeCommit } from './bounded-statement.js';
 import type { ChangeCatchUp } from './change-catch-up.js';
@@ -45,7 +45,7 @@ export const WRITE_DEADLINE_MS = 2000;
 /** Options of {@link CommitPipeline}. */
 export interface CommitPipelineOptions {
   readonly sql: PostgresSql;
-  readonly logger: LocalServerLogger;
+  readonly logger: VaneServerLogger;
   /** What this replica applied; rows committed elsewhere are applied through it. */
   readonly applied: ChangeCatchUp;
   /** Where writes run in memory, and are undone. */

@@ -6,7 +6,7 @@
  */
 import type { ServerData } from '../domain/model.js';
 import type { TimerClock } from '../domain/clock.js';
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
 import { bounded } from './bounded-statement.js';
 import type { PostgresSql } from './postgres-driver.js';
@@ -16,7 +16,7 @@ import { sealedText } from './stored-base.js';
 export interface HistoryPrunerOptions {
   readonly sql: PostgresSql;
   readonly codec: SealingCodec;
-  readonly logger: LocalServerLogger;
+  readonly logger: VaneServerLogger;
   /** Current time in ms (the age of a change is measured on it). */
   readonly now: () => number;
   /** Changes younger than this are kept for replay on any replica, in ms. @default 3600000 */

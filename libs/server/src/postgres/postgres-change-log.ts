@@ -18,12 +18,12 @@
 import type { ChangeLog, CommittedService, StoreWrite } from '../domain/change-log.js';
 import type { TimerClock } from '../domain/clock.js';
 import type { ServerData } from '../domain/model.js';
-import type { Store, StoreChange } from '../domain/store.js';
+import type { Store, CommittedRevision } from '../domain/store.js';
 import type { WriteRateLimiter } from '../domain/rate-limiter.js';
 import type { FleetView, LocalReplica } from '../fleet/fleet-view.js';
 import type { ServiceDrift } from '../fleet/service-drift.js';
-import { LocalServerError } from '../local-server-error.js';
-import type { LocalServerLogger } from '../logger.js';
+import { VaneServerError } from '../local-server-error.js';
+import type { VaneServerLogger } from '../logger.js';
 import type { StateChange } from '../persistence/state-change.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
 import { StoreOpenError, StoreUnreachableError } from '../store/store-errors.js';
@@ -50,7 +50,7 @@ export interface PostgresChangeLogOptions {
   readonly codec: SealingCodec;
   /** The data of an empty database (the seed); ignored when the database holds data. */
   readonly seed: () => ServerData;
-  readonly logger: LocalServerLogger;
+  readonly logger: VaneServerLogger;
   /** Current time in ms. */
   readonly now: () => number;
   /** This replica's name in the heartbeat table. */
@@ -155,7 +155,7 @@ export class PostgresChangeLog implements ChangeLog {
     } catch (error) {
       await sql.end({ timeout: 1 }).catch(() => undefined);
       // A bad seed or a refused schema says so itself.
-      if (error instanceof LocalServerError) throw error;
+      if (error instanceof VaneServerError) throw error;
       throw new StoreOpenError(`cannot open the store at ${where}: ${(error as Error).message}`, { cause: error });
     }
   }
@@ -231,7 +231,7 @@ export class PostgresChangeLog implements ChangeLog {
     this.runs.record(change);
   }
 
-  revised(change: StoreChange): void {
+  revised(change: CommittedRevision): void {
     this.runs.revised(change);
   }
 

@@ -1,5 +1,5 @@
 import type { StreamCount, StreamCounts } from '../fleet/stream-counts.js';
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 import type { PostgresSql } from './postgres-driver.js';
 
 /** Options of {@link PostgresStreamCounts}. */
@@ -10,7 +10,7 @@ export interface PostgresStreamCountsOptions {
   readonly liveMs: number;
   /** A change of this replica's streams is published within this many ms (changes meanwhile go in one update). @default 250 */
   readonly publishDelayMs?: number;
-  readonly logger: LocalServerLogger;
+  readonly logger: VaneServerLogger;
 }
 
 /**

@@ -7,7 +7,7 @@
  * replaying it) is not cut off.
  */
 import type { DataKeyRecord } from '../domain/model.js';
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 import type { StateChange } from '../persistence/state-change.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
 import type { PostgresSql } from './postgres-driver.js';
@@ -21,7 +21,7 @@ import { sealedText } from './stored-base.js';
 export async function rewriteSealed(
   sql: PostgresSql,
   codec: SealingCodec,
-  logger: LocalServerLogger,
+  logger: VaneServerLogger,
   state: PrunedState,
 ): Promise<void> {
   const at = state.seq;

@@ -7,7 +7,7 @@
  */
 import type { CommittedService, StoreWrite } from '../domain/change-log.js';
 import type { CancellableTimer } from '../domain/clock.js';
-import type { SavedServices, Store, StoreChange } from '../domain/store.js';
+import type { SavedServices, Store, CommittedRevision } from '../domain/store.js';
 import type { StateChange } from '../persistence/state-change.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
 import { storedChangeSet, type RecordedChange } from './change-rows.js';
@@ -164,7 +164,7 @@ export class WriteRuns {
   }
 
   /** The revision a recorded change made: kept with its record. */
-  revised(change: StoreChange): void {
+  revised(change: CommittedRevision): void {
     if (this.applying() || this.current === undefined) return;
     const records = this.current.records;
     for (let i = records.length - 1; i >= 0; i--) {

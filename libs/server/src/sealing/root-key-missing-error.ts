@@ -1,11 +1,11 @@
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 
 /**
  * The data is sealed by a root key the server was not given (or is not
  * sealed yet and no key was given to seal it). Nothing was read past the
  * check, and nothing was written.
  */
-export class RootKeyMissingError extends LocalServerError {
+export class RootKeyMissingError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_ROOT_KEY_MISSING' as const;
 
@@ -16,7 +16,7 @@ export class RootKeyMissingError extends LocalServerError {
   constructor(
     message: string,
     readonly keyIds: readonly string[],
-    options?: LocalServerErrorOptions,
+    options?: VaneServerErrorOptions,
   ) {
     super(message, options);
   }

@@ -1,15 +1,15 @@
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 
 /**
  * A sealed value or wrapped key does not open: it was changed, or moved to
  * another service, key or version than the one it was sealed for.
  */
-export class SealedDataError extends LocalServerError {
+export class SealedDataError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_SEALED_DATA_INVALID' as const;
 
   /** @param message - names where the value is (service, key, version), never the value. */
-  constructor(message: string, options?: LocalServerErrorOptions) {
+  constructor(message: string, options?: VaneServerErrorOptions) {
     super(message, options);
   }
 }

@@ -27,7 +27,7 @@ export type SealedSecretVersionChange = Omit<SecretVersionChange, 'version'> & {
   readonly version: Omit<SecretVersion, 'value'> & { readonly value: SealedValue };
 };
 
-/** A change as a store backend writes and reads it. */
+/** Change stage 2: a {@link StateChange} as a store backend writes and reads it (secret values sealed). */
 export type StoredChange = Exclude<StateChange, SecretVersionChange> | SealedSecretVersionChange | SecretVersionChange;
 
 /** What the state form says about sealing (top-level `sealing`): its presence means values are sealed. */

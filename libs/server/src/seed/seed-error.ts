@@ -1,11 +1,11 @@
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 
 /**
  * A seed or state file that cannot be used. The message is
  * `<file>: <JSON path>: <problem>` and never contains a secret value or an
  * API key; match on {@link SeedError.code}.
  */
-export class SeedError extends LocalServerError {
+export class SeedError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_LOCAL_SEED_INVALID' as const;
   /** The file (or other source name) that was read. */
@@ -20,7 +20,7 @@ export class SeedError extends LocalServerError {
    * @param path - JSON path of the offending value; empty for the whole file.
    * @param problem - what was wrong; never a secret value or a key.
    */
-  constructor(file: string, path: string, problem: string, options?: LocalServerErrorOptions) {
+  constructor(file: string, path: string, problem: string, options?: VaneServerErrorOptions) {
     super(path === '' ? `${file}: ${problem}` : `${file}: ${path}: ${problem}`, options);
     this.file = file;
     this.path = path;

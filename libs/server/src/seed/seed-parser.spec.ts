@@ -20,7 +20,7 @@ import {
 import { SeedError } from './seed-error.js';
 import { chainAuditEntry } from '../audit/audit-chain.js';
 import { apiKeyRecord, hashApiKey, storedApiKey } from '../sealing/api-key-hash.js';
-import { LocalServerError } from '../local-server-error.js';
+import { VaneServerError } from '../local-server-error.js';
 import { parseServerData, parseServerDataJson, readServerDataFile } from './seed-parser.js';
 import { serializeServerData } from '../persistence/state-serializer.js';
 import { AB_OPERATORS, SECRET_TYPES, ValidationError, formatTimestamp } from '../validation/index.js';
@@ -465,7 +465,7 @@ describe('parseServerData errors', () => {
     const error = seedError(() => parse(seedWith(edit)));
     expect(error.message).toBe(`vane.seed.json: ${expected}`);
     expect(error.code).toBe('VANE_LOCAL_SEED_INVALID');
-    expect(error).toBeInstanceOf(LocalServerError);
+    expect(error).toBeInstanceOf(VaneServerError);
     expect(error.name).toBe('SeedError');
     expect(error.file).toBe('vane.seed.json');
     expect(error.cause).toBeInstanceOf(ValidationError);

@@ -6,12 +6,12 @@ import { DEFAULT_PROJECT, DEFAULT_TENANT, emptyAccessState, type ServerData } fr
 import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
 import { resolveKeyring } from '../sealing/root-key-source.js';
 import { SealingCodec, type SealingCodecOptions } from '../sealing/sealing-codec.js';
-import type { LocalServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logger.js';
 import { StateJournal } from '../persistence/state-journal.js';
 import { PostgresChangeLog } from '../postgres/postgres-change-log.js';
 import { parseServerData, readServerDataFile } from '../seed/seed-parser.js';
 import { keepKnownKeys } from '../sealing/api-key-hash.js';
-import type { LocalServerSeed } from '../local-server.js';
+import type { VaneServerSeed } from '../local-server.js';
 import { ownStateFile, type StateFileOwner } from './state-file-owner.js';
 import type { StoreLocation } from './store-location.js';
 
@@ -36,9 +36,9 @@ export interface OpenedStore {
 /** What {@link openStore} needs. */
 export interface OpenStoreOptions {
   readonly location: StoreLocation;
-  readonly seed: LocalServerSeed | string | ServerData | undefined;
+  readonly seed: VaneServerSeed | string | ServerData | undefined;
   readonly clock: TimerClock;
-  readonly logger: LocalServerLogger;
+  readonly logger: VaneServerLogger;
   readonly replicaId?: string;
   readonly checkIntervalMs?: number;
   /** The fleet store's own timers (write deadlines, statement bounds, checks); the system clock when absent. */
@@ -54,76 +54,91 @@ export interface OpenStoreOptions {
  * PostgreSQL. A store that holds data ignores the seed and says so.
  */
 export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {
-  const { location, logger, clock } = options;
-  const now = new Date(clock.now());
-  const seed = (): ServerData => {
-    if (typeof options.seed === 'string') return readServerDataFile(options.seed, { now });
-    if (options.seed && options.seed.services instanceof Map) return options.seed as ServerData;
-    if (options.seed) return parseServerData(options.seed, 'seed', { now });
-    return {
-      tenant: { ...DEFAULT_TENANT },
-      services: new Map(),
-      audit: [],
-      projects: new Map([[DEFAULT_PROJECT, { created_at: null }]]),
-      tokens: new Map(),
-      access: emptyAccessState(),
-    };
-  };
-  const nothingToRelease = async (): Promise<void> => undefined;
+  const now = new Date(options.clock.now());
+  const seed = (): ServerData => initialData(options.seed, now);
+  const location = options.location;
   if (location.kind === 'memory') {
     return { data: seed(), changes: new MemoryChangeLog(), seeded: true, release: nothingToRelease };
   }
-  if (location.kind === 'postgres') {
-    // Every replica must open what any other sealed: the key is given, never made by one of them.
-    if (!options.rootKey?.trim() && options.rootKeyFile === undefined) {
-      throw new RootKeyMissingError(
-        'a postgres:// store seals its secrets with a root key every replica shares: set VANE_ROOT_KEY or --root-key-file',
-        [],
-      );
-    }
-    const { keyring, source } = resolveKeyring({ rootKey: options.rootKey, rootKeyFile: options.rootKeyFile });
-    const codec = new SealingCodec(keyring, codecOptions(source, logger));
-    logger.info(`sealing with root key ${keyring.primary.id} (from ${source})`);
-    const written: { seed?: ServerData } = {};
-    const opened = await PostgresChangeLog.open({
-      codec,
-      url: location.url,
-      seed: () => (written.seed = seed()),
-      logger,
-      now: () => clock.now(),
-      clock: options.storeClock,
-      replicaId: options.replicaId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
-      checkIntervalMs: options.checkIntervalMs,
-    });
-    if (!opened.seeded && options.seed !== undefined) {
-      logger.info('the store already holds data: the seed is ignored');
-    }
-    // The snapshot read back holds keys hashed; the replica that wrote the seed knows them (`server.secretKey()`).
-    if (opened.seeded && written.seed !== undefined) keepKnownKeys(opened.data, written.seed);
-    codec.followData(opened.data);
-    return {
-      data: opened.data,
-      changes: opened.log,
-      fleet: opened.log,
-      committedAtMs: opened.committedAtMs,
-      seeded: opened.seeded,
-      codec,
-      keyFile: source === 'VANE_ROOT_KEY' ? undefined : source,
-      release: nothingToRelease,
-    };
+  if (location.kind === 'postgres') return openPostgresStore(options, location.url, seed);
+  return openFileStore(options, location.path, seed);
+}
+
+/** What a store holds before anything is written to it: the seed, or no services. */
+function initialData(given: OpenStoreOptions['seed'], now: Date): ServerData {
+  if (typeof given === 'string') return readServerDataFile(given, { now });
+  if (given && given.services instanceof Map) return given as ServerData;
+  if (given) return parseServerData(given, 'seed', { now });
+  return {
+    tenant: { ...DEFAULT_TENANT },
+    services: new Map(),
+    audit: [],
+    projects: new Map([[DEFAULT_PROJECT, { created_at: null }]]),
+    tokens: new Map(),
+    access: emptyAccessState(),
+  };
+}
+
+/** A store with nothing of its own to release beyond its change log. */
+async function nothingToRelease(): Promise<void> {}
+
+/** Opens a PostgreSQL fleet store: sealed with a root key every replica is given. */
+async function openPostgresStore(options: OpenStoreOptions, url: string, seed: () => ServerData): Promise<OpenedStore> {
+  const { logger, clock } = options;
+  // Every replica must open what any other sealed: the key is given, never made by one of them.
+  if (!options.rootKey?.trim() && options.rootKeyFile === undefined) {
+    throw new RootKeyMissingError(
+      'a postgres:// store seals its secrets with a root key every replica shares: set VANE_ROOT_KEY or --root-key-file',
+      [],
+    );
   }
-  const owner: StateFileOwner = await ownStateFile(location.path);
+  const { keyring, source } = resolveKeyring({ rootKey: options.rootKey, rootKeyFile: options.rootKeyFile });
+  const codec = new SealingCodec(keyring, codecOptions(source, logger));
+  logger.info(`sealing with root key ${keyring.primary.id} (from ${source})`);
+  const written: { seed?: ServerData } = {};
+  const opened = await PostgresChangeLog.open({
+    codec,
+    url,
+    seed: () => (written.seed = seed()),
+    logger,
+    now: () => clock.now(),
+    clock: options.storeClock,
+    replicaId: options.replicaId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    checkIntervalMs: options.checkIntervalMs,
+  });
+  if (!opened.seeded && options.seed !== undefined) {
+    logger.info('the store already holds data: the seed is ignored');
+  }
+  // The snapshot read back holds keys hashed; the replica that wrote the seed knows them (`server.secretKey()`).
+  if (opened.seeded && written.seed !== undefined) keepKnownKeys(opened.data, written.seed);
+  codec.followData(opened.data);
+  return {
+    data: opened.data,
+    changes: opened.log,
+    fleet: opened.log,
+    committedAtMs: opened.committedAtMs,
+    seeded: opened.seeded,
+    codec,
+    keyFile: source === 'VANE_ROOT_KEY' ? undefined : source,
+    release: nothingToRelease,
+  };
+}
+
+/** Opens a state file, owned by this process until released, sealed with its root key (made beside it if none). */
+async function openFileStore(options: OpenStoreOptions, path: string, seed: () => ServerData): Promise<OpenedStore> {
+  const { logger } = options;
+  const owner: StateFileOwner = await ownStateFile(path);
   try {
     const { keyring, source, created } = resolveKeyring({
       rootKey: options.rootKey,
       rootKeyFile: options.rootKeyFile,
-      statePath: location.path,
+      statePath: path,
     });
-    if (created) logger.info(`made a root key for ${location.path} in ${created} (mode 0600): back it up apart`);
-    else logger.info(`sealing ${location.path} with root key ${keyring.primary.id} (from ${source})`);
+    if (created) logger.info(`made a root key for ${path} in ${created} (mode 0600): back it up apart`);
+    else logger.info(`sealing ${path} with root key ${keyring.primary.id} (from ${source})`);
     const codec = new SealingCodec(keyring, codecOptions(source, logger));
     let seeded = false;
-    const { journal, data, recovery } = await StateJournal.open(location.path, {
+    const { journal, data, recovery } = await StateJournal.open(path, {
       codec,
       initial: () => {
         seeded = true;
@@ -135,7 +150,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       },
       onError: (error) => logger.error(`could not write state: ${error.message}`),
     });
-    if (!seeded && options.seed !== undefined) logger.info(`${location.path} holds data: the seed is ignored`);
+    if (!seeded && options.seed !== undefined) logger.info(`${path} holds data: the seed is ignored`);
     if (recovery.droppedBytes > 0) {
       logger.info(`dropped the torn last record of the journal (${recovery.droppedBytes} bytes, never acknowledged)`);
     }
@@ -155,7 +170,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
  * A key file is read again when the data names a root key the keyring
  * lacks (a rotation made on another replica); `VANE_ROOT_KEY` cannot be.
  */
-function codecOptions(source: string, logger: LocalServerLogger): SealingCodecOptions {
+function codecOptions(source: string, logger: VaneServerLogger): SealingCodecOptions {
   return {
     reloadKeyring:
       source === 'VANE_ROOT_KEY' || source === 'memory' || source === 'none'

@@ -1,16 +1,16 @@
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 
 /**
  * The store cannot take a write now (PostgreSQL is unreachable, or a commit
  * failed): nothing of the write was kept. The HTTP answer is `503` with
  * `Retry-After`.
  */
-export class StoreUnavailableError extends LocalServerError {
+export class StoreUnavailableError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_SERVER_STORE_UNAVAILABLE' as const;
 
   /** @param message - what could not be done; the driver's error is the cause. */
-  constructor(message: string, options?: LocalServerErrorOptions) {
+  constructor(message: string, options?: VaneServerErrorOptions) {
     super(message, options);
   }
 }
@@ -22,12 +22,12 @@ export class StoreUnavailableError extends LocalServerError {
  * `commit_outcome_unknown`; a client settles it by reading the revision or
  * the audit, where the write shows like any other if it landed.
  */
-export class CommitOutcomeUnknownError extends LocalServerError {
+export class CommitOutcomeUnknownError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_SERVER_COMMIT_OUTCOME_UNKNOWN' as const;
 
   /** @param message - what was sent and why no answer came; the driver's error is the cause. */
-  constructor(message: string, options?: LocalServerErrorOptions) {
+  constructor(message: string, options?: VaneServerErrorOptions) {
     super(message, options);
   }
 }
@@ -37,12 +37,12 @@ export class CommitOutcomeUnknownError extends LocalServerError {
  * `--store` says): nothing was started, and the same start may succeed
  * once the database answers. `vane-server` exits 4 on it.
  */
-export class StoreUnreachableError extends LocalServerError {
+export class StoreUnreachableError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_SERVER_STORE_UNREACHABLE' as const;
 
   /** @param message - names the store (its password redacted) and the driver's reason. */
-  constructor(message: string, options?: LocalServerErrorOptions) {
+  constructor(message: string, options?: VaneServerErrorOptions) {
     super(message, options);
   }
 }
@@ -51,12 +51,12 @@ export class StoreUnreachableError extends LocalServerError {
  * The store cannot be opened as configured: an unknown `--store`, a missing
  * driver, a schema newer than this server, a file store another process owns.
  */
-export class StoreOpenError extends LocalServerError {
+export class StoreOpenError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_SERVER_STORE_REFUSED' as const;
 
   /** @param message - names the store and what is wrong with it. */
-  constructor(message: string, options?: LocalServerErrorOptions) {
+  constructor(message: string, options?: VaneServerErrorOptions) {
     super(message, options);
   }
 }

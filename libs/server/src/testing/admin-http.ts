@@ -6,10 +6,10 @@
  * @packageDocumentation
  */
 import { request } from 'node:http';
-import { LocalServerError } from '../local-server-error.js';
+import { VaneServerError } from '../local-server-error.js';
 import { DEFAULT_WAIT_MS, type WaitOptions } from './waits.js';
 
-/** Where the admin API is: a `LocalServer`, or its `url` and `adminToken`. */
+/** Where the admin API is: a `VaneServer`, or its `url` and `adminToken`. */
 export interface AdminEndpoint {
   /** `http://<host>:<port>`. */
   readonly url: string;
@@ -29,7 +29,7 @@ export interface AdminAnswer {
 }
 
 /** The admin API answered with a status that is not 2xx. The message holds the status and the body (never the token). */
-export class AdminRequestError extends LocalServerError {
+export class AdminRequestError extends VaneServerError {
   readonly code = 'VANE_LOCAL_ADMIN_REQUEST_FAILED' as const;
 
   /**

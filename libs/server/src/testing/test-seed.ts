@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import type { LocalServerSeed } from '../local-server.js';
+import type { VaneServerSeed } from '../local-server.js';
 
 /** Keys of {@link testSeed}. */
 export const TEST_KEYS = {
@@ -47,10 +47,10 @@ export const TEST_SECRET_VALUES = {
  * ```ts
  * const seed = testSeed();
  * seed.services!.shop!.configs!['feature.limit'] = 3;
- * const server = await startLocalServer({ seed });
+ * const server = await startVaneServer({ seed });
  * ```
  */
-export function testSeed(): LocalServerSeed {
+export function testSeed(): VaneServerSeed {
   return {
     tenant: { overdue_days: 0, ab_addon: true, quarantined_until: null, write_rate_per_minute: 60 },
     services: {

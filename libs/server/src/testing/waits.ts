@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { LocalServerError } from '../local-server-error.js';
+import { VaneServerError } from '../local-server-error.js';
 
 /** The limit of every wait unless `timeoutMs` says otherwise, in milliseconds. */
 export const DEFAULT_WAIT_MS = 5_000;
@@ -17,7 +17,7 @@ export interface WaitOptions {
 }
 
 /** A wait ran past its limit. `message` names what was awaited and the limit. */
-export class WaitTimeoutError extends LocalServerError {
+export class WaitTimeoutError extends VaneServerError {
   readonly code = 'VANE_LOCAL_WAIT_TIMEOUT' as const;
 
   /**

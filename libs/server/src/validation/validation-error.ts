@@ -1,10 +1,10 @@
-import { LocalServerError, type LocalServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
 
 /**
  * A value that does not have the shape it must have. Over HTTP it is
  * answered `400 invalid_request`; match on {@link ValidationError.code}.
  */
-export class ValidationError extends LocalServerError {
+export class ValidationError extends VaneServerError {
   /** Stable error code. */
   readonly code = 'VANE_LOCAL_INVALID_INPUT' as const;
   /** Where the value was wrong, e.g. `flags.ab.cohorts[0].percentage`; empty for the whole value. */
@@ -16,7 +16,7 @@ export class ValidationError extends LocalServerError {
    * @param path - JSON path of the offending value (see `formatJsonPath`).
    * @param problem - what was wrong; never a secret value or a key.
    */
-  constructor(path: string, problem: string, options?: LocalServerErrorOptions) {
+  constructor(path: string, problem: string, options?: VaneServerErrorOptions) {
     super(path === '' ? problem : `${path}: ${problem}`, options);
     this.path = path;
     this.problem = problem;

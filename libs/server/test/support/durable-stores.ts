@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { describeWithPostgres } from '../../../../test/support/postgres.js';
-import type { LocalServerOptions } from '../../src/index.js';
+import type { VaneServerOptions } from '../../src/index.js';
 import { usePostgresAndTempDir, useTempDir } from './postgres-and-temp-dir.js';
 
 /** The store of the running test. */
@@ -17,7 +17,7 @@ export interface DurableStore {
   /** Whether several replicas can share the store (PostgreSQL). */
   readonly fleet: boolean;
   /** The options that open this test's store, with its root key. */
-  options(): Pick<LocalServerOptions, 'statePath' | 'store' | 'rootKey'>;
+  options(): Pick<VaneServerOptions, 'statePath' | 'store' | 'rootKey'>;
 }
 
 /** The root key of every store here: the same for each server, so a restart opens what the last one sealed. */

@@ -1,6 +1,6 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { LocalServer } from '../../src/index.js';
+import type { VaneServer } from '../../src/index.js';
 import { DEFAULT_WAIT_MS } from '../../src/testing/index.js';
 import { checkAgainstOpenApi, checkStreamEvent } from './openapi-conformance.js';
 
@@ -33,7 +33,7 @@ export interface Call {
  * Sends one request to the server through a real socket on 127.0.0.1.
  * Rejects when the answer breaks the server's OpenAPI document (see `openapi-conformance.ts`).
  */
-export function call(server: LocalServer, spec: Call): Promise<Answer> {
+export function call(server: VaneServer, spec: Call): Promise<Answer> {
   const headers: Record<string, string> = { ...spec.headers };
   if (spec.host !== null)
     headers['host'] = spec.host ?? (spec.slug ? `${spec.slug}.localhost:${server.port}` : `127.0.0.1:${server.port}`);
@@ -90,7 +90,7 @@ export function call(server: LocalServer, spec: Call): Promise<Answer> {
 }
 
 /** Shorthand for the admin API. */
-export function admin(server: LocalServer, method: string, path: string, body?: unknown): Promise<Answer> {
+export function admin(server: VaneServer, method: string, path: string, body?: unknown): Promise<Answer> {
   return call(server, { method, path: `/admin/v1${path}`, admin: true, body });
 }
 
@@ -191,7 +191,7 @@ export class StreamReader {
 
 /** Opens `/v1/stream` and resolves once the status line is in; rejects when its status or type breaks the OpenAPI document. */
 export function openStream(
-  server: LocalServer,
+  server: VaneServer,
   spec: { slug: string; key?: string; bearer?: string; lastEventId?: number | string },
 ): Promise<StreamReader> {
   const headers: Record<string, string> = {
@@ -245,7 +245,7 @@ export interface ConsoleLogin {
 }
 
 /** Logs in to the console with `token` as a browser does (a same-origin form post); throws unless it is let in. */
-export async function consoleLogin(server: LocalServer, token: string): Promise<ConsoleLogin> {
+export async function consoleLogin(server: VaneServer, token: string): Promise<ConsoleLogin> {
   const answer = await call(server, {
     method: 'POST',
     path: '/console/login',
@@ -261,7 +261,7 @@ export async function consoleLogin(server: LocalServer, token: string): Promise<
 }
 
 /** A call from the console's own page with a session: its cookie, its CSRF token, same origin. */
-export function asConsole(server: LocalServer, login: ConsoleLogin, spec: Call): Promise<Answer> {
+export function asConsole(server: VaneServer, login: ConsoleLogin, spec: Call): Promise<Answer> {
   return call(server, {
     ...spec,
     headers: { cookie: login.cookie, 'sec-fetch-site': 'same-origin', 'x-csrf-token': login.csrf, ...spec.headers },

@@ -4,20 +4,20 @@
  * PostgreSQL started for the spec file. Servers on a state file stay there.
  */
 import { startPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
-import type * as LocalServerModule from '../../src/local-server.js';
+import type * as VaneServerModule from '../../src/local-server.js';
 
 let pg: TestPostgres | undefined;
 let databases = 0;
 
 jest.mock('../../src/local-server.js', () => {
-  const actual = jest.requireActual<typeof LocalServerModule>('../../src/local-server.js');
+  const actual = jest.requireActual<typeof VaneServerModule>('../../src/local-server.js');
   return {
     ...actual,
-    startLocalServer: async (options: LocalServerModule.LocalServerOptions = {}) => {
-      if (options.store !== undefined || options.statePath !== undefined) return actual.startLocalServer(options);
+    startVaneServer: async (options: VaneServerModule.VaneServerOptions = {}) => {
+      if (options.store !== undefined || options.statePath !== undefined) return actual.startVaneServer(options);
       if (pg === undefined) throw new Error('PostgreSQL is not up: the setup starts it before every spec');
       const store = await pg.createDatabase(`suite_${process.pid}_${++databases}`);
-      return actual.startLocalServer({ rootKey: Buffer.alloc(32, 5).toString('base64'), ...options, store });
+      return actual.startVaneServer({ rootKey: Buffer.alloc(32, 5).toString('base64'), ...options, store });
     },
   };
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { startLocalServer, type LocalServer } from '../../src/index.js';
+import { startVaneServer, type VaneServer } from '../../src/index.js';
 import { rootKey } from '../../src/sealing/keyring.js';
 import { TEST_KEYS, testSeed, until } from '../../src/testing/index.js';
 import { admin, call } from './http-client.js';
@@ -61,20 +61,20 @@ export async function rotateFleetUnderWrites(
   await writeFile(fileA, `${oldKey}\n`, { mode: 0o600 });
   await writeFile(fileB, `${oldKey}\n`, { mode: 0o600 });
   const common = { store: url, seed, adminToken: 'fleet-admin-token', storeCheckIntervalMs: 200 };
-  const started: LocalServer[] = [];
+  const started: VaneServer[] = [];
   const errors: string[] = [];
   const db = new Client({ connectionString: url });
   await db.connect();
   const query = async <R extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> =>
     (await db.query<R>(sql, params)).rows;
-  const start = async (options: { rootKey?: string; rootKeyFile?: string }): Promise<LocalServer> => {
+  const start = async (options: { rootKey?: string; rootKeyFile?: string }): Promise<VaneServer> => {
     const name = 'ABCDEFG'[started.length]!;
     const logger = {
       info: () => undefined,
       warn: (m: string) => errors.push(`${name} warn: ${m}`),
       error: (m: string) => errors.push(`${name} error: ${m}`),
     };
-    const server = await startLocalServer({ ...common, ...options, logger });
+    const server = await startVaneServer({ ...common, ...options, logger });
     started.push(server);
     return server;
   };
@@ -142,7 +142,7 @@ export async function rotateFleetUnderWrites(
       throw new Error(`${error.message}; the replicas said:\n${errors.join('\n')}`);
     });
     const unreadable: string[] = [];
-    const readAll = async (server: LocalServer, name: string): Promise<void> => {
+    const readAll = async (server: VaneServer, name: string): Promise<void> => {
       const values = new Map<string, string | undefined>();
       for (const { slug, key } of SERVICES) {
         const sync = await call(server, { path: '/v1/sync', slug, key });

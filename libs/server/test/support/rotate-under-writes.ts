@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { startLocalServer } from '../../src/index.js';
+import { startVaneServer } from '../../src/index.js';
 import { TEST_KEYS, testSeed } from '../../src/testing/index.js';
 import {} from '@vane/test-harness';
 import { admin, call } from './http-client.js';
@@ -26,7 +26,7 @@ export async function rotateUnderWrites(dir: string, writes: number): Promise<Ro
   const statePath = join(dir, 'state.json');
   const seed = testSeed();
   seed.tenant!.write_rate_per_minute = 1_000_000;
-  const first = await startLocalServer({ seed, statePath, rootKey: randomBytes(32).toString('base64') });
+  const first = await startVaneServer({ seed, statePath, rootKey: randomBytes(32).toString('base64') });
   const rotatedKey = randomBytes(32).toString('base64');
   const refused: number[] = [];
   let rotationMs = 0;
@@ -58,7 +58,7 @@ export async function rotateUnderWrites(dir: string, writes: number): Promise<Ro
   } finally {
     await first.close();
   }
-  const second = await startLocalServer({ statePath, rootKey: rotatedKey });
+  const second = await startVaneServer({ statePath, rootKey: rotatedKey });
   try {
     const sync = await call(second, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
     const secrets = sync.json<{ secrets: Record<string, { value: string }> }>().secrets;

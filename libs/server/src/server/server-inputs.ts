@@ -1,0 +1,84 @@
+/**
+ * What the server takes from code: a seed document, a workload-identity
+ * trust, a flag and a flag's patch, in the shapes the admin API and the
+ * seed file use.
+ *
+ * @module
+ */
+import type { AbRule, ConfigValue, TenantState } from '../domain/model.js';
+
+/** A seed document (PROTOCOL §11), for seeds written in code. */
+export interface VaneServerSeed {
+  /** The JSON Schema of seed files, for editors (`./vane-seed.schema.json` beside the demo seed); ignored. */
+  $schema?: string;
+  tenant?: Partial<TenantState>;
+  services?: Record<
+    string,
+    {
+      kind?: string;
+      keys?: string[];
+      revoked_keys?: string[];
+      configs?: Record<string, ConfigValue>;
+      flags?: Record<string, VaneServerFlagInput>;
+      secrets?: Record<
+        string,
+        { type?: 'text' | 'file'; value: string } | { type?: 'text' | 'file'; versions: string[] }
+      >;
+      /** Workload-identity trusts by name (PROTOCOL §8). */
+      trusts?: Record<string, VaneServerTrustInput>;
+    }
+  >;
+}
+
+/**
+ * A workload-identity trust as the seed and the admin API take it. Each
+ * maps a platform identity to its service and one key type.
+ */
+export type VaneServerTrustInput =
+  | {
+      provider: 'kubernetes' | 'gcp' | 'azure';
+      /** The `iss` the platform JWT must carry. */
+      issuer: string;
+      /** The `aud` the platform JWT must carry. */
+      audience: string;
+      /** Allowed `sub` claims (e.g. `system:serviceaccount:shop:api`). */
+      subjects: string[];
+      /** Inline JSON Web Key Set; give this or `jwks_url`. */
+      jwks?: { keys: Array<Record<string, unknown>> };
+      /** URL of the JSON Web Key Set; give this or `jwks`. */
+      jwks_url?: string;
+      /** Whether a session acts as a secret or a public key. */
+      key_type: 'secret' | 'public';
+    }
+  | {
+      provider: 'aws';
+      /** Where the signed GetCallerIdentity is forwarded. @default 'https://sts.amazonaws.com' */
+      sts_endpoint?: string;
+      /** Allowed IAM role (or user) ARNs; an assumed-role session counts as its role. */
+      role_arns: string[];
+      /** When set, the signed request must carry a signed `x-vane-audience` header of this value. */
+      audience?: string;
+      /** Whether a session acts as a secret or a public key. */
+      key_type: 'secret' | 'public';
+    };
+
+/** A flag as the admin API takes it. */
+export interface VaneServerFlagInput {
+  is_enabled: boolean;
+  /** RFC 3339; null or absent for unbounded. */
+  starts_at?: string | null;
+  /** RFC 3339; null or absent for unbounded. */
+  ends_at?: string | null;
+  ab?: AbRule | null;
+}
+
+/** A partial update of a flag: the members given change, the others stay. */
+export interface VaneServerFlagPatch {
+  is_enabled?: boolean;
+  /** RFC 3339, or null to remove the start of the schedule. */
+  starts_at?: string | null;
+  /** RFC 3339, or null to remove the end of the schedule. */
+  ends_at?: string | null;
+  /** A new A/B rule, or null to remove it. */
+  ab?: AbRule | null;
+}
