@@ -13,9 +13,9 @@ import { chromium } from 'playwright-core';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = process.argv[2] ?? join(root, 'libs/server/docs/console.png');
-const { startLocalServer } = await import(join(root, 'libs/server/dist/esm/index.js'));
+const { startVaneServer } = await import(join(root, 'libs/server/dist/esm/index.js'));
 
-const server = await startLocalServer({
+const server = await startVaneServer({
   seed: join(root, 'libs/server/seeds/demo.seed.json'),
   adminToken: 'screenshot',
 });

@@ -12,7 +12,7 @@ import { VANE_ERROR_ANSWERS, type FlagDenial } from '@vane/client/adapter';
 import { RateLimitedError, TransportError } from '@vane/client/errors';
 import { createVane, type RequestVane } from '@vane/express';
 import vanePlugin from '@vane/fastify';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { FeatureFlag, Secret, VaneModule } from '@vane/nestjs';
 import express from 'express';
 import Fastify from 'fastify';
@@ -252,7 +252,7 @@ function withoutPath(res: request.Response, path: string): string {
 }
 
 describe.each(DRIVERS)('adapter parity: %s', (_name, driver) => {
-  let server: LocalServer;
+  let server: VaneServer;
   let http: CountingDispatcher;
   let app: ParityApp;
   const logger = capturedLogger();
@@ -260,7 +260,7 @@ describe.each(DRIVERS)('adapter parity: %s', (_name, driver) => {
   const user = (): string => `parity-user-${++users}`;
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: adapterSeed(), port: 0 });
+    server = await startVaneServer({ seed: adapterSeed(), port: 0 });
     http = new CountingDispatcher();
     app = await driver({
       baseUrl: server.baseUrl('shop'),
@@ -396,7 +396,7 @@ describe.each(DRIVERS)('adapter parity: %s', (_name, driver) => {
   it('a draining server’s goaway moves the app to the next server: no error raised, no polling fallback', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vane-parity-drain-'));
     const statePath = join(dir, 'state.json');
-    const first = await startLocalServer({ seed: adapterSeed(), statePath, drainWindowMs: 500, drainTimeoutMs: 5000 });
+    const first = await startVaneServer({ seed: adapterSeed(), statePath, drainWindowMs: 500, drainTimeoutMs: 5000 });
     const own = capturedLogger();
     const drainedApp = await driver({
       baseUrl: first.baseUrl('shop'),
@@ -404,14 +404,14 @@ describe.each(DRIVERS)('adapter parity: %s', (_name, driver) => {
       dispatcher: http.dispatcher,
       logger: own,
     });
-    let second: LocalServer | undefined;
+    let second: VaneServer | undefined;
     try {
       await until(() => first.stats().streams === 1, 'the app’s stream');
       await first.drain();
       // Between the two servers the app answers from what it holds.
       await request(drainedApp.server).get('/plain').expect(200, { ok: true });
       // The same state file, the same port: a restarted replica (a file store has one owner at a time).
-      second = await startLocalServer({ statePath, port: first.port });
+      second = await startVaneServer({ statePath, port: first.port });
       const next = second;
       await until(() => next.stats().streams === 1, 'the app’s stream on the next server', { timeoutMs: 20_000 });
       next.admin.patchFlag('shop', 'new-checkout', { is_enabled: false });

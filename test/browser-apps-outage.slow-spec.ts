@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LocalServer } from '@vane/server';
+import type { VaneServer } from '@vane/server';
 import { send } from './support/http.js';
 import { describeInBrowser } from './support/chromium.js';
 import {
@@ -28,7 +28,7 @@ describeInBrowser('the Vite example while the service is down and back', () => {
   jest.setTimeout(CATCH_UP_MS + 6 * WAIT_MS);
 
   const chromium = builtAppsInChromium();
-  let server: LocalServer | undefined;
+  let server: VaneServer | undefined;
   let dir: string;
 
   beforeEach(() => {

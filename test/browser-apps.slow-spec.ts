@@ -1,4 +1,4 @@
-import type { LocalServer } from '@vane/server';
+import type { VaneServer } from '@vane/server';
 import type { Page, Request } from 'playwright-core';
 import { send } from './support/http.js';
 import { describeInBrowser } from './support/chromium.js';
@@ -26,7 +26,7 @@ describeInBrowser('the browser example apps, built for production, in headless c
   jest.setTimeout(6 * WAIT_MS);
 
   const chromium = builtAppsInChromium();
-  let server: LocalServer;
+  let server: VaneServer;
   let users: { a: string; b: string };
 
   beforeEach(async () => {

@@ -1,4 +1,4 @@
-import type { LocalServer } from '@vane/server';
+import type { VaneServer } from '@vane/server';
 import type { Page, Request } from 'playwright-core';
 import { describeInBrowser, startChromium, type HeadlessChromium } from './support/chromium.js';
 import { patchFlag, startDemoServer, WEB } from './support/browser-apps.js';
@@ -24,7 +24,7 @@ describeInBrowser('@vane/browser in chromium', () => {
 
   let chromium: HeadlessChromium;
   let modules: ModulePage;
-  let server: LocalServer;
+  let server: VaneServer;
 
   beforeAll(async () => {
     [chromium, modules] = await Promise.all([startChromium(), startModulePage()]);

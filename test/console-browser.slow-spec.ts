@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import type { Page } from 'playwright-core';
 import { startSample } from '../sample-app/express/server.js';
 import { describeInBrowser, startChromium, type HeadlessChromium } from './support/chromium.js';
@@ -31,7 +31,7 @@ describeInBrowser('the web console, in headless chromium', () => {
   jest.setTimeout(4 * WAIT_MS);
 
   let chromium: HeadlessChromium;
-  let server: LocalServer;
+  let server: VaneServer;
   let page: Page;
 
   // Starting a browser is one-time work that can take a few seconds on a loaded machine.
@@ -41,7 +41,7 @@ describeInBrowser('the web console, in headless chromium', () => {
   afterAll(() => chromium?.close());
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: DEMO_SEED, adminToken: TOKEN });
+    server = await startVaneServer({ seed: DEMO_SEED, adminToken: TOKEN });
     await chromium.context.clearCookies();
     page = await chromium.context.newPage();
     page.setDefaultTimeout(WAIT_MS);
@@ -398,7 +398,7 @@ describeInBrowser('the web console, in headless chromium', () => {
     const { port } = server;
     await server.close();
     await page.locator('#live[data-state="down"]').waitFor();
-    server = await startLocalServer({ seed: DEMO_SEED, adminToken: TOKEN, port });
+    server = await startVaneServer({ seed: DEMO_SEED, adminToken: TOKEN, port });
     await page.waitForURL(`${server.url}/console/login`);
     await page.getByLabel('Admin token').fill(TOKEN);
     await page.keyboard.press('Enter');

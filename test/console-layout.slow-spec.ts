@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { adminRequest } from '@vane/server/testing';
 import type { Page } from 'playwright-core';
 import { describeInBrowser, startChromium, type HeadlessChromium } from './support/chromium.js';
@@ -51,13 +51,13 @@ describeInBrowser('the web console at 1280 × 800', () => {
   jest.setTimeout(6 * WAIT_MS);
 
   let chromium: HeadlessChromium;
-  let server: LocalServer;
+  let server: VaneServer;
   let page: Page;
 
   beforeAll(async () => {
     chromium = await startChromium();
     // The owner's token: every panel is shown, admin tokens included.
-    server = await startLocalServer({ seed: DEMO_SEED, adminToken: TOKEN });
+    server = await startVaneServer({ seed: DEMO_SEED, adminToken: TOKEN });
     // A scoped token in the list, with several rights and a project scope to show.
     const created = await adminRequest(server, 'POST', '/tokens', {
       name: 'ci-readonly-with-a-long-name',

@@ -10,7 +10,7 @@ const ROOT = resolve(__dirname, '..');
  * login page and one of its modules, and prints what came back.
  */
 const probe = `
-  const server = await startLocalServer();
+  const server = await startVaneServer();
   const page = await fetch(server.url + '/console/login');
   const app = await fetch(server.url + '/console/assets/app.js');
   console.log(JSON.stringify({ page: page.status, app: app.status, type: app.headers.get('content-type') }));
@@ -19,8 +19,8 @@ const probe = `
 
 describe('the web console, as the package ships it', () => {
   it.each([
-    ['ESM (import)', ['--input-type=module', '-e', `import { startLocalServer } from '@vane/server';${probe}`]],
-    ['CommonJS (require)', ['-e', `const { startLocalServer } = require('@vane/server'); (async () => {${probe}})();`]],
+    ['ESM (import)', ['--input-type=module', '-e', `import { startVaneServer } from '@vane/server';${probe}`]],
+    ['CommonJS (require)', ['-e', `const { startVaneServer } = require('@vane/server'); (async () => {${probe}})();`]],
   ])(
     'serves its pages and modules from dist through %s',
     async (_name, args) => {

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/server';
+import { startVaneServer, type VaneServer, type VaneServerSeed } from '@vane/server';
 import { PROCESS_TEST_MS, PROCESS_WAIT_MS } from '@vane/test-harness';
 
 // NestJS 11 (CommonJS) and NestJS 12 (ESM only) apps load the BUILT packages
@@ -48,7 +48,7 @@ const FLAVOURS = [
 
 type Flavour = (typeof FLAVOURS)[number];
 
-const SEED: LocalServerSeed = {
+const SEED: VaneServerSeed = {
   tenant: { overdue_days: 0, ab_addon: true, quarantined_until: null },
   services: {
     shop: {
@@ -167,11 +167,11 @@ function get(
 }
 
 describe.each(FLAVOURS)('fixture app on $name', (flavour) => {
-  let server: LocalServer;
+  let server: VaneServer;
 
   beforeAll(async () => {
     layOut(flavour);
-    server = await startLocalServer({ seed: SEED, port: 0 });
+    server = await startVaneServer({ seed: SEED, port: 0 });
   });
   afterAll(async () => {
     await server.close();

@@ -1,4 +1,4 @@
-import type { LocalServer } from '@vane/server';
+import type { VaneServer } from '@vane/server';
 import type { Request } from 'playwright-core';
 import { get } from './support/http.js';
 import { describeInBrowser } from './support/chromium.js';
@@ -83,7 +83,7 @@ describeInBrowser('the Next.js example: server-rendered from the revision it han
   jest.setTimeout(6 * WAIT_MS);
 
   const chromium = builtAppsInChromium();
-  let server: LocalServer;
+  let server: VaneServer;
 
   beforeEach(async () => {
     server = await startDemoServer();

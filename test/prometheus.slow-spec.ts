@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { get } from './support/http.js';
 import { killLeftovers } from './support/process.js';
 import { describeWithPrometheus, findPromtool, startPrometheus, type TestPrometheus } from './support/prometheus.js';
@@ -35,12 +35,12 @@ const ALERT_RULES = join(ROOT, 'docs/prometheus/vane-alerts.yml');
 // through OpenTelemetry's Prometheus exporter; the test reads Vane's sync health back through
 // Prometheus's HTTP API, as a dashboard or an alert rule would.
 describeWithPrometheus('Vane metrics in a real Prometheus, scraped from the Express sample', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: RunningSample;
   let prometheus: TestPrometheus | undefined;
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: DEMO_SEED, port: 0 });
+    server = await startVaneServer({ seed: DEMO_SEED, port: 0 });
     app = await startSample('express', server, { METRICS: 'prometheus' });
   }, 30_000);
 

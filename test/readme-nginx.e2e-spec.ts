@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { testSeed } from '@vane/server/testing';
 import { makeCertificate } from './support/certificates.js';
 import { describeWithNginx, findNginx, startNginx, type TestNginx } from './support/nginx.js';
@@ -66,7 +66,7 @@ describeWithNginx("the operating guide's nginx blocks", () => {
   });
 
   describe('in front of a server that trusts only nginx (--trust-proxy 127.0.0.1)', () => {
-    let server: LocalServer | undefined;
+    let server: VaneServer | undefined;
     let nginx: TestNginx | undefined;
     afterEach(async () => {
       await nginx?.stop();
@@ -101,7 +101,7 @@ describeWithNginx("the operating guide's nginx blocks", () => {
       });
 
     it('a forged X-Forwarded-For is not believed; each client is throttled on its own address', async () => {
-      server = await startLocalServer({
+      server = await startVaneServer({
         seed: testSeed(),
         adminToken: 'readme-nginx-admin-token',
         trustProxy: ['127.0.0.1'],

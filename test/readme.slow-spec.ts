@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { Logger } from '@nestjs/common';
@@ -110,7 +110,7 @@ describe('docs/protocol.md', () => {
   it(
     'its .localhost example, run as it is, reaches a local server through Node fetch',
     async () => {
-      const server = await startLocalServer({
+      const server = await startVaneServer({
         seed: { services: { shop: { keys: ['svs_shop_docs_secret'], configs: { answer: 42 } } } },
       });
       try {
@@ -132,11 +132,11 @@ describe('docs/protocol.md', () => {
 // fast checks for `npm test`. `npm run test:newcomer` runs them as a newcomer would, from the README, in
 // fresh apps on every supported major.
 describe('the README quick starts, run here', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   const demoKey = 'svs_shop_local_secret';
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: join(ROOT, 'libs/server/seeds/demo.seed.json') });
+    server = await startVaneServer({ seed: join(ROOT, 'libs/server/seeds/demo.seed.json') });
   });
   afterEach(async () => {
     await killLeftovers();

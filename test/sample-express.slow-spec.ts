@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { get } from './support/http.js';
 import { killLeftovers } from './support/process.js';
 import { DEMO_SEED, startSample, changeAndWait, type RunningSample } from './support/samples.js';
@@ -9,11 +9,11 @@ import { PROCESS_TEST_MS } from '@vane/test-harness';
 // seed. It logs every change it receives ("vane: flag new-checkout changed"):
 // each test waits for that line after a change made through the admin API.
 describe('the Express sample app, as a process', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: RunningSample;
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: DEMO_SEED, port: 0 });
+    server = await startVaneServer({ seed: DEMO_SEED, port: 0 });
     app = await startSample('express', server);
   }, PROCESS_TEST_MS);
 

@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { get, openEventStream } from './support/http.js';
 import { killLeftovers } from './support/process.js';
 import { DEMO_SEED, ROOT, baseEnv, startSample, changeAndWait, type RunningSample } from './support/samples.js';
@@ -10,11 +10,11 @@ import { PROCESS_TEST_MS } from '@vane/test-harness';
 // change through the admin API over HTTP; each test waits for the app's own
 // log line saying the change arrived ("vane: flag new-checkout changed"), then asks again.
 describe('the NestJS sample app, as a process', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: RunningSample;
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: DEMO_SEED, port: 0 });
+    server = await startVaneServer({ seed: DEMO_SEED, port: 0 });
     app = await startSample('nest', server);
   }, PROCESS_TEST_MS);
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { killLeftovers } from './support/process.js';
 import { DEMO_SEED, startSample, type RunningSample } from './support/samples.js';
 import { stuckConnection } from './support/stuck-connection.js';
@@ -11,12 +11,12 @@ import { PROCESS_TEST_MS } from '@vane/test-harness';
 // Both samples, stopped while a client holds a connection open: the drain is bounded
 // (DRAIN_TIMEOUT_MS), a second signal cuts it short, and no file secret stays on disk.
 describe.each(['nest', 'express'] as const)('the %s sample, stopped with a stuck connection', (kind) => {
-  let server: LocalServer;
+  let server: VaneServer;
   let tmp: string;
   let socket: Socket | undefined;
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: DEMO_SEED, port: 0 });
+    server = await startVaneServer({ seed: DEMO_SEED, port: 0 });
     tmp = mkdtempSync(join(tmpdir(), 'sample-shutdown-'));
   });
   afterEach(async () => {

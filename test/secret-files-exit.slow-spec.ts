@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { killLeftovers, spawnNode, type Exit, type Proc } from './support/process.js';
 import { ROOT, baseEnv } from './support/samples.js';
 import { PROCESS_TEST_MS } from '@vane/test-harness';
@@ -14,11 +14,11 @@ const KEY = 'svs_exit_ways_key_000000001';
 const FIXTURE = join(ROOT, 'test/fixtures/secret-files/exit-ways.ts');
 
 describe('file secrets, however the process ends', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let tmp: string;
 
   beforeAll(async () => {
-    server = await startLocalServer({
+    server = await startVaneServer({
       seed: { services: { shop: { keys: [KEY], secrets: { 'tls.pem': { type: 'file', value: 'PEM' } } } } },
       port: 0,
     });

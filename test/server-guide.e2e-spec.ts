@@ -59,7 +59,7 @@ describe("the server's guides", () => {
   it('computes anchors as GitHub does', () => {
     expect(headingAnchor('Run Vane for a fleet')).toBe('run-vane-for-a-fleet');
     expect(headingAnchor('The admin API, route by route')).toBe('the-admin-api-route-by-route');
-    expect(headingAnchor('`startLocalServer`')).toBe('startlocalserver');
+    expect(headingAnchor('`startVaneServer`')).toBe('startvaneserver');
   });
 
   it.each(LINKING)('%s links only to files and headings that exist', (file) => {

@@ -1,10 +1,10 @@
 import { request } from 'node:http';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { TEST_KEYS, testSeed } from '@vane/server/testing';
 import { describeWithPrometheus, startPrometheus, type TestPrometheus } from './support/prometheus.js';
 
 /** Opens a raw `/v1/stream` on the server; resolves once its answer's head is in. */
-function openStream(server: LocalServer): Promise<() => void> {
+function openStream(server: VaneServer): Promise<() => void> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -27,7 +27,7 @@ function openStream(server: LocalServer): Promise<() => void> {
 // A real Prometheus scrapes the server's ops listener, as a platform team's would;
 // the test reads the series back through Prometheus's query API.
 describeWithPrometheus("the server's /metrics in a real Prometheus", () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let prometheus: TestPrometheus | undefined;
   afterEach(async () => {
     await prometheus?.stop();
@@ -35,7 +35,7 @@ describeWithPrometheus("the server's /metrics in a real Prometheus", () => {
   }, 30_000);
 
   it('scrapes open streams by service, HTTP requests by route, store writes and the fleet', async () => {
-    server = await startLocalServer({ seed: testSeed(), opsListen: '127.0.0.1:0', replicaId: 'replica-under-test' });
+    server = await startVaneServer({ seed: testSeed(), opsListen: '127.0.0.1:0', replicaId: 'replica-under-test' });
     const closers = await Promise.all([openStream(server), openStream(server)]);
     server.admin.setConfig('shop', 'db.host', 'scraped');
     prometheus = await startPrometheus([new URL(server.opsUrl).host]);

@@ -16,7 +16,7 @@ import { VaneClient } from '@vane/client';
 import { pinStatsOf } from '@vane/client/adapter';
 import { createVane, type VaneExpress } from '@vane/express';
 import vanePlugin from '@vane/fastify';
-import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/server';
+import { startVaneServer, type VaneServer, type VaneServerSeed } from '@vane/server';
 import { waitForRevision } from '@vane/server/testing';
 import { FeatureFlag, Flag, Secret, VaneModule } from '@vane/nestjs';
 import express from 'express';
@@ -28,7 +28,7 @@ import request from 'supertest';
 const KEY = 'svs_shared_revision_secret_key_0001';
 
 /** A backend service with a text secret and no file secret. */
-const SEED: LocalServerSeed = {
+const SEED: VaneServerSeed = {
   services: {
     shop: {
       kind: 'backend',
@@ -74,7 +74,7 @@ const readsOf = (vane: Reader): Reads => ({
  * Mid-request, changes every value a request reads (the guard's flag goes
  * off) and waits until the client has the change (its update event).
  */
-function changer(server: LocalServer): (client: VaneClient) => Promise<void> {
+function changer(server: VaneServer): (client: VaneClient) => Promise<void> {
   let round = 0;
   return async (client) => {
     round++;
@@ -91,7 +91,7 @@ interface Harness {
   close(): Promise<void>;
 }
 
-type Start = (server: LocalServer, change: (client: VaneClient) => Promise<void>) => Promise<Harness>;
+type Start = (server: VaneServer, change: (client: VaneClient) => Promise<void>) => Promise<Harness>;
 
 const overHttp = async (server: Server): Promise<Answer | 'refused'> => {
   const res = await request(server).get('/reads');
@@ -136,7 +136,7 @@ class RpcShop {
   }
 }
 
-const nestModule = (server: LocalServer, controller: typeof HttpShop | typeof RpcShop) =>
+const nestModule = (server: VaneServer, controller: typeof HttpShop | typeof RpcShop) =>
   Test.createTestingModule({
     imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEY, startupCheck: 'off' })],
     controllers: [controller],
@@ -225,10 +225,10 @@ const ADAPTERS: [string, Start][] = [
 describe.each(ADAPTERS)(
   'one revision per request without file secrets (a shared, uncounted revision): %s',
   (_name, start) => {
-    let server: LocalServer;
+    let server: VaneServer;
 
     beforeEach(async () => {
-      server = await startLocalServer({ seed: SEED, port: 0 });
+      server = await startVaneServer({ seed: SEED, port: 0 });
     });
     afterEach(async () => {
       await server.close();

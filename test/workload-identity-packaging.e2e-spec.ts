@@ -19,7 +19,7 @@ const body = `
   });
   await new Promise((r) => sts.listen(0, '127.0.0.1', r));
   const stsUrl = 'http://127.0.0.1:' + sts.address().port;
-  const server = await startLocalServer({ seed: { services: { shop: { configs: { answer: 42 }, trusts: { iam: { provider: 'aws', sts_endpoint: stsUrl, role_arns: ['arn:aws:iam::123456789012:role/pkg'], key_type: 'secret' } } } } }, allowOutbound: [stsUrl] });
+  const server = await startVaneServer({ seed: { services: { shop: { configs: { answer: 42 }, trusts: { iam: { provider: 'aws', sts_endpoint: stsUrl, role_arns: ['arn:aws:iam::123456789012:role/pkg'], key_type: 'secret' } } } } }, allowOutbound: [stsUrl] });
   try {
     const client = await VaneClient.create({
       baseUrl: server.baseUrl('shop'),
@@ -42,7 +42,7 @@ function node(args: string[]): string {
 it(
   'CommonJS: require() of the built packages exchanges an AWS identity for a session',
   () => {
-    const script = `const { createServer } = require('node:http'); const { startLocalServer } = require('@vane/server'); const { VaneClient } = require('@vane/client'); (async () => { ${body} })().catch((e) => { console.error(e); process.exit(1); });`;
+    const script = `const { createServer } = require('node:http'); const { startVaneServer } = require('@vane/server'); const { VaneClient } = require('@vane/client'); (async () => { ${body} })().catch((e) => { console.error(e); process.exit(1); });`;
     expect(JSON.parse(node(['-e', script]))).toEqual({ keyType: '', answer: 42 });
   },
   PROCESS_TEST_MS,
@@ -51,7 +51,7 @@ it(
 it(
   'ESM: import of the built packages exchanges an AWS identity for a session',
   () => {
-    const script = `import { createServer } from 'node:http'; import { startLocalServer } from '@vane/server'; import { VaneClient } from '@vane/client'; ${body}`;
+    const script = `import { createServer } from 'node:http'; import { startVaneServer } from '@vane/server'; import { VaneClient } from '@vane/client'; ${body}`;
     expect(JSON.parse(node(['--input-type=module', '-e', script]))).toEqual({ keyType: '', answer: 42 });
   },
   PROCESS_TEST_MS,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { VaneClient, type WorkloadIdentityOptions } from '@vane/client';
 import { createVane } from '@vane/express';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { VaneModule } from '@vane/nestjs';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 
@@ -13,14 +13,14 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const SUBJECT = 'system:serviceaccount:shop:api';
 
-let server: LocalServer;
+let server: VaneServer;
 let dir: string;
 let workloadIdentity: WorkloadIdentityOptions;
 
 beforeAll(async () => {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' };
-  server = await startLocalServer({
+  server = await startVaneServer({
     seed: {
       services: {
         shop: {

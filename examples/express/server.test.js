@@ -5,7 +5,7 @@ const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { once } = require('node:events');
 const { createVane } = require('@vane/express');
-const { startLocalServer } = require('@vane/server');
+const { startVaneServer } = require('@vane/server');
 const { createApp } = require('./server.js');
 
 // The values the test needs, on a local Vane service of its own (no file, no network).
@@ -21,7 +21,7 @@ const seed = {
 };
 
 test('/checkout follows the new-checkout flag, with no restart', async () => {
-  const server = await startLocalServer({ seed, port: 0 });
+  const server = await startVaneServer({ seed, port: 0 });
   const vane = await createVane({ baseUrl: server.baseUrl('shop'), apiKey: server.secretKey('shop') });
   const http = createApp(vane).listen(0, '127.0.0.1');
   await once(http, 'listening');

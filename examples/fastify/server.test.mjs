@@ -3,7 +3,7 @@
 // #region fastify5-test
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startLocalServer } from '@vane/server';
+import { startVaneServer } from '@vane/server';
 import { buildApp } from './server.mjs';
 
 // The values the test needs, on a local Vane service of its own (no file, no network).
@@ -19,7 +19,7 @@ const seed = {
 };
 
 test('/checkout follows the new-checkout flag, with no restart', async () => {
-  const server = await startLocalServer({ seed, port: 0 });
+  const server = await startVaneServer({ seed, port: 0 });
   const app = await buildApp({ baseUrl: server.baseUrl('shop'), apiKey: server.secretKey('shop') }, { logger: false });
   try {
     // app.inject() runs the whole request lifecycle without a socket.

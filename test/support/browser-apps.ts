@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer, type LocalServerOptions } from '@vane/server';
+import { startVaneServer, type VaneServer, type VaneServerOptions } from '@vane/server';
 import type { Page } from 'playwright-core';
 import { startChromium, type HeadlessChromium } from './chromium.js';
 import { send } from './http.js';
@@ -76,8 +76,8 @@ export const ADMIN_TOKEN = 'browser-apps-spec-token';
 export const WEB = { slug: 'web', publicKey: 'svp_web_local_public' } as const;
 
 /** A local server on the demo seed, its admin API on {@link ADMIN_TOKEN}. */
-export function startDemoServer(options: Omit<LocalServerOptions, 'seed' | 'adminToken'> = {}): Promise<LocalServer> {
-  return startLocalServer({ seed: DEMO_SEED, adminToken: ADMIN_TOKEN, port: 0, ...options });
+export function startDemoServer(options: Omit<VaneServerOptions, 'seed' | 'adminToken'> = {}): Promise<VaneServer> {
+  return startVaneServer({ seed: DEMO_SEED, adminToken: ADMIN_TOKEN, port: 0, ...options });
 }
 
 /** An app's production server running as a child process. */
@@ -90,7 +90,7 @@ export interface RunningBrowserApp {
 /** Starts an app's production server against `server`'s service `web` on a free port; waits for its URL. */
 export async function startBrowserApp(
   kind: BrowserAppKind,
-  server: Pick<LocalServer, 'baseUrl'>,
+  server: Pick<VaneServer, 'baseUrl'>,
 ): Promise<RunningBrowserApp> {
   const app = BROWSER_APPS[kind];
   const proc = spawnNode([app.main], {
@@ -112,7 +112,7 @@ export async function startBrowserApp(
  * named); resolves with the service's new revision.
  */
 export async function patchFlag(
-  server: Pick<LocalServer, 'url' | 'adminToken'>,
+  server: Pick<VaneServer, 'url' | 'adminToken'>,
   key: string,
   change: Record<string, unknown>,
 ): Promise<number> {
@@ -189,7 +189,7 @@ export function variantsOf(users: {
  * Two users of the page, one in each variant of the A/B flag `new-hero`
  * (50 %), as the service answers them: `u-1`, `u-2`, … until both are found.
  */
-export async function usersInEachVariant(server: Pick<LocalServer, 'port'>): Promise<{ a: string; b: string }> {
+export async function usersInEachVariant(server: Pick<VaneServer, 'port'>): Promise<{ a: string; b: string }> {
   const found: { a?: string; b?: string } = {};
   for (let i = 1; i <= 64 && (found.a === undefined || found.b === undefined); i++) {
     const answer = await send('POST', `http://127.0.0.1:${server.port}/v1/flags/evaluate-ab`, {

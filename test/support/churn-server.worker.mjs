@@ -6,9 +6,9 @@
 // serves: the changes pause while they are more than MAX_AHEAD revisions ahead of it, so a machine too loaded
 // for the client to keep up makes fewer changes rather than a backlog no bound can wait out.
 import { parentPort, workerData } from 'node:worker_threads';
-import { startLocalServer } from '@vane/server';
+import { startVaneServer } from '@vane/server';
 
-const server = await startLocalServer({ seed: workerData.seed, port: 0 });
+const server = await startVaneServer({ seed: workerData.seed, port: 0 });
 const { slug, fileSecret = true } = workerData;
 let timer;
 let rounds = 0;

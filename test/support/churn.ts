@@ -9,7 +9,7 @@ import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import type { VaneClient } from '@vane/client';
 import { pinStatsOf } from '@vane/client/adapter';
-import type { LocalServerSeed } from '@vane/server';
+import type { VaneServerSeed } from '@vane/server';
 import { until, waitForRevision, withTimeout } from '@vane/server/testing';
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -40,7 +40,7 @@ const WAIT_MS = 30_000;
  * @param options.fileSecret - false: the churn changes the two configs only (a service without file secrets).
  */
 export async function startChurnServer(
-  seed: LocalServerSeed,
+  seed: VaneServerSeed,
   slug: string,
   options: { readonly fileSecret?: boolean } = {},
 ): Promise<ChurnServer> {

@@ -7,7 +7,7 @@
  * and the next correct value recovers.
  */
 import type { LiveResource, LiveResourceEvent, VaneClient } from '@vane/client';
-import type { LocalServerSeed } from '@vane/server';
+import type { VaneServerSeed } from '@vane/server';
 import type { Pool } from 'pg';
 import { startLoad } from './load.js';
 import type { TestPostgres } from './postgres.js';
@@ -32,7 +32,7 @@ export async function createRole(pg: TestPostgres): Promise<void> {
 }
 
 /** A backend service `orders` whose configs and secret say how to reach the test cluster. */
-export function pgSeed(pg: TestPostgres): LocalServerSeed {
+export function pgSeed(pg: TestPostgres): VaneServerSeed {
   return {
     tenant: { overdue_days: 0, ab_addon: false, quarantined_until: null, write_rate_per_minute: 600 },
     services: {

@@ -3,7 +3,7 @@
  * (`npm test` builds first, so `sample-app/dist` and `sample-app/express/dist` exist).
  */
 import { join, resolve } from 'node:path';
-import type { LocalServer } from '@vane/server';
+import type { VaneServer } from '@vane/server';
 import { adminRequest, type AdminEndpoint } from '@vane/server/testing';
 import { spawnNode, type Proc } from './process.js';
 
@@ -39,7 +39,7 @@ export function baseEnv(): NodeJS.ProcessEnv {
  */
 export async function startSample(
   kind: keyof typeof SAMPLE_MAIN,
-  server: Pick<LocalServer, 'baseUrl' | 'secretKey'>,
+  server: Pick<VaneServer, 'baseUrl' | 'secretKey'>,
   env: NodeJS.ProcessEnv = {},
 ): Promise<RunningSample> {
   const proc = spawnNode([SAMPLE_MAIN[kind]], {

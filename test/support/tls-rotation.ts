@@ -4,7 +4,7 @@
  * working (with the certificate it was opened with).
  */
 import type { LiveResource, LiveResourceEvent, TlsCertificate } from '@vane/client';
-import type { LocalServer, LocalServerSeed } from '@vane/server';
+import type { VaneServer, VaneServerSeed } from '@vane/server';
 import { makeCertificate, type TestCertificate } from './certificates.js';
 import { freshTlsGet, tlsProbe } from './tls-probe.js';
 
@@ -12,7 +12,7 @@ import { freshTlsGet, tlsProbe } from './tls-probe.js';
 export const TLS_SERVICE_KEY = 'svs_edge_tls_rotation_key_0001';
 
 /** A backend service `edge` holding a certificate and its key as file secrets. */
-export function tlsSeed(certificate: TestCertificate): LocalServerSeed {
+export function tlsSeed(certificate: TestCertificate): VaneServerSeed {
   return {
     services: {
       edge: {
@@ -50,7 +50,7 @@ function rebuilt(resource: LiveResource<TlsCertificate>, timeoutMs = 15_000): Pr
  * new certificate arrives. Jest assertions inside.
  */
 export async function rotateCertificate(
-  server: LocalServer,
+  server: VaneServer,
   url: string,
   certificate: LiveResource<TlsCertificate>,
   before: TestCertificate,

@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { PROCESS_WAIT_MS, spawnNode, stopProcesses, type NodeProcess } from '@vane/test-harness';
 import { runRefs } from '../src/refs/refs-command.js';
 import { writeFlagReads } from './support/flag-reads.js';
@@ -20,13 +20,13 @@ const KEY = 'svs_shop_idle_socket_test';
 // hint and not at all under two seconds: 2.5 s is the shortest timeout with which a client would reuse.
 const KEEP_ALIVE_MS = 2_500;
 
-let server: LocalServer;
+let server: VaneServer;
 let proxy: NodeProcess;
 let proxyUrl: string;
 let dir: string;
 
 beforeAll(async () => {
-  server = await startLocalServer({
+  server = await startVaneServer({
     port: 0,
     seed: {
       services: {

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { adapterSeed } from '@vane/test-harness';
 import type { AuditChange, AuditSource } from '../src/refs/audit-source.js';
 import { runRefs } from '../src/refs/refs-command.js';
@@ -23,9 +23,9 @@ async function refs(dir: string, extra: string[] = [], env: NodeJS.ProcessEnv = 
 }
 
 describe('vane refs against the service', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   beforeAll(async () => {
-    server = await startLocalServer({ seed: adapterSeed(), port: 0 });
+    server = await startVaneServer({ seed: adapterSeed(), port: 0 });
   });
   afterAll(() => server.close());
 

@@ -1,6 +1,6 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { adapterSeed } from '@vane/test-harness';
 import type { RefsReport } from '../src/refs/refs-report.js';
 import { runVane } from './support/run-vane.js';
@@ -121,9 +121,9 @@ describe('vane refs finds every read', () => {
 });
 
 describe('vane refs against the local server, for people', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   beforeAll(async () => {
-    server = await startLocalServer({ seed: adapterSeed(), port: 0 });
+    server = await startVaneServer({ seed: adapterSeed(), port: 0 });
   });
   afterAll(() => server.close());
 

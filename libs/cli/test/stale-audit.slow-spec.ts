@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ManualClock, startLocalServer, type LocalServer } from '@vane/server';
+import { ManualClock, startVaneServer, type VaneServer } from '@vane/server';
 import { adminRequest } from '@vane/server/testing';
 import { runRefs } from '../src/refs/refs-command.js';
 import { writeFlagReads } from './support/flag-reads.js';
@@ -15,13 +15,13 @@ const DAY_MS = 86_400_000;
 const KEY = 'svs_shop_stale_audit_test';
 const FLAG = { starts_at: null, ends_at: null };
 
-let server: LocalServer;
+let server: VaneServer;
 let clock: ManualClock;
 let dir: string;
 
 beforeAll(async () => {
   clock = new ManualClock(Date.parse('2026-08-01T09:00:00Z'));
-  server = await startLocalServer({
+  server = await startVaneServer({
     port: 0,
     clock,
     seed: {

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { adminRequest } from '@vane/server/testing';
 import { ADAPTER_SECRET_VALUES, adapterSeed } from '@vane/test-harness';
 import { runVane } from './support/run-vane.js';
@@ -13,12 +13,12 @@ import { runVane } from './support/run-vane.js';
 // `--check` loads the TypeScript compiler: seconds on a loaded machine.
 jest.setTimeout(60_000);
 
-let server: LocalServer;
+let server: VaneServer;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: adapterSeed(), port: 0 });
+  server = await startVaneServer({ seed: adapterSeed(), port: 0 });
   dir = mkdtempSync(join(tmpdir(), 'vane-cli-'));
   env = { VANE_API_KEY: server.secretKey('shop') };
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { adapterSeed } from '@vane/test-harness';
 import type ts from 'typescript';
 import { compileApp, fixtureText, markersOf, withoutMarkers, type ModuleSystem } from './support/compile-fixture.js';
@@ -31,13 +31,13 @@ const APPS: readonly (readonly [string, ModuleSystem, string, string])[] = [
   ],
 ];
 
-let server: LocalServer;
+let server: VaneServer;
 let scratch: string;
 let declaration: string;
 let program: ts.Program | undefined;
 
 beforeAll(async () => {
-  server = await startLocalServer({ seed: adapterSeed(), port: 0 });
+  server = await startVaneServer({ seed: adapterSeed(), port: 0 });
   scratch = mkdtempSync(join(tmpdir(), 'vane-types-'));
   const out = join(scratch, 'vane-keys.d.ts');
   const run = await runVane(['types', '--base-url', server.baseUrl('shop'), '--out', out], scratch, {

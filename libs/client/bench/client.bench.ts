@@ -9,7 +9,7 @@
  */
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { startLocalServer, type LocalServerSeed } from '@vane/server';
+import { startVaneServer, type VaneServerSeed } from '@vane/server';
 import { VaneClient, type ChangeEvent } from '@vane/client';
 
 const SK = 'svs_bench_secret_key_0000000001';
@@ -41,8 +41,8 @@ async function readBench(): Promise<string[]> {
     configs[`section${i % 32}.key${i}`] = i % 2 ? `value-${i}` : i;
     flags[`flag-${i}`] = { is_enabled: i % 3 === 0 };
   }
-  const seed: LocalServerSeed = { services: { bench: { kind: 'backend', keys: [SK], configs, flags } } };
-  const server = await startLocalServer({ seed, port: 0 });
+  const seed: VaneServerSeed = { services: { bench: { kind: 'backend', keys: [SK], configs, flags } } };
+  const server = await startVaneServer({ seed, port: 0 });
   const client = await VaneClient.create({
     baseUrl: server.baseUrl('bench'),
     apiKey: SK,
@@ -75,8 +75,8 @@ async function syncBench(): Promise<string[]> {
   for (let i = 0; i < 10_000; i++)
     configs[`section${i % 100}.key${i}`] =
       i % 3 === 0 ? `a string value number ${i}` : i % 3 === 1 ? i * 1.5 : i % 2 === 0;
-  const seed: LocalServerSeed = { services: { big: { kind: 'backend', keys: [SK], configs } } };
-  const server = await startLocalServer({ seed, port: 0 });
+  const seed: VaneServerSeed = { services: { big: { kind: 'backend', keys: [SK], configs } } };
+  const server = await startVaneServer({ seed, port: 0 });
   const client = await VaneClient.create({
     baseUrl: server.baseUrl('big'),
     apiKey: SK,
@@ -108,10 +108,10 @@ async function syncBench(): Promise<string[]> {
 }
 
 async function latencyBench(): Promise<string[]> {
-  const seed: LocalServerSeed = {
+  const seed: VaneServerSeed = {
     services: { shop: { kind: 'backend', keys: [SK], configs: { 'bench.counter': -1 } } },
   };
-  const server = await startLocalServer({ seed, port: 0 });
+  const server = await startVaneServer({ seed, port: 0 });
   const client = await VaneClient.create({ baseUrl: server.baseUrl('shop'), apiKey: SK, logger: silent });
   const deadline = Date.now() + 5000;
   while (!client.connected) {

@@ -15,7 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startLocalServer, type LocalServerSeed } from '@vane/server';
+import { startVaneServer, type VaneServerSeed } from '@vane/server';
 import { FileBackupStore, VaneClient, type ChangeEvent } from '@vane/client';
 import { encodeBackup } from '../src/last-known-good/backup-document.js';
 import { deriveBackupKey } from '../src/last-known-good/backup-key.js';
@@ -58,13 +58,13 @@ async function applyBench(): Promise<string[]> {
   for (let i = 0; i < 1000; i++) configs[`section${i % 20}.key${i}`] = i % 2 ? `value-${i}` : i;
   const secrets: Record<string, { type: 'text'; value: string }> = {};
   for (let i = 0; i < 10; i++) secrets[`secret.${i}`] = { type: 'text', value: `rk_live_${'x'.repeat(40)}${i}` };
-  const seed: LocalServerSeed = {
+  const seed: VaneServerSeed = {
     services: {
       plain: { kind: 'backend', keys: [SK], configs: { ...configs, 'bench.counter': -1 }, secrets },
       saved: { kind: 'backend', keys: [`${SK}b`], configs: { ...configs, 'bench.counter': -1 }, secrets },
     },
   };
-  const server = await startLocalServer({ seed, port: 0 });
+  const server = await startVaneServer({ seed, port: 0 });
   const dir = await mkdtemp(join(tmpdir(), 'vane-lkg-bench-'));
   const plain = await VaneClient.create({ baseUrl: server.baseUrl('plain'), apiKey: SK, logger: silent });
   const saved = await VaneClient.create({

@@ -14,7 +14,7 @@
  * with one line, when PostgreSQL is not installed.
  */
 import { performance } from 'node:perf_hooks';
-import { startLocalServer } from '@vane/server';
+import { startVaneServer } from '@vane/server';
 import { VaneClient, type LiveResourceDefinition } from '@vane/client';
 import { Pool } from 'pg';
 import {
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   }
   const pg = await startPostgres();
   await createRole(pg);
-  const server = await startLocalServer({ seed: pgSeed(pg), port: 0 });
+  const server = await startVaneServer({ seed: pgSeed(pg), port: 0 });
   const client = await VaneClient.create({ baseUrl: server.baseUrl('orders'), apiKey: PG_SERVICE_KEY, logger: silent });
   const definition: LiveResourceDefinition<Pool, 'db.host' | 'db.port' | 'db.user' | 'db.name', 'db.password'> = {
     configs: ['db.host', 'db.port', 'db.user', 'db.name'],

@@ -11,7 +11,7 @@
  * Run: `npm run bench -w @vane/client` (prints a Markdown report).
  */
 import { cpus } from 'node:os';
-import { startLocalServer, type LocalServerSeed } from '@vane/server';
+import { startVaneServer, type VaneServerSeed } from '@vane/server';
 import { VaneClient } from '@vane/client';
 
 const SK = 'svs_bench_secret_key_0000000001';
@@ -36,8 +36,8 @@ async function main(): Promise<void> {
     configs[`section${i % 32}.key${i}`] = i % 2 ? `value-${i}` : i;
     flags[`flag-${i}`] = { is_enabled: i % 3 === 0 };
   }
-  const seed: LocalServerSeed = { services: { bench: { kind: 'backend', keys: [SK], configs, flags } } };
-  const server = await startLocalServer({ seed, port: 0 });
+  const seed: VaneServerSeed = { services: { bench: { kind: 'backend', keys: [SK], configs, flags } } };
+  const server = await startVaneServer({ seed, port: 0 });
   const client = await VaneClient.create({
     baseUrl: server.baseUrl('bench'),
     apiKey: SK,

@@ -21,7 +21,7 @@ const KINDS = ['empty', 'map', 'config', 'flagMap', 'flag', 'snapshot', 'map', '
 /** The counted process: runs the reads it is told to on stdin, answers `done`. */
 async function target() {
   const { VaneClient } = await import('@vane/client');
-  const { startLocalServer } = await import('@vane/server');
+  const { startVaneServer } = await import('@vane/server');
   const key = 'svs_bench_secret_key_0000000001';
   const configs = {};
   const flags = {};
@@ -29,7 +29,7 @@ async function target() {
     configs[`section${i % 32}.key${i}`] = i % 2 ? `value-${i}` : i;
     flags[`flag-${i}`] = { is_enabled: i % 3 === 0 };
   }
-  const server = await startLocalServer({
+  const server = await startVaneServer({
     seed: { services: { bench: { kind: 'backend', keys: [key], configs, flags } } },
     port: 0,
   });

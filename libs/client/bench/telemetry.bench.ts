@@ -28,7 +28,7 @@ import {
   type HistogramMetricData,
 } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { startLocalServer, type LocalServerSeed } from '@vane/server';
+import { startVaneServer, type VaneServerSeed } from '@vane/server';
 import { VaneClient } from '@vane/client';
 import { createSseParser } from '@vane/client-core';
 
@@ -72,8 +72,8 @@ async function readBench(): Promise<string[]> {
     configs[`section${i % 32}.key${i}`] = i % 2 ? `value-${i}` : i;
     flags[`flag-${i}`] = { is_enabled: i % 3 === 0 };
   }
-  const seed: LocalServerSeed = { services: { bench: { kind: 'backend', keys: [SK], configs, flags } } };
-  const server = await startLocalServer({ seed, port: 0 });
+  const seed: VaneServerSeed = { services: { bench: { kind: 'backend', keys: [SK], configs, flags } } };
+  const server = await startVaneServer({ seed, port: 0 });
   const options = { baseUrl: server.baseUrl('bench'), apiKey: SK, stream: false, logger: silent };
   const on = await VaneClient.create(options);
   const off = await VaneClient.create({ ...options, telemetry: false });

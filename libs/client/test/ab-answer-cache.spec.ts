@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { adminRequest, waitForRevision, waitForStatus } from '@vane/server/testing';
 import { FaultProxy } from '@vane/test-harness';
 import { VaneClient, type AbContext, type VaneClientOptions } from '../src/index.js';
@@ -12,14 +12,14 @@ import { SHOP_SK, seed } from './helpers/seed.js';
  * client learns of every new revision as the service publishes it; the
  * client's clock is a hand-driven one, so answers age only when told.
  */
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 let clock: ManualTimers;
 let logger: MemoryLogger;
 const clients: VaneClient[] = [];
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: seed(), port: 0 });
+  server = await startVaneServer({ seed: seed(), port: 0 });
   proxy = await FaultProxy.start(server.port);
   clock = new ManualTimers();
   logger = new MemoryLogger();

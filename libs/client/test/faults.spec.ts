@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { VaneClient, type ChangeEvent, type VaneClientOptions } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { ManualTimers } from './helpers/manual-timers.js';
@@ -11,7 +11,7 @@ import { FaultProxy, rawResponse } from '@vane/test-harness';
  * loopback. The client runs on hand-driven timers (backoff, TTL, cooldown,
  * idle timeout); the sockets are real.
  */
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 let timers: ManualTimers;
 let logger: MemoryLogger;
@@ -22,7 +22,7 @@ const isStream = (line: string): boolean => line.startsWith('GET /v1/stream ');
 const isSync = (line: string): boolean => line.startsWith('GET /v1/sync ');
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: seed(), port: 0 });
+  server = await startVaneServer({ seed: seed(), port: 0 });
   proxy = await FaultProxy.start(server.port);
   timers = new ManualTimers();
   logger = new MemoryLogger();
@@ -97,7 +97,7 @@ describe('fault injection', () => {
   it('a Last-Event-ID older than the server keeps: resync, then a conditional sync catches up', async () => {
     await proxy.close();
     await server.close();
-    server = await startLocalServer({ seed: seed(), port: 0, historySize: 1 });
+    server = await startVaneServer({ seed: seed(), port: 0, historySize: 1 });
     proxy = await FaultProxy.start(server.port);
     await start();
     await connected();

@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { FaultProxy } from '@vane/test-harness';
 import { VaneClient } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
@@ -12,13 +12,13 @@ import { SHOP_SK, seed } from './helpers/seed.js';
  * server stands for such a server: told to, it closes the connection a
  * request arrives on, with a FIN and no answer, every time at that instant.
  */
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 let logger: MemoryLogger;
 let client: VaneClient;
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: seed(), port: 0 });
+  server = await startVaneServer({ seed: seed(), port: 0 });
   proxy = await FaultProxy.start(server.port);
   logger = new MemoryLogger();
   // No stream: the sync's connection is the one kept alive and reused.

@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { createClient } from 'redis';
 import { RedisBackupStore, VaneClient, type VaneClientOptions } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
@@ -16,7 +16,7 @@ function connect(url: string) {
 
 describeWithRedis('last-known-good in Redis, shared by a fleet (real redis-server)', () => {
   let redis: TestRedis;
-  let server: LocalServer;
+  let server: VaneServer;
   let proxy: FaultProxy;
   let podA: Awaited<ReturnType<typeof connect>>;
   let podB: Awaited<ReturnType<typeof connect>>;
@@ -26,7 +26,7 @@ describeWithRedis('last-known-good in Redis, shared by a fleet (real redis-serve
     redis = await startRedis();
     podA = await connect(redis.url);
     podB = await connect(redis.url);
-    server = await startLocalServer({ seed: seed(), port: 0 });
+    server = await startVaneServer({ seed: seed(), port: 0 });
     proxy = await FaultProxy.start(server.port);
   }, PROCESS_TEST_MS);
 

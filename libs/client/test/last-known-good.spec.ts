@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { z } from 'zod';
 import {
   ApiKeyCredentials,
@@ -22,7 +22,7 @@ import { FaultProxy, rawResponse } from '@vane/test-harness';
 const SECRET = 'rk_test_TOPSECRET';
 
 let dir: string;
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 let logger: MemoryLogger;
 let store: FileBackupStore;
@@ -30,7 +30,7 @@ const open: VaneClient[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'vane-lkg-e2e-'));
-  server = await startLocalServer({ seed: seed(), port: 0, statePath: join(dir, 'state.json') });
+  server = await startVaneServer({ seed: seed(), port: 0, statePath: join(dir, 'state.json') });
   proxy = await FaultProxy.start(server.port);
   logger = new MemoryLogger();
   store = new FileBackupStore({ directory: join(dir, 'backups') });
@@ -342,7 +342,7 @@ describe('last-known-good: back to fresh', () => {
     const statuses: VaneClientStatus[] = [];
     client.onStatusChange((s) => statuses.push(s));
     expect(logger.text('warn').match(/starting STALE/g)).toHaveLength(1);
-    server = await startLocalServer({ seed: seed(), port, statePath: join(dir, 'state.json') });
+    server = await startVaneServer({ seed: seed(), port, statePath: join(dir, 'state.json') });
     await waitForStatus(client, (s) => s.stale === undefined, { what: 'fresh again', timeoutMs: 5000 });
     expect(client.config('db.host')).toBe('db-2.internal');
     expect(client.flag('dark-mode')).toBe(true);

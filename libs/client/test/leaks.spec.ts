@@ -1,7 +1,7 @@
 import { createServer, get as httpGet, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { VaneClient } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
@@ -16,14 +16,14 @@ import { until } from '@vane/server/testing';
 const WRITTEN = 'rk_live_WRITTEN_SECRET_VALUE';
 const SHORT = 'xy!';
 
-let local: LocalServer;
+let local: VaneServer;
 let hostile: Server;
 let baseUrl: string;
 let logger: MemoryLogger;
 let answer: (req: IncomingMessage, body: string, res: ServerResponse) => void;
 
 beforeAll(async () => {
-  local = await startLocalServer({ seed: seed(), port: 0 });
+  local = await startVaneServer({ seed: seed(), port: 0 });
   hostile = createServer((req, res) => {
     res.setHeader('vane-protocol', '1'); // hostile, but a Vane service: its errors are read as such
     const chunks: Buffer[] = [];

@@ -1,6 +1,6 @@
 import { trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/server';
+import { startVaneServer, type VaneServer, type VaneServerSeed } from '@vane/server';
 import { until } from '@vane/server/testing';
 import { VaneClient, type LiveResourceDefinition, type VaneClientOptions } from '../src/index.js';
 import { REBUILD_SPAN_NAME } from '../src/telemetry/live-resource-telemetry.js';
@@ -24,7 +24,7 @@ const URLS = ['postgres://app:CONN-PW-1f2e@db-1.internal/shop', 'postgres://app:
 const FORBIDDEN = [SK, ...PASSWORDS, 'db.password', 'CONN-PW', 'postgres://'];
 const PG = { 'vane.service.slug': 'shop', 'vane.live_resource.name': 'pg' };
 
-function seed(): LocalServerSeed {
+function seed(): VaneServerSeed {
   return {
     services: {
       shop: {
@@ -44,14 +44,14 @@ interface FakePool {
 }
 
 let sdk: OtelSdk;
-let server: LocalServer;
+let server: VaneServer;
 let timers: ManualTimers;
 let logger: MemoryLogger;
 const clients: VaneClient[] = [];
 
 beforeEach(async () => {
   sdk = OtelSdk.install();
-  server = await startLocalServer({ seed: seed(), port: 0 });
+  server = await startVaneServer({ seed: seed(), port: 0 });
   timers = new ManualTimers();
   logger = new MemoryLogger();
 });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { startLocalServer, type LocalServer, type LocalServerSeed } from '@vane/server';
+import { startVaneServer, type VaneServer, type VaneServerSeed } from '@vane/server';
 import { VaneClient, type LiveResource, type LiveResourceDefinition, type LiveResourceEvent } from '../src/index.js';
 import {
   ClientClosedError,
@@ -15,7 +15,7 @@ const SK = 'svs_live_resource_secret_key_01';
 const PASSWORDS = ['pw-ONE-5f1c2', 'pw-TWO-8a7d3', 'pw-BAD-0e9b4', 'pw-FOUR-77c1e', 'pw-FIVE-1d2e3'];
 const PEM = ['pem-FILE-v1-c4a1', 'pem-FILE-v2-9b0f'];
 
-function seed(): LocalServerSeed {
+function seed(): VaneServerSeed {
   return {
     services: {
       shop: {
@@ -52,7 +52,7 @@ function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void; fail
   return { promise, open, fail };
 }
 
-let server: LocalServer;
+let server: VaneServer;
 let timers: ManualTimers;
 let logger: MemoryLogger;
 let client: VaneClient;
@@ -121,7 +121,7 @@ async function rotate(key: string, value: string): Promise<void> {
 }
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: seed(), port: 0 });
+  server = await startVaneServer({ seed: seed(), port: 0 });
   timers = new ManualTimers();
   logger = new MemoryLogger();
   pools = [];

@@ -2,19 +2,19 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createServer } from 'node:net';
 import { inspect } from 'node:util';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { checkConnectivity, VaneClient, type ChangeEvent, type VaneClientOptions } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 
 import { SHOP_PK, SHOP_SK, TLS_PEM, WEB_SK, seed } from './helpers/seed.js';
 import { until, waitForRevision, waitForStatus } from '@vane/server/testing';
 
-let server: LocalServer;
+let server: VaneServer;
 const clients: VaneClient[] = [];
 let logger: MemoryLogger;
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: seed(), port: 0 });
+  server = await startVaneServer({ seed: seed(), port: 0 });
   logger = new MemoryLogger();
 });
 
@@ -311,7 +311,7 @@ describe('against the local server', () => {
       { timeoutMs: 10_000 },
     );
     // Back on the same port, with a change the app has not seen.
-    server = await startLocalServer({ seed: seed(), port });
+    server = await startVaneServer({ seed: seed(), port });
     const changed = nextEvent(client, (e) => e.key === 'db.host', 15_000);
     server.admin.setConfig('shop', 'db.host', 'after-restart');
     await changed;

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startLocalServer } from '@vane/server';
+import { startVaneServer } from '@vane/server';
 import { checkConnectivity, VaneClient } from '../src/index.js';
 import { NotAVaneServiceError } from '../src/errors.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
@@ -72,7 +72,7 @@ describe('an answer without Vane-Protocol is not a Vane service', () => {
   });
 
   it('the same 404 from the Vane service itself still names the slug', async () => {
-    const server = await startLocalServer({ seed: seed(), port: 0 });
+    const server = await startVaneServer({ seed: seed(), port: 0 });
     try {
       const error = await VaneClient.create({ baseUrl: server.baseUrl('nope'), apiKey: SHOP_SK, logger }).catch(
         (e: unknown) => e,

@@ -1,7 +1,7 @@
 // One revision per scope under load (#21): its own file, in the slow suite (`npm run test:slow`).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { until, waitForRevision } from '@vane/server/testing';
 import { VaneClient } from '../src/index.js';
 import { pinStatsOf } from '../src/adapter/index.js';
@@ -9,11 +9,11 @@ import { secretFileName } from '../src/secrets/secret-file-name.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { SHOP_SK, seed } from './helpers/seed.js';
 
-let server: LocalServer;
+let server: VaneServer;
 let client: VaneClient | undefined;
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: seed(), port: 0 });
+  server = await startVaneServer({ seed: seed(), port: 0 });
 });
 
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { VaneClient, type VaneClientOptions } from '../src/index.js';
 import { pinStatsOf } from '../src/adapter/index.js';
 import { FrontendSecretReadError, PublicKeySecretAccessError } from '../src/errors.js';
@@ -9,12 +9,12 @@ import { MemoryLogger } from './helpers/fake-transport.js';
 import { until, waitForRevision } from '@vane/server/testing';
 import { SHOP_PK, SHOP_SK, TLS_PEM, WEB_SK, seed } from './helpers/seed.js';
 
-let server: LocalServer;
+let server: VaneServer;
 const clients: VaneClient[] = [];
 let logger: MemoryLogger;
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: seed(), port: 0 });
+  server = await startVaneServer({ seed: seed(), port: 0 });
   logger = new MemoryLogger();
 });
 

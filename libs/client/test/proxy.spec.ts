@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { Agent } from 'undici';
 import { VaneClient } from '../src/index.js';
 import { createDefaultDispatcher } from '../src/http/transport.js';
@@ -44,9 +44,9 @@ async function startConnectProxy(
 }
 
 describe('proxies and dispatchers', () => {
-  let local: LocalServer;
+  let local: VaneServer;
   beforeEach(async () => {
-    local = await startLocalServer({ seed: seed(), port: 0 });
+    local = await startVaneServer({ seed: seed(), port: 0 });
   });
   afterEach(async () => {
     await local.close();

@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { VaneClient, type AbContext, type AbResults } from '../src/index.js';
 import { RequestAbEvaluation } from '../src/adapter/index.js';
 import { InvalidArgumentError } from '../src/errors.js';
@@ -7,13 +7,13 @@ import { SHOP_SK, seed } from './helpers/seed.js';
 import { FaultProxy } from '@vane/test-harness';
 
 /** The request-scoped A/B evaluation both adapters use, against the local server behind a counting proxy. */
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 let client: VaneClient;
 let logger: MemoryLogger;
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: seed(), port: 0 });
+  server = await startVaneServer({ seed: seed(), port: 0 });
   proxy = await FaultProxy.start(server.port);
   logger = new MemoryLogger();
   client = await VaneClient.create({ baseUrl: proxy.baseUrl('shop'), apiKey: SHOP_SK, stream: false, logger });

@@ -1,4 +1,4 @@
-import { startLocalServer, systemClock, type LocalServer } from '@vane/server';
+import { startVaneServer, systemClock, type VaneServer } from '@vane/server';
 import { VaneClient, type VaneClientOptions, type VaneClientStatus } from '../src/index.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
 import { ManualTimers } from './helpers/manual-timers.js';
@@ -11,7 +11,7 @@ import { FaultProxy, rawResponse } from '@vane/test-harness';
  * the client waits, and the other faults found by probing the client, against
  * the local server (sharing the client's hand-driven clock) behind a fault proxy.
  */
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 let timers: ManualTimers;
 let logger: MemoryLogger;
@@ -22,7 +22,7 @@ const isSync = (line: string): boolean => line.startsWith('GET /v1/sync ');
 
 beforeEach(async () => {
   timers = new ManualTimers();
-  server = await startLocalServer({
+  server = await startVaneServer({
     seed: seed(),
     port: 0,
     clock: { now: () => timers.now(), setTimer: (cb, ms) => systemClock.setTimer(cb, ms) },

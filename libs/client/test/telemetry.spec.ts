@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalServer, systemClock, type LocalServer, type LocalServerSeed } from '@vane/server';
+import { startVaneServer, systemClock, type VaneServer, type VaneServerSeed } from '@vane/server';
 import { z } from 'zod';
 import { FileBackupStore, VaneClient, defineSchema, type VaneClientOptions } from '../src/index.js';
 import type { ClientTelemetry } from '../src/telemetry/client-telemetry.js';
@@ -26,7 +26,7 @@ const SLUG = { 'vane.service.slug': 'shop' };
 const FORBIDDEN = [SHOP_SK, 'TOPSECRET', 'rk_test', 'stripe.api_key', 'tls.client_pem', 'BEGIN CERTIFICATE'];
 
 let sdk: OtelSdk;
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 let timers: ManualTimers;
 let logger: MemoryLogger;
@@ -39,8 +39,8 @@ const issued: string[] = [];
 const isStream = (line: string): boolean => line.startsWith('GET /v1/stream ');
 const isSync = (line: string): boolean => line.startsWith('GET /v1/sync ');
 
-async function startServer(s: LocalServerSeed = seed()): Promise<void> {
-  server = await startLocalServer({
+async function startServer(s: VaneServerSeed = seed()): Promise<void> {
+  server = await startVaneServer({
     seed: s,
     port: 0,
     clock: { now: () => timers.now() + serverOffsetMs, setTimer: (cb, ms) => systemClock.setTimer(cb, ms) },

@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import {
   adminPut,
   testSeed,
@@ -12,13 +12,13 @@ import { VaneClient } from '../src/index.js';
 
 // docs/testing-with-the-server.md's "Testing your app against the local server", run as written:
 // the waits of @vane/server/testing take a VaneClient as it is.
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy | undefined;
 const clients: VaneClient[] = [];
 const quiet = { warn: () => undefined, error: () => undefined };
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: testSeed(), port: 0 });
+  server = await startVaneServer({ seed: testSeed(), port: 0 });
 });
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import {
   keepSecureContextCurrent,
   tlsCertificate,
@@ -15,7 +15,7 @@ import { MemoryLogger } from './helpers/fake-transport.js';
 
 const SK = 'svs_tls_text_secrets_key_00001';
 
-let server: LocalServer;
+let server: VaneServer;
 let client: VaneClient;
 let https: Server;
 let logger: MemoryLogger;
@@ -27,7 +27,7 @@ beforeAll(async () => {
 }, 30_000);
 
 beforeEach(async () => {
-  server = await startLocalServer({
+  server = await startVaneServer({
     seed: {
       services: {
         edge: {

@@ -1,9 +1,9 @@
 import {
   ManualClock,
-  startLocalServer,
-  type LocalServer,
-  type LocalServerSeed,
-  type LocalServerTrustInput,
+  startVaneServer,
+  type VaneServer,
+  type VaneServerSeed,
+  type VaneServerTrustInput,
 } from '@vane/server';
 import {
   checkConnectivity,
@@ -61,14 +61,14 @@ let dir: ReturnType<typeof tempDir>;
 let k8sTokenFile: string;
 let savedEnv: NodeJS.ProcessEnv;
 
-let server: LocalServer;
+let server: VaneServer;
 let serverClock: ManualClock | undefined;
 let logger: MemoryLogger;
 const clients: VaneClient[] = [];
 /** Platform tokens and sessions handed out in a test: none may appear in a log line or an error message. */
 const issued: string[] = [];
 
-function trusts(): Record<string, LocalServerTrustInput> {
+function trusts(): Record<string, VaneServerTrustInput> {
   return {
     cluster: jwtTrust('kubernetes', k8s, 'vane', K8S_SUBJECT),
     gce: jwtTrust('gcp', gcp, GCP_AUDIENCE, GCP_SUBJECT),
@@ -77,7 +77,7 @@ function trusts(): Record<string, LocalServerTrustInput> {
   };
 }
 
-function seedWithTrusts(): LocalServerSeed {
+function seedWithTrusts(): VaneServerSeed {
   const s = seed();
   s.services!['shop']!.trusts = trusts();
   return s;
@@ -162,7 +162,7 @@ afterAll(async () => {
 async function startServer(clock?: ManualClock, sessionTtlMs?: number): Promise<void> {
   serverClock = clock;
   // The fake STS is on loopback: the operator's allow-list admits it (nothing else internal is requested).
-  server = await startLocalServer({ seed: seedWithTrusts(), clock, sessionTtlMs, allowOutbound: [sts.url] });
+  server = await startVaneServer({ seed: seedWithTrusts(), clock, sessionTtlMs, allowOutbound: [sts.url] });
 }
 
 beforeEach(async () => {

@@ -18,7 +18,7 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { startLocalServer } from '@vane/server';
+import { startVaneServer } from '@vane/server';
 import { mainThreadInstructionsPerRequest, twoAtATime, valgrindAvailable } from '../../../scripts/callgrind-count.mjs';
 import { BENCH_KEY, BENCH_SEED } from './seed.mjs';
 
@@ -39,7 +39,7 @@ if (!valgrindAvailable()) {
   process.exit(0);
 }
 
-const server = await startLocalServer({ port: 0, seed: BENCH_SEED });
+const server = await startVaneServer({ port: 0, seed: BENCH_SEED });
 const counts = {};
 try {
   const results = await twoAtATime(ROUTES, (path) => {

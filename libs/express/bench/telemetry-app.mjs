@@ -8,7 +8,7 @@ import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createVane } from '@vane/express';
-import { startLocalServer } from '@vane/server';
+import { startVaneServer } from '@vane/server';
 import express from 'express';
 
 const TRACING = process.env.TRACING === 'on' || process.env.TRACING === 'app';
@@ -19,7 +19,7 @@ if (TRACING) {
 }
 
 const KEY = 'svs_bench_secret_key_0000000001';
-const server = await startLocalServer({
+const server = await startVaneServer({
   seed: { services: { bench: { keys: [KEY], flags: { 'bench-flag': { is_enabled: true } } } } },
   port: 0,
 });

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { createVane, type VaneExpressOptions } from '@vane/express';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import request from 'supertest';
 import { CountingDispatcher } from './support/counting-dispatcher.js';
 import { EXPRESS_VERSIONS } from './support/express-versions.js';
@@ -18,10 +18,10 @@ async function closedPort(): Promise<number> {
 }
 
 describe('createVane', () => {
-  let server: LocalServer;
+  let server: VaneServer;
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: adapterSeed(), port: 0 });
+    server = await startVaneServer({ seed: adapterSeed(), port: 0 });
   });
   afterEach(() => server.close());
 
@@ -99,7 +99,7 @@ describe('createVane', () => {
 
 describe.each(EXPRESS_VERSIONS)('vane.close on %s', (_name, makeApp) => {
   it('is idempotent, closes the stream, and leaves reads answering from the last snapshot', async () => {
-    const server = await startLocalServer({ seed: adapterSeed(), port: 0 });
+    const server = await startVaneServer({ seed: adapterSeed(), port: 0 });
     try {
       const vane = await createVane({
         baseUrl: server.baseUrl('shop'),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileBackupStore } from '@vane/client';
 import { createVane, type VaneExpressOptions } from '@vane/express';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import request from 'supertest';
 import { EXPRESS_VERSIONS, type AppFactory } from './support/express-versions.js';
 import { ADAPTER_KEYS, adapterSeed } from '@vane/test-harness';
@@ -12,11 +12,11 @@ describe.each(EXPRESS_VERSIONS)(
   'lastKnownGood on %s: vane.status while the service is down',
   (_name, makeApp: AppFactory) => {
     let dir: string;
-    let server: LocalServer;
+    let server: VaneServer;
 
     beforeEach(async () => {
       dir = await mkdtemp(join(tmpdir(), 'vane-express-lkg-'));
-      server = await startLocalServer({ seed: adapterSeed(), port: 0 });
+      server = await startVaneServer({ seed: adapterSeed(), port: 0 });
     });
 
     afterEach(async () => {
@@ -53,7 +53,7 @@ describe.each(EXPRESS_VERSIONS)(
           .expect(200)
           .expect((res) => expect(res.body).toMatchObject({ stale: { reason: 'transport', code: 'VANE_TRANSPORT' } }));
 
-        server = await startLocalServer({ seed: adapterSeed(), port });
+        server = await startVaneServer({ seed: adapterSeed(), port });
         await new Promise<void>((resolve, reject) => {
           const timer = setTimeout(() => reject(new Error('not fresh within 5 s')), 5000);
           const off = vane.client.onStatusChange((status) => {

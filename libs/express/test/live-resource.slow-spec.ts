@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createVane, keepSecureContextCurrent, tlsCertificate, type VaneExpress } from '@vane/express';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { Pool } from 'pg';
 import { makeCertificate, type TestCertificate } from '../../../test/support/certificates.js';
 import {
@@ -40,12 +40,12 @@ describeWithPostgres('a live PostgreSQL pool in an Express app', () => {
   }, 30_000);
 
   describe.each(EXPRESS_VERSIONS)('on %s', (_name, express: AppFactory) => {
-    let server: LocalServer;
+    let server: VaneServer;
 
     beforeEach(async () => {
       await pg.query(`DROP ROLE IF EXISTS app`);
       await createRole(pg);
-      server = await startLocalServer({ seed: pgSeed(pg), port: 0 });
+      server = await startVaneServer({ seed: pgSeed(pg), port: 0 });
     });
 
     afterEach(async () => {
@@ -115,13 +115,13 @@ describeWithPostgres('a live PostgreSQL pool in an Express app', () => {
 describe.each(EXPRESS_VERSIONS)(
   'a live TLS certificate on https.createServer(app), %s',
   (_name, express: AppFactory) => {
-    let server: LocalServer;
+    let server: VaneServer;
     let first: TestCertificate;
     let vane: VaneExpress;
 
     beforeAll(async () => {
       first = await makeCertificate();
-      server = await startLocalServer({ seed: tlsSeed(first), port: 0 });
+      server = await startVaneServer({ seed: tlsSeed(first), port: 0 });
     }, 30_000);
 
     afterAll(async () => {

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { sweepStaleSecretDirs } from '@vane/client';
 import { createVane, type VaneExpress } from '@vane/express';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { waitForChange } from '@vane/server/testing';
 import { PROCESS_TEST_MS, spawnNode, stopProcesses } from '@vane/test-harness';
 import request from 'supertest';
@@ -14,10 +14,10 @@ const DEMO_SEED = join(ROOT, 'libs/server/seeds/demo.seed.json');
 const quiet = { warn: () => undefined, error: () => undefined };
 
 describe('the Express sample app', () => {
-  let server: LocalServer;
+  let server: VaneServer;
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: DEMO_SEED, port: 0 });
+    server = await startVaneServer({ seed: DEMO_SEED, port: 0 });
   });
   afterEach(() => server.close());
 

@@ -11,11 +11,11 @@ import 'reflect-metadata';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Controller, Get, Module, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { startLocalServer } from '@vane/server';
+import { startVaneServer } from '@vane/server';
 import { FeatureFlag, VaneModule } from '@vane/nestjs';
 
 const KEY = 'svs_bench_nest_secret';
-const server = await startLocalServer({
+const server = await startVaneServer({
   port: 0,
   seed: { services: { bench: { kind: 'backend', keys: [KEY], flags: { 'bench-flag': { is_enabled: true } } } } },
 });

@@ -16,7 +16,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FileBackupStore } from '@vane/client';
-import { startLocalServer } from '@vane/server';
+import { startVaneServer } from '@vane/server';
 import { VaneModule } from '@vane/nestjs';
 
 const QUICK = process.argv.includes('--quick');
@@ -39,7 +39,7 @@ const silent = { warn() {}, error() {} };
 const dir = await mkdtemp(join(tmpdir(), 'vane-lkg-nest-bench-'));
 const store = new FileBackupStore({ directory: dir });
 
-let server = await startLocalServer({ port: 0, seed });
+let server = await startVaneServer({ port: 0, seed });
 const port = server.port;
 const baseUrl = server.baseUrl('bench');
 
@@ -64,7 +64,7 @@ for (let round = 0; round < ROUNDS + WARMUP; round++) {
   const b = await startApp({ lastKnownGood: { store } });
   await server.close();
   const c = await startApp({ lastKnownGood: { store } });
-  server = await startLocalServer({ port, seed });
+  server = await startVaneServer({ port, seed });
   if (keep) {
     samples.default.push(a);
     samples.up.push(b);

@@ -2,7 +2,7 @@ import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import request from 'supertest';
 import { ConfigServiceMissingError, VaneModule } from '../src/index.js';
@@ -24,11 +24,11 @@ class DbController {
 }
 
 describe('@nestjs/config interop (mirrorToConfigService)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: INestApplication;
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     app = await createApp({
       imports: [
         ConfigModule.forRoot({ ignoreEnvFile: true }),

@@ -2,7 +2,7 @@
 import { Controller, Get, Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { VaneClient } from '@vane/client';
-import type { LocalServerSeed } from '@vane/server';
+import type { VaneServerSeed } from '@vane/server';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import {
@@ -52,7 +52,7 @@ class ConfigReads {
 }
 
 /** `nestSeed()` without its file secret: the requests of a revision share it, uncounted. */
-function seedWithoutFileSecrets(): LocalServerSeed {
+function seedWithoutFileSecrets(): VaneServerSeed {
   const seed = nestSeed();
   const shop = seed.services!['shop']!;
   const secrets = { ...shop.secrets };
@@ -67,7 +67,7 @@ function seedWithoutFileSecrets(): LocalServerSeed {
  * first version files).
  */
 async function expectOneRevisionUnderLoad(
-  seed: LocalServerSeed,
+  seed: VaneServerSeed,
   fileSecret: boolean,
   reads: typeof PairReads | typeof ConfigReads,
 ): Promise<void> {

@@ -7,7 +7,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import { VaneClient } from '@vane/client';
 import { pinStatsOf } from '@vane/client/adapter';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { firstValueFrom } from 'rxjs';
 import { io, type Socket as ClientSocket } from 'socket.io-client';
 import request from 'supertest';
@@ -86,10 +86,10 @@ interface Harness {
   close(): Promise<void>;
 }
 
-type Start = (server: LocalServer, consistentReads: boolean) => Promise<Harness>;
+type Start = (server: VaneServer, consistentReads: boolean) => Promise<Harness>;
 
 const moduleFor = (
-  server: LocalServer,
+  server: VaneServer,
   consistentReads: boolean,
   parts: { controllers?: any[]; providers?: any[]; imports?: any[] },
 ) =>
@@ -197,10 +197,10 @@ const TRANSPORTS: [string, Start][] = [
 ];
 
 describe.each(TRANSPORTS)('one revision per call: %s', (_name, start) => {
-  let server: LocalServer;
+  let server: VaneServer;
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
   });
   afterEach(async () => {
     await server.close();

@@ -1,6 +1,6 @@
 import { Controller, Get, Logger, type INestApplication } from '@nestjs/common';
 import type { VaneLogger } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import request from 'supertest';
 import { FeatureFlag, Secret, VaneModule } from '../src/index.js';
 import { createApp } from './support/app.js';
@@ -40,7 +40,7 @@ class MemoryLogger implements VaneLogger {
 }
 
 describe('a custom logger gets every line of the module (none goes to a Logger of its own)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: INestApplication;
   const logger = new MemoryLogger();
   const nestLines: string[] = [];
@@ -50,7 +50,7 @@ describe('a custom logger gets every line of the module (none goes to a Logger o
     jest.spyOn(Logger.prototype, 'log').mockImplementation(record);
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(record);
     jest.spyOn(Logger.prototype, 'error').mockImplementation(record);
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     app = await createApp({
       imports: [
         VaneModule.forRoot({

@@ -10,7 +10,7 @@ import { Test } from '@nestjs/testing';
 import type { VaneLogger } from '@vane/client';
 import { VANE_ERROR_ANSWERS } from '@vane/client/adapter';
 import { RateLimitedError } from '@vane/client/errors';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { firstValueFrom } from 'rxjs';
 import request from 'supertest';
 import { VaneModule, type VaneModuleOptions } from '../src/index.js';
@@ -50,11 +50,11 @@ class Queries {
 }
 
 describe('VaneExceptionFilter', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   const lines: string[] = [];
   const logger: VaneLogger = { warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`) };
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
   });
   afterAll(() => server.close());
   beforeEach(() => void lines.splice(0));

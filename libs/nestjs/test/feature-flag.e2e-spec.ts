@@ -10,7 +10,7 @@ import {
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import request from 'supertest';
 import {
   FeatureFlag,
@@ -106,12 +106,12 @@ const abContext: VaneContextFactory = (ctx) => {
 };
 
 describe('@FeatureFlag()', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let proxy: FaultProxy;
   let app: INestApplication;
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     proxy = await FaultProxy.start(server.port);
     app = await createApp({
       imports: [
@@ -274,7 +274,7 @@ describe('@FeatureFlag()', () => {
 });
 
 describe('FeatureFlagGuard as a global guard', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: INestApplication;
 
   @Controller()
@@ -294,7 +294,7 @@ describe('FeatureFlagGuard as a global guard', () => {
   class FeatureModule {}
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     app = await createApp({
       imports: [
         VaneModule.forRoot({
@@ -324,7 +324,7 @@ describe('FeatureFlagGuard as a global guard', () => {
 });
 
 describe('a FeatureFlagGuard subclass as the global guard', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: INestApplication;
 
   class InternalBypassGuard extends FeatureFlagGuard {
@@ -349,7 +349,7 @@ describe('a FeatureFlagGuard subclass as the global guard', () => {
   }
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     app = await createApp({
       imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret })],
       controllers: [DarkController],
@@ -369,7 +369,7 @@ describe('a FeatureFlagGuard subclass as the global guard', () => {
 });
 
 describe('a FeatureFlagGuard subclass that reads requirements its own way', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let proxy: FaultProxy;
   let app: INestApplication;
 
@@ -391,7 +391,7 @@ describe('a FeatureFlagGuard subclass that reads requirements its own way', () =
   }
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     proxy = await FaultProxy.start(server.port);
     app = await createApp({
       imports: [

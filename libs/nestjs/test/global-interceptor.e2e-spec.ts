@@ -3,7 +3,7 @@
 // The exception filter's switch (`exceptionFilter: false`) is proven in exception-filter.e2e-spec.ts.
 import { Controller, Get, UseInterceptors, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import request from 'supertest';
 import { FeatureFlag, Secret, VaneModule, VanePinInterceptor, type VaneModuleOptions } from '../src/index.js';
 import { midRequestChange, MidRequestChange, ShopReads, type Answer } from './support/mid-request.js';
@@ -39,11 +39,11 @@ class Pinned {
 }
 
 describe('useGlobalInterceptor', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: INestApplication | undefined;
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
   });
   afterEach(async () => {
     await app?.close();

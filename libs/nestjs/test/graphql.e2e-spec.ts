@@ -2,7 +2,7 @@ import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { Args, GraphQLModule, Query, Resolver } from '@nestjs/graphql';
 import { Test } from '@nestjs/testing';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import type { NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import { FeatureFlag, Flag, Secret, userOf, VaneModule, type VaneContextFactory } from '../src/index.js';
@@ -67,7 +67,7 @@ interface GraphQLAnswer {
 }
 
 describe('in GraphQL resolvers (@nestjs/graphql with Apollo)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let proxy: FaultProxy;
   let app: INestApplication;
 
@@ -79,7 +79,7 @@ describe('in GraphQL resolvers (@nestjs/graphql with Apollo)', () => {
   };
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     proxy = await FaultProxy.start(server.port);
     const moduleRef = await Test.createTestingModule({
       imports: [

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule, type HealthCheckResult } from '@nestjs/terminus';
 import { FileBackupStore, VaneClient, type StaleState } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import request from 'supertest';
 import { VaneHealthIndicator, VaneModule, VaneObservables, type VaneModuleOptions } from '../src/index.js';
@@ -27,13 +27,13 @@ class HealthController {
 
 describe('VaneModule with lastKnownGood: an app that starts during an outage', () => {
   let dir: string;
-  let server: LocalServer;
+  let server: VaneServer;
   let proxy: FaultProxy;
   const silent = { warn() {}, error() {} };
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'vane-nest-lkg-'));
-    server = await startLocalServer({ seed: nestSeed(), port: 0, statePath: join(dir, 'state.json') });
+    server = await startVaneServer({ seed: nestSeed(), port: 0, statePath: join(dir, 'state.json') });
     proxy = await FaultProxy.start(server.port);
   });
 
@@ -86,7 +86,7 @@ describe('VaneModule with lastKnownGood: an app that starts during an outage', (
       const stale$ = app.get(VaneObservables).stale$();
       expect(await firstValueFrom(stale$)).toMatchObject<Partial<StaleState>>({ reason: 'transport' });
 
-      server = await startLocalServer({ seed: nestSeed(), port, statePath: join(dir, 'state.json') });
+      server = await startVaneServer({ seed: nestSeed(), port, statePath: join(dir, 'state.json') });
       await firstValueFrom(
         stale$.pipe(
           filter((s) => s === null),

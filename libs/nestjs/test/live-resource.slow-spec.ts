@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import {
   keepSecureContextCurrent,
   provideLiveResource,
@@ -79,12 +79,12 @@ function memoryLogger(): { lines: string[]; warn(m: string): void; error(m: stri
 
 describeWithPostgres('a live PostgreSQL pool in a Nest app', () => {
   let pg: TestPostgres;
-  let server: LocalServer;
+  let server: VaneServer;
 
   beforeAll(async () => {
     pg = await startPostgres();
     await createRole(pg);
-    server = await startLocalServer({ seed: pgSeed(pg), port: 0 });
+    server = await startVaneServer({ seed: pgSeed(pg), port: 0 });
   }, 60_000);
 
   afterAll(async () => {
@@ -190,12 +190,12 @@ class HealthController {
 }
 
 describe('a live TLS certificate in a Nest app (httpsOptions)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let first: TestCertificate;
 
   beforeAll(async () => {
     first = await makeCertificate();
-    server = await startLocalServer({ seed: tlsSeed(first), port: 0 });
+    server = await startVaneServer({ seed: tlsSeed(first), port: 0 });
   }, 30_000);
 
   afterAll(async () => {

@@ -8,7 +8,7 @@ import {
   type ClientProxy,
 } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import type { AddressInfo, Server } from 'node:net';
 import { firstValueFrom } from 'rxjs';
 import { FeatureFlag, Flag, VaneModule, type FeatureFlagException } from '../src/index.js';
@@ -59,14 +59,14 @@ class BetaController {
 }
 
 describe('in a microservice (@nestjs/microservices over TCP)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: INestMicroservice;
   let client: ClientProxy;
 
   const send = (pattern: string, data: unknown): Promise<unknown> => firstValueFrom(client.send(pattern, data));
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     const moduleRef = await Test.createTestingModule({
       imports: [
         VaneModule.forRoot({

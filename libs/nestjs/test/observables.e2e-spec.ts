@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { VaneClient, type ConfigValue } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { firstValueFrom, Subscription, take, toArray, filter, timeout } from 'rxjs';
 import { VaneModule, VaneObservables } from '../src/index.js';
 import { createApp } from './support/app.js';
@@ -8,14 +8,14 @@ import { KEYS, nestSeed } from './support/seed.js';
 import { waitForChange } from '@vane/server/testing';
 
 describe('VaneObservables', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: INestApplication;
   let live: VaneObservables;
   let client: VaneClient;
   const subscriptions = new Subscription();
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     app = await createApp({
       imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret })],
     });

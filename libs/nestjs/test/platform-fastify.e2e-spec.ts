@@ -1,7 +1,7 @@
 import { Controller, Get, Logger, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import request from 'supertest';
 import { abContextFromRequest } from '../../../sample-app/src/ab-context.factory.js';
 import {
@@ -79,12 +79,12 @@ async function createFastifyApp(vane: VaneModuleOptions): Promise<NestFastifyApp
 // #endregion fastify-app
 
 describe('on Fastify (@nestjs/platform-fastify)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let proxy: FaultProxy;
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     proxy = await FaultProxy.start(server.port);
     // The root README's A/B context (the sample app's), which reads headers and query as both platforms give them.
     app = await createFastifyApp({
@@ -143,10 +143,10 @@ describe('on Fastify (@nestjs/platform-fastify)', () => {
 });
 
 describe('on Fastify, the default A/B context and a failing one', () => {
-  let server: LocalServer;
+  let server: VaneServer;
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
   });
   afterAll(async () => {
     await server.close();

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { VaneClient, type InvalidConfig } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { firstValueFrom, filter, timeout, type Observable } from 'rxjs';
 import { z } from 'zod';
 import { VaneHealthIndicator, VaneModule, VaneObservables } from '../src/index.js';
@@ -14,11 +14,11 @@ function first<T>(source: Observable<T>, match: (v: T) => boolean = () => true):
 }
 
 describe('VaneModule with a schema', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: INestApplication;
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
   });
   afterEach(async () => {
     await app?.close();

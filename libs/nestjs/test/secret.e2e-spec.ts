@@ -1,6 +1,6 @@
 import { Controller, Get, Logger, type INestApplication } from '@nestjs/common';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { Secret, VaneModule } from '../src/index.js';
@@ -29,11 +29,11 @@ class PayController {
 }
 
 describe('@Secret()', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: INestApplication;
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     app = await createApp({
       imports: [VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret, startupCheck: 'off' })],
       controllers: [PayController],
@@ -100,10 +100,10 @@ describe('@Secret()', () => {
 });
 
 describe('@Secret() where secrets cannot be read', () => {
-  let server: LocalServer;
+  let server: VaneServer;
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
   });
   afterAll(async () => {
     await server.close();

@@ -1,6 +1,6 @@
 import { Controller, Get, Injectable, Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import {
   defaultVaneContextFactory,
   FeatureFlag,
@@ -53,13 +53,13 @@ class Resolver {
 }
 
 describe('startup check', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let warn: jest.SpyInstance;
   let error: jest.SpyInstance;
   let log: jest.SpyInstance;
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
   });
   afterAll(async () => {
     await server.close();

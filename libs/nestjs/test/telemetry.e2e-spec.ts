@@ -2,7 +2,7 @@ import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { VaneClient } from '@vane/client';
 import { SYNC_MODES } from '@vane/client/adapter';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import type { NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import { OtelSdk } from '../../client/test/helpers/otel-sdk.js';
@@ -24,12 +24,12 @@ class GatedController {
 }
 
 let sdk: OtelSdk;
-let server: LocalServer;
+let server: VaneServer;
 const apps: INestApplication[] = [];
 
 beforeEach(async () => {
   sdk = OtelSdk.install();
-  server = await startLocalServer({ seed: nestSeed(), port: 0 });
+  server = await startVaneServer({ seed: nestSeed(), port: 0 });
 });
 afterEach(async () => {
   await Promise.all(apps.splice(0).map((a) => a.close()));

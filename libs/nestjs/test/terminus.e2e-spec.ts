@@ -1,7 +1,7 @@
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule, type HealthCheckResult } from '@nestjs/terminus';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import request from 'supertest';
 import { VaneHealthIndicator, VaneModule, VaneObservables } from '../src/index.js';
 import { firstValueFrom, filter, timeout } from 'rxjs';
@@ -23,11 +23,11 @@ class HealthController {
 }
 
 describe('VaneHealthIndicator (@nestjs/terminus)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: INestApplication;
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     app = await createApp({
       imports: [TerminusModule, VaneModule.forRoot({ baseUrl: server.baseUrl('shop'), apiKey: KEYS.shopSecret })],
       controllers: [HealthController],

@@ -2,7 +2,7 @@ import { Controller, Get, Logger, Module, type ExecutionContext, type INestAppli
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { VaneClient, type AbContext } from '@vane/client';
-import { startLocalServer } from '@vane/server';
+import { startVaneServer } from '@vane/server';
 import { firstValueFrom, take, toArray, timeout } from 'rxjs';
 import request from 'supertest';
 import { FeatureFlag, Flag, Secret, VaneModule, VaneObservables, VANE_MODULE_OPTIONS } from '../src/index.js';
@@ -113,8 +113,8 @@ describe.each([
 });
 
 describe('the same app against the local server', () => {
-  it('runs unchanged with VaneModule pointed at startLocalServer()', async () => {
-    const server = await startLocalServer({ seed: nestSeed(), port: 0 });
+  it('runs unchanged with VaneModule pointed at startVaneServer()', async () => {
+    const server = await startVaneServer({ seed: nestSeed(), port: 0 });
     server.admin.setConfig('shop', 'currency', 'SEK');
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
       .overrideProvider(VANE_MODULE_OPTIONS)

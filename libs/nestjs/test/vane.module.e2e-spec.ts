@@ -17,7 +17,7 @@ import {
   TransportError,
   UnauthorizedError,
 } from '@vane/client/errors';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { existsSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
@@ -57,7 +57,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe('VaneModule', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: INestApplication | undefined;
   let errorLog: jest.SpyInstance;
 
@@ -65,7 +65,7 @@ describe('VaneModule', () => {
   let otherApp: Server;
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     otherApp = createHttpServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('Cannot GET'));
     await new Promise<void>((resolve) => otherApp.listen(0, '127.0.0.1', resolve));
   });

@@ -7,7 +7,7 @@ import {
   WebSocketGateway,
   type OnGatewayConnection,
 } from '@nestjs/websockets';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { io, type Socket as ClientSocket } from 'socket.io-client';
 import type { Socket } from 'socket.io';
 import { FeatureFlag, Flag, VaneModule, userOf, type VaneContextFactory } from '../src/index.js';
@@ -48,7 +48,7 @@ const abContext: VaneContextFactory = (ctx) => {
 };
 
 describe('in a WebSocket gateway (@nestjs/websockets with socket.io)', () => {
-  let server: LocalServer;
+  let server: VaneServer;
   let app: INestApplication;
   let url: string;
   const sockets: ClientSocket[] = [];
@@ -73,7 +73,7 @@ describe('in a WebSocket gateway (@nestjs/websockets with socket.io)', () => {
     });
 
   beforeAll(async () => {
-    server = await startLocalServer({ seed: nestSeed(), port: 0 });
+    server = await startVaneServer({ seed: nestSeed(), port: 0 });
     const moduleRef = await Test.createTestingModule({
       imports: [
         VaneModule.forRoot({

@@ -10,7 +10,7 @@
  */
 import { cpus } from 'node:os';
 import { InMemoryProvider, OpenFeature, type Client } from '@openfeature/server-sdk';
-import { startLocalServer, type LocalServerSeed } from '@vane/server';
+import { startVaneServer, type VaneServerSeed } from '@vane/server';
 import { VaneProvider } from '../src/index.js';
 
 const SK = 'svs_bench_openfeature_key_000001';
@@ -47,8 +47,8 @@ async function main(): Promise<void> {
       disabled: false,
     };
   }
-  const seed: LocalServerSeed = { services: { bench: { kind: 'backend', keys: [SK], flags: seedFlags } } };
-  const server = await startLocalServer({ seed, port: 0 });
+  const seed: VaneServerSeed = { services: { bench: { kind: 'backend', keys: [SK], flags: seedFlags } } };
+  const server = await startVaneServer({ seed, port: 0 });
   const silent = { warn() {}, error() {} };
   await OpenFeature.setProviderAndWait(
     'vane',

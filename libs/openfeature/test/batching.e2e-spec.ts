@@ -1,5 +1,5 @@
 import { OpenFeature, type Client } from '@openfeature/server-sdk';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
 import { FaultProxy } from '@vane/test-harness';
@@ -8,7 +8,7 @@ const EVALUATE_AB = '/v1/flags/evaluate-ab';
 /** More flags than one evaluate-ab call may carry. */
 const MANY = 250;
 
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 let client: Client;
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
       ab: { percentage: 100, salt: `s${i}`, cohorts: [] },
     };
   }
-  server = await startLocalServer({ seed, port: 0 });
+  server = await startVaneServer({ seed, port: 0 });
   proxy = await FaultProxy.start(server.port);
   await OpenFeature.setProviderAndWait(
     new VaneProvider({

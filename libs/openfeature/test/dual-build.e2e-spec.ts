@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { SECRET_KEY, testSeed } from './support/seed.js';
 import { PROCESS_TEST_MS } from '@vane/test-harness';
 
@@ -52,10 +52,10 @@ const PROGRAMS = {
   ],
 };
 
-let server: LocalServer;
+let server: VaneServer;
 
 beforeAll(async () => {
-  server = await startLocalServer({ seed: testSeed(), port: 0 });
+  server = await startVaneServer({ seed: testSeed(), port: 0 });
 });
 
 afterAll(() => server.close());

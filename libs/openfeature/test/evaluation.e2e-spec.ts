@@ -1,19 +1,19 @@
 import { inspect } from 'node:util';
 import { ErrorCode, OpenFeature, StandardResolutionReasons, type Client } from '@openfeature/server-sdk';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, SECRET_VALUE, testSeed } from './support/seed.js';
 import { FaultProxy } from '@vane/test-harness';
 
 const silent = { warn: () => undefined, error: () => undefined };
 
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 let provider: VaneProvider;
 let client: Client;
 
 beforeAll(async () => {
-  server = await startLocalServer({ seed: testSeed(), port: 0 });
+  server = await startVaneServer({ seed: testSeed(), port: 0 });
   proxy = await FaultProxy.start(server.port);
   provider = new VaneProvider({
     baseUrl: proxy.baseUrl('shop'),

@@ -1,6 +1,6 @@
 import { OpenFeature, ProviderEvents, type EventDetails } from '@openfeature/server-sdk';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, SECRET_VALUE, testSeed } from './support/seed.js';
 import { nextEvent, recordEvents } from './support/wait.js';
@@ -9,11 +9,11 @@ import { FaultProxy } from '@vane/test-harness';
 
 const silent = { warn: () => undefined, error: () => undefined };
 
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: testSeed(), port: 0 });
+  server = await startVaneServer({ seed: testSeed(), port: 0 });
   proxy = await FaultProxy.start(server.port);
 });
 

@@ -10,7 +10,7 @@ import {
   type EvaluationContext,
 } from '@openfeature/nestjs-sdk';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { FeatureFlag, VaneModule } from '@vane/nestjs';
 import type { Request } from 'express';
 import request from 'supertest';
@@ -67,11 +67,11 @@ class ShopController {
   }
 }
 
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: testSeed(), port: 0 });
+  server = await startVaneServer({ seed: testSeed(), port: 0 });
   proxy = await FaultProxy.start(server.port);
 });
 

@@ -1,18 +1,18 @@
 import { OpenFeature, type Client } from '@openfeature/server-sdk';
 import { VaneClient } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { waitForRevision } from '@vane/server/testing';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
 
 const silent = { warn: () => undefined, error: () => undefined };
 
-let server: LocalServer;
+let server: VaneServer;
 let vane: VaneClient;
 let client: Client;
 
 beforeAll(async () => {
-  server = await startLocalServer({ seed: testSeed(), port: 0 });
+  server = await startVaneServer({ seed: testSeed(), port: 0 });
   vane = await VaneClient.create({ baseUrl: server.baseUrl('shop'), apiKey: SECRET_KEY, logger: silent });
   await OpenFeature.setProviderAndWait(new VaneProvider(vane));
   client = OpenFeature.getClient();

@@ -1,10 +1,10 @@
 import { ProviderEvents } from '@openfeature/server-sdk';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { checkout, startFeatures, stopFeatures } from './quick-start.js';
 import { SECRET_KEY, testSeed } from './support/seed.js';
 import { until } from '@vane/server/testing';
 
-let server: LocalServer;
+let server: VaneServer;
 
 beforeAll(async () => {
   const seed = testSeed();
@@ -16,7 +16,7 @@ beforeAll(async () => {
       cohorts: [{ conditions: [{ attribute: 'country', op: 'eq', values: ['DE'] }], percentage: 100 }],
     },
   };
-  server = await startLocalServer({ seed, port: 0 });
+  server = await startVaneServer({ seed, port: 0 });
 });
 
 afterAll(() => server.close());

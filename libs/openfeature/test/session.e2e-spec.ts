@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, OpenFeature, ProviderEvents } from '@openfeature/server-sdk';
-import { ManualClock, startLocalServer, type LocalServer, type LocalServerTrustInput } from '@vane/server';
+import { ManualClock, startVaneServer, type VaneServer, type VaneServerTrustInput } from '@vane/server';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { VaneProvider } from '../src/index.js';
 import { testSeed } from './support/seed.js';
@@ -14,9 +14,9 @@ const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const SUBJECT = 'system:serviceaccount:shop:api';
 const SESSION_TTL_MS = 600_000;
 
-let server: LocalServer;
+let server: VaneServer;
 let clock: ManualClock;
-let trust: LocalServerTrustInput;
+let trust: VaneServerTrustInput;
 let token: string;
 let dir: string;
 let provider: VaneProvider;
@@ -36,7 +36,7 @@ beforeAll(async () => {
   seed.services!['shop']!.trusts = { cluster: trust };
   // The client's clock is the system clock: start the server's there too, so both agree on the session's expiry.
   clock = new ManualClock(Date.now());
-  server = await startLocalServer({ seed, port: 0, clock, sessionTtlMs: SESSION_TTL_MS });
+  server = await startVaneServer({ seed, port: 0, clock, sessionTtlMs: SESSION_TTL_MS });
   const now = Math.floor(clock.now() / 1000);
   token = await new SignJWT({})
     .setProtectedHeader({ alg: 'RS256', kid: 'k8s-1' })

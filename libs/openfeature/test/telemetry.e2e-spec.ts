@@ -1,16 +1,16 @@
 import { OpenFeature } from '@openfeature/server-sdk';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { OtelSdk } from '../../client/test/helpers/otel-sdk.js';
 import { VaneProvider } from '../src/index.js';
 import { SECRET_KEY, SECRET_VALUE, testSeed } from './support/seed.js';
 
 /** The provider's flag decisions as feature_flag.evaluation events, with the OpenTelemetry SDK registered. */
 let sdk: OtelSdk;
-let server: LocalServer;
+let server: VaneServer;
 
 beforeEach(async () => {
   sdk = OtelSdk.install();
-  server = await startLocalServer({ seed: testSeed(), port: 0 });
+  server = await startVaneServer({ seed: testSeed(), port: 0 });
 });
 afterEach(async () => {
   await OpenFeature.close();

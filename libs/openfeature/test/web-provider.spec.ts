@@ -1,15 +1,15 @@
 import { OpenFeature, ProviderEvents, type EventDetails } from '@openfeature/web-sdk';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { TEST_KEYS, adminRequest, testSeed, waitForEvent } from '@vane/server/testing';
 import { VaneWebProvider } from '@vane/openfeature/web';
 import { loopbackFetch, type LoopbackFetch } from '../../../test/support/loopback-fetch.js';
 
 /** The web provider against the local server, through the web SDK's own API. */
-let server: LocalServer;
+let server: VaneServer;
 let net: LoopbackFetch;
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: testSeed(), port: 0 });
+  server = await startVaneServer({ seed: testSeed(), port: 0 });
   net = loopbackFetch();
 });
 

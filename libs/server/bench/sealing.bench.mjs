@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { startLocalServer } from '../dist/esm/index.js';
+import { startVaneServer } from '../dist/esm/index.js';
 import { Keyring } from '../dist/esm/sealing/keyring.js';
 import { SealingCodec } from '../dist/esm/sealing/sealing-codec.js';
 import { emptyService } from '../dist/esm/persistence/state-change.js';
@@ -139,7 +139,7 @@ async function rotation() {
     };
   }
   const startedAt = performance.now();
-  const server = await startLocalServer({
+  const server = await startVaneServer({
     seed: {
       tenant: { write_rate_per_minute: 100_000_000 },
       services: { bench: { kind: 'backend', keys: [KEY], secrets } },
@@ -243,7 +243,7 @@ async function fleetRotation() {
     };
     // Step 1 of the procedure: every replica holds both keys, the old one first.
     for (let i = 0; i < 3; i++) {
-      replicas.push(await startLocalServer({ store, seed, rootKey: `${oldKey},${newKey}`, adminToken: TOKEN }));
+      replicas.push(await startVaneServer({ store, seed, rootKey: `${oldKey},${newKey}`, adminToken: TOKEN }));
     }
     const load = writeLoad(replicas, quick ? 4 : 8);
     await new Promise((resolve) => setTimeout(resolve, 1000));

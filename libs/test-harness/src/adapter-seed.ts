@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import type { LocalServerSeed } from '@vane/server';
+import type { VaneServerSeed } from '@vane/server';
 
 /** API keys of {@link adapterSeed} (the secret key must never appear in a response). */
 export const ADAPTER_KEYS = {
@@ -32,7 +32,7 @@ export const ADAPTER_SECRET_VALUES = {
  *   100 %); secrets `stripe.api_key` (text) and `tls.client_pem` (file, two versions).
  * - `web` (frontend): config `ui.theme`, a secret it never serves.
  */
-export function adapterSeed(): LocalServerSeed {
+export function adapterSeed(): VaneServerSeed {
   return {
     tenant: { overdue_days: 0, ab_addon: true, quarantined_until: null, write_rate_per_minute: 60 },
     services: {

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import {
   AdminRequestError,
   adminPut,
@@ -12,11 +12,11 @@ import {
 } from '@vane/server/testing';
 import { FaultProxy, rawResponse } from './fault-proxy.js';
 
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: testSeed(), port: 0 });
+  server = await startVaneServer({ seed: testSeed(), port: 0 });
   proxy = await FaultProxy.start(server.port);
 });
 

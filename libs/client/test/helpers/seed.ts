@@ -1,4 +1,4 @@
-import type { LocalServerSeed } from '@vane/server';
+import type { VaneServerSeed } from '@vane/server';
 
 export const SHOP_SK = 'svs_shop_e2e_secret_key_000001';
 export const SHOP_PK = 'svp_shop_e2e_public_key_000001';
@@ -6,7 +6,7 @@ export const WEB_SK = 'svs_web_e2e_secret_key_0000001';
 export const TLS_PEM = '-----BEGIN CERTIFICATE-----\nTOPSECRET-PEM\n-----END CERTIFICATE-----\n';
 
 /** A seed for the client's end-to-end tests. */
-export function seed(): LocalServerSeed {
+export function seed(): VaneServerSeed {
   return {
     tenant: { overdue_days: 0, ab_addon: true, quarantined_until: null },
     services: {

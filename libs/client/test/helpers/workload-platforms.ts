@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { exportJWK, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose';
-import type { LocalServerTrustInput } from '@vane/server';
+import type { VaneServerTrustInput } from '@vane/server';
 
 /** A platform that signs identity JWTs with a key pair made in the test. */
 export interface JwtPlatform {
@@ -47,7 +47,7 @@ export function jwtTrust(
   audience: string,
   subject: string,
   keyType: 'secret' | 'public' = 'secret',
-): LocalServerTrustInput {
+): VaneServerTrustInput {
   return {
     provider,
     issuer: platform.issuer,

@@ -1,4 +1,4 @@
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { adminRequest, waitForEvent } from '@vane/server/testing';
 import { z } from 'zod';
 import {
@@ -13,7 +13,7 @@ import { MemoryLogger } from '../helpers/fake-transport.js';
 import { SHOP_SK, seed } from '../helpers/seed.js';
 import { schema } from './app-schema.js';
 
-let server: LocalServer;
+let server: VaneServer;
 let logger: MemoryLogger;
 const clients: VaneClient[] = [];
 
@@ -21,7 +21,7 @@ beforeEach(async () => {
   const s = seed();
   // The README's schema needs these two keys; the rest of the seed is as the other suites have it.
   s.services!.shop!.configs = { ...s.services!.shop!.configs, 'api.url': 'https://api.example/' };
-  server = await startLocalServer({ seed: s, port: 0 });
+  server = await startVaneServer({ seed: s, port: 0 });
   logger = new MemoryLogger();
 });
 

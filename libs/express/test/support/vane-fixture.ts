@@ -1,11 +1,11 @@
 import { createVane, type VaneExpress, type VaneExpressOptions } from '@vane/express';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { CountingDispatcher } from './counting-dispatcher.js';
 import { adapterSeed } from '@vane/test-harness';
 
 /** A local server on the test seed, and a Vane on its `shop` service whose HTTP requests are counted. */
 export interface VaneFixture {
-  readonly server: LocalServer;
+  readonly server: VaneServer;
   readonly vane: VaneExpress;
   readonly http: CountingDispatcher;
   /** Closes the Vane, the dispatcher and the server. */
@@ -14,7 +14,7 @@ export interface VaneFixture {
 
 /** Starts a fixture; `options` are merged over the default Vane options. */
 export async function startFixture(options: Partial<VaneExpressOptions> = {}): Promise<VaneFixture> {
-  const server = await startLocalServer({ seed: adapterSeed(), port: 0 });
+  const server = await startVaneServer({ seed: adapterSeed(), port: 0 });
   const http = new CountingDispatcher();
   let vane: VaneExpress;
   try {

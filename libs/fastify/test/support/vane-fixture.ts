@@ -1,13 +1,13 @@
 import { Writable } from 'node:stream';
 import type { VaneLogger } from '@vane/client';
 import type { VaneFastifyClientOptions } from '@vane/fastify';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { CountingDispatcher } from '../../../express/test/support/counting-dispatcher.js';
 import { adapterSeed } from '@vane/test-harness';
 
 /** A local server on the Express tests' seed (services `shop` and `web`), and a dispatcher counting the client's requests. */
 export interface ServerFixture {
-  readonly server: LocalServer;
+  readonly server: VaneServer;
   readonly http: CountingDispatcher;
   /** Plugin options for the `shop` service through the counting dispatcher, `extra` merged over them. */
   options(extra?: Partial<VaneFastifyClientOptions>): VaneFastifyClientOptions;
@@ -17,7 +17,7 @@ export interface ServerFixture {
 
 /** Starts a local server fixture. */
 export async function startServer(): Promise<ServerFixture> {
-  const server = await startLocalServer({ seed: adapterSeed(), port: 0 });
+  const server = await startVaneServer({ seed: adapterSeed(), port: 0 });
   const http = new CountingDispatcher();
   return {
     server,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Injectable } from '@nestjs/common';
 import { VaneClient } from '@vane/client';
-import type { LocalServer } from '@vane/server';
+import type { VaneServer } from '@vane/server';
 import { waitForRevision } from '@vane/server/testing';
 
 /** What a handler reads through the injected client: the guard's flag, a config, a text and a file secret. */
@@ -38,7 +38,7 @@ export class MidRequestChange {
   #round = 0;
 
   constructor(
-    private readonly server: LocalServer,
+    private readonly server: VaneServer,
     private readonly client: VaneClient,
   ) {}
 
@@ -64,7 +64,7 @@ export class MidRequestChange {
 }
 
 /** A provider of {@link MidRequestChange} on the app's client and `server`. */
-export function midRequestChange(server: LocalServer): {
+export function midRequestChange(server: VaneServer): {
   provide: typeof MidRequestChange;
   useFactory: (client: VaneClient) => MidRequestChange;
   inject: [typeof VaneClient];

@@ -1,4 +1,4 @@
-import type { LocalServerSeed } from '@vane/server';
+import type { VaneServerSeed } from '@vane/server';
 
 /** Keys of the test seed. */
 export const KEYS = {
@@ -9,7 +9,7 @@ export const KEYS = {
 } as const;
 
 /** A backend service with flags (plain and A/B), configs and secrets; another backend; a frontend one. */
-export function nestSeed(): LocalServerSeed {
+export function nestSeed(): VaneServerSeed {
   return {
     tenant: { overdue_days: 0, ab_addon: true, quarantined_until: null },
     services: {

@@ -1,4 +1,4 @@
-import type { LocalServerSeed } from '@vane/server';
+import type { VaneServerSeed } from '@vane/server';
 
 /** The secret key of the test seed: it must never appear in an evaluation detail, an event or a log line. */
 export const SECRET_KEY = 'svs_shop_openfeature_test_secret';
@@ -6,7 +6,7 @@ export const SECRET_KEY = 'svs_shop_openfeature_test_secret';
 export const SECRET_VALUE = 'rk_test_openfeature_value';
 
 /** Flags and configs of every JSON type on a backend service `shop`. */
-export function testSeed(): LocalServerSeed {
+export function testSeed(): VaneServerSeed {
   return {
     tenant: { overdue_days: 0, ab_addon: true, quarantined_until: null, write_rate_per_minute: 600 },
     services: {
