@@ -220,10 +220,10 @@ describe('@vane/cli/api', () => {
 });
 
 describe('stripInternal', () => {
-  it('ships no @internal member in the declarations (VaneClient has no callSnapshot or pinStats)', () => {
+  it('ships no @internal member in the declarations (VaneClient has no callView or pinStats)', () => {
     const client = readFileSync(join(ROOT, 'libs/client/dist/cjs/vane-client.d.ts'), 'utf8');
     expect(client).toContain('export declare class VaneClient');
-    expect(client).not.toMatch(/callSnapshot|pinStats/);
+    expect(client).not.toMatch(/callView|pinStats/);
   });
 });
 

@@ -10,7 +10,7 @@ import { compileApp } from '../libs/cli/test/support/compile-fixture.js';
 // and drift from the types unless checked: here they are. A block that is a fragment reads the names it
 // leaves undeclared (`app`, `vane`, `client` …) from its document's context (fixtures/readme-typescript),
 // the way the text around it introduces them; an elision is a comment (`/* … */`). A block that
-// describes a type its package exports (`interface SnapshotUpdate { … }` in libs/client/README.md) must
+// describes a type its package exports (`interface StateUpdate { … }` in libs/client/README.md) must
 // describe that type: each is assignable to the other.
 const ROOT = resolve(__dirname, '..');
 const CONTEXTS = join(__dirname, 'fixtures/readme-typescript');

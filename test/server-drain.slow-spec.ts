@@ -115,11 +115,9 @@ describe('SIGTERM drains every stream to the next server process', () => {
         body: JSON.stringify({ value: 'after-the-restart' }),
       });
       const { revision } = (await change.json()) as { revision: number };
-      await until(
-        () => clients.every((c) => c.snapshot().revision === revision),
-        'every client on the latest revision',
-        { timeoutMs: 30_000 },
-      );
+      await until(() => clients.every((c) => c.view().revision === revision), 'every client on the latest revision', {
+        timeoutMs: 30_000,
+      });
       expect(clients.every((c) => c.config('db.host') === 'after-the-restart')).toBe(true);
       expect(clients.every((c) => c.connected && c.status.mode === 'stream')).toBe(true);
       expect(disconnected).toBe(0);

@@ -1,7 +1,7 @@
 /**
  * One revision per request on a service without file secrets, in every
- * adapter. There the requests of a revision share one uncounted snapshot of
- * it (`VaneClient.callSnapshot()`, `held: false`) and nothing waits on their
+ * adapter. There the requests of a revision share one uncounted view of
+ * it (`VaneClient.callView()`, `held: false`) and nothing waits on their
  * end; they must still read the revision of their start whatever lands
  * meanwhile, and the next request the new one. (The adapters' own suites
  * run the counted path: their seeds have a file secret.)

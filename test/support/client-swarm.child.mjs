@@ -26,7 +26,7 @@ const report = () => {
   let connected = 0;
   let polling = 0;
   for (const client of clients) {
-    const revision = client.snapshot().revision;
+    const revision = client.view().revision;
     revisions[revision] = (revisions[revision] ?? 0) + 1;
     if (client.connected) connected++;
     if (client.status.mode === 'polling') polling++;

@@ -2,7 +2,7 @@
  * What a pinned read costs (#21), in one run, against a bare `Map.get` on the
  * same keys: a config and a flag read inside `runPinned()` (while its
  * revision is served, and once a change replaced it), through a
- * `snapshot()`, and live reads before and after the process first used a
+ * `view()`, and live reads before and after the process first used a
  * pinned scope (AsyncLocalStorage is enabled process-wide from then on).
  *
  * Its own process: once a scope has run, every later benchmark in the process
@@ -59,8 +59,8 @@ async function main(): Promise<void> {
     pinnedFlag: [],
     replacedConfig: [],
     replacedFlag: [],
-    snapshotConfig: [],
-    snapshotFlag: [],
+    viewConfig: [],
+    viewFlag: [],
     liveConfigAfter: [],
     liveFlagAfter: [],
   };
@@ -83,10 +83,10 @@ async function main(): Promise<void> {
       rows.replacedConfig!.push(nsPerOp(n, config));
       rows.replacedFlag!.push(nsPerOp(n, flag));
     });
-    const snap = client.snapshot();
-    rows.snapshotConfig!.push(nsPerOp(n, (i) => snap.config(configKeys[i & 1023]!) !== undefined));
-    rows.snapshotFlag!.push(nsPerOp(n, (i) => snap.flag(flagKeys[i & 1023]!)));
-    snap.release();
+    const view = client.view();
+    rows.viewConfig!.push(nsPerOp(n, (i) => view.config(configKeys[i & 1023]!) !== undefined));
+    rows.viewFlag!.push(nsPerOp(n, (i) => view.flag(flagKeys[i & 1023]!)));
+    view.release();
     rows.liveConfigAfter!.push(nsPerOp(n, config));
     rows.liveFlagAfter!.push(nsPerOp(n, flag));
   }
@@ -111,8 +111,8 @@ async function main(): Promise<void> {
   console.log(row('`client.flag(key)` inside `runPinned()`', m.pinnedFlag!, m.mapFlag!));
   console.log(row('`client.config(key)` inside `runPinned()`, its revision replaced', m.replacedConfig!, m.mapConfig!));
   console.log(row('`client.flag(key)` inside `runPinned()`, its revision replaced', m.replacedFlag!, m.mapFlag!));
-  console.log(row('`snapshot.config(key)`', m.snapshotConfig!, m.mapConfig!));
-  console.log(row('`snapshot.flag(key)`', m.snapshotFlag!, m.mapFlag!));
+  console.log(row('`view.config(key)`', m.viewConfig!, m.mapConfig!));
+  console.log(row('`view.flag(key)`', m.viewFlag!, m.mapFlag!));
   console.log(row('`client.config(key)`, live, after scopes ran', m.liveConfigAfter!, m.mapConfig!));
   console.log(row('`client.flag(key)`, live, after scopes ran', m.liveFlagAfter!, m.mapFlag!));
   console.log(

@@ -4,7 +4,7 @@
 // client on an in-process local server, 1,024 configs and flags) runs each kind of read 1,000,000
 // times under valgrind's callgrind, counting only that window on the main thread; the figure is
 // instructions per read with the loop's own cost taken off, and the ratio to a bare `Map.get`.
-// Reads through a `snapshot()` run in between, so `config()` and `flag()` are counted as an app
+// Reads through a `view()` run in between, so `config()` and `flag()` are counted as an app
 // that uses both reads them. Needs `valgrind`; skips with a message without it.
 // Run after `npm run build`: `node bench/read-instructions.bench.mjs` in libs/client.
 import { execFileSync, spawn } from 'node:child_process';
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { valgrindAvailable } from '../../../scripts/callgrind-count.mjs';
 
 const READS = 1_000_000;
-const KINDS = ['empty', 'map', 'config', 'flagMap', 'flag', 'snapshot', 'map', 'config', 'flagMap', 'flag'];
+const KINDS = ['empty', 'map', 'config', 'flagMap', 'flag', 'view', 'map', 'config', 'flagMap', 'flag'];
 
 /** The counted process: runs the reads it is told to on stdin, answers `done`. */
 async function target() {
@@ -55,14 +55,14 @@ async function target() {
     flag: (n) => {
       for (let i = 0; i < n; i++) if (client.flag(flagKeys[i & 1023])) sink++;
     },
-    snapshot: (n) => {
-      const snapshot = client.snapshot();
+    view: (n) => {
+      const view = client.view();
       for (let i = 0; i < n; i++)
-        if (snapshot.config(configKeys[i & 1023]) !== undefined || snapshot.flag(flagKeys[i & 1023])) sink++;
-      snapshot.release();
+        if (view.config(configKeys[i & 1023]) !== undefined || view.flag(flagKeys[i & 1023])) sink++;
+      view.release();
     },
   };
-  for (const [kind, run] of Object.entries(reads)) if (kind !== 'snapshot') run(300_000); // optimised before counting
+  for (const [kind, run] of Object.entries(reads)) if (kind !== 'view') run(300_000); // optimised before counting
   console.log('ready');
   for await (const line of createInterface({ input: process.stdin })) {
     if (line === 'quit') break;

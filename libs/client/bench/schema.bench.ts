@@ -11,7 +11,7 @@ import { cpus, loadavg } from 'node:os';
 import { z } from 'zod';
 import { FileSecretStore } from '../src/secrets/file-secrets.js';
 import { SchemaValidator } from '../src/schema/schema-validator.js';
-import { SnapshotStore } from '../src/store/snapshot-store.js';
+import { StateStore } from '../src/store/state-store.js';
 import { applyPatch, parsePatch, parseSnapshot, type Snapshot } from '@vane/client-core';
 import type { VaneSchema } from '../src/schema/vane-schema.js';
 
@@ -44,7 +44,7 @@ function median(xs: number[]): number {
 async function timeApply(withSchema: boolean, docs: unknown[], rounds: number): Promise<number> {
   const samples: number[] = [];
   for (let r = 0; r < rounds; r++) {
-    const store = new SnapshotStore(
+    const store = new StateStore(
       new FileSecretStore(),
       clock,
       silent,
@@ -62,7 +62,7 @@ async function timePatch(withSchema: boolean, base: Snapshot, rounds: number, pa
   const samples: number[] = [];
   const key = Object.keys((schema.configs ?? {}) as object)[0]!;
   for (let r = 0; r < rounds; r++) {
-    const store = new SnapshotStore(
+    const store = new StateStore(
       new FileSecretStore(),
       clock,
       silent,
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   const schemaPatch = await timePatch(true, snapshots[0]!, 9, 500);
 
   // Reads: a validated key read from the served map vs Map.get on a plain map of the same values.
-  const store = new SnapshotStore(new FileSecretStore(), clock, silent, new SchemaValidator(schema));
+  const store = new StateStore(new FileSecretStore(), clock, silent, new SchemaValidator(schema));
   await store.apply(snapshots[0]!, 'sync');
   const validatedKeys = Object.keys((schema.configs ?? {}) as object);
   const plain = new Map<string, unknown>(validatedKeys.map((k) => [k, store.snapshot.configs.get(k)]));

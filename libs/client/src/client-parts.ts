@@ -21,13 +21,13 @@ import type { ResolvedOptions } from './options.js';
 import { FileSecretStore } from './secrets/file-secrets.js';
 import { SecretWriter } from './secrets/secret-writes.js';
 import { ReadScope } from './store/read-scope.js';
-import { SnapshotStore } from './store/snapshot-store.js';
+import { StateStore } from './store/state-store.js';
 
 /** Every part of a client, built from its resolved options. @internal */
 export class ClientParts {
   readonly options: ResolvedOptions;
   readonly http: ServiceHttp;
-  readonly store: SnapshotStore;
+  readonly store: StateStore;
   readonly status: ClientStatus;
   readonly sync: SnapshotSync;
   readonly supervisor: SourceSupervisor;
@@ -46,12 +46,7 @@ export class ClientParts {
     setMaxListeners(0, signal);
     const { baseUrl, transport, credentials, timers, clock, timeoutMs } = options;
     this.http = new ServiceHttp({ baseUrl, transport, credentials, timers, clock, timeoutMs, userAgent: USER_AGENT });
-    this.store = new SnapshotStore(
-      new FileSecretStore(options.secretsDir),
-      options.clock,
-      options.logger,
-      options.schema,
-    );
+    this.store = new StateStore(new FileSecretStore(options.secretsDir), options.clock, options.logger, options.schema);
     this.status = new ClientStatus(options.logger);
     this.reads = new ReadScope({
       ...options,

@@ -1,7 +1,7 @@
 /**
  * The Vane client: a cache of one service's configs, flags and secrets, kept
  * current by the SSE stream and TTL polling. The façade only: the reads are
- * `SnapshotReader`'s, the parts (store, sources, supervisor, pins, A/B,
+ * `StateReader`'s, the parts (store, sources, supervisor, pins, A/B,
  * secrets, backup) are built and stopped by `ClientParts`.
  *
  * @packageDocumentation
@@ -19,23 +19,23 @@ import { LiveResourceRegistry } from './live-resource/live-resource-registry.js'
 import { resolveOptions, type VaneClientOptions } from './options.js';
 import type { InvalidConfig, InvalidConfigListener } from './schema/invalid-config.js';
 import type { SecretWriteResult, SetSecretOptions } from './secrets/secret-writes.js';
-import { SnapshotReader } from './snapshot-reader.js';
+import { StateReader } from './state-reader.js';
 import type { ChangeListener } from './store/change-event.js';
-import type { UpdateListener } from './store/snapshot-update.js';
+import type { UpdateListener } from './store/state-update.js';
 import type { VaneTelemetry } from './telemetry/client-telemetry.js';
-import type { VaneSnapshot } from './vane-snapshot.js';
+import type { VaneView } from './vane-view.js';
 
 export type { SyncResult } from './data-sources/snapshot-sync.js';
 export type { SecretWriteResult, SetSecretOptions } from './secrets/secret-writes.js';
 export type { SyncMode, VaneClientStatus, StatusListener } from './data-sources/client-status.js';
 export type { ConfigLookup, FlagState, WidenConfig } from './vane-reader.js';
-export type { VaneSnapshot } from './vane-snapshot.js';
+export type { VaneView } from './vane-view.js';
 
 /**
  * A client of one Vane service. Build it with {@link VaneClient.create},
  * which runs the blocking initial sync; read synchronously from its cache;
  * call {@link VaneClient.close} when done. Reads (`config`, `flag`,
- * `secret`…) are {@link SnapshotReader}'s: inside a pinned scope they answer
+ * `secret`…) are {@link StateReader}'s: inside a pinned scope they answer
  * from the scope's revision.
  *
  * @example
@@ -48,7 +48,7 @@ export type { VaneSnapshot } from './vane-snapshot.js';
  * await vane.close();
  * ```
  */
-export class VaneClient extends SnapshotReader {
+export class VaneClient extends StateReader {
   readonly #parts: ClientParts;
   readonly #live: LiveResourceRegistry;
   #closing: Promise<void> | undefined;
@@ -115,14 +115,23 @@ export class VaneClient extends SnapshotReader {
    * revision (and its file secrets' version files) until `release()`, and
    * at most `pinMaxAgeMs` after a newer revision is installed.
    */
-  snapshot(): VaneSnapshot {
-    return this.#parts.reads.snapshot();
+  view(): VaneView {
+    return this.#parts.reads.view();
+  }
+
+  /**
+   * The former name of {@link VaneClient.view}.
+   *
+   * @deprecated Use {@link VaneClient.view}; `snapshot` now names only what the service serves.
+   */
+  snapshot(): VaneView {
+    return this.#parts.reads.view();
   }
 
   /**
    * Runs `fn` with every read of this client pinned to one revision: reads
    * inside `fn`, and in everything it starts or awaits (services it calls,
-   * an OpenFeature provider on this client), answer from the snapshot served
+   * an OpenFeature provider on this client), answer from the revision served
    * when `fn` started, even if changes land meanwhile. The revision is
    * released when `fn` returns, or when the promise it returns settles.
    * Nested calls keep the outer revision. For queue workers, cron jobs,
@@ -142,13 +151,13 @@ export class VaneClient extends SnapshotReader {
   }
 
   /**
-   * The snapshot a framework adapter pins one call (a request, a message)
+   * The view a framework adapter pins one call (a request, a message)
    * to: shared by the calls of a revision without file secrets (then
-   * `held` is false and nothing needs releasing), else a snapshot of the
+   * `held` is false and nothing needs releasing), else a view of the
    * call's own, to release when the call ends. @internal
    */
-  callSnapshot(): VaneSnapshot {
-    return this.#parts.reads.callSnapshot();
+  callView(): VaneView {
+    return this.#parts.reads.callView();
   }
 
   /** The snapshot as the service sent it (for `createBrowserBootstrap`). @internal */
@@ -156,7 +165,7 @@ export class VaneClient extends SnapshotReader {
     return this.#parts.store.raw;
   }
 
-  /** Replaced revisions pinned scopes and snapshots still hold, and file-secret versions on disk. @internal */
+  /** Replaced revisions pinned scopes and views still hold, and file-secret versions on disk. @internal */
   get pinStats(): { readonly heldRevisions: number; readonly fileVersions: number } {
     return this.#parts.reads.stats;
   }

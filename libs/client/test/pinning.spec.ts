@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { startVaneServer, type VaneServer } from '@vane/server';
 import { VaneClient, type VaneClientOptions } from '../src/index.js';
-import { pinStatsOf } from '../src/adapter/index.js';
+import { AdapterRequestReader, callSnapshot, callView, pinStatsOf } from '../src/adapter/index.js';
 import { FrontendSecretReadError, PublicKeySecretAccessError } from '../src/errors.js';
 import { secretFileName } from '../src/secrets/secret-file-name.js';
 import { MemoryLogger } from './helpers/fake-transport.js';
@@ -36,47 +36,47 @@ const changeBoth = (client: VaneClient, discount: number, dark: boolean): Promis
   return waitForRevision(client, server.admin.setFlag('shop', 'dark-mode', { is_enabled: dark }));
 };
 
-describe('client.snapshot()', () => {
+describe('client.view()', () => {
   it('reads one revision whatever lands later; the client reads live', async () => {
     const client = await connect();
-    const snap = client.snapshot();
+    const view = client.view();
     const revision = client.revision;
     await changeBoth(client, 0.5, true);
-    expect(snap.revision).toBe(revision);
-    expect(snap.config('pricing.discount')).toBe(0.15);
-    expect(snap.configLookup('pricing.discount')).toEqual({ found: true, value: 0.15 });
-    expect(snap.configs().get('pricing.discount')).toBe(0.15);
-    expect(snap.flag('dark-mode')).toBe(false);
-    expect(snap.flagState('dark-mode')).toEqual({ defined: true, active: false });
-    expect(snap.flag('no-such-flag', true)).toBe(true);
+    expect(view.revision).toBe(revision);
+    expect(view.config('pricing.discount')).toBe(0.15);
+    expect(view.configLookup('pricing.discount')).toEqual({ found: true, value: 0.15 });
+    expect(view.configs().get('pricing.discount')).toBe(0.15);
+    expect(view.flag('dark-mode')).toBe(false);
+    expect(view.flagState('dark-mode')).toEqual({ defined: true, active: false });
+    expect(view.flag('no-such-flag', true)).toBe(true);
     expect(client.config('pricing.discount')).toBe(0.5);
     expect(client.flag('dark-mode')).toBe(true);
     expect(client.revision).toBeGreaterThan(revision);
-    snap.release();
-    snap.release();
-    expect(snap.config('pricing.discount')).toBe(0.15);
+    view.release();
+    view.release();
+    expect(view.config('pricing.discount')).toBe(0.15);
   });
 
   it('holds the file of the version it read across a rotation; the stable path follows the service', async () => {
     const client = await connect();
     const stable = client.requireSecretFile('tls.client_pem');
-    const snap = client.snapshot();
-    const pinned = snap.requireSecretFile('tls.client_pem');
+    const view = client.view();
+    const pinned = view.requireSecretFile('tls.client_pem');
     expect(basename(pinned)).toBe(`${secretFileName('tls.client_pem')}.v2`);
     expect(dirname(pinned)).toBe(dirname(stable));
     expect(statSync(pinned).mode & 0o777).toBe(0o600);
-    expect(snap.secretInfo('tls.client_pem')).toEqual({ type: 'file', version: 2 });
+    expect(view.secretInfo('tls.client_pem')).toEqual({ type: 'file', version: 2 });
     await waitForRevision(
       client,
       server.admin.setSecret('shop', 'tls.client_pem', 'pem-v3-TOPSECRET', 'file').revision,
     );
     expect(readFileSync(pinned, 'utf8')).toBe(TLS_PEM);
-    expect(snap.secretFile('tls.client_pem')).toBe(pinned);
+    expect(view.secretFile('tls.client_pem')).toBe(pinned);
     expect(client.requireSecretFile('tls.client_pem')).toBe(stable);
     expect(readFileSync(stable, 'utf8')).toBe('pem-v3-TOPSECRET');
     expect(pinStatsOf(client)).toEqual({ heldRevisions: 1, fileVersions: 2 });
-    snap.release();
-    expect(snap.secretFile('tls.client_pem')).toBeNull();
+    view.release();
+    expect(view.secretFile('tls.client_pem')).toBeNull();
     await until(() => !existsSync(pinned), 'the released version file to be removed');
     expect(pinStatsOf(client)).toEqual({ heldRevisions: 0, fileVersions: 1 });
     expect(readdirSync(dirname(stable)).sort()).toEqual(
@@ -86,17 +86,48 @@ describe('client.snapshot()', () => {
 
   it('secret reads keep the client rules: a public key is refused before anything, a frontend service too', async () => {
     const publicClient = await connect({ apiKey: SHOP_PK });
-    const snap = publicClient.snapshot();
-    expect(() => snap.secret('stripe.api_key')).toThrow(PublicKeySecretAccessError);
-    expect(() => snap.secretFile('tls.client_pem')).toThrow(PublicKeySecretAccessError);
-    expect(() => snap.secretInfo('tls.client_pem')).toThrow(PublicKeySecretAccessError);
+    const view = publicClient.view();
+    expect(() => view.secret('stripe.api_key')).toThrow(PublicKeySecretAccessError);
+    expect(() => view.secretFile('tls.client_pem')).toThrow(PublicKeySecretAccessError);
+    expect(() => view.secretInfo('tls.client_pem')).toThrow(PublicKeySecretAccessError);
     expect(() => publicClient.runPinned(() => publicClient.secret('stripe.api_key'))).toThrow(
       PublicKeySecretAccessError,
     );
-    snap.release();
+    view.release();
     const frontend = await connect({ baseUrl: server.baseUrl('web'), apiKey: WEB_SK });
-    expect(() => frontend.snapshot().requireSecret('x')).toThrow(FrontendSecretReadError);
+    expect(() => frontend.view().requireSecret('x')).toThrow(FrontendSecretReadError);
     expect(() => frontend.runPinned(() => frontend.secretFile('x'))).toThrow(FrontendSecretReadError);
+  });
+});
+
+describe('the deprecated snapshot names (kept for one minor)', () => {
+  it('client.snapshot() is a view like client.view(): it holds its revision until released', async () => {
+    const client = await connect();
+    const view = client.snapshot();
+    const revision = client.revision;
+    await changeBoth(client, 0.5, true);
+    expect(view.revision).toBe(revision);
+    expect(view.config('pricing.discount')).toBe(0.15);
+    expect(view.held).toBe(true);
+    expect(pinStatsOf(client).heldRevisions).toBe(1);
+    view.release();
+    expect(pinStatsOf(client).heldRevisions).toBe(0);
+  });
+
+  it('callSnapshot is callView, and a request reader answers its view as snapshot too', async () => {
+    expect(callSnapshot).toBe(callView);
+    const client = await connect();
+    const view = callView(client);
+    const reader = new AdapterRequestReader(
+      client,
+      { evaluate: () => Promise.resolve({}), context: () => null, logger },
+      undefined,
+      'req.vane',
+      view,
+    );
+    expect(reader.view).toBe(view);
+    expect(reader.snapshot).toBe(view);
+    view.release();
   });
 });
 
@@ -126,19 +157,19 @@ describe('client.runPinned()', () => {
         revision: client.revision,
       };
       const revision = await changeBoth(client, 0.5, true);
-      const inner = client.snapshot();
+      const inner = client.view();
       const after = {
         discount: client.config('pricing.discount'),
         dark: client.flag('dark-mode'),
         revision: client.revision,
         nested: client.runPinned(() => client.config('pricing.discount')),
-        snapshot: inner.config('pricing.discount'),
+        view: inner.config('pricing.discount'),
         keys: client.flagKeys().length,
       };
       inner.release();
       return { before, after, revision };
     });
-    expect(seen.after).toEqual({ ...seen.before, nested: 0.15, snapshot: 0.15, keys: 3 });
+    expect(seen.after).toEqual({ ...seen.before, nested: 0.15, view: 0.15, keys: 3 });
     expect(seen.before).toMatchObject({ discount: 0.15, dark: false });
     expect(client.revision).toBe(seen.revision);
     await client.runPinned(async () => {

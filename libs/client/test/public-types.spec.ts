@@ -1,7 +1,16 @@
 import * as api from '../src/index.js';
 import * as adapter from '../src/adapter/index.js';
 import * as errors from '../src/errors.js';
-import type { ChangeEvent, ConfigValue, VaneClient } from '../src/index.js';
+import type {
+  ChangeEvent,
+  ConfigValue,
+  SnapshotUpdate,
+  StateUpdate,
+  VaneClient,
+  VaneSnapshot,
+  VaneView,
+} from '../src/index.js';
+import type { SnapshotOrigin, SnapshotReader, StateReader, UpdateOrigin } from '../src/adapter/index.js';
 
 /** Type-level checks: compiled by `tsc -p tsconfig.json`, never called. */
 export function typeChecks(client: VaneClient): void {
@@ -32,6 +41,24 @@ export function typeChecks(client: VaneClient): void {
     }
   });
   void [n, s, b, a, maybe, flag, secret, strict];
+}
+
+/** The deprecated snapshot names are the new names' types, both ways. Never called. */
+export function deprecatedNameChecks(
+  view: VaneView,
+  update: StateUpdate,
+  origin: UpdateOrigin,
+  reader: StateReader,
+): void {
+  const oldView: VaneSnapshot = view;
+  const newView: VaneView = oldView;
+  const oldUpdate: SnapshotUpdate = update;
+  const newUpdate: StateUpdate = oldUpdate;
+  const oldOrigin: SnapshotOrigin = origin;
+  const newOrigin: UpdateOrigin = oldOrigin;
+  const oldReader: SnapshotReader = reader;
+  const newReader: StateReader = oldReader;
+  void [newView, newUpdate, newOrigin, newReader];
 }
 
 /** A live resource's `create` sees the keys it names, typed; others are compile errors. Never called. */
@@ -78,7 +105,7 @@ describe('public door', () => {
 
   it('keeps the plumbing off the main entry: adapters and error classes have entries of their own', () => {
     expect(Object.keys(adapter)).toEqual(
-      expect.arrayContaining(['AdapterRequestReader', 'callSnapshot', 'whenResponseEnds']),
+      expect.arrayContaining(['AdapterRequestReader', 'callView', 'whenResponseEnds']),
     );
     expect(Object.keys(errors)).toEqual(expect.arrayContaining(['VaneError', 'SecretNotFoundError', 'TransportError']));
     for (const name of Object.keys(adapter)) expect(api).not.toHaveProperty(name);

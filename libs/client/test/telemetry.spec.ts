@@ -268,15 +268,15 @@ describe('A/B evaluations', () => {
 
   it('recordFlag(key, userId, from): the decision of a reader that is not the live one, at its revision', async () => {
     const client = await start({ stream: false });
-    const snapshot = client.snapshot();
+    const view = client.view();
     try {
-      const before = snapshot.revision;
+      const before = view.revision;
       server.admin.setFlag('shop', 'always-on', { is_enabled: false });
       await client.sync();
       expect(client.revision).toBeGreaterThan(before);
-      // A guard decided on the request's pinned snapshot; the live client already reads the change.
+      // A guard decided on the request's pinned view; the live client already reads the change.
       const { span } = await sdk.inSpan('GET /guarded', async () =>
-        client.telemetry.recordFlag('always-on', undefined, snapshot),
+        client.telemetry.recordFlag('always-on', undefined, view),
       );
       expect(span.events.map((e) => e.attributes)).toEqual([
         expect.objectContaining({
@@ -286,7 +286,7 @@ describe('A/B evaluations', () => {
         }),
       ]);
     } finally {
-      snapshot.release();
+      view.release();
     }
   });
 

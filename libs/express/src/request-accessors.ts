@@ -80,7 +80,7 @@ export function lastAccessorOf(req: Request, res: Response | undefined = req.res
 /**
  * Keeps `accessor` (made with `lastAccessorOf(req, res)` as its
  * `nextOnRequest`) as the request's and makes it `req.vane`; once the
- * response is done (`whenResponseEnds`), its snapshot is let go of.
+ * response is done (`whenResponseEnds`), its view is let go of.
  * @param logger - where a replaced `res.locals` is reported.
  * @internal
  */
@@ -89,13 +89,13 @@ export function keepAccessor(req: Request, res: Response, accessor: RequestVaneA
   if (locals === undefined) return keepByRequest(req, res, accessor);
   locals[ACCESSORS] = accessor;
   exposeAsVane(req, accessor);
-  // Nothing to let go of without a snapshot (live reads); with one, the callback also finds a replaced res.locals.
-  if (accessor.snapshot !== undefined) whenResponseEnds(res, () => responseDone(res, accessor, logger));
+  // Nothing to let go of without a view (live reads); with one, the callback also finds a replaced res.locals.
+  if (accessor.view !== undefined) whenResponseEnds(res, () => responseDone(res, accessor, logger));
 }
 
 /** Called when the response is done: lets go of the accessor's revision, and puts it back into a replaced `res.locals`. */
 function responseDone(res: Response, accessor: RequestVaneAccessor, logger: VaneLogger): void {
-  accessor.snapshot!.release();
+  accessor.view!.release();
   const locals = localsOf(res);
   if (locals === undefined || accessorAmong(locals[ACCESSORS], accessor.owner) === accessor) return;
   if (locals[ACCESSORS] === undefined) locals[ACCESSORS] = accessor;
@@ -112,7 +112,7 @@ function keepByRequest(req: Request, res: Response, accessor: RequestVaneAccesso
   if (!exposeAsVane(req, accessor)) {
     // `req.vane` is the request's own property, which nothing hands the request back through:
     // the accessor keeps its request (such a request lives until a full collection).
-    if (accessor.snapshot !== undefined) whenResponseEnds(res, () => accessor.snapshot!.release());
+    if (accessor.view !== undefined) whenResponseEnds(res, () => accessor.view!.release());
     return;
   }
   // One callback for the request's accessors, registered by its first: it finds the others through the request.
@@ -122,7 +122,7 @@ function keepByRequest(req: Request, res: Response, accessor: RequestVaneAccesso
 /** Called when a request's response is done: lets go of its revisions, and of the request. */
 function requestDone(req: Request): void {
   for (let a = accessorsByRequest.get(req); a !== undefined; a = a.nextOnRequest) {
-    a.snapshot?.release();
+    a.view?.release();
     a.letGoOfRequest();
   }
 }

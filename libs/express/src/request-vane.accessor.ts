@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { VaneReader, VaneSnapshot } from '@vane/client';
+import type { VaneReader, VaneView } from '@vane/client';
 import { AdapterRequestReader, type RequestAbEvaluationOptions, type RequestVane } from '@vane/client/adapter';
 import type { NextFunction, Request } from 'express';
 
@@ -17,10 +17,10 @@ export class RequestVaneAccessor extends AdapterRequestReader<Request> implement
 
   /**
    * @param owner - the `VaneExpress` this accessor belongs to.
-   * @param reader - the request's snapshot, or the client itself (live reads).
+   * @param reader - the request's view, or the client itself (live reads).
    * @param abOptions - what the request's A/B memo (shared with the route's A/B guards) is made with.
    * @param request - the request.
-   * @param snapshot - the request's snapshot, whose scope the rest of the chain runs in.
+   * @param view - the request's view, whose scope the rest of the chain runs in.
    * @param nextOnRequest - the request's accessor of another `VaneExpress`, if any.
    */
   constructor(
@@ -28,10 +28,10 @@ export class RequestVaneAccessor extends AdapterRequestReader<Request> implement
     reader: VaneReader,
     abOptions: RequestAbEvaluationOptions<Request>,
     request: Request,
-    snapshot: VaneSnapshot | undefined,
+    view: VaneView | undefined,
     nextOnRequest: RequestVaneAccessor | undefined,
   ) {
-    super(reader, abOptions, request, 'req.vane', snapshot);
+    super(reader, abOptions, request, 'req.vane', view);
     this.owner = owner;
     this.nextOnRequest = nextOnRequest;
   }
@@ -42,8 +42,8 @@ export class RequestVaneAccessor extends AdapterRequestReader<Request> implement
    * revision); later calls (another guard of the route) are already in it.
    */
   continue(next: NextFunction): void {
-    if (this.snapshot === undefined || this.#scoped) return next();
+    if (this.view === undefined || this.#scoped) return next();
     this.#scoped = true;
-    this.snapshot.run(next);
+    this.view.run(next);
   }
 }

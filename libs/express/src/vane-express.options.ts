@@ -83,8 +83,8 @@ export interface VaneExpressOptions extends VaneClientOptions {
    * when no middleware runs before it) until the response closes, `req.vane`
    * reads, guard decisions, and `vane.client` reads made in the rest of the
    * request's chain (the services its handlers call, OpenFeature on the
-   * client) answer from the snapshot current when the request began, even
-   * if changes land meanwhile. `false`: every read is live. How long a
+   * client) answer from a view of the revision served when the request
+   * began, even if changes land meanwhile. `false`: every read is live. How long a
    * revision may be held: the client's `pinMaxAgeMs`.
    * @default true
    */

@@ -11,12 +11,7 @@ import type {
   VaneClientStatus,
   VaneLogger,
 } from '@vane/client';
-import {
-  callSnapshot,
-  consoleLogger,
-  type RegisteredSchema,
-  type RequestAbEvaluationOptions,
-} from '@vane/client/adapter';
+import { callView, consoleLogger, type RegisteredSchema, type RequestAbEvaluationOptions } from '@vane/client/adapter';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { expressAbOptions, type AbGuardRegistry } from './ab-batch.js';
 import { createErrorHandler, type ErrorHandlerOptions } from './error-handler.js';
@@ -159,7 +154,7 @@ export class VaneExpress {
    * Closes the client: stream, timers, sockets and file secrets, and
    * disposes of the live resources (once their borrowers finish). Idempotent
    * (every call returns the same promise). Reads on `req.vane` keep answering
-   * from the last snapshot afterwards (file secret paths become `null`);
+   * from the last state afterwards (file secret paths become `null`);
    * A/B evaluations fail with `ClientClosedError`.
    */
   close(): Promise<void> {
@@ -174,8 +169,8 @@ export class VaneExpress {
     if (accessor !== undefined) accessor.holdRequest(req);
     else {
       // (Shared by the requests of a revision without file secrets; its release() then does nothing.)
-      const snapshot = this.#consistentReads ? callSnapshot(this.client) : undefined;
-      accessor = new RequestVaneAccessor(this, snapshot ?? this.client, this.#ab, req, snapshot, last);
+      const view = this.#consistentReads ? callView(this.client) : undefined;
+      accessor = new RequestVaneAccessor(this, view ?? this.client, this.#ab, req, view, last);
       // `req.vane` from now on; the request's revision is let go once its response is done (sent, or the connection gone).
       keepAccessor(req, res, accessor, this.#logger);
     }

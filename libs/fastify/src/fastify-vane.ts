@@ -10,10 +10,10 @@ import type {
   VaneClient,
   VaneClientStatus,
   VaneLogger,
-  VaneSnapshot,
+  VaneView,
 } from '@vane/client';
 import {
-  callSnapshot,
+  callView,
   type RegisteredSchema,
   type RequestAbEvaluationOptions,
   whenResponseEnds,
@@ -34,8 +34,8 @@ import type {
 export const ACCESSOR: unique symbol = Symbol.for('vane.fastify.request-vane');
 
 /** Called when a pinned response ended: lets go of its request's revision (one function for every request). */
-function releaseRequestSnapshot(response: object): void {
-  (response as Record<symbol, VaneSnapshot | undefined>)[ACCESSOR]?.release();
+function releaseRequestView(response: object): void {
+  (response as Record<symbol, VaneView | undefined>)[ACCESSOR]?.release();
 }
 
 /** A request as the plugin leaves it. */
@@ -195,14 +195,14 @@ export class FastifyVane {
     let accessor = holder[ACCESSOR];
     if (!accessor) {
       const { client, consistentReads } = this.#parts;
-      const snapshot = consistentReads && reply !== undefined ? callSnapshot(client) : undefined;
-      // A snapshot shared by the requests of its revision (one without file secrets) has nothing to let go of.
-      if (snapshot?.held === true) {
+      const view = consistentReads && reply !== undefined ? callView(client) : undefined;
+      // A view shared by the requests of its revision (one without file secrets) has nothing to let go of.
+      if (view?.held === true) {
         // The request's revision is let go once its response is done (sent, or the connection gone).
-        (reply!.raw as unknown as Record<symbol, VaneSnapshot>)[ACCESSOR] = snapshot;
-        whenResponseEnds(reply!.raw, releaseRequestSnapshot);
+        (reply!.raw as unknown as Record<symbol, VaneView>)[ACCESSOR] = view;
+        whenResponseEnds(reply!.raw, releaseRequestView);
       }
-      accessor = new RequestVaneAccessor(snapshot ?? client, this.#ab, request, snapshot);
+      accessor = new RequestVaneAccessor(view ?? client, this.#ab, request, view);
       holder[ACCESSOR] = accessor;
     }
     return accessor;
@@ -215,8 +215,8 @@ export class FastifyVane {
    * resumes the request from a stream event, outside the scope.
    */
   readonly pinHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const snapshot = this.accessorFor(request, reply).snapshot;
-    if (snapshot === undefined) done();
-    else snapshot.run(done);
+    const view = this.accessorFor(request, reply).view;
+    if (view === undefined) done();
+    else view.run(done);
   };
 }

@@ -125,8 +125,8 @@ export interface VaneFastifyPluginOptions {
    * `onRequest` hook) until its response closes, `request.vane` reads,
    * guard decisions, and `app.vane.client` reads made while the request's
    * hooks and handler run (the services they call, OpenFeature on the
-   * client) answer from the snapshot current when the request arrived, even
-   * if changes land meanwhile. `false`: every read is live. How long a
+   * client) answer from a view of the revision served when the request
+   * arrived, even if changes land meanwhile. `false`: every read is live. How long a
    * revision may be held: the client's `pinMaxAgeMs`.
    * @default true
    */

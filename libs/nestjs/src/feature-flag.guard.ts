@@ -54,7 +54,7 @@ export class FeatureFlagGuard implements CanActivate {
     const reader = this.flags.readerFor(context);
     for (const key of requirement.keys) {
       // A feature_flag.evaluation event on the request's span, when tracing, at the revision the guard decided on
-      // (the request's pinned snapshot: the guard runs before the handler's pinned scope begins).
+      // (the request's pinned view: the guard runs before the handler's pinned scope begins).
       this.client.telemetry.recordFlag(key, undefined, reader);
       if (reader.flag(key)) continue;
       return this.#refuse(flagDenialOf(reader, key, false), requirement, context);

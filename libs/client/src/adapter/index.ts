@@ -9,7 +9,8 @@
  * @packageDocumentation
  * @module @vane/client/adapter
  */
-export { callSnapshot, pinStatsOf, type PinStats } from './call-snapshot.js';
+export { callView, pinStatsOf, type PinStats } from './call-view.js';
+export { callSnapshot, type SnapshotReader, type SnapshotOrigin } from './deprecated-names.js';
 export { AdapterRequestReader } from './request-reader.js';
 export type { RequestVane } from './request-vane.js';
 export { RequestAbEvaluation } from '../ab/request-ab-evaluation.js';
@@ -28,7 +29,7 @@ export { MAX_AB_KEYS_PER_CALL, abContextKey } from '@vane/client-core';
 export { AB_CACHE_DEFAULTS } from '../ab/ab-cache-options.js';
 export type { AbCacheStats } from '../ab/ab-evaluator.js';
 export { SYNC_MODES } from '../data-sources/client-status.js';
-export type { SnapshotReader, SecretReadRefusal } from '../snapshot-reader.js';
+export type { StateReader, SecretReadRefusal } from '../state-reader.js';
 export type { CredentialsContext } from '../http/credentials.js';
 export type { TransportRequest, TransportResponse } from '../http/transport.js';
 export type { Timers, TimerHandle } from '../util/timers.js';
@@ -58,6 +59,6 @@ export type {
   SecretChangeEvent,
   SecretVersionInfo,
 } from '../store/change-event.js';
-export type { SnapshotOrigin } from '../store/snapshot-update.js';
+export type { UpdateOrigin } from '../store/state-update.js';
 export { WORKLOAD_IDENTITY_DEFAULTS } from '../workload-identity/workload-identity-options.js';
 export type { AwsCredentials, AwsCredentialsProvider } from '../workload-identity/workload-identity-options.js';

@@ -1,6 +1,6 @@
 /**
  * What a framework adapter gives a request (`req.vane`, `request.vane`):
- * reads of the request's snapshot (one revision per request; or live reads
+ * reads of the request's view (one revision per request; or live reads
  * on the client), plus the request's A/B memo. One class for every adapter.
  *
  * @packageDocumentation
@@ -15,10 +15,10 @@ import { InvalidArgumentError } from '../errors.js';
 import type { SecretVersionInfo } from '../store/change-event.js';
 import type { ConfigValue } from '@vane/client-core';
 import type { ConfigLookup, FlagState, VaneReader, WidenConfig } from '../vane-reader.js';
-import type { VaneSnapshot } from '../vane-snapshot.js';
+import type { VaneView } from '../vane-view.js';
 
 /**
- * A request's reader: the request's snapshot's (or the client's) reads, and
+ * A request's reader: the request's view's (or the client's) reads, and
  * `ab()` through the request's A/B memo, made on the request's first A/B
  * question (most requests ask none: a plain-flag route allocates no memo).
  *
@@ -30,28 +30,31 @@ export class AdapterRequestReader<R = unknown> implements VaneReader {
   readonly #abOptions: RequestAbEvaluationOptions<R>;
   #request: R | undefined;
   #abEvaluation: RequestAbEvaluation<R> | undefined = undefined;
-  /** The request's snapshot (`client.snapshot()`), whose scope the request runs in; `undefined` for live reads. */
-  readonly snapshot: VaneSnapshot | undefined;
+  /** The request's view (`client.view()`), whose scope the request runs in; `undefined` for live reads. */
+  readonly view: VaneView | undefined;
 
   /**
-   * @param reader - what is read: the request's snapshot, or the client itself (live reads).
+   * @param reader - what is read: the request's view, or the client itself (live reads).
    * @param abOptions - what the request's A/B memo is made with (one object for every request of an app).
    * @param request - the request, handed to the functions of `abOptions`.
    * @param name - what the app calls it (`req.vane`), for error messages.
-   * @param snapshot - the request's snapshot, when it has one (the adapter releases it when the request ends).
+   * @param view - the request's view, when it has one (the adapter releases it when the request ends).
    */
-  constructor(
-    reader: VaneReader,
-    abOptions: RequestAbEvaluationOptions<R>,
-    request: R,
-    name: string,
-    snapshot?: VaneSnapshot,
-  ) {
+  constructor(reader: VaneReader, abOptions: RequestAbEvaluationOptions<R>, request: R, name: string, view?: VaneView) {
     this.#client = reader;
     this.#abOptions = abOptions;
     this.#request = request;
     this.#name = name;
-    this.snapshot = snapshot;
+    this.view = view;
+  }
+
+  /**
+   * The former name of {@link AdapterRequestReader.view}.
+   *
+   * @deprecated Use `view`; `snapshot` now names only what the service serves.
+   */
+  get snapshot(): VaneView | undefined {
+    return this.view;
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import type { ServiceHttp } from '../http/service-http.js';
 import type { ResolvedOptions } from '../options.js';
-import type { SnapshotStore } from '../store/snapshot-store.js';
+import type { StateStore } from '../store/state-store.js';
 import type { SourceEvents } from './data-source.js';
 import { PollingSource } from './polling-source.js';
 import type { SnapshotSync } from './snapshot-sync.js';
@@ -22,7 +22,7 @@ export interface DataSources {
 export interface DataSourceParts {
   readonly options: ResolvedOptions;
   readonly http: ServiceHttp;
-  readonly store: SnapshotStore;
+  readonly store: StateStore;
   readonly sync: SnapshotSync;
   /** Where both sources report (the supervisor). */
   readonly events: SourceEvents;

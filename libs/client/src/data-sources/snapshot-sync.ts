@@ -18,7 +18,7 @@ import {
   type Patch,
   type Snapshot,
 } from '@vane/client-core';
-import type { SnapshotStore } from '../store/snapshot-store.js';
+import type { StateStore } from '../store/state-store.js';
 import type { SourceEvents } from './data-source.js';
 
 /** Outcome of a foreground `client.sync()`. */
@@ -66,7 +66,7 @@ export class SnapshotSync {
    */
   constructor(
     private readonly http: ServiceHttp,
-    private readonly store: SnapshotStore,
+    private readonly store: StateStore,
     private readonly signal: AbortSignal,
     private readonly logger: VaneLogger,
     private readonly events: SourceEvents,

@@ -12,13 +12,13 @@ import type { DataSource, FailureKind, SourceEvent } from './data-source.js';
 import { BillingOverdueError, QuarantinedError, RateLimitedError, UnauthorizedError } from '../errors.js';
 import type { ResolvedOptions } from '../options.js';
 import { redactText } from '../util/redact.js';
-import type { SnapshotStore } from '../store/snapshot-store.js';
+import type { StateStore } from '../store/state-store.js';
 import type { SnapshotSync } from './snapshot-sync.js';
 
 /** What the supervisor runs and reports to. */
 export interface SupervisedParts {
   readonly status: ClientStatus;
-  readonly store: SnapshotStore;
+  readonly store: StateStore;
   readonly sync: SnapshotSync;
   /** The TTL poll. */
   readonly polling: DataSource;

@@ -9,7 +9,7 @@ import { UnexpectedResponseError } from '../errors.js';
 import { MAX_TIMER_MS } from './polling-source.js';
 import type { ServiceHttp } from '../http/service-http.js';
 import { parsePatch, readStreamEvent, type SseEvent } from '@vane/client-core';
-import type { SnapshotStore } from '../store/snapshot-store.js';
+import type { StateStore } from '../store/state-store.js';
 import type { SnapshotSync } from './snapshot-sync.js';
 import { readEventStream } from './sse-reader.js';
 import type { TimerHandle, Timers } from '../util/timers.js';
@@ -18,7 +18,7 @@ import type { VaneLogger } from '../util/logger.js';
 /** Settings of a {@link StreamingSource}. */
 export interface StreamingSettings {
   readonly http: ServiceHttp;
-  readonly store: SnapshotStore;
+  readonly store: StateStore;
   readonly sync: SnapshotSync;
   readonly timers: Timers;
   readonly logger: VaneLogger;

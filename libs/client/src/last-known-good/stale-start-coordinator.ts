@@ -7,7 +7,7 @@
 import type { ClientStatus } from '../data-sources/client-status.js';
 import { ConfigInvalidError } from '../errors.js';
 import type { Snapshot } from '@vane/client-core';
-import type { SnapshotStore } from '../store/snapshot-store.js';
+import type { StateStore } from '../store/state-store.js';
 import { LastKnownGoodBackup, type LastKnownGoodContext } from './last-known-good-backup.js';
 import type { ResolvedLastKnownGood } from './last-known-good-options.js';
 import type { StaleStart } from './stale-start.js';
@@ -15,7 +15,7 @@ import type { StaleStart } from './stale-start.js';
 /** The parts of the client a {@link StaleStartCoordinator} works with. */
 export interface StaleStartParts {
   /** Installs the backup, and tells of every snapshot applied from the service. */
-  readonly store: SnapshotStore;
+  readonly store: StateStore;
   /** Where `stale` is set and cleared. */
   readonly status: ClientStatus;
   /** One foreground sync (a retry while stale); resolves once the service's snapshot is applied. */

@@ -7,7 +7,7 @@
 import type { LiveResourceBuildStage } from '../errors.js';
 import type { SecretVersionInfo } from '../store/change-event.js';
 import type { ConfigValue } from '@vane/client-core';
-import type { UpdateListener } from '../store/snapshot-update.js';
+import type { UpdateListener } from '../store/state-update.js';
 import type { VaneLogger } from '../util/logger.js';
 import type { Clock, Timers } from '../util/timers.js';
 

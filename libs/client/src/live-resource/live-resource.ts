@@ -7,7 +7,7 @@
 import { Backoff } from '@vane/client-core';
 import { LiveResourceBuildError, LiveResourceClosedError, type LiveResourceBuildStage } from '../errors.js';
 import { ListenerSet } from '../store/listener-set.js';
-import type { SnapshotUpdate } from '../store/snapshot-update.js';
+import type { StateUpdate } from '../store/state-update.js';
 import { redactValues, sanitizeCause } from '../util/redact.js';
 import type { TimerHandle } from '../util/timers.js';
 import { Generation } from './generation.js';
@@ -209,7 +209,7 @@ export class LiveResource<T> {
     return this.#host.clock.now();
   }
 
-  #updated(update: SnapshotUpdate, watched: ReadonlySet<string>): void {
+  #updated(update: StateUpdate, watched: ReadonlySet<string>): void {
     const keys = update.changes.filter((c) => c.kind !== 'flag' && watched.has(c.key)).map((c) => c.key);
     if (keys.length === 0 || this.#closing !== undefined) return;
     for (const key of keys) this.#changedKeys.add(key);

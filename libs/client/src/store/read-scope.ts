@@ -6,18 +6,18 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { KeyType } from '@vane/client-core';
-import type { ReadSource, SecretReadTarget } from '../snapshot-reader.js';
+import type { ReadSource, SecretReadTarget } from '../state-reader.js';
 import type { VaneLogger } from '../util/logger.js';
 import type { Clock, Timers } from '../util/timers.js';
-import { PinnedSnapshot, type SnapshotHost, type VaneSnapshot } from '../vane-snapshot.js';
+import { PinnedView, type ViewHost, type VaneView } from '../vane-view.js';
 import { RevisionPins, type RevisionPin } from './revision-pins.js';
-import type { SnapshotState } from './snapshot-state.js';
-import type { SnapshotStore } from './snapshot-store.js';
+import type { ServiceState } from './service-state.js';
+import type { StateStore } from './state-store.js';
 
 /** What a {@link ReadScope} needs from its client. @internal */
 export interface ReadScopeDeps {
   readonly keyType: KeyType;
-  readonly store: SnapshotStore;
+  readonly store: StateStore;
   readonly clock: Clock;
   readonly timers: Timers;
   readonly logger: VaneLogger;
@@ -28,7 +28,7 @@ export interface ReadScopeDeps {
 }
 
 /**
- * The client's read source: pinned scopes (`runPinned`, `snapshot.run`)
+ * The client's read source: pinned scopes (`runPinned`, `view.run`)
  * carried by one `AsyncLocalStorage`, the pins they hold, and the store's
  * served state for every read outside them.
  * @internal
@@ -36,12 +36,12 @@ export interface ReadScopeDeps {
 export class ReadScope implements ReadSource {
   readonly keyType: KeyType;
   readonly #deps: ReadScopeDeps;
-  readonly #store: SnapshotStore;
+  readonly #store: StateStore;
   readonly #pins: RevisionPins;
   /** The pin of the scope code runs in: reads inside answer from its state. */
   readonly #scope = new AsyncLocalStorage<RevisionPin>();
-  readonly #host: SnapshotHost;
-  /** Asked when a revision's pin is made: one function for the client's life, not a closure per snapshot. */
+  readonly #host: ViewHost;
+  /** Asked when a revision's pin is made: one function for the client's life, not a closure per view. */
   readonly #secretsAvailable: () => boolean;
 
   constructor(deps: ReadScopeDeps) {
@@ -67,7 +67,7 @@ export class ReadScope implements ReadSource {
   }
 
   /** The state a read answers from: the scope's pinned revision, else the one served now. */
-  readState(): SnapshotState {
+  readState(): ServiceState {
     // While no scope can hold a replaced revision, a pinned read answers what a live one does:
     // the async context need not be looked up.
     if (!this.#pins.mayHoldReplaced) return this.#store.state;
@@ -87,8 +87,8 @@ export class ReadScope implements ReadSource {
     return path ?? null;
   }
 
-  /** A snapshot of the revision read now (inside a pinned scope, the scope's, held once more). */
-  snapshot(): VaneSnapshot {
+  /** A view of the revision read now (inside a pinned scope, the scope's, held once more). */
+  view(): VaneView {
     const outer = this.#pin();
     let pin: RevisionPin;
     if (outer !== undefined) {
@@ -97,37 +97,37 @@ export class ReadScope implements ReadSource {
     } else {
       pin = this.#pins.take(this.#store.state, this.#secretsAvailable);
     }
-    return new PinnedSnapshot(pin.state!, pin, this.#host);
+    return new PinnedView(pin.state!, pin, this.#host);
   }
 
   /**
-   * The snapshot a framework call (a request, a message) reads: inside a
-   * pinned scope, or on a revision with file secrets, a snapshot of its own
-   * as {@link ReadScope.snapshot} makes, which the call releases when it
-   * ends; otherwise the one snapshot every such call of the revision
+   * The view a framework call (a request, a message) reads: inside a
+   * pinned scope, or on a revision with file secrets, a view of its own
+   * as {@link ReadScope.view} makes, which the call releases when it
+   * ends; otherwise the one view every such call of the revision
    * shares, uncounted (`held: false`), which nothing needs to release.
    */
-  callSnapshot(): VaneSnapshot {
-    if (this.#pin() !== undefined) return this.snapshot();
+  callView(): VaneView {
+    if (this.#pin() !== undefined) return this.view();
     const state = this.#store.state;
     const pin = this.#pins.share(state, this.#secretsAvailable);
-    if (pin === undefined) return this.snapshot();
-    return (pin.callSnapshot ??= new PinnedSnapshot(state, pin, this.#host, false));
+    if (pin === undefined) return this.view();
+    return (pin.callView ??= new PinnedView(state, pin, this.#host, false));
   }
 
   /** Runs `fn` pinned to the revision read now; nested calls keep the outer revision. */
   runPinned<T>(fn: () => T): T {
     if (this.#pin() !== undefined) return fn();
-    const snapshot = this.snapshot();
+    const view = this.view();
     let result: T;
     try {
-      result = snapshot.run(fn);
+      result = view.run(fn);
     } catch (err) {
-      snapshot.release();
+      view.release();
       throw err;
     }
-    if (result instanceof Promise) return result.finally(() => snapshot.release()) as T;
-    snapshot.release();
+    if (result instanceof Promise) return result.finally(() => view.release()) as T;
+    view.release();
     return result;
   }
 

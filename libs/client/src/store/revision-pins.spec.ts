@@ -3,19 +3,19 @@ import { runInNewContext } from 'node:vm';
 import { ManualTimers } from '../../test/helpers/manual-timers.js';
 import { MemoryLogger } from '../../test/helpers/fake-transport.js';
 import { EMPTY_SNAPSHOT, type Snapshot } from '@vane/client-core';
-import { snapshotState, type SnapshotState } from './snapshot-state.js';
+import { serviceState, type ServiceState } from './service-state.js';
 import { RevisionPins } from './revision-pins.js';
 
-const stateAt = (revision: number): SnapshotState => {
+const stateAt = (revision: number): ServiceState => {
   const snapshot: Snapshot = { ...EMPTY_SNAPSHOT, revision };
-  return snapshotState(snapshot, snapshot);
+  return serviceState(snapshot, snapshot);
 };
 
 /** A state whose snapshot has a file secret (its version files must be released when nothing reads it). */
-const stateWithFileAt = (revision: number): SnapshotState => {
+const stateWithFileAt = (revision: number): ServiceState => {
   const secrets = new Map([['tls.pem', { type: 'file' as const, value: 'pem', version: 1 }]]);
   const snapshot: Snapshot = { ...EMPTY_SNAPSHOT, revision, secrets };
-  return snapshotState(snapshot, snapshot);
+  return serviceState(snapshot, snapshot);
 };
 
 /** A full collection, after the current job (a WeakRef's target is kept alive until its job ends). */
@@ -155,7 +155,7 @@ describe('RevisionPins', () => {
       const a = pins.share(s1, () => true);
       expect(a).toBeDefined();
       expect(pins.share(s1, () => true)).toBe(a);
-      expect(pins.take(s1, () => true)).toBe(a); // a counted holder (a snapshot taken in a call) holds the same pin
+      expect(pins.take(s1, () => true)).toBe(a); // a counted holder (a view taken in a call) holds the same pin
       expect(pins.holders).toBe(1);
       expect(pins.everShared).toBe(true);
       pins.drop(a!);
@@ -190,7 +190,7 @@ describe('RevisionPins', () => {
       expect(timers.pendingCount).toBe(0);
     });
 
-    it('a replaced shared revision held by a counted snapshot too: when the snapshot lets go, the calls keep reading it', async () => {
+    it('a replaced shared revision held by a counted view too: when the view lets go, the calls keep reading it', async () => {
       const { pins, timers } = pinsWith(1_000);
       const s1 = stateAt(1);
       const pin = pins.share(s1, () => true)!;
@@ -208,7 +208,7 @@ describe('RevisionPins', () => {
 
     it('holds a replaced shared revision weakly: once no call reaches it, the garbage collector reclaims it', async () => {
       const { pins, timers } = pinsWith(60_000);
-      const sharedAndDropped = (): WeakRef<SnapshotState> => {
+      const sharedAndDropped = (): WeakRef<ServiceState> => {
         const state = stateAt(1);
         pins.share(state, () => true);
         pins.replaced(state);

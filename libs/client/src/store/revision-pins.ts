@@ -1,15 +1,15 @@
 /**
- * Revisions held by pinned scopes and snapshots, and how long they may be held.
+ * Revisions held by pinned scopes and views, and how long they may be held.
  *
  * @packageDocumentation
  */
 import type { VaneLogger } from '../util/logger.js';
 import type { Clock, TimerHandle, Timers } from '../util/timers.js';
-import type { VaneSnapshot } from '../vane-snapshot.js';
-import type { SnapshotState } from './snapshot-state.js';
+import type { VaneView } from '../vane-view.js';
+import type { ServiceState } from './service-state.js';
 
 /**
- * One revision as pinned scopes and snapshots hold it: the state they read,
+ * One revision as pinned scopes and views hold it: the state they read,
  * shared by every holder of that revision (one object per revision, not per
  * scope), so a scope costs a count, never a copy.
  * @internal
@@ -21,10 +21,10 @@ export class RevisionPin {
    * scopes then read live. Cleared, not kept, so a scope that never ends
    * does not keep the state in memory.
    */
-  state: SnapshotState | undefined;
+  state: ServiceState | undefined;
   /** Whether secrets may be read from this state (false for a last-known-good backup without them). */
   readonly secretsAvailable: boolean;
-  /** Scopes and snapshots holding it. */
+  /** Scopes and views holding it. */
   holders = 0;
   /** When a newer revision replaced it, on the client's clock; `undefined` while it is served. */
   replacedAtMs: number | undefined;
@@ -36,10 +36,10 @@ export class RevisionPin {
   shared = false;
   /** Whether its state has file secrets, once {@link RevisionPins.share} asked (such a pin is never shared). */
   hasFiles: boolean | undefined;
-  /** The snapshot every uncounted call of this revision reads (made by the client on the first). */
-  callSnapshot: VaneSnapshot | undefined;
+  /** The view every uncounted call of this revision reads (made by the client on the first). */
+  callView: VaneView | undefined;
 
-  constructor(state: SnapshotState, secretsAvailable: boolean) {
+  constructor(state: ServiceState, secretsAvailable: boolean) {
     this.state = state;
     this.secretsAvailable = secretsAvailable;
   }
@@ -62,9 +62,9 @@ export interface RevisionPinsDeps {
   /** How long a replaced revision may still be read by scopes holding it, in milliseconds (`Infinity`: no limit). */
   readonly maxAgeMs: number;
   /** Lets go of a replaced state's version files (its pin ended). */
-  releaseFiles(state: SnapshotState): void;
+  releaseFiles(state: ServiceState): void;
   /** Whether a state has version files to let go of (file secrets): such a revision is never shared uncounted. */
-  hasFiles(state: SnapshotState): boolean;
+  hasFiles(state: ServiceState): boolean;
 }
 
 /**
@@ -129,7 +129,7 @@ export class RevisionPins {
   }
 
   /**
-   * Number of replaced revisions still held by scopes or snapshots (each
+   * Number of replaced revisions still held by scopes or views (each
    * keeps its state, and its version files when counted). An uncounted
    * one counts until the garbage collector reclaimed it or `maxAgeMs` passed.
    */
@@ -143,7 +143,7 @@ export class RevisionPins {
    * Holds the served revision: its pin, made on the first call for it.
    * @param secretsAvailable - asked only when the pin is made.
    */
-  take(served: SnapshotState, secretsAvailable: () => boolean): RevisionPin {
+  take(served: ServiceState, secretsAvailable: () => boolean): RevisionPin {
     let pin = this.#current;
     if (pin === undefined || pin.state !== served) this.#current = pin = new RevisionPin(served, secretsAvailable());
     pin.holders++;
@@ -157,7 +157,7 @@ export class RevisionPins {
    * must be removed when the last reader ends: the call takes a counted
    * pin with {@link RevisionPins.take}).
    */
-  share(served: SnapshotState, secretsAvailable: () => boolean): RevisionPin | undefined {
+  share(served: ServiceState, secretsAvailable: () => boolean): RevisionPin | undefined {
     let pin = this.#current;
     if (pin === undefined || pin.state !== served) this.#current = pin = new RevisionPin(served, secretsAvailable());
     if (!pin.shared) {
@@ -195,7 +195,7 @@ export class RevisionPins {
    * The store replaced `previous`: returns true when a scope still holds it
    * (its version files then stay until its pin ends).
    */
-  replaced(previous: SnapshotState): boolean {
+  replaced(previous: ServiceState): boolean {
     this.#pruneShared();
     const pin = this.#current;
     if (pin === undefined || pin.state !== previous) return false;
@@ -251,11 +251,11 @@ export class RevisionPins {
     this.#schedule();
   }
 
-  /** Lets go of a pin's state and of the snapshot its calls shared (they keep their own reference to it). */
+  /** Lets go of a pin's state and of the view its calls shared (they keep their own reference to it). */
   #clearShared(pin: RevisionPin | undefined): void {
     if (pin === undefined) return;
     pin.state = undefined;
-    pin.callSnapshot = undefined;
+    pin.callView = undefined;
   }
 
   /**

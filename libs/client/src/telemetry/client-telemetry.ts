@@ -13,7 +13,7 @@ import type { ClientStatus } from '../data-sources/client-status.js';
 import type { SnapshotSync } from '../data-sources/snapshot-sync.js';
 import type { Transport } from '../http/transport.js';
 import { CLIENT_VERSION } from '../http/version.js';
-import type { SnapshotStore } from '../store/snapshot-store.js';
+import type { StateStore } from '../store/state-store.js';
 import type { Snapshot } from '@vane/client-core';
 import type { VaneLogger } from '../util/logger.js';
 import type { FlagState } from '../vane-reader.js';
@@ -55,7 +55,7 @@ export interface VaneTelemetry {
    * the active span.
    *
    * @param userId - the request's user, recorded only with `telemetry: { recordUserId: true }`.
-   * @param from - the reader the decision was made on (a request's pinned snapshot), when it is not
+   * @param from - the reader the decision was made on (a request's pinned view), when it is not
    *   the one reads answer from here: its revision and flag state are recorded.
    */
   recordFlag(key: string, userId?: string, from?: FlagDecisionSource): void;
@@ -63,7 +63,7 @@ export interface VaneTelemetry {
   recordFlagEvaluation(evaluation: FlagEvaluation): void;
 }
 
-/** A reader a flag decision was made on: a client or a snapshot (`VaneSnapshot`). */
+/** A reader a flag decision was made on: a client or a view (`VaneView`). */
 export interface FlagDecisionSource {
   /** The revision it reads. */
   readonly revision: number;
@@ -73,7 +73,7 @@ export interface FlagDecisionSource {
 
 /** What telemetry follows once the client has built its parts. */
 export interface TelemetryParts {
-  readonly store: SnapshotStore;
+  readonly store: StateStore;
   /** The snapshot a read answers from here (a pinned scope's, else the served one): what flag events record. */
   readonly reads?: () => Snapshot;
   readonly status: ClientStatus;

@@ -8,8 +8,8 @@
  */
 import { SYNC_MODES, type ClientStatus } from '../data-sources/client-status.js';
 import type { SnapshotSync, SyncOutcome } from '../data-sources/snapshot-sync.js';
-import type { SnapshotStore } from '../store/snapshot-store.js';
-import type { SnapshotUpdate } from '../store/snapshot-update.js';
+import type { StateStore } from '../store/state-store.js';
+import type { StateUpdate } from '../store/state-update.js';
 import type { Clock } from '../util/timers.js';
 import { counterOf, gaugeOf, histogramOf } from './instruments.js';
 import type { OtelMeter, OtelObservable, OtelObservableResult } from './otel-api.js';
@@ -17,7 +17,7 @@ import { VANE_ATTRIBUTES, VANE_METRICS } from './vane-metrics.js';
 
 /** What the sync metrics read and follow. */
 export interface SyncMetricSources {
-  readonly store: SnapshotStore;
+  readonly store: StateStore;
   readonly status: ClientStatus;
   readonly sync: SnapshotSync;
   readonly clock: Clock;
@@ -81,7 +81,7 @@ export function registerSyncMetrics(meter: OtelMeter, s: SyncMetricSources): () 
 
   const changes = counterOf(meter, VANE_METRICS.changesApplied);
   const lag = histogramOf(meter, VANE_METRICS.propagationLag);
-  const offUpdate = s.store.onUpdate((update: SnapshotUpdate) => {
+  const offUpdate = s.store.onUpdate((update: StateUpdate) => {
     const slug = s.slug();
     const byKind = { config: 0, flag: 0, secret: 0 };
     for (const change of update.changes) byKind[change.kind]++;

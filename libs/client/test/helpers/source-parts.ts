@@ -7,7 +7,7 @@ import { ServiceHttp } from '../../src/http/service-http.js';
 import { USER_AGENT } from '../../src/http/version.js';
 import { resolveOptions, type ResolvedOptions, type VaneClientOptions } from '../../src/options.js';
 import { FileSecretStore } from '../../src/secrets/file-secrets.js';
-import { SnapshotStore } from '../../src/store/snapshot-store.js';
+import { StateStore } from '../../src/store/state-store.js';
 import { FakeTransport, json, MemoryLogger, type FakeHandler, type FakeResponse } from './fake-transport.js';
 import { ManualTimers } from './manual-timers.js';
 
@@ -41,7 +41,7 @@ export class SourceParts {
   readonly transport: FakeTransport;
   readonly options: ResolvedOptions;
   readonly http: ServiceHttp;
-  readonly store: SnapshotStore;
+  readonly store: StateStore;
   readonly sync: SnapshotSync;
   readonly controller = new AbortController();
   /** Every event reported on the channel, in order. */
@@ -71,7 +71,7 @@ export class SourceParts {
       timeoutMs: this.options.timeoutMs,
       userAgent: USER_AGENT,
     });
-    this.store = new SnapshotStore(new FileSecretStore(join(this.#dir, 'secrets')), this.timers, this.logger);
+    this.store = new StateStore(new FileSecretStore(join(this.#dir, 'secrets')), this.timers, this.logger);
     this.sync = new SnapshotSync(this.http, this.store, this.controller.signal, this.logger, this.report);
   }
 

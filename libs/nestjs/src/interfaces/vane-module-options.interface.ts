@@ -59,7 +59,7 @@ export interface VaneModuleOptions extends VaneClientOptions {
    * message or a WebSocket message — the `@FeatureFlag()` guard, `@Flag()`
    * and `@Secret()` parameters, `VaneClient` reads in the services the
    * handler calls, OpenFeature evaluations on the client — answers from the
-   * snapshot taken at the call's first Vane touch, even if changes land
+   * view taken at the call's first Vane touch, even if changes land
    * meanwhile. `false` makes every read live (the next read sees a change).
    * How long a revision may be held: the client's `pinMaxAgeMs`.
    * @default true

@@ -1,6 +1,6 @@
 import { ServerResponse } from 'node:http';
 import type { ExecutionContext } from '@nestjs/common';
-import type { VaneSnapshot } from '@vane/client';
+import type { VaneView } from '@vane/client';
 import type { RequestAbEvaluation } from '@vane/client/adapter';
 import { callKeyOf, HTTP_RESPONSE } from '../request-context.js';
 
@@ -13,7 +13,7 @@ import { callKeyOf, HTTP_RESPONSE } from '../request-context.js';
  */
 export class CallState {
   /** The revision the call reads, once taken (see `VaneRequestPins`). */
-  snapshot: VaneSnapshot | undefined = undefined;
+  view: VaneView | undefined = undefined;
   /** False when the call's HTTP response ends its pin; true when its handler does (no response). */
   endsWithHandler = false;
   /** Handlers of the call running now (its interceptor subscriptions). */

@@ -1,19 +1,19 @@
 import type { VaneClient } from '../vane-client.js';
-import type { VaneSnapshot } from '../vane-snapshot.js';
+import type { VaneView } from '../vane-view.js';
 
 /**
- * The snapshot a framework adapter pins one call (a request, a message) to:
+ * The view a framework adapter pins one call (a request, a message) to:
  * shared by the calls of a revision without file secrets (then `held` is
- * false and nothing needs releasing), else a snapshot of the call's own, to
+ * false and nothing needs releasing), else a view of the call's own, to
  * release when the call ends.
  */
-export function callSnapshot(client: VaneClient): VaneSnapshot {
-  return client.callSnapshot();
+export function callView(client: VaneClient): VaneView {
+  return client.callView();
 }
 
-/** How many replaced revisions a client's pinned scopes and snapshots still hold, and its file-secret versions on disk. */
+/** How many replaced revisions a client's pinned scopes and views still hold, and its file-secret versions on disk. */
 export interface PinStats {
-  /** Replaced revisions still held by a pinned scope or snapshot. */
+  /** Replaced revisions still held by a pinned scope or view. */
   readonly heldRevisions: number;
   /** Versions of file secrets that have a file on disk. */
   readonly fileVersions: number;

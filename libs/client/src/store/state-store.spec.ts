@@ -5,7 +5,7 @@ import { FileSecretStore } from '../secrets/file-secrets.js';
 import type { VaneLogger } from '../util/logger.js';
 import type { ChangeEvent } from './change-event.js';
 import { applyPatch, parsePatch, parseSnapshot, type Snapshot } from '@vane/client-core';
-import { SnapshotStore, type SnapshotUpdate } from './snapshot-store.js';
+import { StateStore, type StateUpdate } from './state-store.js';
 
 const flag = (active: boolean) => ({ is_enabled: active, starts_at: null, ends_at: null, is_active: active });
 
@@ -21,12 +21,12 @@ function snapshotAt(revision: number, flags: Record<string, boolean>, configs: R
 
 const quiet: VaneLogger = { warn: () => undefined, error: () => undefined };
 
-describe('SnapshotStore', () => {
+describe('StateStore', () => {
   let dir: string;
-  let store: SnapshotStore;
+  let store: StateStore;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'vane-store-spec-'));
-    store = new SnapshotStore(new FileSecretStore(join(dir, 'secrets')), { now: () => 1_000 }, quiet);
+    store = new StateStore(new FileSecretStore(join(dir, 'secrets')), { now: () => 1_000 }, quiet);
   });
   afterEach(async () => {
     await store.close();
@@ -53,7 +53,7 @@ describe('SnapshotStore', () => {
 
     it('a sync after a restore replaces the derived state and reports the differences as one update', async () => {
       await store.restore(snapshotAt(7, { a: true }), 500);
-      const updates: SnapshotUpdate[] = [];
+      const updates: StateUpdate[] = [];
       store.onUpdate((u) => updates.push(u));
       await store.apply(snapshotAt(9, { a: false, b: true }), 'sync', { etag: '"e9"' });
       expect(store.state.flagValues.get('a')).toBe(false);
@@ -78,7 +78,7 @@ describe('SnapshotStore', () => {
   describe('one update event per revision', () => {
     it('emits one update per applied patch with every change in it, and derives per-value listeners from it', async () => {
       await store.apply(snapshotAt(1, { a: true }, { 'x.y': 1, 'x.z': 'q' }), 'sync');
-      const updates: SnapshotUpdate[] = [];
+      const updates: StateUpdate[] = [];
       const values: ChangeEvent[] = [];
       store.onUpdate((u) => updates.push(u));
       store.onChange((e) => values.push(e));
@@ -109,14 +109,14 @@ describe('SnapshotStore', () => {
 
     it('a revision that moves with no value change is still one update (answers keyed by revision must see it)', async () => {
       await store.apply(snapshotAt(1, { a: true }), 'sync');
-      const updates: SnapshotUpdate[] = [];
+      const updates: StateUpdate[] = [];
       store.onUpdate((u) => updates.push(u));
       await store.apply(snapshotAt(2, { a: true }), 'sync');
       expect(updates).toEqual([expect.objectContaining({ revision: 2, changes: [] })]);
     });
 
     it('a sync that changes nothing (same revision) emits nothing; the first snapshot emits nothing', async () => {
-      const updates: SnapshotUpdate[] = [];
+      const updates: StateUpdate[] = [];
       store.onUpdate((u) => updates.push(u));
       await store.apply(snapshotAt(1, { a: true }), 'sync');
       await store.apply(snapshotAt(1, { a: true }), 'sync');
@@ -125,7 +125,7 @@ describe('SnapshotStore', () => {
 
     it('a listener that throws is reported and does not stop the others', async () => {
       const warn = jest.fn();
-      const s = new SnapshotStore(new FileSecretStore(join(dir, 's2')), { now: () => 0 }, { warn, error: warn });
+      const s = new StateStore(new FileSecretStore(join(dir, 's2')), { now: () => 0 }, { warn, error: warn });
       await s.apply(snapshotAt(1, { a: true }), 'sync');
       const seen: number[] = [];
       s.onUpdate(() => {

@@ -1,17 +1,18 @@
 /**
- * What the client serves from one snapshot: the snapshot and everything
- * derived from it, built together and swapped together.
+ * The client's state: what it serves from one snapshot, the snapshot and
+ * everything derived from it, built together and swapped together.
  *
  * @packageDocumentation
  */
 import type { Snapshot } from '@vane/client-core';
 
 /**
- * One revision's worth of served data. Immutable: a state handed out (to a
+ * The client's state, derived from one snapshot (parsed, validated,
+ * indexed): what every read answers from. Immutable: a state handed out (to a
  * pinned request, a backup writer, a listener) keeps answering from its own
  * snapshot whatever is swapped in later.
  */
-export interface SnapshotState {
+export interface ServiceState {
   /** The snapshot readers are served (with a schema, configs are the validators' outputs). */
   readonly snapshot: Snapshot;
   /** The snapshot as the service sent it: the base of the next patch, and what a backup keeps. */
@@ -30,7 +31,7 @@ export interface SnapshotState {
  * part of it. Derived maps of a group the snapshot shares with `previous`
  * are shared too.
  */
-export function snapshotState(snapshot: Snapshot, raw: Snapshot, previous?: SnapshotState): SnapshotState {
+export function serviceState(snapshot: Snapshot, raw: Snapshot, previous?: ServiceState): ServiceState {
   const flagValues =
     previous !== undefined && previous.snapshot.flags === snapshot.flags ? previous.flagValues : flagValuesOf(snapshot);
   return Object.freeze({ snapshot, raw, flagValues });

@@ -1,6 +1,6 @@
 /**
- * The snapshot store: holds the snapshot the client serves, swaps it whole,
- * and tells the app what changed.
+ * The state store: holds the state the client serves (derived from the last
+ * snapshot the service sent), swaps it whole, and tells the app what changed.
  *
  * @packageDocumentation
  */
@@ -11,33 +11,33 @@ import { callIsolated, ListenerSet } from './listener-set.js';
 import type { VaneLogger } from '../util/logger.js';
 import { sanitizeCause } from '../util/redact.js';
 import { EMPTY_SNAPSHOT, type ConfigValue, type CachedSecret, type Snapshot } from '@vane/client-core';
-import { snapshotState, type SnapshotState } from './snapshot-state.js';
-import type { SnapshotOrigin, SnapshotUpdate, UpdateListener } from './snapshot-update.js';
+import { serviceState, type ServiceState } from './service-state.js';
+import type { UpdateOrigin, StateUpdate, UpdateListener } from './state-update.js';
 import type { Clock } from '../util/timers.js';
 import type { InvalidConfig } from '../schema/invalid-config.js';
 import type { SchemaValidator } from '../schema/schema-validator.js';
 
 const NO_INVALID: ReadonlyMap<string, InvalidConfig> = new Map();
-const EMPTY_STATE: SnapshotState = snapshotState(EMPTY_SNAPSHOT, EMPTY_SNAPSHOT);
+const EMPTY_STATE: ServiceState = serviceState(EMPTY_SNAPSHOT, EMPTY_SNAPSHOT);
 
-export type { SnapshotOrigin, SnapshotUpdate, UpdateListener } from './snapshot-update.js';
+export type { UpdateOrigin, StateUpdate, UpdateListener } from './state-update.js';
 
-/** A snapshot the store has just installed, as {@link SnapshotStore.onApplied} hooks receive it. */
+/** A snapshot the store has just installed, as {@link StateStore.onApplied} hooks receive it. */
 export interface AppliedSnapshot {
   /**
    * The snapshot as the service sent it (what a backup must keep). With a
-   * schema, readers are served validated outputs instead: see {@link SnapshotStore.state}.
+   * schema, readers are served validated outputs instead: see {@link StateStore.state}.
    */
   readonly snapshot: Snapshot;
   /** The one it replaced ({@link EMPTY_SNAPSHOT} for the first). */
   readonly previous: Snapshot;
   /** A full sync (`200 /v1/sync`) or a stream patch. */
-  readonly origin: SnapshotOrigin;
+  readonly origin: UpdateOrigin;
   /** The sync's ETag (for a patch, the last sync's). */
   readonly etag: string | undefined;
 }
 
-/** What came with a snapshot given to {@link SnapshotStore.apply}. */
+/** What came with a snapshot given to {@link StateStore.apply}. */
 export interface ApplyMeta {
   /** The ETag of the sync that carried it (ignored for a patch). */
   readonly etag?: string;
@@ -48,33 +48,33 @@ export interface ApplyMeta {
 /**
  * Told of every state replaced by the swap; returns true to keep its file
  * secrets' version files (a pinned scope still reads it), and then calls
- * {@link SnapshotStore.releaseFiles} once nothing does.
+ * {@link StateStore.releaseFiles} once nothing does.
  */
-export type StateRetainer = (previous: SnapshotState) => boolean;
+export type StateRetainer = (previous: ServiceState) => boolean;
 
 /**
- * Holds the served {@link SnapshotState}. Every snapshot, from a sync, a
+ * Holds the served {@link ServiceState}. Every snapshot, from a sync, a
  * patch or a last-known-good backup, becomes a state through
- * {@link snapshotState} and is installed by one assignment in `#install`:
+ * {@link serviceState} and is installed by one assignment in `#install`:
  * file secrets are written first, then the state is swapped, then one
- * {@link SnapshotUpdate} is emitted (per-value change listeners are derived
+ * {@link StateUpdate} is emitted (per-value change listeners are derived
  * from it), then `onApplied` hooks run. Readers therefore never see half an
- * update, derived data cannot lag its snapshot, and a path handed out for a
+ * update, a state cannot lag its snapshot, and a path handed out for a
  * file secret always has its content.
  */
-export class SnapshotStore {
-  #state: SnapshotState = EMPTY_STATE;
+export class StateStore {
+  #state: ServiceState = EMPTY_STATE;
   #etag: string | undefined;
   #confirmedAtMs: number | undefined;
   #closed = false;
-  readonly #updates: ListenerSet<SnapshotUpdate>;
+  readonly #updates: ListenerSet<StateUpdate>;
   readonly #applied: ListenerSet<AppliedSnapshot>;
   readonly #invalid: ListenerSet<InvalidConfig>;
   #retainer: StateRetainer | undefined;
 
   /**
    * @param files - where file secrets are materialised.
-   * @param clock - stamps {@link SnapshotStore.confirmedAtMs}.
+   * @param clock - stamps {@link StateStore.confirmedAtMs}.
    * @param logger - where failing listeners and invalid configs are reported.
    * @param validator - the app's schema: every update is checked before it is swapped in.
    */
@@ -95,7 +95,7 @@ export class SnapshotStore {
    * valid one), the raw snapshot, and derived maps. Empty before the first
    * snapshot. Immutable: hold on to it to keep reading one revision.
    */
-  get state(): SnapshotState {
+  get state(): ServiceState {
     return this.#state;
   }
 
@@ -112,19 +112,19 @@ export class SnapshotStore {
   /**
    * Who is told of each replaced state (the client's revision pins): the
    * version files of a state it keeps stay until it calls
-   * {@link SnapshotStore.releaseFiles}. Without one, a replaced state's go at once.
+   * {@link StateStore.releaseFiles}. Without one, a replaced state's go at once.
    */
   retainReplaced(retainer: StateRetainer): void {
     this.#retainer = retainer;
   }
 
   /** Releases the version files of a replaced state the retainer kept. */
-  releaseFiles(state: SnapshotState): void {
+  releaseFiles(state: ServiceState): void {
     this.files.release(state.snapshot.secrets);
   }
 
-  /** Whether `state` has file secrets, hence version files that {@link SnapshotStore.releaseFiles} must let go of. */
-  hasFiles(state: SnapshotState): boolean {
+  /** Whether `state` has file secrets, hence version files that {@link StateStore.releaseFiles} must let go of. */
+  hasFiles(state: ServiceState): boolean {
     for (const secret of state.snapshot.secrets.values()) if (secret.type === 'file') return true;
     return false;
   }
@@ -150,7 +150,7 @@ export class SnapshotStore {
   }
 
   /**
-   * Subscribes to installed revisions: one {@link SnapshotUpdate} per
+   * Subscribes to installed revisions: one {@link StateUpdate} per
    * applied sync or patch that moved the revision or changed a value (not
    * for the first snapshot, nor for a restored backup).
    *
@@ -161,7 +161,7 @@ export class SnapshotStore {
   }
 
   /**
-   * Subscribes to value changes: derived from {@link SnapshotStore.onUpdate},
+   * Subscribes to value changes: derived from {@link StateStore.onUpdate},
    * called once per change of each update, each call isolated (a throw is
    * logged and the next change still arrives).
    *
@@ -193,7 +193,7 @@ export class SnapshotStore {
    * @returns false when the store was closed meanwhile (nothing installed).
    * @throws SecretFileWriteError - a file secret could not be written (nothing installed).
    */
-  async apply(next: Snapshot, origin: SnapshotOrigin, meta: ApplyMeta = {}): Promise<boolean> {
+  async apply(next: Snapshot, origin: UpdateOrigin, meta: ApplyMeta = {}): Promise<boolean> {
     if (this.#closed) return false;
     const validated = this.#validate(next);
     const served = validated.snapshot;
@@ -215,7 +215,7 @@ export class SnapshotStore {
     }
     if (this.#closed) return false;
     const appliedAtMs = this.clock.now();
-    this.#install(snapshotState(served, next, previous), appliedAtMs);
+    this.#install(serviceState(served, next, previous), appliedAtMs);
     if (origin === 'sync') this.#etag = meta.etag;
     if (previous !== EMPTY_STATE) this.#emitUpdate(previous, origin, appliedAtMs, meta.committedAtMs);
     this.#reportValidation(validated.invalid, validated.recovered);
@@ -252,7 +252,7 @@ export class SnapshotStore {
       await this.#writeFiles(this.#state.snapshot.secrets, []);
       return false;
     }
-    this.#install(snapshotState(served, backup), confirmedAtMs);
+    this.#install(serviceState(served, backup), confirmedAtMs);
     return true;
   }
 
@@ -308,7 +308,7 @@ export class SnapshotStore {
    * content never changes: `undefined` when absent, not a file, or closed.
    * It exists while `state` is served or kept by the retainer.
    */
-  versionFilePath(state: SnapshotState, key: string): string | undefined {
+  versionFilePath(state: ServiceState, key: string): string | undefined {
     const secret = state.snapshot.secrets.get(key);
     if (this.#closed || secret?.type !== 'file') return undefined;
     return this.files.versionPathFor(key, secret.version);
@@ -328,7 +328,7 @@ export class SnapshotStore {
     await this.files.close();
   }
 
-  /** Stops updates and listeners at once (the files go with {@link SnapshotStore.close}). */
+  /** Stops updates and listeners at once (the files go with {@link StateStore.close}). */
   stop(): void {
     this.#closed = true;
     this.#updates.clear();
@@ -340,14 +340,14 @@ export class SnapshotStore {
    * Serves `state` from now on: the only assignment of the served state.
    * The state replaced keeps its version files while the retainer keeps it.
    */
-  #install(state: SnapshotState, confirmedAtMs: number): void {
+  #install(state: ServiceState, confirmedAtMs: number): void {
     const previous = this.#state;
     this.#state = state;
     this.#confirmedAtMs = confirmedAtMs;
     if (this.#retainer?.(previous) !== true) this.files.release(previous.snapshot.secrets);
   }
 
-  #emitUpdate(previous: SnapshotState, origin: SnapshotOrigin, appliedAtMs: number, committedAtMs?: number): void {
+  #emitUpdate(previous: ServiceState, origin: UpdateOrigin, appliedAtMs: number, committedAtMs?: number): void {
     const current = this.#state;
     if (this.#updates.size === 0) return;
     const changes = diffSnapshots(previous.snapshot, current.snapshot);

@@ -1,6 +1,6 @@
 /**
- * The read surface, written once: every read of the client and of a pinned
- * snapshot, over where its state comes from.
+ * The read surface, written once: every read of the client and of a view,
+ * over where its state comes from.
  *
  * @packageDocumentation
  */
@@ -13,7 +13,7 @@ import {
 import type { KeyType } from '@vane/client-core';
 import type { SecretVersionInfo } from './store/change-event.js';
 import type { ConfigValue } from '@vane/client-core';
-import type { SnapshotState } from './store/snapshot-state.js';
+import type { ServiceState } from './store/service-state.js';
 import type {
   ConfigKey,
   ConfigOutput,
@@ -30,17 +30,17 @@ export type SecretReadRefusal = PublicKeySecretAccessError | FrontendSecretReadE
 
 /** The state a secret read answers from, and whether that state may serve secrets. @internal */
 export interface SecretReadTarget {
-  readonly state: SnapshotState;
+  readonly state: ServiceState;
   /** False for a last-known-good backup saved without secrets. */
   readonly secretsAvailable: boolean;
 }
 
-/** Where a {@link SnapshotReader}'s reads answer from. @internal */
+/** Where a {@link StateReader}'s reads answer from. @internal */
 export interface ReadSource {
   /** The key type of the client: a public key is refused every secret read. */
   readonly keyType: KeyType;
   /** The state a read answers from now (called on every read: keep it cheap). */
-  readState(): SnapshotState;
+  readState(): ServiceState;
   /** The state a secret read answers from now. */
   secretTarget(): SecretReadTarget;
   /** Path of `key`'s file for a read on `target`, or `null` (absent, a text secret, or no longer on disk). */
@@ -62,11 +62,11 @@ export function secretReadRefusalOf(keyType: KeyType, target: SecretReadTarget):
 }
 
 /**
- * Every synchronous read of a snapshot, over a `ReadSource`: the
+ * Every synchronous read of a state, over a `ReadSource`: the
  * client reads the scope's pinned revision or the served one, a
- * `VaneSnapshot` its own. One implementation, so the two cannot disagree.
+ * `VaneView` its own. One implementation, so the two cannot disagree.
  */
-export abstract class SnapshotReader implements VaneReader {
+export abstract class StateReader implements VaneReader {
   readonly #source: ReadSource;
 
   /** @internal */
@@ -136,13 +136,13 @@ export abstract class SnapshotReader implements VaneReader {
   /**
    * Path of a file secret's file (0600, in a 0700 directory); `null` for an
    * absent key, a text secret, or once the file is gone (after `close()`, or
-   * a snapshot's `release()`). Read live, the same path for a key across
+   * a view's `release()`). Read live, the same path for a key across
    * syncs, rewritten atomically: its content follows rotations. Read pinned
-   * (a snapshot, a pinned scope), the path of the version file of that
+   * (a view, a pinned scope), the path of the version file of that
    * revision (`<name>.v<version>`), whose content never changes and which
    * stays while the revision is held.
    *
-   * @throws PublicKeySecretAccessError, FrontendSecretReadError, SecretsNotAvailableError - as {@link SnapshotReader.secret}.
+   * @throws PublicKeySecretAccessError, FrontendSecretReadError, SecretsNotAvailableError - as {@link StateReader.secret}.
    */
   secretFile(key: SecretKey<RegisteredSchema, 'file'>): string | null {
     const target = this.#source.secretTarget();
@@ -153,19 +153,19 @@ export abstract class SnapshotReader implements VaneReader {
   /**
    * Type and version of a secret, without its value; `null` when absent.
    *
-   * @throws PublicKeySecretAccessError, FrontendSecretReadError, SecretsNotAvailableError - as {@link SnapshotReader.secret}.
+   * @throws PublicKeySecretAccessError, FrontendSecretReadError, SecretsNotAvailableError - as {@link StateReader.secret}.
    */
   secretInfo(key: SecretKey<RegisteredSchema>): SecretVersionInfo | null {
     const secret = this.#allowedState().snapshot.secrets.get(key);
     return secret === undefined ? null : { type: secret.type, version: secret.version };
   }
 
-  /** Like {@link SnapshotReader.secret}, but throws `SecretNotFoundError` instead of returning `null`. */
+  /** Like {@link StateReader.secret}, but throws `SecretNotFoundError` instead of returning `null`. */
   requireSecret(key: SecretKey<RegisteredSchema, 'text'>): string {
     return required(this.secret(key), key, 'text');
   }
 
-  /** Like {@link SnapshotReader.secretFile}, but throws `SecretNotFoundError` instead of returning `null`. */
+  /** Like {@link StateReader.secretFile}, but throws `SecretNotFoundError` instead of returning `null`. */
   requireSecretFile(key: SecretKey<RegisteredSchema, 'file'>): string {
     return required(this.secretFile(key), key, 'file');
   }
@@ -173,7 +173,7 @@ export abstract class SnapshotReader implements VaneReader {
   /**
    * Why a secret read would be refused right now, or `null` when it would
    * be served: the one rule every secret read follows (the client's, a
-   * pinned snapshot's, the Nest `@Secret()` pipe's and its startup check's).
+   * pinned view's, the Nest `@Secret()` pipe's and its startup check's).
    * A `PublicKeySecretAccessError` or `FrontendSecretReadError` never goes
    * away; a `SecretsNotAvailableError` (started stale from a backup without
    * secrets) ends with the first sync.
@@ -198,7 +198,7 @@ export abstract class SnapshotReader implements VaneReader {
   }
 
   /** The state a secret read answers from, once the secret-read rule allowed it. */
-  #allowedState(): SnapshotState {
+  #allowedState(): ServiceState {
     const target = this.#source.secretTarget();
     this.#assertSecretRead(target);
     return target.state;

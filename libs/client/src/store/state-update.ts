@@ -5,8 +5,8 @@
  */
 import type { ChangeEvent } from './change-event.js';
 
-/** Where an installed snapshot came from. */
-export type SnapshotOrigin = 'sync' | 'patch';
+/** Where the snapshot of an installed state came from: a full sync or a stream patch. */
+export type UpdateOrigin = 'sync' | 'patch';
 
 /**
  * One installed revision: emitted once per applied sync or patch whose
@@ -15,13 +15,13 @@ export type SnapshotOrigin = 'sync' | 'patch';
  * client (observables, OpenFeature, request pinning, live resources,
  * telemetry) sees the same revisions in the same order.
  */
-export interface SnapshotUpdate {
+export interface StateUpdate {
   /** The revision now served. */
   readonly revision: number;
   /** The revision served before. */
   readonly previousRevision: number;
   /** A full sync (`200 /v1/sync`) or a stream patch. */
-  readonly origin: SnapshotOrigin;
+  readonly origin: UpdateOrigin;
   /**
    * Every value that changed, configs then flags then secrets (secret
    * changes carry type and version, never the value). Empty when only the
@@ -36,4 +36,4 @@ export interface SnapshotUpdate {
 }
 
 /** Listener given to `client.onUpdate`. Exceptions it throws are logged, never propagated. */
-export type UpdateListener = (update: SnapshotUpdate) => void;
+export type UpdateListener = (update: StateUpdate) => void;

@@ -1,24 +1,27 @@
 /**
- * Reads fixed to one revision: the {@link VaneSnapshot} reader (its reads
- * are the client's, from `SnapshotReader`).
+ * Reads fixed to one revision: the {@link VaneView} reader (its reads
+ * are the client's, from `StateReader`). A view is the third of the
+ * client's three words: the service serves a snapshot, the client derives
+ * its state from it, a unit of work reads a view of one state.
  *
  * @packageDocumentation
  */
 import type { KeyType } from '@vane/client-core';
 import type { RevisionPin } from './store/revision-pins.js';
 import type { ConfigValue } from '@vane/client-core';
-import type { SnapshotState } from './store/snapshot-state.js';
-import { SnapshotReader, type ReadSource, type SecretReadTarget } from './snapshot-reader.js';
+import type { ServiceState } from './store/service-state.js';
+import { StateReader, type ReadSource, type SecretReadTarget } from './state-reader.js';
 import type { VaneReader } from './vane-reader.js';
 
 /**
- * A reader fixed to one revision: every read answers from the snapshot that
- * was served when it was taken (`client.snapshot()`), whatever lands later.
+ * A request's view: a reader fixed to one revision, the state the client
+ * served when it was taken (`client.view()`); every read answers from that
+ * state, whatever lands later.
  * Same reads as the client, same rules (a public key or a `frontend`
  * service is refused every secret read).
  *
- * It holds its revision until {@link VaneSnapshot.release}: while held, a
- * file secret's path ({@link VaneSnapshot.secretFile}) names a file of that
+ * It holds its revision until {@link VaneView.release}: while held, a
+ * file secret's path ({@link VaneView.secretFile}) names a file of that
  * version, whose content never changes. Once the revision is replaced, it is
  * held at most `pinMaxAgeMs` (client option) longer; after that, or after
  * `release()`, file paths are `null`. Every other read keeps answering from
@@ -26,26 +29,26 @@ import type { VaneReader } from './vane-reader.js';
  *
  * @example
  * ```ts
- * const snap = vane.snapshot();
+ * const view = vane.view();
  * try {
- *   if (snap.flag('new-pricing')) price *= 1 - snap.config('pricing.discount', 0);
+ *   if (view.flag('new-pricing')) price *= 1 - view.config('pricing.discount', 0);
  * } finally {
- *   snap.release();
+ *   view.release();
  * }
  * ```
  */
-export interface VaneSnapshot extends VaneReader {
-  /** The revision every read of this snapshot answers from. */
+export interface VaneView extends VaneReader {
+  /** The revision every read of this view answers from. */
   readonly revision: number;
   /** Every config of the revision, as an immutable map. */
   configs(): ReadonlyMap<string, ConfigValue>;
   /**
-   * Runs `fn` with every read of the client that made this snapshot pinned
+   * Runs `fn` with every read of the client that made this view pinned
    * to its revision: reads of `client` itself (and of code that reads
    * through it, e.g. an OpenFeature provider) inside `fn`, and in whatever
-   * `fn` starts or awaits, answer from this snapshot. `fn`'s return value
+   * `fn` starts or awaits, answer from this view. `fn`'s return value
    * (a promise included) is returned as is; this does not release the
-   * snapshot. After release, or once the revision is let go, reads inside
+   * view. After release, or once the revision is let go, reads inside
    * `fn` are live.
    */
   run<T>(fn: () => T): T;
@@ -55,19 +58,19 @@ export interface VaneSnapshot extends VaneReader {
    */
   release(): void;
   /**
-   * Whether {@link VaneSnapshot.release} lets go of anything: true for every
-   * snapshot `client.snapshot()` returns. False only for the snapshot the
+   * Whether {@link VaneView.release} lets go of anything: true for every
+   * view `client.view()` returns. False only for the view the
    * framework adapters share among the requests of a revision without file
    * secrets, which nothing has to release (see `pinMaxAgeMs`).
    */
   readonly held: boolean;
 }
 
-/** What a {@link PinnedSnapshot} needs from its client. @internal */
-export interface SnapshotHost {
+/** What a {@link PinnedView} needs from its client. @internal */
+export interface ViewHost {
   readonly keyType: KeyType;
   /** Path of the version file of `key` in `state`, or `undefined`. */
-  versionFilePath(state: SnapshotState, key: string): string | undefined;
+  versionFilePath(state: ServiceState, key: string): string | undefined;
   /** Runs `fn` in a scope pinned to `pin`. */
   run<T>(pin: RevisionPin, fn: () => T): T;
   /** Lets go of `pin`. */
@@ -75,19 +78,19 @@ export interface SnapshotHost {
 }
 
 /**
- * Where a pinned snapshot's reads answer from: one object per snapshot (a
- * request takes one), its methods on the prototype, so a snapshot costs two
+ * Where a pinned view's reads answer from: one object per view (a
+ * request takes one), its methods on the prototype, so a view costs two
  * small allocations.
  */
 class PinnedSource implements ReadSource, SecretReadTarget {
   readonly keyType: KeyType;
-  readonly state: SnapshotState;
+  readonly state: ServiceState;
   readonly secretsAvailable: boolean;
   released = false;
   readonly #pin: RevisionPin;
-  readonly #host: SnapshotHost;
+  readonly #host: ViewHost;
 
-  constructor(state: SnapshotState, pin: RevisionPin, host: SnapshotHost) {
+  constructor(state: ServiceState, pin: RevisionPin, host: ViewHost) {
     this.keyType = host.keyType;
     this.state = state;
     this.secretsAvailable = pin.secretsAvailable;
@@ -95,11 +98,11 @@ class PinnedSource implements ReadSource, SecretReadTarget {
     this.#host = host;
   }
 
-  readState(): SnapshotState {
+  readState(): ServiceState {
     return this.state;
   }
 
-  /** This object: a snapshot's secret reads answer from its own state. */
+  /** This object: a view's secret reads answer from its own state. */
   secretTarget(): SecretReadTarget {
     return this;
   }
@@ -111,15 +114,15 @@ class PinnedSource implements ReadSource, SecretReadTarget {
   }
 }
 
-/** The {@link VaneSnapshot} the client hands out. @internal */
-export class PinnedSnapshot extends SnapshotReader implements VaneSnapshot {
+/** The {@link VaneView} the client hands out. @internal */
+export class PinnedView extends StateReader implements VaneView {
   readonly held: boolean;
   readonly #pin: RevisionPin;
-  readonly #host: SnapshotHost;
+  readonly #host: ViewHost;
   readonly #source: PinnedSource;
 
-  /** @param held - false for a call snapshot shared by the calls of a revision (its release does nothing). */
-  constructor(state: SnapshotState, pin: RevisionPin, host: SnapshotHost, held = true) {
+  /** @param held - false for a call view shared by the calls of a revision (its release does nothing). */
+  constructor(state: ServiceState, pin: RevisionPin, host: ViewHost, held = true) {
     const source = new PinnedSource(state, pin, host);
     super(source);
     this.held = held;
