@@ -230,10 +230,13 @@ describe('stripInternal', () => {
 describe('@vane/server/testing', () => {
   const EXPORTS = [
     'AdminRequestError',
+    'AnswerCheckUnavailableError',
     'DEFAULT_WAIT_MS',
+    'OpenApiMismatchError',
     'TEST_KEYS',
     'TEST_SECRET_VALUES',
     'WaitTimeoutError',
+    'adminClient',
     'adminPut',
     'adminRequest',
     'testSeed',
@@ -261,10 +264,10 @@ describe('@vane/server/testing', () => {
         node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/server'))))`]),
       ) as string[];
       expect(main.filter((name) => EXPORTS.includes(name))).toEqual([]);
-      // Loading it pulls in neither the client nor a framework: a test of any app can use it.
+      // Loading it pulls in neither the client nor a framework, nor Ajv (loaded at the first answer check only).
       const loaded = node([
         '-e',
-        `require('@vane/server/testing'); console.log(JSON.stringify(Object.keys(require.cache).filter((f) => /@vane[\\/](client|nestjs|express|fastify)|node_modules[\\/](express|@nestjs|fastify)[\\/]/.test(f))))`,
+        `require('@vane/server/testing'); console.log(JSON.stringify(Object.keys(require.cache).filter((f) => /@vane[\\/](client|nestjs|express|fastify)|node_modules[\\/](express|@nestjs|fastify|ajv|ajv-formats)[\\/]/.test(f))))`,
       ]);
       expect(JSON.parse(loaded)).toEqual([]);
     },

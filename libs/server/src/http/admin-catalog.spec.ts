@@ -11,9 +11,11 @@ describe("@vane/common's ADMIN_OPERATION_CATALOG: the operations table, for the 
     expect(readFileSync(join(ROOT, ADMIN_CATALOG_FILE), 'utf8')).toBe(adminCatalogSource(ADMIN_OPERATIONS));
   });
 
-  it('names each operation of the table with its method and path', () => {
+  it('names each operation of the table with its method, its path and whether it takes a body', () => {
     expect(ADMIN_OPERATION_CATALOG).toEqual(
-      Object.fromEntries(ADMIN_OPERATIONS.map(({ id, method, path }) => [id, { method, path }])),
+      Object.fromEntries(
+        ADMIN_OPERATIONS.map(({ id, method, path, input }) => [id, { method, path, body: input !== 'none' }]),
+      ),
     );
   });
 

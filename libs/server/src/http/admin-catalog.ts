@@ -10,8 +10,12 @@ import type { AdminOperation } from './admin-operation.js';
 export const ADMIN_CATALOG_FILE = 'libs/common/src/admin-operation-catalog.ts';
 
 /** The text of {@link ADMIN_CATALOG_FILE} for `operations` (prettier-stable as written). */
-export function adminCatalogSource(operations: readonly Pick<AdminOperation, 'id' | 'method' | 'path'>[]): string {
-  const entries = operations.map(({ id, method, path }) => `  ${id}: { method: '${method}', path: '${path}' },`);
+export function adminCatalogSource(
+  operations: readonly Pick<AdminOperation, 'id' | 'method' | 'path' | 'input'>[],
+): string {
+  const entries = operations.map(
+    ({ id, method, path, input }) => `  ${id}: { method: '${method}', path: '${path}', body: ${input !== 'none'} },`,
+  );
   return [
     '/**',
     " * Each operation of the server's admin API (`/admin/v1`, PROTOCOL §10) by its name (the OpenAPI",
