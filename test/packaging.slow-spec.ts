@@ -274,6 +274,18 @@ describe('@vane/server/testing', () => {
     PROCESS_TEST_MS,
   );
 
+  it("types without Ajv's: the answer check's optional peers stay out of what a project type-checks", () => {
+    const entry = join(ROOT, 'libs/server/dist/cjs/testing/index.d.ts');
+    const program = ts.createProgram([entry], {
+      noEmit: true,
+      types: ['node'],
+      moduleResolution: ts.ModuleResolutionKind.Node10,
+    });
+    const files = program.getSourceFiles().map((file) => file.fileName);
+    expect(files).toContain(join(ROOT, 'libs/server/dist/cjs/testing/admin-operation-types.d.ts'));
+    expect(files.filter((file) => /[\\/]ajv(-formats)?[\\/]/.test(file))).toEqual([]);
+  });
+
   it('resolves for TypeScript with the old node10 resolution too (typesVersions)', () => {
     const resolved = ts.resolveModuleName(
       '@vane/server/testing',

@@ -7,7 +7,8 @@
  */
 import type Ajv2020Class from 'ajv/dist/2020';
 import type { FormatsPlugin } from 'ajv-formats';
-import type { OpenApiConformance, ReceivedAnswer } from './openapi-conformance.js';
+import type { OpenApiConformance } from './openapi-conformance.js';
+import type { ReceivedAnswer } from './openapi-mismatch.js';
 
 /**
  * Whether the answers of the admin API are checked against the server's OpenAPI document:

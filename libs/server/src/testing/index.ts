@@ -45,5 +45,5 @@ export {
 } from './admin-client.js';
 export type { AdminApiSchemas, AdminOperationTypes } from './admin-operation-types.js';
 export { AnswerCheckUnavailableError, type AnswerCheck } from './answer-check.js';
-export { OpenApiMismatchError } from './openapi-conformance.js';
+export { OpenApiMismatchError } from './openapi-mismatch.js';
 export { TEST_KEYS, TEST_SECRET_VALUES, testSeed } from './test-seed.js';

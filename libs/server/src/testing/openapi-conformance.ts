@@ -15,26 +15,9 @@ import type Ajv2020Class from 'ajv/dist/2020';
 import type { ValidateFunction } from 'ajv/dist/2020';
 import type { FormatsPlugin } from 'ajv-formats';
 import type { OpenApiDocument, OpenApiMethod, OpenApiOperation } from '../openapi/openapi-types.js';
+import { OpenApiMismatchError, type ReceivedAnswer } from './openapi-mismatch.js';
 
 type Ajv = Ajv2020Class;
-
-/** An answer as a helper received it. */
-export interface ReceivedAnswer {
-  readonly method: string;
-  /** The request's path, with its query. */
-  readonly path: string;
-  readonly status: number;
-  readonly contentType: string | undefined;
-  /** The body, or undefined when the helper does not read it (an event stream). */
-  readonly text: string | undefined;
-}
-
-/** An answer the document does not describe. */
-export class OpenApiMismatchError extends Error {
-  /** Stable error code. */
-  readonly code = 'VANE_TEST_OPENAPI_MISMATCH' as const;
-  override readonly name = 'OpenApiMismatchError';
-}
 
 /** The id the document is added to Ajv under. */
 const ROOT = 'vane-openapi';

@@ -9,9 +9,10 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { ADMIN_OPERATIONS } from '../../src/http/admin-operations.js';
 import { buildOpenApiDocument } from '../../src/openapi/openapi-document.js';
-import { OpenApiConformance, type ReceivedAnswer } from '../../src/testing/openapi-conformance.js';
+import { OpenApiConformance } from '../../src/testing/openapi-conformance.js';
+import type { ReceivedAnswer } from '../../src/testing/openapi-mismatch.js';
 
-export { OpenApiMismatchError, type ReceivedAnswer } from '../../src/testing/openapi-conformance.js';
+export { OpenApiMismatchError, type ReceivedAnswer } from '../../src/testing/openapi-mismatch.js';
 
 /** The server's document, as the checks read it. */
 export const conformance = new OpenApiConformance(buildOpenApiDocument(ADMIN_OPERATIONS), { Ajv2020, addFormats });
