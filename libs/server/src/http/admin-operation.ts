@@ -99,12 +99,8 @@ export function ok(body: unknown, status = 200): OperationAnswer {
   return { status, body };
 }
 
-/** A query parameter (none is required); its `name` stays a literal type, for `adminClient`'s query. */
-export function query<const Name extends string>(
-  name: Name,
-  description: string,
-  schema: JsonSchema = { type: 'string' },
-): QueryParameter & { readonly name: Name } {
+/** A query parameter of an operation (none is required); a string unless `schema` says otherwise. */
+export function query(name: string, description: string, schema: JsonSchema = { type: 'string' }): QueryParameter {
   return { name, description, schema };
 }
 

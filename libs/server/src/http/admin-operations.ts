@@ -28,19 +28,12 @@ export type {
   QueryParameter,
 } from './admin-operation.js';
 
-/**
- * The admin API, one entry per operation. Its type keeps each entry's
- * literals (name, method, path, input schema), from which `adminClient`
- * (`@vane/server/testing`) types its methods.
- */
-export const ADMIN_OPERATIONS = [
+/** The admin API, one entry per operation. */
+export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
   ...TENANT_OPERATIONS,
   ...SERVICE_OPERATIONS,
   ...CONTENT_OPERATIONS,
-] as const satisfies readonly AdminOperation[];
-
-/** One operation of {@link ADMIN_OPERATIONS}, with its literal types. */
-export type AdminOperationEntry = (typeof ADMIN_OPERATIONS)[number];
+];
 
 /** An operation matched to a request path, with its `{name}` members decoded. */
 export interface MatchedOperation {

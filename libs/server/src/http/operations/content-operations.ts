@@ -13,7 +13,7 @@ import { members, ok, SECRET_KEY_RIGHTS, service, write, type AdminOperation } f
 import { arrayOf, object, ref, REVISION_ANSWER } from './answer-schemas.js';
 
 /** The operations on a service's contents: trusts, configs, flags and secrets. */
-export const CONTENT_OPERATIONS = [
+export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
   {
     id: 'listTrusts',
     summary: "Reads a service's workload-identity trusts",
@@ -257,7 +257,7 @@ export const CONTENT_OPERATIONS = [
       });
     },
   },
-] as const satisfies readonly AdminOperation[];
+];
 
 /**
  * The URLs a trust makes the server request (`jwks_url`, `sts_endpoint`)

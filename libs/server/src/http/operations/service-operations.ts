@@ -12,7 +12,7 @@ import { members, ok, SECRET_KEY_RIGHTS, service, visible, write, type AdminOper
 import { arrayOf, KEY_MEMBERS, object, ref, REVISION_ANSWER, SECRET_LISTING } from './answer-schemas.js';
 
 /** A service's operations: listing, creating and reading services, their audit trail, API keys and data keys. */
-export const SERVICE_OPERATIONS = [
+export const SERVICE_OPERATIONS: readonly AdminOperation[] = [
   {
     id: 'listServices',
     summary: 'Lists the services the token sees',
@@ -234,4 +234,4 @@ export const SERVICE_OPERATIONS = [
       return ok(await write(ctx, [slug], () => ctx.sealing.rotateDataKey(slug, principal.name)));
     },
   },
-] as const satisfies readonly AdminOperation[];
+];

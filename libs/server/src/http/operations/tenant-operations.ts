@@ -10,7 +10,7 @@ import { everything, members, ok, query, visible, write, type AdminOperation } f
 import { arrayOf, object, ref, TOKEN_LISTING } from './answer-schemas.js';
 
 /** The tenant's operations: its settings, the audit, sealing and the root key, projects and admin tokens. */
-export const TENANT_OPERATIONS = [
+export const TENANT_OPERATIONS: readonly AdminOperation[] = [
   {
     id: 'getTenant',
     summary: "Reads the tenant's settings",
@@ -253,4 +253,4 @@ export const TENANT_OPERATIONS = [
       return ok({ revoked: name });
     },
   },
-] as const satisfies readonly AdminOperation[];
+];
