@@ -230,10 +230,13 @@ describe('stripInternal', () => {
 describe('@vane/server/testing', () => {
   const EXPORTS = [
     'AdminRequestError',
+    'AnswerCheckUnavailableError',
     'DEFAULT_WAIT_MS',
+    'OpenApiMismatchError',
     'TEST_KEYS',
     'TEST_SECRET_VALUES',
     'WaitTimeoutError',
+    'adminClient',
     'adminPut',
     'adminRequest',
     'testSeed',
@@ -261,15 +264,27 @@ describe('@vane/server/testing', () => {
         node(['-e', `console.log(JSON.stringify(Object.keys(require('@vane/server'))))`]),
       ) as string[];
       expect(main.filter((name) => EXPORTS.includes(name))).toEqual([]);
-      // Loading it pulls in neither the client nor a framework: a test of any app can use it.
+      // Loading it pulls in neither the client nor a framework, nor Ajv (loaded at the first answer check only).
       const loaded = node([
         '-e',
-        `require('@vane/server/testing'); console.log(JSON.stringify(Object.keys(require.cache).filter((f) => /@vane[\\/](client|nestjs|express|fastify)|node_modules[\\/](express|@nestjs|fastify)[\\/]/.test(f))))`,
+        `require('@vane/server/testing'); console.log(JSON.stringify(Object.keys(require.cache).filter((f) => /@vane[\\/](client|nestjs|express|fastify)|node_modules[\\/](express|@nestjs|fastify|ajv|ajv-formats)[\\/]/.test(f))))`,
       ]);
       expect(JSON.parse(loaded)).toEqual([]);
     },
     PROCESS_TEST_MS,
   );
+
+  it("types without Ajv's: the answer check's optional peers stay out of what a project type-checks", () => {
+    const entry = join(ROOT, 'libs/server/dist/cjs/testing/index.d.ts');
+    const program = ts.createProgram([entry], {
+      noEmit: true,
+      types: ['node'],
+      moduleResolution: ts.ModuleResolutionKind.Node10,
+    });
+    const files = program.getSourceFiles().map((file) => file.fileName);
+    expect(files).toContain(join(ROOT, 'libs/server/dist/cjs/testing/admin-operation-types.d.ts'));
+    expect(files.filter((file) => /[\\/]ajv(-formats)?[\\/]/.test(file))).toEqual([]);
+  });
 
   it('resolves for TypeScript with the old node10 resolution too (typesVersions)', () => {
     const resolved = ts.resolveModuleName(

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { ADMIN_OPERATION_CATALOG, adminOperationPath } from '@vane/common';
 import { CliError } from '../cli-error.js';
 import { answerJson, httpCall, protocolError } from '../sources/http-json.js';
 import { parseUrl } from '../sources/service-source.js';
@@ -38,6 +39,9 @@ export interface AuditSource {
   lastFlagChange(service: string, key: string): Promise<AuditChange | undefined>;
 }
 
+/** The admin operation read: `GET /admin/v1/audit`, as the server's operations table names it. */
+const READ_AUDIT = 'readAudit';
+
 /** Entries read per page. */
 const PAGE_SIZE = 100;
 
@@ -57,12 +61,17 @@ export class HttpAuditSource implements AuditSource {
     let cursor: string | null = null;
     const where = `the audit at ${this.#base.origin}`;
     do {
-      const url = new URL('/admin/v1/audit', this.#base);
+      const url = new URL(adminOperationPath(READ_AUDIT, {}), this.#base);
       url.searchParams.set('service', service);
       url.searchParams.set('key', key);
       url.searchParams.set('limit', String(PAGE_SIZE));
       if (cursor !== null) url.searchParams.set('cursor', cursor);
-      const answer = await httpCall({ url, what: 'the audit', headers: { authorization: `Bearer ${this.#token}` } });
+      const answer = await httpCall({
+        url,
+        method: ADMIN_OPERATION_CATALOG[READ_AUDIT].method,
+        what: 'the audit',
+        headers: { authorization: `Bearer ${this.#token}` },
+      });
       if (answer.status === 401) throw new CliError('VANE_CLI_REFUSED', `${where} refused the admin token`);
       if (answer.status !== 200) throw new CliError('VANE_CLI_REFUSED', `${where} answered ${protocolError(answer)}`);
       const page = answerJson(answer, where) as { entries?: unknown; next?: unknown };

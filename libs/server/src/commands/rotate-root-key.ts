@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { ADMIN_OPERATION_CATALOG, adminOperationPath } from '@vane/common';
 
 /** What `rotate-root-key --help` prints. */
 export const ROTATE_ROOT_KEY_USAGE = `Usage: vane-server rotate-root-key [--url http://127.0.0.1:4400] [--new-root-key-file FILE] [--admin-token-file FILE]
@@ -60,11 +61,11 @@ export async function rotateRootKey(
     err(`the admin token is needed: set VANE_ADMIN_TOKEN or --admin-token-file\n\n${ROTATE_ROOT_KEY_USAGE}`);
     return 2;
   }
-  const url = `${(values.url ?? 'http://127.0.0.1:4400').replace(/\/+$/, '')}/admin/v1/root-key/rotate`;
+  const url = `${(values.url ?? 'http://127.0.0.1:4400').replace(/\/+$/, '')}${adminOperationPath('rotateRootKey', {})}`;
   let answer: Response;
   try {
     answer = await fetch(url, {
-      method: 'POST',
+      method: ADMIN_OPERATION_CATALOG.rotateRootKey.method,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(newKey === undefined ? {} : { root_key: newKey }),
     });

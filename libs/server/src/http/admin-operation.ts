@@ -7,6 +7,7 @@ import type * as v from 'valibot';
 import type { AdminPrincipal } from '../access/admin-principal.js';
 import type { AccessTarget } from '../access/authorize.js';
 import type { AdminRight, ChangeAction, ServiceData } from '../domain/model.js';
+import type { JsonSchema } from './operations/answer-schemas.js';
 import { objectBody, parseBody } from './request-bodies.js';
 import type { ServerContext } from './server-context.js';
 
@@ -32,8 +33,28 @@ export interface OperationAnswer {
   readonly body: unknown;
 }
 
+/** A query parameter an operation reads (none is required). */
+export interface QueryParameter {
+  readonly name: string;
+  /** One line, for the OpenAPI document. */
+  readonly description: string;
+  readonly schema: JsonSchema;
+}
+
+/** What a success of an operation answers. */
+export interface AnswerDeclaration {
+  /** In the route table's words (docs/operating.md, a test holds the two together): status and members. */
+  readonly description: string;
+  /** Each success status and the JSON Schema of its body, as the OpenAPI document gives it. */
+  readonly success: Readonly<{ 200?: JsonSchema; 201?: JsonSchema }>;
+}
+
 /** One admin operation. */
 export interface AdminOperation {
+  /** Its name: the OpenAPI `operationId`, the method of `adminClient` (`@vane/server/testing`), the CLI's catalog key. */
+  readonly id: string;
+  /** One line, for the OpenAPI document. */
+  readonly summary: string;
   readonly method: AdminMethod;
   /** Under `/admin/v1`, `{name}` standing for one path segment: `/services/{slug}/configs/{key}`. */
   readonly path: string;
@@ -45,8 +66,10 @@ export interface AdminOperation {
   readonly input: 'none' | { readonly what: string; readonly schema: v.GenericSchema | 'token-request' | 'any-object' };
   /** Rights it needs besides {@link right} for this body (minting a secret key). */
   readonly extraRights?: (body: unknown) => readonly AdminRight[];
-  /** What a success answers, in the route table's words (docs/operating.md): status and members. */
-  readonly answers: string;
+  /** The query parameters it reads, if any. */
+  readonly query?: readonly QueryParameter[];
+  /** What a success answers: its words and its schema. */
+  readonly answer: AnswerDeclaration;
   /** The audit entry a success writes; `none` for reads. */
   readonly audit: ChangeAction | 'none';
   /** The domain call. */
@@ -74,6 +97,11 @@ export function write<T>(ctx: ServerContext, slugs: readonly string[] | 'all', r
 /** A success answer (200 unless `status` says otherwise). */
 export function ok(body: unknown, status = 200): OperationAnswer {
   return { status, body };
+}
+
+/** A query parameter of an operation (none is required); a string unless `schema` says otherwise. */
+export function query(name: string, description: string, schema: JsonSchema = { type: 'string' }): QueryParameter {
+  return { name, description, schema };
 }
 
 /** The body's members: a JSON object (an empty body reads as `{}`), else 400. */

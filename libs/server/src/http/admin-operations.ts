@@ -1,12 +1,15 @@
 /**
- * Every admin operation, declared once (PROTOCOL §10): its method and path
- * under `/admin/v1`, the right it needs and what it reaches (for
- * `authorize`), its input, its answer, the audit entry it writes, and the
- * domain call, in three tables by area (`operations/`). The admin API's routing, its authorization, the console's
- * proxy of it (`/console/api/admin/v1/...`) and the route table of
+ * Every admin operation, declared once (PROTOCOL §10): its name (`id`, the
+ * OpenAPI `operationId`), its method and path under `/admin/v1`, the right
+ * it needs and what it reaches (for `authorize`), its input, its answer (its
+ * words and its JSON Schema), the audit entry it writes, and the domain call,
+ * in three tables by area (`operations/`). The admin API's routing, its
+ * authorization, the console's proxy of it (`/console/api/admin/v1/...`),
+ * the OpenAPI document, `adminClient` of `@vane/server/testing`, the CLI's
+ * catalog (`@vane/common`'s `ADMIN_OPERATION_CATALOG`) and the route table of
  * `docs/operating.md` are all read from {@link ADMIN_OPERATIONS}; an
- * operation without a right, an audit kind or a line in that table fails
- * `admin-operations.spec.ts`.
+ * operation without a name, a right, an audit kind, an answer schema or its
+ * line in that table fails `admin-operations.spec.ts`.
  */
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './http-error.js';
@@ -16,7 +19,14 @@ import { CONTENT_OPERATIONS } from './operations/content-operations.js';
 import { SERVICE_OPERATIONS } from './operations/service-operations.js';
 import { TENANT_OPERATIONS } from './operations/tenant-operations.js';
 
-export type { AdminMethod, AdminOperation, OperationAnswer, OperationCall } from './admin-operation.js';
+export type {
+  AdminMethod,
+  AdminOperation,
+  AnswerDeclaration,
+  OperationAnswer,
+  OperationCall,
+  QueryParameter,
+} from './admin-operation.js';
 
 /** The admin API, one entry per operation. */
 export const ADMIN_OPERATIONS: readonly AdminOperation[] = [

@@ -1,14 +1,12 @@
 /**
  * The admin API (`/admin/v1/...`, PROTOCOL §10) as OpenAPI paths, generated
- * from the operations table: each operation's method, path, right, input
- * schema and audit kind come from its entry; its name, summary and answer
- * shapes from {@link ADMIN_ANSWERS}.
+ * from the operations table: each operation's name, summary, method, path,
+ * right, input schema, query, answer schemas and audit kind come from its
+ * entry (`src/http/operations/`).
  */
-import type * as v from 'valibot';
-import type { AdminRight } from '../domain/model.js';
+import type { AdminOperation, QueryParameter } from '../http/admin-operation.js';
 import { SLUG_PATTERN, TOKEN_NAME_PATTERN } from '../validation/index.js';
 import { OPENAPI_PATH } from '../http/openapi-route.js';
-import { ADMIN_ANSWERS } from './admin-answers.js';
 import { inputSchema } from './input-schemas.js';
 import { errorAnswers, jsonAnswer } from './openapi-responses.js';
 import type {
@@ -19,33 +17,15 @@ import type {
   OpenApiPathItem,
   OpenApiRequestBody,
 } from './openapi-types.js';
-import { ref } from './wire-schemas.js';
+import { ref } from '../http/operations/answer-schemas.js';
 
 /** Where the admin API is mounted. */
 export const ADMIN_PREFIX = '/admin/v1';
 
-/** What the document reads of an entry of the operations table. */
-export interface DocumentedAdminOperation {
-  readonly method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
-  /** Under {@link ADMIN_PREFIX}, `{name}` standing for one segment. */
-  readonly path: string;
-  readonly right: AdminRight;
-  /** `none`, or the body's description and its schema (`token-request` and `any-object` are checked in code). */
-  readonly input: 'none' | { readonly what: string; readonly schema: v.GenericSchema | 'token-request' | 'any-object' };
-  /** Rights some bodies need besides {@link right} (minting a secret key). */
-  readonly extraRights?: (body: unknown) => readonly AdminRight[];
-  /** The success answer, in the operating guide's words. */
-  readonly answers: string;
-  /** The audit entry a success writes, or `none`. */
-  readonly audit: string;
-}
+/** What the document reads of an entry of the operations table (all of it but the call). */
+export type DocumentedAdminOperation = Omit<AdminOperation, 'target' | 'run'>;
 
-/** The key of an operation in {@link ADMIN_ANSWERS}: `PUT /services/{slug}/configs/{key}`. */
-export function operationKey(operation: Pick<DocumentedAdminOperation, 'method' | 'path'>): string {
-  return `${operation.method} ${operation.path}`;
-}
-
-/** Thrown when an operation of the table has no entry in {@link ADMIN_ANSWERS}. */
+/** Thrown when an operation of the table cannot be documented: no success answer, or a path member not described. */
 export class UndocumentedOperationError extends Error {
   /** Stable error code. */
   readonly code = 'VANE_OPENAPI_UNDOCUMENTED_OPERATION' as const;
@@ -87,17 +67,17 @@ export function adminPaths(operations: readonly DocumentedAdminOperation[]): Rec
   const paths: Record<string, Partial<Record<OpenApiMethod, OpenApiOperation>> & { parameters?: OpenApiParameter[] }> =
     {};
   for (const operation of operations) {
-    const answer = ADMIN_ANSWERS[operationKey(operation)];
-    if (answer === undefined) {
+    const success = Object.entries(operation.answer.success);
+    if (success.length === 0) {
       throw new UndocumentedOperationError(
-        `${operationKey(operation)} has no entry in ADMIN_ANSWERS (libs/server/src/openapi/admin-answers.ts)`,
+        `${operation.method} ${operation.path} (${operation.id}) has no success answer`,
       );
     }
     const item = (paths[ADMIN_PREFIX + operation.path] ??= { parameters: pathParameters(operation.path) });
     const body = requestBody(operation);
     item[operation.method.toLowerCase() as OpenApiMethod] = {
-      operationId: answer.id,
-      summary: answer.summary,
+      operationId: operation.id,
+      summary: operation.summary,
       description: [
         `Needs the right \`${operation.right}\`.`,
         ...(operation.extraRights
@@ -105,16 +85,14 @@ export function adminPaths(operations: readonly DocumentedAdminOperation[]): Rec
           : []),
         operation.audit === 'none' ? 'Writes no audit entry.' : `Writes the audit entry \`${operation.audit}\`.`,
         operation.input === 'none' ? 'Takes no body.' : `Takes ${operation.input.what}.`,
-        `Answers ${operation.answers}.`,
+        `Answers ${operation.answer.description}.`,
       ].join(' '),
       tags: ['admin'],
       security: [{ AdminToken: [] }],
-      ...(answer.query ? { parameters: answer.query } : {}),
+      ...(operation.query ? { parameters: operation.query.map(queryParameter) } : {}),
       ...(body ? { requestBody: body } : {}),
       responses: {
-        ...Object.fromEntries(
-          Object.entries(answer.success).map(([status, schema]) => [status, jsonAnswer(answer.summary, schema)]),
-        ),
+        ...Object.fromEntries(success.map(([status, schema]) => [status, jsonAnswer(operation.summary, schema)])),
         ...errorAnswers(operation.method === 'GET' ? READ_ERRORS : WRITE_ERRORS),
       },
       'x-vane-right': operation.right,
@@ -123,6 +101,10 @@ export function adminPaths(operations: readonly DocumentedAdminOperation[]): Rec
   }
   for (const item of Object.values(paths)) if (item.parameters?.length === 0) delete item.parameters;
   return paths;
+}
+
+function queryParameter({ name, description, schema }: QueryParameter): OpenApiParameter {
+  return { name, in: 'query', required: false, description, schema };
 }
 
 function pathParameters(path: string): OpenApiParameter[] {

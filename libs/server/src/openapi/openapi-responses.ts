@@ -3,7 +3,7 @@
  * by status, and JSON bodies.
  */
 import type { JsonSchema, OpenApiHeader, OpenApiResponse } from './openapi-types.js';
-import { ref } from './wire-schemas.js';
+import { ref } from '../http/operations/answer-schemas.js';
 
 /** What each error status means, for the document's answers. */
 const ERROR_MEANINGS: Readonly<Record<number, string>> = {

@@ -3,8 +3,9 @@
  * writes them. Schemas are JSON Schema 2020-12 (OpenAPI 3.1's dialect).
  */
 
-/** A JSON Schema (2020-12), as a plain JSON object. */
-export type JsonSchema = { readonly [keyword: string]: unknown };
+/** A JSON Schema (2020-12), as a plain JSON object (declared beside the operations tables, which write them). */
+export type { JsonSchema } from '../http/operations/answer-schemas.js';
+import type { JsonSchema } from '../http/operations/answer-schemas.js';
 
 /** An HTTP method, lower-case as OpenAPI keys operations. */
 export type OpenApiMethod = 'get' | 'put' | 'post' | 'patch' | 'delete';

@@ -8,7 +8,7 @@ import { KEY_PATTERN } from '../validation/index.js';
 import { inputSchema } from './input-schemas.js';
 import { errorAnswers, jsonAnswer, PROTOCOL_HEADER } from './openapi-responses.js';
 import type { OpenApiOperation, OpenApiParameter, OpenApiPathItem, OpenApiServer } from './openapi-types.js';
-import { ref } from './wire-schemas.js';
+import { ref } from '../http/operations/answer-schemas.js';
 
 /** Where a service is reached: its slug is the first label of the host name (PROTOCOL §1). */
 const SERVICE_SERVERS: readonly OpenApiServer[] = [

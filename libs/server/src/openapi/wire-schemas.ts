@@ -7,6 +7,7 @@
 import type { ProtocolErrorCode } from '../http/http-error.js';
 import { ADMIN_RIGHTS } from '../domain/model.js';
 import { KEY_PATTERN, SLUG_PATTERN } from '../validation/index.js';
+import { object, ref } from '../http/operations/answer-schemas.js';
 import type { JsonSchema } from './openapi-types.js';
 
 /** Every `error` code an answer can carry (PROTOCOL §3); a code missing here does not compile. */
@@ -31,21 +32,11 @@ type MissingErrorCode = Exclude<ProtocolErrorCode, (typeof ERROR_CODES)[number]>
 const everyErrorCode: [MissingErrorCode] extends [never] ? true : MissingErrorCode = true;
 void everyErrorCode;
 
-/** A reference to a schema of `components.schemas`. */
-export function ref(name: string): JsonSchema {
-  return { $ref: `#/components/schemas/${name}` };
-}
-
 const string: JsonSchema = { type: 'string' };
 const integer: JsonSchema = { type: 'integer' };
 const timestamp: JsonSchema = { type: 'string', format: 'date-time', description: 'RFC 3339, UTC' };
 const nullableTimestamp: JsonSchema = { type: ['string', 'null'], format: 'date-time' };
 const revision: JsonSchema = { type: 'integer', minimum: 0, description: "The service's revision after the change" };
-
-/** An object whose listed members are all required. */
-function object(properties: Readonly<Record<string, JsonSchema>>, optional: readonly string[] = []): JsonSchema {
-  return { type: 'object', properties, required: Object.keys(properties).filter((name) => !optional.includes(name)) };
-}
 
 /** A map from keys to `values`. */
 function map(values: JsonSchema, description: string): JsonSchema {

@@ -7,6 +7,7 @@
  */
 import { request } from 'node:http';
 import { VaneServerError } from '../local-server-error.js';
+import { checkAnswer, type AnswerCheck } from './answer-check.js';
 import { DEFAULT_WAIT_MS, type WaitOptions } from './waits.js';
 
 /** Where the admin API is: a `VaneServer`, or its `url` and `adminToken`. */
@@ -17,13 +18,25 @@ export interface AdminEndpoint {
   readonly adminToken: string;
 }
 
+/** How one call of the admin API is made. */
+export interface AdminRequestOptions extends WaitOptions {
+  /**
+   * Whether the answer is checked against the server's OpenAPI document (its status, content type and body
+   * schema): see {@link AnswerCheck}. Default `'when-installed'`: checked where Ajv 8 and `ajv-formats` (optional
+   * peer dependencies, loaded at the first check) can be loaded.
+   */
+  readonly checkAnswers?: AnswerCheck;
+  /** Query parameters, appended percent-encoded (those `undefined` left out). */
+  readonly query?: Readonly<Record<string, string | number | undefined>>;
+}
+
 /** A 2xx answer of the admin API. */
-export interface AdminAnswer {
+export interface AdminAnswer<Body = unknown> {
   readonly status: number;
   /** The body as sent. */
   readonly text: string;
   /** The body parsed as JSON, `undefined` when it is not JSON. */
-  readonly body: unknown;
+  readonly body: Body;
   /** The service's revision after the change, when the answer carries one. */
   readonly revision: number | undefined;
 }
@@ -47,52 +60,83 @@ export class AdminRequestError extends VaneServerError {
 
 /**
  * One call to the admin API (`/admin/v1/<path>`) with a JSON body. No
- * keep-alive, so no socket outlives it. Rejects with {@link AdminRequestError}
- * on an answer that is not 2xx, and when no answer came within `timeoutMs`.
+ * keep-alive, so no socket outlives it. Each answer, 2xx or not, is checked
+ * against the server's OpenAPI document as `options.checkAnswers` says
+ * (by default where Ajv can be loaded). Rejects with {@link AdminRequestError}
+ * on an answer that is not 2xx, and when no answer came within `timeoutMs`;
+ * with `OpenApiMismatchError` on an answer the document does not describe.
+ * `adminClient` makes the same calls by operation name, typed.
  *
  * @param path - below `/admin/v1/`, e.g. `services/shop/flags/beta`.
  */
-export function adminRequest(
+export async function adminRequest(
   server: AdminEndpoint,
-  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
+  method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
-  options?: WaitOptions,
+  options?: AdminRequestOptions,
 ): Promise<AdminAnswer> {
-  const timeoutMs = options?.timeoutMs ?? DEFAULT_WAIT_MS;
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(options?.query ?? {})) {
+    if (value !== undefined) query.set(name, String(value));
+  }
+  const target = `/admin/v1/${path.replace(/^\//, '')}${query.size > 0 ? `?${query}` : ''}`;
+  const answer = await send(server, method, target, body, options?.timeoutMs ?? DEFAULT_WAIT_MS);
+  await checkAnswer({ method, path: target, ...answer }, options?.checkAnswers ?? 'when-installed');
+  const what = `admin ${method} ${path}`;
+  if (answer.status < 200 || answer.status >= 300) {
+    throw new AdminRequestError(`${what}: ${answer.status} ${answer.text}`, answer.status, answer.text);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.text);
+  } catch {
+    parsed = undefined;
+  }
+  const revision = (parsed as { revision?: unknown } | undefined)?.revision;
+  return {
+    status: answer.status,
+    text: answer.text,
+    body: parsed,
+    revision: typeof revision === 'number' ? revision : undefined,
+  };
+}
+
+/** An answer as it came: status, content type and body. */
+interface RawAnswer {
+  readonly status: number;
+  readonly contentType: string | undefined;
+  readonly text: string;
+}
+
+/** Sends one request to `target` (from the server's root) and reads its whole answer. */
+function send(
+  server: AdminEndpoint,
+  method: string,
+  target: string,
+  body: unknown,
+  timeoutMs: number,
+): Promise<RawAnswer> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const headers: Record<string, string> = { authorization: `Bearer ${server.adminToken}` };
   if (payload !== undefined) {
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(payload.length);
   }
-  const what = `admin ${method} ${path}`;
-  return new Promise<AdminAnswer>((resolve, reject) => {
-    const req = request(
-      `${server.url}/admin/v1/${path.replace(/^\//, '')}`,
-      { method, agent: false, headers, timeout: timeoutMs },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (status < 200 || status >= 300) {
-            reject(new AdminRequestError(`${what}: ${status} ${text}`, status, text));
-            return;
-          }
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            parsed = undefined;
-          }
-          const revision = (parsed as { revision?: unknown } | undefined)?.revision;
-          resolve({ status, text, body: parsed, revision: typeof revision === 'number' ? revision : undefined });
-        });
-      },
-    );
+  const what = `admin ${method} ${target}`;
+  return new Promise<RawAnswer>((resolve, reject) => {
+    const req = request(`${server.url}${target}`, { method, agent: false, headers, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: res.headers['content-type'],
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+    });
     req.on('timeout', () => req.destroy(new AdminRequestError(`${what}: no answer within ${timeoutMs} ms`, 0, '')));
     req.on('error', reject);
     req.end(payload);
@@ -113,7 +157,7 @@ export async function adminPut(
   server: AdminEndpoint,
   path: string,
   body: unknown,
-  options?: WaitOptions,
+  options?: AdminRequestOptions,
 ): Promise<number | undefined> {
   return (await adminRequest(server, 'PUT', path, body, options)).revision;
 }

@@ -1,200 +1,21 @@
 /**
  * Checks every answer the server's e2e suites receive against the OpenAPI
  * document (`libs/server/src/openapi/`), so the document cannot drift from
- * the server: the request must match an operation of the document, the
- * status must be one it lists, and a JSON body must hold to its schema
- * (Ajv, JSON Schema 2020-12: OpenAPI 3.1's dialect). Called by the shared
- * HTTP helpers of `http-client.ts`.
- *
- * Not checked: the console's own routes (`/console/...`, a UI, not the API;
- * its proxy of the admin API, `/console/api/admin/v1/...`, is checked as the
- * admin API, but for the console's own refusals: a missing session or CSRF
- * token), and CORS preflights (`OPTIONS`).
+ * the server: the checks of `src/testing/openapi-conformance.ts` (the same
+ * `adminRequest` and `adminClient` run), with Ajv loaded up front so the
+ * shared HTTP helpers of `http-client.ts` can check synchronously.
  */
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { ADMIN_OPERATIONS } from '../../src/http/admin-operations.js';
 import { buildOpenApiDocument } from '../../src/openapi/openapi-document.js';
-import type { OpenApiDocument, OpenApiMethod, OpenApiOperation } from '../../src/openapi/openapi-types.js';
+import { OpenApiConformance } from '../../src/testing/openapi-conformance.js';
+import type { ReceivedAnswer } from '../../src/testing/openapi-mismatch.js';
 
-/** An answer as a helper received it. */
-export interface ReceivedAnswer {
-  readonly method: string;
-  /** The request's path, with its query. */
-  readonly path: string;
-  readonly status: number;
-  readonly contentType: string | undefined;
-  /** The body, or undefined when the helper does not read it (an event stream). */
-  readonly text: string | undefined;
-}
-
-/** An answer the document does not describe. */
-export class OpenApiMismatchError extends Error {
-  /** Stable error code. */
-  readonly code = 'VANE_TEST_OPENAPI_MISMATCH' as const;
-  override readonly name = 'OpenApiMismatchError';
-}
-
-/** The id the document is added to Ajv under. */
-const ROOT = 'vane-openapi';
-
-const METHODS: readonly OpenApiMethod[] = ['get', 'put', 'post', 'patch', 'delete'];
-
-/** Compiles the schema at `pointer` (its parts unescaped) inside the document. */
-function compile(ajv: Ajv2020, pointer: readonly string[]): ValidateFunction {
-  const fragment = pointer.map((part) => encodeURIComponent(part.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
-  return ajv.compile({ $ref: `${ROOT}#/${fragment}` });
-}
-
-/** The schema of each `/v1/stream` event's `data` (PROTOCOL §6), as the stream's answer in the document names them. */
-const STREAM_EVENTS: Readonly<Record<string, string>> = {
-  resync: 'ResyncEvent',
-  patch: 'Patch',
-  goaway: 'GoawayEvent',
-};
-
-/** The console's proxy of the admin API: checked as the admin API. */
-const CONSOLE_PROXY = '/console/api';
-
-interface Route {
-  readonly template: string;
-  readonly pattern: RegExp;
-  readonly operations: Readonly<Partial<Record<OpenApiMethod, OpenApiOperation>>>;
-}
-
-/** The document, its routes, and a validator per JSON answer: built once, never changed. */
-class Conformance {
-  private readonly routes: readonly Route[];
-  private readonly validators = new Map<string, ValidateFunction>();
-  private readonly errorBody: ValidateFunction;
-  private readonly consoleError: ValidateFunction;
-  private readonly events: ReadonlyMap<string, ValidateFunction>;
-
-  constructor(readonly document: OpenApiDocument) {
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(ajv);
-    // The document itself, so each answer's schema is compiled where it stands and its `#/components/...` resolve.
-    ajv.addSchema({ $id: ROOT, paths: document.paths, components: document.components });
-    this.errorBody = compile(ajv, ['components', 'schemas', 'Error']);
-    this.events = new Map(
-      Object.entries(STREAM_EVENTS).map(([event, schema]) => [event, compile(ajv, ['components', 'schemas', schema])]),
-    );
-    this.consoleError = ajv.compile({
-      type: 'object',
-      properties: { error: { type: 'string' }, message: { type: 'string' } },
-      required: ['error', 'message'],
-    });
-    // Fixed paths first: `/admin/v1/audit/head` before any `{name}` that would also match it.
-    this.routes = Object.entries(document.paths)
-      .map(([template, item]) => ({
-        template,
-        pattern: new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-        operations: item,
-      }))
-      .sort((a, b) => Number(a.template.includes('{')) - Number(b.template.includes('{')));
-    for (const route of this.routes) {
-      for (const method of METHODS) {
-        const operation = route.operations[method];
-        if (operation === undefined) continue;
-        for (const [status, response] of Object.entries(operation.responses)) {
-          if (response.content?.['application/json'] === undefined) continue;
-          const pointer = [
-            'paths',
-            route.template,
-            method,
-            'responses',
-            status,
-            'content',
-            'application/json',
-            'schema',
-          ];
-          this.validators.set(`${method} ${route.template} ${status}`, compile(ajv, pointer));
-        }
-      }
-    }
-  }
-
-  /** @throws OpenApiMismatchError when the document does not describe `answer`. */
-  check(answer: ReceivedAnswer): void {
-    let path = answer.path.split('?')[0]!;
-    const method = answer.method.toUpperCase();
-    if (method === 'OPTIONS') return;
-    const viaConsole = path.startsWith(`${CONSOLE_PROXY}/admin/v1/`);
-    if (viaConsole) path = path.slice(CONSOLE_PROXY.length);
-    else if (path.startsWith('/console/') || path === '/console') return;
-    const what = `${method} ${answer.path} answered ${answer.status}`;
-    const key = (method === 'HEAD' ? 'get' : method.toLowerCase()) as OpenApiMethod;
-    const route = this.routes.find((candidate) => candidate.pattern.test(path) && candidate.operations[key]);
-    if (route === undefined) {
-      // A request the API has no operation for: only a refusal with the protocol's error body (the 404 "no route").
-      if (answer.status >= 400 && answer.status < 500 && this.holds(this.errorBody, answer)) return;
-      throw new OpenApiMismatchError(`${what}, and the OpenAPI document has no operation ${method} ${path}`);
-    }
-    const operation = route.operations[key]!;
-    const response = operation.responses[String(answer.status)];
-    if (response === undefined) {
-      throw new OpenApiMismatchError(
-        `${what}: the OpenAPI document's ${operation.operationId} (${method} ${route.template}) lists only ` +
-          Object.keys(operation.responses).join(', '),
-      );
-    }
-    const media = Object.keys(response.content ?? {});
-    if (media.length === 0) {
-      if (answer.text !== undefined && answer.text !== '')
-        throw new OpenApiMismatchError(`${what} with a body the document does not have`);
-      return;
-    }
-    const type = answer.contentType?.split(';')[0]!.trim();
-    if (type === undefined || !media.includes(type)) {
-      throw new OpenApiMismatchError(
-        `${what} as ${type ?? 'no content type'}; the document says ${media.join(' or ')}`,
-      );
-    }
-    if (type !== 'application/json' || answer.text === undefined || method === 'HEAD') return;
-    // The console's own refusals (its session, its CSRF token) carry its own codes, in the protocol's shape.
-    const consoleRefusal = viaConsole && answer.status >= 400;
-    const validate = consoleRefusal
-      ? this.consoleError
-      : this.validators.get(`${key} ${route.template} ${answer.status}`)!;
-    if (!this.holds(validate, answer)) {
-      throw new OpenApiMismatchError(
-        `${what} with a body that breaks the document's schema: ${JSON.stringify(validate.errors)}; body ${answer.text.slice(0, 500)}`,
-      );
-    }
-  }
-
-  /** @throws OpenApiMismatchError when a `/v1/stream` event is not one the document describes. */
-  checkEvent(event: string | undefined, data: string): void {
-    const validate = this.events.get(event ?? 'message');
-    if (validate === undefined)
-      throw new OpenApiMismatchError(`/v1/stream sent an event "${event}" the document does not have`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(data);
-    } catch {
-      throw new OpenApiMismatchError(`/v1/stream sent a ${event} event whose data is not JSON: ${data.slice(0, 200)}`);
-    }
-    if (!validate(parsed)) {
-      throw new OpenApiMismatchError(
-        `/v1/stream sent a ${event} event that breaks the document's schema: ${JSON.stringify(validate.errors)}; data ${data.slice(0, 500)}`,
-      );
-    }
-  }
-
-  private holds(validate: ValidateFunction, answer: ReceivedAnswer): boolean {
-    if (answer.text === undefined) return true;
-    let body: unknown;
-    try {
-      body = JSON.parse(answer.text);
-    } catch {
-      return false;
-    }
-    return validate(body);
-  }
-}
+export { OpenApiMismatchError, type ReceivedAnswer } from '../../src/testing/openapi-mismatch.js';
 
 /** The server's document, as the checks read it. */
-export const conformance = new Conformance(buildOpenApiDocument(ADMIN_OPERATIONS));
+export const conformance = new OpenApiConformance(buildOpenApiDocument(ADMIN_OPERATIONS), { Ajv2020, addFormats });
 
 /** @throws OpenApiMismatchError when the OpenAPI document does not describe `answer`. */
 export function checkAgainstOpenApi(answer: ReceivedAnswer): void {

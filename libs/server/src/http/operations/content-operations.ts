@@ -10,21 +10,29 @@ import { awsTrustSchema, jwtTrustSchema } from '../../domain/trust-validation.js
 import { HttpError } from '../http-error.js';
 import { parseVersion } from '../service-routes.js';
 import { members, ok, SECRET_KEY_RIGHTS, service, write, type AdminOperation } from '../admin-operation.js';
+import { arrayOf, object, ref, REVISION_ANSWER } from './answer-schemas.js';
 
 /** The operations on a service's contents: trusts, configs, flags and secrets. */
 export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
   {
+    id: 'listTrusts',
+    summary: "Reads a service's workload-identity trusts",
     method: 'GET',
     path: '/services/{slug}/trusts',
     right: 'read',
     target: service,
     input: 'none',
-    answers: '{"trusts": {name: trust}}',
+    answer: {
+      description: '{"trusts": {name: trust}}',
+      success: { 200: object({ trusts: { type: 'object', additionalProperties: ref('Trust') } }) },
+    },
     audit: 'none',
     run: async ({ service: found }) =>
       ok({ trusts: Object.fromEntries([...found!.trusts].map(([name, trust]) => [name, serializeTrust(trust)])) }),
   },
   {
+    id: 'putTrust',
+    summary: 'Sets a workload-identity trust',
     method: 'PUT',
     path: '/services/{slug}/trusts/{name}',
     right: 'keys',
@@ -34,7 +42,10 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
       typeof body === 'object' && body !== null && (body as Record<string, unknown>)['key_type'] === 'secret'
         ? SECRET_KEY_RIGHTS
         : [],
-    answers: '{"revision", "name", "trust"} (the trust with defaults filled in)',
+    answer: {
+      description: '{"revision", "name", "trust"} (the trust with defaults filled in)',
+      success: { 200: object({ revision: { type: 'integer' }, name: { type: 'string' }, trust: ref('Trust') }) },
+    },
     audit: 'trust.put',
     run: async ({ ctx, principal, params, body }) => {
       const slug = params['slug']!;
@@ -44,12 +55,17 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'deleteTrust',
+    summary: 'Deletes a trust; its sessions end at once',
     method: 'DELETE',
     path: '/services/{slug}/trusts/{name}',
     right: 'keys',
     target: service,
     input: 'none',
-    answers: '{"revision"}',
+    answer: {
+      description: '{"revision"}',
+      success: { 200: REVISION_ANSWER },
+    },
     audit: 'trust.delete',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;
@@ -58,12 +74,17 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'setConfig',
+    summary: 'Sets a config value',
     method: 'PUT',
     path: '/services/{slug}/configs/{key}',
     right: 'write',
     target: service,
     input: { what: '{"value": ...}', schema: v.object({ value: configValueSchema }) },
-    answers: '{"revision"}',
+    answer: {
+      description: '{"revision"}',
+      success: { 200: REVISION_ANSWER },
+    },
     audit: 'config.set',
     run: async ({ ctx, principal, params, body }) => {
       const given = members(body);
@@ -77,12 +98,17 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'deleteConfig',
+    summary: 'Deletes a config',
     method: 'DELETE',
     path: '/services/{slug}/configs/{key}',
     right: 'write',
     target: service,
     input: 'none',
-    answers: '{"revision"}',
+    answer: {
+      description: '{"revision"}',
+      success: { 200: REVISION_ANSWER },
+    },
     audit: 'config.delete',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;
@@ -92,12 +118,22 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'setFlag',
+    summary: 'Sets a whole flag',
     method: 'PUT',
     path: '/services/{slug}/flags/{key}',
     right: 'write',
     target: service,
     input: { what: '{"is_enabled", "starts_at"?, "ends_at"?, "ab"?}: the whole flag', schema: flagDefinitionSchema },
-    answers: '{"revision"}, plus "removed" and "warning" when it dropped members the flag had',
+    answer: {
+      description: '{"revision"}, plus "removed" and "warning" when it dropped members the flag had',
+      success: {
+        200: object(
+          { revision: { type: 'integer' }, removed: arrayOf({ type: 'string' }), warning: { type: 'string' } },
+          ['removed', 'warning'],
+        ),
+      },
+    },
     audit: 'flag.set',
     run: async ({ ctx, principal, params, body }) => {
       const slug = params['slug']!;
@@ -109,12 +145,17 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'patchFlag',
+    summary: 'Changes the members of a flag it names',
     method: 'PATCH',
     path: '/services/{slug}/flags/{key}',
     right: 'write',
     target: service,
     input: { what: 'any of is_enabled, starts_at, ends_at, ab (null removes)', schema: flagPatchSchema },
-    answers: '{"revision"}; 404 for an unknown flag',
+    answer: {
+      description: '{"revision"}; 404 for an unknown flag',
+      success: { 200: REVISION_ANSWER },
+    },
     audit: 'flag.set',
     run: async ({ ctx, principal, params, body }) => {
       const slug = params['slug']!;
@@ -124,12 +165,17 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'deleteFlag',
+    summary: 'Deletes a flag',
     method: 'DELETE',
     path: '/services/{slug}/flags/{key}',
     right: 'write',
     target: service,
     input: 'none',
-    answers: '{"revision"}',
+    answer: {
+      description: '{"revision"}',
+      success: { 200: REVISION_ANSWER },
+    },
     audit: 'flag.delete',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;
@@ -139,12 +185,24 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'setSecretVersion',
+    summary: 'Writes a new version of a secret',
     method: 'PUT',
     path: '/services/{slug}/secrets/{key}',
     right: 'secrets:write',
     target: service,
     input: { what: '{"value", "type"?}', schema: secretWriteSchema },
-    answers: '{"revision", "key", "type", "version"}',
+    answer: {
+      description: '{"revision", "key", "type", "version"}',
+      success: {
+        200: object({
+          revision: { type: 'integer' },
+          key: { type: 'string' },
+          type: { type: 'string', enum: ['text', 'file'] },
+          version: { type: 'integer', minimum: 1 },
+        }),
+      },
+    },
     audit: 'secret.set',
     run: async ({ ctx, principal, params, body }) => {
       const given = members(body);
@@ -157,12 +215,17 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'deleteSecretAllVersions',
+    summary: 'Deletes a secret, every version',
     method: 'DELETE',
     path: '/services/{slug}/secrets/{key}',
     right: 'secrets:write',
     target: service,
     input: 'none',
-    answers: '{"revision"}',
+    answer: {
+      description: '{"revision"}',
+      success: { 200: REVISION_ANSWER },
+    },
     audit: 'secret.delete',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;
@@ -172,12 +235,17 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'deleteOneSecretVersion',
+    summary: 'Deletes one version of a secret',
     method: 'DELETE',
     path: '/services/{slug}/secrets/{key}/versions/{version}',
     right: 'secrets:write',
     target: service,
     input: 'none',
-    answers: '{"revision"}',
+    answer: {
+      description: '{"revision"}',
+      success: { 200: REVISION_ANSWER },
+    },
     audit: 'secret.version.delete',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;

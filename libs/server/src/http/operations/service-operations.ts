@@ -9,16 +9,33 @@ import { serializeFlag } from '../../persistence/state-serializer.js';
 import { keyTypeSchema } from '../../validation/index.js';
 import { HttpError } from '../http-error.js';
 import { members, ok, SECRET_KEY_RIGHTS, service, visible, write, type AdminOperation } from '../admin-operation.js';
+import { arrayOf, KEY_MEMBERS, object, ref, REVISION_ANSWER, SECRET_LISTING } from './answer-schemas.js';
 
 /** A service's operations: listing, creating and reading services, their audit trail, API keys and data keys. */
 export const SERVICE_OPERATIONS: readonly AdminOperation[] = [
   {
+    id: 'listServices',
+    summary: 'Lists the services the token sees',
     method: 'GET',
     path: '/services',
     right: 'read',
     target: visible,
     input: 'none',
-    answers: '{"services": [{slug, kind, project, revision}]} (those the token sees)',
+    answer: {
+      description: '{"services": [{slug, kind, project, revision}]} (those the token sees)',
+      success: {
+        200: object({
+          services: arrayOf(
+            object({
+              slug: { type: 'string' },
+              kind: { type: 'string' },
+              project: { type: 'string' },
+              revision: { type: 'integer' },
+            }),
+          ),
+        }),
+      },
+    },
     audit: 'none',
     run: async ({ ctx: { store }, principal }) =>
       ok({
@@ -32,13 +49,18 @@ export const SERVICE_OPERATIONS: readonly AdminOperation[] = [
       }),
   },
   {
+    id: 'putService',
+    summary: 'Creates a service, or changes its kind or project',
     method: 'PUT',
     path: '/services/{slug}',
     right: 'admin',
     // An existing service must be seen; a new one's project must be (checked by the call, from the body).
     target: visible,
     input: { what: '{"kind": "backend", "project"?: "default"}', schema: 'any-object' },
-    answers: '{"revision"}',
+    answer: {
+      description: '{"revision"}',
+      success: { 200: REVISION_ANSWER },
+    },
     audit: 'service.put',
     run: async ({ ctx, principal, params, body }) => {
       const slug = params['slug']!;
@@ -60,24 +82,45 @@ export const SERVICE_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'readSecretTrail',
+    summary: "Reads a service's secret trail",
     method: 'GET',
     path: '/services/{slug}/audit',
     right: 'read',
     target: service,
     input: 'none',
-    answers: '{"entries": [{at, action, key, version, actor}]} (its secret trail)',
+    answer: {
+      description: '{"entries": [{at, action, key, version, actor}]} (its secret trail)',
+      success: { 200: object({ entries: arrayOf(ref('SecretTrailEntry')) }) },
+    },
     audit: 'none',
     run: async ({ ctx, params }) => ok({ entries: ctx.admin.audit(params['slug']!) }),
   },
   {
+    id: 'getService',
+    summary: "Reads a service: its configs, flags, secrets' versions and keys (no secret value, no key)",
     method: 'GET',
     path: '/services/{slug}',
     right: 'read',
     target: service,
     input: 'none',
-    answers:
-      '{"slug", "kind", "project", "revision", "configs", "flags": {key: {…, is_active}}, ' +
-      '"secrets": {key: {type, versions: [{version, created_at}]}}, "keys": [{hint, type, revoked}]} (no secret value, no key)',
+    answer: {
+      description:
+        '{"slug", "kind", "project", "revision", "configs", "flags": {key: {…, is_active}}, ' +
+        '"secrets": {key: {type, versions: [{version, created_at}]}}, "keys": [{hint, type, revoked}]} (no secret value, no key)',
+      success: {
+        200: object({
+          slug: { type: 'string' },
+          kind: { type: 'string' },
+          project: { type: 'string' },
+          revision: { type: 'integer' },
+          configs: { type: 'object', additionalProperties: ref('ConfigValue') },
+          flags: { type: 'object', additionalProperties: ref('AdminFlag') },
+          secrets: { type: 'object', additionalProperties: SECRET_LISTING },
+          keys: arrayOf(object(KEY_MEMBERS)),
+        }),
+      },
+    },
     audit: 'none',
     run: async ({ ctx, params, service: found }) => {
       const slug = params['slug']!;
@@ -110,12 +153,17 @@ export const SERVICE_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'listKeys',
+    summary: "Lists a service's API keys by hash and hint (never a key)",
     method: 'GET',
     path: '/services/{slug}/keys',
     right: 'read',
     target: service,
     input: 'none',
-    answers: '{"keys": [{hash, hint, type, revoked}]} (never a key)',
+    answer: {
+      description: '{"keys": [{hash, hint, type, revoked}]} (never a key)',
+      success: { 200: object({ keys: arrayOf(object({ hash: { type: 'string' }, ...KEY_MEMBERS })) }) },
+    },
     audit: 'none',
     run: async ({ service: found }) => {
       const list = (revoked: boolean) =>
@@ -129,13 +177,18 @@ export const SERVICE_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'createKey',
+    summary: 'Mints an API key, shown once',
     method: 'POST',
     path: '/services/{slug}/keys',
     right: 'keys',
     target: service,
     input: { what: '{"type": "secret" | "public"}', schema: v.object({ type: keyTypeSchema }) },
     extraRights: (body) => (members(body)['type'] === 'secret' ? SECRET_KEY_RIGHTS : []),
-    answers: '201 {"key"} (shown once)',
+    answer: {
+      description: '201 {"key"} (shown once)',
+      success: { 201: object({ key: { type: 'string' } }) },
+    },
     audit: 'key.create',
     run: async ({ ctx, principal, params, body }) => {
       const slug = params['slug']!;
@@ -144,12 +197,17 @@ export const SERVICE_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'revokeKey',
+    summary: 'Revokes an API key (the key, or its hash)',
     method: 'DELETE',
     path: '/services/{slug}/keys/{key}',
     right: 'keys',
     target: service,
     input: 'none',
-    answers: '{"revision"}',
+    answer: {
+      description: '{"revision"}',
+      success: { 200: REVISION_ANSWER },
+    },
     audit: 'key.revoke',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;
@@ -159,12 +217,17 @@ export const SERVICE_OPERATIONS: readonly AdminOperation[] = [
     },
   },
   {
+    id: 'rotateDataKey',
+    summary: "Seals a service's secrets under a new data key",
     method: 'POST',
     path: '/services/{slug}/data-key/rotate',
     right: 'admin',
     target: service,
     input: 'none',
-    answers: '{"data_key"}',
+    answer: {
+      description: '{"data_key"}',
+      success: { 200: object({ data_key: { type: 'string' } }) },
+    },
     audit: 'data_key.rotate',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;
