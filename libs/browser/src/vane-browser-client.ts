@@ -223,8 +223,7 @@ export class VaneBrowserClient extends PublicKeyRefusals {
    * @throws InvalidArgumentError - without the `ab` plug-in.
    */
   abFlag(key: string, defaultValue = false): boolean {
-    if (!this.#ab) throw noAb('abFlag');
-    return this.#ab.flag(key, defaultValue);
+    return this.#abFor('abFlag').flag(key, defaultValue);
   }
 
   /**
@@ -235,8 +234,7 @@ export class VaneBrowserClient extends PublicKeyRefusals {
    * attribute) before any request for an attribute that is not a string.
    */
   async evaluateAb(keys: readonly string[], user?: VaneUser): Promise<AbResults> {
-    if (!this.#ab) throw noAb('evaluateAb');
-    return this.#ab.evaluate(keys, user);
+    return this.#abFor('evaluateAb').evaluate(keys, user);
   }
 
   /**
@@ -246,8 +244,13 @@ export class VaneBrowserClient extends PublicKeyRefusals {
    * @throws InvalidArgumentError - without the `ab` plug-in, or for a malformed user.
    */
   setUser(user: VaneUser | undefined): void {
-    if (!this.#ab) throw noAb('setUser');
-    this.#ab.setUser(user);
+    this.#abFor('setUser').setUser(user);
+  }
+
+  /** The A/B plug-in, for the method `what`. @throws InvalidArgumentError - without it, naming it. */
+  #abFor(what: string): VaneAb {
+    if (!this.#ab) throw noAb(what);
+    return this.#ab;
   }
 
   /**
