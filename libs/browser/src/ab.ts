@@ -7,6 +7,7 @@
  * @packageDocumentation
  * @module @vane/browser/ab
  */
+export type { VanePlugin, VaneHost, VaneAb } from './plugin.js';
 import {
   abContextKey,
   InvalidArgumentError,

@@ -7,6 +7,7 @@
  * @packageDocumentation
  * @module @vane/browser/bootstrap
  */
+export type { VaneBootstrap, VaneUser } from './index.js';
 import { normalizeAbContext, type VaneBootstrap } from '@vane/client-core';
 import { abTesting } from './ab.js';
 import { hostBootstrap } from './copy.js';

@@ -81,18 +81,29 @@ export interface VaneBrowserOptions {
   readonly random?: () => number;
 }
 
-/** The durations and thresholds, defaults applied. */
+/** The durations and thresholds of a client, defaults applied (see the options of the same names). */
 export interface Settings {
+  /** Poll interval while polling, in milliseconds. */
   readonly ttlMs: number;
+  /** Bound on one sync or A/B request, in milliseconds. */
   readonly timeoutMs: number;
+  /** Consecutive stream failures before the polling fallback. */
   readonly streamErrorThreshold: number;
+  /** How long the fallback polls before the stream is tried again, in milliseconds. */
   readonly streamCooldownMs: number;
+  /** How long a stream must stay open to reset the backoff, in milliseconds. */
   readonly streamHealthyMs: number;
+  /** Silence on the stream treated as a transport error, in milliseconds. */
   readonly streamIdleTimeoutMs: number;
+  /** First reconnect delay, in milliseconds. */
   readonly backoffMinMs: number;
+  /** Longest reconnect delay, in milliseconds. */
   readonly backoffMaxMs: number;
+  /** Cap on a `Retry-After` or a quarantine's `until`, in milliseconds. */
   readonly maxRetryAfterMs: number;
+  /** How long a hidden page keeps its stream, in milliseconds (`0`: always). */
   readonly hiddenPauseMs: number;
+  /** Randomness in [0, 1) for the backoff's jitter. */
   readonly random: () => number;
 }
 

@@ -9,6 +9,7 @@
  * @packageDocumentation
  * @module @vane/browser/share
  */
+export type { VanePlugin, VaneHost, VaneSharing } from './plugin.js';
 import { ClientClosedError, readBootstrap, type VaneBootstrap } from '@vane/client-core';
 import { hostBootstrap } from './copy.js';
 import type { VanePlugin, VaneSharing } from './plugin.js';

@@ -7,6 +7,7 @@
  * @packageDocumentation
  * @module @vane/browser/storage
  */
+export type { VanePlugin, VaneHost, VaneStore } from './plugin.js';
 import { readBootstrap, type ReadBootstrap, type Snapshot } from '@vane/client-core';
 import { hostBootstrap } from './copy.js';
 import type { VanePlugin, VaneStore } from './plugin.js';
