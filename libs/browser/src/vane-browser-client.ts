@@ -23,34 +23,17 @@ import {
   resyncNeeded,
   SecretKeyInBrowserError,
   type AbResults,
-  type ConfigValue,
   type Snapshot,
   type StreamInstruction,
 } from '@vane/client-core';
-import { jsonEqual } from '@vane/common';
 import { VaneServiceError } from './errors.js';
 import { checkSettings, type Settings, type VaneBrowserOptions, type VaneUser } from './options.js';
 import type { VaneAb, VaneHost, VaneSharing } from './plugin.js';
-import { PublicKeyRefusals } from './refusals.js';
 import { request, type RequestContext } from './request.js';
+import { abChanged, etagOf, install, setStatus, snapOf, statusOf, unsubscribeAll, VaneState } from './state.js';
 import { readEvents } from './stream.js';
-import type { VaneListener, VaneStatus, VaneUpdate } from './types.js';
 
 type Timer = ReturnType<typeof setTimeout>;
-
-const NO_KEYS: readonly string[] = [];
-
-/** The keys whose value differs between two groups of a snapshot (set, changed, or gone). */
-function changedKeys<T>(
-  before: ReadonlyMap<string, T> | undefined,
-  after: ReadonlyMap<string, T>,
-  same: (a: T, b: T) => boolean,
-): string[] {
-  const keys: string[] = [];
-  for (const [key, value] of after) if (!before?.has(key) || !same(before.get(key)!, value)) keys.push(key);
-  if (before) for (const key of before.keys()) if (!after.has(key)) keys.push(key);
-  return keys;
-}
 
 /** The error the A/B methods throw without the plug-in. */
 function noAb(what: string): InvalidArgumentError {
@@ -69,19 +52,14 @@ function noAb(what: string): InvalidArgumentError {
  * if (vane.flag('new-checkout')) showNewCheckout();
  * ```
  */
-export class VaneBrowserClient extends PublicKeyRefusals {
+export class VaneBrowserClient extends VaneState {
   readonly #s: Settings;
   readonly #ctx: RequestContext;
   readonly #stream: boolean;
   readonly #doc: VaneBrowserOptions['document'];
   readonly #backoff: Backoff;
-  readonly #listeners = new Set<VaneListener>();
   readonly #share: VaneSharing | undefined;
   readonly #ab: VaneAb | undefined;
-  #snap: Snapshot | undefined;
-  #etag: string | null = null;
-  #status: VaneStatus = { ready: false, connected: false, stale: false, revision: 0, mode: 'idle' };
-  #version = 0;
   #started = false;
   #chain: Promise<unknown> = Promise.resolve();
   #streamAbort: AbortController | undefined;
@@ -129,12 +107,12 @@ export class VaneBrowserClient extends PublicKeyRefusals {
       settings: s,
       user: options.user,
       boot: undefined,
-      snap: () => this.#snap,
-      etag: () => this.#etag,
+      snap: () => snapOf(this),
+      etag: () => etagOf(this),
       started: () => this.#started,
-      install: (snapshot, etag, stale) => this.#install(snapshot, etag, stale),
-      set: (change) => this.#setStatus(change),
-      abChanged: () => this.#emit(NO_KEYS, NO_KEYS, true, false),
+      install: (snapshot, etag, stale) => install(this, snapshot, etag, stale),
+      set: (change) => setStatus(this, change),
+      abChanged: () => abChanged(this),
       begin: () => {
         this.#fallback = false;
         return this.#begin();
@@ -145,19 +123,9 @@ export class VaneBrowserClient extends PublicKeyRefusals {
     };
     const store = options.lastKnownGood?.(host);
     const boot = (host.boot = options.bootstrap ? readBootstrap(options.bootstrap) : store?.load());
-    if (boot) this.#install(boot.snapshot, boot.etag, !options.bootstrap);
+    if (boot) install(this, boot.snapshot, boot.etag, !options.bootstrap);
     this.#share = this.#stream ? options.share?.(host) : undefined;
     this.#ab = options.ab?.(host);
-  }
-
-  /** The client's state; a new object on every change. */
-  get status(): VaneStatus {
-    return this.#status;
-  }
-
-  /** Grows by one on every update (a cheap "anything changed?" for external stores). */
-  get version(): number {
-    return this.#version;
   }
 
   /**
@@ -167,7 +135,7 @@ export class VaneBrowserClient extends PublicKeyRefusals {
    * only when it holds none; background retries go on either way.
    */
   async start(): Promise<void> {
-    if (this.#status.mode === 'closed') throw new ClientClosedError();
+    if (statusOf(this).mode === 'closed') throw new ClientClosedError();
     if (this.#started) return;
     this.#started = true;
     this.#doc?.addEventListener('visibilitychange', this.#onVisibility);
@@ -176,12 +144,12 @@ export class VaneBrowserClient extends PublicKeyRefusals {
 
   /** Goes live on its own (unshared, or as the holder): values first (a sync unless fresh ones are held), then the stream or polls. */
   async #begin(): Promise<void> {
-    if (!this.#snap || this.#status.stale)
+    if (!snapOf(this) || statusOf(this).stale)
       try {
         await this.#sync();
       } catch (error) {
         if (this.#failed(error) !== 'halt') this.#goLive(true);
-        if (!this.#snap) throw error;
+        if (!snapOf(this)) throw error;
         return;
       }
     this.#goLive();
@@ -193,25 +161,8 @@ export class VaneBrowserClient extends PublicKeyRefusals {
     this.#share?.close();
     this.#ab?.close();
     this.#doc?.removeEventListener('visibilitychange', this.#onVisibility);
-    this.#setStatus({ mode: 'closed', connected: false });
-    this.#listeners.clear();
-  }
-
-  /**
-   * A config's value.
-   *
-   * @returns the value, `defaultValue` when the config is absent.
-   */
-  config<T extends ConfigValue = ConfigValue>(key: string): T | undefined;
-  config<T extends ConfigValue>(key: string, defaultValue: T): T;
-  config(key: string, defaultValue?: ConfigValue): ConfigValue | undefined {
-    const configs = this.#snap?.configs;
-    return configs?.has(key) ? configs.get(key) : defaultValue;
-  }
-
-  /** A flag's `is_active`, as the service computed it; `defaultValue` when the flag is absent. */
-  flag(key: string, defaultValue = false): boolean {
-    return this.#snap?.flags.get(key)?.isActive ?? defaultValue;
+    setStatus(this, { mode: 'closed', connected: false });
+    unsubscribeAll(this);
   }
 
   /**
@@ -253,85 +204,6 @@ export class VaneBrowserClient extends PublicKeyRefusals {
     return this.#ab;
   }
 
-  /**
-   * Calls `listener` once per change: each new revision (with the keys
-   * that changed), A/B answers, status.
-   *
-   * @returns a function that removes the listener.
-   */
-  subscribe(listener: VaneListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  /** Calls `listener` when the flag's value changes, with the new and the old value. */
-  onFlag(key: string, listener: (newValue: boolean, oldValue: boolean) => void): () => void {
-    return this.#watch('flags', key, () => this.flag(key), listener);
-  }
-
-  /** Calls `listener` when the config's value changes, with the new and the old value (`undefined` when absent). */
-  onConfig(
-    key: string,
-    listener: (newValue: ConfigValue | undefined, oldValue: ConfigValue | undefined) => void,
-  ): () => void {
-    return this.#watch('configs', key, () => this.config(key), listener);
-  }
-
-  /** Calls `listener` with the new and the old value when an update names `key` and the value changed. */
-  #watch<T>(group: 'flags' | 'configs', key: string, read: () => T, listener: (newValue: T, oldValue: T) => void) {
-    let last = read();
-    return this.subscribe((update) => {
-      const old = last;
-      if (update[group].includes(key) && (last = read()) !== old) listener(last, old);
-    });
-  }
-
-  /** The keys held. */
-  keys(): { configs: string[]; flags: string[] } {
-    return { configs: [...(this.#snap?.configs.keys() ?? [])], flags: [...(this.#snap?.flags.keys() ?? [])] };
-  }
-
-  #setStatus(change: Partial<VaneStatus>): void {
-    const before = this.#status;
-    const next = { ...before, ...change };
-    if ((Object.keys(next) as (keyof VaneStatus)[]).every((k) => next[k] === before[k])) return;
-    this.#status = next;
-    this.#emit(NO_KEYS, NO_KEYS, false, true);
-  }
-
-  #emit(configs: readonly string[], flags: readonly string[], ab: boolean, status: boolean): void {
-    this.#version++;
-    const update: VaneUpdate = { revision: this.#status.revision, configs, flags, ab, status };
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(update);
-      } catch {
-        // A listener's failure is its own: the others still hear of the change.
-      }
-    }
-  }
-
-  /** The one place a snapshot enters: sync, patch, bootstrap, storage and a shared stream alike. */
-  #install(next: Snapshot, etag: string | null, stale: boolean): void {
-    const before = this.#snap;
-    // Secrets are never in `next`: the public parsers (sync, patch, bootstrap) read none.
-    this.#snap = next;
-    this.#etag = etag;
-    this.#status = {
-      ...this.#status,
-      ready: true,
-      stale,
-      revision: next.revision,
-      error: stale ? this.#status.error : undefined,
-    };
-    this.#emit(
-      changedKeys(before?.configs, next.configs, jsonEqual),
-      changedKeys(before?.flags, next.flags, (a, b) => a.isActive === b.isActive),
-      false,
-      true,
-    );
-  }
-
   /** Runs `task` after every sync and patch before it: one at a time, in order. */
   #serial<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#chain.then(task);
@@ -346,22 +218,23 @@ export class VaneBrowserClient extends PublicKeyRefusals {
 
   /** The sync itself; only ever run through {@link #serial}. */
   async #syncNow(): Promise<void> {
-    const res = await request(this.#ctx, 'sync', undefined, this.#etag ? { 'if-none-match': this.#etag } : {});
-    if (this.#status.mode === 'closed') return;
-    if (res.status === 304 && this.#snap) return this.#setStatus({ stale: false, error: undefined });
+    const etag = etagOf(this);
+    const res = await request(this.#ctx, 'sync', undefined, etag ? { 'if-none-match': etag } : {});
+    if (statusOf(this).mode === 'closed') return;
+    if (res.status === 304 && snapOf(this)) return setStatus(this, { stale: false, error: undefined });
     let snapshot: Snapshot;
     try {
       snapshot = parsePublicSnapshot(await res.json());
     } catch (cause) {
       throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'sync: bad snapshot', { status: res.status, cause });
     }
-    this.#install(snapshot, res.headers.get('etag'), false);
+    install(this, snapshot, res.headers.get('etag'), false);
   }
 
   #goLive(failed = false): void {
-    if (this.#status.mode === 'closed') return;
+    if (statusOf(this).mode === 'closed') return;
     if (this.#stream) return this.#openStream(0);
-    this.#setStatus({ mode: 'polling' });
+    setStatus(this, { mode: 'polling' });
     this.#schedulePoll(failed ? this.#s.backoffMinMs : this.#s.ttlMs);
   }
 
@@ -393,10 +266,10 @@ export class VaneBrowserClient extends PublicKeyRefusals {
       error instanceof VaneServiceError ? error : new VaneServiceError('VANE_TRANSPORT', 'failed', { cause: error });
     if (known.code === 'VANE_BILLING_OVERDUE') {
       this.#stop();
-      this.#setStatus({ error: known, connected: false, stale: true, mode: 'idle' });
+      setStatus(this, { error: known, connected: false, stale: true, mode: 'idle' });
       return 'halt';
     }
-    this.#setStatus({ error: known, stale: this.#status.stale || !this.#status.connected });
+    setStatus(this, { error: known, stale: statusOf(this).stale || !statusOf(this).connected });
     return known.retryAfterMs;
   }
 
@@ -422,13 +295,14 @@ export class VaneBrowserClient extends PublicKeyRefusals {
 
   async #readStream(controller: AbortController): Promise<never> {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
-    if (this.#snap) headers['last-event-id'] = String(this.#snap.revision);
+    const snap = snapOf(this);
+    if (snap) headers['last-event-id'] = String(snap.revision);
     const res = await request(this.#ctx, 'stream', undefined, headers, controller.signal);
     if (!res.body) throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'stream: no body');
     this.#backoff.opened(this.#ctx.now());
     this.#fallback = false;
     clearTimeout(this.#pollTimer);
-    this.#setStatus({ connected: true, mode: 'stream' });
+    setStatus(this, { connected: true, mode: 'stream' });
     return readEvents(res.body, controller, this.#s.streamIdleTimeoutMs, (event) =>
       this.#onInstruction(readStreamEvent(event, parsePublicPatch), controller),
     );
@@ -442,8 +316,8 @@ export class VaneBrowserClient extends PublicKeyRefusals {
         controller.abort('cancelled');
         return this.#openStream(instruction.delayMs);
       case 'resync':
-        this.#serial(async () => resyncNeeded(this.#status.revision, instruction.revision) && this.#syncNow()).then(
-          () => this.#status.stale && this.#setStatus({ stale: false, error: undefined }),
+        this.#serial(async () => resyncNeeded(statusOf(this).revision, instruction.revision) && this.#syncNow()).then(
+          () => statusOf(this).stale && setStatus(this, { stale: false, error: undefined }),
           failed,
         );
         return;
@@ -452,21 +326,21 @@ export class VaneBrowserClient extends PublicKeyRefusals {
         return;
       case 'patch':
         this.#serial(async () => {
-          const current = this.#snap;
+          const current = snapOf(this);
           const decision = current ? decidePatch(current, instruction.patch) : 'resync';
-          if (decision === 'apply') this.#install(applyPatch(current!, instruction.patch), null, false);
+          if (decision === 'apply') install(this, applyPatch(current!, instruction.patch), null, false);
           else if (decision === 'resync') return this.#syncNow();
         }).catch(failed);
     }
   }
 
   #streamFailed(error: unknown): void {
-    if (this.#status.mode === 'closed') return;
+    if (statusOf(this).mode === 'closed') return;
     const wait = this.#failed(error);
     if (wait === 'halt') return;
-    const decision = decideStreamFailure(this.#backoff.fail(this.#ctx.now()), wait, this.#status.connected, this.#s);
+    const decision = decideStreamFailure(this.#backoff.fail(this.#ctx.now()), wait, statusOf(this).connected, this.#s);
     if (decision.type === 'retry') return this.#openStream(decision.delayMs);
-    this.#setStatus({ connected: false, stale: true, mode: 'polling' });
+    setStatus(this, { connected: false, stale: true, mode: 'polling' });
     if (decision.type === 'wait') this.#schedulePoll(Math.max(decision.delayMs, this.#s.ttlMs));
     else if (decision.entered) {
       this.#fallback = true;
@@ -479,20 +353,20 @@ export class VaneBrowserClient extends PublicKeyRefusals {
   readonly #onVisibility = (): void => {
     const hidden = this.#doc?.visibilityState === 'hidden';
     clearTimeout(this.#hiddenTimer);
-    if (hidden && this.#s.hiddenPauseMs > 0 && this.#status.mode !== 'closed') {
+    if (hidden && this.#s.hiddenPauseMs > 0 && statusOf(this).mode !== 'closed') {
       this.#hiddenTimer = setTimeout(() => {
         this.#stop();
         // A hidden page holds no shared stream: the lock passes to a visible one (before the status
         // changes, so that the others never hear of a pause that is not theirs).
         this.#share?.pause();
-        this.#setStatus({ mode: 'paused', connected: false });
+        setStatus(this, { mode: 'paused', connected: false });
       }, this.#s.hiddenPauseMs);
-    } else if (!hidden && this.#status.mode === 'paused') {
+    } else if (!hidden && statusOf(this).mode === 'paused') {
       // The stream's first event (a replay, or a resync) is the catch-up; without a stream, a poll is;
       // sharing, the holder's answer to `hello` (or the stream, when the lock comes here).
       this.#fallback = false;
       if (this.#share) {
-        this.#setStatus({ mode: 'idle' });
+        setStatus(this, { mode: 'idle' });
         this.#share.resume();
       } else if (this.#stream) this.#openStream(0);
       else this.#poll();
