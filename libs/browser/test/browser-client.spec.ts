@@ -219,6 +219,24 @@ describe('last-known-good', () => {
     for (const value of Object.values(TEST_SECRET_VALUES)) expect(stored).not.toContain(value);
   });
 
+  it('keeps the copy under the key given, or under vane: and the origin; a client with a bootstrap starts from the bootstrap', async () => {
+    const storage = new MemoryStorage();
+    const named = client({ lastKnownGood: lastKnownGood({ storage, key: 'shop-copy' }) });
+    await named.start();
+    const plain = client({ lastKnownGood: lastKnownGood({ storage }), stream: false });
+    await plain.start();
+    expect([...storage.items.keys()].sort()).toEqual(['shop-copy', `vane:${new URL(proxy.baseUrl('shop')).origin}`]);
+    // A bootstrap wins over the stored copy: not stale, and the copy is not read.
+    const bootstrap = await createBootstrap({
+      baseUrl: proxy.baseUrl('shop'),
+      apiKey: TEST_KEYS.shopPublic,
+      fetch: net.fetch,
+    });
+    storage.items.set('shop-copy', '{"not":"a bootstrap"}');
+    const booted = client({ bootstrap, lastKnownGood: lastKnownGood({ storage, key: 'shop-copy' }) });
+    expect(booted.status).toMatchObject({ ready: true, stale: false, revision: bootstrap.revision });
+  });
+
   it('without storage and without the service, start() rejects and the client retries in the background', async () => {
     proxy.onRequest(() => 'reset');
     const c = client({ backoffMinMs: 5, backoffMaxMs: 20, ttlMs: 50, streamCooldownMs: 100 });
