@@ -14,6 +14,7 @@ import {
   normalizeAbContext,
   planAbEvaluation,
   readAbResults,
+  readBootstrapAb,
   type AbResults,
 } from '@vane/client-core';
 import type { VaneAb, VanePlugin } from './plugin.js';
@@ -101,7 +102,7 @@ export function abTesting(): VanePlugin<VaneAb> {
     };
 
     // A bootstrap's answers are the page's user's when the user matches (or none was given).
-    const ab = host.boot?.ab;
+    const ab = readBootstrapAb(host.bootstrap);
     if (ab && (!user || abContextKey(ab.userId, ab.attributes) === userKey())) {
       user = { userId: ab.userId, attributes: { ...ab.attributes } };
       for (const key of Object.keys(ab.results)) remember(key, ab.results[key] === true);

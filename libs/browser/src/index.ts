@@ -34,6 +34,7 @@ export type {
   JsonValue,
   PublicSnapshotJson,
   ReadBootstrap,
+  ReadBootstrapState,
   Snapshot,
   VaneBootstrap,
   VaneErrorCode,

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import type { AbResults, ReadBootstrap, Snapshot } from '@vane/client-core';
+import type { AbResults, ReadBootstrapState, Snapshot, VaneBootstrap } from '@vane/client-core';
 import type { Settings } from './options.js';
 import type { VaneStatus } from './types.js';
 import type { VaneBrowserClient } from './vane-browser-client.js';
@@ -27,8 +27,8 @@ export interface VaneHost {
   readonly settings: Settings;
   /** The user of the `user` option, unchecked (the A/B plug-in checks it). */
   readonly user: VaneUser | undefined;
-  /** The state the client started from (the bootstrap, or the plug-in's copy); set before the A/B plug-in is made. */
-  boot: ReadBootstrap | undefined;
+  /** The `bootstrap` option, its state checked (its `ab` member is the A/B plug-in's to read). */
+  readonly bootstrap: VaneBootstrap | undefined;
   /** The snapshot held, if any. */
   snap(): Snapshot | undefined;
   /** The ETag of the snapshot held, if known. */
@@ -57,7 +57,7 @@ export type VanePlugin<T> = (host: VaneHost) => T;
 /** What the client asks of the last-known-good plug-in (`@vane/browser/storage`). */
 export interface VaneStore {
   /** The copy kept from an earlier page, if any and readable. */
-  load(): ReadBootstrap | undefined;
+  load(): ReadBootstrapState | undefined;
 }
 
 /** What the client asks of the shared-stream plug-in (`@vane/browser/share`). */

@@ -10,7 +10,7 @@
  * @module @vane/browser/share
  */
 export type { VanePlugin, VaneHost, VaneSharing } from './plugin.js';
-import { ClientClosedError, readBootstrap, type VaneBootstrap } from '@vane/client-core';
+import { ClientClosedError, readBootstrapState, type VaneBootstrap } from '@vane/client-core';
 import { hostBootstrap } from './copy.js';
 import type { VanePlugin, VaneSharing } from './plugin.js';
 import type { VaneMode } from './types.js';
@@ -142,9 +142,9 @@ export function sharedStream(share?: VaneShare): VanePlugin<VaneSharing | undefi
       if (leading || !host.started() || mode === 'paused' || mode === 'closed') return;
       const boot = message.boot;
       if (boot && boot.revision !== host.snap()?.revision) {
-        let read: ReturnType<typeof readBootstrap>;
+        let read: ReturnType<typeof readBootstrapState>;
         try {
-          read = readBootstrap(boot);
+          read = readBootstrapState(boot);
         } catch {
           // Not a state this version of the client reads: the next one may be.
           return;

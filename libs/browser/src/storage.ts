@@ -8,7 +8,7 @@
  * @module @vane/browser/storage
  */
 export type { VanePlugin, VaneHost, VaneStore } from './plugin.js';
-import { readBootstrap, type ReadBootstrap, type Snapshot } from '@vane/client-core';
+import { readBootstrapState, type ReadBootstrapState, type Snapshot } from '@vane/client-core';
 import { hostBootstrap } from './copy.js';
 import type { VanePlugin, VaneStore } from './plugin.js';
 
@@ -60,10 +60,10 @@ export function lastKnownGood(options: LastKnownGoodOptions = {}): VanePlugin<Va
       }
     });
     return {
-      load(): ReadBootstrap | undefined {
+      load(): ReadBootstrapState | undefined {
         try {
           const text = storage?.getItem(name);
-          const read = text ? readBootstrap(JSON.parse(text)) : undefined;
+          const read = text ? readBootstrapState(JSON.parse(text)) : undefined;
           saved = read?.snapshot;
           return read;
         } catch {

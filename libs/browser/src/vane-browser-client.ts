@@ -18,7 +18,7 @@ import {
   keyTypeOf,
   parsePublicPatch,
   parsePublicSnapshot,
-  readBootstrap,
+  readBootstrapState,
   readStreamEvent,
   resyncNeeded,
   SecretKeyInBrowserError,
@@ -106,7 +106,7 @@ export class VaneBrowserClient extends VaneState {
       key,
       settings: s,
       user: options.user,
-      boot: undefined,
+      bootstrap: options.bootstrap,
       snap: () => snapOf(this),
       etag: () => etagOf(this),
       started: () => this.#started,
@@ -122,7 +122,7 @@ export class VaneBrowserClient extends VaneState {
       failed: (error) => void this.#failed(error),
     };
     const store = options.lastKnownGood?.(host);
-    const boot = (host.boot = options.bootstrap ? readBootstrap(options.bootstrap) : store?.load());
+    const boot = options.bootstrap ? readBootstrapState(options.bootstrap) : store?.load();
     if (boot) install(this, boot.snapshot, boot.etag, !options.bootstrap);
     this.#share = this.#stream ? options.share?.(host) : undefined;
     this.#ab = options.ab?.(host);

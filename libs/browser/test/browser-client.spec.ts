@@ -4,7 +4,13 @@ import { TEST_KEYS, TEST_SECRET_VALUES, adminRequest, testSeed, until, waitForEv
 import { FaultProxy, rawResponse } from '@vane/test-harness';
 import { abTesting } from '../src/ab.js';
 import { createBootstrap } from '../src/bootstrap.js';
-import { VaneBrowserClient, parseBootstrap, type VaneBrowserOptions, type VaneUpdate } from '../src/index.js';
+import {
+  VaneBrowserClient,
+  parseBootstrap,
+  type VaneBootstrap,
+  type VaneBrowserOptions,
+  type VaneUpdate,
+} from '../src/index.js';
 import { shareName, sharedStream, type VaneShare } from '../src/share.js';
 import { lastKnownGood } from '../src/storage.js';
 import { FakeChannels, FakeLocks } from './fake-share.js';
@@ -433,6 +439,25 @@ describe('bootstrap', () => {
     } finally {
       await secretClient.close();
     }
+  });
+
+  it("a bootstrap's A/B answers are the A/B plug-in's to check, before any request", async () => {
+    const bootstrap = await createBootstrap({
+      baseUrl: proxy.baseUrl('shop'),
+      apiKey: TEST_KEYS.shopPublic,
+      fetch: net.fetch,
+    });
+    const before = net.sent.length;
+    const badAb = { ...bootstrap, ab: { userId: 'u-1', attributes: {}, results: { 'new-pricing': 'yes' } } };
+    expect(() => client({ bootstrap: badAb as unknown as VaneBootstrap, ab: abTesting() })).toThrow(
+      expect.objectContaining({
+        code: 'VANE_INVALID_ARGUMENT',
+        message: expect.stringContaining('bootstrap.ab.results'),
+      }),
+    );
+    // Without the plug-in the answers are not read: the state serves.
+    expect(client({ bootstrap: badAb as unknown as VaneBootstrap }).flag('new-checkout')).toBe(true);
+    expect(net.sent.length).toBe(before);
   });
 
   it('refuses a bootstrap that carries secrets', () => {
