@@ -49,6 +49,12 @@ export interface VaneHost {
   post(path: string, body: unknown): Promise<Response>;
   /** Records a background failure in the status. */
   failed(error: unknown): void;
+  /**
+   * Set by the shared-stream plug-in: true while this client follows
+   * another's stream (the holder keeps the last-known-good copy, so the
+   * followers do not write it again). Absent without that plug-in.
+   */
+  following?: () => boolean;
 }
 
 /** A plug-in: called once by the client's constructor with its host. */

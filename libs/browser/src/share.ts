@@ -192,6 +192,8 @@ export function sharedStream(share?: VaneShare): VanePlugin<VaneSharing | undefi
       clearTimeout(helloTimer);
     };
 
+    // A follower leaves the last-known-good copy to the holder, which writes it once for all.
+    host.following = () => channel !== undefined && !leading;
     // The holder tells the others of every change: the snapshot with a new revision, the status always.
     client.subscribe((update) => update.status && leading && tell(false));
 

@@ -51,7 +51,7 @@ export function lastKnownGood(options: LastKnownGoodOptions = {}): VanePlugin<Va
     let saved: Snapshot | undefined;
     host.client.subscribe(() => {
       const snap = host.snap();
-      if (snap === saved || host.client.status.stale) return;
+      if (snap === saved || host.client.status.stale || host.following?.()) return;
       saved = snap;
       try {
         storage?.setItem(name, JSON.stringify(hostBootstrap(host)));

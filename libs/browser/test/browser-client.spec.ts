@@ -515,6 +515,26 @@ describe('shared stream', () => {
     expect(server.stats().streams).toBe(1);
   });
 
+  it('with the storage plug-in, the holder alone writes the copy: one write per revision for every client', async () => {
+    const storage = new MemoryStorage();
+    const writes: number[] = [];
+    const setItem = storage.setItem.bind(storage);
+    storage.setItem = (key, value) => {
+      writes.push((JSON.parse(value) as { revision: number }).revision);
+      setItem(key, value);
+    };
+    const [a, b, c] = [0, 1, 2].map(() => shared({ lastKnownGood: lastKnownGood({ storage }) }));
+    await Promise.all([a!.start(), b!.start(), c!.start()]);
+    await until(() => [a!, b!, c!].every((each) => each.status.connected), 'all connected', { timeoutMs: 10_000 });
+    await setConfig('db.host', 'stored once');
+    await until(() => [a!, b!, c!].every((each) => each.config('db.host') === 'stored once'), 'the change in all', {
+      timeoutMs: 10_000,
+    });
+    await until(() => writes.includes(a!.status.revision), 'the new revision stored', { timeoutMs: 10_000 });
+    expect(writes).toEqual([...new Set(writes)]);
+    expect(writes).toHaveLength(2);
+  });
+
   it('the lock and channel names are a hash of base URL and key, never the key', async () => {
     const c = shared();
     await c.start();
