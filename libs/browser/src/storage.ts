@@ -45,7 +45,12 @@ export interface LastKnownGoodOptions {
  */
 export function lastKnownGood(options: LastKnownGoodOptions = {}): VanePlugin<VaneStore> {
   return (host) => {
-    const storage = options.storage ?? (globalThis as { localStorage?: VaneStorage }).localStorage;
+    let storage = options.storage;
+    try {
+      storage ??= (globalThis as { localStorage?: VaneStorage }).localStorage;
+    } catch {
+      // Reading `localStorage` throws where the page may not use it (blocked cookies, a sandboxed frame): no copy.
+    }
     const name = options.key ?? `vane:${host.base.origin}`;
     // The snapshot last written (or read): a snapshot is replaced, never changed, so identity tells a new one.
     let saved: Snapshot | undefined;

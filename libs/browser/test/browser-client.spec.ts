@@ -243,6 +243,24 @@ describe('last-known-good', () => {
     expect(booted.status).toMatchObject({ ready: true, stale: false, revision: bootstrap.revision });
   });
 
+  it('where reading localStorage throws (blocked cookies, a sandboxed frame), the plug-in keeps no copy and the client works', async () => {
+    const own = Object.getOwnPropertyDescriptor(globalThis, 'localStorage');
+    Object.defineProperty(globalThis, 'localStorage', {
+      configurable: true,
+      get: () => {
+        throw new Error('SecurityError: the operation is insecure');
+      },
+    });
+    try {
+      const c = client({ lastKnownGood: lastKnownGood(), stream: false });
+      await c.start();
+      expect(c.config('db.pool.max')).toBe(10);
+    } finally {
+      if (own) Object.defineProperty(globalThis, 'localStorage', own);
+      else delete (globalThis as { localStorage?: unknown }).localStorage;
+    }
+  });
+
   it('without storage and without the service, start() rejects and the client retries in the background', async () => {
     proxy.onRequest(() => 'reset');
     const c = client({ backoffMinMs: 5, backoffMaxMs: 20, ttlMs: 50, streamCooldownMs: 100 });
