@@ -55,8 +55,12 @@ describeInBrowser('@vane/browser in chromium', () => {
       pages.map(({ page }) =>
         page.evaluate(
           async ({ baseUrl, apiKey, count }) => {
-            const { VaneBrowserClient } = (globalThis as unknown as PageScope).vaneBrowser;
-            const swarm = Array.from({ length: count }, () => new VaneBrowserClient({ baseUrl, apiKey }));
+            const { VaneBrowserClient, sharedStream } = (globalThis as unknown as PageScope).vaneBrowser;
+            // The shared-stream plug-in: one stream for the clients of a base URL and key, in a page and across pages.
+            const swarm = Array.from(
+              { length: count },
+              () => new VaneBrowserClient({ baseUrl, apiKey, share: sharedStream() }),
+            );
             (globalThis as unknown as PageScope).swarm = swarm;
             await Promise.all(swarm.map((client) => client.start()));
           },
@@ -107,8 +111,8 @@ describeInBrowser('@vane/browser in chromium', () => {
     const start = (page: Page): Promise<number> =>
       page.evaluate(
         async ({ baseUrl, apiKey }) => {
-          const { VaneBrowserClient } = (globalThis as unknown as PageScope).vaneBrowser;
-          const client = new VaneBrowserClient({ baseUrl, apiKey });
+          const { VaneBrowserClient, sharedStream } = (globalThis as unknown as PageScope).vaneBrowser;
+          const client = new VaneBrowserClient({ baseUrl, apiKey, share: sharedStream() });
           (globalThis as unknown as PageScope).swarm = [client];
           await client.start();
           return client.status.revision;

@@ -16,6 +16,7 @@ export default async function Page({
 }) {
   const user = pageUser(await searchParams);
   const bootstrap = await pageBootstrap(user);
-  return <Storefront options={{ ...vaneSettings(), user, lastKnownGood: true }} {...(bootstrap && { bootstrap })} />;
+  // Data only crosses to the client component: its plug-ins (functions) are added there.
+  return <Storefront options={{ ...vaneSettings(), user }} {...(bootstrap && { bootstrap })} />;
 }
 // #endregion page

@@ -1,6 +1,9 @@
 'use client';
 
 import type { VaneBootstrap, VaneBrowserOptions } from '@vane/browser';
+import { abTesting } from '@vane/browser/ab';
+import { sharedStream } from '@vane/browser/share';
+import { lastKnownGood } from '@vane/browser/storage';
 import { VaneProvider, useConfig, useFlag, useVane } from '@vane/react';
 
 /**
@@ -8,8 +11,11 @@ import { VaneProvider, useConfig, useFlag, useVane } from '@vane/react';
  * browser starts from), then hydrated and kept live by the provider's client.
  */
 export function Storefront({ options, bootstrap }: { options: VaneBrowserOptions; bootstrap?: VaneBootstrap }) {
+  // The opt-in plug-ins: A/B answers for the page's user, the last values kept in localStorage (a reload
+  // while the service is down shows them), and one stream for every tab. The provider makes its client once.
+  const withPlugins = { ...options, ab: abTesting(), lastKnownGood: lastKnownGood(), share: sharedStream() };
   return (
-    <VaneProvider options={options} {...(bootstrap && { bootstrap })}>
+    <VaneProvider options={withPlugins} {...(bootstrap && { bootstrap })}>
       <Header />
       <Hero />
       <Promotions />

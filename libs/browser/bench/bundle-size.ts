@@ -68,12 +68,38 @@ export async function bundleSize(
 /** React and its DOM renderer are the app's: never counted in `@vane/react`'s size. */
 export const REACT_EXTERNALS = ['react', 'react-dom', 'react/jsx-runtime'];
 
+/** The main entry alone: the client a page needs. */
+const CORE = `export * from '@vane/browser';`;
+
 /**
- * The ceilings `npm test` enforces, in gzip bytes: what the packages weigh
- * now, plus a few bytes. The issue's goal (4096 with `@vane/browser` alone,
- * 5120 with `@vane/react`) is not met yet: see docs/benchmarks.md.
+ * What is measured, by name: an entry's source (everything it exports, as a
+ * page importing all of it would bundle). Each plug-in is measured with the
+ * main entry, so that what it adds is its row less the core's.
  */
-export const SIZE_BUDGETS = {
-  '@vane/browser': 8070,
-  '@vane/browser + @vane/react': 8510,
+export const SIZE_ENTRIES = {
+  '@vane/browser': CORE,
+  '@vane/browser + @vane/react': `${CORE} export * from '@vane/react';`,
+  '@vane/browser + /storage': `${CORE} export * from '@vane/browser/storage';`,
+  '@vane/browser + /share': `${CORE} export * from '@vane/browser/share';`,
+  '@vane/browser + /ab': `${CORE} export * from '@vane/browser/ab';`,
+  'everything (@vane/browser, its three plug-ins, @vane/react)': `${CORE} export * from '@vane/browser/storage'; export * from '@vane/browser/share'; export * from '@vane/browser/ab'; export * from '@vane/react';`,
+  '@vane/browser/bootstrap (server side)': `export * from '@vane/browser/bootstrap';`,
 } as const;
+
+/** A name of {@link SIZE_ENTRIES}. */
+export type SizeEntry = keyof typeof SIZE_ENTRIES;
+
+/**
+ * The ceilings `npm test` enforces, in gzip bytes: what each entry weighs
+ * now, plus about 1 %. The issue's goals are 4096 for `@vane/browser` and
+ * 5120 with `@vane/react`: see docs/benchmarks.md for where they stand.
+ */
+export const SIZE_BUDGETS: Record<SizeEntry, number> = {
+  '@vane/browser': 6370,
+  '@vane/browser + @vane/react': 6810,
+  '@vane/browser + /storage': 6670,
+  '@vane/browser + /share': 7240,
+  '@vane/browser + /ab': 7560,
+  'everything (@vane/browser, its three plug-ins, @vane/react)': 8950,
+  '@vane/browser/bootstrap (server side)': 7690,
+};

@@ -1,14 +1,15 @@
 /**
- * Bundle size of @vane/browser (and with @vane/react) against the anchors
- * of issue 49, measured in the same run the same way (esbuild --minify,
- * gzip -9, the package's main entry with all it exports).
+ * Bundle size of @vane/browser (the main entry; each opt-in plug-in with it;
+ * with @vane/react; everything together) against the anchors of issue 49,
+ * measured in the same run the same way (esbuild --minify, gzip -9, each
+ * entry with all it exports).
  *
  * The anchors are installed from the npm registry by npm itself into a
  * cache folder outside the repo (os.tmpdir()/vane-size-anchors), never as
  * the repo's dependencies; a version missing there is installed once.
  *
  * "Before" is the same measure of the sources at another commit (default:
- * h-browser before its size work; `VANE_SIZE_BEFORE=<ref>` picks another),
+ * e6759cb, before the plug-ins; `VANE_SIZE_BEFORE=<ref>` picks another),
  * taken from git into a temporary folder in the same run; skipped when the
  * clone lacks that commit. The per-module table shows where the bytes go.
  *
@@ -20,7 +21,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { version as esbuildVersion } from 'esbuild';
-import { REACT_EXTERNALS, SIZE_BUDGETS, bundleSize, type BundleSize } from './bundle-size.js';
+import {
+  REACT_EXTERNALS,
+  SIZE_BUDGETS,
+  SIZE_ENTRIES,
+  bundleSize,
+  type BundleSize,
+  type SizeEntry,
+} from './bundle-size.js';
 
 const ANCHORS = [
   ['@launchdarkly/js-client-sdk', '~4.10.0'],
@@ -33,8 +41,8 @@ const ANCHORS = [
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const cache = join(tmpdir(), 'vane-size-anchors');
-/** h-browser before the size work (public parsers, bounded freeze, shorter messages). */
-const BEFORE = process.env['VANE_SIZE_BEFORE'] ?? '594a3dc';
+/** Before the plug-ins: storage, the shared stream and A/B in the main entry. */
+const BEFORE = process.env['VANE_SIZE_BEFORE'] ?? 'e6759cb';
 const SOURCES = ['libs/common/src', 'libs/client-core/src', 'libs/browser/src', 'libs/react/src'];
 
 /** The sources at `ref` with the repo's tsconfig, in a temporary folder; `undefined` when the clone lacks `ref`. */
@@ -79,13 +87,14 @@ async function main(): Promise<void> {
   installAnchors();
   const tsconfig = join(root, 'tsconfig.json');
   const rows: [string, BundleSize, number | undefined][] = [];
-  const browser = await bundleSize(`export * from '@vane/browser';`, root, { tsconfig, modules: true });
-  rows.push(['@vane/browser', browser, SIZE_BUDGETS['@vane/browser']]);
-  const withReact = await bundleSize(`export * from '@vane/browser'; export * from '@vane/react';`, root, {
-    tsconfig,
-    external: REACT_EXTERNALS,
-  });
-  rows.push(['@vane/browser + @vane/react', withReact, SIZE_BUDGETS['@vane/browser + @vane/react']]);
+  const browser = await bundleSize(SIZE_ENTRIES['@vane/browser'], root, { tsconfig, modules: true });
+  for (const entry of Object.keys(SIZE_ENTRIES) as SizeEntry[]) {
+    const size =
+      entry === '@vane/browser'
+        ? browser
+        : await bundleSize(SIZE_ENTRIES[entry], root, { tsconfig, external: REACT_EXTERNALS });
+    rows.push([entry, size, SIZE_BUDGETS[entry]]);
+  }
   const before = sourcesAt(BEFORE);
   if (before === undefined) console.log(`(before: commit ${BEFORE} is not in this clone; its rows are skipped)`);
   else {
@@ -107,11 +116,11 @@ async function main(): Promise<void> {
     rows.push([`${name} ${version(name)}`, size, undefined]);
   }
   console.log(`bundle size, esbuild --minify, gzip -9 (Node ${process.version}, esbuild ${esbuildVersion})`);
-  console.log('| package | min (kB) | gzip (kB) | gzip vs @vane/browser | budget (kB) |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log('| package | min (kB) | gzip (B) | gzip vs @vane/browser | adds (B) | budget (B) |');
+  console.log('|---|---:|---:|---:|---:|---:|');
   for (const [name, size, budget] of rows)
     console.log(
-      `| ${name} | ${kB(size.minified)} | ${kB(size.gzip)} | ${(size.gzip / browser.gzip).toFixed(2)}× | ${budget === undefined ? '' : kB(budget)} |`,
+      `| ${name} | ${kB(size.minified)} | ${size.gzip} | ${(size.gzip / browser.gzip).toFixed(2)}× | ${name.startsWith('@vane/browser + ') && !name.includes(' at ') ? `+${size.gzip - browser.gzip}` : ''} | ${budget ?? ''} |`,
     );
   console.log('\n@vane/browser by module: minified bytes, and the gzip bytes the bundle loses without them');
   console.log('| module | min (B) | gzip (B) |');

@@ -1,11 +1,18 @@
 /**
- * The server side of the bootstrap: a state for one user, produced with a
- * public key in any runtime with `fetch` (a Node server, an edge function).
+ * `@vane/browser/bootstrap`: the server side of the bootstrap. A state for
+ * one user, produced with a public key in any runtime with `fetch` (a Node
+ * server, an edge function), that the page's client starts from with no
+ * request before the first paint.
  *
  * @packageDocumentation
+ * @module @vane/browser/bootstrap
  */
-import { readBootstrap, type VaneBootstrap } from '@vane/client-core';
+export type { VaneBootstrap, VaneUser } from './index.js';
+import { normalizeAbContext, type VaneBootstrap } from '@vane/client-core';
+import { abTesting } from './ab.js';
+import { hostBootstrap } from './copy.js';
 import type { VaneUser } from './options.js';
+import type { VaneHost } from './plugin.js';
 import { VaneBrowserClient } from './vane-browser-client.js';
 
 /** Options of {@link createBootstrap}. */
@@ -36,26 +43,23 @@ export interface CreateBootstrapOptions {
  * ```
  */
 export async function createBootstrap(options: CreateBootstrapOptions): Promise<VaneBootstrap> {
-  // The options of a bootstrap are a subset of a client's (`abKeys` aside, which the client ignores).
-  const client = new VaneBrowserClient({ ...options, stream: false });
+  const { abKeys, user, ...rest } = options;
+  let host: VaneHost | undefined;
+  const ab = abTesting();
+  // The A/B plug-in, through which the state of the client (the host) is read once it has synced.
+  const client = new VaneBrowserClient({
+    ...rest,
+    ...(user && { user }),
+    stream: false,
+    ab: (given) => ab((host = given)),
+  });
   try {
     await client.start();
-    const bootstrap = client.toBootstrap()!;
-    if (!options.user || !options.abKeys?.length) return bootstrap;
-    const results = await client.evaluateAb(options.abKeys);
-    return { ...bootstrap, ab: { ...bootstrap.ab!, results } };
+    const bootstrap = hostBootstrap(host!)!;
+    if (!user || !abKeys?.length) return bootstrap;
+    const results = await client.evaluateAb(abKeys);
+    return { ...bootstrap, ab: { ...normalizeAbContext(user), results } };
   } finally {
     client.close();
   }
-}
-
-/**
- * Checks a bootstrap read from the page (e.g. `JSON.parse` of an embedded
- * script) before it is handed to a client.
- *
- * @throws InvalidArgumentError - naming the member at fault; a bootstrap holding secrets is refused.
- */
-export function parseBootstrap(json: unknown): VaneBootstrap {
-  readBootstrap(json);
-  return json as VaneBootstrap;
 }

@@ -1,19 +1,23 @@
 /**
  * `@vane/browser`: the Vane client for a public key (`svp_…`) in browsers,
  * Deno, Bun, workers, React Native and Node ≥ 20 — anything with `fetch`.
- * Configs and flags, live over the stream, A/B answers for the page's user,
- * a last-known-good copy in storage, and a bootstrap from the server so
- * that the first paint already shows the right values.
+ * Configs and flags, live over the stream, and a bootstrap from the server
+ * so that the first paint already shows the right values. Opt-in
+ * plug-ins, each on its own subpath: `@vane/browser/storage` (a
+ * last-known-good copy), `@vane/browser/share` (one stream for every tab),
+ * `@vane/browser/ab` (A/B answers); `@vane/browser/bootstrap` writes
+ * bootstraps on the server.
  *
  * @packageDocumentation
  * @module @vane/browser
  */
 export { VaneBrowserClient } from './vane-browser-client.js';
-export type { VaneListener, VaneMode, VaneStatus, VaneUpdate } from './vane-browser-client.js';
-export type { VaneBrowserOptions, VaneStorage, VaneUser, VisibilitySource } from './options.js';
-export type { VaneChannel, VaneLocks, VaneShare } from './share.js';
-export { createBootstrap, parseBootstrap } from './bootstrap.js';
-export type { CreateBootstrapOptions } from './bootstrap.js';
+export { PublicKeyRefusals } from './refusals.js';
+export { VaneState } from './state.js';
+export type { VaneListener, VaneMode, VaneStatus, VaneUpdate } from './types.js';
+export type { Settings, VaneBrowserOptions, VaneUser, VisibilitySource } from './options.js';
+export type { VaneAb, VaneHost, VanePlugin, VaneSharing, VaneStore } from './plugin.js';
+export { parseBootstrap } from './read-bootstrap.js';
 export { VaneServiceError } from './errors.js';
 export type { VaneServiceErrorOptions } from './errors.js';
 export {
@@ -29,6 +33,9 @@ export type {
   FlagJson,
   JsonValue,
   PublicSnapshotJson,
+  ReadBootstrap,
+  ReadBootstrapState,
+  Snapshot,
   VaneBootstrap,
   VaneErrorCode,
 } from '@vane/client-core';

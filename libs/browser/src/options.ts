@@ -3,21 +3,11 @@
  *
  * @packageDocumentation
  */
-import type { AbContext, VaneBootstrap } from '@vane/client-core';
-import type { VaneShare } from './share.js';
+import { InvalidArgumentError, type AbContext, type VaneBootstrap } from '@vane/client-core';
+import type { VaneAb, VanePlugin, VaneSharing, VaneStore } from './plugin.js';
 
 /** The page's user, for A/B answers: a user id and string attributes (`null`/`undefined` are unset). */
 export type VaneUser = AbContext;
-
-/** Where the last-known-good copy is kept: `localStorage`, or anything with the same three methods. */
-export interface VaneStorage {
-  /** Reads an entry; `null` when absent. */
-  getItem(key: string): string | null;
-  /** Writes an entry. */
-  setItem(key: string, value: string): void;
-  /** Removes an entry. */
-  removeItem(key: string): void;
-}
 
 /** What the client needs of `document` to pause while the page is hidden. */
 export interface VisibilitySource {
@@ -37,28 +27,27 @@ export interface VaneBrowserOptions {
   readonly apiKey: string;
   /** A server-produced state to start from, with no request before the first paint. @default none */
   readonly bootstrap?: VaneBootstrap;
-  /** The page's user, for A/B answers. @default none (`abFlag` answers its default) */
+  /** The page's user, for A/B answers (with the `ab` plug-in; refused without it). @default none */
   readonly user?: VaneUser;
   /**
-   * Keep the last values in storage, so that a reload while the service is
-   * down shows them (marked `stale`). `true` uses `globalThis.localStorage`.
-   * Only a public key's data is ever written. @default false
+   * The last-known-good copy: `lastKnownGood()` of `@vane/browser/storage`
+   * keeps the last values in `localStorage`, so that a reload while the
+   * service is down shows them (marked `stale`). @default none
    */
-  readonly lastKnownGood?: boolean | VaneStorage;
-  /** The storage entry's name. @default `vane:` followed by the base URL */
-  readonly storageKey?: string;
+  readonly lastKnownGood?: VanePlugin<VaneStore>;
   /** Live changes over the stream; `false` polls every `ttlMs` instead. @default true */
   readonly stream?: boolean;
   /**
-   * Share one stream with the other clients of the same base URL and key
-   * in this page and the other tabs of its origin: one holds the stream
-   * (elected with `navigator.locks`) and hands what it receives to the
-   * others over a `BroadcastChannel`. `true` uses the platform's, where both
-   * exist (elsewhere each client streams on its own); `false` never shares;
-   * or a {@link VaneShare} of your own. Only a streaming client shares.
-   * @default true
+   * One stream for every client of the same base URL and key in the page and
+   * the other tabs of its origin: `sharedStream()` of `@vane/browser/share`.
+   * Only a streaming client shares. @default none (each client streams on its own)
    */
-  readonly share?: boolean | VaneShare;
+  readonly share?: VanePlugin<VaneSharing | undefined>;
+  /**
+   * A/B answers for the page's user (`abFlag`, `evaluateAb`, `setUser`):
+   * `abTesting()` of `@vane/browser/ab`. @default none (those methods throw)
+   */
+  readonly ab?: VanePlugin<VaneAb>;
   /** Poll interval while polling (the fallback, or `stream: false`). @default 60000 */
   readonly ttlMs?: number;
   /** Bound on one sync or A/B request. @default 10000 */
@@ -92,18 +81,29 @@ export interface VaneBrowserOptions {
   readonly random?: () => number;
 }
 
-/** The durations and thresholds, defaults applied. */
+/** The durations and thresholds of a client, defaults applied (see the options of the same names). */
 export interface Settings {
+  /** Poll interval while polling, in milliseconds. */
   readonly ttlMs: number;
+  /** Bound on one sync or A/B request, in milliseconds. */
   readonly timeoutMs: number;
+  /** Consecutive stream failures before the polling fallback. */
   readonly streamErrorThreshold: number;
+  /** How long the fallback polls before the stream is tried again, in milliseconds. */
   readonly streamCooldownMs: number;
+  /** How long a stream must stay open to reset the backoff, in milliseconds. */
   readonly streamHealthyMs: number;
+  /** Silence on the stream treated as a transport error, in milliseconds. */
   readonly streamIdleTimeoutMs: number;
+  /** First reconnect delay, in milliseconds. */
   readonly backoffMinMs: number;
+  /** Longest reconnect delay, in milliseconds. */
   readonly backoffMaxMs: number;
+  /** Cap on a `Retry-After` or a quarantine's `until`, in milliseconds. */
   readonly maxRetryAfterMs: number;
+  /** How long a hidden page keeps its stream, in milliseconds (`0`: always). */
   readonly hiddenPauseMs: number;
+  /** Randomness in [0, 1) for the backoff's jitter. */
   readonly random: () => number;
 }
 
@@ -120,3 +120,20 @@ export const DEFAULTS = {
   maxRetryAfterMs: 300_000,
   hiddenPauseMs: 60_000,
 } as const;
+
+/**
+ * The durations and thresholds of `options`, defaults applied.
+ *
+ * @throws InvalidArgumentError - naming the first that is not a number at or above its minimum.
+ */
+export function checkSettings(options: VaneBrowserOptions): Settings {
+  const settings: Record<string, unknown> = { random: options.random ?? Math.random };
+  for (const name of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]) {
+    const value = options[name] ?? DEFAULTS[name];
+    const min = name === 'streamErrorThreshold' ? 1 : 0;
+    if (typeof value !== 'number' || !(value >= min))
+      throw new InvalidArgumentError(`${name} must be a number >= ${min}`);
+    settings[name] = value;
+  }
+  return settings as unknown as Settings;
+}

@@ -2,15 +2,17 @@ import { VaneClient, createBrowserBootstrap } from '@vane/client';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { TEST_KEYS, TEST_SECRET_VALUES, adminRequest, testSeed, until, waitForEvent } from '@vane/server/testing';
 import { FaultProxy, rawResponse } from '@vane/test-harness';
+import { abTesting } from '../src/ab.js';
+import { createBootstrap } from '../src/bootstrap.js';
 import {
   VaneBrowserClient,
-  createBootstrap,
   parseBootstrap,
+  type VaneBootstrap,
   type VaneBrowserOptions,
-  type VaneShare,
   type VaneUpdate,
 } from '../src/index.js';
-import { shareName } from '../src/share.js';
+import { shareName, sharedStream, type VaneShare } from '../src/share.js';
+import { lastKnownGood } from '../src/storage.js';
 import { FakeChannels, FakeLocks } from './fake-share.js';
 import {
   FakeDocument,
@@ -62,7 +64,7 @@ const setConfig = (key: string, value: unknown): Promise<unknown> =>
 describe('sync', () => {
   it('syncs once, then a reload with the stored ETag gets 304 and keeps the values', async () => {
     const storage = new MemoryStorage();
-    const first = client({ lastKnownGood: storage, stream: false });
+    const first = client({ lastKnownGood: lastKnownGood({ storage }), stream: false });
     await first.start();
     expect(first.config('db.pool.max')).toBe(10);
     expect(first.flag('new-checkout')).toBe(true);
@@ -71,7 +73,7 @@ describe('sync', () => {
     expect(net.sent.map((r) => r.status)).toEqual([200]);
     first.close();
 
-    const second = client({ lastKnownGood: storage, stream: false });
+    const second = client({ lastKnownGood: lastKnownGood({ storage }), stream: false });
     // Values from storage before any request, marked stale until the service confirms them.
     expect(second.config('db.pool.max')).toBe(10);
     expect(second.status.stale).toBe(true);
@@ -196,7 +198,7 @@ describe('service waits', () => {
 describe('last-known-good', () => {
   it('a reload while the service is down shows the stored values, marked stale', async () => {
     const storage = new MemoryStorage();
-    const first = client({ lastKnownGood: storage });
+    const first = client({ lastKnownGood: lastKnownGood({ storage }) });
     await first.start();
     await connected(first);
     await setConfig('banner.text', 'stored');
@@ -204,7 +206,7 @@ describe('last-known-good', () => {
     first.close();
     proxy.onRequest(() => 'reset');
 
-    const reloaded = client({ lastKnownGood: storage, backoffMinMs: 5, backoffMaxMs: 20 });
+    const reloaded = client({ lastKnownGood: lastKnownGood({ storage }), backoffMinMs: 5, backoffMaxMs: 20 });
     await reloaded.start();
     expect(reloaded.config('banner.text')).toBe('stored');
     expect(reloaded.status).toMatchObject({ ready: true, stale: true });
@@ -216,11 +218,47 @@ describe('last-known-good', () => {
 
   it('stores nothing but public data', async () => {
     const storage = new MemoryStorage();
-    const c = client({ lastKnownGood: storage });
+    const c = client({ lastKnownGood: lastKnownGood({ storage }) });
     await c.start();
     const stored = [...storage.items.values()].join('');
     expect(stored).toContain('db.pool.max');
     for (const value of Object.values(TEST_SECRET_VALUES)) expect(stored).not.toContain(value);
+  });
+
+  it('keeps the copy under the key given, or under vane: and the origin; a client with a bootstrap starts from the bootstrap', async () => {
+    const storage = new MemoryStorage();
+    const named = client({ lastKnownGood: lastKnownGood({ storage, key: 'shop-copy' }) });
+    await named.start();
+    const plain = client({ lastKnownGood: lastKnownGood({ storage }), stream: false });
+    await plain.start();
+    expect([...storage.items.keys()].sort()).toEqual(['shop-copy', `vane:${new URL(proxy.baseUrl('shop')).origin}`]);
+    // A bootstrap wins over the stored copy: not stale, and the copy is not read.
+    const bootstrap = await createBootstrap({
+      baseUrl: proxy.baseUrl('shop'),
+      apiKey: TEST_KEYS.shopPublic,
+      fetch: net.fetch,
+    });
+    storage.items.set('shop-copy', '{"not":"a bootstrap"}');
+    const booted = client({ bootstrap, lastKnownGood: lastKnownGood({ storage, key: 'shop-copy' }) });
+    expect(booted.status).toMatchObject({ ready: true, stale: false, revision: bootstrap.revision });
+  });
+
+  it('where reading localStorage throws (blocked cookies, a sandboxed frame), the plug-in keeps no copy and the client works', async () => {
+    const own = Object.getOwnPropertyDescriptor(globalThis, 'localStorage');
+    Object.defineProperty(globalThis, 'localStorage', {
+      configurable: true,
+      get: () => {
+        throw new Error('SecurityError: the operation is insecure');
+      },
+    });
+    try {
+      const c = client({ lastKnownGood: lastKnownGood(), stream: false });
+      await c.start();
+      expect(c.config('db.pool.max')).toBe(10);
+    } finally {
+      if (own) Object.defineProperty(globalThis, 'localStorage', own);
+      else delete (globalThis as { localStorage?: unknown }).localStorage;
+    }
   });
 
   it('without storage and without the service, start() rejects and the client retries in the background', async () => {
@@ -271,10 +309,23 @@ describe('secrets', () => {
       expect(JSON.parse(text)).not.toHaveProperty('secrets');
       expect(text).not.toContain(TEST_SECRET_VALUES.hidden);
     }
-    const web = client({ baseUrl: proxy.baseUrl('web'), apiKey: TEST_KEYS.webPublic });
+    const storage = new MemoryStorage();
+    const web = client({
+      baseUrl: proxy.baseUrl('web'),
+      apiKey: TEST_KEYS.webPublic,
+      lastKnownGood: lastKnownGood({ storage }),
+    });
     await web.start();
     expect(web.config('ui.theme')).toBe('dark');
-    expect(JSON.stringify(web.toBootstrap())).not.toContain(TEST_SECRET_VALUES.hidden);
+    const bootstrap = await createBootstrap({
+      baseUrl: proxy.baseUrl('web'),
+      apiKey: TEST_KEYS.webPublic,
+      fetch: net.fetch,
+    });
+    for (const copy of [JSON.stringify(bootstrap), ...storage.items.values()]) {
+      expect(copy).toContain('ui.theme');
+      expect(copy).not.toContain(TEST_SECRET_VALUES.hidden);
+    }
   });
 });
 
@@ -282,7 +333,7 @@ describe('A/B', () => {
   const GERMAN = { userId: 'u-1', attributes: { country: 'DE' } };
 
   it('answers for the page user, one request per flag, user, attributes and revision', async () => {
-    const c = client({ user: GERMAN, stream: false });
+    const c = client({ user: GERMAN, ab: abTesting(), stream: false });
     await c.start();
     expect(c.abFlag('new-pricing')).toBe(false);
     await waitForEvent<VaneUpdate>(
@@ -300,10 +351,23 @@ describe('A/B', () => {
   });
 
   it('refuses a non-string attribute before any request, naming it', async () => {
-    const c = client();
+    const c = client({ ab: abTesting() });
     await expect(
       c.evaluateAb(['new-pricing'], { userId: 'u-1', attributes: { age: 42 as unknown as string } }),
     ).rejects.toMatchObject({ code: 'VANE_INVALID_ARGUMENT', message: expect.stringContaining('"age"') });
+    expect(net.sent).toEqual([]);
+  });
+
+  it('without the A/B plug-in, its methods and the user option are refused, naming the plug-in', async () => {
+    const c = client();
+    expect(() => c.abFlag('new-pricing')).toThrow(
+      expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT', message: expect.stringContaining('@vane/browser/ab') }),
+    );
+    expect(() => c.setUser(GERMAN)).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
+    await expect(c.evaluateAb(['new-pricing'])).rejects.toMatchObject({ code: 'VANE_INVALID_ARGUMENT' });
+    expect(() => client({ user: GERMAN })).toThrow(
+      expect.objectContaining({ message: expect.stringContaining('user needs the A/B plug-in') }),
+    );
     expect(net.sent).toEqual([]);
   });
 });
@@ -322,7 +386,7 @@ describe('bootstrap', () => {
     expect(bootstrap.ab?.results).toEqual({ 'new-pricing': true });
     const before = net.sent.length;
 
-    const c = client({ bootstrap: parseBootstrap(json) });
+    const c = client({ bootstrap: parseBootstrap(json), ab: abTesting() });
     expect(c.flag('new-checkout')).toBe(true);
     expect(c.abFlag('new-pricing')).toBe(true);
     expect(c.status).toMatchObject({ ready: true, stale: false, revision: bootstrap.revision });
@@ -355,7 +419,7 @@ describe('bootstrap', () => {
     }
   });
 
-  it('both producers, and a client, make bootstraps of plain objects throughout (Next.js refuses others as props)', async () => {
+  it('both producers make bootstraps of plain objects throughout, and A/B answers are plain (Next.js refuses others as props)', async () => {
     /** The paths of every object in `value` whose prototype is neither Object's nor Array's. */
     const notPlain = (value: unknown, path = '$'): string[] => {
       if (typeof value !== 'object' || value === null) return [];
@@ -382,9 +446,9 @@ describe('bootstrap', () => {
     });
     try {
       const fromSecret = await createBrowserBootstrap(secretClient, { user, abKeys: ['new-pricing'] });
-      const c = client({ bootstrap: fromPublic, user });
+      const c = client({ bootstrap: fromPublic, user, ab: abTesting() });
       const answers = await c.evaluateAb(['new-pricing']);
-      for (const made of [fromPublic, fromSecret, c.toBootstrap(), answers]) {
+      for (const made of [fromPublic, fromSecret, answers]) {
         expect(notPlain(made)).toEqual([]);
         expect(structuredClone(made)).toEqual(made);
       }
@@ -393,6 +457,25 @@ describe('bootstrap', () => {
     } finally {
       await secretClient.close();
     }
+  });
+
+  it("a bootstrap's A/B answers are the A/B plug-in's to check, before any request", async () => {
+    const bootstrap = await createBootstrap({
+      baseUrl: proxy.baseUrl('shop'),
+      apiKey: TEST_KEYS.shopPublic,
+      fetch: net.fetch,
+    });
+    const before = net.sent.length;
+    const badAb = { ...bootstrap, ab: { userId: 'u-1', attributes: {}, results: { 'new-pricing': 'yes' } } };
+    expect(() => client({ bootstrap: badAb as unknown as VaneBootstrap, ab: abTesting() })).toThrow(
+      expect.objectContaining({
+        code: 'VANE_INVALID_ARGUMENT',
+        message: expect.stringContaining('bootstrap.ab.results'),
+      }),
+    );
+    // Without the plug-in the answers are not read: the state serves.
+    expect(client({ bootstrap: badAb as unknown as VaneBootstrap }).flag('new-checkout')).toBe(true);
+    expect(net.sent.length).toBe(before);
   });
 
   it('refuses a bootstrap that carries secrets', () => {
@@ -419,7 +502,7 @@ describe('shared stream', () => {
   });
 
   const shared = (options: Partial<VaneBrowserOptions> = {}): VaneBrowserClient =>
-    client({ share, backoffMinMs: 5, backoffMaxMs: 20, ...options });
+    client({ share: sharedStream(share), backoffMinMs: 5, backoffMaxMs: 20, ...options });
 
   const streamsHeld = (count: number): Promise<void> =>
     until(() => server.stats().streams === count, `${count} stream(s) held by the server`, { timeoutMs: 10_000 });
@@ -448,6 +531,26 @@ describe('shared stream', () => {
     expect([b.status.revision, c.status.revision]).toEqual([revision, revision]);
     expect(seen).toEqual([[revision], [revision], [revision]]);
     expect(server.stats().streams).toBe(1);
+  });
+
+  it('with the storage plug-in, the holder alone writes the copy: one write per revision for every client', async () => {
+    const storage = new MemoryStorage();
+    const writes: number[] = [];
+    const setItem = storage.setItem.bind(storage);
+    storage.setItem = (key, value) => {
+      writes.push((JSON.parse(value) as { revision: number }).revision);
+      setItem(key, value);
+    };
+    const [a, b, c] = [0, 1, 2].map(() => shared({ lastKnownGood: lastKnownGood({ storage }) }));
+    await Promise.all([a!.start(), b!.start(), c!.start()]);
+    await until(() => [a!, b!, c!].every((each) => each.status.connected), 'all connected', { timeoutMs: 10_000 });
+    await setConfig('db.host', 'stored once');
+    await until(() => [a!, b!, c!].every((each) => each.config('db.host') === 'stored once'), 'the change in all', {
+      timeoutMs: 10_000,
+    });
+    await until(() => writes.includes(a!.status.revision), 'the new revision stored', { timeoutMs: 10_000 });
+    expect(writes).toEqual([...new Set(writes)]);
+    expect(writes).toHaveLength(2);
   });
 
   it('the lock and channel names are a hash of base URL and key, never the key', async () => {
@@ -532,7 +635,10 @@ describe('shared stream', () => {
   });
 
   it('A/B answers stay per client: each asks for its own user', async () => {
-    const [a, b] = [shared({ user: { userId: 'u-1' } }), shared({ user: { userId: 'u-2' } })];
+    const [a, b] = [
+      shared({ user: { userId: 'u-1' }, ab: abTesting() }),
+      shared({ user: { userId: 'u-2' }, ab: abTesting() }),
+    ];
     await Promise.all([a.start(), b.start()]);
     await Promise.all([a.evaluateAb(['new-checkout']), b.evaluateAb(['new-checkout'])]);
     const users = proxy.requests
@@ -541,12 +647,16 @@ describe('shared stream', () => {
     expect(users.sort()).toEqual(['u-1', 'u-2']);
   });
 
-  it('without a share (share: false, or no navigator.locks, as in Node 20 or React Native) each client streams on its own', async () => {
+  it('without the plug-in, or without navigator.locks (as in Node 20 or React Native), each client streams on its own', async () => {
     // Node 24 has navigator.locks: hide it, as a runtime without the Web Locks API has none.
     const navigator = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
     Object.defineProperty(globalThis, 'navigator', { value: undefined, configurable: true, writable: true });
     try {
-      const [a, b, c] = [shared({ share: false }), shared({ share: true }), shared({ share: true })];
+      const [a, b, c] = [
+        shared({ share: undefined }),
+        shared({ share: sharedStream() }),
+        shared({ share: sharedStream() }),
+      ];
       await Promise.all([a.start(), b.start(), c.start()]);
       await until(() => [a, b, c].every((each) => each.status.connected), 'all connected', { timeoutMs: 10_000 });
       await streamsHeld(3);
@@ -575,7 +685,8 @@ describe('README', () => {
         baseUrl, // https://shop.vane.example, or http://shop.localhost:4400 locally
         apiKey, // a public key (svp_…); a secret key (svs_…) is refused
         user: { userId: 'u-8812', attributes: { country: 'DE' } }, // the page's user, for A/B answers
-        lastKnownGood: storage, // true: keep a copy in localStorage
+        ab: abTesting(), // plug-in: A/B answers for the user (import { abTesting } from '@vane/browser/ab')
+        lastKnownGood: lastKnownGood({ storage }), // plug-in: a copy in localStorage by default (@vane/browser/storage)
       });
       await vane.start(); // resolves once values are held
       vane.flag('new-checkout'); // boolean: is_active, computed by the server

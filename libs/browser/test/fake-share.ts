@@ -1,4 +1,4 @@
-import type { VaneChannel, VaneLocks } from '../src/index.js';
+import type { VaneChannel, VaneLocks } from '../src/share.js';
 
 /**
  * A lock manager and channels standing in for `navigator.locks` and

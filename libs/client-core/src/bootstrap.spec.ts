@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from './errors.js';
-import { publicSnapshotJson, readBootstrap } from './bootstrap.js';
+import { publicSnapshotJson, readBootstrap, readBootstrapAb, readBootstrapState } from './bootstrap.js';
 import { parseSnapshot } from './snapshot.js';
 
 const wire = {
@@ -50,6 +50,22 @@ describe('bootstrap', () => {
   ])('refuses a malformed bootstrap, naming the member (%#)', (doc, message) => {
     expect(() => readBootstrap(doc)).toThrow(InvalidArgumentError);
     expect(() => readBootstrap(doc)).toThrow(message);
+  });
+
+  it('reads the state and the A/B answers apart: the state leaves `ab` unread, readBootstrapAb checks it', () => {
+    const malformedAb = {
+      v: 1,
+      snapshot: { ...wire, secrets: undefined },
+      etag: null,
+      revision: 7,
+      ab: { userId: 7, results: {} },
+    };
+    expect(readBootstrapState(malformedAb).snapshot.revision).toBe(7);
+    expect(() => readBootstrapAb(malformedAb)).toThrow('bootstrap.ab: expected an object with a string userId');
+    expect(readBootstrapAb({ ...malformedAb, ab: undefined })).toBeUndefined();
+    // The state keeps every refusal of the whole: secrets, a wrong revision.
+    expect(() => readBootstrapState({ ...malformedAb, snapshot: wire })).toThrow('bootstrap.snapshot.secrets');
+    expect(() => readBootstrapState({ ...malformedAb, revision: 8 })).toThrow('bootstrap.revision');
   });
 
   it('holds plain objects only (Next.js refuses null-prototype props), a key named __proto__ as an own member', () => {

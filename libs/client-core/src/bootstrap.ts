@@ -104,13 +104,23 @@ function strings<T>(v: unknown, path: string, type: 'string' | 'boolean'): Recor
   return record(Object.entries(v) as [string, T][]);
 }
 
+/** A bootstrap's state, read: the snapshot parsed, the ETag checked (its `ab` member not read). */
+export interface ReadBootstrapState {
+  /** The snapshot (no secrets, whatever the input held). */
+  readonly snapshot: Snapshot;
+  /** The ETag, or `null`. */
+  readonly etag: string | null;
+}
+
 /**
- * Checks a bootstrap (e.g. parsed from the page) and parses its snapshot.
- * A bootstrap holding secrets is refused: a browser never takes them.
+ * Checks a bootstrap's state (e.g. parsed from the page) and parses its
+ * snapshot; its `ab` member is {@link readBootstrapAb}'s, so that a client
+ * with no A/B carries none of its checks. A bootstrap holding secrets is
+ * refused: a browser never takes them.
  *
  * @throws InvalidArgumentError - naming the member at fault, never a value.
  */
-export function readBootstrap(doc: unknown): ReadBootstrap {
+export function readBootstrapState(doc: unknown): ReadBootstrapState {
   if (!isRecord(doc) || doc['v'] !== 1) fail('', 'expected v: 1');
   const raw = doc['snapshot'];
   if (isRecord(raw) && raw['secrets'] !== undefined) fail('.snapshot.secrets', 'not allowed');
@@ -124,16 +134,34 @@ export function readBootstrap(doc: unknown): ReadBootstrap {
   const etag = doc['etag'];
   if (etag !== null && typeof etag !== 'string') fail('.etag', 'expected a string or null');
   if (doc['revision'] !== snapshot.revision) fail('.revision', 'not snapshot.revision');
-  const ab = doc['ab'];
-  if (ab === undefined) return { snapshot, etag, ab: undefined };
+  return { snapshot, etag };
+}
+
+/**
+ * Checks the A/B answers of a bootstrap whose state {@link readBootstrapState} read.
+ *
+ * @returns the answers, `undefined` when the bootstrap has none.
+ * @throws InvalidArgumentError - naming the member at fault, never a value.
+ */
+export function readBootstrapAb(doc: unknown): BootstrapAb | undefined {
+  const ab = isRecord(doc) ? doc['ab'] : undefined;
+  if (ab === undefined) return undefined;
   if (!isRecord(ab) || typeof ab['userId'] !== 'string') fail('.ab', 'expected an object with a string userId');
   return {
-    snapshot,
-    etag,
-    ab: {
-      userId: ab['userId'],
-      attributes: strings<string>(ab['attributes'] ?? {}, '.ab.attributes', 'string'),
-      results: strings<boolean>(ab['results'], '.ab.results', 'boolean'),
-    },
+    userId: ab['userId'],
+    attributes: strings<string>(ab['attributes'] ?? {}, '.ab.attributes', 'string'),
+    results: strings<boolean>(ab['results'], '.ab.results', 'boolean'),
   };
+}
+
+/**
+ * Checks a bootstrap (e.g. parsed from the page) and parses its snapshot:
+ * {@link readBootstrapState} and {@link readBootstrapAb}. A bootstrap
+ * holding secrets is refused: a browser never takes them.
+ *
+ * @throws InvalidArgumentError - naming the member at fault, never a value.
+ */
+export function readBootstrap(doc: unknown): ReadBootstrap {
+  const state = readBootstrapState(doc);
+  return { ...state, ab: readBootstrapAb(doc) };
 }

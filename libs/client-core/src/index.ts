@@ -59,5 +59,12 @@ export {
   readAbResults,
 } from './ab-context.js';
 export type { AbContext, AbPlan, AbResults } from './ab-context.js';
-export { publicSnapshotJson, readBootstrap } from './bootstrap.js';
-export type { BootstrapAb, FlagJson, PublicSnapshotJson, ReadBootstrap, VaneBootstrap } from './bootstrap.js';
+export { publicSnapshotJson, readBootstrap, readBootstrapAb, readBootstrapState } from './bootstrap.js';
+export type {
+  BootstrapAb,
+  FlagJson,
+  PublicSnapshotJson,
+  ReadBootstrap,
+  ReadBootstrapState,
+  VaneBootstrap,
+} from './bootstrap.js';

@@ -1,6 +1,7 @@
 import { OpenFeature, ProviderEvents, type EventDetails } from '@openfeature/web-sdk';
 import { startVaneServer, type VaneServer } from '@vane/server';
 import { TEST_KEYS, adminRequest, testSeed, waitForEvent } from '@vane/server/testing';
+import { VaneBrowserClient } from '@vane/browser';
 import { VaneWebProvider } from '@vane/openfeature/web';
 import { loopbackFetch, type LoopbackFetch } from '../../../test/support/loopback-fetch.js';
 
@@ -58,4 +59,19 @@ it('emits ConfigurationChanged with the keys of a new revision', async () => {
   await adminRequest(server, 'PUT', '/services/shop/configs/banner.text', { value: 'hello' });
   await changed;
   expect(OpenFeature.getClient().getStringValue('banner.text', '')).toBe('hello');
+});
+
+it('without abKeys, a context sets no user: a client without the A/B plug-in serves flags and configs', async () => {
+  const client = new VaneBrowserClient({
+    baseUrl: `http://shop.localhost:${server.port}`,
+    apiKey: TEST_KEYS.shopPublic,
+    fetch: net.fetch,
+  });
+  await OpenFeature.setContext({ targetingKey: 'u-1', country: 'DE' });
+  await OpenFeature.setProviderAndWait(new VaneWebProvider({ client }));
+  await OpenFeature.setContext({ targetingKey: 'u-2' });
+  expect(OpenFeature.getClient().getBooleanValue('new-checkout', false)).toBe(true);
+  // The A/B methods are the plug-in's: the provider never called them.
+  expect(() => client.abFlag('new-pricing')).toThrow(expect.objectContaining({ code: 'VANE_INVALID_ARGUMENT' }));
+  client.close();
 });

@@ -15,7 +15,10 @@ import { VaneContext } from './vane-provider.js';
 export interface UseFlagOptions {
   /** The value while the flag is unknown. @default false */
   readonly defaultValue?: boolean;
-  /** Read the A/B answer for the client's user instead of the flag's `is_active`. @default false */
+  /**
+   * Read the A/B answer for the client's user instead of the flag's `is_active`: the client needs the
+   * A/B plug-in (`ab: abTesting()` of `@vane/browser/ab`). @default false
+   */
   readonly ab?: boolean;
 }
 

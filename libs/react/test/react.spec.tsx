@@ -1,4 +1,6 @@
-import { createBootstrap, VaneBrowserClient, type VaneBootstrap, type VaneBrowserOptions } from '@vane/browser';
+import { VaneBrowserClient, type VaneBootstrap, type VaneBrowserOptions } from '@vane/browser';
+import { abTesting } from '@vane/browser/ab';
+import { createBootstrap } from '@vane/browser/bootstrap';
 import { startLocalServer, type LocalServer } from '@vane/server';
 import { TEST_KEYS, adminRequest, testSeed, until } from '@vane/server/testing';
 import { StrictMode, version } from 'react';
@@ -22,8 +24,10 @@ const GERMAN = { userId: 'u-1', attributes: { country: 'DE' } };
 beforeEach(async () => {
   server = await startLocalServer({ seed: testSeed(), port: 0 });
   net = loopbackFetch();
-  options = { baseUrl: `http://shop.localhost:${server.port}`, apiKey: TEST_KEYS.shopPublic, fetch: net.fetch };
-  bootstrap = await createBootstrap({ ...options, user: GERMAN, abKeys: ['new-pricing'] });
+  const where = { baseUrl: `http://shop.localhost:${server.port}`, apiKey: TEST_KEYS.shopPublic, fetch: net.fetch };
+  // The A/B plug-in: `useFlag(key, { ab: true })` reads the client's `abFlag`.
+  options = { ...where, ab: abTesting() };
+  bootstrap = await createBootstrap({ ...where, user: GERMAN, abKeys: ['new-pricing'] });
   net.sent.length = 0;
 });
 

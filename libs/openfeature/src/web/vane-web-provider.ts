@@ -17,6 +17,7 @@ import {
   type ResolutionDetails,
 } from '@openfeature/web-sdk';
 import { VaneBrowserClient, type VaneBootstrap, type VaneBrowserOptions, type VaneUpdate } from '@vane/browser';
+import { abTesting } from '@vane/browser/ab';
 import { abContextOf } from '../ab-context.js';
 import { jsonTypeOf } from '../json-type.js';
 
@@ -24,12 +25,14 @@ import { jsonTypeOf } from '../json-type.js';
 export type VaneWebProviderOptions = {
   /**
    * Boolean flags resolved to the A/B answer for the context's user
-   * (`abFlag`) instead of the flag's `is_active`. @default none
+   * (`abFlag`) instead of the flag's `is_active`. A client of yours needs the
+   * A/B plug-in (`ab: abTesting()` of `@vane/browser/ab`); one the provider
+   * creates gets it. @default none
    */
   readonly abKeys?: readonly string[];
 } & (
   | {
-      /** A client you own: `initialize()` starts it, `onClose()` leaves it open. */
+      /** A client you own (with the A/B plug-in when `abKeys` is set): `initialize()` starts it, `onClose()` leaves it open. */
       readonly client: VaneBrowserClient;
     }
   | {
@@ -68,13 +71,16 @@ export class VaneWebProvider implements Provider {
   /** @param options - see {@link VaneWebProviderOptions}. */
   constructor(options: VaneWebProviderOptions) {
     this.#own = !('client' in options);
+    this.#ab = new Set(options.abKeys ?? []);
     this.client =
       'client' in options
         ? options.client
-        : new VaneBrowserClient(
-            options.bootstrap ? { ...options.options, bootstrap: options.bootstrap } : options.options,
-          );
-    this.#ab = new Set(options.abKeys ?? []);
+        : new VaneBrowserClient({
+            ...options.options,
+            ...(options.bootstrap && { bootstrap: options.bootstrap }),
+            // The A/B plug-in only when A/B answers are read: a provider without `abKeys` bundles none of it.
+            ...(this.#ab.size > 0 && !options.options.ab && { ab: abTesting() }),
+          });
   }
 
   /** Takes the context's user, starts the client, and relays its updates as provider events. */
@@ -160,6 +166,8 @@ export class VaneWebProvider implements Provider {
   }
 
   #setUser(context: EvaluationContext): void {
+    // The context's user matters to A/B answers only: without `abKeys`, the client needs no user (nor the plug-in).
+    if (this.#ab.size === 0) return;
     const ab = abContextOf(context);
     // A context the service would refuse (a non-string attribute) leaves the user unset: A/B answers are then the defaults.
     this.client.setUser(ab?.ok ? ab.context : undefined);
