@@ -1,5 +1,5 @@
 import { VaneClient, createBrowserBootstrap } from '@vane/client';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { TEST_KEYS, TEST_SECRET_VALUES, adminRequest, testSeed, until, waitForEvent } from '@vane/server/testing';
 import { FaultProxy, rawResponse } from '@vane/test-harness';
 import { abTesting } from '../src/ab.js';
@@ -26,13 +26,13 @@ import {
  * behind a proxy that can cut streams and answer in the server's place.
  * Every wait is on an event or a bounded condition; no sleeps.
  */
-let server: LocalServer;
+let server: VaneServer;
 let proxy: FaultProxy;
 let net: LoopbackFetch;
 const clients: VaneBrowserClient[] = [];
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: testSeed(), port: 0 });
+  server = await startVaneServer({ seed: testSeed(), port: 0 });
   proxy = await FaultProxy.start(server.port);
   net = loopbackFetch();
 });

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { TEST_KEYS, adminRequest, testSeed } from '@vane/server/testing';
 import { describeInBrowser, startChromium, type HeadlessChromium } from '../../../test/support/chromium.js';
 import { moduleLoaded, startModulePage, type ModulePage } from '../../../test/support/module-page.js';
@@ -22,7 +22,7 @@ interface PageGlobals {
  * reads the stream with its own fetch, and the server's CORS answers let
  * the page read ETag and Vane-Protocol.
  */
-let server: LocalServer;
+let server: VaneServer;
 let chromium: HeadlessChromium;
 let modules: ModulePage;
 let page: Page;
@@ -39,7 +39,7 @@ describeInBrowser('@vane/browser in Chromium', () => {
   });
 
   beforeEach(async () => {
-    server = await startLocalServer({ seed: testSeed(), port: 0 });
+    server = await startVaneServer({ seed: testSeed(), port: 0 });
     page = await chromium.context.newPage();
     requests.length = 0;
     // The service's requests only (the page and its modules come from the module page's server).

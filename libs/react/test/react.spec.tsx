@@ -1,7 +1,7 @@
 import { VaneBrowserClient, type VaneBootstrap, type VaneBrowserOptions } from '@vane/browser';
 import { abTesting } from '@vane/browser/ab';
 import { createBootstrap } from '@vane/browser/bootstrap';
-import { startLocalServer, type LocalServer } from '@vane/server';
+import { startVaneServer, type VaneServer } from '@vane/server';
 import { TEST_KEYS, adminRequest, testSeed, until } from '@vane/server/testing';
 import { StrictMode, version } from 'react';
 import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
@@ -14,7 +14,7 @@ import { useConfig, useFlag, useVane, VaneProvider } from '../src/index.js';
  * jest.react.cjs): server rendering from a bootstrap, hydration with no
  * change to the DOM, live updates, and render counts.
  */
-let server: LocalServer;
+let server: VaneServer;
 let net: LoopbackFetch;
 let options: VaneBrowserOptions;
 let bootstrap: VaneBootstrap;
@@ -22,7 +22,7 @@ const roots: Root[] = [];
 const GERMAN = { userId: 'u-1', attributes: { country: 'DE' } };
 
 beforeEach(async () => {
-  server = await startLocalServer({ seed: testSeed(), port: 0 });
+  server = await startVaneServer({ seed: testSeed(), port: 0 });
   net = loopbackFetch();
   const where = { baseUrl: `http://shop.localhost:${server.port}`, apiKey: TEST_KEYS.shopPublic, fetch: net.fetch };
   // The A/B plug-in: `useFlag(key, { ab: true })` reads the client's `abFlag`.
