@@ -1,5 +1,5 @@
 import type { AuditEntry, FlagMember, SecretType, TenantState, TrustDefinition } from './domain/model.js';
-import { NotFoundError } from './domain/not-found-error.js';
+import { NotFoundError } from './errors/not-found-error.js';
 import { secretTrail } from './audit/audit-query.js';
 import type { SecretWriteOutcome, Store } from './domain/store.js';
 import { parseTrustDefinition, parseTrustName } from './domain/trust-validation.js';

@@ -16,8 +16,8 @@ import {
   type VaneServerTrustInput,
   type VaneServiceSummary,
 } from './local-server.js';
-import { VaneServerError, type VaneServerErrorCode, type VaneServerErrorOptions } from './local-server-error.js';
-import type { VaneServerLogger } from './logger.js';
+import { VaneServerError, type VaneServerErrorCode, type VaneServerErrorOptions } from './errors/vane-server-error.js';
+import type { VaneServerLogger } from './logging/logger.js';
 
 /**
  * The former name of {@link startVaneServer}.

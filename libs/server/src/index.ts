@@ -22,8 +22,8 @@ export {
   type FailedAttemptThrottleOptions,
 } from './domain/failed-attempt-throttle.js';
 export { ManualClock, systemClock, type CancellableTimer, type TimerClock } from './domain/clock.js';
-export { consoleLogger, silentLogger, type VaneServerLogger } from './logger.js';
-export { VaneServerError, type VaneServerErrorCode, type VaneServerErrorOptions } from './local-server-error.js';
+export { consoleLogger, silentLogger, type VaneServerLogger } from './logging/logger.js';
+export { VaneServerError, type VaneServerErrorCode, type VaneServerErrorOptions } from './errors/vane-server-error.js';
 export {
   startLocalServer,
   LocalServerError,
@@ -41,7 +41,7 @@ export {
 } from './deprecated-names.js';
 export { SeedError } from './seed/seed-error.js';
 export { ValidationError } from './validation/validation-error.js';
-export { NotFoundError } from './domain/not-found-error.js';
+export { NotFoundError } from './errors/not-found-error.js';
 export { JournalFileError } from './persistence/journal-file.js';
 export { JournalWriteError } from './persistence/state-journal.js';
 export { StateChangeError } from './persistence/state-change.js';
@@ -56,8 +56,8 @@ export { RootKeyMissingError } from './sealing/root-key-missing-error.js';
 export { OutboundRefusedError } from './outbound/outbound-refused-error.js';
 export { RootKeyError } from './sealing/root-key-error.js';
 export { SealedDataError } from './sealing/sealed-data-error.js';
-export { ForbiddenError } from './domain/forbidden-error.js';
-export { ConflictError } from './domain/conflict-error.js';
+export { ForbiddenError } from './errors/forbidden-error.js';
+export { ConflictError } from './errors/conflict-error.js';
 export { abBucket, evaluateAbFlag } from './domain/ab-evaluation.js';
 export type { StreamStats } from './domain/stream-hub.js';
 export type { SecretWriteOutcome } from './domain/store.js';

@@ -5,9 +5,9 @@
  * 404 indistinguishable from a missing thing; what it sees without the right
  * is a 403.
  */
-import { ForbiddenError } from '../domain/forbidden-error.js';
+import { ForbiddenError } from '../errors/forbidden-error.js';
 import type { AdminRight, ServiceData } from '../domain/model.js';
-import { NotFoundError } from '../domain/not-found-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
 import type { Store } from '../domain/store.js';
 import { seesProject, seesService, type AdminPrincipal } from './admin-principal.js';
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { apiKeyRecord, hashApiKey, storedApiKey } from '../sealing/api-key-hash.js';
 import type { TrustDefinition } from './model.js';
-import { NotFoundError } from './not-found-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
 import type { StoreCore } from './store-core.js';
 import type { KeyIdentity } from './store-types.js';
 

@@ -1,5 +1,5 @@
 import type { StreamHub } from '../domain/stream-hub.js';
-import type { VaneServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logging/logger.js';
 import type { ServerMetrics } from '../ops/server-metrics.js';
 import type { StreamCount, StreamCounts } from './stream-counts.js';
 

@@ -1,4 +1,4 @@
-import type { VaneServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../logging/logger.js';
 import type { ReadinessCheck, ReadinessResult } from '../ops/readiness.js';
 import type { ServerMetrics } from '../ops/server-metrics.js';
 

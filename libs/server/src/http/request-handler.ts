@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleConsoleRoute } from '../console/console-routes.js';
-import type { VaneServerLogger } from '../logger.js';
-import { NotFoundError } from '../domain/not-found-error.js';
-import { ForbiddenError } from '../domain/forbidden-error.js';
-import { ConflictError } from '../domain/conflict-error.js';
+import type { VaneServerLogger } from '../logging/logger.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { ForbiddenError } from '../errors/forbidden-error.js';
+import { ConflictError } from '../errors/conflict-error.js';
 import { RootKeyError } from '../sealing/root-key-error.js';
 import { SealedDataError } from '../sealing/sealed-data-error.js';
 import { ValidationError } from '../validation/index.js';

@@ -1,5 +1,5 @@
 import { redactKey } from '../domain/store.js';
-import type { LogFields } from '../logger.js';
+import type { LogFields } from '../logging/logger.js';
 import type { StateChange } from '../persistence/state-change.js';
 import type { RequestScope } from './request-scope.js';
 

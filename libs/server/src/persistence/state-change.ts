@@ -25,7 +25,7 @@ import {
   type TenantState,
   type TrustDefinition,
 } from '../domain/model.js';
-import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
 
 /** A change that moves a service to `revision`. */
 interface RevisionChange {

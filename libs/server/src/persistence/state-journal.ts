@@ -11,7 +11,7 @@ import type { ServerData } from '../domain/model.js';
 import { applyStateChange, type StateChange } from './state-change.js';
 import { removeCrashLeftovers, renderStateText, StateFile, syncDirectory } from './state-file.js';
 import { missingKeyError, type SealingCodec } from '../sealing/sealing-codec.js';
-import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
 
 /** The journal could not be written: what was recorded since is not durable, and no write is answered any more. */
 export class JournalWriteError extends VaneServerError {

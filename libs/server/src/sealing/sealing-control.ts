@@ -8,8 +8,8 @@
  */
 import type { ChangeLog } from '../domain/change-log.js';
 import type { Store } from '../domain/store.js';
-import { ConflictError } from '../domain/conflict-error.js';
-import { NotFoundError } from '../domain/not-found-error.js';
+import { ConflictError } from '../errors/conflict-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
 import { Keyring } from './keyring.js';
 import type { SealingCodec } from './sealing-codec.js';
 import { ValidationError } from '../validation/index.js';

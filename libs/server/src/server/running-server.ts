@@ -5,7 +5,7 @@
  * @module
  */
 import type { AdminApi } from '../admin-api.js';
-import { NotFoundError } from '../domain/not-found-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
 import type { OpenListeners } from '../ops/server-listeners.js';
 import { drainStreams } from '../ops/stream-drain.js';
 import type { TlsFiles } from '../ops/tls-files.js';

@@ -1,4 +1,4 @@
-import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from './vane-server-error.js';
 
 /**
  * A change would replace something that must be removed first: an admin

@@ -1,4 +1,4 @@
-import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from './vane-server-error.js';
 
 /**
  * What a change names does not exist: a service, a key, a config, a flag, a

@@ -1,5 +1,5 @@
-import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
-import type { AdminRight } from './model.js';
+import { VaneServerError, type VaneServerErrorOptions } from './vane-server-error.js';
+import type { AdminRight } from '../domain/model.js';
 
 /**
  * The admin token lacks the right a change or read needs. Over HTTP it is

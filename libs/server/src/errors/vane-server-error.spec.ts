@@ -1,7 +1,7 @@
-import * as api from './index.js';
-import { HttpError } from './http/http-error.js';
-import { VaneServerError } from './local-server-error.js';
-import { AdminRequestError, WaitTimeoutError } from './testing/index.js';
+import * as api from '../index.js';
+import { HttpError } from '../http/http-error.js';
+import { VaneServerError } from './vane-server-error.js';
+import { AdminRequestError, WaitTimeoutError } from '../testing/index.js';
 
 describe('VaneServerError: one base, stable codes', () => {
   const cause = new Error('underlying');
