@@ -16,7 +16,7 @@ export {
   type VaneServiceSummary,
   type VaneServerTrustInput,
   DEFAULT_SESSION_TTL_MS,
-} from './local-server.js';
+} from './server/start-vane-server.js';
 export {
   DEFAULT_FAILED_ATTEMPT_THROTTLE,
   type FailedAttemptThrottleOptions,
@@ -38,20 +38,20 @@ export {
   type LocalServerSeed,
   type LocalServerTrustInput,
   type LocalServiceSummary,
-} from './deprecated-names.js';
+} from './server/deprecated-names.js';
 export { SeedError } from './seed/seed-error.js';
 export { ValidationError } from './validation/validation-error.js';
 export { NotFoundError } from './errors/not-found-error.js';
 export { JournalFileError } from './persistence/journal-file.js';
 export { JournalWriteError } from './persistence/state-journal.js';
-export { StateChangeError } from './persistence/state-change.js';
-export { ConfigError } from './config/config-error.js';
+export { StateChangeError } from './domain/state-change.js';
+export { ConfigError } from './errors/config-error.js';
 export {
   CommitOutcomeUnknownError,
   StoreOpenError,
   StoreUnavailableError,
   StoreUnreachableError,
-} from './store/store-errors.js';
+} from './errors/store-errors.js';
 export { RootKeyMissingError } from './sealing/root-key-missing-error.js';
 export { OutboundRefusedError } from './outbound/outbound-refused-error.js';
 export { RootKeyError } from './sealing/root-key-error.js';

@@ -1,4 +1,4 @@
-import { startVaneServer, type VaneServer, type VaneServerOptions } from '../local-server.js';
+import { startVaneServer, type VaneServer, type VaneServerOptions } from '../server/start-vane-server.js';
 import type { ConfigValues } from '../config/load-config.js';
 import { loadServerConfig } from '../config/load-server-config.js';
 import type { SERVER_OPTIONS } from '../config/server-options.js';
@@ -8,7 +8,7 @@ import type { LogFields } from '../logging/logger.js';
 import type { CliCommand, CommandContext } from './cli-command.js';
 import { RootKeyError } from '../sealing/root-key-error.js';
 import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
-import { StoreUnreachableError } from '../store/store-errors.js';
+import { StoreUnreachableError } from '../errors/store-errors.js';
 
 /** The settings `serve` reads. */
 type ServerConfig = ConfigValues<typeof SERVER_OPTIONS>;

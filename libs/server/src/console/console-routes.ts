@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OWNER_PRINCIPAL, tokenPrincipal, type AdminPrincipal } from '../access/admin-principal.js';
-import { allows, authorize, type AccessTarget } from '../access/authorize.js';
+import { OWNER_PRINCIPAL, tokenPrincipal, type AdminPrincipal } from '../auth/admin-principal.js';
+import { allows, authorize, type AccessTarget } from '../auth/authorize.js';
 import type { AdminRight } from '../domain/model.js';
 import { matchPath } from '../http/admin-operations.js';
-import { guessAdminToken, tooManyGuesses, type AdminTokenContext } from '../http/admin-token.js';
+import { guessAdminToken, tooManyGuesses, type AdminTokenContext } from '../auth/admin-token.js';
 import { drainRefusedBody, readBody, sendError } from '../http/http-io.js';
 import { HttpError } from '../http/http-error.js';
 import { AB_OPERATORS } from '../validation/index.js';
 import type { ConsoleAssets } from './console-assets.js';
 import type { ConsoleFeed } from './console-feed.js';
 import { setConsoleHeaders } from './console-headers.js';
-import type { ConsoleSession, ConsoleSessions } from './console-sessions.js';
+import type { ConsoleSession, ConsoleSessions } from '../auth/console-sessions.js';
 import { consoleOverview, consoleServiceView, revealSecretValue, type ConsoleSource } from './console-view.js';
 
 /** The console's parts, made once per server. */

@@ -4,7 +4,7 @@
  * @module
  */
 import type { AdminRight, AdminTokenRecord, GuessRecord, ProjectRecord, TokenScope } from './model.js';
-import { applyStateChange } from '../persistence/state-change.js';
+import { applyStateChange } from './state-change.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import type { StoreCore } from './store-core.js';

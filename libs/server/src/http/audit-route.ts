@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { queryAudit, type AuditPage } from '../audit/audit-query.js';
+import { queryAudit, type AuditPage } from '../domain/audit-query.js';
 import type { AuditRecord } from '../domain/model.js';
 import { HttpError } from './http-error.js';
 import type { ServerContext } from './server-context.js';

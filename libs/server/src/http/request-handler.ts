@@ -9,7 +9,7 @@ import { SealedDataError } from '../sealing/sealed-data-error.js';
 import { ValidationError } from '../validation/index.js';
 import { handleAdminRoute } from './admin-routes.js';
 import { HttpError } from './http-error.js';
-import { StoreUnavailableError, CommitOutcomeUnknownError } from '../store/store-errors.js';
+import { StoreUnavailableError, CommitOutcomeUnknownError } from '../errors/store-errors.js';
 import { hostName, sendError } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 import { handleServiceRoute } from './service-routes.js';

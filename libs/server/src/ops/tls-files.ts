@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../errors/config-error.js';
 import type { VaneServerLogger } from '../logging/logger.js';
 
 /** The certificate chain and private key of the native TLS listener, as PEM files. */

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { describeFsError } from './fs-errors.js';
+import { describeFsError } from '../errors/fs-errors.js';
 import type { StoredChange } from '../sealing/sealing-codec.js';
 import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
 

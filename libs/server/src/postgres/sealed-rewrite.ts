@@ -8,7 +8,7 @@
  */
 import type { DataKeyRecord } from '../domain/model.js';
 import type { VaneServerLogger } from '../logging/logger.js';
-import type { StateChange } from '../persistence/state-change.js';
+import type { StateChange } from '../domain/state-change.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
 import type { PostgresSql } from './postgres-driver.js';
 import type { PrunedState } from './history-pruner.js';

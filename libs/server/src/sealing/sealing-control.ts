@@ -13,7 +13,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { Keyring } from './keyring.js';
 import type { SealingCodec } from './sealing-codec.js';
 import { ValidationError } from '../validation/index.js';
-import { StoreUnavailableError } from '../store/store-errors.js';
+import { StoreUnavailableError } from '../errors/store-errors.js';
 
 /** Tries of the rewrite that follows a committed rotation. */
 const CHECKPOINT_ATTEMPTS = 3;

@@ -5,22 +5,22 @@
  *
  * @module
  */
-import { StoreEndedSessions, StoreGuessLedger } from '../access/store-access-ledgers.js';
-import { AdminApi } from '../admin-api.js';
+import { StoreEndedSessions, StoreGuessLedger } from '../auth/store-access-ledgers.js';
+import { AdminApi } from '../admin/admin-api.js';
 import { ConsoleAssets } from '../console/console-assets.js';
-import { ConsoleSessions } from '../console/console-sessions.js';
+import { ConsoleSessions } from '../auth/console-sessions.js';
 import { FailedAttemptThrottle } from '../domain/failed-attempt-throttle.js';
 import { KeyRateLimiter } from '../domain/rate-limiter.js';
-import { SessionTokens } from '../domain/session-tokens.js';
+import { SessionTokens } from '../auth/session-tokens.js';
 import type { ServerContext } from '../http/server-context.js';
 import { serviceHostPattern } from '../ops/service-host-pattern.js';
 import type { Keyring } from '../sealing/keyring.js';
 import { resolveKeyring } from '../sealing/root-key-source.js';
 import { SealingControl } from '../sealing/sealing-control.js';
-import { SigningKeys } from '../sealing/signing-keys.js';
-import type { OpenedStore } from '../store/open-store.js';
-import { AwsTrustVerifier } from '../trust-verifiers/aws-trust-verifier.js';
-import { JwtTrustVerifier } from '../trust-verifiers/jwt-trust-verifier.js';
+import { SigningKeys } from '../auth/signing-keys.js';
+import type { OpenedStore } from './open-store.js';
+import { AwsTrustVerifier } from '../auth/aws-trust-verifier.js';
+import { JwtTrustVerifier } from '../auth/jwt-trust-verifier.js';
 import type { ServingParts } from './serving-parts.js';
 import type { StartSettings } from './start-settings.js';
 import type { VaneServerOptions } from './vane-server-options.js';

@@ -2,8 +2,8 @@
  * A service's operations: listing, creating and reading services, their audit trail, API keys and data keys.
  */
 import * as v from 'valibot';
-import { seesService } from '../../access/admin-principal.js';
-import { authorize } from '../../access/authorize.js';
+import { seesService } from '../../auth/admin-principal.js';
+import { authorize } from '../../auth/authorize.js';
 import { DEFAULT_PROJECT } from '../../domain/model.js';
 import { serializeFlag } from '../../persistence/state-serializer.js';
 import { keyTypeSchema } from '../../validation/index.js';

@@ -1,7 +1,7 @@
 /**
  * The tenant's operations: its settings, the audit, sealing and the root key, projects and admin tokens.
  */
-import { seesAuditEntry, seesProject, seesService, withinPrincipal } from '../../access/admin-principal.js';
+import { seesAuditEntry, seesProject, seesService, withinPrincipal } from '../../auth/admin-principal.js';
 import { NotFoundError } from '../../errors/not-found-error.js';
 import { parseTokenRequest, tenantPatchSchema } from '../../validation/index.js';
 import { readAuditPage } from '../audit-route.js';

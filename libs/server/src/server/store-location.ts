@@ -1,5 +1,5 @@
-import { describeStoreSetting, parseStoreSetting, type StoreSetting } from '../config/store-setting.js';
-import { StoreOpenError } from './store-errors.js';
+import { describeStoreSetting, parseStoreSetting, type StoreSetting } from './store-setting.js';
+import { StoreOpenError } from '../errors/store-errors.js';
 
 /** Where the server keeps its data, as `--store` / `VANE_STORE` name it. */
 export type StoreLocation = StoreSetting;

@@ -1,4 +1,4 @@
-import { Keyring } from './keyring.js';
+import { Keyring } from '../sealing/keyring.js';
 import { SigningKeys } from './signing-keys.js';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -15,9 +15,9 @@ import {
   type VaneServerSeed,
   type VaneServerTrustInput,
   type VaneServiceSummary,
-} from './local-server.js';
-import { VaneServerError, type VaneServerErrorCode, type VaneServerErrorOptions } from './errors/vane-server-error.js';
-import type { VaneServerLogger } from './logging/logger.js';
+} from './start-vane-server.js';
+import { VaneServerError, type VaneServerErrorCode, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
+import type { VaneServerLogger } from '../logging/logger.js';
 
 /**
  * The former name of {@link startVaneServer}.

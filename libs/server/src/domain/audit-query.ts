@@ -2,7 +2,7 @@
  * Reading the audit (PROTOCOL §10): filters, newest first, and a cursor that
  * stays valid while entries are appended.
  */
-import type { AuditAction, AuditEntry, AuditRecord, JsonValue } from '../domain/model.js';
+import type { AuditAction, AuditEntry, AuditRecord, JsonValue } from './model.js';
 
 /** The filters of `GET /admin/v1/audit`; each one given must hold. */
 export interface AuditFilter {

@@ -15,7 +15,7 @@ import type {
   JsonValue,
   SecretVersion,
 } from '../domain/model.js';
-import { apiKeyRecord } from '../sealing/api-key-hash.js';
+import { apiKeyRecord } from '../domain/api-key-hash.js';
 import {
   apiKeySchema,
   describeType,
@@ -28,7 +28,7 @@ import {
   secretValueSchema,
   stringSchema,
   timestampSchema,
-} from '../validation/index.js';
+} from './index.js';
 
 const AUDIT_ACTIONS: ReadonlyArray<AuditAction> = ['secret.set', 'secret.delete', 'secret.version.delete'];
 

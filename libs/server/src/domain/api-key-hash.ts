@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { redactKey } from '@vane/common';
-import type { ApiKeyRecord, ServerData } from '../domain/model.js';
+import type { ApiKeyRecord, ServerData } from './model.js';
 
 /**
  * SHA-256 of an API key, hex. Keys the server makes carry 144 random bits,

@@ -5,35 +5,35 @@
  *
  * @module
  */
-import { createRequestHandler } from './http/request-handler.js';
-import { OpenApiRoute } from './http/openapi-route.js';
-import type { ServerContext } from './http/server-context.js';
-import { vaneOpenApiDocument } from './openapi/index.js';
-import { Rebalancer } from './fleet/rebalancer.js';
-import { FleetViewStreamCounts } from './fleet/stream-counts.js';
-import { openListeners, type OpenListeners } from './ops/server-listeners.js';
-import { TlsFiles } from './ops/tls-files.js';
-import { openStore, type OpenedStore } from './store/open-store.js';
-import { runningServer } from './server/running-server.js';
-import { serverContext } from './server/server-context-step.js';
-import { servingParts, type ServingParts } from './server/serving-parts.js';
-import { startSettings, type StartSettings } from './server/start-settings.js';
-import type { VaneServer } from './server/vane-server.js';
-import type { VaneServerOptions } from './server/vane-server-options.js';
+import { createRequestHandler } from '../http/request-handler.js';
+import { OpenApiRoute } from '../http/openapi-route.js';
+import type { ServerContext } from '../http/server-context.js';
+import { vaneOpenApiDocument } from '../openapi/index.js';
+import { Rebalancer } from '../fleet/rebalancer.js';
+import { FleetViewStreamCounts } from '../fleet/stream-counts.js';
+import { openListeners, type OpenListeners } from '../ops/server-listeners.js';
+import { TlsFiles } from '../ops/tls-files.js';
+import { openStore, type OpenedStore } from './open-store.js';
+import { runningServer } from './running-server.js';
+import { serverContext } from './server-context-step.js';
+import { servingParts, type ServingParts } from './serving-parts.js';
+import { startSettings, type StartSettings } from './start-settings.js';
+import type { VaneServer } from './vane-server.js';
+import type { VaneServerOptions } from './vane-server-options.js';
 
 export {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_SESSION_TTL_MS,
   type VaneServerOptions,
-} from './server/vane-server-options.js';
+} from './vane-server-options.js';
 export type {
   VaneServerFlagInput,
   VaneServerFlagPatch,
   VaneServerSeed,
   VaneServerTrustInput,
-} from './server/server-inputs.js';
-export type { VaneServer, VaneServerAdmin, VaneServiceSummary } from './server/vane-server.js';
+} from './server-inputs.js';
+export type { VaneServer, VaneServerAdmin, VaneServiceSummary } from './vane-server.js';
 
 /**
  * Starts a complete Vane service on loopback.

@@ -2,9 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TimerClock } from '../domain/clock.js';
 import type { FailedAttemptThrottle } from '../domain/failed-attempt-throttle.js';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../http/http-error.js';
 import type { ProxyTrust } from '../ops/proxy-trust.js';
-import { OWNER_PRINCIPAL, tokenPrincipal, type AdminPrincipal } from '../access/admin-principal.js';
+import { OWNER_PRINCIPAL, tokenPrincipal, type AdminPrincipal } from './admin-principal.js';
 import type { Store } from '../domain/store.js';
 import type { ChangeLog } from '../domain/change-log.js';
 

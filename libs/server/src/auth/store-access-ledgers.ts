@@ -9,7 +9,7 @@ import type { ChangeLog } from '../domain/change-log.js';
 import type { GuessLedger } from '../domain/failed-attempt-throttle.js';
 import type { GuessRecord } from '../domain/model.js';
 import type { Store } from '../domain/store.js';
-import type { EndedSessions } from '../console/console-sessions.js';
+import type { EndedSessions } from './console-sessions.js';
 
 /** Wrong admin-token guesses per client address, in the store: one count for the fleet, kept across restarts. */
 export class StoreGuessLedger implements GuessLedger {

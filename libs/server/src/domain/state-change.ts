@@ -5,8 +5,8 @@
  * leaves the data as it is: compaction may die between writing the state file
  * and removing the journal it covers.
  */
-import { chainAuditEntry } from '../audit/audit-chain.js';
-import { apiKeyRecord, storedApiKey } from '../sealing/api-key-hash.js';
+import { chainAuditEntry } from './audit-chain.js';
+import { apiKeyRecord, storedApiKey } from './api-key-hash.js';
 import {
   DEFAULT_PROJECT,
   type AdminTokenRecord,
@@ -24,7 +24,7 @@ import {
   type ServiceData,
   type TenantState,
   type TrustDefinition,
-} from '../domain/model.js';
+} from './model.js';
 import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
 
 /** A change that moves a service to `revision`. */

@@ -5,7 +5,7 @@
  * shared, and they rotate each period by themselves.
  */
 import { hkdfSync, randomBytes } from 'node:crypto';
-import type { Keyring, RootKey } from './keyring.js';
+import type { Keyring, RootKey } from '../sealing/keyring.js';
 
 /** A signing key and the id a signature names it by. */
 export interface SigningKey {

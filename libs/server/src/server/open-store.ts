@@ -10,8 +10,8 @@ import type { VaneServerLogger } from '../logging/logger.js';
 import { StateJournal } from '../persistence/state-journal.js';
 import { PostgresChangeLog } from '../postgres/postgres-change-log.js';
 import { parseServerData, readServerDataFile } from '../seed/seed-parser.js';
-import { keepKnownKeys } from '../sealing/api-key-hash.js';
-import type { VaneServerSeed } from '../local-server.js';
+import { keepKnownKeys } from '../domain/api-key-hash.js';
+import type { VaneServerSeed } from './start-vane-server.js';
 import { ownStateFile, type StateFileOwner } from './state-file-owner.js';
 import type { StoreLocation } from './store-location.js';
 

@@ -1,8 +1,8 @@
-import type { AuditEntry, FlagMember, SecretType, TenantState, TrustDefinition } from './domain/model.js';
-import { NotFoundError } from './errors/not-found-error.js';
-import { secretTrail } from './audit/audit-query.js';
-import type { SecretWriteOutcome, Store } from './domain/store.js';
-import { parseTrustDefinition, parseTrustName } from './domain/trust-validation.js';
+import type { AuditEntry, FlagMember, SecretType, TenantState, TrustDefinition } from '../domain/model.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { secretTrail } from '../domain/audit-query.js';
+import type { SecretWriteOutcome, Store } from '../domain/store.js';
+import { parseTrustDefinition, parseTrustName } from '../validation/trust-validation.js';
 import {
   FLAG_MEMBERS,
   applyFlagPatch,
@@ -18,9 +18,9 @@ import {
   parseTenantPatch,
   parseProjectName,
   type TokenRequest,
-} from './validation/index.js';
+} from '../validation/index.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { SCOPED_TOKEN_PREFIX } from './http/admin-token.js';
+import { SCOPED_TOKEN_PREFIX } from '../auth/admin-token.js';
 
 /** What replacing a flag did. */
 export interface FlagReplaceResult {

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SigningKeys } from '../sealing/signing-keys.js';
+import { SigningKeys } from './signing-keys.js';
 
 /** Name of the console's session cookie. */
 export const CONSOLE_COOKIE = 'vane_console';

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { open, readFile, unlink } from 'node:fs/promises';
-import { StoreOpenError } from './store-errors.js';
+import { StoreOpenError } from '../errors/store-errors.js';
 
 /** The running server that owns a state file, released on close. */
 export interface StateFileOwner {

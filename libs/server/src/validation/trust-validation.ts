@@ -3,7 +3,7 @@
  * state file and the admin API give them: valibot schemas per provider.
  */
 import * as v from 'valibot';
-import type { AwsTrust, JsonValue, JwtTrust, TrustDefinition, TrustProvider } from './model.js';
+import type { AwsTrust, JsonValue, JwtTrust, TrustDefinition, TrustProvider } from '../domain/model.js';
 import {
   checkSchema,
   describeType,
@@ -12,7 +12,7 @@ import {
   membersSchema,
   objectSchema,
   stringSchema,
-} from '../validation/index.js';
+} from './index.js';
 
 /** The providers a trust may name. */
 export const TRUST_PROVIDERS: ReadonlyArray<TrustProvider> = Object.freeze(['kubernetes', 'aws', 'gcp', 'azure']);

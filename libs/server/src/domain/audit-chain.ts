@@ -9,7 +9,7 @@
  * `keyed_by`) keep their SHA-256 and verify as they did.
  */
 import { createHmac, hash, hkdfSync } from 'node:crypto';
-import type { AuditRecord, JsonValue } from '../domain/model.js';
+import type { AuditRecord, JsonValue } from './model.js';
 
 /** The key an audit entry is chained with, and the id an entry names it by. */
 export interface AuditChainKey {

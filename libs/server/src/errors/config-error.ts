@@ -1,4 +1,4 @@
-import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from './vane-server-error.js';
 
 /**
  * A setting of the command line, the environment or the config file that

@@ -4,9 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose';
-import { SigningKeys } from '../sealing/signing-keys.js';
-import type { TimerClock } from './clock.js';
-import type { TrustKeyType } from './model.js';
+import { SigningKeys } from './signing-keys.js';
+import type { TimerClock } from '../domain/clock.js';
+import type { TrustKeyType } from '../domain/model.js';
 
 /** The issuer claim of every session. */
 export const SESSION_ISSUER = 'vane-local-server';

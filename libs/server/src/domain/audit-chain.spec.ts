@@ -6,7 +6,7 @@ import {
   GENESIS_HASH,
   verifyAuditChain,
 } from './audit-chain.js';
-import type { AuditRecord } from '../domain/model.js';
+import type { AuditRecord } from './model.js';
 
 function chain(length: number): AuditRecord[] {
   const entries: AuditRecord[] = [];

@@ -1,6 +1,6 @@
 import { Keyring } from '../sealing/keyring.js';
-import { SigningKeys } from '../sealing/signing-keys.js';
-import { ManualClock } from './clock.js';
+import { SigningKeys } from './signing-keys.js';
+import { ManualClock } from '../domain/clock.js';
 import { SessionTokens } from './session-tokens.js';
 
 describe('SessionTokens', () => {
