@@ -1,31 +1,44 @@
 // The layers of @vane/server (libs/server/src), checked by dependency-cruiser: see "Layers" in
 // libs/server/README.md. Run by libs/server/test/layers.spec.ts and by
 // `npx depcruise --config libs/server/.dependency-cruiser.cjs libs/server/src` from the repository root.
-// From the top: the package root (index.ts, cli.ts: re-exports and the bin), commands/, testing/,
-// server/ (the wiring), the edge (http/, console/, openapi/, ops/), auth/, the adapters (store/,
-// postgres/, persistence/, seed/, sealing/, outbound/, fleet/, audit/), validation/, domain/, and the
-// leaves (errors/, json/, logging/). A folder imports only folders below it, never one that imports it.
+// The root (index.ts re-exports, cli.ts the bin) stands above every folder and no folder imports it; the
+// folders stand in LAYERS below, from the top. No folder imports a folder that imports it, the domain imports
+// only the leaves and no networking, and each layer imports nothing of the layers above it.
 
 const SRC = '^libs/server/src/';
 const folders = (names) => `${SRC}(${names.join('|')})/`;
 
-const LEAVES = ['errors', 'json', 'logging'];
+/** The layers from the top: a folder imports only folders of its own layer or of the layers below it. */
+const LAYERS = [
+  { name: 'entries', folders: ['commands', 'testing', 'config'], what: 'the CLI, its options and the testing helpers' },
+  { name: 'wiring', folders: ['server'], what: 'the start of a server: it opens the store and passes the adapters in' },
+  { name: 'edge', folders: ['console', 'openapi', 'http', 'ops'], what: 'HTTP, the console, OpenAPI and operations' },
+  { name: 'admin', folders: ['admin'], what: 'the admin operations over the domain' },
+  { name: 'auth', folders: ['auth'], what: 'admin tokens, sessions, signing keys, trust verifiers, authorize' },
+  {
+    name: 'adapters',
+    folders: ['postgres', 'persistence', 'seed', 'sealing', 'outbound', 'fleet'],
+    what: 'the file journal, PostgreSQL, the seed, sealing, outbound requests and the fleet',
+  },
+  { name: 'validation', folders: ['validation'], what: 'input read into the domain model' },
+  { name: 'domain', folders: ['domain'], what: 'the model, revisions, A/B bucketing, schedules, rate limits, ports' },
+  {
+    name: 'leaves',
+    folders: ['errors', 'json', 'observability'],
+    what: 'errors, JSON helpers, the logger and readiness',
+  },
+];
+const LEAVES = LAYERS[LAYERS.length - 1].folders;
 const DOMAIN = ['domain'];
-const VALIDATION = ['validation'];
-const ADAPTERS = ['store', 'postgres', 'persistence', 'seed', 'sealing', 'outbound', 'fleet', 'audit'];
-const AUTH = ['auth'];
-const EDGE = ['http', 'console', 'openapi', 'ops'];
-const WIRING = ['server'];
-const ENTRIES = ['commands', 'testing'];
 
-/** A rule that `from` imports nothing in `forbidden` (folders of libs/server/src). */
-const below = (name, from, forbidden, comment) => ({
-  name,
-  comment,
+/** For each layer but the top one: it imports nothing of the layers above it. */
+const layerRules = LAYERS.slice(1).map((layer, index) => ({
+  name: `${layer.name}-below-${LAYERS[index].name}`,
+  comment: `${layer.folders.join('/, ')}/ (${layer.what}) import nothing of the layers above them.`,
   severity: 'error',
-  from: { path: folders(from) },
-  to: { path: folders(forbidden) },
-});
+  from: { path: folders(layer.folders) },
+  to: { path: folders(LAYERS.slice(0, index + 1).flatMap((above) => above.folders)) },
+}));
 
 module.exports = {
   forbidden: [
@@ -47,7 +60,7 @@ module.exports = {
     },
     {
       name: 'leaves-import-no-folder',
-      comment: 'errors/, json/ and logging/ are leaves: everything may import them, they import no other folder.',
+      comment: 'errors/, json/ and observability/ are leaves: everything may import them, they import no other folder.',
       severity: 'error',
       from: { path: `${SRC}(${LEAVES.join('|')})/` },
       to: { path: SRC, pathNot: `${SRC}$1/` },
@@ -67,31 +80,14 @@ module.exports = {
       from: { path: folders(DOMAIN) },
       to: { path: '^(node:)?(http|https|http2|net|tls|dgram|dns)$', dependencyTypesNot: ['local'] },
     },
-    below(
-      'validation-above-domain-only',
-      VALIDATION,
-      [...ADAPTERS, ...AUTH, ...EDGE, ...WIRING, ...ENTRIES],
-      'validation/ reads input into the domain model: it imports the domain and the leaves only.',
-    ),
-    below(
-      'adapters-below-auth-and-edge',
-      ADAPTERS,
-      [...AUTH, ...EDGE, ...WIRING, ...ENTRIES],
-      'The adapters (file journal, PostgreSQL, sealing, outbound, fleet, audit) implement the domain ports; they import no auth, HTTP, console, operations or wiring.',
-    ),
-    below(
-      'auth-below-edge',
-      AUTH,
-      [...EDGE, ...WIRING, ...ENTRIES],
-      'auth/ (admin tokens, sessions, signing keys, trust verifiers, authorize) imports no HTTP, console, operations or wiring.',
-    ),
-    below(
-      'edge-below-wiring',
-      EDGE,
-      [...WIRING, ...ENTRIES],
-      'HTTP, console, OpenAPI and operations import no wiring.',
-    ),
-    below('wiring-below-entries', WIRING, ENTRIES, 'server/ wires the parts; commands/ and testing/ stand on it.'),
+    {
+      name: 'every-folder-has-a-layer',
+      comment: 'A new folder of libs/server/src is placed in LAYERS before it imports anything.',
+      severity: 'error',
+      from: { path: `${SRC}[^/]+/`, pathNot: folders(LAYERS.flatMap((layer) => layer.folders)) },
+      to: { path: SRC },
+    },
+    ...layerRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -22,7 +22,7 @@ export {
   type FailedAttemptThrottleOptions,
 } from './domain/failed-attempt-throttle.js';
 export { ManualClock, systemClock, type CancellableTimer, type TimerClock } from './domain/clock.js';
-export { consoleLogger, silentLogger, type VaneServerLogger } from './logging/logger.js';
+export { consoleLogger, silentLogger, type VaneServerLogger } from './observability/logger.js';
 export { VaneServerError, type VaneServerErrorCode, type VaneServerErrorOptions } from './errors/vane-server-error.js';
 export {
   startLocalServer,
@@ -56,7 +56,7 @@ export { RootKeyMissingError } from './sealing/root-key-missing-error.js';
 export { OutboundRefusedError } from './outbound/outbound-refused-error.js';
 export { RootKeyError } from './sealing/root-key-error.js';
 export { SealedDataError } from './sealing/sealed-data-error.js';
-export { ForbiddenError } from './errors/forbidden-error.js';
+export { ForbiddenError } from './auth/forbidden-error.js';
 export { ConflictError } from './errors/conflict-error.js';
 export { abBucket, evaluateAbFlag } from './domain/ab-evaluation.js';
 export type { StreamStats } from './domain/stream-hub.js';

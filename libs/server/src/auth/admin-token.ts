@@ -2,8 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TimerClock } from '../domain/clock.js';
 import type { FailedAttemptThrottle } from '../domain/failed-attempt-throttle.js';
-import { HttpError } from '../http/http-error.js';
-import type { ProxyTrust } from '../ops/proxy-trust.js';
+import { HttpError } from '../errors/http-error.js';
 import { OWNER_PRINCIPAL, tokenPrincipal, type AdminPrincipal } from './admin-principal.js';
 import type { Store } from '../domain/store.js';
 import type { ChangeLog } from '../domain/change-log.js';
@@ -11,11 +10,21 @@ import type { ChangeLog } from '../domain/change-log.js';
 /** How a scoped admin token starts (`vat_…`). */
 export const SCOPED_TOKEN_PREFIX = 'vat_';
 
+/**
+ * Who sent a request, behind the proxies the server trusts: the throttle of
+ * wrong guesses counts per client address. `ProxyTrust` (`ops/`, from
+ * `--trust-proxy`) is the one the server passes in.
+ */
+export interface ClientAddresses {
+  /** The client's address for `req`: the peer's, or the one trusted proxies forwarded. */
+  clientAddress(req: IncomingMessage): string;
+}
+
 /** What the admin-token checks need: the owner token, the scoped tokens (the store), the throttle of wrong guesses (none when turned off) and the time. */
 export interface AdminTokenContext {
   readonly adminToken: string;
   /** Who the client is behind a trusted proxy (`--trust-proxy`); the peer's address without it. */
-  readonly proxy?: ProxyTrust;
+  readonly proxy?: ClientAddresses;
   readonly store: Store;
   /** Where a token's use is recorded: a fleet store commits it in the background. */
   readonly changes?: Pick<ChangeLog, 'commitLater'>;

@@ -5,7 +5,7 @@
  * 404 indistinguishable from a missing thing; what it sees without the right
  * is a 403.
  */
-import { ForbiddenError } from '../errors/forbidden-error.js';
+import { ForbiddenError } from './forbidden-error.js';
 import type { AdminRight, ServiceData } from '../domain/model.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import type { Store } from '../domain/store.js';

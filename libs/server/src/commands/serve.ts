@@ -4,7 +4,7 @@ import { loadServerConfig } from '../config/load-server-config.js';
 import type { SERVER_OPTIONS } from '../config/server-options.js';
 import { jsonLogger } from '../ops/json-logger.js';
 import { textLogger, type LogLevel } from '../ops/text-logger.js';
-import type { LogFields } from '../logging/logger.js';
+import type { LogFields } from '../observability/logger.js';
 import type { CliCommand, CommandContext } from './cli-command.js';
 import { RootKeyError } from '../sealing/root-key-error.js';
 import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';

@@ -5,7 +5,7 @@
  */
 import { systemClock } from '../domain/clock.js';
 import { Store } from '../domain/store.js';
-import { silentLogger } from '../logging/logger.js';
+import { silentLogger } from '../observability/logger.js';
 import { renderStateText } from '../persistence/state-file.js';
 import { Keyring } from '../sealing/keyring.js';
 import { resolveKeyring } from '../sealing/root-key-source.js';

@@ -6,7 +6,9 @@ import type { AdminRight } from '../domain/model.js';
 import { matchPath } from '../http/admin-operations.js';
 import { guessAdminToken, tooManyGuesses, type AdminTokenContext } from '../auth/admin-token.js';
 import { drainRefusedBody, readBody, sendError } from '../http/http-io.js';
-import { HttpError } from '../http/http-error.js';
+import type { AdminForwarder } from '../http/request-handler.js';
+import { HttpError } from '../errors/http-error.js';
+import type { ProxyTrust } from '../ops/proxy-trust.js';
 import { AB_OPERATORS } from '../validation/index.js';
 import type { ConsoleAssets } from './console-assets.js';
 import type { ConsoleFeed } from './console-feed.js';
@@ -24,13 +26,9 @@ export interface ConsoleRuntime {
 /** What the console routes need from the server. */
 export interface ConsoleRouteContext extends ConsoleSource, AdminTokenContext {
   readonly console: ConsoleRuntime;
+  /** Who the client is behind a trusted proxy, and the scheme and host it asked for (`--trust-proxy`). */
+  readonly proxy?: ProxyTrust;
 }
-
-/**
- * Sends a request on to the admin API (`/admin/v1/...`) as the console, whose
- * session stands in for the admin token; its answer is the console's answer.
- */
-export type AdminForwarder = (adminSegments: string[], principal: AdminPrincipal) => Promise<void>;
 
 /** Login forms are small; anything larger is not one. */
 const MAX_LOGIN_BODY_BYTES = 8 * 1024;

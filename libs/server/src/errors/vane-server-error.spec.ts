@@ -1,5 +1,5 @@
 import * as api from '../index.js';
-import { HttpError } from '../http/http-error.js';
+import { HttpError } from './http-error.js';
 import { VaneServerError } from './vane-server-error.js';
 import { AdminRequestError, WaitTimeoutError } from '../testing/index.js';
 

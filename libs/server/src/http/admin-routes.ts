@@ -3,7 +3,7 @@ import type { AdminPrincipal } from '../auth/admin-principal.js';
 import { authorize } from '../auth/authorize.js';
 import { matchOperation, readOperationBody } from './admin-operations.js';
 import { guessAdminToken, tooManyGuesses } from '../auth/admin-token.js';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../errors/http-error.js';
 import { sendJsonPayload } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 

@@ -1,5 +1,5 @@
 import { redactKey } from '../domain/store.js';
-import type { LogFields } from '../logging/logger.js';
+import type { LogFields } from '../observability/logger.js';
 import type { StateChange } from '../domain/state-change.js';
 import type { RequestScope } from './request-scope.js';
 

@@ -7,7 +7,7 @@
 import type { Store } from '../domain/store.js';
 import type { TimerClock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
-import type { VaneServerLogger } from '../logging/logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 import type { SealingCodec, StoredChange } from '../sealing/sealing-codec.js';
 import { StoreUnavailableError } from '../errors/store-errors.js';
 import { bounded } from './bounded-statement.js';

@@ -19,7 +19,7 @@
 import type { StoreWrite } from '../domain/change-log.js';
 import type { TimerClock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
-import type { VaneServerLogger } from '../logging/logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 import { CommitOutcomeUnknownError, StoreUnavailableError } from '../errors/store-errors.js';
 import { bounded, refusedBeforeCommit } from './bounded-statement.js';
 import type { ChangeCatchUp } from './change-catch-up.js';

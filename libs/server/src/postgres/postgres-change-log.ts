@@ -23,7 +23,7 @@ import type { WriteRateLimiter } from '../domain/rate-limiter.js';
 import type { FleetView, LocalReplica } from '../fleet/fleet-view.js';
 import type { ServiceDrift } from '../fleet/service-drift.js';
 import { VaneServerError } from '../errors/vane-server-error.js';
-import type { VaneServerLogger } from '../logging/logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 import type { StateChange } from '../domain/state-change.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
 import { StoreOpenError, StoreUnreachableError } from '../errors/store-errors.js';

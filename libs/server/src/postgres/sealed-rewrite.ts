@@ -7,7 +7,7 @@
  * replaying it) is not cut off.
  */
 import type { DataKeyRecord } from '../domain/model.js';
-import type { VaneServerLogger } from '../logging/logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 import type { StateChange } from '../domain/state-change.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
 import type { PostgresSql } from './postgres-driver.js';

@@ -17,7 +17,7 @@ import {
   type VaneServiceSummary,
 } from './start-vane-server.js';
 import { VaneServerError, type VaneServerErrorCode, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
-import type { VaneServerLogger } from '../logging/logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 
 /**
  * The former name of {@link startVaneServer}.

@@ -6,7 +6,7 @@ import { DEFAULT_PROJECT, DEFAULT_TENANT, emptyAccessState, type ServerData } fr
 import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
 import { resolveKeyring } from '../sealing/root-key-source.js';
 import { SealingCodec, type SealingCodecOptions } from '../sealing/sealing-codec.js';
-import type { VaneServerLogger } from '../logging/logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 import { StateJournal } from '../persistence/state-journal.js';
 import { PostgresChangeLog } from '../postgres/postgres-change-log.js';
 import { parseServerData, readServerDataFile } from '../seed/seed-parser.js';

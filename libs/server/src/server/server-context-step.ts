@@ -8,6 +8,7 @@
 import { StoreEndedSessions, StoreGuessLedger } from '../auth/store-access-ledgers.js';
 import { AdminApi } from '../admin/admin-api.js';
 import { ConsoleAssets } from '../console/console-assets.js';
+import type { ConsoleRouteContext } from '../console/console-routes.js';
 import { ConsoleSessions } from '../auth/console-sessions.js';
 import { FailedAttemptThrottle } from '../domain/failed-attempt-throttle.js';
 import { KeyRateLimiter } from '../domain/rate-limiter.js';
@@ -25,13 +26,16 @@ import type { ServingParts } from './serving-parts.js';
 import type { StartSettings } from './start-settings.js';
 import type { VaneServerOptions } from './vane-server-options.js';
 
+/** What every request is handled with: HTTP's {@link ServerContext} and the console's runtime. */
+export type ServingContext = ServerContext & ConsoleRouteContext;
+
 /** The context of every request the server will handle. */
 export function serverContext(
   settings: StartSettings,
   options: VaneServerOptions,
   opened: OpenedStore,
   parts: ServingParts,
-): ServerContext {
+): ServingContext {
   const { store } = parts;
   const { changes, codec, keyFile, fleet: fleetLog } = opened;
   const { clock, adminToken, outbound } = settings;

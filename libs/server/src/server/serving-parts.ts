@@ -14,7 +14,7 @@ import { StreamHub } from '../domain/stream-hub.js';
 import { SingleProcessFleetView, type FleetView, type LocalReplica } from '../fleet/fleet-view.js';
 import type { Rebalancer } from '../fleet/rebalancer.js';
 import { ServiceDrift } from '../fleet/service-drift.js';
-import { Readiness } from '../ops/readiness.js';
+import { Readiness } from '../observability/readiness.js';
 import { ServerMetrics } from '../ops/server-metrics.js';
 import type { OpenedStore } from './open-store.js';
 import type { StartSettings } from './start-settings.js';

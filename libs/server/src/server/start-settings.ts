@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { systemClock, type TimerClock } from '../domain/clock.js';
 import { checkFailedAttemptThrottleOptions } from '../domain/failed-attempt-throttle.js';
 import { parseListenAddress, type ListenAddress } from '../ops/listen-address.js';
-import { silentLogger, type VaneServerLogger } from '../logging/logger.js';
+import { silentLogger, type VaneServerLogger } from '../observability/logger.js';
 import type { ListenerPlan } from '../ops/server-listeners.js';
 import { ProxyTrust } from '../ops/proxy-trust.js';
 import { RequestScopes } from '../ops/request-scope.js';

@@ -7,7 +7,7 @@
  */
 import { createRequestHandler } from '../http/request-handler.js';
 import { OpenApiRoute } from '../http/openapi-route.js';
-import type { ServerContext } from '../http/server-context.js';
+import { handleConsoleRoute } from '../console/console-routes.js';
 import { vaneOpenApiDocument } from '../openapi/index.js';
 import { Rebalancer } from '../fleet/rebalancer.js';
 import { FleetViewStreamCounts } from '../fleet/stream-counts.js';
@@ -15,7 +15,7 @@ import { openListeners, type OpenListeners } from '../ops/server-listeners.js';
 import { TlsFiles } from '../ops/tls-files.js';
 import { openStore, type OpenedStore } from './open-store.js';
 import { runningServer } from './running-server.js';
-import { serverContext } from './server-context-step.js';
+import { serverContext, type ServingContext } from './server-context-step.js';
 import { servingParts, type ServingParts } from './serving-parts.js';
 import { startSettings, type StartSettings } from './start-settings.js';
 import type { VaneServer } from './vane-server.js';
@@ -95,7 +95,7 @@ async function attachFleetStep(opened: OpenedStore, serving: ServingParts): Prom
 /** Opens the listeners, each serving its routes with one request handler over `ctx`. */
 function openListenersStep(
   settings: StartSettings,
-  ctx: ServerContext,
+  ctx: ServingContext,
   tls: TlsFiles | undefined,
 ): Promise<OpenListeners> {
   // One document per server, rendered at its first request.
@@ -105,7 +105,14 @@ function openListenersStep(
     tls,
     headersTimeoutMs: settings.headersTimeoutMs,
     requestTimeoutMs: settings.requestTimeoutMs,
-    handlerFor: (routes) => createRequestHandler(ctx, settings.logger, openApi, routes),
+    handlerFor: (routes) =>
+      createRequestHandler(
+        ctx,
+        settings.logger,
+        openApi,
+        (req, res, segments, forwardToAdmin) => handleConsoleRoute(ctx, req, res, segments, forwardToAdmin),
+        routes,
+      ),
   });
 }
 

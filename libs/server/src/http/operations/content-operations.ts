@@ -7,7 +7,7 @@ import { OutboundRefusedError } from '../../outbound/outbound-refused-error.js';
 import type { OutboundPolicy } from '../../outbound/outbound-policy.js';
 import { configValueSchema, flagDefinitionSchema, flagPatchSchema, secretWriteSchema } from '../../validation/index.js';
 import { awsTrustSchema, jwtTrustSchema } from '../../validation/trust-validation.js';
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../../errors/http-error.js';
 import { parseVersion } from '../service-routes.js';
 import { members, ok, SECRET_KEY_RIGHTS, service, write, type AdminOperation } from '../admin-operation.js';
 

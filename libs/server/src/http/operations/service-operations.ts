@@ -7,7 +7,7 @@ import { authorize } from '../../auth/authorize.js';
 import { DEFAULT_PROJECT } from '../../domain/model.js';
 import { serializeFlag } from '../../persistence/state-serializer.js';
 import { keyTypeSchema } from '../../validation/index.js';
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../../errors/http-error.js';
 import { members, ok, SECRET_KEY_RIGHTS, service, visible, write, type AdminOperation } from '../admin-operation.js';
 
 /** A service's operations: listing, creating and reading services, their audit trail, API keys and data keys. */

@@ -5,7 +5,7 @@ import { seesAuditEntry, seesProject, seesService, withinPrincipal } from '../..
 import { NotFoundError } from '../../errors/not-found-error.js';
 import { parseTokenRequest, tenantPatchSchema } from '../../validation/index.js';
 import { readAuditPage } from '../audit-route.js';
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../../errors/http-error.js';
 import { everything, members, ok, visible, write, type AdminOperation } from '../admin-operation.js';
 
 /** The tenant's operations: its settings, the audit, sealing and the root key, projects and admin tokens. */

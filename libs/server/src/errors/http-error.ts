@@ -1,4 +1,4 @@
-import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from './vane-server-error.js';
 
 /** A stable error code of the wire protocol (PROTOCOL §3): the `error` member of an answer. */
 export type ProtocolErrorCode =
