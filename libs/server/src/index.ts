@@ -53,7 +53,7 @@ export {
   StoreUnreachableError,
 } from './errors/store-errors.js';
 export { RootKeyMissingError } from './sealing/root-key-missing-error.js';
-export { OutboundRefusedError } from './outbound/outbound-refused-error.js';
+export { OutboundRefusedError } from './errors/outbound-refused-error.js';
 export { RootKeyError } from './sealing/root-key-error.js';
 export { SealedDataError } from './sealing/sealed-data-error.js';
 export { ForbiddenError } from './auth/forbidden-error.js';

@@ -6,9 +6,8 @@
  */
 import type { AwsTrust } from '../domain/model.js';
 import { dictionary } from '../domain/dictionary.js';
-import { OutboundPolicy } from '../outbound/outbound-policy.js';
-import { OutboundRefusedError } from '../outbound/outbound-refused-error.js';
-import { sendOutbound, type OutboundAnswer } from '../outbound/outbound-request.js';
+import { OutboundRefusedError } from '../errors/outbound-refused-error.js';
+import type { OutboundAnswer, OutboundFetch } from '../domain/outbound-fetch.js';
 
 /** How long STS may take to answer, in milliseconds. */
 export const STS_TIMEOUT_MS = 10_000;
@@ -92,8 +91,8 @@ export function arnFromStsAnswer(text: string): string | undefined {
 
 /** Verifies AWS identities by asking STS. */
 export class AwsTrustVerifier {
-  /** @param outbound - where the server may send requests: the trust's `sts_endpoint` must pass it. */
-  constructor(private readonly outbound: OutboundPolicy = new OutboundPolicy()) {}
+  /** @param outbound - sends the server's requests where it may: the trust's `sts_endpoint` must be allowed. */
+  constructor(private readonly outbound: OutboundFetch) {}
 
   /**
    * Checks the signed request's shape, forwards it to `trust.sts_endpoint`
@@ -145,10 +144,10 @@ export class AwsTrustVerifier {
   }
 }
 
-function forward(outbound: OutboundPolicy, url: URL, signed: SignedStsRequest): Promise<OutboundAnswer> {
+function forward(outbound: OutboundFetch, url: URL, signed: SignedStsRequest): Promise<OutboundAnswer> {
   const headers = dictionary<string>();
   for (const [name, value] of Object.entries(signed.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
-  return sendOutbound(outbound, url, {
+  return outbound.send(url, {
     method: 'POST',
     headers,
     body: Buffer.from(signed.body, 'utf8'),

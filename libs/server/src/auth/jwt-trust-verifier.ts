@@ -5,8 +5,7 @@
 import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { TimerClock } from '../domain/clock.js';
 import type { JwtTrust } from '../domain/model.js';
-import { OutboundPolicy } from '../outbound/outbound-policy.js';
-import { sendOutbound } from '../outbound/outbound-request.js';
+import type { OutboundFetch } from '../domain/outbound-fetch.js';
 
 /** How long a fetched key set is used before it is fetched again, in milliseconds (jose's default). */
 export const JWKS_MAX_AGE_MS = 600_000;
@@ -43,11 +42,11 @@ export class JwtTrustVerifier {
 
   /**
    * @param clock - the server's clock (expiry is checked against it).
-   * @param outbound - where the server may send requests: a trust's `jwks_url` must pass it.
+   * @param outbound - sends the server's requests where it may: a trust's `jwks_url` must be allowed.
    */
   constructor(
     private readonly clock: TimerClock,
-    private readonly outbound: OutboundPolicy = new OutboundPolicy(),
+    private readonly outbound: OutboundFetch,
   ) {}
 
   /**
@@ -102,7 +101,7 @@ class RemoteKeySet {
 
   constructor(
     private readonly url: URL,
-    private readonly outbound: OutboundPolicy,
+    private readonly outbound: OutboundFetch,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -124,7 +123,7 @@ class RemoteKeySet {
   #fetch(): Promise<JWTVerifyGetKey> {
     this.#fetching ??= (async () => {
       try {
-        const answer = await sendOutbound(this.outbound, this.url, {
+        const answer = await this.outbound.send(this.url, {
           method: 'GET',
           headers: { accept: 'application/json' },
           timeoutMs: JWKS_TIMEOUT_MS,

@@ -22,6 +22,7 @@ import { SigningKeys } from '../auth/signing-keys.js';
 import type { OpenedStore } from './open-store.js';
 import { AwsTrustVerifier } from '../auth/aws-trust-verifier.js';
 import { JwtTrustVerifier } from '../auth/jwt-trust-verifier.js';
+import { PolicedOutboundFetch } from '../outbound/outbound-request.js';
 import type { ServingParts } from './serving-parts.js';
 import type { StartSettings } from './start-settings.js';
 import type { VaneServerOptions } from './vane-server-options.js';
@@ -55,8 +56,8 @@ export function serverContext(
     adminToken,
     sessions: new SessionTokens(clock, settings.sessionTtlMs, new SigningKeys('session', keyring, () => clock.now())),
     outbound,
-    jwtVerifier: new JwtTrustVerifier(clock, outbound),
-    awsVerifier: new AwsTrustVerifier(outbound),
+    jwtVerifier: new JwtTrustVerifier(clock, new PolicedOutboundFetch(outbound)),
+    awsVerifier: new AwsTrustVerifier(new PolicedOutboundFetch(outbound)),
     // Wrong guesses and logouts are kept in the store: one count and one logout for the fleet, across restarts.
     authThrottle:
       options.authThrottle === false

@@ -3,7 +3,7 @@
  */
 import * as v from 'valibot';
 import { serializeTrust } from '../../validation/trust-validation.js';
-import { OutboundRefusedError } from '../../outbound/outbound-refused-error.js';
+import { OutboundRefusedError } from '../../errors/outbound-refused-error.js';
 import type { OutboundPolicy } from '../../outbound/outbound-policy.js';
 import { configValueSchema, flagDefinitionSchema, flagPatchSchema, secretWriteSchema } from '../../validation/index.js';
 import { awsTrustSchema, jwtTrustSchema } from '../../validation/trust-validation.js';

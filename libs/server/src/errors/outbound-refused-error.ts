@@ -1,4 +1,4 @@
-import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from './vane-server-error.js';
 
 /**
  * An outbound URL the server will not request: not `https:`, or a host that
