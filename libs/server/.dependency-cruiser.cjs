@@ -1,5 +1,5 @@
-// The layers of @vane/server (libs/server/src), checked by dependency-cruiser: see "Layers" in
-// libs/server/README.md. Run by libs/server/test/layers.spec.ts and by
+// The layers of @vane/server (libs/server/src), checked by dependency-cruiser: see "The server's layers" in
+// docs/development.md. Run by libs/server/test/layers.spec.ts and by
 // `npx depcruise --config libs/server/.dependency-cruiser.cjs libs/server/src` from the repository root.
 // The root (index.ts re-exports, cli.ts the bin) stands above every folder and no folder imports it; the
 // folders stand in LAYERS below, from the top. No folder imports a folder that imports it, the domain imports
