@@ -4,7 +4,9 @@ import { promisify } from 'node:util';
 
 /** The repository root: dependency-cruiser's paths and the config's rules are relative to it. */
 const ROOT = join(__dirname, '..', '..', '..');
-const CONFIG = join('libs', 'server', '.dependency-cruiser.cjs');
+const CONFIG = join(ROOT, 'libs', 'server', '.dependency-cruiser.cjs');
+/** A tree laid out as libs/server/src that breaks each kind of rule once. */
+const BROKEN = join(__dirname, 'fixtures', 'layers');
 const CLI = join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
 
 /** The part of dependency-cruiser's JSON answer the layering reads. */
@@ -20,14 +22,14 @@ interface CruiseAnswer {
   };
 }
 
-/** Runs dependency-cruiser over libs/server/src with the server's layer rules, answering its JSON report. */
-async function cruiseServer(): Promise<CruiseAnswer> {
+/** Runs dependency-cruiser over `root`'s libs/server/src with the server's layer rules, answering its JSON report. */
+async function cruiseServer(root: string): Promise<CruiseAnswer> {
   // Exit code 1 means "violations found": the report is on stdout either way.
   const run = promisify(execFile)(
     process.execPath,
     [CLI, '--config', CONFIG, '--output-type', 'json', 'libs/server/src'],
     {
-      cwd: ROOT,
+      cwd: root,
       maxBuffer: 64 * 1024 * 1024,
     },
   ).catch((error: { stdout?: string }) => {
@@ -40,7 +42,7 @@ async function cruiseServer(): Promise<CruiseAnswer> {
 describe('the layers of @vane/server (libs/server/.dependency-cruiser.cjs)', () => {
   let answer: CruiseAnswer;
   beforeAll(async () => {
-    answer = await cruiseServer();
+    answer = await cruiseServer(ROOT);
   }, 120_000);
 
   it('cruises the whole server source', () => {
@@ -55,4 +57,20 @@ describe('the layers of @vane/server (libs/server/.dependency-cruiser.cjs)', () 
     );
     expect(violations).toEqual([]);
   });
+});
+
+describe('the layer rules', () => {
+  it('catch each kind of break: a folder cycle, the root imported, the domain reaching up or out, a layer above', async () => {
+    const { summary } = await cruiseServer(BROKEN);
+    expect([...new Set(summary.violations.map(({ rule }) => rule.name))].sort()).toEqual([
+      'adapters-below-auth',
+      'domain-below-validation',
+      'domain-imports-only-leaves',
+      'domain-no-networking',
+      'every-folder-has-a-layer',
+      'leaves-import-no-folder',
+      'no-folder-cycle',
+      'root-is-the-entry',
+    ]);
+  }, 120_000);
 });
