@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import { startVaneServer } from '../dist/esm/index.js';
 import { Keyring } from '../dist/esm/sealing/keyring.js';
 import { SealingCodec } from '../dist/esm/sealing/sealing-codec.js';
-import { emptyService } from '../dist/esm/persistence/state-change.js';
+import { emptyService } from '../dist/esm/domain/state-change.js';
 import { findPostgresBin, startBenchPostgres } from './bench-postgres.mjs';
 import { secretWriteRequest, startServerProcess } from './bench-server.mjs';
 

@@ -16,14 +16,14 @@ export {
   type VaneServiceSummary,
   type VaneServerTrustInput,
   DEFAULT_SESSION_TTL_MS,
-} from './local-server.js';
+} from './server/start-vane-server.js';
 export {
   DEFAULT_FAILED_ATTEMPT_THROTTLE,
   type FailedAttemptThrottleOptions,
 } from './domain/failed-attempt-throttle.js';
 export { ManualClock, systemClock, type CancellableTimer, type TimerClock } from './domain/clock.js';
-export { consoleLogger, silentLogger, type VaneServerLogger } from './logger.js';
-export { VaneServerError, type VaneServerErrorCode, type VaneServerErrorOptions } from './local-server-error.js';
+export { consoleLogger, silentLogger, type VaneServerLogger } from './observability/logger.js';
+export { VaneServerError, type VaneServerErrorCode, type VaneServerErrorOptions } from './errors/vane-server-error.js';
 export {
   startLocalServer,
   LocalServerError,
@@ -38,26 +38,26 @@ export {
   type LocalServerSeed,
   type LocalServerTrustInput,
   type LocalServiceSummary,
-} from './deprecated-names.js';
+} from './server/deprecated-names.js';
 export { SeedError } from './seed/seed-error.js';
 export { ValidationError } from './validation/validation-error.js';
-export { NotFoundError } from './domain/not-found-error.js';
+export { NotFoundError } from './errors/not-found-error.js';
 export { JournalFileError } from './persistence/journal-file.js';
 export { JournalWriteError } from './persistence/state-journal.js';
-export { StateChangeError } from './persistence/state-change.js';
-export { ConfigError } from './config/config-error.js';
+export { StateChangeError } from './domain/state-change.js';
+export { ConfigError } from './errors/config-error.js';
 export {
   CommitOutcomeUnknownError,
   StoreOpenError,
   StoreUnavailableError,
   StoreUnreachableError,
-} from './store/store-errors.js';
+} from './errors/store-errors.js';
 export { RootKeyMissingError } from './sealing/root-key-missing-error.js';
-export { OutboundRefusedError } from './outbound/outbound-refused-error.js';
+export { OutboundRefusedError } from './errors/outbound-refused-error.js';
 export { RootKeyError } from './sealing/root-key-error.js';
 export { SealedDataError } from './sealing/sealed-data-error.js';
-export { ForbiddenError } from './domain/forbidden-error.js';
-export { ConflictError } from './domain/conflict-error.js';
+export { ForbiddenError } from './auth/forbidden-error.js';
+export { ConflictError } from './errors/conflict-error.js';
 export { abBucket, evaluateAbFlag } from './domain/ab-evaluation.js';
 export type { StreamStats } from './domain/stream-hub.js';
 export type { SecretWriteOutcome } from './domain/store.js';

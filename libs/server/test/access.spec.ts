@@ -5,7 +5,7 @@ import { startVaneServer, type VaneServer } from '../src/index.js';
 import { TEST_KEYS, testSeed, until, withTimeout } from '../src/testing/index.js';
 import { request } from 'node:http';
 import { ADMIN_RIGHTS, type AdminRight } from '../src/domain/model.js';
-import type { AccessTarget } from '../src/access/authorize.js';
+import type { AccessTarget } from '../src/auth/authorize.js';
 import { ADMIN_OPERATIONS } from '../src/http/admin-operations.js';
 import { CONSOLE_API_ROUTES } from '../src/console/console-routes.js';
 import { admin, asConsole, call, consoleLogin, type Answer, type ConsoleLogin } from './support/http-client.js';

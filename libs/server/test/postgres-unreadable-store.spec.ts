@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { describeWithPostgres } from '../../../test/support/postgres.js';
-import type { LogFields } from '../src/logger.js';
+import type { LogFields } from '../src/observability/logger.js';
 import { startVaneServer, type VaneServer } from '../src/index.js';
 import { testSeed, until } from '../src/testing/index.js';
 import { admin, call } from './support/http-client.js';

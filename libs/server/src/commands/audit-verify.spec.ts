@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { startVaneServer } from '../local-server.js';
+import { startVaneServer } from '../server/start-vane-server.js';
 import { testSeed } from '../testing/index.js';
 import { auditVerify } from './audit-verify.js';
-import { auditChainKey, chainAuditEntry } from '../audit/audit-chain.js';
+import { auditChainKey, chainAuditEntry } from '../domain/audit-chain.js';
 import type { AuditRecord } from '../domain/model.js';
 import { Keyring } from '../sealing/keyring.js';
 import { besideKeyFile } from '../sealing/root-key-source.js';

@@ -8,10 +8,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { auditKeyLookup, checkAuditHead, isAuditHash, verifyAuditChain } from '../audit/audit-chain.js';
+import { auditKeyLookup, checkAuditHead, isAuditHash, verifyAuditChain } from '../domain/audit-chain.js';
 import type { Keyring } from '../sealing/keyring.js';
 import { besideKeyFile, resolveKeyring } from '../sealing/root-key-source.js';
-import { describeStoreSetting, parseStoreSetting, storeHasPassword } from '../config/store-setting.js';
+import { describeStoreSetting, parseStoreSetting, storeHasPassword } from '../server/store-setting.js';
 import type { AuditRecord } from '../domain/model.js';
 import { readJournalFile } from '../persistence/journal-file.js';
 import { journalPathOf } from '../persistence/state-journal.js';

@@ -1,7 +1,7 @@
 import { kebabName } from '../config/option-spec.js';
 import { loadServerConfig } from '../config/load-server-config.js';
 import { SERVER_OPTIONS } from '../config/server-options.js';
-import { describeStoreSetting, parseStoreSetting } from '../config/store-setting.js';
+import { describeStoreSetting, parseStoreSetting } from '../server/store-setting.js';
 import { readServerDataFile } from '../seed/seed-parser.js';
 import type { CliCommand, CommandContext } from './cli-command.js';
 

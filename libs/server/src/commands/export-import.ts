@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../config/config-error.js';
-import { storeHasPassword } from '../config/store-setting.js';
+import { ConfigError } from '../errors/config-error.js';
+import { storeHasPassword } from '../server/store-setting.js';
 import type { CliCommand, CommandContext } from './cli-command.js';
 import { exportStore, importStore } from './store-transfer.js';
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../errors/config-error.js';
 import { helpText } from '../config/help-text.js';
 import type { Program } from '../config/option-spec.js';
 import { SERVER_SCHEMA } from '../config/server-options.js';

@@ -1,14 +1,14 @@
-import { startVaneServer, type VaneServer, type VaneServerOptions } from '../local-server.js';
+import { startVaneServer, type VaneServer, type VaneServerOptions } from '../server/start-vane-server.js';
 import type { ConfigValues } from '../config/load-config.js';
 import { loadServerConfig } from '../config/load-server-config.js';
 import type { SERVER_OPTIONS } from '../config/server-options.js';
 import { jsonLogger } from '../ops/json-logger.js';
 import { textLogger, type LogLevel } from '../ops/text-logger.js';
-import type { LogFields } from '../logger.js';
+import type { LogFields } from '../observability/logger.js';
 import type { CliCommand, CommandContext } from './cli-command.js';
 import { RootKeyError } from '../sealing/root-key-error.js';
 import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
-import { StoreUnreachableError } from '../store/store-errors.js';
+import { StoreUnreachableError } from '../errors/store-errors.js';
 
 /** The settings `serve` reads. */
 type ServerConfig = ConfigValues<typeof SERVER_OPTIONS>;

@@ -5,15 +5,15 @@
  */
 import { systemClock } from '../domain/clock.js';
 import { Store } from '../domain/store.js';
-import { silentLogger } from '../logger.js';
+import { silentLogger } from '../observability/logger.js';
 import { renderStateText } from '../persistence/state-file.js';
 import { Keyring } from '../sealing/keyring.js';
 import { resolveKeyring } from '../sealing/root-key-source.js';
 import { SealingCodec } from '../sealing/sealing-codec.js';
 import { readServerDataFile } from '../seed/seed-parser.js';
-import { openStore } from '../store/open-store.js';
-import { StoreOpenError } from '../store/store-errors.js';
-import { parseStoreLocation } from '../store/store-location.js';
+import { openStore } from '../server/open-store.js';
+import { StoreOpenError } from '../errors/store-errors.js';
+import { parseStoreLocation } from '../server/store-location.js';
 
 /** The root keys sealing the stores moved between (`VANE_ROOT_KEY`, a key file). */
 export interface RootKeySources {

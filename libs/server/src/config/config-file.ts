@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { describeJsonSyntaxError } from '../json/json-syntax-error.js';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '../errors/config-error.js';
 
 /**
  * Reads a config file (`--config FILE`): a JSON object (`.json`) or a YAML

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '../errors/config-error.js';
 import { helpText } from './help-text.js';
 import { loadServerConfig } from './load-server-config.js';
 import { SERVER_SCHEMA } from './server-options.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '../errors/config-error.js';
 import { readConfigFile } from './config-file.js';
 import {
   camelName,

@@ -1,6 +1,6 @@
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '../errors/config-error.js';
 import { loadConfig, type LoadConfigInput, type LoadedConfig } from './load-config.js';
-import { storeHasPassword } from './store-setting.js';
+import { storeHasPassword } from '../server/store-setting.js';
 import { SERVER_SCHEMA, type SERVER_OPTIONS } from './server-options.js';
 
 /**

@@ -1,10 +1,14 @@
-import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS } from '../local-server.js';
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SESSION_TTL_MS,
+} from '../server/start-vane-server.js';
 import type { ConfigSchema, ConfigValues } from './load-config.js';
 import { ProxyTrust } from '../ops/proxy-trust.js';
 import { OutboundPolicy } from '../outbound/outbound-policy.js';
-import { parseListenAddress } from './listen-address.js';
+import { parseListenAddress } from '../ops/listen-address.js';
 import { integerOption, listOption, secretOption, stringOption } from './option-spec.js';
-import { parseStoreSetting } from './store-setting.js';
+import { parseStoreSetting } from '../server/store-setting.js';
 
 const listenAddress = (value: string): string | undefined => {
   const address = parseListenAddress(value);

@@ -1,17 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OWNER_PRINCIPAL, tokenPrincipal, type AdminPrincipal } from '../access/admin-principal.js';
-import { allows, authorize, type AccessTarget } from '../access/authorize.js';
+import { OWNER_PRINCIPAL, tokenPrincipal, type AdminPrincipal } from '../auth/admin-principal.js';
+import { allows, authorize, type AccessTarget } from '../auth/authorize.js';
 import type { AdminRight } from '../domain/model.js';
 import { matchPath } from '../http/admin-operations.js';
-import { guessAdminToken, tooManyGuesses, type AdminTokenContext } from '../http/admin-token.js';
+import { guessAdminToken, tooManyGuesses, type AdminTokenContext } from '../auth/admin-token.js';
 import { drainRefusedBody, readBody, sendError } from '../http/http-io.js';
-import { HttpError } from '../http/http-error.js';
+import type { AdminForwarder } from '../http/request-handler.js';
+import { HttpError } from '../errors/http-error.js';
+import type { ProxyTrust } from '../ops/proxy-trust.js';
 import { AB_OPERATORS } from '../validation/index.js';
 import type { ConsoleAssets } from './console-assets.js';
 import type { ConsoleFeed } from './console-feed.js';
 import { setConsoleHeaders } from './console-headers.js';
-import type { ConsoleSession, ConsoleSessions } from './console-sessions.js';
+import type { ConsoleSession, ConsoleSessions } from '../auth/console-sessions.js';
 import { consoleOverview, consoleServiceView, revealSecretValue, type ConsoleSource } from './console-view.js';
 
 /** The console's parts, made once per server. */
@@ -24,13 +26,9 @@ export interface ConsoleRuntime {
 /** What the console routes need from the server. */
 export interface ConsoleRouteContext extends ConsoleSource, AdminTokenContext {
   readonly console: ConsoleRuntime;
+  /** Who the client is behind a trusted proxy, and the scheme and host it asked for (`--trust-proxy`). */
+  readonly proxy?: ProxyTrust;
 }
-
-/**
- * Sends a request on to the admin API (`/admin/v1/...`) as the console, whose
- * session stands in for the admin token; its answer is the console's answer.
- */
-export type AdminForwarder = (adminSegments: string[], principal: AdminPrincipal) => Promise<void>;
 
 /** Login forms are small; anything larger is not one. */
 const MAX_LOGIN_BODY_BYTES = 8 * 1024;

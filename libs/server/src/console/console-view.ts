@@ -1,4 +1,4 @@
-import { seesService, type AdminPrincipal } from '../access/admin-principal.js';
+import { seesService, type AdminPrincipal } from '../auth/admin-principal.js';
 import type { AbRule, ConfigValue, SecretType, TenantState } from '../domain/model.js';
 import type { Store } from '../domain/store.js';
 import type { StreamHub } from '../domain/stream-hub.js';

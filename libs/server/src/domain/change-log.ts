@@ -1,4 +1,4 @@
-import type { StateChange } from '../persistence/state-change.js';
+import type { StateChange } from './state-change.js';
 import type { ServiceData } from './model.js';
 import type { CommittedRevision } from './store.js';
 

@@ -5,7 +5,7 @@
  */
 import { jsonEqual } from '@vane/common';
 import type { ConfigValue } from './model.js';
-import { NotFoundError } from './not-found-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
 import { EMPTY, type StoreCore } from './store-core.js';
 
 /** A service's config values. */

@@ -4,10 +4,10 @@
  * @module
  */
 import type { CancellableTimer, TimerClock } from './clock.js';
-import { chainAuditEntry, type AuditChainKey, type AuditFields } from '../audit/audit-chain.js';
+import { chainAuditEntry, type AuditChainKey, type AuditFields } from './audit-chain.js';
 import type { AuditRecord, FlagDefinition, SecretRecord, ServerData, ServiceData } from './model.js';
-import type { StateChange } from '../persistence/state-change.js';
-import { NotFoundError } from './not-found-error.js';
+import type { StateChange } from './state-change.js';
+import { NotFoundError } from '../errors/not-found-error.js';
 import type { ChangeSet, KeyIdentity, StoreListeners, StoreOptions } from './store-types.js';
 
 /** The empty set of names, for the members of a ChangeSet a change does not touch. */

@@ -5,7 +5,7 @@
  */
 import { jsonEqual } from '@vane/common';
 import type { FlagDefinition, JsonValue } from './model.js';
-import { NotFoundError } from './not-found-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
 import { EMPTY, type StoreCore, computeIsActive } from './store-core.js';
 
 /** A service's feature flags and the `is_active` each was published with. */

@@ -4,7 +4,7 @@
  * @module
  */
 import type { SecretType } from './model.js';
-import { NotFoundError } from './not-found-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
 import { EMPTY, type StoreCore, currentVersion } from './store-core.js';
 import type { SecretWriteOutcome } from './store-types.js';
 

@@ -6,8 +6,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_PROJECT } from './model.js';
 import type { SecretRecord, ServerData, ServiceData } from './model.js';
-import { applyStateChange, emptyService, type StateChange } from '../persistence/state-change.js';
-import { NotFoundError } from './not-found-error.js';
+import { applyStateChange, emptyService, type StateChange } from './state-change.js';
+import { NotFoundError } from '../errors/not-found-error.js';
 import { EMPTY, type StoreCore, computeIsActive } from './store-core.js';
 import type { ChangeSet, SavedServices } from './store-types.js';
 

@@ -4,9 +4,9 @@
  * @module
  */
 import type { AdminRight, AdminTokenRecord, GuessRecord, ProjectRecord, TokenScope } from './model.js';
-import { applyStateChange } from '../persistence/state-change.js';
-import { NotFoundError } from './not-found-error.js';
-import { ConflictError } from './conflict-error.js';
+import { applyStateChange } from './state-change.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { ConflictError } from '../errors/conflict-error.js';
 import type { StoreCore } from './store-core.js';
 
 /** How often a token's `last_used_at` is recorded at most, in ms. */

@@ -6,9 +6,9 @@
  * @module
  */
 import type { SecretWriteResult } from '@vane/common';
-import type { AuditChainKey } from '../audit/audit-chain.js';
+import type { AuditChainKey } from './audit-chain.js';
 import type { ServerData, ServiceData, TenantState } from './model.js';
-import type { StateChange } from '../persistence/state-change.js';
+import type { StateChange } from './state-change.js';
 
 /** Change stage 4, its detail: which of a service's values one {@link CommittedRevision} touched. */
 export interface ChangeSet {

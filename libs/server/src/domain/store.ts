@@ -6,7 +6,7 @@
  * @module
  */
 import type { TimerClock } from './clock.js';
-import type { AuditFields } from '../audit/audit-chain.js';
+import type { AuditFields } from './audit-chain.js';
 import type {
   AuditRecord,
   ConfigValue,
@@ -21,7 +21,7 @@ import type {
   TenantState,
   TrustDefinition,
 } from './model.js';
-import type { StateChange } from '../persistence/state-change.js';
+import type { StateChange } from './state-change.js';
 import { StoreConfigs } from './store-configs.js';
 import { StoreCore } from './store-core.js';
 import { StoreFlags } from './store-flags.js';

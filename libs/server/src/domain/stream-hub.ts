@@ -1,5 +1,5 @@
-import type { ServerResponse } from 'node:http';
 import type { Audience } from './snapshot-renderer.js';
+import type { StreamSink } from './stream-sink.js';
 
 /** Settings of the SSE fan-out. */
 export interface StreamHubOptions {
@@ -38,7 +38,8 @@ export interface StreamConnection {
   readonly audience: Audience;
   /** The static key it authenticated with. */
   readonly key: string;
-  readonly res: ServerResponse;
+  /** Where its bytes go. */
+  readonly sink: StreamSink;
   /** A client ahead of this replica: patches up to this revision are not sent (it has them). */
   aheadAt?: number;
 }
@@ -100,31 +101,22 @@ export class StreamHub {
   constructor(private readonly options: StreamHubOptions) {}
 
   /**
-   * Starts the event stream on `res` with a `resync` first (PROTOCOL §6). When
+   * Starts the event stream on the connection's sink with a `resync` first (PROTOCOL §6). When
    * the history still holds every patch after `lastEventId` and they fit the
    * slow-consumer bound, the `resync` names `lastEventId` (the client is
    * there and need not sync) and the patches follow; otherwise it names the
    * current revision and the client syncs.
    */
   open(connection: StreamConnection, currentRevision: number, lastEventId: number | undefined, holdAheadMs = 0): void {
-    const { res } = connection;
+    const { sink } = connection;
     if (this.closed) {
-      res.writeHead(503, { connection: 'close' }).end();
+      sink.refuse();
       return;
     }
-    // The body ends when the connection does (no chunked framing; a stream is never reused), so a patch is
-    // written to the socket as is: one write per stream, where chunked framing cost four and a deferred flush.
-    res.removeHeader('transfer-encoding');
-    res.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      connection: 'close',
-      'x-accel-buffering': 'no',
-    });
-    res.flushHeaders();
+    sink.start();
     if (this.drainDelay) {
       // Not a refusal: a 503 would count toward the client's polling fallback; goaway does not.
-      res.end(goawayFrame(this.drainDelay()));
+      sink.end(goawayFrame(this.drainDelay()));
       return;
     }
     let set = this.bySlug.get(connection.slug);
@@ -133,7 +125,7 @@ export class StreamHub {
     this.openedAt.set(connection, (this.options.now ?? Date.now)());
     this.count++;
     this.options.onStreamsChanged?.();
-    res.once('close', () => this.remove(connection));
+    sink.onClose(() => this.remove(connection));
     this.startPings();
 
     if (lastEventId !== undefined && lastEventId > currentRevision && holdAheadMs > 0) {
@@ -233,7 +225,7 @@ export class StreamHub {
       this.write(connection, Buffer.from(sseFrame('resync', revision, JSON.stringify({ revision }))));
     }, holdMs);
     timer.unref();
-    connection.res.once('close', () => clearTimeout(timer));
+    connection.sink.onClose(() => clearTimeout(timer));
   }
 
   /**
@@ -247,8 +239,8 @@ export class StreamHub {
     let sent = 0;
     for (const [connection, openedAt] of this.openedAt) {
       if (sent >= limit || openedAt >= openedBefore) break;
-      if (connection.res.writableEnded) continue;
-      connection.res.end(goawayFrame(delayMs()));
+      if (connection.sink.ended) continue;
+      connection.sink.end(goawayFrame(delayMs()));
       sent++;
     }
     return sent;
@@ -259,7 +251,7 @@ export class StreamHub {
     let count = 0;
     for (const [connection, openedAt] of this.openedAt) {
       if (openedAt >= openedBefore) break;
-      if (!connection.res.writableEnded) count++;
+      if (!connection.sink.ended) count++;
     }
     return count;
   }
@@ -279,7 +271,7 @@ export class StreamHub {
   /** Ends every stream for which `predicate` holds (the client reconnects and meets the new rules). */
   endWhere(predicate: (connection: StreamConnection) => boolean): void {
     for (const set of this.bySlug.values()) {
-      for (const connection of set) if (predicate(connection)) connection.res.end();
+      for (const connection of set) if (predicate(connection)) connection.sink.end();
     }
   }
 
@@ -310,17 +302,15 @@ export class StreamHub {
   }
 
   private write(connection: StreamConnection, chunk: Buffer): void {
-    const { res } = connection;
-    if (res.destroyed || res.writableEnded) return;
+    const { sink } = connection;
+    if (sink.closed) return;
     // Judge the backlog before adding to it: one large patch alone never drops a reader that keeps up.
-    if (res.writableLength > this.options.bufferBytes) {
+    if (sink.queuedBytes > this.options.bufferBytes) {
       this.dropped++;
-      res.destroy();
+      sink.destroy();
       return;
     }
-    // The headers are out and the body is close-delimited: the socket's bytes are the body.
-    if (res.socket) res.socket.write(chunk);
-    else res.write(chunk);
+    sink.write(chunk);
   }
 
   private remove(connection: StreamConnection): void {

@@ -1,4 +1,4 @@
-import { silentLogger } from '../logger.js';
+import { silentLogger } from '../observability/logger.js';
 import type { StreamStats } from '../domain/stream-hub.js';
 import { Rebalancer, streamsToShed, type RebalancedStreams, type RebalanceOptions } from './rebalancer.js';
 import type { StreamCount, StreamCounts } from './stream-counts.js';

@@ -1,6 +1,6 @@
 import type { StreamHub } from '../domain/stream-hub.js';
-import type { VaneServerLogger } from '../logger.js';
-import type { ServerMetrics } from '../ops/server-metrics.js';
+import type { VaneServerLogger } from '../observability/logger.js';
+import type { FleetMetrics } from './fleet-metrics.js';
 import type { StreamCount, StreamCounts } from './stream-counts.js';
 
 /** What the {@link Rebalancer} needs of the stream fan-out ({@link StreamHub}). */
@@ -100,7 +100,7 @@ export class Rebalancer {
     private readonly selfId: string,
     private readonly counts: StreamCounts,
     private readonly hub: RebalancedStreams,
-    private readonly metrics: Pick<ServerMetrics, 'goaway'>,
+    private readonly metrics: Pick<FleetMetrics, 'goaway'>,
     private readonly logger: VaneServerLogger,
     private readonly options: RebalanceOptions,
     private readonly random: () => number = Math.random,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ServiceData } from '../domain/model.js';
-import { serializeTrust } from '../domain/trust-validation.js';
+import { serializeTrust } from '../validation/trust-validation.js';
 
 /**
  * A digest of what a replica serves for one service: its revision, kind,

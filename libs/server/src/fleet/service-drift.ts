@@ -1,6 +1,6 @@
-import type { VaneServerLogger } from '../logger.js';
-import type { ReadinessCheck, ReadinessResult } from '../ops/readiness.js';
-import type { ServerMetrics } from '../ops/server-metrics.js';
+import type { VaneServerLogger } from '../observability/logger.js';
+import type { ReadinessCheck, ReadinessResult } from '../observability/readiness.js';
+import type { FleetMetrics } from './fleet-metrics.js';
 
 /**
  * Whether this replica serves what the store holds, per service, as the
@@ -21,7 +21,7 @@ export class ServiceDrift implements ReadinessCheck {
   #unreadable: { since: number; detail: string; services: readonly string[] } | undefined;
 
   constructor(
-    private readonly metrics: ServerMetrics,
+    private readonly metrics: FleetMetrics,
     private readonly logger: VaneServerLogger,
     /** How long a service may differ before it counts, in ms. */
     readonly boundMs = 30_000,

@@ -4,8 +4,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type * as v from 'valibot';
-import type { AdminPrincipal } from '../access/admin-principal.js';
-import type { AccessTarget } from '../access/authorize.js';
+import type { AdminPrincipal } from '../auth/admin-principal.js';
+import type { AccessTarget } from '../auth/authorize.js';
 import type { AdminRight, ChangeAction, ServiceData } from '../domain/model.js';
 import type { JsonSchema } from './operations/answer-schemas.js';
 import { objectBody, parseBody } from './request-bodies.js';

@@ -12,7 +12,7 @@
  * line in that table fails `admin-operations.spec.ts`.
  */
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../errors/http-error.js';
 import { readJsonBody } from './http-io.js';
 import type { AdminOperation } from './admin-operation.js';
 import { CONTENT_OPERATIONS } from './operations/content-operations.js';

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AdminPrincipal } from '../access/admin-principal.js';
-import { authorize } from '../access/authorize.js';
+import type { AdminPrincipal } from '../auth/admin-principal.js';
+import { authorize } from '../auth/authorize.js';
 import { matchOperation, readOperationBody } from './admin-operations.js';
-import { guessAdminToken, tooManyGuesses } from './admin-token.js';
-import { HttpError } from './http-error.js';
+import { guessAdminToken, tooManyGuesses } from '../auth/admin-token.js';
+import { HttpError } from '../errors/http-error.js';
 import { sendJsonPayload } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { queryAudit, type AuditPage } from '../audit/audit-query.js';
+import { queryAudit, type AuditPage } from '../domain/audit-query.js';
 import type { AuditRecord } from '../domain/model.js';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../errors/http-error.js';
 import type { ServerContext } from './server-context.js';
 
 /** Entries per page when `limit` is not given. */

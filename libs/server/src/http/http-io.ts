@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeJsonSyntaxError } from '../json/json-syntax-error.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json/json-depth.js';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../errors/http-error.js';
 
 /** Request bodies larger than this answer 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -6,9 +6,9 @@
  */
 import * as v from 'valibot';
 import { appendJsonPath } from '../json/json-path.js';
-import { TRUST_PROVIDERS } from '../domain/trust-validation.js';
+import { TRUST_PROVIDERS } from '../validation/trust-validation.js';
 import { describeType } from '../validation/index.js';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../errors/http-error.js';
 
 /** Keys per evaluate-ab call (PROTOCOL §7). */
 export const MAX_AB_KEYS = 200;

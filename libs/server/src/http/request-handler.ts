@@ -1,15 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { handleConsoleRoute } from '../console/console-routes.js';
-import type { VaneServerLogger } from '../logger.js';
-import { NotFoundError } from '../domain/not-found-error.js';
-import { ForbiddenError } from '../domain/forbidden-error.js';
-import { ConflictError } from '../domain/conflict-error.js';
+import type { AdminPrincipal } from '../auth/admin-principal.js';
+import type { VaneServerLogger } from '../observability/logger.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { ForbiddenError } from '../auth/forbidden-error.js';
+import { ConflictError } from '../errors/conflict-error.js';
 import { RootKeyError } from '../sealing/root-key-error.js';
 import { SealedDataError } from '../sealing/sealed-data-error.js';
 import { ValidationError } from '../validation/index.js';
 import { handleAdminRoute } from './admin-routes.js';
-import { HttpError } from './http-error.js';
-import { StoreUnavailableError, CommitOutcomeUnknownError } from '../store/store-errors.js';
+import { HttpError } from '../errors/http-error.js';
+import { StoreUnavailableError, CommitOutcomeUnknownError } from '../errors/store-errors.js';
 import { hostName, sendError } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 import { handleServiceRoute } from './service-routes.js';
@@ -19,6 +19,24 @@ import { routeLabel } from '../ops/route-label.js';
 import type { RefusalReason } from '../ops/server-metrics.js';
 import type { OpenApiRoute } from './openapi-route.js';
 
+/**
+ * Sends a request on to the admin API (`/admin/v1/...`) as the console, whose
+ * session stands in for the admin token; its answer is the console's answer.
+ */
+export type AdminForwarder = (adminSegments: string[], principal: AdminPrincipal) => Promise<void>;
+
+/**
+ * Serves `/console/...` (the web console, `console/`): handed in by the
+ * wiring, as HTTP stands below the console. `forwardToAdmin` answers the
+ * console's API calls through the admin API.
+ */
+export type ConsoleRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  segments: string[],
+  forwardToAdmin: AdminForwarder,
+) => Promise<void>;
+
 /** `Retry-After` of a write refused while the store is unreachable, in seconds. */
 const STORE_RETRY_AFTER_SECONDS = 2;
 
@@ -27,12 +45,14 @@ const STORE_RETRY_AFTER_SECONDS = 2;
  * Every failure becomes a protocol error answer; nothing a client sends can
  * throw out of it. Each request runs in a scope with its id (answered as
  * `X-Request-Id`) and is counted by route, method and status. `openApi`
- * serves the OpenAPI document wherever the admin API is served.
+ * serves the OpenAPI document wherever the admin API is served, `consoleRoute`
+ * the web console there too.
  */
 export function createRequestHandler(
   ctx: ServerContext,
   logger: VaneServerLogger,
   openApi: OpenApiRoute,
+  consoleRoute: ConsoleRoute,
   routes: ListenerRoutes = ALL_ROUTES,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -49,7 +69,9 @@ export function createRequestHandler(
         }
       });
       res.setHeader('x-request-id', scope.requestId);
-      route(ctx, req, res, routes, openApi).catch((error: unknown) => answerError(ctx, req, res, error, logger));
+      route(ctx, req, res, routes, openApi, consoleRoute).catch((error: unknown) =>
+        answerError(ctx, req, res, error, logger),
+      );
     });
   };
 }
@@ -68,6 +90,7 @@ async function route(
   res: ServerResponse,
   routes: ListenerRoutes,
   openApi: OpenApiRoute,
+  consoleRoute: ConsoleRoute,
 ): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!;
   const segments = path.split('/').slice(1);
@@ -87,7 +110,7 @@ async function route(
   if (openApi.matches(req.method, path)) return openApi.serve(res);
   if (segments[0] === 'admin' && segments[1] === 'v1') return handleAdminRoute(ctx, req, res, segments);
   if (segments[0] === 'console') {
-    return handleConsoleRoute(ctx, req, res, segments, (adminSegments, principal) =>
+    return consoleRoute(req, res, segments, (adminSegments, principal) =>
       handleAdminRoute(ctx, req, res, adminSegments, { principal }),
     );
   }

@@ -1,19 +1,18 @@
-import type { AdminApi } from '../admin-api.js';
+import type { AdminApi } from '../admin/admin-api.js';
 import type { SealingControl } from '../sealing/sealing-control.js';
 import type { ChangeLog } from '../domain/change-log.js';
 import type { TimerClock } from '../domain/clock.js';
-import type { ConsoleRuntime } from '../console/console-routes.js';
 import type { FailedAttemptThrottle } from '../domain/failed-attempt-throttle.js';
 import type { WriteRateLimiter } from '../domain/rate-limiter.js';
 import type { SnapshotRenderer } from '../domain/snapshot-renderer.js';
-import type { SessionTokens } from '../domain/session-tokens.js';
+import type { SessionTokens } from '../auth/session-tokens.js';
 import type { Store } from '../domain/store.js';
-import type { AwsTrustVerifier } from '../trust-verifiers/aws-trust-verifier.js';
-import type { JwtTrustVerifier } from '../trust-verifiers/jwt-trust-verifier.js';
+import type { AwsTrustVerifier } from '../auth/aws-trust-verifier.js';
+import type { JwtTrustVerifier } from '../auth/jwt-trust-verifier.js';
 import type { OutboundPolicy } from '../outbound/outbound-policy.js';
 import type { StreamHub } from '../domain/stream-hub.js';
 import type { ProxyTrust } from '../ops/proxy-trust.js';
-import type { Readiness } from '../ops/readiness.js';
+import type { Readiness } from '../observability/readiness.js';
 import type { RequestScopes } from '../ops/request-scope.js';
 import type { ServerMetrics } from '../ops/server-metrics.js';
 
@@ -42,8 +41,6 @@ export interface ServerContext {
   readonly jwtVerifier: JwtTrustVerifier;
   /** Verifies AWS identities through STS. */
   readonly awsVerifier: AwsTrustVerifier;
-  /** The web console's sessions, live feed and files (`/console`). */
-  readonly console: ConsoleRuntime;
   /** Which proxies may speak for a client: the host, address and scheme a request came with. */
   readonly proxy: ProxyTrust;
   readonly metrics: ServerMetrics;

@@ -4,11 +4,12 @@ import { dictionary } from '../domain/dictionary.js';
 import { appendJsonPath } from '../json/json-path.js';
 import { redactKey, type KeyIdentity } from '../domain/store.js';
 import { describeType } from '../validation/index.js';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../errors/http-error.js';
 import { evaluateAbBody, objectBody, parseBody } from './request-bodies.js';
 import { decodeSegment, ifNoneMatchMatches, readJsonBody, sendJson, slugFromHost } from './http-io.js';
 import type { ServerContext } from './server-context.js';
 import { tokenExchange } from './token-exchange-route.js';
+import { ResponseStreamSink } from './response-stream-sink.js';
 
 interface Caller {
   slug: string;
@@ -164,7 +165,7 @@ async function stream(ctx: ServerContext, req: IncomingMessage, res: ServerRespo
     if (!caughtUp) holdAheadMs = ctx.changes.aheadHoldMs;
   }
   ctx.hub.open(
-    { slug: caller.slug, audience: caller.identity.type, key: caller.identity.key, res },
+    { slug: caller.slug, audience: caller.identity.type, key: caller.identity.key, sink: new ResponseStreamSink(res) },
     sent(),
     lastEventId,
     holdAheadMs,

@@ -4,7 +4,7 @@
  * here: they are converted from the valibot schemas the routes check them
  * with (`input-schemas.ts`).
  */
-import type { ProtocolErrorCode } from '../http/http-error.js';
+import type { ProtocolErrorCode } from '../errors/http-error.js';
 import { ADMIN_RIGHTS } from '../domain/model.js';
 import { KEY_PATTERN, SLUG_PATTERN } from '../validation/index.js';
 import { object, ref } from '../http/operations/answer-schemas.js';

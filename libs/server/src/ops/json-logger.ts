@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Level } from 'pino';
-import type { VaneServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 
 /** Options of {@link jsonLogger}. */
 export interface JsonLoggerOptions {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readiness } from './readiness.js';
+import type { Readiness } from '../observability/readiness.js';
 import type { ServerMetrics } from './server-metrics.js';
 
 /** What the ops routes read. */

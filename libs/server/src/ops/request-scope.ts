@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { LogFields, VaneServerLogger } from '../logger.js';
+import type { LogFields, VaneServerLogger } from '../observability/logger.js';
 
 /** What the server knows of the request being handled, wherever its work goes. */
 export interface RequestScope {

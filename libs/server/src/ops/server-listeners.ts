@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { listenUrl, type ListenAddress } from '../config/listen-address.js';
+import { listenUrl, type ListenAddress } from './listen-address.js';
 import type { ListenerRoutes } from './listener-routes.js';
 import type { TlsFiles } from './tls-files.js';
 

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { FleetView, ReplicaInfo } from '../fleet/fleet-view.js';
+import type { FleetMetrics, GoawayReason } from '../fleet/fleet-metrics.js';
 import type { RouteLabel } from './route-label.js';
 
 /** Why an answer refused a request, as `vane_refused_total` counts it. */
@@ -10,9 +11,6 @@ export type RefusalReason =
   /** The throttle of wrong admin tokens made the address wait. */
   | 'throttled'
   | 'unauthorized';
-
-/** Why a stream was sent `goaway`. */
-export type GoawayReason = 'drain' | 'rebalance';
 
 /** What the metrics read when scraped. */
 export interface ServerMetricsSources {
@@ -33,7 +31,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  * path, the stream hub and the store write to it; a store shared by
  * replicas sets the revision lag and the drift it measures.
  */
-export class ServerMetrics {
+export class ServerMetrics implements FleetMetrics {
   /** Everything `/metrics` exposes. */
   readonly registry = new Registry();
   readonly #http: Counter<'route' | 'method' | 'status'>;

@@ -2,8 +2,8 @@ import type { StreamHub } from '../domain/stream-hub.js';
 
 /** The longest `reconnect_in_ms` PROTOCOL §6 allows. */
 const GOAWAY_MAX_DELAY_MS = 60_000;
-import type { VaneServerLogger } from '../logger.js';
-import type { Readiness } from './readiness.js';
+import type { VaneServerLogger } from '../observability/logger.js';
+import type { Readiness } from '../observability/readiness.js';
 import type { ServerMetrics } from './server-metrics.js';
 
 /** What a drain acts on. */

@@ -1,4 +1,4 @@
-import type { VaneServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 
 /** The levels of the command line's `--log-level`, least severe first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';
-import { ConfigError } from '../config/config-error.js';
-import type { VaneServerLogger } from '../logger.js';
+import { ConfigError } from '../errors/config-error.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 
 /** The certificate chain and private key of the native TLS listener, as PEM files. */
 export interface TlsFilePaths {

@@ -1,6 +1,6 @@
 import { redactKey } from '../domain/store.js';
-import type { LogFields } from '../logger.js';
-import type { StateChange } from '../persistence/state-change.js';
+import type { LogFields } from '../observability/logger.js';
+import type { StateChange } from '../domain/state-change.js';
 import type { RequestScope } from './request-scope.js';
 
 /**

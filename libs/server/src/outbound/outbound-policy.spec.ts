@@ -1,5 +1,5 @@
 import { OutboundPolicy } from './outbound-policy.js';
-import { OutboundRefusedError } from './outbound-refused-error.js';
+import { OutboundRefusedError } from '../errors/outbound-refused-error.js';
 
 describe('OutboundPolicy', () => {
   const refused = (policy: OutboundPolicy, url: string): string | undefined => {

@@ -8,7 +8,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { OutboundRefusedError } from './outbound-refused-error.js';
+import { OutboundRefusedError } from '../errors/outbound-refused-error.js';
 
 /** Networks never requested unless admitted: loopback, link-local, private, unique-local, and their kin. */
 const INTERNAL_NETWORKS: ReadonlyArray<readonly [string, number, 'ipv4' | 'ipv6']> = [

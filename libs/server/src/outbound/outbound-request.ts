@@ -3,25 +3,19 @@
  * operator's {@link OutboundPolicy} before and at connection, never
  * following a redirect, bounded in time and in the size of the answer.
  */
-import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { OutboundAnswer, OutboundFetch, OutboundRequest } from '../domain/outbound-fetch.js';
 import type { OutboundPolicy } from './outbound-policy.js';
 
-/** An outbound request. */
-export interface OutboundRequest {
-  readonly method: 'GET' | 'POST';
-  readonly headers?: OutgoingHttpHeaders;
-  readonly body?: Buffer;
-  /** The whole exchange's bound, in milliseconds. */
-  readonly timeoutMs: number;
-  /** The largest answer body read, in bytes; a larger one fails with code `ETOOBIG`. */
-  readonly maxBytes: number;
-}
+/** The {@link OutboundFetch} the server's verifiers send through: every request checked by `policy`. */
+export class PolicedOutboundFetch implements OutboundFetch {
+  /** @param policy - where the server may send requests (`--allow-outbound`). */
+  constructor(readonly policy: OutboundPolicy) {}
 
-/** An outbound answer, read whole. A redirect is an answer like any other (its status), never followed. */
-export interface OutboundAnswer {
-  readonly status: number;
-  readonly text: string;
+  send(url: URL, request: OutboundRequest): Promise<OutboundAnswer> {
+    return sendOutbound(this.policy, url, request);
+  }
 }
 
 /**

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { describeFsError } from './fs-errors.js';
+import { describeFsError } from '../errors/fs-errors.js';
 import type { StoredChange } from '../sealing/sealing-codec.js';
-import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
 
 /** A journal that cannot be replayed: a bad record is followed by good ones, so it is not a torn tail. */
 export class JournalFileError extends VaneServerError {

@@ -19,7 +19,7 @@ import { removeCrashLeftovers, StateFile } from './state-file.js';
 import { PROCESS_TEST_MS, PROCESS_WAIT_MS } from '@vane/test-harness';
 import { Keyring } from '../sealing/keyring.js';
 import { SealingCodec } from '../sealing/sealing-codec.js';
-import { storedApiKey } from '../sealing/api-key-hash.js';
+import { storedApiKey } from '../domain/api-key-hash.js';
 
 /** One key for the whole file: the child writer makes its own, and only this process reads what it wrote back. */
 const codec = new SealingCodec(new Keyring([Keyring.generate().key]));

@@ -8,7 +8,7 @@ import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { JsonValue, ServerData } from '../domain/model.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
-import { describeFsError } from './fs-errors.js';
+import { describeFsError } from '../errors/fs-errors.js';
 import { SeedError } from '../seed/seed-error.js';
 import { parseServerDataJson } from '../seed/seed-parser.js';
 import { serializeServerData } from './state-serializer.js';

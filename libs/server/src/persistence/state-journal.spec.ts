@@ -3,12 +3,12 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JournalFileError } from './journal-file.js';
-import { chainAuditEntry } from '../audit/audit-chain.js';
+import { chainAuditEntry } from '../domain/audit-chain.js';
 import { DEFAULT_TENANT, emptyAccessState, type AuditRecord, type ServerData } from '../domain/model.js';
-import { applyStateChange, type StateChange } from './state-change.js';
+import { applyStateChange, type StateChange } from '../domain/state-change.js';
 import { journalPathOf, StateJournal, type StateJournalOptions } from './state-journal.js';
 import { Keyring } from '../sealing/keyring.js';
-import { hashApiKey } from '../sealing/api-key-hash.js';
+import { hashApiKey } from '../domain/api-key-hash.js';
 import { SealingCodec } from '../sealing/sealing-codec.js';
 
 function emptyData(): ServerData {

@@ -8,10 +8,10 @@ import { dirname } from 'node:path';
 import { CAUGHT_UP, commitThenWait, type ChangeLog, type StoreWrite } from '../domain/change-log.js';
 import { encodeJournalRecord, JournalFileError, readJournalFile } from './journal-file.js';
 import type { ServerData } from '../domain/model.js';
-import { applyStateChange, type StateChange } from './state-change.js';
+import { applyStateChange, type StateChange } from '../domain/state-change.js';
 import { removeCrashLeftovers, renderStateText, StateFile, syncDirectory } from './state-file.js';
 import { missingKeyError, type SealingCodec } from '../sealing/sealing-codec.js';
-import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
 
 /** The journal could not be written: what was recorded since is not durable, and no write is answered any more. */
 export class JournalWriteError extends VaneServerError {

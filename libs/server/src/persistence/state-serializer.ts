@@ -12,8 +12,8 @@ import {
   type ServiceData,
   type TenantState,
 } from '../domain/model.js';
-import { serializeTrust } from '../domain/trust-validation.js';
-import { storedApiKey } from '../sealing/api-key-hash.js';
+import { serializeTrust } from '../validation/trust-validation.js';
+import { storedApiKey } from '../domain/api-key-hash.js';
 
 /**
  * Writes the server's data in state form, the JSON that

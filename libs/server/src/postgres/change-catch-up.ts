@@ -7,9 +7,9 @@
 import type { Store } from '../domain/store.js';
 import type { TimerClock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
-import type { VaneServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 import type { SealingCodec, StoredChange } from '../sealing/sealing-codec.js';
-import { StoreUnavailableError } from '../store/store-errors.js';
+import { StoreUnavailableError } from '../errors/store-errors.js';
 import { bounded } from './bounded-statement.js';
 import { changesAfter, loadedChangeSet, type ChangeRow } from './change-rows.js';
 import type { PostgresSql } from './postgres-driver.js';

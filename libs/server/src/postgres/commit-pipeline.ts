@@ -19,8 +19,8 @@
 import type { StoreWrite } from '../domain/change-log.js';
 import type { TimerClock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
-import type { VaneServerLogger } from '../logger.js';
-import { CommitOutcomeUnknownError, StoreUnavailableError } from '../store/store-errors.js';
+import type { VaneServerLogger } from '../observability/logger.js';
+import { CommitOutcomeUnknownError, StoreUnavailableError } from '../errors/store-errors.js';
 import { bounded, refusedBeforeCommit } from './bounded-statement.js';
 import type { ChangeCatchUp } from './change-catch-up.js';
 import { changesAfterWithClock, storedRow, type ChangeRow } from './change-rows.js';

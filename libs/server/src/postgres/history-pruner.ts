@@ -6,7 +6,7 @@
  */
 import type { ServerData } from '../domain/model.js';
 import type { TimerClock } from '../domain/clock.js';
-import type { VaneServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
 import { bounded } from './bounded-statement.js';
 import type { PostgresSql } from './postgres-driver.js';

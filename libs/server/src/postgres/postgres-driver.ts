@@ -7,7 +7,7 @@
  */
 import type postgresFactory from 'postgres';
 import type { Sql } from 'postgres';
-import { StoreOpenError } from '../store/store-errors.js';
+import { StoreOpenError } from '../errors/store-errors.js';
 
 /** A connection pool of postgres.js, typed for our rows. */
 export type PostgresSql = Sql<Record<string, never>>;

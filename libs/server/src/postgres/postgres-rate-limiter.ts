@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { retryAfterSeconds, type RateLimitDecision, type WriteRateLimiter } from '../domain/rate-limiter.js';
-import { StoreUnavailableError } from '../store/store-errors.js';
+import { StoreUnavailableError } from '../errors/store-errors.js';
 import type { PostgresSql } from './postgres-driver.js';
 import { bounded } from './bounded-statement.js';
 

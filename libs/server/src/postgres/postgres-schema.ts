@@ -3,7 +3,7 @@
  * migrations it knows at start, under an advisory lock, so replicas starting
  * together migrate once; a database newer than the replica is refused.
  */
-import { StoreOpenError } from '../store/store-errors.js';
+import { StoreOpenError } from '../errors/store-errors.js';
 import type { PostgresSql } from './postgres-driver.js';
 
 /** Advisory lock keys of the store (arbitrary, fixed: every replica must use the same). */

@@ -1,5 +1,5 @@
 import type { StreamCount, StreamCounts } from '../fleet/stream-counts.js';
-import type { VaneServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 import type { PostgresSql } from './postgres-driver.js';
 
 /** Options of {@link PostgresStreamCounts}. */

@@ -7,8 +7,8 @@
  * replaying it) is not cut off.
  */
 import type { DataKeyRecord } from '../domain/model.js';
-import type { VaneServerLogger } from '../logger.js';
-import type { StateChange } from '../persistence/state-change.js';
+import type { VaneServerLogger } from '../observability/logger.js';
+import type { StateChange } from '../domain/state-change.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
 import type { PostgresSql } from './postgres-driver.js';
 import type { PrunedState } from './history-pruner.js';

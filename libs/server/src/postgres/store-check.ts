@@ -15,7 +15,7 @@ import type { ReplicaInfo } from '../fleet/fleet-view.js';
 import { serviceDigest } from '../fleet/service-digest.js';
 import type { ServiceDrift } from '../fleet/service-drift.js';
 import { compareWithStore, type ServedService } from '../fleet/store-comparison.js';
-import type { VaneServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
 import { answeredByPostgres, bounded } from './bounded-statement.js';
 import type { ChangeCatchUp } from './change-catch-up.js';

@@ -6,10 +6,10 @@
  */
 import type { JsonValue, ServerData } from '../domain/model.js';
 import { serializeServerData } from '../persistence/state-serializer.js';
-import { applyStateChange } from '../persistence/state-change.js';
+import { applyStateChange } from '../domain/state-change.js';
 import { missingKeyError, type SealingCodec, type StoredChange } from '../sealing/sealing-codec.js';
 import { parseServerDataJson } from '../seed/seed-parser.js';
-import { StoreOpenError } from '../store/store-errors.js';
+import { StoreOpenError } from '../errors/store-errors.js';
 import type { ChangeRow } from './change-rows.js';
 import type { PostgresSql } from './postgres-driver.js';
 

@@ -8,7 +8,7 @@
 import type { CommittedService, StoreWrite } from '../domain/change-log.js';
 import type { CancellableTimer } from '../domain/clock.js';
 import type { SavedServices, Store, CommittedRevision } from '../domain/store.js';
-import type { StateChange } from '../persistence/state-change.js';
+import type { StateChange } from '../domain/state-change.js';
 import type { SealingCodec } from '../sealing/sealing-codec.js';
 import { storedChangeSet, type RecordedChange } from './change-rows.js';
 

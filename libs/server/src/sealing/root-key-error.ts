@@ -1,4 +1,4 @@
-import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
 
 /** A root key given (file or environment) is not one: not 32 bytes of base64, or the file cannot be read. */
 export class RootKeyError extends VaneServerError {

@@ -1,4 +1,4 @@
-import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
 
 /**
  * The data is sealed by a root key the server was not given (or is not

@@ -4,7 +4,7 @@
  * file's first start on a machine, a key file made beside it.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { describeFsError } from '../persistence/fs-errors.js';
+import { describeFsError } from '../errors/fs-errors.js';
 import { Keyring } from './keyring.js';
 import { RootKeyError } from './root-key-error.js';
 import { RootKeyMissingError } from './root-key-missing-error.js';

@@ -1,4 +1,4 @@
-import { VaneServerError, type VaneServerErrorOptions } from '../local-server-error.js';
+import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
 
 /**
  * A sealed value or wrapped key does not open: it was changed, or moved to

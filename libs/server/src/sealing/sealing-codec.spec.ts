@@ -1,4 +1,4 @@
-import { applyStateChange, emptyService, type StateChange } from '../persistence/state-change.js';
+import { applyStateChange, emptyService, type StateChange } from '../domain/state-change.js';
 import { emptyAccessState, type ServerData } from '../domain/model.js';
 import { Keyring } from './keyring.js';
 import { RootKeyError } from './root-key-error.js';

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DataKeyRecord, JsonValue, SecretVersion, ServerData } from '../domain/model.js';
-import { applyStateChange, type StateChange } from '../persistence/state-change.js';
+import { applyStateChange, type StateChange } from '../domain/state-change.js';
 import { ivKeyOf, openBytes, sealBytes, type IvKey } from './aead.js';
 import { Keyring, type RootKey } from './keyring.js';
 import { RootKeyMissingError } from './root-key-missing-error.js';

@@ -8,12 +8,12 @@
  */
 import type { ChangeLog } from '../domain/change-log.js';
 import type { Store } from '../domain/store.js';
-import { ConflictError } from '../domain/conflict-error.js';
-import { NotFoundError } from '../domain/not-found-error.js';
+import { ConflictError } from '../errors/conflict-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
 import { Keyring } from './keyring.js';
 import type { SealingCodec } from './sealing-codec.js';
 import { ValidationError } from '../validation/index.js';
-import { StoreUnavailableError } from '../store/store-errors.js';
+import { StoreUnavailableError } from '../errors/store-errors.js';
 
 /** Tries of the rewrite that follows a committed rotation. */
 const CHECKPOINT_ATTEMPTS = 3;

@@ -18,9 +18,9 @@ import {
   type TenantState,
 } from '../domain/model.js';
 import { SeedError } from './seed-error.js';
-import { chainAuditEntry } from '../audit/audit-chain.js';
-import { apiKeyRecord, hashApiKey, storedApiKey } from '../sealing/api-key-hash.js';
-import { VaneServerError } from '../local-server-error.js';
+import { chainAuditEntry } from '../domain/audit-chain.js';
+import { apiKeyRecord, hashApiKey, storedApiKey } from '../domain/api-key-hash.js';
+import { VaneServerError } from '../errors/vane-server-error.js';
 import { parseServerData, parseServerDataJson, readServerDataFile } from './seed-parser.js';
 import { serializeServerData } from '../persistence/state-serializer.js';
 import { AB_OPERATORS, SECRET_TYPES, ValidationError, formatTimestamp } from '../validation/index.js';

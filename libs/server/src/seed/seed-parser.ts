@@ -15,7 +15,7 @@
  * key in one service only, versions ascending, `next_versions` past them.
  */
 import { readFileSync } from 'node:fs';
-import { describeFsError } from '../persistence/fs-errors.js';
+import { describeFsError } from '../errors/fs-errors.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json/json-depth.js';
 import { appendJsonPath } from '../json/json-path.js';
 import {
@@ -40,7 +40,7 @@ import { describeJsonSyntaxError } from '../json/json-syntax-error.js';
 import { SeedError } from './seed-error.js';
 import { accessStateSchema } from './seed-schema.js';
 import type * as v from 'valibot';
-import { chainAuditEntry } from '../audit/audit-chain.js';
+import { chainAuditEntry } from '../domain/audit-chain.js';
 import {
   apiKeyListSchema,
   auditRecordListSchema,
@@ -49,8 +49,8 @@ import {
   dataKeyListSchema,
   secretVersionListSchema,
   secretVersionSchema,
-} from '../persistence/state-entries.js';
-import { parseTrustDefinition, parseTrustName } from '../domain/trust-validation.js';
+} from '../validation/state-entries.js';
+import { parseTrustDefinition, parseTrustName } from '../validation/trust-validation.js';
 import {
   ValidationError,
   checkSchema,

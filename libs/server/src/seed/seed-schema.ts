@@ -10,7 +10,7 @@
  * are: their custom checks, messages and transforms have no JSON Schema form.)
  */
 import * as v from 'valibot';
-import { TRUST_NAME_PATTERN as TRUST_NAME } from '../domain/trust-validation.js';
+import { TRUST_NAME_PATTERN as TRUST_NAME } from '../validation/trust-validation.js';
 import {
   API_KEY_PATTERN as API_KEY,
   KEY_PATTERN as KEY,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AdminApi } from '../admin-api.js';
+import type { AdminApi } from '../admin/admin-api.js';
 import type { ChangeLog } from '../domain/change-log.js';
 import { OWNER_ACTOR } from '../domain/actors.js';
 import type { VaneServerAdmin } from './vane-server.js';

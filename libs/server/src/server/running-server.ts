@@ -4,12 +4,12 @@
  *
  * @module
  */
-import type { AdminApi } from '../admin-api.js';
-import { NotFoundError } from '../domain/not-found-error.js';
+import type { AdminApi } from '../admin/admin-api.js';
+import { NotFoundError } from '../errors/not-found-error.js';
 import type { OpenListeners } from '../ops/server-listeners.js';
 import { drainStreams } from '../ops/stream-drain.js';
 import type { TlsFiles } from '../ops/tls-files.js';
-import type { OpenedStore } from '../store/open-store.js';
+import type { OpenedStore } from './open-store.js';
 import { ownerAdmin } from './owner-admin.js';
 import type { ServingParts } from './serving-parts.js';
 import type { StartSettings } from './start-settings.js';

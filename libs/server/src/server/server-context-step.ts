@@ -5,25 +5,30 @@
  *
  * @module
  */
-import { StoreEndedSessions, StoreGuessLedger } from '../access/store-access-ledgers.js';
-import { AdminApi } from '../admin-api.js';
+import { StoreEndedSessions, StoreGuessLedger } from '../auth/store-access-ledgers.js';
+import { AdminApi } from '../admin/admin-api.js';
 import { ConsoleAssets } from '../console/console-assets.js';
-import { ConsoleSessions } from '../console/console-sessions.js';
+import type { ConsoleRouteContext } from '../console/console-routes.js';
+import { ConsoleSessions } from '../auth/console-sessions.js';
 import { FailedAttemptThrottle } from '../domain/failed-attempt-throttle.js';
 import { KeyRateLimiter } from '../domain/rate-limiter.js';
-import { SessionTokens } from '../domain/session-tokens.js';
+import { SessionTokens } from '../auth/session-tokens.js';
 import type { ServerContext } from '../http/server-context.js';
 import { serviceHostPattern } from '../ops/service-host-pattern.js';
 import type { Keyring } from '../sealing/keyring.js';
 import { resolveKeyring } from '../sealing/root-key-source.js';
 import { SealingControl } from '../sealing/sealing-control.js';
-import { SigningKeys } from '../sealing/signing-keys.js';
-import type { OpenedStore } from '../store/open-store.js';
-import { AwsTrustVerifier } from '../trust-verifiers/aws-trust-verifier.js';
-import { JwtTrustVerifier } from '../trust-verifiers/jwt-trust-verifier.js';
+import { SigningKeys } from '../auth/signing-keys.js';
+import type { OpenedStore } from './open-store.js';
+import { AwsTrustVerifier } from '../auth/aws-trust-verifier.js';
+import { JwtTrustVerifier } from '../auth/jwt-trust-verifier.js';
+import { PolicedOutboundFetch } from '../outbound/outbound-request.js';
 import type { ServingParts } from './serving-parts.js';
 import type { StartSettings } from './start-settings.js';
 import type { VaneServerOptions } from './vane-server-options.js';
+
+/** What every request is handled with: HTTP's {@link ServerContext} and the console's runtime. */
+export type ServingContext = ServerContext & ConsoleRouteContext;
 
 /** The context of every request the server will handle. */
 export function serverContext(
@@ -31,7 +36,7 @@ export function serverContext(
   options: VaneServerOptions,
   opened: OpenedStore,
   parts: ServingParts,
-): ServerContext {
+): ServingContext {
   const { store } = parts;
   const { changes, codec, keyFile, fleet: fleetLog } = opened;
   const { clock, adminToken, outbound } = settings;
@@ -51,8 +56,8 @@ export function serverContext(
     adminToken,
     sessions: new SessionTokens(clock, settings.sessionTtlMs, new SigningKeys('session', keyring, () => clock.now())),
     outbound,
-    jwtVerifier: new JwtTrustVerifier(clock, outbound),
-    awsVerifier: new AwsTrustVerifier(outbound),
+    jwtVerifier: new JwtTrustVerifier(clock, new PolicedOutboundFetch(outbound)),
+    awsVerifier: new AwsTrustVerifier(new PolicedOutboundFetch(outbound)),
     // Wrong guesses and logouts are kept in the store: one count and one logout for the fleet, across restarts.
     authThrottle:
       options.authThrottle === false

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { auditChainKey, type AuditChainKey } from '../audit/audit-chain.js';
+import { auditChainKey, type AuditChainKey } from '../domain/audit-chain.js';
 import { ConsoleFeed } from '../console/console-feed.js';
 import { SnapshotRenderer } from '../domain/snapshot-renderer.js';
 import { Store } from '../domain/store.js';
@@ -14,9 +14,9 @@ import { StreamHub } from '../domain/stream-hub.js';
 import { SingleProcessFleetView, type FleetView, type LocalReplica } from '../fleet/fleet-view.js';
 import type { Rebalancer } from '../fleet/rebalancer.js';
 import { ServiceDrift } from '../fleet/service-drift.js';
-import { Readiness } from '../ops/readiness.js';
+import { Readiness } from '../observability/readiness.js';
 import { ServerMetrics } from '../ops/server-metrics.js';
-import type { OpenedStore } from '../store/open-store.js';
+import type { OpenedStore } from './open-store.js';
 import type { StartSettings } from './start-settings.js';
 import { storeListeners } from './store-listeners.js';
 import type { VaneServerOptions } from './vane-server-options.js';

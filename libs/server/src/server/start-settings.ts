@@ -8,14 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { systemClock, type TimerClock } from '../domain/clock.js';
 import { checkFailedAttemptThrottleOptions } from '../domain/failed-attempt-throttle.js';
-import { parseListenAddress, type ListenAddress } from '../config/listen-address.js';
-import { silentLogger, type VaneServerLogger } from '../logger.js';
+import { parseListenAddress, type ListenAddress } from '../ops/listen-address.js';
+import { silentLogger, type VaneServerLogger } from '../observability/logger.js';
 import type { ListenerPlan } from '../ops/server-listeners.js';
 import { ProxyTrust } from '../ops/proxy-trust.js';
 import { RequestScopes } from '../ops/request-scope.js';
 import { OutboundPolicy } from '../outbound/outbound-policy.js';
-import { SIGNING_KEY_PERIOD_MS } from '../sealing/signing-keys.js';
-import { parseStoreLocation, type StoreLocation } from '../store/store-location.js';
+import { SIGNING_KEY_PERIOD_MS } from '../auth/signing-keys.js';
+import { parseStoreLocation, type StoreLocation } from './store-location.js';
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,

@@ -11,7 +11,7 @@ import type { Store, StoreListeners } from '../domain/store.js';
 import { sseFrame, type StreamHub } from '../domain/stream-hub.js';
 import type { ConsoleFeed } from '../console/console-feed.js';
 import { SESSION_IDENTITY_PREFIX } from '../http/service-routes.js';
-import type { VaneServerLogger } from '../logger.js';
+import type { VaneServerLogger } from '../observability/logger.js';
 import type { RequestScopes } from '../ops/request-scope.js';
 import type { ServerMetrics } from '../ops/server-metrics.js';
 import { describeWrite } from '../ops/write-log.js';

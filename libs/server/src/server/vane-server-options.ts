@@ -7,8 +7,8 @@ import type { TimerClock } from '../domain/clock.js';
 import type { FailedAttemptThrottleOptions } from '../domain/failed-attempt-throttle.js';
 import type { FleetView, LocalReplica } from '../fleet/fleet-view.js';
 import type { RebalanceOptions } from '../fleet/rebalancer.js';
-import type { VaneServerLogger } from '../logger.js';
-import type { ReadinessCheck } from '../ops/readiness.js';
+import type { VaneServerLogger } from '../observability/logger.js';
+import type { ReadinessCheck } from '../observability/readiness.js';
 import type { VaneServerSeed } from './server-inputs.js';
 
 /** How long a workload-identity session lives unless `sessionTtlMs` says otherwise, in milliseconds. */

@@ -8,7 +8,7 @@ import type { AuditEntry, ConfigValue, TenantState } from '../domain/model.js';
 import type { SecretWriteOutcome } from '../domain/store.js';
 import type { StreamStats } from '../domain/stream-hub.js';
 import type { LocalReplica } from '../fleet/fleet-view.js';
-import type { Readiness } from '../ops/readiness.js';
+import type { Readiness } from '../observability/readiness.js';
 import type { ServerMetrics } from '../ops/server-metrics.js';
 import type { ServiceDrift } from '../fleet/service-drift.js';
 import type { VaneServerFlagInput, VaneServerFlagPatch, VaneServerTrustInput } from './server-inputs.js';

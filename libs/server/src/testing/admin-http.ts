@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { request } from 'node:http';
-import { VaneServerError } from '../local-server-error.js';
+import { VaneServerError } from '../errors/vane-server-error.js';
 import { checkAnswer, type AnswerCheck } from './answer-check.js';
 import { DEFAULT_WAIT_MS, type WaitOptions } from './waits.js';
 

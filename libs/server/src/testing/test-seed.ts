@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import type { VaneServerSeed } from '../local-server.js';
+import type { VaneServerSeed } from '../server/start-vane-server.js';
 
 /** Keys of {@link testSeed}. */
 export const TEST_KEYS = {

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { VaneServerError } from '../local-server-error.js';
+import { VaneServerError } from '../errors/vane-server-error.js';
 
 /** The limit of every wait unless `timeoutMs` says otherwise, in milliseconds. */
 export const DEFAULT_WAIT_MS = 5_000;

@@ -4,13 +4,13 @@
  * PostgreSQL started for the spec file. Servers on a state file stay there.
  */
 import { startPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
-import type * as VaneServerModule from '../../src/local-server.js';
+import type * as VaneServerModule from '../../src/server/start-vane-server.js';
 
 let pg: TestPostgres | undefined;
 let databases = 0;
 
-jest.mock('../../src/local-server.js', () => {
-  const actual = jest.requireActual<typeof VaneServerModule>('../../src/local-server.js');
+jest.mock('../../src/server/start-vane-server.js', () => {
+  const actual = jest.requireActual<typeof VaneServerModule>('../../src/server/start-vane-server.js');
   return {
     ...actual,
     startVaneServer: async (options: VaneServerModule.VaneServerOptions = {}) => {

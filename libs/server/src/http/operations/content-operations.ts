@@ -2,12 +2,12 @@
  * The operations on a service's contents: trusts, configs, flags and secrets.
  */
 import * as v from 'valibot';
-import { serializeTrust } from '../../domain/trust-validation.js';
-import { OutboundRefusedError } from '../../outbound/outbound-refused-error.js';
+import { serializeTrust } from '../../validation/trust-validation.js';
+import { OutboundRefusedError } from '../../errors/outbound-refused-error.js';
 import type { OutboundPolicy } from '../../outbound/outbound-policy.js';
 import { configValueSchema, flagDefinitionSchema, flagPatchSchema, secretWriteSchema } from '../../validation/index.js';
-import { awsTrustSchema, jwtTrustSchema } from '../../domain/trust-validation.js';
-import { HttpError } from '../http-error.js';
+import { awsTrustSchema, jwtTrustSchema } from '../../validation/trust-validation.js';
+import { HttpError } from '../../errors/http-error.js';
 import { parseVersion } from '../service-routes.js';
 import { members, ok, SECRET_KEY_RIGHTS, service, write, type AdminOperation } from '../admin-operation.js';
 import { arrayOf, object, ref, REVISION_ANSWER } from './answer-schemas.js';

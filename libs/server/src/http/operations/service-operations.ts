@@ -2,12 +2,12 @@
  * A service's operations: listing, creating and reading services, their audit trail, API keys and data keys.
  */
 import * as v from 'valibot';
-import { seesService } from '../../access/admin-principal.js';
-import { authorize } from '../../access/authorize.js';
+import { seesService } from '../../auth/admin-principal.js';
+import { authorize } from '../../auth/authorize.js';
 import { DEFAULT_PROJECT } from '../../domain/model.js';
 import { serializeFlag } from '../../persistence/state-serializer.js';
 import { keyTypeSchema } from '../../validation/index.js';
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../../errors/http-error.js';
 import { members, ok, SECRET_KEY_RIGHTS, service, visible, write, type AdminOperation } from '../admin-operation.js';
 import { arrayOf, KEY_MEMBERS, object, ref, REVISION_ANSWER, SECRET_LISTING } from './answer-schemas.js';
 

@@ -1,11 +1,11 @@
 /**
  * The tenant's operations: its settings, the audit, sealing and the root key, projects and admin tokens.
  */
-import { seesAuditEntry, seesProject, seesService, withinPrincipal } from '../../access/admin-principal.js';
-import { NotFoundError } from '../../domain/not-found-error.js';
+import { seesAuditEntry, seesProject, seesService, withinPrincipal } from '../../auth/admin-principal.js';
+import { NotFoundError } from '../../errors/not-found-error.js';
 import { parseTokenRequest, tenantPatchSchema } from '../../validation/index.js';
 import { readAuditPage } from '../audit-route.js';
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../../errors/http-error.js';
 import { everything, members, ok, query, visible, write, type AdminOperation } from '../admin-operation.js';
 import { arrayOf, object, ref, TOKEN_LISTING } from './answer-schemas.js';
 
