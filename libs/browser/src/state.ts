@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import type { ConfigValue, Snapshot } from '@vane/client-core';
+import { diffMaps, type ConfigValue, type Snapshot } from '@vane/client-core';
 import { jsonEqual } from '@vane/common';
 import { PublicKeyRefusals } from './refusals.js';
 import type { VaneListener, VaneStatus, VaneUpdate } from './types.js';
@@ -20,8 +20,7 @@ function changedKeys<T>(
   same: (a: T, b: T) => boolean,
 ): string[] {
   const keys: string[] = [];
-  for (const [key, value] of after) if (!before?.has(key) || !same(before.get(key)!, value)) keys.push(key);
-  if (before) for (const key of before.keys()) if (!after.has(key)) keys.push(key);
+  diffMaps(before, after, same, (key) => keys.push(key));
   return keys;
 }
 

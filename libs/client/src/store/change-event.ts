@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { jsonEqual } from '@vane/common';
-import type { ConfigValue, SecretType, Snapshot } from '@vane/client-core';
+import { diffMaps, type ConfigValue, type SecretType, type Snapshot } from '@vane/client-core';
 
 /**
  * What a secret change event carries instead of the value: its type and
@@ -46,6 +46,7 @@ export type ChangeEvent = ConfigChangeEvent | FlagChangeEvent | SecretChangeEven
 /** Listener given to `client.onChange`. Exceptions it throws are logged, never propagated. */
 export type ChangeListener = (event: ChangeEvent) => void;
 
+/** Tells `emit` each key of a group whose value changed, in `view`'s words. */
 function diffGroup<T, V>(
   before: ReadonlyMap<string, T>,
   after: ReadonlyMap<string, T>,
@@ -53,13 +54,12 @@ function diffGroup<T, V>(
   view: (t: T) => V,
   emit: (key: string, oldValue: V | undefined, newValue: V | undefined) => void,
 ): void {
-  if (before === after) return;
-  for (const [key, a] of before) {
-    const b = after.get(key);
-    if (b === undefined) emit(key, view(a), undefined);
-    else if (changed(a, b)) emit(key, view(a), view(b));
-  }
-  for (const [key, b] of after) if (!before.has(key)) emit(key, undefined, view(b));
+  diffMaps(
+    before,
+    after,
+    (a, b) => !changed(a, b),
+    (key, a, b) => emit(key, a === undefined ? undefined : view(a), b === undefined ? undefined : view(b)),
+  );
 }
 
 /**
