@@ -6,7 +6,8 @@
  *
  * @packageDocumentation
  */
-import { diffMaps, type ConfigValue, type Snapshot } from '@vane/client-core';
+import { diffMaps } from '@vane/client-core';
+import type { ConfigValue, Snapshot } from '@vane/client-core';
 import { jsonEqual } from '@vane/common';
 import { PublicKeyRefusals } from './refusals.js';
 import type { VaneListener, VaneStatus, VaneUpdate } from './types.js';

@@ -5,7 +5,8 @@
  * @packageDocumentation
  */
 import { jsonEqual } from '@vane/common';
-import { diffMaps, type ConfigValue, type SecretType, type Snapshot } from '@vane/client-core';
+import { diffMaps } from '@vane/client-core';
+import type { ConfigValue, SecretType, Snapshot } from '@vane/client-core';
 
 /**
  * What a secret change event carries instead of the value: its type and
