@@ -85,7 +85,7 @@ describeWithPostgres('the fleet under a seeded schedule of faults', () => {
     }, PROCESS_WAIT_MS);
 
     it.each(SEEDS)(
-      'seed %i: acknowledged writes kept, refused ones never applied, revisions gapless and monotone, reads never fail, writes answered within 3 s, replicas alike',
+      'seed %i: acknowledged writes kept, refused ones never applied, revisions gapless and monotone (per client, per replica, in commit order), reads never fail, writes answered within 3 s, replicas alike',
       async (seed) => {
         const rand = random(seed);
         const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
