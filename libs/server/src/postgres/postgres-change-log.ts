@@ -111,7 +111,7 @@ export class PostgresChangeLog implements ChangeLog {
         if (await this.pruner.snapshot(this.prunedState())) this.applied.sinceSnapshot = 0;
       },
       rewrite: async () => {
-        await rewriteSealed(sql, codec, logger, this.prunedState());
+        await rewriteSealed(sql, codec, logger, this.prunedState(), { clock });
         this.applied.sinceSnapshot = 0;
       },
     });
