@@ -2,7 +2,10 @@ import { FaultProxy } from '@vane/test-harness';
 import { describeWithPostgres } from '../../../test/support/postgres.js';
 import { bounded, StatementLateError } from '../src/postgres/bounded-statement.js';
 import { connectPostgres, type PostgresSql } from '../src/postgres/postgres-driver.js';
-import { until } from '../src/testing/index.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
+import { Keyring } from '../src/sealing/keyring.js';
+import { TEST_KEYS, testSeed, until } from '../src/testing/index.js';
+import { admin, call } from './support/http-client.js';
 import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
 
 // The connections of a replica's pool lost at the worst moment (fleet.slow-spec once saw a replica die of a bare
@@ -96,5 +99,55 @@ describeWithPostgres("the PostgreSQL driver's connections lost mid-statement lea
     proxy!.stall(false);
     await answersAgain(pool);
     expect(unhandled).toEqual([]);
+  });
+
+  it('a server whose every connection is killed idle, then PostgreSQL stopped under writes, goes on', async () => {
+    const url = await setup.pg.createDatabase('server_connections');
+    const role = new URL(url).username;
+    const seed = testSeed();
+    seed.tenant!.write_rate_per_minute = 1_000_000;
+    const rootKey = Keyring.generate().text;
+    const options = { store: url, seed, rootKey, adminToken: 'fleet-admin-token', storeCheckIntervalMs: 200 };
+    const [a, b] = [await startVaneServer(options), await startVaneServer(options)];
+    const servers: VaneServer[] = [a, b];
+    let n = 0;
+    const write = (server: VaneServer) =>
+      admin(server, 'PUT', `/services/shop/configs/driver.k${++n}`, { value: n }).then((answer) => answer.status);
+    /** `b` serves what was just written through `a`: a's commit rang b's LISTEN, or b's check read it. */
+    const propagates = async (): Promise<void> => {
+      await until(async () => (await write(a)) === 200, 'a write through a to go through', {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      });
+      const key = `driver.k${n}`;
+      await until(
+        async () => {
+          const answer = await call(b, { path: '/v1/sync', slug: 'shop', key: TEST_KEYS.shopSecret });
+          return answer.status === 200 && key in answer.json<{ configs: Record<string, unknown> }>().configs;
+        },
+        `b to serve ${key}`,
+        { timeoutMs: 30_000, intervalMs: 50 },
+      );
+    };
+    try {
+      await propagates();
+      // Every backend of the role, idle: the pools' connections and each server's LISTEN connection.
+      const killed = await setup.pg.query<{ killed: boolean }>(
+        'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE usename = $1',
+        [role],
+      );
+      expect(killed.length).toBeGreaterThanOrEqual(4);
+      await propagates();
+      // PostgreSQL stopped while writes are in flight on both, and started again.
+      const during = [write(a), write(b), write(a)];
+      await setup.pg.pause();
+      during.push(write(a), write(b));
+      await setup.pg.resume();
+      for (const status of await Promise.all(during)) expect([200, 503, 504]).toContain(status);
+      await propagates();
+      expect(unhandled).toEqual([]);
+    } finally {
+      for (const server of servers) await server.close();
+    }
   });
 });
