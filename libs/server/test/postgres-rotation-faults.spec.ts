@@ -66,4 +66,48 @@ describeWithPostgres('a root-key rotation with PostgreSQL stopped between its co
       await proxy.close();
     }
   });
+
+  it('the rotating replica lost before its checkpoint: another replica rewrites the stored state', async () => {
+    const url = await setup.pg.createDatabase('rotation_lost');
+    const viaProxy = new URL(url);
+    const proxy = await FaultProxy.start(Number(viaProxy.port), { protocol: 'tcp' });
+    viaProxy.port = String(proxy.port);
+    const oldKey = Keyring.generate();
+    const newKey = Keyring.generate();
+    const options = { seed: testSeed(), adminToken: 'fleet-admin-token', rootKey: `${oldKey.text},${newKey.text}` };
+    const servers: VaneServer[] = [];
+    try {
+      const rotating = await startVaneServer({ ...options, store: viaProxy.toString() });
+      servers.push(rotating);
+      const other = await startVaneServer({ ...options, store: url, storeCheckIntervalMs: 200 });
+      servers.push(other);
+      // The rotation commits; its checkpoint never reaches PostgreSQL: the replica is gone from the database's view.
+      proxy.holdWhere((line) => /INSERT INTO vane_snapshots/.test(line));
+      const rotation = admin(rotating, 'POST', '/root-key/rotate', { root_key: newKey.text }).catch(() => undefined);
+      await until(
+        async () => (await admin(other, 'GET', '/sealing')).json<{ root_key: string }>().root_key === newKey.key.id,
+        'the other replica to apply the rotation',
+        { timeoutMs: 20_000, intervalMs: 50 },
+      );
+      await proxy.close();
+      // What is stored comes to open with the new key alone: a server given only it starts on the same data.
+      await until(
+        async () => {
+          try {
+            servers.push(await startVaneServer({ store: url, adminToken: 'fleet-admin-token', rootKey: newKey.text }));
+            return true;
+          } catch (error) {
+            if ((error as { code?: string }).code !== 'VANE_ROOT_KEY_MISSING') throw error;
+            return false;
+          }
+        },
+        'the stored state to need only the new key',
+        { timeoutMs: 20_000, intervalMs: 200 },
+      );
+      void rotation;
+    } finally {
+      for (const server of servers.reverse()) await server.close();
+      await proxy.close().catch(() => undefined);
+    }
+  });
 });

@@ -163,7 +163,7 @@ export class SealingControl {
    * The checkpoint of a committed rotation, tried every {@link CHECKPOINT_RETRY_MS} for up to
    * {@link CHECKPOINT_WAIT_MS}.
    *
-   * @throws CommitOutcomeUnknownError when the store did not take it by then (the rotation stands).
+   * @throws CommitOutcomeUnknownError when the store did not take it by then, or closed (the rotation stands).
    */
   private async checkpointAfterRotation(rootKey: string): Promise<void> {
     const checkpoint = this.changes.checkpoint?.bind(this.changes);
@@ -175,7 +175,8 @@ export class SealingControl {
         return;
       } catch (error) {
         const message = (error as Error).message;
-        if (performance.now() >= giveUpAt) {
+        // A StoreUnavailableError from a checkpoint is a store closed (the server stops): no use trying again.
+        if (performance.now() >= giveUpAt || error instanceof StoreUnavailableError) {
           throw new CommitOutcomeUnknownError(
             `root key ${rootKey} is in use (the rotation is committed), but the stored state was not rewritten ` +
               `within ${CHECKPOINT_WAIT_MS / 1000} s (${message}): some of it still needs the old key; rotate to ` +
