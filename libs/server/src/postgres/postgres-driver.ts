@@ -56,7 +56,7 @@ export async function connectPostgres(url: string, options: PostgresConnectOptio
     backoff: () => RECONNECT_SECONDS,
     // No array types are read or sent. With them, each new connection's first statement is the driver's own
     // types query, whose failure (a connection reset while PostgreSQL stops) postgres.js 3.4 leaves as an
-    // unhandled rejection: it killed a replica (test/postgres-driver-faults.spec.ts).
+    // unhandled rejection: it killed a replica (libs/server/test/postgres-driver-faults.spec.ts).
     fetch_types: false,
     // Notices (e.g. "relation already exists, skipping") are not the operator's business.
     onnotice: () => undefined,
