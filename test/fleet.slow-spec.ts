@@ -128,6 +128,16 @@ describeWithPostgres('a fleet on PostgreSQL', () => {
         const lb = fleet;
         const app = await startSample('nest', { baseUrl: () => lb.baseUrl('shop'), secretKey: () => apiKey });
         expect(await get(`${app.url}/checkout`)).toMatchObject({ status: 200 });
+        // The app starts on a sync, its stream connecting meanwhile (mode `polling`): wait for it to connect. A stream
+        // that fell back after errors would poll for its 60 s cooldown, past this bound: that still fails here.
+        const streaming = (body: unknown): boolean => {
+          const vane = (body as { info?: { vane?: { mode?: string; connected?: boolean } } }).info?.vane;
+          return vane?.mode === 'stream' && vane.connected === true;
+        };
+        await until(async () => streaming((await get(`${app.url}/health`)).body), "the app's stream to connect", {
+          timeoutMs: 30_000,
+          intervalMs: 50,
+        });
         expect((await get(`${app.url}/health`)).body).toMatchObject({
           info: { vane: { status: 'up', mode: 'stream', connected: true } },
         });

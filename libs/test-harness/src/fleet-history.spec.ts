@@ -113,6 +113,33 @@ describe('checkFleetHistory', () => {
     ]);
   });
 
+  it('a write answered a revision below one answered to a write that ended before it began is out of order', () => {
+    const h = sound();
+    const finals = h.finals.map((f) => ({ ...f, configs: { ...f.configs, 'w.5': 5 } }));
+    // Through the balancer, after w.1 (revision 3) and w.2 (revision 4) were answered at 20 ms: revision 2.
+    const late = write({ client: 'w2', via: 'lb', key: 'w.5', value: 5, revision: 2, startMs: 30, endMs: 35 });
+    const found = checkFleetHistory({ ...h, writes: [...h.writes, late], finals });
+    expect(found.map((v) => v.rule)).toEqual(['write-order']);
+    expect(found[0]!.detail).toContain("w1's write of w.2 via b had been answered revision 4");
+    // Overlapping writes may commit in either order.
+    const overlapping = { ...late, startMs: 15 };
+    expect(rules({ ...h, writes: [...h.writes, overlapping], finals })).toEqual([]);
+  });
+
+  it("a replica serving a revision older than one it answered before goes back, whoever's request it was", () => {
+    const h = sound();
+    // Replica a answered revision 3 (r1's sync at 12 ms, w.1 at 20 ms); another client then reads revision 2 there.
+    const older = sync({ client: 'r2', status: 200, revision: 2, etag: '"e2"', startMs: 25, endMs: 26 });
+    const found = checkFleetHistory({ ...h, syncs: [...h.syncs, older] });
+    expect(found.map((v) => v.rule)).toEqual(['replica-back']);
+    expect(found[0]!.detail).toMatch(/^replica a answered r2's sync via a .* revision 2 of shop, after .* revision 3/);
+    // Replica b served revision 5 at 12 ms: a 304 for revision 3 later is going back too.
+    const stale = sync({ client: 'r3', via: 'b', status: 304, heldRevision: 3, etag: '"e3"', startMs: 30, endMs: 31 });
+    expect(rules({ ...h, syncs: [...h.syncs, stale] })).toEqual(['replica-back']);
+    // Through the balancer the replica is not known: replicas may lag one another.
+    expect(rules({ ...h, syncs: [...h.syncs, { ...older, via: 'lb' }] })).toEqual([]);
+  });
+
   it('a stream that skips, repeats or goes back is a violation, across reconnects too', () => {
     const h = sound();
     const events = (extra: StreamEvent[]): FleetHistory => ({

@@ -145,6 +145,11 @@ function postgresDown(history: FleetHistory, startMs: number, endMs: number): bo
  * - `revision-gap`: a stream's patches chain (each `base` is the revision before it on that connection, each
  *   one revision on), and each acknowledged revision is at most the service's final one;
  * - `revision-back`: a client's revisions never go back (its syncs, and its stream across reconnects);
+ * - `write-order`: a write answered 200 names a revision past every revision answered 200 to a write of the
+ *   service that ended before it began, through any replica (commits are ordered by the database: the later
+ *   commit reads the earlier first); a write the balancer passed on is left out, as for `revision-reused`;
+ * - `replica-back`: one replica never serves a revision older than one it answered before (a sync, or a write
+ *   answered 200 through it, that ended before the read began), across clients and its own restarts;
  * - `etag-differs`: one revision of a service has one ETag, whichever replica served it, whenever;
  * - `read-failed`: no sync or stream connection fails while PostgreSQL is up, unless the replica it went to
  *   was killed, stopped or restarting meanwhile;
@@ -233,6 +238,49 @@ export function checkFleetHistory(history: FleetHistory, options: CheckOptions =
         );
       }
       byRevision.set(write.revision, write);
+    }
+  }
+
+  for (const service of services) {
+    const acknowledged = history.writes.filter(
+      (w) => w.service === service && w.status === 200 && w.revision !== undefined && (w.upstreams?.length ?? 0) <= 1,
+    );
+    for (const [later, earlier] of beforeEach(acknowledged.map((w) => observed(w, w.via, w.revision!)))) {
+      if (later.revision <= earlier.revision) {
+        add(
+          'write-order',
+          `${later.what} began at ${fmt(later.startMs)} and was answered revision ${later.revision}, yet ` +
+            `${earlier.what} had been answered revision ${earlier.revision} at ${fmt(earlier.endMs)}`,
+        );
+      }
+    }
+  }
+
+  const replicas = new Set(history.finals.map((f) => f.replica));
+  for (const service of services) {
+    for (const replica of replicas) {
+      const seen: Observed[] = [];
+      for (const w of history.writes) {
+        if (w.service !== service || w.status !== 200 || w.revision === undefined) continue;
+        const upstream = w.via === 'lb' ? (w.upstreams?.length === 1 ? w.upstreams[0] : undefined) : w.via;
+        if (upstream === replica) seen.push(observed(w, replica, w.revision));
+      }
+      for (const r of history.syncs) {
+        const revision = r.status === 200 ? r.revision : r.status === 304 ? r.heldRevision : undefined;
+        if (r.service === service && r.via === replica && revision !== undefined) {
+          seen.push(observed(r, replica, revision));
+        }
+      }
+      for (const [later, earlier] of beforeEach(seen)) {
+        if (later.revision < earlier.revision) {
+          add(
+            'replica-back',
+            `replica ${replica} answered ${later.what} (${fmt(later.startMs)}–${fmt(later.endMs)}) revision ` +
+              `${later.revision} of ${service}, after answering ${earlier.what} revision ${earlier.revision} at ` +
+              `${fmt(earlier.endMs)}`,
+          );
+        }
+      }
     }
   }
 
@@ -354,6 +402,43 @@ export function checkFleetHistory(history: FleetHistory, options: CheckOptions =
     }
   }
   return violations;
+}
+
+/** A request as the order rules see it: when it ran, and the revision its answer named. */
+interface Observed {
+  readonly what: string;
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly revision: number;
+}
+
+function observed(
+  record: { client: string; startMs: number; endMs: number; key?: string },
+  via: string,
+  revision: number,
+): Observed {
+  const what = record.key === undefined ? `${record.client}'s sync` : `${record.client}'s write of ${record.key}`;
+  return { what: `${what} via ${via}`, startMs: record.startMs, endMs: record.endMs, revision };
+}
+
+/**
+ * Each request paired with the request of highest revision among those that
+ * ended before it began (none for a request that nothing preceded).
+ */
+function beforeEach(requests: readonly Observed[]): Array<[later: Observed, earlier: Observed]> {
+  const byEnd = [...requests].sort((x, y) => x.endMs - y.endMs);
+  const byStart = [...requests].sort((x, y) => x.startMs - y.startMs);
+  const pairs: Array<[Observed, Observed]> = [];
+  let highest: Observed | undefined;
+  let ended = 0;
+  for (const later of byStart) {
+    while (ended < byEnd.length && byEnd[ended]!.endMs < later.startMs) {
+      const next = byEnd[ended++]!;
+      if (highest === undefined || next.revision > highest.revision) highest = next;
+    }
+    if (highest !== undefined) pairs.push([later, highest]);
+  }
+  return pairs;
 }
 
 /** `12.345 s`. */

@@ -24,6 +24,23 @@ describe('bounded: a statement never waits past its bound', () => {
     expect(cancel).toHaveBeenCalledTimes(1);
   });
 
+  it("cancels through postgres.js's canceller, once, its failed cancel request handled (never an unhandled rejection)", async () => {
+    const clock = new ManualClock(0);
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    let cancelled: Promise<never> | undefined;
+    const canceller = jest.fn(() => (cancelled = Promise.reject(reset)));
+    // postgres.js's own cancel() calls the canceller and drops its promise: bounded must not go through it.
+    const cancel = jest.fn();
+    const query = Object.assign(new Promise<never>(() => undefined), { cancel, canceller });
+    const answer = bounded(query, 'a statement', { clock, ms: 100 });
+    clock.advance(100);
+    await expect(answer).rejects.toBeInstanceOf(StatementLateError);
+    expect(canceller).toHaveBeenCalledWith(query);
+    expect(cancel).not.toHaveBeenCalled();
+    expect(query.canceller).toBeNull();
+    await expect(cancelled).rejects.toBe(reset);
+  });
+
   it("passes the query's own failure through", async () => {
     const failure = Object.assign(new Error('permission denied'), { name: 'PostgresError', code: '42501' });
     await expect(bounded(Promise.reject(failure), 'a read', { clock: new ManualClock(0) })).rejects.toBe(failure);

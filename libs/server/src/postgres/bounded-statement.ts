@@ -9,8 +9,31 @@ import { systemClock } from '../domain/clock.js';
 /** A statement of the write path, the check or the pruning that takes longer is given up on, in ms. */
 export const STATEMENT_MS = 2000;
 
-/** A query of postgres.js: a promise that can be cancelled (dropped while queued in the driver, never sent). */
-export type CancellableQuery<T> = Promise<T> & { cancel?(): unknown };
+/**
+ * A query of postgres.js: a promise that can be cancelled (dropped while
+ * queued in the driver, never sent). `canceller` is postgres.js's own: its
+ * `cancel()` drops the promise of the cancel request it sends.
+ */
+export type CancellableQuery<T> = Promise<T> & {
+  cancel?(): unknown;
+  canceller?: ((query: CancellableQuery<T>) => unknown) | null;
+};
+
+/**
+ * Cancels `query`, the cancel request's failure handled: postgres.js 3.4's
+ * `cancel()` sends it on a connection of its own and drops its promise, so a
+ * reset of that connection (PostgreSQL stopping) was an unhandled rejection.
+ */
+function cancelQuery<T>(query: CancellableQuery<T>): void {
+  const canceller = query.canceller;
+  if (typeof canceller !== 'function') {
+    void Promise.resolve(query.cancel?.()).catch(() => undefined);
+    return;
+  }
+  // As `cancel()` does: once only.
+  query.canceller = null;
+  void Promise.resolve(canceller(query)).catch(() => undefined);
+}
 
 /** A statement that ran past its bound: the database did not answer it in time. */
 export class StatementLateError extends Error {
@@ -40,7 +63,7 @@ export async function bounded<T>(query: CancellableQuery<T>, what: string, optio
   let cancel: (() => void) | undefined;
   const late = new Promise<never>((_, reject) => {
     const timer = (options.clock ?? systemClock).setTimer(() => {
-      void Promise.resolve(query.cancel?.()).catch(() => undefined);
+      cancelQuery(query);
       reject(new StatementLateError(what, ms));
     }, ms);
     cancel = () => timer.cancel();

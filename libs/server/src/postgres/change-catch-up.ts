@@ -48,6 +48,11 @@ export class ChangeCatchUp {
   sinceSnapshot = 0;
   /** True while rows committed elsewhere are applied: the store's change events are not this replica's writes. */
   applying = false;
+  /**
+   * Called once rows applied here held a root-key rotation another replica committed: that replica rewrites the
+   * stored state after its commit, and may be lost before it does (killed, cut off), so this one rewrites it too.
+   */
+  onRotation: (() => void) | undefined;
   closed = false;
   private store: Store | undefined;
   private commits: CommitsInFlight = {
@@ -70,6 +75,7 @@ export class ChangeCatchUp {
   applyRows(rows: readonly ChangeRow[]): void {
     const store = this.requireStore();
     this.applying = true;
+    let rotated = false;
     try {
       for (const row of rows) {
         if (row.seq <= this.applied) continue;
@@ -79,13 +85,16 @@ export class ChangeCatchUp {
           );
         }
         const changeSet = row.change_set === null ? null : loadedChangeSet(JSON.parse(row.change_set));
-        const change = this.options.codec.openChange(JSON.parse(row.record) as StoredChange, store.data);
+        const stored = JSON.parse(row.record) as StoredChange;
+        const change = this.options.codec.openChange(stored, store.data);
         store.applyCommitted(change, changeSet, Number(row.committed_at_ms));
         this.applied = row.seq;
         this.sinceSnapshot++;
+        if (stored.type === 'root_key') rotated = true;
       }
     } finally {
       this.applying = false;
+      if (rotated) this.onRotation?.();
     }
   }
 

@@ -111,7 +111,7 @@ export class PostgresChangeLog implements ChangeLog {
         if (await this.pruner.snapshot(this.prunedState())) this.applied.sinceSnapshot = 0;
       },
       rewrite: async () => {
-        await rewriteSealed(sql, codec, logger, this.prunedState());
+        await rewriteSealed(sql, codec, logger, this.prunedState(), { clock });
         this.applied.sinceSnapshot = 0;
       },
     });
@@ -170,6 +170,18 @@ export class PostgresChangeLog implements ChangeLog {
     this.applied.bind(store, this.pipeline);
     this.applied.applyRows(this.pendingRows);
     this.pendingRows = [];
+    // From now on (not for the history loaded at start, which may hold rotations long since rewritten): a rotation
+    // another replica committed is followed by this replica's own checkpoint, in case that replica's never comes.
+    this.applied.onRotation = () => {
+      if (this.closed) return;
+      this.pipeline
+        .checkpoint()
+        .catch((error: Error) =>
+          this.options.logger.error(
+            `the checkpoint after another replica's root-key rotation failed: ${error.message}`,
+          ),
+        );
+    };
     await this.applied.catchUp();
     this.listening = await this.sql.listen(
       CHANGES_CHANNEL,

@@ -54,6 +54,10 @@ export async function connectPostgres(url: string, options: PostgresConnectOptio
     // write queued on a connection waiting out its backoff would wait for it (PostgreSQL back, writes refused).
     // Every statement is bounded by the store itself; a reconnect to a database that is down fails at once.
     backoff: () => RECONNECT_SECONDS,
+    // No array types are read or sent. With them, each new connection's first statement is the driver's own
+    // types query, whose failure (a connection reset while PostgreSQL stops) postgres.js 3.4 leaves as an
+    // unhandled rejection: it killed a replica (libs/server/test/postgres-driver-faults.spec.ts).
+    fetch_types: false,
     // Notices (e.g. "relation already exists, skipping") are not the operator's business.
     onnotice: () => undefined,
     // Bigints (sequence numbers) come back as JavaScript numbers: they stay far below 2^53.

@@ -13,10 +13,18 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { Keyring } from './keyring.js';
 import type { SealingCodec } from './sealing-codec.js';
 import { ValidationError } from '../validation/index.js';
-import { StoreUnavailableError } from '../errors/store-errors.js';
+import type { VaneServerLogger } from '../observability/logger.js';
+import { CommitOutcomeUnknownError, StoreUnavailableError } from '../errors/store-errors.js';
 
-/** Tries of the rewrite that follows a committed rotation. */
-const CHECKPOINT_ATTEMPTS = 3;
+/**
+ * How long a committed rotation waits for the store to take its checkpoint
+ * (the rewrite of what is stored), in ms: PostgreSQL restarting comes back
+ * well within it. Past it the answer is 504, the rotation committed and the
+ * rewrite not done: rotating to the same key again completes it.
+ */
+const CHECKPOINT_WAIT_MS = 30_000;
+/** Between two tries of that checkpoint, in ms: the driver makes a lost connection again within a quarter second. */
+const CHECKPOINT_RETRY_MS = 250;
 
 /** What `GET /admin/v1/sealing` shows: key ids only, never a key. */
 export interface SealingStatus {
@@ -37,12 +45,14 @@ export class SealingControl {
   /**
    * @param codec - undefined for a memory store: nothing is stored, so nothing is sealed.
    * @param reloadKeyring - reads the keyring again from where it came from (a key file), if it can.
+   * @param logger - where a checkpoint tried again after a rotation is said.
    */
   constructor(
     private readonly store: Store,
     private readonly changes: ChangeLog,
     private readonly codec: SealingCodec | undefined,
     private readonly reloadKeyring: () => Keyring | undefined,
+    private readonly logger?: VaneServerLogger,
   ) {}
 
   /** Which keys seal now. */
@@ -122,16 +132,9 @@ export class SealingControl {
       codec.rewrapDataKeys(this.store.data);
       throw error;
     }
-    // Committed: the rewrite of what is stored is tried again on a connection lost under it (a store that just
-    // came back), rather than answering an error for a rotation that took place.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.changes.checkpoint?.();
-        break;
-      } catch (error) {
-        if (attempt >= CHECKPOINT_ATTEMPTS) throw error;
-      }
-    }
+    // Committed: the rewrite of what is stored is tried again while the store is away (PostgreSQL stopped between
+    // the commit and the rewrite), rather than answering an error for a rotation that took place.
+    await this.checkpointAfterRotation(rootKey);
     return { root_key: rootKey, rewrapped };
   }
 
@@ -154,6 +157,39 @@ export class SealingControl {
     // The checkpoint's failure is the journal's own, reported through its error handler.
     this.changes.checkpoint?.().catch(() => undefined);
     return { data_key: change.data_key.id };
+  }
+
+  /**
+   * The checkpoint of a committed rotation, tried every {@link CHECKPOINT_RETRY_MS} for up to
+   * {@link CHECKPOINT_WAIT_MS}.
+   *
+   * @throws CommitOutcomeUnknownError when the store did not take it by then, or closed (the rotation stands).
+   */
+  private async checkpointAfterRotation(rootKey: string): Promise<void> {
+    const checkpoint = this.changes.checkpoint?.bind(this.changes);
+    if (checkpoint === undefined) return;
+    const giveUpAt = performance.now() + CHECKPOINT_WAIT_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await checkpoint();
+        return;
+      } catch (error) {
+        const message = (error as Error).message;
+        // A StoreUnavailableError from a checkpoint is a store closed (the server stops): no use trying again.
+        if (performance.now() >= giveUpAt || error instanceof StoreUnavailableError) {
+          throw new CommitOutcomeUnknownError(
+            `root key ${rootKey} is in use (the rotation is committed), but the stored state was not rewritten ` +
+              `within ${CHECKPOINT_WAIT_MS / 1000} s (${message}): some of it still needs the old key; rotate to ` +
+              `the same key again once the store answers`,
+            { cause: error },
+          );
+        }
+        this.logger?.warn(
+          `the checkpoint after the rotation to root key ${rootKey} failed (try ${attempt}): ${message}; trying again`,
+        );
+        await new Promise<void>((resolve) => setTimeout(resolve, CHECKPOINT_RETRY_MS));
+      }
+    }
   }
 
   private requireCodec(): SealingCodec {

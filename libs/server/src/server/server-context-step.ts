@@ -45,8 +45,12 @@ export function serverContext(
   return {
     store,
     admin: new AdminApi(store),
-    sealing: new SealingControl(store, changes, codec, () =>
-      keyFile === undefined ? undefined : resolveKeyring({ rootKeyFile: keyFile }).keyring,
+    sealing: new SealingControl(
+      store,
+      changes,
+      codec,
+      () => (keyFile === undefined ? undefined : resolveKeyring({ rootKeyFile: keyFile }).keyring),
+      settings.logger,
     ),
     renderer: parts.renderer,
     hub: parts.hub,

@@ -1,0 +1,113 @@
+import { FaultProxy } from '@vane/test-harness';
+import { describeWithPostgres } from '../../../test/support/postgres.js';
+import { startVaneServer, type VaneServer } from '../src/index.js';
+import { Keyring } from '../src/sealing/keyring.js';
+import { testSeed, until } from '../src/testing/index.js';
+import { admin } from './support/http-client.js';
+import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
+
+// A root-key rotation is committed, then the stored state is rewritten (the checkpoint). PostgreSQL stopping
+// between the two (the fault schedule's seed 37 once answered a rotation 500) must not make a committed rotation
+// an internal error: the checkpoint waits for the store to come back, and the answer is the rotation's.
+jest.setTimeout(90_000);
+
+describeWithPostgres('a root-key rotation with PostgreSQL stopped between its commit and its checkpoint', () => {
+  const setup = usePostgresAndTempDir('vane-rotation-faults-');
+
+  it('waits for the store, rewrites the stored state, and answers 200: nothing stored needs the old key', async () => {
+    const url = new URL(await setup.pg.createDatabase('rotation_faults'));
+    const proxy = await FaultProxy.start(Number(url.port), { protocol: 'tcp' });
+    url.port = String(proxy.port);
+    const oldKey = Keyring.generate();
+    const newKey = Keyring.generate();
+    let server: VaneServer | undefined;
+    const warnings: string[] = [];
+    const retried = (): number => warnings.filter((m) => /the checkpoint after the rotation .* failed/.test(m)).length;
+    try {
+      server = await startVaneServer({
+        store: url.toString(),
+        seed: testSeed(),
+        adminToken: 'fleet-admin-token',
+        rootKey: `${oldKey.text},${newKey.text}`,
+        logger: { info: () => undefined, warn: (m) => warnings.push(m), error: () => undefined },
+      });
+      // The checkpoint's first statement reaches PostgreSQL; its answer never comes back.
+      proxy.stallWhere((line) => /INSERT INTO vane_snapshots/.test(line));
+      const rotation = admin(server, 'POST', '/root-key/rotate', { root_key: newKey.text });
+      await until(
+        async () =>
+          (
+            await setup.pg.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'INSERT INTO vane_snapshots%'",
+            )
+          )[0]!.n > 0,
+        'the checkpoint to reach PostgreSQL',
+        { timeoutMs: 20_000, intervalMs: 20 },
+      );
+      // The rotation is committed (its change is stored before its checkpoint begins). PostgreSQL stops now, and
+      // stays down while the checkpoint fails three times (each try now fails or waits out the connect timeout).
+      await setup.pg.pause();
+      proxy.stall(false);
+      await until(() => retried() >= 3, 'the checkpoint to fail three times', { timeoutMs: 20_000, intervalMs: 20 });
+      await setup.pg.resume();
+      const answer = await rotation;
+      expect([answer.status, answer.json<{ root_key: string }>().root_key]).toEqual([200, newKey.key.id]);
+      const sealing = await admin(server, 'GET', '/sealing');
+      expect(sealing.json<{ root_key: string; other_root_keys: string[] }>()).toMatchObject({
+        root_key: newKey.key.id,
+        other_root_keys: [],
+      });
+      // What is stored opens with the new key alone: a fresh server given only it starts on the same data.
+      await server.close();
+      server = await startVaneServer({ store: url.toString(), adminToken: 'fleet-admin-token', rootKey: newKey.text });
+      expect((await admin(server, 'GET', '/sealing')).json<{ root_key: string }>().root_key).toBe(newKey.key.id);
+    } finally {
+      await server?.close();
+      await proxy.close();
+    }
+  });
+
+  it('the rotating replica lost before its checkpoint: another replica rewrites the stored state', async () => {
+    const url = await setup.pg.createDatabase('rotation_lost');
+    const viaProxy = new URL(url);
+    const proxy = await FaultProxy.start(Number(viaProxy.port), { protocol: 'tcp' });
+    viaProxy.port = String(proxy.port);
+    const oldKey = Keyring.generate();
+    const newKey = Keyring.generate();
+    const options = { seed: testSeed(), adminToken: 'fleet-admin-token', rootKey: `${oldKey.text},${newKey.text}` };
+    const servers: VaneServer[] = [];
+    try {
+      const rotating = await startVaneServer({ ...options, store: viaProxy.toString() });
+      servers.push(rotating);
+      const other = await startVaneServer({ ...options, store: url, storeCheckIntervalMs: 200 });
+      servers.push(other);
+      // The rotation commits; its checkpoint never reaches PostgreSQL: the replica is gone from the database's view.
+      proxy.holdWhere((line) => /INSERT INTO vane_snapshots/.test(line));
+      const rotation = admin(rotating, 'POST', '/root-key/rotate', { root_key: newKey.text }).catch(() => undefined);
+      await until(
+        async () => (await admin(other, 'GET', '/sealing')).json<{ root_key: string }>().root_key === newKey.key.id,
+        'the other replica to apply the rotation',
+        { timeoutMs: 20_000, intervalMs: 50 },
+      );
+      await proxy.close();
+      // What is stored comes to open with the new key alone: a server given only it starts on the same data.
+      await until(
+        async () => {
+          try {
+            servers.push(await startVaneServer({ store: url, adminToken: 'fleet-admin-token', rootKey: newKey.text }));
+            return true;
+          } catch (error) {
+            if ((error as { code?: string }).code !== 'VANE_ROOT_KEY_MISSING') throw error;
+            return false;
+          }
+        },
+        'the stored state to need only the new key',
+        { timeoutMs: 20_000, intervalMs: 200 },
+      );
+      void rotation;
+    } finally {
+      for (const server of servers.reverse()) await server.close();
+      await proxy.close().catch(() => undefined);
+    }
+  });
+});
