@@ -22,6 +22,7 @@
  * parser's own; `seed-schema.spec.ts` holds the two to the same verdicts.
  */
 import * as v from 'valibot';
+import { JWT_TRUST_PROVIDERS, KEY_TYPES } from '../domain/model.js';
 import type {
   AbCohort,
   AbCondition,
@@ -30,9 +31,11 @@ import type {
   ApiKeyRecord,
   AuditEntry,
   AuditRecord,
+  AwsTrust,
   DataKeyRecord,
   FlagMember,
   GuessRecord,
+  JwtTrust,
   ProjectRecord,
   SecretVersion,
   TenantState,
@@ -108,23 +111,27 @@ export const SECRET_MEMBERS: ReadonlyArray<string> = Object.freeze(
   Object.keys({ ...secretValue.entries, ...secret.options[1].entries }),
 );
 
-const keyType = v.picklist(['secret', 'public']);
+const keyType = v.picklist(KEY_TYPES);
 const jwtTrust = v.strictObject({
-  provider: v.picklist(['kubernetes', 'gcp', 'azure']),
+  provider: v.picklist(JWT_TRUST_PROVIDERS),
   issuer: v.string(),
   audience: v.string(),
   subjects: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1)),
   jwks: v.optional(v.object({ keys: v.array(v.record(v.string(), v.unknown())) })),
   jwks_url: v.optional(httpUrl),
   key_type: keyType,
-});
+} satisfies SchemaMembers<JwtTrust>);
 const awsTrust = v.strictObject({
   provider: v.literal('aws'),
   sts_endpoint: v.optional(httpUrl),
   role_arns: v.pipe(v.array(v.string()), v.minLength(1)),
   audience: v.optional(v.string()),
   key_type: keyType,
-});
+} satisfies SchemaMembers<AwsTrust>);
+/** A workload-identity trust as a seed (or the admin API) gives it: `VaneServerTrustInput` is held to it. */
+export const trustSchema = v.union([jwtTrust, awsTrust]);
+/** A trust as a seed or the admin API gives it, before checking (see `VaneServerTrustInput`). */
+export type TrustInput = v.InferInput<typeof trustSchema>;
 
 const auditEntry = v.strictObject({
   at: timestamp,
@@ -138,7 +145,7 @@ const auditEntry = v.strictObject({
 const storedKey = v.strictObject({
   hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
   hint: v.string(),
-  type: v.picklist(['secret', 'public']),
+  type: keyType,
 } satisfies SchemaMembers<Omit<ApiKeyRecord, 'plaintext'>>); // the key itself is never stored
 
 const dataKey = v.strictObject({
@@ -157,7 +164,7 @@ const seedService = v.strictObject({
   configs: v.optional(v.record(key, configValue)),
   flags: v.optional(v.record(key, flag)),
   secrets: v.optional(v.record(key, seedSecret)),
-  trusts: v.optional(v.record(v.pipe(v.string(), v.regex(TRUST_NAME)), v.union([jwtTrust, awsTrust]))),
+  trusts: v.optional(v.record(v.pipe(v.string(), v.regex(TRUST_NAME)), trustSchema)),
 });
 
 /** A service in either form: the state form stores keys by hash, secrets with their versions, and four more members. */

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { AbRule, ConfigValue, TenantState } from '../domain/model.js';
+import type { AbRule, ConfigValue, TenantState, TrustDefinition } from '../domain/model.js';
 import type { AsJson, Assignable, Holds } from '../json/json-shape.js';
-import type { SeedFormInput } from '../seed/seed-schema.js';
+import type { SeedFormInput, TrustInput } from '../seed/seed-schema.js';
 
 /** A seed document (PROTOCOL §11), for seeds written in code. */
 export interface VaneServerSeed {
@@ -98,4 +98,16 @@ export interface VaneServerFlagPatch {
 export type VaneServerSeedMatchesItsSchema = [
   Holds<Assignable<AsJson<VaneServerSeed>, AsJson<SeedFormInput>>>,
   Holds<Assignable<AsJson<SeedFormInput>, AsJson<VaneServerSeed>>>,
+];
+
+/**
+ * A trust as code gives it and the trust schema (`seed/seed-schema.ts`,
+ * which the published JSON Schema and the seed check) accept the same
+ * trusts, and every trust the server holds (`TrustDefinition`, as the admin
+ * API answers it) can be given back: this fails to compile otherwise.
+ */
+export type VaneServerTrustInputMatchesItsSchema = [
+  Holds<Assignable<AsJson<VaneServerTrustInput>, AsJson<TrustInput>>>,
+  Holds<Assignable<AsJson<TrustInput>, AsJson<VaneServerTrustInput>>>,
+  Holds<Assignable<TrustDefinition, VaneServerTrustInput>>,
 ];
