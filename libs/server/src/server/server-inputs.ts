@@ -86,8 +86,8 @@ export interface VaneServerFlagPatch {
   starts_at?: string | null;
   /** RFC 3339, or null to remove the end of the schedule. */
   ends_at?: string | null;
-  /** A new A/B rule, or null to remove it. */
-  ab?: AbRule | null;
+  /** A new A/B rule (as {@link VaneServerFlagInput} takes it), or null to remove it. */
+  ab?: VaneServerFlagInput['ab'];
 }
 
 /**
