@@ -1,8 +1,5 @@
-import {
-  DEFAULT_HEADERS_TIMEOUT_MS,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  DEFAULT_SESSION_TTL_MS,
-} from '../server/start-vane-server.js';
+import { DEFAULT_REBALANCE } from '../fleet/rebalancer.js';
+import { VANE_SERVER_DEFAULTS as DEFAULTS } from '../server/vane-server-options.js';
 import type { ConfigSchema, ConfigValues } from './load-config.js';
 import { ProxyTrust } from '../ops/proxy-trust.js';
 import { OutboundPolicy } from '../outbound/outbound-policy.js';
@@ -36,7 +33,7 @@ export const SERVER_OPTIONS = {
   host: stringOption({
     description: 'interface to listen on',
     valueName: 'ADDRESS',
-    default: { 'vane-server': '0.0.0.0', 'vane-local-server': '127.0.0.1' },
+    default: { 'vane-server': '0.0.0.0', 'vane-local-server': DEFAULTS.host },
   }),
   adminToken: secretOption({
     description: 'admin API token, from VANE_ADMIN_TOKEN or the file --admin-token-file names',
@@ -44,26 +41,26 @@ export const SERVER_OPTIONS = {
   }),
   pingIntervalMs: integerOption({
     description: "interval of the stream's `: ping` keep-alive",
-    default: 15_000,
+    default: DEFAULTS.pingIntervalMs,
     min: 1,
     max: 3_600_000,
   }),
   sessionTtlMs: integerOption({
     description: 'lifetime of workload-identity sessions',
-    default: DEFAULT_SESSION_TTL_MS,
+    default: DEFAULTS.sessionTtlMs,
     min: 1000,
     max: 86_400_000,
   }),
   // Under a second would cut off slow but honest clients; 0 would switch Node's check off.
   headersTimeoutMs: integerOption({
     description: "time a client has to send a request's headers (then 408); open streams are never cut",
-    default: DEFAULT_HEADERS_TIMEOUT_MS,
+    default: DEFAULTS.headersTimeoutMs,
     min: 1000,
     max: 3_600_000,
   }),
   requestTimeoutMs: integerOption({
     description: 'time a client has to send a whole request (then 408), at least --headers-timeout-ms',
-    default: DEFAULT_REQUEST_TIMEOUT_MS,
+    default: DEFAULTS.requestTimeoutMs,
     min: 1000,
     max: 3_600_000,
   }),
@@ -124,19 +121,19 @@ export const SERVER_OPTIONS = {
   }),
   drainWindowMs: integerOption({
     description: 'on SIGTERM, streams are asked to reconnect at times spread over this window',
-    default: { 'vane-server': 10_000, 'vane-local-server': 2000 },
+    default: { 'vane-server': DEFAULTS.drainWindowMs, 'vane-local-server': 2000 },
     min: 0,
     max: 600_000,
   }),
   drainTimeoutMs: integerOption({
     description: 'after the window, how long in-flight requests may take before the process exits',
-    default: 10_000,
+    default: DEFAULTS.drainTimeoutMs,
     min: 0,
     max: 600_000,
   }),
   rebalanceIntervalMs: integerOption({
     description: "how often streams above this replica's fair share of the fleet are moved (0: never)",
-    default: 2500,
+    default: DEFAULT_REBALANCE.intervalMs,
     min: 0,
     max: 3_600_000,
   }),

@@ -155,11 +155,26 @@ export interface TenantState {
   write_rate_per_minute: number;
 }
 
+/**
+ * The platforms whose workload identity the server can trust (PROTOCOL §8),
+ * in their documented order: every schema, message and document that lists
+ * them takes them from here.
+ */
+export const TRUST_PROVIDERS = Object.freeze(['kubernetes', 'aws', 'gcp', 'azure'] as const);
+
 /** The platforms whose workload identity the server can trust (PROTOCOL §8). */
-export type TrustProvider = 'kubernetes' | 'aws' | 'gcp' | 'azure';
+export type TrustProvider = (typeof TRUST_PROVIDERS)[number];
+
+/** The platforms that prove identity with a signed JWT, checked against a key set ({@link JwtTrust}). */
+export const JWT_TRUST_PROVIDERS: ReadonlyArray<Exclude<TrustProvider, 'aws'>> = Object.freeze(
+  TRUST_PROVIDERS.filter((provider): provider is Exclude<TrustProvider, 'aws'> => provider !== 'aws'),
+);
+
+/** The key types, in their documented order: what an API key, or a trust's session, may do. */
+export const KEY_TYPES = Object.freeze(['secret', 'public'] as const);
 
 /** The key type a trust grants: a session acts as a secret or a public key of its service. */
-export type TrustKeyType = 'secret' | 'public';
+export type TrustKeyType = (typeof KEY_TYPES)[number];
 
 /**
  * Trust of a platform that issues signed JWTs (Kubernetes service-account
@@ -168,7 +183,7 @@ export type TrustKeyType = 'secret' | 'public';
  * an `aud` containing `audience`, and a `sub` listed in `subjects`.
  */
 export interface JwtTrust {
-  provider: 'kubernetes' | 'gcp' | 'azure';
+  provider: Exclude<TrustProvider, 'aws'>;
   issuer: string;
   audience: string;
   /** Allowed `sub` claims, compared exactly. */

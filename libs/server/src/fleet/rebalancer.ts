@@ -46,6 +46,17 @@ export interface RebalanceOptions {
   movedHoldMs?: number;
 }
 
+/** The defaults of {@link RebalanceOptions}, which its `@default` lines say (a test holds them to it). */
+export const DEFAULT_REBALANCE: Readonly<Required<RebalanceOptions>> = Object.freeze({
+  intervalMs: 2500,
+  tolerance: 0.05,
+  batch: 1000,
+  spreadMs: 2000,
+  settleMs: 1500,
+  minStreamAgeMs: 10_000,
+  movedHoldMs: 30_000,
+});
+
 /**
  * How many streams a replica holding `mine` should shed, given every
  * replica's count (`counts`, this one's entry replaced by `mine`): none
@@ -109,7 +120,7 @@ export class Rebalancer {
 
   /** Starts the periodic check (nothing with `intervalMs: 0`). */
   start(): void {
-    const intervalMs = this.options.intervalMs ?? 2500;
+    const intervalMs = this.options.intervalMs ?? DEFAULT_REBALANCE.intervalMs;
     if (intervalMs <= 0 || this.#timer) return;
     this.#timer = setInterval(() => void this.tick(), intervalMs);
     this.#timer.unref();
@@ -150,7 +161,7 @@ export class Rebalancer {
       // Streams it shed are still on their way: what the fleet holds is not known yet.
       if (this.#inFlight.length > 0) return 0;
       const counts = await this.counts.exchange(self);
-      const tolerance = this.options.tolerance ?? 0.05;
+      const tolerance = this.options.tolerance ?? DEFAULT_REBALANCE.tolerance;
       const total = counts.reduce((sum, c) => sum + (c.id === this.selfId ? 0 : c.streams), self.streams);
       const last = this.#total;
       this.#total = total;
@@ -160,7 +171,7 @@ export class Rebalancer {
       if (last === undefined || last - total > tolerance * last) return 0;
       const mine = this.hub.stats().streams;
       const now = this.now();
-      const excess = streamsToShed(mine, this.selfId, counts, tolerance, this.options.batch ?? 1000);
+      const excess = streamsToShed(mine, this.selfId, counts, tolerance, this.options.batch ?? DEFAULT_REBALANCE.batch);
       if (excess <= 0) {
         // Within its share: the imbalance is over, and the next one may move any stream again.
         this.#imbalanceSince = undefined;
@@ -170,14 +181,17 @@ export class Rebalancer {
       // Neither a stream that just arrived, nor, for a while, one that arrived since this imbalance began (one this
       // replica or a peer moved for it, back here again): a stream is moved once per imbalance.
       const openedBefore = Math.min(
-        now - (this.options.minStreamAgeMs ?? 10_000),
-        Math.max(this.#imbalanceSince, now - (this.options.movedHoldMs ?? 30_000)),
+        now - (this.options.minStreamAgeMs ?? DEFAULT_REBALANCE.minStreamAgeMs),
+        Math.max(this.#imbalanceSince, now - (this.options.movedHoldMs ?? DEFAULT_REBALANCE.movedHoldMs)),
       );
       const shed = Math.min(excess, this.hub.streamsOpenedBefore(openedBefore));
       if (shed <= 0) return 0;
-      const spreadMs = this.options.spreadMs ?? 2000;
+      const spreadMs = this.options.spreadMs ?? DEFAULT_REBALANCE.spreadMs;
       const sent = this.hub.goaway(shed, () => this.random() * spreadMs, openedBefore);
-      this.#inFlight.push({ count: sent, until: now + spreadMs + (this.options.settleMs ?? 1500) });
+      this.#inFlight.push({
+        count: sent,
+        until: now + spreadMs + (this.options.settleMs ?? DEFAULT_REBALANCE.settleMs),
+      });
       this.metrics.goaway('rebalance', sent);
       this.logger.info(`rebalancing: asked ${sent} of ${mine} stream(s) to reconnect elsewhere`, {
         event: 'rebalance',

@@ -24,7 +24,7 @@ export class ServiceDrift implements ReadinessCheck {
     private readonly metrics: FleetMetrics,
     private readonly logger: VaneServerLogger,
     /** How long a service may differ before it counts, in ms. */
-    readonly boundMs = 30_000,
+    readonly boundMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 

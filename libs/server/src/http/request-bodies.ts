@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { appendJsonPath } from '../json/json-path.js';
-import { TRUST_PROVIDERS } from '../validation/trust-validation.js';
+import { TRUST_PROVIDERS } from '../domain/model.js';
 import { describeType } from '../validation/index.js';
 import { HttpError } from '../errors/http-error.js';
 

@@ -5,7 +5,7 @@
  * with (`input-schemas.ts`).
  */
 import type { ProtocolErrorCode } from '../errors/http-error.js';
-import { ADMIN_RIGHTS } from '../domain/model.js';
+import { ADMIN_RIGHTS, KEY_TYPES, TRUST_PROVIDERS } from '../domain/model.js';
 import { KEY_PATTERN, SLUG_PATTERN } from '../validation/index.js';
 import { object, ref } from '../http/operations/answer-schemas.js';
 import type { JsonSchema } from './openapi-types.js';
@@ -183,8 +183,8 @@ export const WIRE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     type: 'object',
     description: 'A workload-identity trust, with its defaults filled in',
     properties: {
-      provider: { type: 'string', enum: ['kubernetes', 'aws', 'gcp', 'azure'] },
-      key_type: { type: 'string', enum: ['secret', 'public'] },
+      provider: { type: 'string', enum: [...TRUST_PROVIDERS] },
+      key_type: { type: 'string', enum: [...KEY_TYPES] },
     },
     required: ['provider', 'key_type'],
   },

@@ -26,7 +26,8 @@ export class TlsFiles {
   constructor(
     readonly paths: TlsFilePaths,
     private readonly logger: VaneServerLogger,
-    private readonly intervalMs = 1000,
+    /** How often the files are checked, in ms. */
+    private readonly intervalMs: number,
   ) {}
 
   /** The current files' contents; throws (naming the file) when one cannot be read. */

@@ -38,7 +38,7 @@ import {
 } from '../domain/model.js';
 import { describeJsonSyntaxError } from '../json/json-syntax-error.js';
 import { SeedError } from './seed-error.js';
-import { accessStateSchema } from './seed-schema.js';
+import { SECRET_MEMBERS, accessStateSchema, projectSchema, seedSchema, serviceSchema } from './seed-schema.js';
 import type * as v from 'valibot';
 import { chainAuditEntry } from '../domain/audit-chain.js';
 import {
@@ -55,6 +55,7 @@ import {
   ValidationError,
   checkSchema,
   formatTimestamp,
+  membersInOrder,
   parseConfigValue,
   parseFlagDefinition,
   parseInteger,
@@ -86,9 +87,19 @@ export interface ParseServerDataOptions {
   openSealed?: (json: unknown) => void;
 }
 
+// The members are the published schema's (seed-schema.ts); only the order their messages list them in is the parser's.
 // `$schema` names the JSON Schema for editors (seeds/vane-seed.schema.json); the parser ignores it.
-const TOP_MEMBERS = ['tenant', 'projects', 'services', 'audit', 'tokens', 'access', 'sealing', '$schema'];
-const SERVICE_MEMBERS = [
+const TOP_MEMBERS = membersInOrder(seedSchema.entries, [
+  'tenant',
+  'projects',
+  'services',
+  'audit',
+  'tokens',
+  'access',
+  'sealing',
+  '$schema',
+]);
+const SERVICE_MEMBERS = membersInOrder(serviceSchema.entries, [
   'project',
   'kind',
   'keys',
@@ -101,8 +112,8 @@ const SERVICE_MEMBERS = [
   'audit',
   'trusts',
   'data_keys',
-];
-const SECRET_MEMBERS = ['type', 'value', 'versions'];
+]);
+const PROJECT_MEMBERS = Object.keys(projectSchema.entries);
 
 /**
  * Validates a parsed seed or state file and builds the server's data.
@@ -182,7 +193,7 @@ function buildServerData(json: unknown, now: string): ServerData {
     const path = appendJsonPath('projects', name);
     parseProjectName(name, path);
     const project = parseObject(value, path);
-    rejectUnknownMembers(project, ['created_at'], path);
+    rejectUnknownMembers(project, PROJECT_MEMBERS, path);
     projects.set(name, {
       created_at:
         project['created_at'] === undefined

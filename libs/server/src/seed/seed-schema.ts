@@ -5,17 +5,48 @@
  * parser (`seed-parser.ts`) stays the authority at start: it also checks
  * what a JSON Schema cannot say (a key in one service only, versions
  * ascending, exactly one of `jwks` and `jwks_url`) and names the JSON path
- * in its errors. The patterns of names are the parser's own; a test holds the
- * two to the same verdicts. (The parser's schemas cannot be converted as they
- * are: their custom checks, messages and transforms have no JSON Schema form.)
+ * in its errors.
+ *
+ * One home per member. This schema is the home of the file's own members:
+ * the parser takes its member lists from the entries here (`seedSchema`,
+ * `serviceSchema`, `projectSchema`, {@link SECRET_MEMBERS}), keeping only the
+ * order its messages list them in, which does not compile unless it names
+ * exactly these members. `seedFormSchema` is the seed as people write it; the
+ * public `VaneServerSeed` (server/server-inputs.ts) is held to it in both
+ * directions at compile time. What cannot be shared is the schemas of the
+ * values: the parser's (`validation/`) carry custom checks, messages and
+ * transforms that have no JSON Schema form, so the two are written apart and
+ * each object's entries here and there are written `satisfies
+ * SchemaMembers<T>` of the same model type (`domain/model.ts`): a member added
+ * to one and not the others does not compile. The patterns of names are the
+ * parser's own; `seed-schema.spec.ts` holds the two to the same verdicts.
  */
 import * as v from 'valibot';
+import { JWT_TRUST_PROVIDERS, KEY_TYPES } from '../domain/model.js';
+import type {
+  AbCohort,
+  AbCondition,
+  AbRule,
+  AdminTokenRecord,
+  ApiKeyRecord,
+  AuditEntry,
+  AuditRecord,
+  AwsTrust,
+  DataKeyRecord,
+  FlagMember,
+  GuessRecord,
+  JwtTrust,
+  ProjectRecord,
+  SecretVersion,
+  TenantState,
+} from '../domain/model.js';
 import { TRUST_NAME_PATTERN as TRUST_NAME } from '../validation/trust-validation.js';
 import {
   API_KEY_PATTERN as API_KEY,
   KEY_PATTERN as KEY,
   SERVICE_KIND_PATTERN as SERVICE_KIND,
   SLUG_PATTERN as SLUG,
+  type SchemaMembers,
 } from '../validation/index.js';
 
 const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.description('RFC 3339 date-time with Z or an offset'));
@@ -41,48 +72,66 @@ const abRule = v.object({
             attribute: v.string(),
             op: v.picklist(['eq', 'neq', 'in', 'not_in', 'starts_with', 'ends_with', 'contains']),
             values: v.array(v.string()),
-          }),
+          } satisfies SchemaMembers<AbCondition>),
         ),
         percentage,
-      }),
+      } satisfies SchemaMembers<AbCohort>),
     ),
   ),
-});
+} satisfies SchemaMembers<AbRule>);
 
 const flag = v.object({
   is_enabled: v.boolean(),
   starts_at: v.nullish(timestamp),
   ends_at: v.nullish(timestamp),
   ab: v.nullish(abRule),
-});
+} satisfies Record<FlagMember, v.GenericSchema>);
 
 const secretType = v.optional(v.pipe(v.picklist(['text', 'file']), v.description('Default "text"')));
-const secretVersion = v.strictObject({ version: integerFrom(1), value: v.string(), created_at: timestamp });
+const secretVersion = v.strictObject({
+  version: integerFrom(1),
+  value: v.string(),
+  created_at: timestamp,
+} satisfies SchemaMembers<SecretVersion>);
+const secretValue = v.strictObject({ type: secretType, value: v.string() });
+const seedVersions = v.pipe(v.array(v.string()), v.minLength(1));
+/** A secret as a seed gives it: one value, or its versions as strings. */
+const seedSecret = v.union([secretValue, v.strictObject({ type: secretType, versions: seedVersions })]);
+/** A secret in either form; the state form's versions carry their number and time. */
 const secret = v.union([
-  v.strictObject({ type: secretType, value: v.string() }),
+  secretValue,
   v.strictObject({
     type: secretType,
-    versions: v.union([v.pipe(v.array(v.string()), v.minLength(1)), v.pipe(v.array(secretVersion), v.minLength(1))]),
+    versions: v.union([seedVersions, v.pipe(v.array(secretVersion), v.minLength(1))]),
   }),
 ]);
 
-const keyType = v.picklist(['secret', 'public']);
+/** The members a secret may have, in either form. */
+export const SECRET_MEMBERS: ReadonlyArray<string> = Object.freeze(
+  Object.keys({ ...secretValue.entries, ...secret.options[1].entries }),
+);
+
+const keyType = v.picklist(KEY_TYPES);
 const jwtTrust = v.strictObject({
-  provider: v.picklist(['kubernetes', 'gcp', 'azure']),
+  provider: v.picklist(JWT_TRUST_PROVIDERS),
   issuer: v.string(),
   audience: v.string(),
   subjects: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1)),
   jwks: v.optional(v.object({ keys: v.array(v.record(v.string(), v.unknown())) })),
   jwks_url: v.optional(httpUrl),
   key_type: keyType,
-});
+} satisfies SchemaMembers<JwtTrust>);
 const awsTrust = v.strictObject({
   provider: v.literal('aws'),
   sts_endpoint: v.optional(httpUrl),
   role_arns: v.pipe(v.array(v.string()), v.minLength(1)),
   audience: v.optional(v.string()),
   key_type: keyType,
-});
+} satisfies SchemaMembers<AwsTrust>);
+/** A workload-identity trust as a seed (or the admin API) gives it: `VaneServerTrustInput` is held to it. */
+export const trustSchema = v.union([jwtTrust, awsTrust]);
+/** A trust as a seed or the admin API gives it, before checking (see `VaneServerTrustInput`). */
+export type TrustInput = v.InferInput<typeof trustSchema>;
 
 const auditEntry = v.strictObject({
   at: timestamp,
@@ -90,32 +139,40 @@ const auditEntry = v.strictObject({
   key,
   version: v.nullable(integerFrom(1)),
   actor: v.string(),
-});
+} satisfies SchemaMembers<AuditEntry>);
 
 // The state form stores a key's hash and hint, never the key.
 const storedKey = v.strictObject({
   hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
   hint: v.string(),
-  type: v.picklist(['secret', 'public']),
-});
+  type: keyType,
+} satisfies SchemaMembers<Omit<ApiKeyRecord, 'plaintext'>>); // the key itself is never stored
 
 const dataKey = v.strictObject({
   id: v.pipe(v.string(), v.regex(/^dk[1-9]\d*$/)),
   root_key: v.string(),
   wrapped: v.string(),
   created_at: timestamp,
-});
+} satisfies SchemaMembers<DataKeyRecord>);
 
-const service = v.strictObject({
+/** A service as a seed gives it: what people write. */
+const seedService = v.strictObject({
   project: v.optional(v.pipe(v.string(), v.regex(SLUG), v.description('the project it lives in; default "default"'))),
   kind: v.optional(v.pipe(v.string(), v.regex(SERVICE_KIND), v.description('"backend" (default), "frontend", …'))),
-  keys: v.optional(v.array(v.union([apiKey, storedKey]))),
-  revoked_keys: v.optional(v.array(v.union([apiKey, storedKey]))),
+  keys: v.optional(v.array(apiKey)),
+  revoked_keys: v.optional(v.array(apiKey)),
   configs: v.optional(v.record(key, configValue)),
   flags: v.optional(v.record(key, flag)),
+  secrets: v.optional(v.record(key, seedSecret)),
+  trusts: v.optional(v.record(v.pipe(v.string(), v.regex(TRUST_NAME)), trustSchema)),
+});
+
+/** A service in either form: the state form stores keys by hash, secrets with their versions, and four more members. */
+export const serviceSchema = v.strictObject({
+  ...seedService.entries,
+  keys: v.optional(v.array(v.union([apiKey, storedKey]))),
+  revoked_keys: v.optional(v.array(v.union([apiKey, storedKey]))),
   secrets: v.optional(v.record(key, secret)),
-  trusts: v.optional(v.record(v.pipe(v.string(), v.regex(TRUST_NAME)), v.union([jwtTrust, awsTrust]))),
-  // The state form adds these three; a state file is a valid seed.
   revision: v.optional(integerFrom(0)),
   next_versions: v.optional(v.record(key, integerFrom(1))),
   audit: v.optional(v.array(auditEntry)),
@@ -136,7 +193,7 @@ const auditRecord = v.strictObject({
   prev: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
   hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
   keyed_by: v.optional(v.string()),
-});
+} satisfies SchemaMembers<AuditRecord>);
 
 const epochMs = v.pipe(v.number(), v.integer(), v.minValue(0));
 
@@ -144,12 +201,24 @@ const epochMs = v.pipe(v.number(), v.integer(), v.minValue(0));
 export const accessStateSchema = v.strictObject({
   ended_sessions: v.optional(v.record(v.string(), epochMs)),
   guesses: v.optional(
-    v.record(v.string(), v.strictObject({ count: integerFrom(1), last_failure_ms: epochMs, locked_until_ms: epochMs })),
+    v.record(
+      v.string(),
+      v.strictObject({
+        count: integerFrom(1),
+        last_failure_ms: epochMs,
+        locked_until_ms: epochMs,
+      } satisfies SchemaMembers<GuessRecord>),
+    ),
   ),
 });
 
-/** A seed or state file (PROTOCOL §11). */
-export const seedSchema = v.strictObject({
+/** A project of the seed's `projects`. */
+export const projectSchema = v.strictObject({
+  created_at: v.optional(timestamp),
+} satisfies SchemaMembers<ProjectRecord>);
+
+/** A seed as people write it (and `startVaneServer` takes it from code: `VaneServerSeed` is held to it). */
+export const seedFormSchema = v.strictObject({
   $schema: v.optional(v.pipe(v.string(), v.description('This schema, for editors'))),
   tenant: v.optional(
     v.strictObject({
@@ -157,12 +226,16 @@ export const seedSchema = v.strictObject({
       ab_addon: v.optional(v.boolean()),
       quarantined_until: v.nullish(timestamp),
       write_rate_per_minute: v.optional(integerFrom(1)),
-    }),
+    } satisfies SchemaMembers<TenantState>),
   ),
-  projects: v.optional(
-    v.record(v.pipe(v.string(), v.regex(SLUG)), v.strictObject({ created_at: v.optional(timestamp) })),
-  ),
-  services: v.optional(v.record(v.pipe(v.string(), v.regex(SLUG)), service)),
+  projects: v.optional(v.record(v.pipe(v.string(), v.regex(SLUG)), projectSchema)),
+  services: v.optional(v.record(v.pipe(v.string(), v.regex(SLUG)), seedService)),
+});
+
+/** A seed or state file (PROTOCOL §11): the seed form, whose services may be in state form, and the state's own members. */
+export const seedSchema = v.strictObject({
+  ...seedFormSchema.entries,
+  services: v.optional(v.record(v.pipe(v.string(), v.regex(SLUG)), serviceSchema)),
   // The state form's scoped admin tokens (hashes only); a seed leaves them out.
   tokens: v.optional(
     v.record(
@@ -176,7 +249,7 @@ export const seedSchema = v.strictObject({
         rights: v.array(v.picklist(['read', 'write', 'secrets:reveal', 'secrets:write', 'keys', 'admin'])),
         created_at: timestamp,
         last_used_at: v.nullable(timestamp),
-      }),
+      } satisfies SchemaMembers<AdminTokenRecord>),
     ),
   ),
   // The state form's logouts and wrong admin-token guesses (hashes only); a seed leaves them out.
@@ -186,6 +259,9 @@ export const seedSchema = v.strictObject({
   // A sealed state file's scheme (its secret values are then sealed objects, which only the server reads).
   sealing: v.optional(v.string()),
 });
+
+/** A seed as `startVaneServer` takes it from code, before checking (see `VaneServerSeed`). */
+export type SeedFormInput = v.InferInput<typeof seedFormSchema>;
 
 /** What the published JSON Schema says about itself, beside what the converter writes. */
 export const SEED_SCHEMA_HEADER = Object.freeze({

@@ -14,7 +14,7 @@ import { ownerAdmin } from './owner-admin.js';
 import type { ServingParts } from './serving-parts.js';
 import type { StartSettings } from './start-settings.js';
 import type { VaneServer, VaneServiceSummary } from './vane-server.js';
-import type { VaneServerOptions } from './vane-server-options.js';
+import { VANE_SERVER_DEFAULTS as DEFAULTS, type VaneServerOptions } from './vane-server-options.js';
 
 /** Everything a started server holds. */
 export interface StartedParts {
@@ -113,8 +113,8 @@ async function drainServer({ serving, listeners, settings, options }: StartedPar
   const { hub, readiness, metrics } = serving;
   const { logger } = settings;
   serving.rebalancer?.stop();
-  const timeoutMs = options.drainTimeoutMs ?? 10_000;
-  await drainStreams({ hub, readiness, metrics, logger }, options.drainWindowMs ?? 10_000, timeoutMs);
+  const timeoutMs = options.drainTimeoutMs ?? DEFAULTS.drainTimeoutMs;
+  await drainStreams({ hub, readiness, metrics, logger }, options.drainWindowMs ?? DEFAULTS.drainWindowMs, timeoutMs);
   // In-flight requests (a write waiting to be durable) finish; idle keep-alive connections go now.
   await Promise.all(
     listeners.all.map(

@@ -5,16 +5,22 @@
  *
  * @module
  */
-import type { AbRule, ConfigValue, TenantState } from '../domain/model.js';
+import type { AbRule, ConfigValue, TenantState, TrustDefinition } from '../domain/model.js';
+import type { AsJson, Assignable, Holds } from '../json/json-shape.js';
+import type { SeedFormInput, TrustInput } from '../seed/seed-schema.js';
 
 /** A seed document (PROTOCOL §11), for seeds written in code. */
 export interface VaneServerSeed {
   /** The JSON Schema of seed files, for editors (`./vane-seed.schema.json` beside the demo seed); ignored. */
   $schema?: string;
   tenant?: Partial<TenantState>;
+  /** Projects by slug; a project a service names need not be listed. */
+  projects?: Record<string, { /** RFC 3339. */ created_at?: string }>;
   services?: Record<
     string,
     {
+      /** The project's slug. @default 'default' */
+      project?: string;
       kind?: string;
       keys?: string[];
       revoked_keys?: string[];
@@ -69,7 +75,8 @@ export interface VaneServerFlagInput {
   starts_at?: string | null;
   /** RFC 3339; null or absent for unbounded. */
   ends_at?: string | null;
-  ab?: AbRule | null;
+  /** An A/B rule; `cohorts` may be left out (none). */
+  ab?: (Omit<AbRule, 'cohorts'> & { cohorts?: AbRule['cohorts'] }) | null;
 }
 
 /** A partial update of a flag: the members given change, the others stay. */
@@ -79,6 +86,28 @@ export interface VaneServerFlagPatch {
   starts_at?: string | null;
   /** RFC 3339, or null to remove the end of the schedule. */
   ends_at?: string | null;
-  /** A new A/B rule, or null to remove it. */
-  ab?: AbRule | null;
+  /** A new A/B rule (as {@link VaneServerFlagInput} takes it), or null to remove it. */
+  ab?: VaneServerFlagInput['ab'];
 }
+
+/**
+ * The seed as code gives it and the seed schema (`seed/seed-schema.ts`,
+ * published as `seeds/vane-seed.schema.json`) accept the same documents:
+ * this fails to compile when one of them gains, loses or changes a member.
+ */
+export type VaneServerSeedMatchesItsSchema = [
+  Holds<Assignable<AsJson<VaneServerSeed>, AsJson<SeedFormInput>>>,
+  Holds<Assignable<AsJson<SeedFormInput>, AsJson<VaneServerSeed>>>,
+];
+
+/**
+ * A trust as code gives it and the trust schema (`seed/seed-schema.ts`,
+ * which the published JSON Schema and the seed check) accept the same
+ * trusts, and every trust the server holds (`TrustDefinition`, as the admin
+ * API answers it) can be given back: this fails to compile otherwise.
+ */
+export type VaneServerTrustInputMatchesItsSchema = [
+  Holds<Assignable<AsJson<VaneServerTrustInput>, AsJson<TrustInput>>>,
+  Holds<Assignable<AsJson<TrustInput>, AsJson<VaneServerTrustInput>>>,
+  Holds<Assignable<TrustDefinition, VaneServerTrustInput>>,
+];

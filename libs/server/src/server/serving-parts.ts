@@ -19,7 +19,7 @@ import { ServerMetrics } from '../ops/server-metrics.js';
 import type { OpenedStore } from './open-store.js';
 import type { StartSettings } from './start-settings.js';
 import { storeListeners } from './store-listeners.js';
-import type { VaneServerOptions } from './vane-server-options.js';
+import { VANE_SERVER_DEFAULTS as DEFAULTS, type VaneServerOptions } from './vane-server-options.js';
 
 /** The parts that serve an opened store's data. */
 export interface ServingParts {
@@ -44,7 +44,7 @@ export function servingParts(settings: StartSettings, options: VaneServerOptions
   const consoleFeed = new ConsoleFeed(pingIntervalMs);
   const hub = new StreamHub({
     pingIntervalMs,
-    historySize: options.historySize ?? 1000,
+    historySize: options.historySize ?? DEFAULTS.historySize,
     historyBytes: settings.historyBytes,
     bufferBytes: settings.bufferBytes,
     onStreamsChanged: () => {
@@ -65,7 +65,7 @@ export function servingParts(settings: StartSettings, options: VaneServerOptions
     fleet,
     draining: () => readiness.draining,
   });
-  const drift = new ServiceDrift(metrics, logger, options.driftBoundMs);
+  const drift = new ServiceDrift(metrics, logger, options.driftBoundMs ?? DEFAULTS.driftBoundMs);
   readiness.add(drift);
   const listeners = storeListeners({
     changes,

@@ -16,12 +16,7 @@ import { RequestScopes } from '../ops/request-scope.js';
 import { OutboundPolicy } from '../outbound/outbound-policy.js';
 import { SIGNING_KEY_PERIOD_MS } from '../auth/signing-keys.js';
 import { parseStoreLocation, type StoreLocation } from './store-location.js';
-import {
-  DEFAULT_HEADERS_TIMEOUT_MS,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  DEFAULT_SESSION_TTL_MS,
-  type VaneServerOptions,
-} from './vane-server-options.js';
+import { VANE_SERVER_DEFAULTS as DEFAULTS, type VaneServerOptions } from './vane-server-options.js';
 
 /** The options of a start, read and checked, with their defaults filled in. */
 export interface StartSettings {
@@ -49,16 +44,16 @@ export interface StartSettings {
 export function startSettings(options: VaneServerOptions): StartSettings {
   const scopes = new RequestScopes();
   if (options.authThrottle !== false) checkFailedAttemptThrottleOptions(options.authThrottle);
-  const bufferBytes = options.streamBufferBytes ?? 1024 * 1024;
+  const bufferBytes = options.streamBufferBytes ?? DEFAULTS.streamBufferBytes;
   const historyBytes = options.historyBytes ?? 2 * bufferBytes;
   if (!(historyBytes >= 0)) throw new RangeError('historyBytes must be a number of bytes of at least 0');
-  const sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
+  const sessionTtlMs = options.sessionTtlMs ?? DEFAULTS.sessionTtlMs;
   if (!Number.isFinite(sessionTtlMs) || sessionTtlMs < 1000 || sessionTtlMs > SIGNING_KEY_PERIOD_MS) {
     throw new RangeError(
       `sessionTtlMs must be a number of milliseconds from 1000 to ${SIGNING_KEY_PERIOD_MS} (its signing key's period)`,
     );
   }
-  const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs;
   return {
     clock: options.clock ?? systemClock,
     scopes,
@@ -70,13 +65,13 @@ export function startSettings(options: VaneServerOptions): StartSettings {
       options.store ?? (options.statePath === undefined ? 'memory' : `file:${options.statePath}`),
     ),
     replicaId: options.replicaId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
-    pingIntervalMs: options.pingIntervalMs ?? 15_000,
+    pingIntervalMs: options.pingIntervalMs ?? DEFAULTS.pingIntervalMs,
     bufferBytes,
     historyBytes,
     adminToken: options.adminToken ?? randomBytes(24).toString('base64url'),
     sessionTtlMs,
     headersTimeoutMs,
-    requestTimeoutMs: Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeoutMs),
+    requestTimeoutMs: Math.max(options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs, headersTimeoutMs),
   };
 }
 
@@ -90,7 +85,7 @@ function listenPlan(options: VaneServerOptions): Pick<ListenerPlan, 'main' | 'ad
     return address;
   };
   return {
-    main: { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
+    main: { host: options.host ?? DEFAULTS.host, port: options.port ?? DEFAULTS.port },
     admin: parse('adminListen'),
     ops: parse('opsListen'),
   };

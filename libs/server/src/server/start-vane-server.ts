@@ -19,14 +19,9 @@ import { serverContext, type ServingContext } from './server-context-step.js';
 import { servingParts, type ServingParts } from './serving-parts.js';
 import { startSettings, type StartSettings } from './start-settings.js';
 import type { VaneServer } from './vane-server.js';
-import type { VaneServerOptions } from './vane-server-options.js';
+import { VANE_SERVER_DEFAULTS as DEFAULTS, type VaneServerOptions } from './vane-server-options.js';
 
-export {
-  DEFAULT_HEADERS_TIMEOUT_MS,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  DEFAULT_SESSION_TTL_MS,
-  type VaneServerOptions,
-} from './vane-server-options.js';
+export { DEFAULT_SESSION_TTL_MS, type VaneServerOptions } from './vane-server-options.js';
 export type {
   VaneServerFlagInput,
   VaneServerFlagPatch,
@@ -56,7 +51,9 @@ export async function startVaneServer(options: VaneServerOptions = {}): Promise<
   };
   await undoingOnFailure(release, () => attachFleetStep(opened, serving));
   const ctx = serverContext(settings, options, opened, serving);
-  const tls = options.tls ? new TlsFiles(options.tls, settings.logger, options.tls.watchIntervalMs) : undefined;
+  const tls = options.tls
+    ? new TlsFiles(options.tls, settings.logger, options.tls.watchIntervalMs ?? DEFAULTS.tlsWatchIntervalMs)
+    : undefined;
   const listeners = await undoingOnFailure(
     async () => {
       tls?.close();
@@ -76,7 +73,7 @@ function openStoreStep(settings: StartSettings, options: VaneServerOptions): Pro
     clock: settings.clock,
     logger: settings.logger,
     replicaId: settings.replicaId,
-    checkIntervalMs: options.storeCheckIntervalMs,
+    checkIntervalMs: options.storeCheckIntervalMs ?? DEFAULTS.storeCheckIntervalMs,
     storeClock: options.storeClock,
     rootKey: options.rootKey,
     rootKeyFile: options.rootKeyFile,

@@ -14,11 +14,30 @@ import type { VaneServerSeed } from './server-inputs.js';
 /** How long a workload-identity session lives unless `sessionTtlMs` says otherwise, in milliseconds. */
 export const DEFAULT_SESSION_TTL_MS = 3_600_000;
 
-/** Default of `headersTimeoutMs`, in milliseconds. */
-export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
-
-/** Default of `requestTimeoutMs`, in milliseconds. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * The defaults of {@link VaneServerOptions} that are plain values, one home
+ * for all who need them: `startVaneServer` fills them in, the command line's
+ * options (`config/server-options.ts`) start from them, and the options'
+ * `@default` lines say them (`vane-server-options.spec.ts` holds each line to
+ * this table). A default that depends on another option or on the program
+ * (`historyBytes`, the command line's port) is written where it is decided.
+ */
+export const VANE_SERVER_DEFAULTS = Object.freeze({
+  port: 0,
+  host: '127.0.0.1',
+  storeCheckIntervalMs: 5000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  pingIntervalMs: 15_000,
+  historySize: 1000,
+  streamBufferBytes: 1024 * 1024,
+  sessionTtlMs: DEFAULT_SESSION_TTL_MS,
+  drainWindowMs: 10_000,
+  drainTimeoutMs: 10_000,
+  driftBoundMs: 30_000,
+  /** `tls.watchIntervalMs`. */
+  tlsWatchIntervalMs: 1000,
+});
 
 /** Options of `startVaneServer`. */
 export interface VaneServerOptions {
@@ -176,6 +195,6 @@ export interface VaneServerOptions {
   replicaId?: string;
   /** What this replica knows of its fleet. @default itself alone (a single-process view) */
   fleetView?: (self: LocalReplica) => FleetView;
-  /** Stream rebalancing across the fleet; `false` turns it off. @default every 2.5 s, 5 % tolerance, 1000 at a time, spread over 2 s */
+  /** Stream rebalancing across the fleet; `false` turns it off. @default on, each member at its own default ({@link RebalanceOptions}) */
   rebalance?: RebalanceOptions | false;
 }

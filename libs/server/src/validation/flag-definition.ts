@@ -1,6 +1,14 @@
 /** Flag definitions and their A/B rules (PROTOCOL §10). */
 import * as v from 'valibot';
-import type { AbOperator, AbRule, FlagDefinition, FlagMember, FlagPatch } from '../domain/model.js';
+import type {
+  AbCohort,
+  AbCondition,
+  AbOperator,
+  AbRule,
+  FlagDefinition,
+  FlagMember,
+  FlagPatch,
+} from '../domain/model.js';
 import { describeType, quote } from './json-type.js';
 import {
   booleanSchema,
@@ -10,6 +18,7 @@ import {
   percentageSchema,
   stringArraySchema,
   stringSchema,
+  type SchemaMembers,
 } from './primitives.js';
 import { checkSchema } from './schema-check.js';
 import { timestampSchema } from './timestamp.js';
@@ -34,9 +43,16 @@ const operatorSchema = v.picklist(
 const arrayOf = <TItem extends v.GenericSchema>(item: TItem) =>
   v.array(item, (issue) => `must be an array, got ${describeType(issue.input)}`);
 
-const conditionSchema = membersSchema({ attribute: stringSchema, op: operatorSchema, values: stringArraySchema });
+const conditionSchema = membersSchema({
+  attribute: stringSchema,
+  op: operatorSchema,
+  values: stringArraySchema,
+} satisfies SchemaMembers<AbCondition>);
 
-const cohortSchema = membersSchema({ conditions: arrayOf(conditionSchema), percentage: percentageSchema });
+const cohortSchema = membersSchema({
+  conditions: arrayOf(conditionSchema),
+  percentage: percentageSchema,
+} satisfies SchemaMembers<AbCohort>);
 
 /**
  * A flag's A/B rule (PROTOCOL §10): `percentage` 0–100, `salt` string,
@@ -48,7 +64,7 @@ export const abRuleSchema = v.pipe(
     percentage: percentageSchema,
     salt: stringSchema,
     cohorts: v.nullish(arrayOf(cohortSchema), () => []),
-  }),
+  } satisfies SchemaMembers<AbRule>),
   v.transform((rule): AbRule => ({ percentage: rule.percentage, salt: rule.salt, cohorts: rule.cohorts })),
 );
 
@@ -64,7 +80,7 @@ export const flagDefinitionSchema = v.pipe(
     starts_at: v.optional(timestampSchema, null),
     ends_at: v.optional(timestampSchema, null),
     ab: v.nullish(abRuleSchema),
-  }),
+  } satisfies Record<FlagMember, v.GenericSchema>),
   v.rawTransform(({ dataset, addIssue, NEVER }): FlagDefinition => {
     const { is_enabled, starts_at, ends_at, ab } = dataset.value;
     if (starts_at !== null && ends_at !== null && Date.parse(starts_at) >= Date.parse(ends_at)) {
@@ -105,7 +121,7 @@ export const flagPatchSchema = v.pipe(
     starts_at: v.optional(timestampSchema),
     ends_at: v.optional(timestampSchema),
     ab: v.optional(v.nullable(abRuleSchema)),
-  }),
+  } satisfies Record<FlagMember, v.GenericSchema>),
   v.transform((patch): FlagPatch => patch),
 );
 

@@ -16,6 +16,7 @@ export {
   integerSchema,
   jsonValueSchema,
   knownMembersOnly,
+  membersInOrder,
   membersSchema,
   objectSchema,
   percentageSchema,
@@ -29,6 +30,7 @@ export {
   parseString,
   parseStringArray,
   rejectUnknownMembers,
+  type SchemaMembers,
 } from './primitives.js';
 export {
   API_KEY_PATTERN,

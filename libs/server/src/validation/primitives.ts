@@ -166,6 +166,34 @@ export function parseObject(value: unknown, path: string): Record<string, unknow
   return checkSchema(objectSchema, value, path);
 }
 
+/**
+ * An object schema's entries for the members of a model type `T`, exactly:
+ * entries written `satisfies SchemaMembers<T>` fail to compile when they miss
+ * a member of `T` or name one it lacks. The parser's schemas and the
+ * published seed schema are both held to the model's types this way.
+ */
+export type SchemaMembers<T> = Record<keyof T, v.GenericSchema>;
+
+/**
+ * The members of an object schema's `entries` in the order a message lists
+ * them (see {@link knownMembersOnly}), where that order is not the schema's
+ * own. The list is held to the entries: a member missing from `order`, or
+ * one the entries lack, does not compile (and throws, should a cast hide it).
+ */
+export function membersInOrder<TMember extends string, const TOrder extends ReadonlyArray<TMember>>(
+  entries: Readonly<Record<TMember, unknown>>,
+  order: TOrder &
+    ([Exclude<TMember, TOrder[number]>] extends [never]
+      ? unknown
+      : { readonly missing: Exclude<TMember, TOrder[number]> }),
+): ReadonlyArray<TMember> {
+  const members = Object.keys(entries);
+  if (order.length !== members.length || members.some((member) => !order.includes(member as TMember))) {
+    throw new Error(`members out of step: [${order.join(', ')}] for [${members.join(', ')}]`);
+  }
+  return Object.freeze([...order]);
+}
+
 /** Refuses members of `object` outside `allowed`, naming them (see {@link knownMembersOnly}). */
 export function rejectUnknownMembers(
   object: Record<string, unknown>,

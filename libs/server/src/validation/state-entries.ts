@@ -23,10 +23,12 @@ import {
   jsonValueSchema,
   keySchema,
   knownMembersOnly,
+  membersInOrder,
   membersSchema,
   objectSchema,
   secretValueSchema,
   stringSchema,
+  type SchemaMembers,
   timestampSchema,
 } from './index.js';
 
@@ -40,24 +42,31 @@ const instantSchema = v.pipe(
 );
 
 /** A secret version in state form: `{version, value, created_at}`, nothing else. */
+const SECRET_VERSION = {
+  created_at: instantSchema,
+  version: integerSchema(1),
+  value: secretValueSchema,
+} satisfies SchemaMembers<SecretVersion>;
 export const secretVersionSchema = v.pipe(
   objectSchema,
-  knownMembersOnly(['version', 'value', 'created_at']),
-  membersSchema({ created_at: instantSchema, version: integerSchema(1), value: secretValueSchema }),
+  knownMembersOnly(membersInOrder(SECRET_VERSION, ['version', 'value', 'created_at'])),
+  membersSchema(SECRET_VERSION),
   v.transform((entry): SecretVersion => ({ version: entry.version, value: entry.value, created_at: entry.created_at })),
 );
+
+const AUDIT_ENTRY = {
+  at: instantSchema,
+  action: v.picklist(AUDIT_ACTIONS as AuditAction[], `must be one of ${AUDIT_ACTIONS.join(', ')}`),
+  key: keySchema('secret'),
+  version: v.nullable(integerSchema(1)),
+  actor: stringSchema,
+} satisfies SchemaMembers<AuditEntry>;
 
 /** An entry of a service's secret audit trail: `{at, action, key, version, actor}`, nothing else. */
 export const auditEntrySchema = v.pipe(
   objectSchema,
-  knownMembersOnly(['at', 'action', 'key', 'version', 'actor']),
-  membersSchema({
-    at: instantSchema,
-    action: v.picklist(AUDIT_ACTIONS as AuditAction[], `must be one of ${AUDIT_ACTIONS.join(', ')}`),
-    key: keySchema('secret'),
-    version: v.nullable(integerSchema(1)),
-    actor: stringSchema,
-  }),
+  knownMembersOnly(Object.keys(AUDIT_ENTRY)),
+  membersSchema(AUDIT_ENTRY),
   v.transform((entry): AuditEntry => ({
     at: entry.at,
     action: entry.action,
@@ -73,15 +82,18 @@ export const auditTrailSchema = v.array(
   (issue) => `must be an array, got ${describeType(issue.input)}`,
 );
 
+// The key itself (`plaintext`) is never stored.
+const STORED_API_KEY = {
+  hash: v.pipe(stringSchema, v.regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits (a SHA-256)')),
+  hint: stringSchema,
+  type: v.picklist(['secret', 'public'], 'must be "secret" or "public"'),
+} satisfies SchemaMembers<Omit<ApiKeyRecord, 'plaintext'>>;
+
 /** A key's stored record (state form): `{hash, hint, type}`, never the key. */
 const storedApiKeySchema = v.pipe(
   objectSchema,
-  knownMembersOnly(['hash', 'hint', 'type']),
-  membersSchema({
-    hash: v.pipe(stringSchema, v.regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits (a SHA-256)')),
-    hint: stringSchema,
-    type: v.picklist(['secret', 'public'], 'must be "secret" or "public"'),
-  }),
+  knownMembersOnly(Object.keys(STORED_API_KEY)),
+  membersSchema(STORED_API_KEY),
   v.transform((entry): ApiKeyRecord => ({ hash: entry.hash, hint: entry.hint, type: entry.type })),
 );
 
@@ -99,17 +111,19 @@ export const apiKeyListSchema = v.array(
   (issue) => `must be an array of API keys, got ${describeType(issue.input)}`,
 );
 
+const DATA_KEY = {
+  id: v.pipe(stringSchema, v.regex(/^dk[1-9]\d*$/, 'must be dk1, dk2, …')),
+  root_key: stringSchema,
+  wrapped: stringSchema,
+  created_at: instantSchema,
+} satisfies SchemaMembers<DataKeyRecord>;
+
 /** A service's wrapped data keys (state form). */
 export const dataKeyListSchema = v.array(
   v.pipe(
     objectSchema,
-    knownMembersOnly(['id', 'root_key', 'wrapped', 'created_at']),
-    membersSchema({
-      id: v.pipe(stringSchema, v.regex(/^dk[1-9]\d*$/, 'must be dk1, dk2, …')),
-      root_key: stringSchema,
-      wrapped: stringSchema,
-      created_at: instantSchema,
-    }),
+    knownMembersOnly(Object.keys(DATA_KEY)),
+    membersSchema(DATA_KEY),
     v.transform((entry): DataKeyRecord => ({ ...entry })),
   ),
   (issue) => `must be an array, got ${describeType(issue.input)}`,
@@ -124,6 +138,22 @@ export const secretVersionListSchema = v.pipe(
   v.minLength(1, 'must hold at least one version (deleting the last version deletes the secret)'),
 );
 
+const AUDIT_RECORD = {
+  seq: integerSchema(1),
+  at: stringSchema,
+  actor: stringSchema,
+  action: stringSchema,
+  service: v.nullable(stringSchema),
+  key: v.nullable(stringSchema),
+  revision: v.nullable(integerSchema(0)),
+  version: v.optional(v.nullable(integerSchema(1))),
+  old: v.optional(jsonValueSchema),
+  new: v.optional(jsonValueSchema),
+  prev: stringSchema,
+  hash: stringSchema,
+  keyed_by: v.optional(stringSchema),
+} satisfies SchemaMembers<AuditRecord>;
+
 /**
  * An entry of the server's audit in state form (`AuditRecord`). Only its
  * shape is checked here: whether the chain holds is `audit verify`'s to say,
@@ -131,36 +161,8 @@ export const secretVersionListSchema = v.pipe(
  */
 export const auditRecordSchema = v.pipe(
   objectSchema,
-  knownMembersOnly([
-    'seq',
-    'at',
-    'actor',
-    'action',
-    'service',
-    'key',
-    'revision',
-    'version',
-    'old',
-    'new',
-    'prev',
-    'hash',
-    'keyed_by',
-  ]),
-  membersSchema({
-    seq: integerSchema(1),
-    at: stringSchema,
-    actor: stringSchema,
-    action: stringSchema,
-    service: v.nullable(stringSchema),
-    key: v.nullable(stringSchema),
-    revision: v.nullable(integerSchema(0)),
-    version: v.optional(v.nullable(integerSchema(1))),
-    old: v.optional(jsonValueSchema),
-    new: v.optional(jsonValueSchema),
-    prev: stringSchema,
-    hash: stringSchema,
-    keyed_by: v.optional(stringSchema),
-  }),
+  knownMembersOnly(Object.keys(AUDIT_RECORD)),
+  membersSchema(AUDIT_RECORD),
   v.transform((entry): AuditRecord => {
     // Members in the order the store writes them, so a state file reads back into equal data.
     return {
@@ -187,20 +189,22 @@ export const auditRecordListSchema = v.array(
   (issue) => `must be an array, got ${describeType(issue.input)}`,
 );
 
+const ADMIN_TOKEN_RECORD = {
+  hash: v.pipe(stringSchema, v.regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits (a SHA-256)')),
+  scope: v.union(
+    [v.strictObject({ projects: v.array(stringSchema) }), v.strictObject({ services: v.array(stringSchema) })],
+    'must be {"projects": [...]} or {"services": [...]}',
+  ),
+  rights: v.array(v.picklist([...ADMIN_RIGHTS], `must be one of ${ADMIN_RIGHTS.join(', ')}`)),
+  created_at: instantSchema,
+  last_used_at: v.nullable(instantSchema),
+} satisfies SchemaMembers<AdminTokenRecord>;
+
 /** A scoped admin token in state form: its hash, never the token. */
 export const adminTokenRecordSchema = v.pipe(
   objectSchema,
-  knownMembersOnly(['hash', 'scope', 'rights', 'created_at', 'last_used_at']),
-  membersSchema({
-    hash: v.pipe(stringSchema, v.regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits (a SHA-256)')),
-    scope: v.union(
-      [v.strictObject({ projects: v.array(stringSchema) }), v.strictObject({ services: v.array(stringSchema) })],
-      'must be {"projects": [...]} or {"services": [...]}',
-    ),
-    rights: v.array(v.picklist([...ADMIN_RIGHTS], `must be one of ${ADMIN_RIGHTS.join(', ')}`)),
-    created_at: instantSchema,
-    last_used_at: v.nullable(instantSchema),
-  }),
+  knownMembersOnly(Object.keys(ADMIN_TOKEN_RECORD)),
+  membersSchema(ADMIN_TOKEN_RECORD),
   v.transform((entry): AdminTokenRecord => ({
     hash: entry.hash,
     scope:

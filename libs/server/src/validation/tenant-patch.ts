@@ -1,6 +1,13 @@
 import * as v from 'valibot';
 import type { TenantState } from '../domain/model.js';
-import { booleanSchema, integerSchema, knownMembersOnly, membersSchema, objectSchema } from './primitives.js';
+import {
+  booleanSchema,
+  integerSchema,
+  knownMembersOnly,
+  membersSchema,
+  objectSchema,
+  type SchemaMembers,
+} from './primitives.js';
 import { checkSchema } from './schema-check.js';
 import { timestampSchema } from './timestamp.js';
 
@@ -26,7 +33,7 @@ export const tenantPatchSchema = v.pipe(
     ab_addon: v.optional(booleanSchema),
     quarantined_until: v.optional(timestampSchema),
     write_rate_per_minute: v.optional(integerSchema(1)),
-  }),
+  } satisfies SchemaMembers<TenantState>),
 );
 
 /** Parses a tenant update (see {@link tenantPatchSchema}). */

@@ -1,27 +1,39 @@
 /**
  * Validation of workload-identity trusts (PROTOCOL §8), as the seed file, the
  * state file and the admin API give them: valibot schemas per provider.
+ *
+ * The trust's shape has one home, the model (`JwtTrust`, `AwsTrust`,
+ * `TRUST_PROVIDERS`, `KEY_TYPES` in `domain/model.ts`): each provider's
+ * entries here, and the published seed schema's, are written `satisfies
+ * SchemaMembers<…>` of it, the member lists of messages come from the
+ * entries ({@link membersInOrder}), and the public `VaneServerTrustInput` is
+ * held to the seed schema's trust both ways at compile time
+ * (`server/server-inputs.ts`).
  */
 import * as v from 'valibot';
-import type { AwsTrust, JsonValue, JwtTrust, TrustDefinition, TrustProvider } from '../domain/model.js';
+import {
+  JWT_TRUST_PROVIDERS,
+  TRUST_PROVIDERS,
+  type AwsTrust,
+  type JsonValue,
+  type JwtTrust,
+  type TrustDefinition,
+} from '../domain/model.js';
 import {
   checkSchema,
   describeType,
   keyTypeSchema,
   knownMembersOnly,
+  membersInOrder,
   membersSchema,
   objectSchema,
   stringSchema,
+  type SchemaMembers,
 } from './index.js';
-
-/** The providers a trust may name. */
-export const TRUST_PROVIDERS: ReadonlyArray<TrustProvider> = Object.freeze(['kubernetes', 'aws', 'gcp', 'azure']);
 
 /** Where an AWS trust forwards the signed `GetCallerIdentity` unless told otherwise. */
 export const DEFAULT_STS_ENDPOINT = 'https://sts.amazonaws.com';
 
-const JWT_MEMBERS = ['provider', 'issuer', 'audience', 'subjects', 'jwks', 'jwks_url', 'key_type'];
-const AWS_MEMBERS = ['provider', 'sts_endpoint', 'role_arns', 'audience', 'key_type'];
 /** Trust names; also the pattern the seed JSON Schema publishes. */
 export const TRUST_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]{1,512}$/;
@@ -109,23 +121,29 @@ const jwksSchema = v.pipe(
 /** What every trust starts with, checked first: its provider, then the key type it grants. */
 const trustHeadSchema = membersSchema({
   provider: v.picklist(
-    TRUST_PROVIDERS as TrustProvider[],
+    TRUST_PROVIDERS,
     (issue) => `must be one of ${TRUST_PROVIDERS.map((p) => `"${p}"`).join(', ')}, got ${describeType(issue.input)}`,
   ),
   key_type: keyTypeSchema,
 });
 
+/** The members of an AWS trust, each with its schema, checked in this order. */
+const AWS_TRUST = {
+  provider: v.literal('aws'),
+  key_type: keyTypeSchema,
+  role_arns: roleArnsSchema,
+  sts_endpoint: v.optional(httpUrlSchema, DEFAULT_STS_ENDPOINT),
+  audience: v.optional(nonEmptyStringSchema('must not be empty (leave it out to accept any)')),
+} satisfies SchemaMembers<AwsTrust>;
+
+/** The members of an AWS trust as messages list them. */
+const AWS_MEMBERS = membersInOrder(AWS_TRUST, ['provider', 'sts_endpoint', 'role_arns', 'audience', 'key_type']);
+
 /** AWS: `{provider: "aws", role_arns, sts_endpoint?, audience?, key_type}`. */
 export const awsTrustSchema = v.pipe(
   objectSchema,
   knownMembersOnly(AWS_MEMBERS),
-  membersSchema({
-    provider: v.literal('aws'),
-    key_type: keyTypeSchema,
-    role_arns: roleArnsSchema,
-    sts_endpoint: v.optional(httpUrlSchema, DEFAULT_STS_ENDPOINT),
-    audience: v.optional(nonEmptyStringSchema('must not be empty (leave it out to accept any)')),
-  }),
+  membersSchema(AWS_TRUST),
   v.transform((trust): AwsTrust => {
     const aws: AwsTrust = {
       provider: 'aws',
@@ -139,21 +157,39 @@ export const awsTrustSchema = v.pipe(
 );
 
 /**
+ * The members of a JWT trust, each with its schema, checked in this order;
+ * the key set's members only for presence here ({@link jwtKeySourceSchema}
+ * checks them once exactly one is given).
+ */
+const JWT_TRUST = {
+  provider: v.picklist(JWT_TRUST_PROVIDERS),
+  key_type: keyTypeSchema,
+  issuer: nonEmptyStringSchema('must not be empty'),
+  audience: nonEmptyStringSchema('must not be empty'),
+  subjects: nonEmptyStringsSchema('subject'),
+  jwks: v.optional(v.unknown()),
+  jwks_url: v.optional(v.unknown()),
+} satisfies SchemaMembers<JwtTrust>;
+
+/** The members of a JWT trust as messages list them. */
+const JWT_MEMBERS = membersInOrder(JWT_TRUST, [
+  'provider',
+  'issuer',
+  'audience',
+  'subjects',
+  'jwks',
+  'jwks_url',
+  'key_type',
+]);
+
+/**
  * Kubernetes, GCP and Azure: `{provider, issuer, audience, subjects, jwks | jwks_url, key_type}`,
  * with exactly one of `jwks` and `jwks_url`, which {@link jwtKeySourceSchema} then checks.
  */
 export const jwtTrustSchema = v.pipe(
   objectSchema,
   knownMembersOnly(JWT_MEMBERS),
-  membersSchema({
-    provider: v.picklist(['kubernetes', 'gcp', 'azure']),
-    key_type: keyTypeSchema,
-    issuer: nonEmptyStringSchema('must not be empty'),
-    audience: nonEmptyStringSchema('must not be empty'),
-    subjects: nonEmptyStringsSchema('subject'),
-    jwks: v.optional(v.unknown()),
-    jwks_url: v.optional(v.unknown()),
-  }),
+  membersSchema(JWT_TRUST),
   // Before the key set itself: with both given, which one is broken matters less than that one is extra.
   v.check(
     (trust) => (trust.jwks === undefined) !== (trust.jwks_url === undefined),
@@ -165,7 +201,7 @@ export const jwtTrustSchema = v.pipe(
 export const jwtKeySourceSchema = membersSchema({
   jwks: v.optional(jwksSchema),
   jwks_url: v.optional(httpUrlSchema),
-});
+} satisfies SchemaMembers<Pick<JwtTrust, 'jwks' | 'jwks_url'>>);
 
 /**
  * Validates one trust: its provider and key type first, then the members of

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import {
+  membersInOrder,
   AB_OPERATORS,
   ValidationError,
   checkSchema,
@@ -535,6 +536,23 @@ describe('the valibot schemas behind the parsers', () => {
     expect(parseSecretValue('', 'value')).toBe('');
     expect(rejection(() => parseSecretValue(['hunter2'], 'value')).message).toBe(
       'value: a secret value must be a string, got an array',
+    );
+  });
+});
+
+describe('membersInOrder', () => {
+  const entries = { a: v.string(), b: v.number(), c: v.boolean() };
+
+  it("gives the entries' members in the order asked for", () => {
+    expect(membersInOrder(entries, ['c', 'a', 'b'])).toEqual(['c', 'a', 'b']);
+  });
+
+  it('throws when the order misses a member or names one the entries lack (a cast past the compiler)', () => {
+    expect(() => membersInOrder(entries, ['c', 'a'] as unknown as readonly ['a', 'b', 'c'])).toThrow(
+      'members out of step: [c, a] for [a, b, c]',
+    );
+    expect(() => membersInOrder(entries, ['a', 'b', 'd'] as unknown as readonly ['a', 'b', 'c'])).toThrow(
+      'members out of step',
     );
   });
 });
