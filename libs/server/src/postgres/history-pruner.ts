@@ -19,12 +19,12 @@ export interface HistoryPrunerOptions {
   readonly logger: VaneServerLogger;
   /** Current time in ms (the age of a change is measured on it). */
   readonly now: () => number;
-  /** Changes younger than this are kept for replay on any replica, in ms. @default 3600000 */
-  readonly historyAgeMs?: number;
-  /** At most this many bytes of changes are kept for replay. @default 8388608 */
-  readonly historyBytes?: number;
-  /** A snapshot of the whole state is written after this many changes. @default 500 */
-  readonly snapshotEvery?: number;
+  /** Changes younger than this are kept for replay on any replica, in ms. */
+  readonly historyAgeMs: number;
+  /** At most this many bytes of changes are kept for replay. */
+  readonly historyBytes: number;
+  /** A snapshot of the whole state is written after this many changes. */
+  readonly snapshotEvery: number;
   /** @default the system clock */
   readonly clock?: TimerClock;
 }
@@ -44,7 +44,7 @@ export class HistoryPruner {
 
   /** Whether `sinceSnapshot` changes call for a snapshot. */
   due(sinceSnapshot: number): boolean {
-    return sinceSnapshot >= (this.options.snapshotEvery ?? 500);
+    return sinceSnapshot >= this.options.snapshotEvery;
   }
 
   /**
@@ -58,8 +58,7 @@ export class HistoryPruner {
     const { sql } = this.options;
     const committed = JSON.stringify(Object.fromEntries(state.committed));
     const data = sealedText(this.options.codec, state.data);
-    const ageMs = this.options.historyAgeMs ?? 3_600_000;
-    const bytes = this.options.historyBytes ?? 8 * 1024 * 1024;
+    const { historyAgeMs: ageMs, historyBytes: bytes } = this.options;
     const at = state.seq;
     const bound = { clock: this.options.clock };
     try {

@@ -42,6 +42,19 @@ import { WriteRuns } from './write-runs.js';
 
 export { WRITE_DEADLINE_MS } from './commit-pipeline.js';
 
+/**
+ * The defaults of {@link PostgresChangeLogOptions}, one home: the change log
+ * resolves them once and hands its parts (the store check, the history
+ * pruner) plain numbers; the options' `@default` lines are held to this table
+ * by a test.
+ */
+export const POSTGRES_CHANGE_LOG_DEFAULTS = Object.freeze({
+  checkIntervalMs: 5000,
+  historyAgeMs: 3_600_000,
+  historyBytes: 8 * 1024 * 1024,
+  snapshotEvery: 500,
+});
+
 /** Options of {@link PostgresChangeLog.open}. */
 export interface PostgresChangeLogOptions {
   /** `postgres://user:password@host:port/database`. */
@@ -97,9 +110,17 @@ export class PostgresChangeLog implements ChangeLog {
     private readonly options: PostgresChangeLogOptions,
   ) {
     const { codec, logger, clock } = options;
+    const given = (name: keyof typeof POSTGRES_CHANGE_LOG_DEFAULTS): number =>
+      options[name] ?? POSTGRES_CHANGE_LOG_DEFAULTS[name];
     this.applied = new ChangeCatchUp({ sql, codec, logger, clock });
     this.runs = new WriteRuns(codec, () => this.applied.applying, options.now);
-    this.pruner = new HistoryPruner({ ...options, sql });
+    this.pruner = new HistoryPruner({
+      ...options,
+      sql,
+      historyAgeMs: given('historyAgeMs'),
+      historyBytes: given('historyBytes'),
+      snapshotEvery: given('snapshotEvery'),
+    });
     this.pipeline = new CommitPipeline({
       sql,
       logger,
@@ -121,7 +142,7 @@ export class PostgresChangeLog implements ChangeLog {
       logger,
       clock,
       replicaId: options.replicaId,
-      intervalMs: options.checkIntervalMs,
+      intervalMs: given('checkIntervalMs'),
       applied: this.applied,
       pipeline: this.pipeline,
     });

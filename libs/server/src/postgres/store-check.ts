@@ -44,8 +44,8 @@ export interface StoreCheckOptions {
   readonly logger: VaneServerLogger;
   /** This replica's name in the heartbeat table. */
   readonly replicaId: string;
-  /** Interval of the check, in ms. @default 5000 */
-  readonly intervalMs?: number;
+  /** Interval of the check, in ms. */
+  readonly intervalMs: number;
   readonly applied: ChangeCatchUp;
   readonly pipeline: CommitPipeline;
   /** @default the system clock */
@@ -77,7 +77,7 @@ export class StoreCheck {
   }
 
   private get intervalMs(): number {
-    return this.options.intervalMs ?? 5000;
+    return this.options.intervalMs;
   }
 
   /** Checks `store` every interval from now on. */

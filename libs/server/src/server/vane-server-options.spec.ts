@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { DEFAULT_FAILED_ATTEMPT_THROTTLE } from '../domain/failed-attempt-throttle.js';
 import { DEFAULT_REBALANCE } from '../fleet/rebalancer.js';
+import { POSTGRES_CHANGE_LOG_DEFAULTS } from '../postgres/postgres-change-log.js';
 import { VANE_SERVER_DEFAULTS } from './vane-server-options.js';
 
 /** The text of every `@default` tag of an interface's members, by member path (`tls.watchIntervalMs`). */
@@ -76,5 +77,13 @@ describe('the defaults are written once', () => {
       tsdocDefaults(join(here, '..', 'domain', 'failed-attempt-throttle.ts'), 'FailedAttemptThrottleOptions'),
     );
     expect(Object.fromEntries(throttle)).toEqual({ ...DEFAULT_FAILED_ATTEMPT_THROTTLE });
+  });
+
+  it("PostgresChangeLogOptions' @default lines say POSTGRES_CHANGE_LOG_DEFAULTS, and the store check's interval is the server's", () => {
+    const log = literalDefaults(
+      tsdocDefaults(join(here, '..', 'postgres', 'postgres-change-log.ts'), 'PostgresChangeLogOptions'),
+    );
+    expect(Object.fromEntries(log)).toEqual({ ...POSTGRES_CHANGE_LOG_DEFAULTS });
+    expect(POSTGRES_CHANGE_LOG_DEFAULTS.checkIntervalMs).toBe(VANE_SERVER_DEFAULTS.storeCheckIntervalMs);
   });
 });
