@@ -60,6 +60,7 @@ export { ForbiddenError } from './auth/forbidden-error.js';
 export { ConflictError } from './errors/conflict-error.js';
 export { abBucket, evaluateAbFlag } from './domain/ab-evaluation.js';
 export type { StreamStats } from './domain/stream-hub.js';
+export type { RebalanceOptions } from './fleet/rebalancer.js';
 export type { SecretWriteOutcome } from './domain/store.js';
 export type {
   AbCohort,
