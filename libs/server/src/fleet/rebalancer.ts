@@ -6,7 +6,7 @@ import type { StreamCount, StreamCounts } from './stream-counts.js';
 /** What the {@link Rebalancer} needs of the stream fan-out ({@link StreamHub}). */
 export type RebalancedStreams = Pick<StreamHub, 'stats' | 'goaway' | 'streamsOpenedBefore'>;
 
-/** Settings of the {@link Rebalancer}. */
+/** Settings of the stream rebalancing across a fleet (`VaneServerOptions.rebalance`): each replica sheds the streams it holds beyond its share. */
 export interface RebalanceOptions {
   /**
    * How often this replica compares its streams with its fleet's, in ms; 0
