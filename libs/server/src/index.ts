@@ -61,6 +61,8 @@ export { ConflictError } from './errors/conflict-error.js';
 export { abBucket, evaluateAbFlag } from './domain/ab-evaluation.js';
 export type { StreamStats } from './domain/stream-hub.js';
 export type { RebalanceOptions } from './fleet/rebalancer.js';
+export type { FleetView, LocalReplica, ReplicaInfo } from './fleet/fleet-view.js';
+export type { ReadinessCheck, ReadinessResult } from './observability/readiness.js';
 export type { SecretWriteOutcome } from './domain/store.js';
 export type {
   AbCohort,

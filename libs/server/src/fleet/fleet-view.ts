@@ -17,11 +17,13 @@ export interface ReplicaInfo {
  * replicas (PostgreSQL) implements it from what each replica publishes.
  */
 export interface FleetView {
+  /** Every live replica, this one included. */
   replicas(): readonly ReplicaInfo[] | Promise<readonly ReplicaInfo[]>;
 }
 
 /** This replica, as a {@link FleetView} implementation reads it to publish it. */
 export interface LocalReplica {
+  /** Its id in the fleet (`replicaId`). */
   readonly id: string;
   /** Streams open now. */
   streams(): number;

@@ -1,5 +1,6 @@
 /** The outcome of one {@link ReadinessCheck}. */
 export interface ReadinessResult {
+  /** Whether the condition holds. */
   readonly ok: boolean;
   /** Why not (or what was checked), for `/readyz`; never a secret. */
   readonly detail?: string;
