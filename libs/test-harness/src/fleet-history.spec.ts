@@ -1,6 +1,6 @@
+import { checkFleetHistory } from './fleet-history-check.js';
+import { renderFleetHistory } from './fleet-history-report.js';
 import {
-  checkFleetHistory,
-  renderFleetHistory,
   type FaultRecord,
   type FinalState,
   type FleetHistory,

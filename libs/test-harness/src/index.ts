@@ -21,16 +21,14 @@ export {
   type SpawnNodeOptions,
 } from './processes.js';
 export { ADAPTER_KEYS, ADAPTER_SECRET_VALUES, adapterSeed } from './adapter-seed.js';
-export {
-  checkFleetHistory,
-  renderFleetHistory,
-  type CheckOptions,
-  type FaultRecord,
-  type FinalState,
-  type FleetHistory,
-  type StreamEvent,
-  type StreamRecord,
-  type SyncRecord,
-  type Violation,
-  type WriteRecord,
+export { checkFleetHistory, type CheckOptions, type Violation } from './fleet-history-check.js';
+export { renderFleetHistory } from './fleet-history-report.js';
+export type {
+  FaultRecord,
+  FinalState,
+  FleetHistory,
+  StreamEvent,
+  StreamRecord,
+  SyncRecord,
+  WriteRecord,
 } from './fleet-history.js';
