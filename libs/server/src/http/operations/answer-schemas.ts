@@ -27,6 +27,12 @@ export function arrayOf(items: JsonSchema): JsonSchema {
 /** `{"revision"}`: the service's revision after a change. */
 export const REVISION_ANSWER: JsonSchema = ref('Revision');
 
+/** The answer of a change that moves the service's revision and says nothing else: `200 {"revision"}`. */
+export const REVISION_ONLY = Object.freeze({
+  description: '{"revision"}',
+  success: Object.freeze({ 200: REVISION_ANSWER }),
+});
+
 /** An admin token as the admin API lists it (never the token). */
 export const TOKEN_LISTING: JsonSchema = object(
   {

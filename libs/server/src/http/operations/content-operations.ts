@@ -10,7 +10,7 @@ import { awsTrustSchema, jwtTrustSchema } from '../../validation/trust-validatio
 import { HttpError } from '../../errors/http-error.js';
 import { parseVersion } from '../service-routes.js';
 import { members, ok, SECRET_KEY_RIGHTS, service, write, type AdminOperation } from '../admin-operation.js';
-import { arrayOf, object, ref, REVISION_ANSWER } from './answer-schemas.js';
+import { arrayOf, object, ref, REVISION_ANSWER, REVISION_ONLY } from './answer-schemas.js';
 
 /** The operations on a service's contents: trusts, configs, flags and secrets. */
 export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
@@ -62,10 +62,7 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     right: 'keys',
     target: service,
     input: 'none',
-    answer: {
-      description: '{"revision"}',
-      success: { 200: REVISION_ANSWER },
-    },
+    answer: REVISION_ONLY,
     audit: 'trust.delete',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;
@@ -81,10 +78,7 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     right: 'write',
     target: service,
     input: { what: '{"value": ...}', schema: v.object({ value: configValueSchema }) },
-    answer: {
-      description: '{"revision"}',
-      success: { 200: REVISION_ANSWER },
-    },
+    answer: REVISION_ONLY,
     audit: 'config.set',
     run: async ({ ctx, principal, params, body }) => {
       const given = members(body);
@@ -105,10 +99,7 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     right: 'write',
     target: service,
     input: 'none',
-    answer: {
-      description: '{"revision"}',
-      success: { 200: REVISION_ANSWER },
-    },
+    answer: REVISION_ONLY,
     audit: 'config.delete',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;
@@ -172,10 +163,7 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     right: 'write',
     target: service,
     input: 'none',
-    answer: {
-      description: '{"revision"}',
-      success: { 200: REVISION_ANSWER },
-    },
+    answer: REVISION_ONLY,
     audit: 'flag.delete',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;
@@ -222,10 +210,7 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     right: 'secrets:write',
     target: service,
     input: 'none',
-    answer: {
-      description: '{"revision"}',
-      success: { 200: REVISION_ANSWER },
-    },
+    answer: REVISION_ONLY,
     audit: 'secret.delete',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;
@@ -242,10 +227,7 @@ export const CONTENT_OPERATIONS: readonly AdminOperation[] = [
     right: 'secrets:write',
     target: service,
     input: 'none',
-    answer: {
-      description: '{"revision"}',
-      success: { 200: REVISION_ANSWER },
-    },
+    answer: REVISION_ONLY,
     audit: 'secret.version.delete',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;

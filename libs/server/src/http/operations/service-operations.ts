@@ -9,7 +9,7 @@ import { serializeFlag } from '../../persistence/state-serializer.js';
 import { keyTypeSchema } from '../../validation/index.js';
 import { HttpError } from '../../errors/http-error.js';
 import { members, ok, SECRET_KEY_RIGHTS, service, visible, write, type AdminOperation } from '../admin-operation.js';
-import { arrayOf, KEY_MEMBERS, object, ref, REVISION_ANSWER, SECRET_LISTING } from './answer-schemas.js';
+import { arrayOf, KEY_MEMBERS, object, ref, REVISION_ONLY, SECRET_LISTING } from './answer-schemas.js';
 
 /** A service's operations: listing, creating and reading services, their audit trail, API keys and data keys. */
 export const SERVICE_OPERATIONS: readonly AdminOperation[] = [
@@ -57,10 +57,7 @@ export const SERVICE_OPERATIONS: readonly AdminOperation[] = [
     // An existing service must be seen; a new one's project must be (checked by the call, from the body).
     target: visible,
     input: { what: '{"kind": "backend", "project"?: "default"}', schema: 'any-object' },
-    answer: {
-      description: '{"revision"}',
-      success: { 200: REVISION_ANSWER },
-    },
+    answer: REVISION_ONLY,
     audit: 'service.put',
     run: async ({ ctx, principal, params, body }) => {
       const slug = params['slug']!;
@@ -204,10 +201,7 @@ export const SERVICE_OPERATIONS: readonly AdminOperation[] = [
     right: 'keys',
     target: service,
     input: 'none',
-    answer: {
-      description: '{"revision"}',
-      success: { 200: REVISION_ANSWER },
-    },
+    answer: REVISION_ONLY,
     audit: 'key.revoke',
     run: async ({ ctx, principal, params }) => {
       const slug = params['slug']!;
