@@ -15,7 +15,7 @@ export { VaneBrowserClient } from './vane-browser-client.js';
 export { PublicKeyRefusals } from './refusals.js';
 export { VaneState } from './state.js';
 export type { VaneListener, VaneMode, VaneStatus, VaneUpdate } from './types.js';
-export type { Settings, VaneBrowserOptions, VaneUser, VisibilitySource } from './options.js';
+export type { VaneBrowserSettings, VaneBrowserOptions, VaneUser, VisibilitySource } from './options.js';
 export type { VaneAb, VaneHost, VanePlugin, VaneSharing, VaneStore } from './plugin.js';
 export { parseBootstrap } from './read-bootstrap.js';
 export { VaneServiceError } from './errors.js';

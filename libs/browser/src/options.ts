@@ -82,7 +82,7 @@ export interface VaneBrowserOptions {
 }
 
 /** The durations and thresholds of a client, defaults applied (see the options of the same names). */
-export interface Settings {
+export interface VaneBrowserSettings {
   /** Poll interval while polling, in milliseconds. */
   readonly ttlMs: number;
   /** Bound on one sync or A/B request, in milliseconds. */
@@ -126,7 +126,7 @@ export const DEFAULTS = {
  *
  * @throws InvalidArgumentError - naming the first that is not a number at or above its minimum.
  */
-export function checkSettings(options: VaneBrowserOptions): Settings {
+export function checkSettings(options: VaneBrowserOptions): VaneBrowserSettings {
   const settings: Record<string, unknown> = { random: options.random ?? Math.random };
   for (const name of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]) {
     const value = options[name] ?? DEFAULTS[name];
@@ -135,5 +135,5 @@ export function checkSettings(options: VaneBrowserOptions): Settings {
       throw new InvalidArgumentError(`${name} must be a number >= ${min}`);
     settings[name] = value;
   }
-  return settings as unknown as Settings;
+  return settings as unknown as VaneBrowserSettings;
 }

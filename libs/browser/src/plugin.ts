@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import type { AbResults, ReadBootstrapState, Snapshot, VaneBootstrap } from '@vane/client-core';
-import type { Settings } from './options.js';
+import type { VaneBrowserSettings } from './options.js';
 import type { VaneStatus } from './types.js';
 import type { VaneBrowserClient } from './vane-browser-client.js';
 import type { VaneUser } from './options.js';
@@ -24,7 +24,7 @@ export interface VaneHost {
   /** The public key. */
   readonly key: string;
   /** The durations and thresholds, defaults applied. */
-  readonly settings: Settings;
+  readonly settings: VaneBrowserSettings;
   /** The user of the `user` option, unchecked (the A/B plug-in checks it). */
   readonly user: VaneUser | undefined;
   /** The `bootstrap` option, its state checked (its `ab` member is the A/B plug-in's to read). */

@@ -27,7 +27,7 @@ import {
   type StreamInstruction,
 } from '@vane/client-core';
 import { VaneServiceError } from './errors.js';
-import { checkSettings, type Settings, type VaneBrowserOptions, type VaneUser } from './options.js';
+import { checkSettings, type VaneBrowserSettings, type VaneBrowserOptions, type VaneUser } from './options.js';
 import type { VaneAb, VaneHost, VaneSharing } from './plugin.js';
 import { request, type RequestContext } from './request.js';
 import { abChanged, etagOf, install, setStatus, snapOf, statusOf, unsubscribeAll, VaneState } from './state.js';
@@ -53,7 +53,7 @@ function noAb(what: string): InvalidArgumentError {
  * ```
  */
 export class VaneBrowserClient extends VaneState {
-  readonly #s: Settings;
+  readonly #s: VaneBrowserSettings;
   readonly #ctx: RequestContext;
   readonly #stream: boolean;
   readonly #doc: VaneBrowserOptions['document'];
