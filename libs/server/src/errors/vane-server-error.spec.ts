@@ -1,7 +1,12 @@
 import * as api from '../index.js';
 import { HttpError } from './http-error.js';
 import { VaneServerError } from './vane-server-error.js';
-import { AdminRequestError, WaitTimeoutError } from '../testing/index.js';
+import {
+  AdminRequestError,
+  AnswerCheckUnavailableError,
+  OpenApiMismatchError,
+  WaitTimeoutError,
+} from '../testing/index.js';
 
 describe('VaneServerError: one base, stable codes', () => {
   const cause = new Error('underlying');
@@ -40,6 +45,16 @@ describe('VaneServerError: one base, stable codes', () => {
       Object.assign(new AdminRequestError('admin PUT x: 500', 500, ''), { cause }),
       'AdminRequestError',
       'VANE_LOCAL_ADMIN_REQUEST_FAILED',
+    ],
+    [
+      Object.assign(new OpenApiMismatchError('GET /x: 200 with a body the document does not have'), { cause }),
+      'OpenApiMismatchError',
+      'VANE_TEST_OPENAPI_MISMATCH',
+    ],
+    [
+      new AnswerCheckUnavailableError('needs Ajv', { cause }),
+      'AnswerCheckUnavailableError',
+      'VANE_TEST_ANSWER_CHECK_UNAVAILABLE',
     ],
   ];
 

@@ -37,6 +37,10 @@ export type VaneServerErrorCode =
   | 'VANE_LOCAL_WAIT_TIMEOUT'
   /** An admin API call of `@vane/server/testing` was answered with a status that is not 2xx (`AdminRequestError`). */
   | 'VANE_LOCAL_ADMIN_REQUEST_FAILED'
+  /** An admin API answer `@vane/server/testing` received that the OpenAPI document does not describe (`OpenApiMismatchError`). */
+  | 'VANE_TEST_OPENAPI_MISMATCH'
+  /** `checkAnswers: true` and Ajv 8 or `ajv-formats` cannot be loaded (`AnswerCheckUnavailableError`). */
+  | 'VANE_TEST_ANSWER_CHECK_UNAVAILABLE'
   /** The store cannot take a write now; nothing of it was kept ({@link StoreUnavailableError}). */
   | 'VANE_SERVER_STORE_UNAVAILABLE'
   /** A write was sent to the store and no answer came back: committed or not ({@link CommitOutcomeUnknownError}). */

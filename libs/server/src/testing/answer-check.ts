@@ -7,6 +7,7 @@
  */
 import type Ajv2020Class from 'ajv/dist/2020';
 import type { FormatsPlugin } from 'ajv-formats';
+import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
 import type { OpenApiConformance } from './openapi-conformance.js';
 import type { ReceivedAnswer } from './openapi-mismatch.js';
 
@@ -19,16 +20,19 @@ import type { ReceivedAnswer } from './openapi-mismatch.js';
 export type AnswerCheck = boolean | 'when-installed';
 
 /** A check of the answers was asked for (`checkAnswers: true`) and Ajv 8 or `ajv-formats` cannot be loaded. */
-export class AnswerCheckUnavailableError extends Error {
-  /** Stable error code. */
+export class AnswerCheckUnavailableError extends VaneServerError {
   readonly code = 'VANE_TEST_ANSWER_CHECK_UNAVAILABLE' as const;
-  override readonly name = 'AnswerCheckUnavailableError';
+
+  /** @param options - `cause`: the failed import of Ajv or `ajv-formats`. */
+  constructor(message: string, options?: VaneServerErrorOptions) {
+    super(message, options);
+  }
 }
 
 const NOT_FOUND_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
 
-/** The checks, once loaded; `undefined` once Ajv was found missing. */
-let loading: Promise<OpenApiConformance | undefined> | undefined;
+/** The checks, once loaded; or why Ajv could not be loaded (the failed import). */
+let loading: Promise<OpenApiConformance | { readonly missing: unknown }> | undefined;
 
 /** Ajv's module as either module system hands it over: the class is its `default`. */
 function defaultExport<T>(loaded: { readonly default?: unknown }): T {
@@ -36,14 +40,14 @@ function defaultExport<T>(loaded: { readonly default?: unknown }): T {
   return (typeof inner === 'function' ? inner : (inner?.default ?? loaded)) as T;
 }
 
-async function load(): Promise<OpenApiConformance | undefined> {
+async function load(): Promise<OpenApiConformance | { readonly missing: unknown }> {
   let Ajv2020: typeof Ajv2020Class;
   let addFormats: FormatsPlugin;
   try {
     Ajv2020 = defaultExport(await import('ajv/dist/2020.js'));
     addFormats = defaultExport(await import('ajv-formats'));
   } catch (error) {
-    if (NOT_FOUND_CODES.has(String((error as { code?: unknown }).code))) return undefined;
+    if (NOT_FOUND_CODES.has(String((error as { code?: unknown }).code))) return { missing: error };
     throw error;
   }
   const [{ OpenApiConformance }, { vaneOpenApiDocument }] = await Promise.all([
@@ -63,11 +67,12 @@ async function load(): Promise<OpenApiConformance | undefined> {
 export async function checkAnswer(answer: ReceivedAnswer, check: AnswerCheck): Promise<boolean> {
   if (check === false) return false;
   const conformance = await (loading ??= load());
-  if (conformance === undefined) {
+  if ('missing' in conformance) {
     if (check === true) {
       throw new AnswerCheckUnavailableError(
         'checking the admin API answers needs Ajv, optional peer dependencies of @vane/server: ' +
           'npm install --save-dev ajv@8 ajv-formats@3',
+        { cause: conformance.missing },
       );
     }
     return false;

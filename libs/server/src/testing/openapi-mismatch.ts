@@ -2,6 +2,7 @@
  * What the OpenAPI check of `openapi-conformance.ts` reads and throws, apart from it: the public types of
  * `@vane/server/testing` name these without reaching Ajv's types (an optional peer dependency).
  */
+import { VaneServerError } from '../errors/vane-server-error.js';
 
 /** An answer as a helper received it. */
 export interface ReceivedAnswer {
@@ -15,8 +16,11 @@ export interface ReceivedAnswer {
 }
 
 /** An answer the document does not describe. */
-export class OpenApiMismatchError extends Error {
-  /** Stable error code. */
+export class OpenApiMismatchError extends VaneServerError {
   readonly code = 'VANE_TEST_OPENAPI_MISMATCH' as const;
-  override readonly name = 'OpenApiMismatchError';
+
+  /** @param message - the request, the answer's status and what the document lacks. */
+  constructor(message: string) {
+    super(message);
+  }
 }
