@@ -32,7 +32,7 @@ module.exports = function preset(dir, overrides = {}) {
     moduleNameMapper: {
       '^@vane/(common|client-core|client|browser|react|server|nestjs|express|fastify|openfeature|cli|test-harness)$':
         path.join(root, 'libs/$1/src/index.ts'),
-      '^@vane/browser/(storage|share|ab|bootstrap)$': path.join(root, 'libs/browser/src/$1.ts'),
+      '^@vane/browser/(storage|share|ab|bootstrap|plugin)$': path.join(root, 'libs/browser/src/$1.ts'),
       '^@vane/client/adapter$': path.join(root, 'libs/client/src/adapter/index.ts'),
       '^@vane/openfeature/web$': path.join(root, 'libs/openfeature/src/web/index.ts'),
       '^@vane/client/errors$': path.join(root, 'libs/client/src/errors.ts'),

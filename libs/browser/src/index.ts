@@ -6,7 +6,8 @@
  * plug-ins, each on its own subpath: `@vane/browser/storage` (a
  * last-known-good copy), `@vane/browser/share` (one stream for every tab),
  * `@vane/browser/ab` (A/B answers); `@vane/browser/bootstrap` writes
- * bootstraps on the server.
+ * bootstraps on the server; `@vane/browser/plugin` holds the plug-ins'
+ * contract with the client.
  *
  * @packageDocumentation
  * @module @vane/browser
@@ -15,8 +16,7 @@ export { VaneBrowserClient } from './vane-browser-client.js';
 export { PublicKeyRefusals } from './refusals.js';
 export { VaneState } from './state.js';
 export type { VaneListener, VaneMode, VaneStatus, VaneUpdate } from './types.js';
-export type { VaneBrowserSettings, VaneBrowserOptions, VaneUser, VisibilitySource } from './options.js';
-export type { VaneAb, VaneHost, VanePlugin, VaneSharing, VaneStore } from './plugin.js';
+export type { VaneBrowserOptions, VaneUser, VisibilitySource } from './options.js';
 export { parseBootstrap } from './read-bootstrap.js';
 export { VaneServiceError } from './errors.js';
 export type { VaneServiceErrorOptions } from './errors.js';

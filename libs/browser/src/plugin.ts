@@ -3,14 +3,19 @@
  * `/share`, `/ab`): a plug-in is a function the client calls once, from its
  * constructor, with a {@link VaneHost}; what it returns is what the client
  * calls back. A page that imports no plug-in bundles none of their code.
+ * `@vane/browser/plugin`: types only, for a plug-in's author; an app passes
+ * plug-ins and never writes these.
  *
  * @packageDocumentation
+ * @module @vane/browser/plugin
  */
 import type { AbResults, ReadBootstrapState, Snapshot, VaneBootstrap } from '@vane/client-core';
 import type { VaneBrowserSettings } from './options.js';
 import type { VaneStatus } from './types.js';
 import type { VaneBrowserClient } from './vane-browser-client.js';
 import type { VaneUser } from './options.js';
+
+export type { VaneBrowserSettings } from './options.js';
 
 /**
  * What a plug-in may see and do of the client it was given to. Made by the
