@@ -229,4 +229,23 @@ describe('vane-local-server (command line)', () => {
     },
     PROCESS_TEST_MS,
   );
+
+  it(
+    'exits 1 on a rejection nothing handled, its message cleaned of the credentials it carried',
+    async () => {
+      const secrets = {
+        FAKE_DB_PASSWORD: 'db-password-3f9a7c',
+        FAKE_LEAKED_KEY: 'svs_shop_leaked_0123456789',
+        VANE_ADMIN_TOKEN: 'admin-token-8e1d2b77',
+      };
+      const preload = resolve(__dirname, 'fixtures/processes/reject-once-serving.mjs');
+      const running = run(['--port', '0'], { ...secrets, NODE_OPTIONS: `--import ${preload}` });
+      await running.line(/an unhandled rejection: Error: driver failed/);
+      expect(await exitCode(running)).toBe(1);
+      const output = running.output();
+      expect(output).toContain('postgres://vane:[redacted]@127.0.0.1/vane, key svs_…6789, admin [redacted]');
+      for (const secret of Object.values(secrets)) expect(output).not.toContain(secret);
+    },
+    PROCESS_TEST_MS,
+  );
 });

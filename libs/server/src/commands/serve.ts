@@ -5,6 +5,7 @@ import type { SERVER_OPTIONS } from '../config/server-options.js';
 import { jsonLogger } from '../ops/json-logger.js';
 import { textLogger, type LogLevel } from '../ops/text-logger.js';
 import type { LogFields } from '../observability/logger.js';
+import { scrubLogText } from '../observability/log-text.js';
 import type { CliCommand, CommandContext } from './cli-command.js';
 import { RootKeyError } from '../sealing/root-key-error.js';
 import { RootKeyMissingError } from '../sealing/root-key-missing-error.js';
@@ -38,24 +39,26 @@ export const serveCommand: CliCommand = {
     const logger = json ? jsonLogger({ level }) : textLogger(level);
     // What a person reads at start: plain lines in text mode, records in JSON mode.
     const say = (message: string, fields: LogFields): void => (json ? logger.info(message, fields) : out(message));
+    // A foreign error's message (a driver's) is printed cleaned: it could carry a connection string or a key.
+    const options = serverOptions(config, context.env);
+    const known = [options.adminToken, options.rootKey].filter((secret) => secret !== undefined);
+    const clean = (message: string): string => scrubLogText(message, known);
     let server: VaneServer;
     try {
-      server = await startVaneServer({
-        ...serverOptions(config, context.env),
-        logger,
-      });
+      server = await startVaneServer({ ...options, logger });
     } catch (error) {
       if (error instanceof StoreUnreachableError) {
         err(
-          `${program}: ${error.message}; nothing was started (exit ${EXIT_STORE_UNREACHABLE}: start again once it answers)`,
+          `${program}: ${clean(error.message)}; nothing was started (exit ${EXIT_STORE_UNREACHABLE}: start again once it answers)`,
         );
         return EXIT_STORE_UNREACHABLE;
       }
-      err(`${program}: ${(error as Error).message}`);
+      err(`${program}: ${clean((error as Error).message)}`);
       // A missing or wrong root key has its own code, so a supervisor can tell it from a crash and stop restarting.
       return error instanceof RootKeyMissingError || error instanceof RootKeyError ? EXIT_ROOT_KEY : 1;
     }
 
+    known.push(server.adminToken);
     announce(server, Boolean(config.adminToken), program, say);
 
     let signals = 0;
@@ -66,7 +69,7 @@ export const serveCommand: CliCommand = {
       ending.then(
         () => process.exit(0),
         (error: Error) => {
-          err(`${program}: ${error.message}`);
+          err(`${program}: ${clean(error.message)}`);
           process.exit(1);
         },
       );
@@ -77,7 +80,7 @@ export const serveCommand: CliCommand = {
     // record a supervisor's logs keep, then exit as Node would, so it is restarted and seen rather than hidden.
     // (The one seen so far, a bare `read ECONNRESET` from the PostgreSQL driver, is handled where it arose.)
     process.on('unhandledRejection', (reason) => {
-      const message = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
+      const message = clean(reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason));
       logger.error(`an unhandled rejection: ${message}; exiting (exit ${EXIT_UNHANDLED})`, {
         event: 'unhandled_rejection',
       });

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { LogFields, VaneServerLogger } from '../observability/logger.js';
+import { scrubLogText } from '../observability/log-text.js';
 
 /** What the server knows of the request being handled, wherever its work goes. */
 export interface RequestScope {
@@ -41,17 +42,22 @@ export class RequestScopes {
     return scope ? { request_id: scope.requestId } : {};
   }
 
-  /** `logger`, with the request id added to every line written inside a request. */
-  wrap(logger: VaneServerLogger): VaneServerLogger {
+  /**
+   * `logger`, with the request id added to every line written inside a
+   * request, and every message cleaned of credentials ({@link scrubLogText};
+   * `known` are this server's own, such as its admin token).
+   */
+  wrap(logger: VaneServerLogger, known: readonly string[] = []): VaneServerLogger {
     const add = (fields: LogFields | undefined): LogFields | undefined => {
       const scope = this.current();
       return scope ? { request_id: scope.requestId, ...fields } : fields;
     };
+    const clean = (message: string): string => scrubLogText(message, known);
     return {
-      debug: logger.debug ? (message, fields) => logger.debug!(message, add(fields)) : undefined,
-      info: (message, fields) => logger.info(message, add(fields)),
-      warn: (message, fields) => logger.warn(message, add(fields)),
-      error: (message, fields) => logger.error(message, add(fields)),
+      debug: logger.debug ? (message, fields) => logger.debug!(clean(message), add(fields)) : undefined,
+      info: (message, fields) => logger.info(clean(message), add(fields)),
+      warn: (message, fields) => logger.warn(clean(message), add(fields)),
+      error: (message, fields) => logger.error(clean(message), add(fields)),
     };
   }
 }

@@ -54,10 +54,11 @@ export function startSettings(options: VaneServerOptions): StartSettings {
     );
   }
   const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs;
+  const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
   return {
     clock: options.clock ?? systemClock,
     scopes,
-    logger: scopes.wrap(options.logger ?? silentLogger),
+    logger: scopes.wrap(options.logger ?? silentLogger, [adminToken]),
     proxy: new ProxyTrust(options.trustProxy),
     outbound: new OutboundPolicy(options.allowOutbound),
     listen: listenPlan(options),
@@ -68,7 +69,7 @@ export function startSettings(options: VaneServerOptions): StartSettings {
     pingIntervalMs: options.pingIntervalMs ?? DEFAULTS.pingIntervalMs,
     bufferBytes,
     historyBytes,
-    adminToken: options.adminToken ?? randomBytes(24).toString('base64url'),
+    adminToken,
     sessionTtlMs,
     headersTimeoutMs,
     requestTimeoutMs: Math.max(options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs, headersTimeoutMs),
