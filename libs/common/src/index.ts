@@ -12,6 +12,7 @@
 export { jsonEqual } from './json-equal.js';
 export { exceedsJsonDepth } from './json-depth.js';
 export { redactKey } from './redact-key.js';
+export { isModuleNotFound, type ModuleImporter } from './module-not-found.js';
 export type { ConfigValue, JsonValue, SecretType } from './values.js';
 export type { Clock } from './clock.js';
 export type { SecretWriteResult } from './secret-write-result.js';

@@ -22,7 +22,7 @@ export {
   type FailedAttemptThrottleOptions,
 } from './domain/failed-attempt-throttle.js';
 export { ManualClock, systemClock, type CancellableTimer, type TimerClock } from './domain/clock.js';
-export { consoleLogger, silentLogger, type VaneServerLogger } from './observability/logger.js';
+export { consoleLogger, silentLogger, type LogFields, type VaneServerLogger } from './observability/logger.js';
 export { VaneServerError, type VaneServerErrorCode, type VaneServerErrorOptions } from './errors/vane-server-error.js';
 export {
   startLocalServer,
@@ -70,10 +70,12 @@ export type {
   AbOperator,
   AbRule,
   AdminRight,
+  AuditAction,
   AuditEntry,
   AuditRecord,
   ChangeAction,
   ConfigValue,
+  FlagDefinition,
   JsonValue,
   SecretType,
   TenantState,

@@ -243,7 +243,7 @@ describe('vane-local-server (command line)', () => {
       await running.line(/an unhandled rejection: Error: driver failed/);
       expect(await exitCode(running)).toBe(1);
       const output = running.output();
-      expect(output).toContain('postgres://vane:[redacted]@127.0.0.1/vane, key svs_…6789, admin [redacted]');
+      expect(output).toContain('postgres://vane:***@127.0.0.1/vane, key svs_…6789, admin [redacted]');
       for (const secret of Object.values(secrets)) expect(output).not.toContain(secret);
     },
     PROCESS_TEST_MS,

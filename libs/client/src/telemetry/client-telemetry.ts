@@ -8,6 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { AbContext, AbPlan, AbResults } from '@vane/client-core';
+import type { ModuleImporter } from '@vane/common';
 import type { AbEvaluator } from '../ab/ab-evaluator.js';
 import type { ClientStatus } from '../data-sources/client-status.js';
 import type { SnapshotSync } from '../data-sources/snapshot-sync.js';
@@ -23,7 +24,6 @@ import { addFlagEvaluationEvent, plainFlagEvaluation, type FlagEvaluation } from
 import {
   loadOtelApi,
   SPAN_KIND_INTERNAL,
-  type ModuleImporter,
   type OtelApi,
   type OtelAttributes,
   type OtelMeter,

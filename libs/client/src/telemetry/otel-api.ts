@@ -8,6 +8,7 @@
  *
  * @packageDocumentation
  */
+import { isModuleNotFound, type ModuleImporter } from '@vane/common';
 
 /** Attribute values the client records: strings, numbers and booleans only. */
 export type OtelAttributes = Record<string, string | number | boolean>;
@@ -101,13 +102,7 @@ export const SPAN_KIND_CLIENT = 2;
 /** The API's `SpanStatusCode.ERROR`. */
 export const SPAN_STATUS_ERROR = 2;
 
-/** Loads a module by name (`import()`); swapped in tests to simulate a missing package. */
-export type ModuleImporter = (name: string) => Promise<unknown>;
-
 const defaultImporter: ModuleImporter = (name) => import(name);
-
-/** Node's "module not found" codes, for `require()` (CommonJS build) and `import()` (ESM build). */
-const NOT_FOUND_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
 
 /** What {@link loadOtelApi} found. */
 export type OtelApiLoad =
@@ -123,7 +118,7 @@ export async function loadOtelApi(importer: ModuleImporter = defaultImporter): P
   try {
     loaded = await importer('@opentelemetry/api');
   } catch (err) {
-    if (NOT_FOUND_CODES.has(String((err as { code?: unknown } | null)?.code))) {
+    if (isModuleNotFound(err)) {
       return { api: undefined, reason: 'not-installed' };
     }
     // Only the first line: Node's message goes on with the whole require stack.

@@ -1,5 +1,6 @@
 import { WorkloadIdentityNotConfiguredError } from '../errors.js';
-import { AWS_PACKAGES, loadAwsModules, type ModuleImporter } from './aws-modules.js';
+import type { ModuleImporter } from '@vane/common';
+import { AWS_PACKAGES, loadAwsModules } from './aws-modules.js';
 
 const notFound = (name: string): Error =>
   Object.assign(new Error(`Cannot find module '${name}'\nRequire stack:\n- /app/x.js`), { code: 'MODULE_NOT_FOUND' });

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { isModuleNotFound, type ModuleImporter } from '@vane/common';
 import { WorkloadIdentityNotConfiguredError } from '../errors.js';
 import type { AwsCredentials, AwsCredentialsProvider } from './workload-identity-options.js';
 
@@ -39,13 +40,7 @@ export interface AwsModules {
   defaultCredentials(init: { timeoutMs: number }): AwsCredentialsProvider;
 }
 
-/** Loads a module by name (`import()`); swapped in tests to simulate a missing package. */
-export type ModuleImporter = (name: string) => Promise<unknown>;
-
 const defaultImporter: ModuleImporter = (name) => import(name);
-
-/** Node's "module not found" codes, for `require()` (CommonJS build) and `import()` (ESM build). */
-const NOT_FOUND_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
 
 /**
  * Loads the AWS packages.
@@ -60,7 +55,7 @@ export async function loadAwsModules(importer: ModuleImporter = defaultImporter)
     return result.status === 'rejected' ? [{ name, reason: result.reason as unknown }] : [];
   });
   if (failed.length > 0) {
-    const missing = failed.filter(({ reason }) => NOT_FOUND_CODES.has(String((reason as { code?: unknown }).code)));
+    const missing = failed.filter(({ reason }) => isModuleNotFound(reason));
     const first = failed[0]!;
     // Only the first line: Node's message goes on with the whole require stack.
     const cause = first.reason instanceof Error ? new Error(first.reason.message.split('\n')[0]) : undefined;

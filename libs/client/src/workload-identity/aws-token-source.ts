@@ -6,7 +6,8 @@
  */
 import { TokenExchangeFailedError, WorkloadIdentityNotConfiguredError } from '../errors.js';
 import { redactText } from '../util/redact.js';
-import { loadAwsModules, type AwsModules, type ModuleImporter } from './aws-modules.js';
+import type { ModuleImporter } from '@vane/common';
+import { loadAwsModules, type AwsModules } from './aws-modules.js';
 import type { PlatformTokenSource } from './platform-token-source.js';
 import type { AwsCredentialsProvider } from './workload-identity-options.js';
 

@@ -6,7 +6,7 @@
  */
 import { access, constants } from 'node:fs/promises';
 import { WorkloadIdentityNotConfiguredError } from '../errors.js';
-import type { ModuleImporter } from './aws-modules.js';
+import type { ModuleImporter } from '@vane/common';
 import { AwsTokenSource } from './aws-token-source.js';
 import { AzureTokenSource, type AzureIdentitySource } from './azure-token-source.js';
 import { GcpTokenSource } from './gcp-token-source.js';

@@ -9,7 +9,7 @@ import type { KeyType } from '@vane/client-core';
 import type { Credentials, CredentialsContext } from '../http/credentials.js';
 import { ClientClosedError, SessionExpiredError, type VaneError } from '../errors.js';
 import type { TimerHandle } from '../util/timers.js';
-import type { ModuleImporter } from './aws-modules.js';
+import type { ModuleImporter } from '@vane/common';
 import { selectTokenSource } from './detect-platform.js';
 import { MetadataHttp } from './metadata-http.js';
 import type { PlatformTokenSource } from './platform-token-source.js';

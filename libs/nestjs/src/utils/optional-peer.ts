@@ -1,3 +1,4 @@
+import { isModuleNotFound } from '@vane/common';
 import { OptionalPeerMissingError } from '../errors/optional-peer-missing.error.js';
 
 /**
@@ -9,9 +10,7 @@ export async function loadOptionalPeer<T>(packageName: string, feature: string, 
   try {
     return await load();
   } catch (err) {
-    const code = (err as { code?: unknown } | null)?.code;
-    if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND')
-      throw new OptionalPeerMissingError(packageName, feature, { cause: err });
+    if (isModuleNotFound(err)) throw new OptionalPeerMissingError(packageName, feature, { cause: err });
     throw err;
   }
 }

@@ -36,11 +36,13 @@ export interface AbRule {
 
 /** A flag as the console defines it; `is_active` is derived, never stored here. */
 export interface FlagDefinition {
+  /** The switch: a flag is active when enabled and inside its schedule. */
   is_enabled: boolean;
   /** RFC 3339 UTC, or null for unbounded. */
   starts_at: string | null;
   /** RFC 3339 UTC, or null for unbounded. */
   ends_at: string | null;
+  /** The A/B rule, if the flag has one. */
   ab?: AbRule;
 }
 

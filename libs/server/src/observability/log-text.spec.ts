@@ -1,4 +1,4 @@
-import { scrubLogText } from './log-text.js';
+import { redactUrlPassword, scrubLogText } from './log-text.js';
 
 describe('scrubLogText', () => {
   it('redacts service keys and scoped tokens to their redacted form, which names which one', () => {
@@ -12,7 +12,7 @@ describe('scrubLogText', () => {
     const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJzaG9wIn0.c2lnbmF0dXJl';
     expect(scrubLogText(`session ${jwt} expired`)).toBe('session [redacted token] expired');
     expect(scrubLogText('connect postgres://vane:hunter2@db.internal:5432/vane failed')).toBe(
-      'connect postgres://vane:[redacted]@db.internal:5432/vane failed',
+      'connect postgres://vane:***@db.internal:5432/vane failed',
     );
     expect(scrubLogText('header Authorization: Bearer abc.def-ghi, then Basic dXNlcjpwdw==')).toBe(
       'header Authorization: Bearer [redacted], then Basic [redacted]',
@@ -29,5 +29,16 @@ describe('scrubLogText', () => {
   it('leaves a line without credentials as it is', () => {
     const line = 'could not read the changes of other replicas: read ECONNRESET (revision 42, svs-like text)';
     expect(scrubLogText(line)).toBe(line);
+  });
+});
+
+describe('redactUrlPassword', () => {
+  it('replaces only the password of a URL, and prints what is not a URL as the placeholder given', () => {
+    expect(redactUrlPassword('postgres://vane:s3cret@db:5432/vane?sslmode=require')).toBe(
+      'postgres://vane:***@db:5432/vane?sslmode=require',
+    );
+    expect(redactUrlPassword('postgres://db/vane')).toBe('postgres://db/vane');
+    expect(redactUrlPassword('not a url s3cret')).toBe('…');
+    expect(redactUrlPassword('not a url s3cret', 'postgres://…')).toBe('postgres://…');
   });
 });

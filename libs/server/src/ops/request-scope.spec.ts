@@ -21,7 +21,7 @@ describe('RequestScopes.wrap', () => {
     logger.warn('owner-token-5d0c9e seen outside a request');
     logger.debug!('Bearer owner-token-5d0c9e');
     expect(inner.lines).toEqual([
-      ['driver: postgres://u:[redacted]@db/vane with svs_…6789', { request_id: 'req-7', event: 'x' }],
+      ['driver: postgres://u:***@db/vane with svs_…6789', { request_id: 'req-7', event: 'x' }],
       ['[redacted] seen outside a request', undefined],
       ['Bearer [redacted]', undefined],
     ]);

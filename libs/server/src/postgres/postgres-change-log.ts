@@ -31,7 +31,8 @@ import { ChangeCatchUp } from './change-catch-up.js';
 import type { ChangeRow } from './change-rows.js';
 import { CommitPipeline } from './commit-pipeline.js';
 import { HistoryPruner, type PrunedState } from './history-pruner.js';
-import { connectPostgres, redactPostgresUrl, type PostgresSql } from './postgres-driver.js';
+import { redactUrlPassword } from '../observability/log-text.js';
+import { connectPostgres, type PostgresSql } from './postgres-driver.js';
 import { PostgresRateLimiter } from './postgres-rate-limiter.js';
 import { CHANGES_CHANNEL, migrate } from './postgres-schema.js';
 import { PostgresStreamCounts } from './postgres-stream-counts.js';
@@ -156,7 +157,7 @@ export class PostgresChangeLog implements ChangeLog {
    */
   static async open(options: PostgresChangeLogOptions): Promise<PostgresOpened> {
     const sql = await connectPostgres(options.url, { max: 4, connectTimeoutSeconds: 2 });
-    const where = redactPostgresUrl(options.url);
+    const where = redactUrlPassword(options.url, 'postgres://…');
     try {
       await sql`SELECT 1`;
     } catch (error) {

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { isModuleNotFound } from '@vane/common';
 import type postgresFactory from 'postgres';
 import type { Sql } from 'postgres';
 import { StoreOpenError } from '../errors/store-errors.js';
@@ -23,8 +24,6 @@ export interface PostgresConnectOptions {
 /** Seconds before a lost connection is made again. */
 const RECONNECT_SECONDS = 0.25;
 
-const NOT_FOUND_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
-
 /**
  * Loads postgres.js and opens a pool on `url`; no connection is made until
  * the first query.
@@ -36,7 +35,7 @@ export async function connectPostgres(url: string, options: PostgresConnectOptio
   try {
     loaded = await import('postgres');
   } catch (error) {
-    const missing = NOT_FOUND_CODES.has(String((error as { code?: unknown }).code));
+    const missing = isModuleNotFound(error);
     throw new StoreOpenError(
       missing
         ? 'a postgres:// store needs the PostgreSQL driver, an optional peer dependency of @vane/server: npm install postgres'
@@ -63,15 +62,4 @@ export async function connectPostgres(url: string, options: PostgresConnectOptio
     // Bigints (sequence numbers) come back as JavaScript numbers: they stay far below 2^53.
     types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
   }) as unknown as PostgresSql;
-}
-
-/** A URL without its password, for logs and errors. */
-export function redactPostgresUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://…';
-  }
 }

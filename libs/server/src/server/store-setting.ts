@@ -1,3 +1,5 @@
+import { redactUrlPassword } from '../observability/log-text.js';
+
 /** Where the server keeps its data, as `--store` names it (PROTOCOL §11). */
 export type StoreSetting =
   | { readonly kind: 'memory' }
@@ -42,7 +44,5 @@ export function storeHasPassword(value: string): boolean {
 export function describeStoreSetting(setting: StoreSetting): string {
   if (setting.kind === 'memory') return 'memory';
   if (setting.kind === 'file') return `file:${setting.path}`;
-  const url = new URL(setting.url);
-  if (url.password) url.password = '***';
-  return url.toString();
+  return redactUrlPassword(setting.url);
 }

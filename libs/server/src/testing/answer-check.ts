@@ -5,6 +5,7 @@
  * are imported at the first check, so `@vane/server/testing` installs and
  * loads nothing more for a project that does not check.
  */
+import { isModuleNotFound } from '@vane/common';
 import type Ajv2020Class from 'ajv/dist/2020';
 import type { FormatsPlugin } from 'ajv-formats';
 import { VaneServerError, type VaneServerErrorOptions } from '../errors/vane-server-error.js';
@@ -29,8 +30,6 @@ export class AnswerCheckUnavailableError extends VaneServerError {
   }
 }
 
-const NOT_FOUND_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
-
 /** The checks, once loaded; or why Ajv could not be loaded (the failed import). */
 let loading: Promise<OpenApiConformance | { readonly missing: unknown }> | undefined;
 
@@ -47,7 +46,7 @@ async function load(): Promise<OpenApiConformance | { readonly missing: unknown 
     Ajv2020 = defaultExport(await import('ajv/dist/2020.js'));
     addFormats = defaultExport(await import('ajv-formats'));
   } catch (error) {
-    if (NOT_FOUND_CODES.has(String((error as { code?: unknown }).code))) return { missing: error };
+    if (isModuleNotFound(error)) return { missing: error };
     throw error;
   }
   const [{ OpenApiConformance }, { vaneOpenApiDocument }] = await Promise.all([
