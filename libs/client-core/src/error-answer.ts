@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { VaneErrorCode } from './errors.js';
-import { isObject } from './json-object.js';
+import { parseObject } from './json-object.js';
 
 /** The members of an error body a client uses; any of them may be absent. */
 export interface ErrorBody {
@@ -17,20 +17,16 @@ export interface ErrorBody {
   readonly untilMs: number | undefined;
 }
 
+/** A member that is a string, or `undefined`. */
+const stringOf = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
 /** Reads an error answer's body; anything unreadable is absent. */
 export function readErrorBody(text: string): ErrorBody {
-  let doc: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (isObject(parsed)) doc = parsed;
-  } catch {
-    // Not an error body: the status alone decides.
-  }
-  const { error, message, until } = doc;
-  const untilMs = typeof until === 'string' ? Date.parse(until) : NaN;
+  const { error, message, until } = parseObject(text);
+  const untilMs = Date.parse(stringOf(until) ?? '');
   return {
-    serverCode: typeof error === 'string' ? error : undefined,
-    serverMessage: typeof message === 'string' ? message : undefined,
+    serverCode: stringOf(error),
+    serverMessage: stringOf(message),
     untilMs: Number.isNaN(untilMs) ? undefined : untilMs,
   };
 }

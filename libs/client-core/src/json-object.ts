@@ -14,3 +14,14 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 export function typeName(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : v instanceof Date ? 'Date' : typeof v;
 }
+
+/** The members of a JSON object's text; none (`{}`) when the text is not one. @internal */
+export function parseObject(text: string): Record<string, unknown> {
+  try {
+    const doc: unknown = JSON.parse(text);
+    if (isObject(doc)) return doc;
+  } catch {
+    // Not JSON: no members.
+  }
+  return {};
+}
