@@ -43,11 +43,10 @@ export function createSseParser(onEvent: (event: SseEvent) => void, onComment?: 
       data = undefined;
       return;
     }
-    if (text[0] === ':') return onComment?.();
-    const colon = text.indexOf(':');
-    const field = colon < 0 ? text : text.slice(0, colon);
-    let value = colon < 0 ? '' : text.slice(colon + 1);
-    if (value[0] === ' ') value = value.slice(1);
+    // `field: value`, `field:value` or a bare `field` (one space after the colon is not the value's);
+    // a line starting with a colon (an empty field) is a comment.
+    const [, field, value] = /^([^:]*):? ?(.*)$/s.exec(text)!;
+    if (field === '') return onComment?.();
     if (field === 'event') type = value;
     else if (field === 'data') data = data === undefined ? value : `${data}\n${value}`;
     else if (field === 'id' && !value.includes('\0')) id = value;
