@@ -45,16 +45,14 @@ export type StreamFailureDecision =
  * @param connected - whether the client reported `connected` until this failure.
  */
 export function decideStreamFailure(
-  step: BackoffStep,
+  { failures, delayMs }: BackoffStep,
   waitMs: number | undefined,
   connected: boolean,
-  settings: StreamPolicySettings,
+  { streamErrorThreshold, streamCooldownMs }: StreamPolicySettings,
 ): StreamFailureDecision {
-  if (waitMs !== undefined) return { type: 'wait', delayMs: Math.max(step.delayMs, waitMs) };
-  const threshold = settings.streamErrorThreshold;
-  if (step.failures >= threshold)
-    return { type: 'fallback', delayMs: settings.streamCooldownMs, entered: connected || step.failures === threshold };
-  return { type: 'retry', delayMs: step.delayMs };
+  if (waitMs !== undefined) return { type: 'wait', delayMs: Math.max(delayMs, waitMs) };
+  if (failures < streamErrorThreshold) return { type: 'retry', delayMs };
+  return { type: 'fallback', delayMs: streamCooldownMs, entered: connected || failures === streamErrorThreshold };
 }
 
 /**
@@ -83,6 +81,5 @@ export function serviceWaitMs(
   nowMs: number,
   maxRetryAfterMs: number,
 ): number {
-  const askedMs = Math.max(retryAfterMs ?? 0, untilMs === undefined ? 0 : untilMs - nowMs);
-  return Math.min(askedMs, maxRetryAfterMs);
+  return Math.min(Math.max(retryAfterMs ?? 0, (untilMs ?? nowMs) - nowMs), maxRetryAfterMs);
 }
