@@ -36,5 +36,7 @@ export function keyTypeOf(key: string | undefined): KeyType {
 export function assertValidApiKey(key: unknown): asserts key is string {
   if (typeof key !== 'string') throw new InvalidArgumentError(`apiKey must be a string (got ${typeof key})`);
   if (!/^sv[sp]_[\x21-\x7e]+$/.test(key))
-    throw new InvalidArgumentError(`apiKey must be svs_ or svp_ then printable ASCII (got ${redactKey(key)})`);
+    throw new InvalidArgumentError(
+      `apiKey must start with svs_ or svp_ and be printable ASCII (got ${redactKey(key)})`,
+    );
 }
