@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { VaneErrorCode } from './errors.js';
-import { parseObject } from './json-object.js';
+import { parseJsonObject } from './json-object.js';
 
 /** The members of an error body a client uses; any of them may be absent. */
 export interface ErrorBody {
@@ -22,7 +22,7 @@ const stringOf = (v: unknown): string | undefined => (typeof v === 'string' ? v 
 
 /** Reads an error answer's body; anything unreadable is absent. */
 export function readErrorBody(text: string): ErrorBody {
-  const { error, message, until } = parseObject(text);
+  const { error, message, until } = parseJsonObject(text);
   const untilMs = Date.parse(stringOf(until) ?? '');
   return {
     serverCode: stringOf(error),

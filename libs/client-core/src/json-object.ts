@@ -1,6 +1,7 @@
 /**
- * The shape test every reader of a JSON document in this package uses, and
- * the type name its messages give (never the value).
+ * The shape test every reader of a JSON document in this package uses, the
+ * type name its messages give (never the value), and the lenient read of a
+ * JSON object's text (error bodies, stream events).
  *
  * @packageDocumentation
  */
@@ -16,7 +17,7 @@ export function typeName(v: unknown): string {
 }
 
 /** The members of a JSON object's text; none (`{}`) when the text is not one. @internal */
-export function parseObject(text: string): Record<string, unknown> {
+export function parseJsonObject(text: string): Record<string, unknown> {
   try {
     const doc: unknown = JSON.parse(text);
     if (isObject(doc)) return doc;

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { parseObject } from './json-object.js';
+import { parseJsonObject } from './json-object.js';
 import { SnapshotFormatError, type Patch } from './snapshot.js';
 
 /** How long to wait after a `goaway` whose delay is missing or not a number, in milliseconds. */
@@ -31,7 +31,7 @@ export type StreamInstruction =
  * clamped to 0–60000; {@link GOAWAY_DEFAULT_DELAY_MS} when missing or not a number.
  */
 export function goawayDelayMs(data: string): number {
-  const asked = parseObject(data)['reconnect_in_ms'];
+  const asked = parseJsonObject(data)['reconnect_in_ms'];
   if (typeof asked !== 'number' || Number.isNaN(asked)) return GOAWAY_DEFAULT_DELAY_MS;
   return Math.min(GOAWAY_MAX_DELAY_MS, Math.max(0, asked));
 }
@@ -48,7 +48,7 @@ export function readStreamEvent(
 ): StreamInstruction {
   if (type === 'goaway') return { type, delayMs: goawayDelayMs(data) };
   if (type === 'resync') {
-    const revision = parseObject(data)['revision'];
+    const revision = parseJsonObject(data)['revision'];
     return { type, revision: typeof revision === 'number' ? revision : undefined };
   }
   if (type !== 'patch') return { type: 'ignore' };
