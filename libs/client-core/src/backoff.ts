@@ -24,10 +24,10 @@ export interface BackoffSettings {
  * @param attempt - consecutive failures so far, minus one (0-based).
  * @returns the delay in milliseconds (an integer).
  */
-export function backoffDelayMs(attempt: number, { minMs, maxMs, random }: BackoffSettings): number {
-  const base = Math.min(maxMs, minMs * 2 ** Math.min(Math.max(0, Math.floor(attempt)), 31));
+export function backoffDelayMs(attempt: number, settings: BackoffSettings): number {
+  const base = Math.min(settings.maxMs, settings.minMs * 2 ** Math.min(Math.max(0, Math.floor(attempt)), 31));
   // A `random` outside [0, 1] is clamped, so the delay never leaves its range.
-  return Math.round(base - (Math.min(Math.max(random(), 0), 1) * base) / 2);
+  return Math.round(base - (Math.min(Math.max(settings.random(), 0), 1) * base) / 2);
 }
 
 /** Settings of a {@link Backoff}. */

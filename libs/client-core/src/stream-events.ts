@@ -43,26 +43,32 @@ export function goawayDelayMs(data: string): number {
  *   (so that a browser bundle carries no secret parsing).
  */
 export function readStreamEvent(
-  { event: type, data }: { readonly event: string; readonly data: string },
+  event: { readonly event: string; readonly data: string },
   parse: (doc: unknown) => Patch,
 ): StreamInstruction {
-  if (type === 'goaway') return { type, delayMs: goawayDelayMs(data) };
-  if (type === 'resync') {
-    const revision = parseJsonObject(data)['revision'];
-    return { type, revision: typeof revision === 'number' ? revision : undefined };
-  }
-  if (type !== 'patch') return { type: 'ignore' };
-  let doc: unknown;
-  try {
-    doc = JSON.parse(data);
-  } catch {
-    return { type: 'malformed', problem: 'not valid JSON' };
-  }
-  try {
-    return { type, patch: parse(doc) };
-  } catch (err) {
-    if (err instanceof SnapshotFormatError) return { type: 'malformed', problem: err.message };
-    throw err;
+  switch (event.event) {
+    case 'goaway':
+      return { type: 'goaway', delayMs: goawayDelayMs(event.data) };
+    case 'resync': {
+      const revision = parseJsonObject(event.data)['revision'];
+      return { type: 'resync', revision: typeof revision === 'number' ? revision : undefined };
+    }
+    case 'patch': {
+      let doc: unknown;
+      try {
+        doc = JSON.parse(event.data);
+      } catch {
+        return { type: 'malformed', problem: 'not valid JSON' };
+      }
+      try {
+        return { type: 'patch', patch: parse(doc) };
+      } catch (err) {
+        if (err instanceof SnapshotFormatError) return { type: 'malformed', problem: err.message };
+        throw err;
+      }
+    }
+    default:
+      return { type: 'ignore' };
   }
 }
 

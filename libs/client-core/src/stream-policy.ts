@@ -45,14 +45,15 @@ export type StreamFailureDecision =
  * @param connected - whether the client reported `connected` until this failure.
  */
 export function decideStreamFailure(
-  { failures, delayMs }: BackoffStep,
+  step: BackoffStep,
   waitMs: number | undefined,
   connected: boolean,
-  { streamErrorThreshold, streamCooldownMs }: StreamPolicySettings,
+  settings: StreamPolicySettings,
 ): StreamFailureDecision {
-  if (waitMs !== undefined) return { type: 'wait', delayMs: Math.max(delayMs, waitMs) };
-  if (failures < streamErrorThreshold) return { type: 'retry', delayMs };
-  return { type: 'fallback', delayMs: streamCooldownMs, entered: connected || failures === streamErrorThreshold };
+  if (waitMs !== undefined) return { type: 'wait', delayMs: Math.max(step.delayMs, waitMs) };
+  const threshold = settings.streamErrorThreshold;
+  if (step.failures < threshold) return { type: 'retry', delayMs: step.delayMs };
+  return { type: 'fallback', delayMs: settings.streamCooldownMs, entered: connected || step.failures === threshold };
 }
 
 /**
