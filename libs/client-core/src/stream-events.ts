@@ -32,8 +32,8 @@ export type StreamInstruction =
  */
 export function goawayDelayMs(data: string): number {
   const asked = parseJsonObject(data)['reconnect_in_ms'];
-  if (typeof asked !== 'number' || Number.isNaN(asked)) return GOAWAY_DEFAULT_DELAY_MS;
-  return Math.min(GOAWAY_MAX_DELAY_MS, Math.max(0, asked));
+  // JSON has no NaN (and its overflow, Infinity, clamps like any number).
+  return typeof asked === 'number' ? Math.min(GOAWAY_MAX_DELAY_MS, Math.max(0, asked)) : GOAWAY_DEFAULT_DELAY_MS;
 }
 
 /**
