@@ -136,9 +136,10 @@ function freezeValue(v: unknown, path: string, depth: number): void {
 }
 
 function parseConfigValue(v: unknown, path: string): ConfigValue {
-  if (typeof v === 'number' && !Number.isFinite(v)) throw new SnapshotFormatError(path, 'expected a finite number');
-  if (v !== null && !Array.isArray(v) && !['string', 'number', 'boolean'].includes(typeof v))
-    throw new SnapshotFormatError(path, `objects are not config values (got ${typeName(v)})`);
+  // An object is the likely mistake, so it is named; what JSON cannot hold (Infinity, undefined…) is not a JSON value.
+  if (isObject(v)) throw new SnapshotFormatError(path, 'objects are not config values');
+  const json = v === null || Array.isArray(v) || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v);
+  check(json, path, 'a JSON value', v);
   freezeValue(v, path, 1);
   return v as ConfigValue;
 }
