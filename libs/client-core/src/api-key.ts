@@ -20,10 +20,9 @@ export type KeyType = 'sk' | 'pk' | '';
  * @returns `sk`, `pk`, or `''` for no key or an unknown prefix.
  */
 export function keyTypeOf(key: string | undefined): KeyType {
-  if (key === undefined) return '';
-  if (key.startsWith('svs_')) return 'sk';
-  if (key.startsWith('svp_')) return 'pk';
-  return '';
+  // `svs_` → `sk`, `svp_` → `pk`: the prefix's letter and a `k`.
+  const letter = key?.match(/^sv([sp])_/)?.[1];
+  return letter ? `${letter as 's' | 'p'}k` : '';
 }
 
 /**
@@ -35,13 +34,9 @@ export function keyTypeOf(key: string | undefined): KeyType {
  * @throws InvalidArgumentError - with the key redacted.
  */
 export function assertValidApiKey(key: unknown): asserts key is string {
-  if (typeof key !== 'string') {
-    throw new InvalidArgumentError(`apiKey must be a string (got ${typeof key})`);
-  }
-  if (keyTypeOf(key) === '') {
-    throw new InvalidArgumentError(`apiKey must start with svs_ or svp_ (got ${redactKey(key)})`);
-  }
-  if (key.length <= 4 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new InvalidArgumentError(`apiKey ${redactKey(key)} is empty or not printable ASCII`);
-  }
+  if (typeof key !== 'string') throw new InvalidArgumentError(`apiKey must be a string (got ${typeof key})`);
+  if (!/^sv[sp]_[\x21-\x7e]+$/.test(key))
+    throw new InvalidArgumentError(
+      `apiKey must start with svs_ or svp_ and be printable ASCII (got ${redactKey(key)})`,
+    );
 }

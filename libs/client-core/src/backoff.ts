@@ -25,10 +25,9 @@ export interface BackoffSettings {
  * @returns the delay in milliseconds (an integer).
  */
 export function backoffDelayMs(attempt: number, settings: BackoffSettings): number {
-  const exponent = Math.min(Math.max(0, Math.floor(attempt)), 31);
-  const base = Math.min(settings.maxMs, settings.minMs * 2 ** exponent);
-  const r = Math.min(Math.max(settings.random(), 0), 1);
-  return Math.round(base - r * 0.5 * base);
+  const base = Math.min(settings.maxMs, settings.minMs * 2 ** Math.min(Math.max(0, Math.floor(attempt)), 31));
+  // A `random` outside [0, 1] is clamped, so the delay never leaves its range.
+  return Math.round(base - (Math.min(Math.max(settings.random(), 0), 1) * base) / 2);
 }
 
 /** Settings of a {@link Backoff}. */
@@ -58,11 +57,14 @@ export interface BackoffStep {
  * time; no timer, no clock, randomness injected.
  */
 export class Backoff {
+  readonly #options: BackoffOptions;
   #failures = 0;
   #openedAtMs: number | undefined;
 
   /** @param options - delays, healthy interval and randomness. */
-  constructor(private readonly options: BackoffOptions) {}
+  constructor(options: BackoffOptions) {
+    this.#options = options;
+  }
 
   /** Consecutive failures so far. */
   get failures(): number {
@@ -76,16 +78,15 @@ export class Backoff {
 
   /** True when the open connection has been open for `healthyMs` at `nowMs`. */
   healthy(nowMs: number): boolean {
-    return this.#openedAtMs !== undefined && nowMs - this.#openedAtMs >= this.options.healthyMs;
+    return this.#openedAtMs !== undefined && nowMs - this.#openedAtMs >= this.#options.healthyMs;
   }
 
   /** The attempt (or the open connection) failed at `nowMs`. */
   fail(nowMs: number): BackoffStep {
     const afterHealthy = this.healthy(nowMs);
-    if (afterHealthy) this.#failures = 0;
+    const failures = (this.#failures = afterHealthy ? 1 : this.#failures + 1);
     this.#openedAtMs = undefined;
-    this.#failures += 1;
-    return { failures: this.#failures, delayMs: backoffDelayMs(this.#failures - 1, this.options), afterHealthy };
+    return { failures, delayMs: backoffDelayMs(failures - 1, this.#options), afterHealthy };
   }
 
   /** Forgets every failure (e.g. after a billing halt was lifted). */
@@ -103,10 +104,9 @@ export class Backoff {
  * @returns the delay in milliseconds, or `undefined` when absent or unreadable.
  */
 export function parseRetryAfterMs(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
+  // Absent reads as '', which neither form accepts.
+  const trimmed = value?.trim() ?? '';
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
   const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - nowMs);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }

@@ -1,4 +1,4 @@
-import { errorCodeFor, readErrorBody } from './error-answer.js';
+import { errorCodeFor, readErrorBody, secretWriteErrorCodeFor } from './error-answer.js';
 
 describe('error answers', () => {
   it.each([
@@ -10,11 +10,20 @@ describe('error answers', () => {
     [429, 'quarantined', 'sync', 'VANE_QUARANTINED'],
     [429, 'rate_limited', 'sync', 'VANE_RATE_LIMITED'],
     [503, undefined, 'sync', 'VANE_UNEXPECTED_RESPONSE'],
-    [504, 'commit_outcome_unknown', 'secret-write', 'VANE_COMMIT_OUTCOME_UNKNOWN'],
     [504, 'commit_outcome_unknown', 'sync', 'VANE_UNEXPECTED_RESPONSE'],
-    [504, undefined, 'secret-write', 'VANE_UNEXPECTED_RESPONSE'],
   ])('%i %s on %s is %s', (status, serverCode, operation, code) => {
     expect(errorCodeFor(status, serverCode, operation)).toBe(code);
+  });
+
+  it.each([
+    [504, 'commit_outcome_unknown', 'VANE_COMMIT_OUTCOME_UNKNOWN'],
+    [504, undefined, 'VANE_UNEXPECTED_RESPONSE'],
+    [503, 'commit_outcome_unknown', 'VANE_UNEXPECTED_RESPONSE'],
+    [401, undefined, 'VANE_UNAUTHORIZED'],
+    [403, undefined, 'VANE_UNEXPECTED_RESPONSE'],
+    [429, 'quarantined', 'VANE_QUARANTINED'],
+  ])('a secret write answered %i %s is %s', (status, serverCode, code) => {
+    expect(secretWriteErrorCodeFor(status, serverCode)).toBe(code);
   });
 
   it('reads the members of an error body, and nothing from a body that is not one', () => {

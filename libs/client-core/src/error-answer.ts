@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { VaneErrorCode } from './errors.js';
-import { isObject } from './json-object.js';
+import { parseJsonObject } from './json-object.js';
 
 /** The members of an error body a client uses; any of them may be absent. */
 export interface ErrorBody {
@@ -17,20 +17,16 @@ export interface ErrorBody {
   readonly untilMs: number | undefined;
 }
 
+/** A member that is a string, or `undefined`. */
+const stringOf = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
 /** Reads an error answer's body; anything unreadable is absent. */
 export function readErrorBody(text: string): ErrorBody {
-  let doc: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (isObject(parsed)) doc = parsed;
-  } catch {
-    // Not an error body: the status alone decides.
-  }
-  const { error, message, until } = doc;
-  const untilMs = typeof until === 'string' ? Date.parse(until) : NaN;
+  const { error, message, until } = parseJsonObject(text);
+  const untilMs = Date.parse(stringOf(until) ?? '');
   return {
-    serverCode: typeof error === 'string' ? error : undefined,
-    serverMessage: typeof message === 'string' ? message : undefined,
+    serverCode: stringOf(error),
+    serverMessage: stringOf(message),
     untilMs: Number.isNaN(untilMs) ? undefined : untilMs,
   };
 }
@@ -38,8 +34,9 @@ export function readErrorBody(text: string): ErrorBody {
 /**
  * The code a client raises for an error answer of a Vane service (one that
  * carried `Vane-Protocol`): a 429 is `quarantined` or `rate_limited` by its
- * `error` member alone; a 403 means the A/B add-on only on evaluate-ab; a 504
- * is `commit_outcome_unknown` only on a secret write.
+ * `error` member alone; a 403 means the A/B add-on only on evaluate-ab. A
+ * secret write's answer is read by {@link secretWriteErrorCodeFor}, which
+ * adds its 504; here a 504 is unexpected.
  *
  * @param operation - what was asked (`evaluate-ab` is the only one that changes the answer).
  */
@@ -55,14 +52,23 @@ export function errorCodeFor(status: number, serverCode: string | undefined, ope
       return 'VANE_NOT_FOUND';
     case 429:
       return serverCode === 'quarantined' ? 'VANE_QUARANTINED' : 'VANE_RATE_LIMITED';
-    case 504:
-      // A write the service sent to its store with no answer back (PROTOCOL §3): it may have landed.
-      return operation === 'secret-write' && serverCode === 'commit_outcome_unknown'
-        ? 'VANE_COMMIT_OUTCOME_UNKNOWN'
-        : 'VANE_UNEXPECTED_RESPONSE';
     default:
       return 'VANE_UNEXPECTED_RESPONSE';
   }
+}
+
+/**
+ * The code a client raises for an error answer to a secret write: as
+ * {@link errorCodeFor}, and a 504 `commit_outcome_unknown` is
+ * `VANE_COMMIT_OUTCOME_UNKNOWN`, the one answer only a write gets. Apart
+ * from `errorCodeFor` so that a client that never writes (`@vane/browser`)
+ * does not carry it.
+ */
+export function secretWriteErrorCodeFor(status: number, serverCode: string | undefined): VaneErrorCode {
+  // A write the service sent to its store with no answer back (PROTOCOL §3): it may have landed.
+  return status === 504 && serverCode === 'commit_outcome_unknown'
+    ? 'VANE_COMMIT_OUTCOME_UNKNOWN'
+    : errorCodeFor(status, serverCode, 'secret-write');
 }
 
 /** The header every answer of a Vane service carries (PROTOCOL §3), lower case. */

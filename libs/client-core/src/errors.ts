@@ -57,7 +57,8 @@ export abstract class VaneError<Code extends string = string> extends Error {
   abstract readonly code: Code;
 
   protected constructor(message: string, options?: VaneErrorOptions) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    // No `cause` member at all when there is none (Error defines one for any options holding the name).
+    super(message, options?.cause === undefined ? undefined : options);
     this.name = new.target.name;
   }
 }

@@ -48,7 +48,7 @@ export {
 export type { StreamInstruction } from './stream-events.js';
 export { decideStreamFailure, fallbackPollDelayMs, serviceWaitMs } from './stream-policy.js';
 export type { StreamFailureDecision, StreamPolicySettings } from './stream-policy.js';
-export { errorCodeFor, PROTOCOL_HEADER, readErrorBody } from './error-answer.js';
+export { errorCodeFor, PROTOCOL_HEADER, readErrorBody, secretWriteErrorCodeFor } from './error-answer.js';
 export type { ErrorBody } from './error-answer.js';
 export {
   abContextKey,

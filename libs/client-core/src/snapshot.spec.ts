@@ -96,6 +96,8 @@ describe('parseSnapshot', () => {
     [{ ...doc, revision: '42' }, '$.revision'],
     [{ ...doc, service: { slug: 'shop' } }, '$.service.kind'],
     [{ ...doc, configs: { 'a.b': { nested: true } } }, '$.configs["a.b"]: objects are not config values'],
+    [{ ...doc, configs: { n: Infinity } }, '$.configs["n"]: expected a JSON value, got number'],
+    [{ ...doc, configs: { u: undefined } }, '$.configs["u"]: expected a JSON value, got undefined'],
     [{ ...doc, flags: { f: { is_enabled: true, is_active: 'yes' } } }, '$.flags["f"].is_active'],
     [{ ...doc, secrets: { s: { type: 'text', value: 5, version: 1 } } }, '$.secrets["s"].value'],
     [{ ...doc, secrets: { s: { type: 'text', value: 'v', version: 0 } } }, '$.secrets["s"].version'],

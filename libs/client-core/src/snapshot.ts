@@ -93,24 +93,29 @@ export class SnapshotFormatError extends Error {
 
 type Obj = Record<string, unknown>;
 
-/** Throws, naming the path and what was expected; the value itself is never echoed (it may be a secret). */
-function check(ok: boolean, path: string, expected: string, v: unknown): void {
+/**
+ * Returns `v` when `ok`; otherwise throws, naming the path and what was
+ * expected. The value itself is never echoed (it may be a secret).
+ */
+function check<T>(ok: boolean, path: string, expected: string, v: unknown): T {
   if (!ok) throw new SnapshotFormatError(path, `expected ${expected}, got ${typeName(v)}`);
+  return v as T;
 }
 
 function parseRevision(v: unknown, path: string): number {
-  check(typeof v === 'number' && Number.isSafeInteger(v) && v >= 0, path, 'a non-negative integer', v);
-  return v as number;
+  return check(Number.isSafeInteger(v) && (v as number) >= 0, path, 'a non-negative integer', v);
 }
 
 function parseString(v: unknown, path: string): string {
-  check(typeof v === 'string', path, 'a string', v);
-  return v as string;
+  return check(typeof v === 'string', path, 'a string', v);
+}
+
+function parseObject(v: unknown, path: string): Obj {
+  return check(isObject(v), path, 'an object', v);
 }
 
 function parseService(v: unknown, path: string): ServiceInfo {
-  check(isObject(v), path, 'an object', v);
-  const o = v as Obj;
+  const o = parseObject(v, path);
   return Object.freeze({ slug: parseString(o['slug'], `${path}.slug`), kind: parseString(o['kind'], `${path}.kind`) });
 }
 
@@ -131,9 +136,10 @@ function freezeValue(v: unknown, path: string, depth: number): void {
 }
 
 function parseConfigValue(v: unknown, path: string): ConfigValue {
-  if (typeof v === 'number' && !Number.isFinite(v)) throw new SnapshotFormatError(path, 'expected a finite number');
-  if (v !== null && !Array.isArray(v) && !['string', 'number', 'boolean'].includes(typeof v))
-    throw new SnapshotFormatError(path, `objects are not config values (got ${typeName(v)})`);
+  // An object is the likely mistake, so it is named; what JSON cannot hold (Infinity, undefined…) is not a JSON value.
+  if (isObject(v)) throw new SnapshotFormatError(path, 'objects are not config values');
+  const json = v === null || Array.isArray(v) || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v);
+  check(json, path, 'a JSON value', v);
   freezeValue(v, path, 1);
   return v as ConfigValue;
 }
@@ -144,13 +150,11 @@ function parseTimestamp(v: unknown, path: string): string | null {
 }
 
 function parseBoolean(v: unknown, path: string): boolean {
-  check(typeof v === 'boolean', path, 'a boolean', v);
-  return v as boolean;
+  return check(typeof v === 'boolean', path, 'a boolean', v);
 }
 
 function parseFlag(v: unknown, path: string): FlagRecord {
-  check(isObject(v), path, 'an object', v);
-  const o = v as Obj;
+  const o = parseObject(v, path);
   return Object.freeze({
     isActive: parseBoolean(o['is_active'], `${path}.is_active`),
     isEnabled: parseBoolean(o['is_enabled'], `${path}.is_enabled`),
@@ -160,8 +164,7 @@ function parseFlag(v: unknown, path: string): FlagRecord {
 }
 
 function parseSecret(v: unknown, path: string): CachedSecret {
-  check(isObject(v), path, 'an object', v);
-  const { type, value, version } = v as Obj;
+  const { type, value, version } = parseObject(v, path);
   if (type !== 'text' && type !== 'file') throw new SnapshotFormatError(`${path}.type`, 'expected "text" or "file"');
   const text = parseString(value, `${path}.value`);
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1)
@@ -171,16 +174,17 @@ function parseSecret(v: unknown, path: string): CachedSecret {
 
 function parseGroup<T>(v: unknown, path: string, parseItem: (item: unknown, path: string) => T): Map<string, T> {
   const out = new Map<string, T>();
-  if (v === undefined) return out;
-  check(isObject(v), path, 'an object', v);
-  for (const key of Object.keys(v as Obj)) out.set(key, parseItem((v as Obj)[key], `${path}[${JSON.stringify(key)}]`));
+  if (v !== undefined)
+    for (const [key, item] of Object.entries(parseObject(v, path)))
+      out.set(key, parseItem(item, `${path}[${JSON.stringify(key)}]`));
   return out;
 }
 
 function parseKeyList(v: unknown, path: string): readonly string[] {
   if (v === undefined) return [];
-  check(Array.isArray(v), path, 'an array of keys', v);
-  return Object.freeze((v as unknown[]).map((k, i) => parseString(k, `${path}[${i}]`)));
+  return Object.freeze(
+    check<unknown[]>(Array.isArray(v), path, 'an array of keys', v).map((k, i) => parseString(k, `${path}[${i}]`)),
+  );
 }
 
 /**
@@ -192,8 +196,7 @@ function parseKeyList(v: unknown, path: string): readonly string[] {
  * @throws SnapshotFormatError - naming the JSON path at fault (never a value).
  */
 export function parsePublicSnapshot(doc: unknown): Snapshot {
-  check(isObject(doc), '$', 'an object', doc);
-  const o = doc as Obj;
+  const o = parseObject(doc, '$');
   return Object.freeze({
     service: parseService(o['service'], '$.service'),
     revision: parseRevision(o['revision'], '$.revision'),
@@ -222,11 +225,8 @@ export function parseSnapshot(doc: unknown): Snapshot {
  * @throws SnapshotFormatError - naming the JSON path at fault (never a value).
  */
 export function parsePublicPatch(doc: unknown): Patch {
-  check(isObject(doc), '$', 'an object', doc);
-  const o = doc as Obj;
-  const deleted = o['deleted'];
-  check(deleted === undefined || isObject(deleted), '$.deleted', 'an object', deleted);
-  const d = (deleted ?? {}) as Obj;
+  const o = parseObject(doc, '$');
+  const d = o['deleted'] === undefined ? {} : parseObject(o['deleted'], '$.deleted');
   return Object.freeze({
     base: parseRevision(o['base'], '$.base'),
     revision: parseRevision(o['revision'], '$.revision'),

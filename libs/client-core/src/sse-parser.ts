@@ -21,8 +21,8 @@ const END_OF_LINE = /\r\n?|\n/;
  * Creates a parser: feed it decoded text in pieces of any size; it calls
  * `onEvent` for each complete event in order, and `onComment` for each
  * comment line (`: ping`). A piece that ends mid-line is held until its line
- * ends (in a list, joined once then, so one long line sent in many pieces
- * costs linear time).
+ * ends (appended, and split once then: engines concatenate without copying,
+ * so one long line sent in many pieces costs linear time).
  * A leading byte-order mark is the decoder's to strip (`TextDecoder` does).
  *
  * @param onEvent - called for each event with a `data` field.
@@ -30,7 +30,7 @@ const END_OF_LINE = /\r\n?|\n/;
  * @returns the feed function.
  */
 export function createSseParser(onEvent: (event: SseEvent) => void, onComment?: () => void): (text: string) => void {
-  let held: string[] = [];
+  let held = '';
   let skipLineFeed = false;
   let type = '';
   let data: string | undefined;
@@ -43,11 +43,10 @@ export function createSseParser(onEvent: (event: SseEvent) => void, onComment?: 
       data = undefined;
       return;
     }
-    if (text[0] === ':') return onComment?.();
-    const colon = text.indexOf(':');
-    const field = colon < 0 ? text : text.slice(0, colon);
-    let value = colon < 0 ? '' : text.slice(colon + 1);
-    if (value[0] === ' ') value = value.slice(1);
+    // `field: value`, `field:value` or a bare `field` (one space after the colon is not the value's);
+    // a line starting with a colon (an empty field) is a comment.
+    const [, field, value] = /^([^:]*):? ?(.*)$/s.exec(text)!;
+    if (field === '') return onComment?.();
     if (field === 'event') type = value;
     else if (field === 'data') data = data === undefined ? value : `${data}\n${value}`;
     else if (field === 'id' && !value.includes('\0')) id = value;
@@ -59,11 +58,11 @@ export function createSseParser(onEvent: (event: SseEvent) => void, onComment?: 
     // A CR that ended the last piece may be the first half of a CRLF.
     if (skipLineFeed && text[0] === '\n') text = text.slice(1);
     skipLineFeed = text.endsWith('\r');
-    held.push(text);
-    // A piece with no line end is held as it is: the held text is joined and split once, when a line ends.
+    held += text;
+    // A piece with no line end is only held: the held text is split once, when a line ends.
     if (!/[\r\n]/.test(text)) return;
-    const lines = held.join('').split(END_OF_LINE);
-    held = [lines.pop()!];
+    const lines = held.split(END_OF_LINE);
+    held = lines.pop()!;
     for (const whole of lines) line(whole);
   };
 }

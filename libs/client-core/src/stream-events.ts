@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { isObject } from './json-object.js';
+import { parseJsonObject } from './json-object.js';
 import { SnapshotFormatError, type Patch } from './snapshot.js';
 
 /** How long to wait after a `goaway` whose delay is missing or not a number, in milliseconds. */
@@ -26,23 +26,14 @@ export type StreamInstruction =
   /** An event name this client does not know: ignored (forward compatibility). */
   | { readonly type: 'ignore' };
 
-function member(data: string, name: string): unknown {
-  try {
-    const doc: unknown = JSON.parse(data);
-    return isObject(doc) ? doc[name] : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The delay a `goaway` event's data asks for: its `reconnect_in_ms`,
  * clamped to 0–60000; {@link GOAWAY_DEFAULT_DELAY_MS} when missing or not a number.
  */
 export function goawayDelayMs(data: string): number {
-  const asked = member(data, 'reconnect_in_ms');
-  if (typeof asked !== 'number' || Number.isNaN(asked)) return GOAWAY_DEFAULT_DELAY_MS;
-  return Math.min(GOAWAY_MAX_DELAY_MS, Math.max(0, asked));
+  const asked = parseJsonObject(data)['reconnect_in_ms'];
+  // JSON has no NaN (and its overflow, Infinity, clamps like any number).
+  return typeof asked === 'number' ? Math.min(GOAWAY_MAX_DELAY_MS, Math.max(0, asked)) : GOAWAY_DEFAULT_DELAY_MS;
 }
 
 /**
@@ -59,7 +50,7 @@ export function readStreamEvent(
     case 'goaway':
       return { type: 'goaway', delayMs: goawayDelayMs(event.data) };
     case 'resync': {
-      const revision = member(event.data, 'revision');
+      const revision = parseJsonObject(event.data)['revision'];
       return { type: 'resync', revision: typeof revision === 'number' ? revision : undefined };
     }
     case 'patch': {

@@ -52,9 +52,8 @@ export function decideStreamFailure(
 ): StreamFailureDecision {
   if (waitMs !== undefined) return { type: 'wait', delayMs: Math.max(step.delayMs, waitMs) };
   const threshold = settings.streamErrorThreshold;
-  if (step.failures >= threshold)
-    return { type: 'fallback', delayMs: settings.streamCooldownMs, entered: connected || step.failures === threshold };
-  return { type: 'retry', delayMs: step.delayMs };
+  if (step.failures < threshold) return { type: 'retry', delayMs: step.delayMs };
+  return { type: 'fallback', delayMs: settings.streamCooldownMs, entered: connected || step.failures === threshold };
 }
 
 /**
@@ -83,6 +82,5 @@ export function serviceWaitMs(
   nowMs: number,
   maxRetryAfterMs: number,
 ): number {
-  const askedMs = Math.max(retryAfterMs ?? 0, untilMs === undefined ? 0 : untilMs - nowMs);
-  return Math.min(askedMs, maxRetryAfterMs);
+  return Math.min(Math.max(retryAfterMs ?? 0, (untilMs ?? nowMs) - nowMs), maxRetryAfterMs);
 }

@@ -14,7 +14,5 @@
  * @returns the redacted form; never the key itself.
  */
 export function redactKey(key: string): string {
-  const prefix = key.slice(0, 4);
-  if (key.length < 16) return `${prefix}…`;
-  return `${prefix}…${key.slice(-4)}`;
+  return `${key.slice(0, 4)}…${key.length < 16 ? '' : key.slice(-4)}`;
 }

@@ -5,7 +5,13 @@
  *
  * @packageDocumentation
  */
-import { errorCodeFor, parseRetryAfterMs, PROTOCOL_HEADER, readErrorBody } from '@vane/client-core';
+import {
+  errorCodeFor,
+  parseRetryAfterMs,
+  PROTOCOL_HEADER,
+  readErrorBody,
+  secretWriteErrorCodeFor,
+} from '@vane/client-core';
 import type { Credentials } from './credentials.js';
 import {
   AddonNotAvailableError,
@@ -304,7 +310,11 @@ export class ServiceHttp {
     const said = serverMessage ? ` (server said: ${serverMessage})` : '';
     const who = this.#s.credentials.describe();
     const opts = { serverCode };
-    switch (errorCodeFor(status, serverCode, operation)) {
+    switch (
+      operation === 'secret-write'
+        ? secretWriteErrorCodeFor(status, serverCode)
+        : errorCodeFor(status, serverCode, operation)
+    ) {
       case 'VANE_UNAUTHORIZED':
         return new UnauthorizedError(
           `${operation}: unauthorized (401) for key ${who} on ${this.host}: the key is invalid, revoked, belongs to another service, or cannot do this; check apiKey and the slug in baseUrl${said}`,
