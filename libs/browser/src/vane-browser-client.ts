@@ -193,7 +193,13 @@ export class VaneBrowserClient extends PublicKeyRefusals {
     // two fields users read as `readonly`.
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self: { status: VaneStatus; version: number } = this;
-    self.status = { ready: false, connected: false, stale: false, revision: 0, mode: 'idle' };
+    let status: VaneStatus = (self.status = {
+      ready: false,
+      connected: false,
+      stale: false,
+      revision: 0,
+      mode: 'idle',
+    });
     self.version = 0;
     const listeners = new Set<VaneListener>();
     let snap: Snapshot | undefined;
@@ -207,11 +213,12 @@ export class VaneBrowserClient extends PublicKeyRefusals {
     let fallback = false;
     let fallbackPolls = 0;
 
-    const closed = (): boolean => self.status.mode === 'closed';
+    const closed = (): boolean => status.mode === 'closed';
 
-    const emit = (configs: readonly string[], flags: readonly string[], abAnswers: boolean, status: boolean): void => {
+    /** Tells the listeners of a change: of A/B answers (`ab`), or of the status and perhaps a revision's keys. */
+    const emit = (ab: boolean, configs = NO_KEYS, flags = NO_KEYS): void => {
       self.version++;
-      const update: VaneUpdate = { revision: self.status.revision, configs, flags, ab: abAnswers, status };
+      const update: VaneUpdate = { revision: status.revision, configs, flags, ab, status: !ab };
       for (const listener of [...listeners]) {
         try {
           listener(update);
@@ -223,11 +230,10 @@ export class VaneBrowserClient extends PublicKeyRefusals {
 
     /** Changes the status; one update when anything changed. */
     const set = (change: Partial<VaneStatus>): void => {
-      const before = self.status;
-      const next = { ...before, ...change };
-      if ((Object.keys(next) as (keyof VaneStatus)[]).every((k) => next[k] === before[k])) return;
-      self.status = next;
-      emit(NO_KEYS, NO_KEYS, false, true);
+      const next = { ...status, ...change };
+      if ((Object.keys(next) as (keyof VaneStatus)[]).every((k) => next[k] === status[k])) return;
+      self.status = status = next;
+      emit(false);
     };
 
     /** Takes a snapshot: the one place a snapshot enters (sync, patch, bootstrap, storage, a shared stream). */
@@ -236,13 +242,17 @@ export class VaneBrowserClient extends PublicKeyRefusals {
       // Secrets are never in `next`: the public parsers (sync, patch, bootstrap) read none.
       snap = next;
       etag = nextEtag;
-      const status = self.status;
-      self.status = { ...status, ready: true, stale, revision: next.revision, error: stale ? status.error : undefined };
+      self.status = status = {
+        ...status,
+        ready: true,
+        stale,
+        revision: next.revision,
+        error: stale ? status.error : undefined,
+      };
       emit(
+        false,
         changedKeys(before?.configs, next.configs, jsonEqual),
         changedKeys(before?.flags, next.flags, (a, b) => a.isActive === b.isActive),
-        false,
-        true,
       );
     };
 
@@ -279,7 +289,7 @@ export class VaneBrowserClient extends PublicKeyRefusals {
         set({ error: known, connected: false, stale: true, mode: 'idle' });
         return 'halt';
       }
-      set({ error: known, stale: self.status.stale || !self.status.connected });
+      set({ error: known, stale: status.stale || !status.connected });
       return known.retryAfterMs;
     };
     const failedQuietly = (error: unknown): void => void failed(error);
@@ -294,7 +304,8 @@ export class VaneBrowserClient extends PublicKeyRefusals {
 
     /** Goes live on its own (unshared, or as the holder): values first (a sync unless fresh ones are held), then the stream or polls. */
     const begin = async (): Promise<void> => {
-      if (!snap || self.status.stale)
+      fallback = false;
+      if (!snap || status.stale)
         try {
           await sync();
         } catch (error) {
@@ -350,9 +361,7 @@ export class VaneBrowserClient extends PublicKeyRefusals {
         'stream',
         undefined,
         // The revision held, so that the service replays what was missed.
-        snap
-          ? { accept: 'text/event-stream', 'last-event-id': String(snap.revision) }
-          : { accept: 'text/event-stream' },
+        { accept: 'text/event-stream', ...(snap && { 'last-event-id': String(snap.revision) }) },
         controller.signal,
       );
       if (!res.body) throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'stream: no body');
@@ -372,8 +381,8 @@ export class VaneBrowserClient extends PublicKeyRefusals {
           controller.abort('cancelled');
           return openStream(instruction.delayMs);
         case 'resync':
-          serial(async () => resyncNeeded(self.status.revision, instruction.revision) && syncNow()).then(
-            () => self.status.stale && set({ stale: false, error: undefined }),
+          serial(async () => resyncNeeded(status.revision, instruction.revision) && syncNow()).then(
+            () => status.stale && set({ stale: false, error: undefined }),
             failedQuietly,
           );
           return;
@@ -393,7 +402,7 @@ export class VaneBrowserClient extends PublicKeyRefusals {
       if (closed()) return;
       const wait = failed(error);
       if (wait === 'halt') return;
-      const decision = decideStreamFailure(backoff.fail(now()), wait, self.status.connected, settings);
+      const decision = decideStreamFailure(backoff.fail(now()), wait, status.connected, settings);
       if (decision.type === 'retry') return openStream(decision.delayMs);
       set({ connected: false, stale: true, mode: 'polling' });
       if (decision.type === 'wait') schedulePoll(Math.max(decision.delayMs, settings.ttlMs));
@@ -416,7 +425,7 @@ export class VaneBrowserClient extends PublicKeyRefusals {
           share?.pause();
           set({ mode: 'paused', connected: false });
         }, settings.hiddenPauseMs);
-      } else if (!hidden && self.status.mode === 'paused') {
+      } else if (!hidden && status.mode === 'paused') {
         // The stream's first event (a replay, or a resync) is the catch-up; without a stream, a poll is;
         // sharing, the holder's answer to `hello` (or the stream, when the lock comes here).
         fallback = false;
@@ -489,13 +498,10 @@ export class VaneBrowserClient extends PublicKeyRefusals {
       started: () => started,
       install,
       set,
-      abChanged: () => emit(NO_KEYS, NO_KEYS, true, false),
-      begin: () => {
-        fallback = false;
-        return begin();
-      },
+      abChanged: () => emit(true),
+      begin,
       sync,
-      post: (path, body) => request(path, body),
+      post: request,
       failed: failedQuietly,
     };
     const store = options.lastKnownGood?.(host);
