@@ -39,7 +39,7 @@ type User = { readonly userId: string; readonly attributes: Record<string, strin
 export function abTesting(): VanePlugin<VaneAb> {
   return (host) => {
     const { client } = host;
-    let user: User | undefined = host.user && normalizeAbContext(host.user);
+    let user: User | undefined = host.options.user && normalizeAbContext(host.options.user);
     /** Answers for the current user, served by `abFlag` (kept across revisions until re-asked). */
     let answers = new Map<string, boolean>();
     /** Answers per flag, user and attributes at `cacheRevision` (PROTOCOL §7). */
@@ -102,7 +102,7 @@ export function abTesting(): VanePlugin<VaneAb> {
     };
 
     // A bootstrap's answers are the page's user's when the user matches (or none was given).
-    const ab = readBootstrapAb(host.bootstrap);
+    const ab = readBootstrapAb(host.options.bootstrap);
     if (ab && (!user || abContextKey(ab.userId, ab.attributes) === userKey())) {
       user = { userId: ab.userId, attributes: { ...ab.attributes } };
       for (const key of Object.keys(ab.results)) remember(key, ab.results[key] === true);

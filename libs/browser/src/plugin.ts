@@ -9,8 +9,8 @@
  * @packageDocumentation
  * @module @vane/browser/plugin
  */
-import type { AbResults, ReadBootstrapState, Snapshot, VaneBootstrap } from '@vane/client-core';
-import type { VaneBrowserSettings } from './options.js';
+import type { AbResults, ReadBootstrapState, Snapshot } from '@vane/client-core';
+import type { VaneBrowserOptions, VaneBrowserSettings } from './options.js';
 import type { VaneStatus } from './types.js';
 import type { VaneBrowserClient } from './vane-browser-client.js';
 import type { VaneUser } from './options.js';
@@ -24,16 +24,12 @@ export type { VaneBrowserSettings } from './options.js';
 export interface VaneHost {
   /** The client. */
   readonly client: VaneBrowserClient;
-  /** The service's base URL, as given. */
+  /** The client's options, as given (`apiKey`, `user` unchecked, `bootstrap` with its state checked). */
+  readonly options: VaneBrowserOptions;
+  /** The service's base URL, parsed. */
   readonly base: URL;
-  /** The public key. */
-  readonly key: string;
   /** The durations and thresholds, defaults applied. */
   readonly settings: VaneBrowserSettings;
-  /** The user of the `user` option, unchecked (the A/B plug-in checks it). */
-  readonly user: VaneUser | undefined;
-  /** The `bootstrap` option, its state checked (its `ab` member is the A/B plug-in's to read). */
-  readonly bootstrap: VaneBootstrap | undefined;
   /** The snapshot held, if any. */
   snap(): Snapshot | undefined;
   /** The ETag of the snapshot held, if known. */

@@ -488,11 +488,9 @@ export class VaneBrowserClient extends PublicKeyRefusals {
 
     const host: VaneHost = {
       client: this,
+      options,
       base,
-      key,
       settings,
-      user: options.user,
-      bootstrap: options.bootstrap,
       snap: () => snap,
       etag: () => etag,
       started: () => started,
