@@ -110,19 +110,21 @@ export function abTesting(): VanePlugin<VaneAb> {
     // A new revision may change any answer: the keys asked so far are asked again.
     let revision = client.status.revision;
     client.subscribe((update) => {
+      // Closed: no answer is asked any more.
+      if (client.status.mode === 'closed') clearTimeout(askTimer);
       if (update.revision === revision) return;
       revision = update.revision;
       if (host.started()) for (const key of answers.keys()) ask(key);
     });
 
     return {
-      flag(key: string, defaultValue: boolean): boolean {
+      abFlag(key: string, defaultValue = false): boolean {
         const known = answers.get(key);
         if (known !== undefined) return known;
         if (user && host.started() && client.status.mode !== 'closed') ask(key);
         return defaultValue;
       },
-      evaluate,
+      evaluateAb: evaluate,
       setUser(next: VaneUser | undefined): void {
         const normalized = next && normalizeAbContext(next);
         const asked = [...answers.keys()];
@@ -130,9 +132,6 @@ export function abTesting(): VanePlugin<VaneAb> {
         answers = new Map();
         host.abChanged();
         if (normalized && host.started()) for (const key of asked) ask(key);
-      },
-      close(): void {
-        clearTimeout(askTimer);
       },
     };
   };

@@ -9,11 +9,10 @@
  * @packageDocumentation
  * @module @vane/browser/plugin
  */
-import type { AbResults, ReadBootstrapState, Snapshot } from '@vane/client-core';
+import type { ReadBootstrapState, Snapshot } from '@vane/client-core';
 import type { VaneBrowserOptions, VaneBrowserSettings } from './options.js';
 import type { VaneStatus } from './types.js';
 import type { VaneBrowserClient } from './vane-browser-client.js';
-import type { VaneUser } from './options.js';
 
 export type { VaneBrowserSettings } from './options.js';
 
@@ -79,14 +78,10 @@ export interface VaneSharing {
   close(): void;
 }
 
-/** What the client asks of the A/B plug-in (`@vane/browser/ab`). */
-export interface VaneAb {
-  /** See `VaneBrowserClient.abFlag`. */
-  flag(key: string, defaultValue: boolean): boolean;
-  /** See `VaneBrowserClient.evaluateAb`. */
-  evaluate(keys: readonly string[], user?: VaneUser): Promise<AbResults>;
-  /** See `VaneBrowserClient.setUser`. */
-  setUser(user: VaneUser | undefined): void;
-  /** Stops its timer. */
-  close(): void;
-}
+/**
+ * What the A/B plug-in (`@vane/browser/ab`) gives the client: its `abFlag`,
+ * `evaluateAb` and `setUser` (see `VaneBrowserClient`), which replace the
+ * ones that throw without it. It stops its own timer once it hears that the
+ * client closed.
+ */
+export type VaneAb = Pick<VaneBrowserClient, 'abFlag' | 'evaluateAb' | 'setUser'>;

@@ -35,7 +35,7 @@ import {
 import { jsonEqual } from '@vane/common';
 import { VaneServiceError } from './errors.js';
 import { checkSettings, type VaneBrowserOptions, type VaneUser } from './options.js';
-import type { VaneAb, VaneHost } from './plugin.js';
+import type { VaneHost } from './plugin.js';
 import { PublicKeyRefusals } from './refusals.js';
 import { requester } from './request.js';
 import { readEvents } from './stream.js';
@@ -437,12 +437,6 @@ export class VaneBrowserClient extends PublicKeyRefusals {
       }
     };
 
-    /** The A/B plug-in, for the method `what`; throws without it, naming it. */
-    const abFor = (what: string): VaneAb => {
-      if (!ab) throw noAb(what);
-      return ab;
-    };
-
     const config = (key: string, defaultValue?: ConfigValue): ConfigValue | undefined =>
       snap?.configs.has(key) ? snap.configs.get(key) : defaultValue;
     const flag = (key: string, defaultValue = false): boolean => snap?.flags.get(key)?.isActive ?? defaultValue;
@@ -475,14 +469,20 @@ export class VaneBrowserClient extends PublicKeyRefusals {
       close: () => {
         stop();
         share?.close();
-        ab?.close();
         doc?.removeEventListener('visibilitychange', onVisibility);
         set({ mode: 'closed', connected: false });
         listeners.clear();
       },
-      abFlag: (key, defaultValue = false) => abFor('abFlag').flag(key, defaultValue),
-      evaluateAb: async (keys, user) => abFor('evaluateAb').evaluate(keys, user),
-      setUser: (user) => abFor('setUser').setUser(user),
+      // Without the A/B plug-in; with it, its own (below).
+      abFlag: () => {
+        throw noAb('abFlag');
+      },
+      evaluateAb: async () => {
+        throw noAb('evaluateAb');
+      },
+      setUser: () => {
+        throw noAb('setUser');
+      },
     };
     Object.assign(this, members);
 
@@ -505,9 +505,9 @@ export class VaneBrowserClient extends PublicKeyRefusals {
     const store = options.lastKnownGood?.(host);
     const boot = options.bootstrap ? readBootstrapState(options.bootstrap) : store?.load();
     if (boot) install(boot.snapshot, boot.etag, !options.bootstrap);
-    // Made last: the closures above read `share` and `ab` only once the client is made.
+    // Made last: the closures above read `share` only once the client is made.
     const share = streaming ? options.share?.(host) : undefined;
-    const ab = options.ab?.(host);
+    Object.assign(this, options.ab?.(host));
   }
 }
 
