@@ -32,7 +32,7 @@ export function requester(
   settings: VaneBrowserSettings,
 ): VaneRequest {
   return async (path, body, headers, signal) => {
-    const operation = path.slice(path.lastIndexOf('/') + 1);
+    const operation = path.split('/').pop()!;
     const post = body !== undefined;
     const controller = new AbortController();
     const timer = signal ? undefined : setTimeout(() => controller.abort(), settings.timeoutMs);
