@@ -50,9 +50,8 @@ function useRead<T>(read: (client: VaneBrowserClient) => T): T {
  * until it arrives, or the bootstrap's answer from the first render).
  */
 export function useFlag(key: string, options?: UseFlagOptions): boolean {
-  const defaultValue = options?.defaultValue ?? false;
-  const ab = options?.ab ?? false;
-  return useRead((client) => (ab ? client.abFlag(key, defaultValue) : client.flag(key, defaultValue)));
+  // The client's reads are its own closures (no `this`): either may be called as a plain function.
+  return useRead((client) => (options?.ab ? client.abFlag : client.flag)(key, options?.defaultValue));
 }
 
 /** A config's value, `defaultValue` when the config is absent. */
