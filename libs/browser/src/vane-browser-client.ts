@@ -15,6 +15,7 @@ import {
   assertValidApiKey,
   Backoff,
   ClientClosedError,
+  createSseParser,
   decidePatch,
   decideStreamFailure,
   diffMaps,
@@ -38,7 +39,6 @@ import { checkSettings, type VaneBrowserOptions, type VaneUser } from './options
 import type { VaneHost } from './plugin.js';
 import { PublicKeyRefusals } from './refusals.js';
 import { requester } from './request.js';
-import { readEvents } from './stream.js';
 import type { VaneListener, VaneStatus, VaneUpdate } from './types.js';
 
 type Timer = ReturnType<typeof setTimeout>;
@@ -356,6 +356,11 @@ export class VaneBrowserClient extends PublicKeyRefusals {
       }, delayMs);
     };
 
+    /**
+     * Opens the stream and feeds its events (text decoded, SSE parsed) to {@link onInstruction} until it ends,
+     * `controller` aborts, or nothing arrives for `streamIdleTimeoutMs`; then aborts `controller` (reason
+     * `ended`) if nothing else did. Always fails (`VANE_TRANSPORT` once open): the caller reconnects.
+     */
     const readStream = async (controller: AbortController): Promise<never> => {
       const res = await request(
         'stream',
@@ -369,9 +374,29 @@ export class VaneBrowserClient extends PublicKeyRefusals {
       fallback = false;
       clearTimeout(pollTimer);
       set({ connected: true, mode: 'stream' });
-      return readEvents(res.body, controller, settings.streamIdleTimeoutMs, (event) =>
-        onInstruction(readStreamEvent(event, parsePublicPatch), controller),
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let idle = false;
+      let watchdog: Timer | undefined;
+      const feed = createSseParser(
+        (event) => controller.signal.aborted || onInstruction(readStreamEvent(event, parsePublicPatch), controller),
       );
+      try {
+        for (;;) {
+          clearTimeout(watchdog);
+          watchdog = setTimeout(() => {
+            idle = true;
+            void reader.cancel();
+          }, settings.streamIdleTimeoutMs);
+          const { done, value } = await reader.read();
+          if (done || controller.signal.aborted) break;
+          feed(decoder.decode(value, { stream: true }));
+        }
+      } finally {
+        clearTimeout(watchdog);
+        controller.abort('ended');
+      }
+      throw new VaneServiceError('VANE_TRANSPORT', idle ? 'stream: idle' : 'stream: closed');
     };
 
     const onInstruction = (instruction: StreamInstruction, controller: AbortController): void => {
