@@ -31,13 +31,12 @@ export interface PublicKeyRefusals {
 }
 
 /**
- * The base of `VaneBrowserClient`: its prototype holds the refusals, made by
- * one loop over their names (the reads throw; the writes, which return a
- * promise in `@vane/client`, reject).
+ * The refusals, for a client to take as its own members: one loop over their
+ * names (the reads throw; the writes, which return a promise in
+ * `@vane/client`, reject).
  */
-export const PublicKeyRefusals = (() => {
-  abstract class Refusals {}
-  const methods = Refusals.prototype as Record<keyof PublicKeyRefusals, () => unknown>;
+export function refusals(): PublicKeyRefusals {
+  const methods: Partial<PublicKeyRefusals> = {};
   const refuse = (): never => {
     throw new PublicKeySecretAccessError();
   };
@@ -45,5 +44,5 @@ export const PublicKeyRefusals = (() => {
     methods[name] = refuse;
   for (const name of ['setSecret', 'deleteSecret', 'deleteSecretVersion'] as const)
     methods[name] = async () => refuse();
-  return Refusals;
-})() as abstract new () => PublicKeyRefusals;
+  return methods as PublicKeyRefusals;
+}

@@ -37,7 +37,7 @@ import { jsonEqual } from '@vane/common';
 import { VaneServiceError } from './errors.js';
 import { checkSettings, type VaneBrowserOptions, type VaneUser } from './options.js';
 import type { VaneHost } from './plugin.js';
-import { PublicKeyRefusals } from './refusals.js';
+import { refusals, type PublicKeyRefusals } from './refusals.js';
 import { requester } from './request.js';
 import type { VaneListener, VaneStatus, VaneUpdate } from './types.js';
 
@@ -65,6 +65,13 @@ function noAb(what: string): InvalidArgumentError {
 }
 
 /**
+ * The secret methods, each refused (see {@link PublicKeyRefusals}): the constructor takes them as its own
+ * members, from `refusals()`, typed there.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface VaneBrowserClient extends PublicKeyRefusals {}
+
+/**
  * The Vane client for a public key (`svp_…`), for anything with `fetch`.
  * The constructor does no I/O; {@link VaneBrowserClient.start} begins the
  * work. Secret reads and writes are refused before any request.
@@ -76,7 +83,8 @@ function noAb(what: string): InvalidArgumentError {
  * if (vane.flag('new-checkout')) showNewCheckout();
  * ```
  */
-export class VaneBrowserClient extends PublicKeyRefusals {
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class VaneBrowserClient {
   /** The client's state; a new object on every change. */
   declare readonly status: VaneStatus;
 
@@ -162,7 +170,6 @@ export class VaneBrowserClient extends PublicKeyRefusals {
    * @throws InvalidArgumentError - for a malformed key, base URL, option, user or bootstrap.
    */
   constructor(options: VaneBrowserOptions) {
-    super();
     const key = options.apiKey;
     if (typeof key === 'string' && keyTypeOf(key) === 'sk') throw new SecretKeyInBrowserError();
     assertValidApiKey(key);
@@ -509,7 +516,7 @@ export class VaneBrowserClient extends PublicKeyRefusals {
         throw noAb('setUser');
       },
     };
-    Object.assign(this, members);
+    Object.assign(this, members, refusals());
 
     const host: VaneHost = {
       client: this,
