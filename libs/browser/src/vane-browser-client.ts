@@ -173,19 +173,18 @@ export class VaneBrowserClient {
     const key = options.apiKey;
     if (typeof key === 'string' && keyTypeOf(key) === 'sk') throw new SecretKeyInBrowserError();
     assertValidApiKey(key);
-    let parsed: URL | undefined;
+    let base: URL | undefined;
     try {
-      parsed = new URL(options.baseUrl);
+      base = new URL(options.baseUrl);
     } catch {
       // Refused below, as a URL of another scheme is.
     }
-    if (!/^https?:$/.test(parsed?.protocol ?? '')) throw new InvalidArgumentError('baseUrl must be an http(s) URL');
-    const base = parsed!;
+    if (!/^https?:$/.test(base?.protocol ?? '')) throw new InvalidArgumentError('baseUrl must be an http(s) URL');
     const settings = checkSettings(options);
     const fetchFn = options.fetch ?? globalThis.fetch;
     if (typeof fetchFn !== 'function') throw new InvalidArgumentError('no fetch: pass options.fetch');
     const now = options.now ?? Date.now;
-    const request = requester(base, key, (input, init) => fetchFn(input, init), now, settings);
+    const request = requester(base!, key, fetchFn, now, settings);
     const streaming = options.stream ?? true;
     const doc = options.document ?? (globalThis as { document?: VaneBrowserOptions['document'] }).document;
     const backoff = new Backoff({
@@ -521,7 +520,7 @@ export class VaneBrowserClient {
     const host: VaneHost = {
       client: this,
       options,
-      base,
+      base: base!,
       settings,
       snap: () => snap,
       etag: () => etag,
