@@ -298,7 +298,6 @@ export class VaneBrowserClient {
       set({ error: known, stale: status.stale || !status.connected });
       return known.retryAfterMs;
     };
-    const failedQuietly = (error: unknown): void => void failed(error);
 
     const stop = (): void => {
       streamAbort?.abort('cancelled');
@@ -414,18 +413,18 @@ export class VaneBrowserClient {
         case 'resync':
           serial(async () => resyncNeeded(status.revision, instruction.revision) && syncNow()).then(
             () => status.stale && set({ stale: false, error: undefined }),
-            failedQuietly,
+            failed,
           );
           return;
         case 'malformed':
-          sync().catch(failedQuietly);
+          sync().catch(failed);
           return;
         case 'patch':
           serial(async () => {
             const decision = snap ? decidePatch(snap, instruction.patch) : 'resync';
             if (decision === 'apply') install(applyPatch(snap!, instruction.patch), null, false);
             else if (decision === 'resync') return syncNow();
-          }).catch(failedQuietly);
+          }).catch(failed);
       }
     };
 
@@ -531,7 +530,7 @@ export class VaneBrowserClient {
       begin,
       sync,
       post: request,
-      failed: failedQuietly,
+      failed: failed,
     };
     const store = options.lastKnownGood?.(host);
     const boot = options.bootstrap ? readBootstrapState(options.bootstrap) : store?.load();
