@@ -40,10 +40,10 @@ export function requester(
     try {
       // Called as a plain function: a browser's fetch throws "Illegal invocation" when called as a method of another object.
       res = await fetchFn(new URL('v1/' + path, base), {
-        method: post ? 'POST' : 'GET',
         headers: { 'x-service-api-key': key, ...(post && { 'content-type': 'application/json' }), ...headers },
-        body: post ? JSON.stringify(body) : null,
         signal: signal ?? controller.signal,
+        // A GET (fetch's default) without a body, or a POST of JSON.
+        ...(post && { method: 'POST', body: JSON.stringify(body) }),
       });
     } catch (cause) {
       throw new VaneServiceError('VANE_TRANSPORT', `${operation}: unreachable`, { cause });
