@@ -8,10 +8,11 @@
  * cache folder outside the repo (os.tmpdir()/vane-size-anchors), never as
  * the repo's dependencies; a version missing there is installed once.
  *
- * "Before" is the same measure of the sources at another commit (default:
- * e6759cb, before the plug-ins; `VANE_SIZE_BEFORE=<ref>` picks another),
- * taken from git into a temporary folder in the same run; skipped when the
- * clone lacks that commit. The per-module table shows where the bytes go.
+ * "Before" is the same measure of the sources at other commits (default:
+ * e6759cb, before the plug-ins, and 02e1a27, before the closure-built
+ * client; `VANE_SIZE_BEFORE=<ref>[,<ref>…]` picks others), taken from git
+ * into a temporary folder in the same run; skipped when the clone lacks
+ * that commit. The per-module table shows where the bytes go.
  *
  *   npm run bench -w libs/browser
  */
@@ -41,8 +42,8 @@ const ANCHORS = [
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const cache = join(tmpdir(), 'vane-size-anchors');
-/** Before the plug-ins: storage, the shared stream and A/B in the main entry. */
-const BEFORE = process.env['VANE_SIZE_BEFORE'] ?? 'e6759cb';
+/** Before the plug-ins (storage, the shared stream and A/B in the main entry), and before the closure-built client. */
+const BEFORE = (process.env['VANE_SIZE_BEFORE'] ?? 'e6759cb,02e1a27').split(',');
 const SOURCES = ['libs/common/src', 'libs/client-core/src', 'libs/browser/src', 'libs/react/src'];
 
 /** The sources at `ref` with the repo's tsconfig, in a temporary folder; `undefined` when the clone lacks `ref`. */
@@ -95,17 +96,20 @@ async function main(): Promise<void> {
         : await bundleSize(SIZE_ENTRIES[entry], root, { tsconfig, external: REACT_EXTERNALS });
     rows.push([entry, size, SIZE_BUDGETS[entry]]);
   }
-  const before = sourcesAt(BEFORE);
-  if (before === undefined) console.log(`(before: commit ${BEFORE} is not in this clone; its rows are skipped)`);
-  else {
+  for (const ref of BEFORE) {
+    const before = sourcesAt(ref);
+    if (before === undefined) {
+      console.log(`(before: commit ${ref} is not in this clone; its rows are skipped)`);
+      continue;
+    }
     const options = { tsconfig: join(before, 'tsconfig.json'), external: REACT_EXTERNALS };
     rows.push([
-      `@vane/browser at ${BEFORE}`,
+      `@vane/browser at ${ref}`,
       await bundleSize(`export * from '@vane/browser';`, before, options),
       undefined,
     ]);
     rows.push([
-      `@vane/browser + @vane/react at ${BEFORE}`,
+      `@vane/browser + @vane/react at ${ref}`,
       await bundleSize(`export * from '@vane/browser'; export * from '@vane/react';`, before, options),
       undefined,
     ]);

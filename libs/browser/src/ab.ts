@@ -39,7 +39,7 @@ type User = { readonly userId: string; readonly attributes: Record<string, strin
 export function abTesting(): VanePlugin<VaneAb> {
   return (host) => {
     const { client } = host;
-    let user: User | undefined = host.user && normalizeAbContext(host.user);
+    let user: User | undefined = host.options.user && normalizeAbContext(host.options.user);
     /** Answers for the current user, served by `abFlag` (kept across revisions until re-asked). */
     let answers = new Map<string, boolean>();
     /** Answers per flag, user and attributes at `cacheRevision` (PROTOCOL §7). */
@@ -102,7 +102,7 @@ export function abTesting(): VanePlugin<VaneAb> {
     };
 
     // A bootstrap's answers are the page's user's when the user matches (or none was given).
-    const ab = readBootstrapAb(host.bootstrap);
+    const ab = readBootstrapAb(host.options.bootstrap);
     if (ab && (!user || abContextKey(ab.userId, ab.attributes) === userKey())) {
       user = { userId: ab.userId, attributes: { ...ab.attributes } };
       for (const key of Object.keys(ab.results)) remember(key, ab.results[key] === true);
@@ -110,19 +110,21 @@ export function abTesting(): VanePlugin<VaneAb> {
     // A new revision may change any answer: the keys asked so far are asked again.
     let revision = client.status.revision;
     client.subscribe((update) => {
+      // Closed: no answer is asked any more.
+      if (client.status.mode === 'closed') clearTimeout(askTimer);
       if (update.revision === revision) return;
       revision = update.revision;
       if (host.started()) for (const key of answers.keys()) ask(key);
     });
 
     return {
-      flag(key: string, defaultValue: boolean): boolean {
+      abFlag(key: string, defaultValue = false): boolean {
         const known = answers.get(key);
         if (known !== undefined) return known;
         if (user && host.started() && client.status.mode !== 'closed') ask(key);
         return defaultValue;
       },
-      evaluate,
+      evaluateAb: evaluate,
       setUser(next: VaneUser | undefined): void {
         const normalized = next && normalizeAbContext(next);
         const asked = [...answers.keys()];
@@ -130,9 +132,6 @@ export function abTesting(): VanePlugin<VaneAb> {
         answers = new Map();
         host.abChanged();
         if (normalized && host.started()) for (const key of asked) ask(key);
-      },
-      close(): void {
-        clearTimeout(askTimer);
       },
     };
   };

@@ -27,23 +27,26 @@ export interface VaneServiceErrorOptions {
  */
 export class VaneServiceError extends VaneError<VaneErrorCode> {
   /** The stable code of the condition. */
-  readonly code: VaneErrorCode;
+  declare readonly code: VaneErrorCode;
   /** The HTTP status, when there was an answer. */
-  readonly status: number | undefined;
+  declare readonly status: number | undefined;
   /** The `error` member of the answer's body, if any. */
-  readonly serverCode: string | undefined;
+  declare readonly serverCode: string | undefined;
   /** The delay the service asked for, in milliseconds, if any. */
-  readonly retryAfterMs: number | undefined;
+  declare readonly retryAfterMs: number | undefined;
 
   /**
    * @param code - the condition.
    * @param message - what happened; never a key or a value.
    */
   constructor(code: VaneErrorCode, message: string, options: VaneServiceErrorOptions = {}) {
-    super(message, { cause: options.cause });
-    this.code = code;
-    this.status = options.status;
-    this.serverCode = options.serverCode;
-    this.retryAfterMs = options.retryAfterMs;
+    super(message, options);
+    // Written in one go: every field is there, `undefined` when not known.
+    Object.assign(this, {
+      code,
+      status: options.status,
+      serverCode: options.serverCode,
+      retryAfterMs: options.retryAfterMs,
+    });
   }
 }

@@ -13,8 +13,8 @@
  * @module @vane/browser
  */
 export { VaneBrowserClient } from './vane-browser-client.js';
-export { PublicKeyRefusals } from './refusals.js';
-export { VaneState } from './state.js';
+export type { VaneState } from './vane-browser-client.js';
+export type { PublicKeyRefusals } from './refusals.js';
 export type { VaneListener, VaneMode, VaneStatus, VaneUpdate } from './types.js';
 export type { VaneBrowserOptions, VaneUser, VisibilitySource } from './options.js';
 export { parseBootstrap } from './read-bootstrap.js';

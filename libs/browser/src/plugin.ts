@@ -9,11 +9,10 @@
  * @packageDocumentation
  * @module @vane/browser/plugin
  */
-import type { AbResults, ReadBootstrapState, Snapshot, VaneBootstrap } from '@vane/client-core';
-import type { VaneBrowserSettings } from './options.js';
+import type { ReadBootstrapState, Snapshot } from '@vane/client-core';
+import type { VaneBrowserOptions, VaneBrowserSettings } from './options.js';
 import type { VaneStatus } from './types.js';
 import type { VaneBrowserClient } from './vane-browser-client.js';
-import type { VaneUser } from './options.js';
 
 export type { VaneBrowserSettings } from './options.js';
 
@@ -24,16 +23,12 @@ export type { VaneBrowserSettings } from './options.js';
 export interface VaneHost {
   /** The client. */
   readonly client: VaneBrowserClient;
-  /** The service's base URL, as given. */
+  /** The client's options, as given (`apiKey`, `user` unchecked, `bootstrap` with its state checked). */
+  readonly options: VaneBrowserOptions;
+  /** The service's base URL, parsed. */
   readonly base: URL;
-  /** The public key. */
-  readonly key: string;
   /** The durations and thresholds, defaults applied. */
   readonly settings: VaneBrowserSettings;
-  /** The user of the `user` option, unchecked (the A/B plug-in checks it). */
-  readonly user: VaneUser | undefined;
-  /** The `bootstrap` option, its state checked (its `ab` member is the A/B plug-in's to read). */
-  readonly bootstrap: VaneBootstrap | undefined;
   /** The snapshot held, if any. */
   snap(): Snapshot | undefined;
   /** The ETag of the snapshot held, if known. */
@@ -83,14 +78,10 @@ export interface VaneSharing {
   close(): void;
 }
 
-/** What the client asks of the A/B plug-in (`@vane/browser/ab`). */
-export interface VaneAb {
-  /** See `VaneBrowserClient.abFlag`. */
-  flag(key: string, defaultValue: boolean): boolean;
-  /** See `VaneBrowserClient.evaluateAb`. */
-  evaluate(keys: readonly string[], user?: VaneUser): Promise<AbResults>;
-  /** See `VaneBrowserClient.setUser`. */
-  setUser(user: VaneUser | undefined): void;
-  /** Stops its timer. */
-  close(): void;
-}
+/**
+ * What the A/B plug-in (`@vane/browser/ab`) gives the client: its `abFlag`,
+ * `evaluateAb` and `setUser` (see `VaneBrowserClient`), which replace the
+ * ones that throw without it. It stops its own timer once it hears that the
+ * client closed.
+ */
+export type VaneAb = Pick<VaneBrowserClient, 'abFlag' | 'evaluateAb' | 'setUser'>;

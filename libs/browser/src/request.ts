@@ -7,16 +7,7 @@
  */
 import { errorCodeFor, parseRetryAfterMs, PROTOCOL_HEADER, readErrorBody, serviceWaitMs } from '@vane/client-core';
 import { VaneServiceError } from './errors.js';
-
-/** What a request needs of its client. */
-export interface RequestContext {
-  readonly base: URL;
-  readonly key: string;
-  readonly fetch: typeof fetch;
-  readonly now: () => number;
-  readonly timeoutMs: number;
-  readonly maxRetryAfterMs: number;
-}
+import type { VaneBrowserSettings } from './options.js';
 
 /**
  * One request to `/v1/{path}` (a POST of `body` when there is one), bounded
@@ -25,48 +16,56 @@ export interface RequestContext {
  *
  * @throws VaneServiceError - for no answer, an answer without `Vane-Protocol`, or an error answer.
  */
-export async function request(
-  ctx: RequestContext,
+export type VaneRequest = (
   path: string,
   body?: unknown,
   headers?: Record<string, string>,
   signal?: AbortSignal,
-): Promise<Response> {
-  const operation = path.slice(path.lastIndexOf('/') + 1);
-  const controller = signal ? undefined : new AbortController();
-  const timer = controller && setTimeout(() => controller.abort(), ctx.timeoutMs);
-  let res: Response;
-  try {
-    res = await ctx.fetch(new URL('v1/' + path, ctx.base), {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: {
-        'x-service-api-key': ctx.key,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      body: body === undefined ? null : JSON.stringify(body),
-      signal: signal ?? controller!.signal,
-    });
-  } catch (cause) {
-    throw new VaneServiceError('VANE_TRANSPORT', `${operation}: unreachable`, { cause });
-  } finally {
-    clearTimeout(timer);
-  }
-  const status = res.status;
-  if (res.headers.get(PROTOCOL_HEADER) === null)
-    throw new VaneServiceError('VANE_NOT_A_VANE_SERVICE', `${operation}: not a Vane service (${status})`, { status });
-  if (res.ok || status === 304) return res;
-  const { serverCode, untilMs } = readErrorBody(await res.text().catch(() => ''));
-  const code = errorCodeFor(status, serverCode, operation);
-  const now = ctx.now();
-  const retryAfterMs =
-    code === 'VANE_RATE_LIMITED' || code === 'VANE_QUARANTINED'
-      ? serviceWaitMs(
-          parseRetryAfterMs(res.headers.get('retry-after') ?? undefined, now),
-          untilMs,
-          now,
-          ctx.maxRetryAfterMs,
-        )
-      : undefined;
-  throw new VaneServiceError(code, `${operation}: HTTP ${status}`, { status, serverCode, retryAfterMs });
+) => Promise<Response>;
+
+/** The requests of one client: its base URL, key, `fetch`, clock and bounds, held by the closure. */
+export function requester(
+  base: URL,
+  key: string,
+  fetchFn: typeof fetch,
+  now: () => number,
+  settings: VaneBrowserSettings,
+): VaneRequest {
+  return async (path, body, headers, signal) => {
+    const operation = path.split('/').pop()!;
+    const post = body !== undefined;
+    const controller = new AbortController();
+    const timer = signal ? undefined : setTimeout(() => controller.abort(), settings.timeoutMs);
+    let res: Response;
+    try {
+      // Called as a plain function: a browser's fetch throws "Illegal invocation" when called as a method of another object.
+      res = await fetchFn(new URL('v1/' + path, base), {
+        headers: { 'x-service-api-key': key, ...(post && { 'content-type': 'application/json' }), ...headers },
+        signal: signal ?? controller.signal,
+        // A GET (fetch's default) without a body, or a POST of JSON.
+        ...(post && { method: 'POST', body: JSON.stringify(body) }),
+      });
+    } catch (cause) {
+      throw new VaneServiceError('VANE_TRANSPORT', `${operation}: unreachable`, { cause });
+    } finally {
+      clearTimeout(timer);
+    }
+    const status = res.status;
+    if (res.headers.get(PROTOCOL_HEADER) === null)
+      throw new VaneServiceError('VANE_NOT_A_VANE_SERVICE', `${operation}: not a Vane service (${status})`, { status });
+    if (res.ok || status === 304) return res;
+    const { serverCode, untilMs } = readErrorBody(await res.text().catch(() => ''));
+    const code = errorCodeFor(status, serverCode, operation);
+    const at = now();
+    const retryAfterMs =
+      code === 'VANE_RATE_LIMITED' || code === 'VANE_QUARANTINED'
+        ? serviceWaitMs(
+            parseRetryAfterMs(res.headers.get('retry-after') ?? undefined, at),
+            untilMs,
+            at,
+            settings.maxRetryAfterMs,
+          )
+        : undefined;
+    throw new VaneServiceError(code, `${operation}: HTTP ${status}`, { status, serverCode, retryAfterMs });
+  };
 }

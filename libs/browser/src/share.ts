@@ -105,7 +105,7 @@ export function sharedStream(share?: VaneShare): VanePlugin<VaneSharing | undefi
     const platform = share ?? platformShare();
     if (!platform) return undefined;
     const { client } = host;
-    const name = shareName(host.base.href, host.key);
+    const name = shareName(host.base.href, host.options.apiKey);
     let channel: VaneChannel | undefined;
     /** True while this client holds the lock: it streams and syncs for every client sharing it. */
     let leading = false;

@@ -4,6 +4,10 @@
  * subscriptions. Storage, a shared stream and A/B are plug-ins
  * (`plugin.ts`), bundled only by a page that imports them.
  *
+ * The class declares its members; its constructor makes them as closures
+ * over the client's state (plain local variables), which a minifier
+ * shortens to one letter each, where `this.#field` stays eight bytes.
+ *
  * @packageDocumentation
  */
 import {
@@ -11,8 +15,10 @@ import {
   assertValidApiKey,
   Backoff,
   ClientClosedError,
+  createSseParser,
   decidePatch,
   decideStreamFailure,
+  diffMaps,
   fallbackPollDelayMs,
   InvalidArgumentError,
   keyTypeOf,
@@ -23,22 +29,47 @@ import {
   resyncNeeded,
   SecretKeyInBrowserError,
   type AbResults,
+  type ConfigValue,
   type Snapshot,
   type StreamInstruction,
 } from '@vane/client-core';
+import { jsonEqual } from '@vane/common';
 import { VaneServiceError } from './errors.js';
-import { checkSettings, type VaneBrowserSettings, type VaneBrowserOptions, type VaneUser } from './options.js';
-import type { VaneAb, VaneHost, VaneSharing } from './plugin.js';
-import { request, type RequestContext } from './request.js';
-import { abChanged, etagOf, install, setStatus, snapOf, statusOf, unsubscribeAll, VaneState } from './state.js';
-import { readEvents } from './stream.js';
+import { checkSettings, type VaneBrowserOptions, type VaneUser } from './options.js';
+import type { VaneHost } from './plugin.js';
+import { refusals, type PublicKeyRefusals } from './refusals.js';
+import { requester } from './request.js';
+import type { VaneListener, VaneStatus, VaneUpdate } from './types.js';
 
 type Timer = ReturnType<typeof setTimeout>;
+
+/** What a background failure asks for: the wait the service named, none, or `halt` (a 402: nothing more is asked). */
+type FailureWait = number | 'halt' | undefined;
+
+const NO_KEYS: readonly string[] = [];
+
+/** The keys whose value differs between two groups of a snapshot (set, changed, or gone). */
+function changedKeys<T>(
+  before: ReadonlyMap<string, T> | undefined,
+  after: ReadonlyMap<string, T>,
+  same: (a: T, b: T) => boolean,
+): string[] {
+  const keys: string[] = [];
+  diffMaps(before, after, same, (key) => keys.push(key));
+  return keys;
+}
 
 /** The error the A/B methods throw without the plug-in. */
 function noAb(what: string): InvalidArgumentError {
   return new InvalidArgumentError(`${what} needs the A/B plug-in: ab: abTesting() of @vane/browser/ab`);
 }
+
+/**
+ * The secret methods, each refused (see {@link PublicKeyRefusals}): the constructor takes them as its own
+ * members, from `refusals()`, typed there.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface VaneBrowserClient extends PublicKeyRefusals {}
 
 /**
  * The Vane client for a public key (`svp_…`), for anything with `fetch`.
@@ -52,22 +83,86 @@ function noAb(what: string): InvalidArgumentError {
  * if (vane.flag('new-checkout')) showNewCheckout();
  * ```
  */
-export class VaneBrowserClient extends VaneState {
-  readonly #s: VaneBrowserSettings;
-  readonly #ctx: RequestContext;
-  readonly #stream: boolean;
-  readonly #doc: VaneBrowserOptions['document'];
-  readonly #backoff: Backoff;
-  readonly #share: VaneSharing | undefined;
-  readonly #ab: VaneAb | undefined;
-  #started = false;
-  #chain: Promise<unknown> = Promise.resolve();
-  #streamAbort: AbortController | undefined;
-  #streamTimer: Timer | undefined;
-  #pollTimer: Timer | undefined;
-  #hiddenTimer: Timer | undefined;
-  #fallback = false;
-  #fallbackPolls = 0;
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class VaneBrowserClient {
+  /** The client's state; a new object on every change. */
+  declare readonly status: VaneStatus;
+
+  /** Grows by one on every update (a cheap "anything changed?" for external stores). */
+  declare readonly version: number;
+
+  /**
+   * A config's value: `defaultValue` when the config is absent.
+   *
+   * @returns the value, `defaultValue` when the config is absent.
+   */
+  declare readonly config: {
+    <T extends ConfigValue = ConfigValue>(key: string): T | undefined;
+    <T extends ConfigValue>(key: string, defaultValue: T): T;
+  };
+
+  /** A flag's `is_active`, as the service computed it; `defaultValue` (`false` unless given) when the flag is absent. */
+  declare readonly flag: (key: string, defaultValue?: boolean) => boolean;
+
+  /** The keys held. */
+  declare readonly keys: () => { configs: string[]; flags: string[] };
+
+  /**
+   * Calls `listener` once per change: each new revision (with the keys
+   * that changed), A/B answers, status. Returns a function that removes
+   * the listener.
+   */
+  declare readonly subscribe: (listener: VaneListener) => () => void;
+
+  /** Calls `listener` when the flag's value changes, with the new and the old value. Returns the unsubscribe. */
+  declare readonly onFlag: (key: string, listener: (newValue: boolean, oldValue: boolean) => void) => () => void;
+
+  /**
+   * Calls `listener` when the config's value changes, with the new and the
+   * old value (`undefined` when absent). Returns the unsubscribe.
+   */
+  declare readonly onConfig: (
+    key: string,
+    listener: (newValue: ConfigValue | undefined, oldValue: ConfigValue | undefined) => void,
+  ) => () => void;
+
+  /**
+   * Begins the work: with a bootstrap, goes live at once (no request before
+   * it returns); otherwise syncs first. Resolves once the client holds
+   * values: synced, bootstrapped, or from storage (then `stale`). Rejects
+   * only when it holds none; background retries go on either way. Rejects
+   * with `VANE_CLIENT_CLOSED` after `close()`.
+   */
+  declare readonly start: () => Promise<void>;
+
+  /** Stops every timer, the stream and the listeners. Idempotent. */
+  declare readonly close: () => void;
+
+  /**
+   * The A/B answer for the client's user (with the `ab` plug-in). When not
+   * known yet (and the client is started), asks the service (batched with
+   * other keys) and returns `defaultValue` until the answer's update.
+   * Without a user, `defaultValue`. Throws `InvalidArgumentError` without
+   * the `ab` plug-in.
+   */
+  declare readonly abFlag: (key: string, defaultValue?: boolean) => boolean;
+
+  /**
+   * A/B answers for `keys` (PROTOCOL §7), for `user` or the client's user
+   * (with the `ab` plug-in). Answers are reused for the same flag, user and
+   * attributes at the same revision; keys the snapshot does not know answer
+   * `false` unasked. Rejects with `VANE_INVALID_ARGUMENT` (naming the
+   * attribute) before any request for an attribute that is not a string,
+   * and without the `ab` plug-in.
+   */
+  declare readonly evaluateAb: (keys: readonly string[], user?: VaneUser) => Promise<AbResults>;
+
+  /**
+   * Changes the page's user (with the `ab` plug-in): `abFlag` answers follow
+   * (asked again; `evaluateAb` for this user fills them too). Throws
+   * `InvalidArgumentError` without the `ab` plug-in, or for a malformed user.
+   */
+  declare readonly setUser: (user: VaneUser | undefined) => void;
 
   /**
    * @param options - see {@link VaneBrowserOptions}.
@@ -75,7 +170,6 @@ export class VaneBrowserClient extends VaneState {
    * @throws InvalidArgumentError - for a malformed key, base URL, option, user or bootstrap.
    */
   constructor(options: VaneBrowserOptions) {
-    super();
     const key = options.apiKey;
     if (typeof key === 'string' && keyTypeOf(key) === 'sk') throw new SecretKeyInBrowserError();
     assertValidApiKey(key);
@@ -86,290 +180,369 @@ export class VaneBrowserClient extends VaneState {
       // Refused below, as a URL of another scheme is.
     }
     if (!/^https?:$/.test(base?.protocol ?? '')) throw new InvalidArgumentError('baseUrl must be an http(s) URL');
-    const s = (this.#s = checkSettings(options));
+    const settings = checkSettings(options);
     const fetchFn = options.fetch ?? globalThis.fetch;
     if (typeof fetchFn !== 'function') throw new InvalidArgumentError('no fetch: pass options.fetch');
-    // Called as a plain function: a browser's fetch throws "Illegal invocation" when called as a method of another object.
-    this.#ctx = { base: base!, key, fetch: (input, init) => fetchFn(input, init), now: options.now ?? Date.now, ...s };
-    this.#stream = options.stream ?? true;
-    this.#doc = options.document ?? (globalThis as { document?: VaneBrowserOptions['document'] }).document;
-    this.#backoff = new Backoff({
-      minMs: s.backoffMinMs,
-      maxMs: s.backoffMaxMs,
-      healthyMs: s.streamHealthyMs,
-      random: s.random,
+    const now = options.now ?? Date.now;
+    const request = requester(base!, key, fetchFn, now, settings);
+    const streaming = options.stream ?? true;
+    const doc = options.document ?? (globalThis as { document?: VaneBrowserOptions['document'] }).document;
+    const backoff = new Backoff({
+      minMs: settings.backoffMinMs,
+      maxMs: settings.backoffMaxMs,
+      healthyMs: settings.streamHealthyMs,
+      random: settings.random,
     });
     if (options.user && !options.ab) throw noAb('user');
+
+    // The state: what the reads see, and what the engine below changes. `self` is the writable view of the
+    // two fields users read as `readonly`.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self: { status: VaneStatus; version: number } = this;
+    let status: VaneStatus = (self.status = {
+      ready: false,
+      connected: false,
+      stale: false,
+      revision: 0,
+      mode: 'idle',
+    });
+    self.version = 0;
+    const listeners = new Set<VaneListener>();
+    let snap: Snapshot | undefined;
+    let etag: string | null = null;
+    let started = false;
+    let chain: Promise<unknown> = Promise.resolve();
+    let streamAbort: AbortController | undefined;
+    let streamTimer: Timer | undefined;
+    let pollTimer: Timer | undefined;
+    let hiddenTimer: Timer | undefined;
+    let fallback = false;
+    let fallbackPolls = 0;
+
+    const closed = (): boolean => status.mode === 'closed';
+
+    /** Tells the listeners of a change: of A/B answers (`ab`), or of the status and perhaps a revision's keys. */
+    const emit = (ab: boolean, configs = NO_KEYS, flags = NO_KEYS): void => {
+      self.version++;
+      const update: VaneUpdate = { revision: status.revision, configs, flags, ab, status: !ab };
+      for (const listener of [...listeners]) {
+        try {
+          listener(update);
+        } catch {
+          // A listener's failure is its own: the others still hear of the change.
+        }
+      }
+    };
+
+    /** Changes the status; one update when anything changed. */
+    const set = (change: Partial<VaneStatus>): void => {
+      const next = { ...status, ...change };
+      if ((Object.keys(next) as (keyof VaneStatus)[]).every((k) => next[k] === status[k])) return;
+      self.status = status = next;
+      emit(false);
+    };
+
+    /** Takes a snapshot: the one place a snapshot enters (sync, patch, bootstrap, storage, a shared stream). */
+    const install = (next: Snapshot, nextEtag: string | null, stale: boolean): void => {
+      const before = snap;
+      // Secrets are never in `next`: the public parsers (sync, patch, bootstrap) read none.
+      snap = next;
+      etag = nextEtag;
+      self.status = status = {
+        ...status,
+        ready: true,
+        stale,
+        revision: next.revision,
+        error: stale ? status.error : undefined,
+      };
+      emit(
+        false,
+        changedKeys(before?.configs, next.configs, jsonEqual),
+        changedKeys(before?.flags, next.flags, (a, b) => a.isActive === b.isActive),
+      );
+    };
+
+    /** Runs `task` after every sync and patch before it: one at a time, in order. */
+    const serial = <T>(task: () => Promise<T>): Promise<T> => {
+      const run = chain.then(task);
+      chain = run.catch(() => undefined);
+      return run;
+    };
+
+    /** The sync itself (`If-None-Match`); only ever run through {@link serial}. */
+    const syncNow = async (): Promise<void> => {
+      const res = await request('sync', undefined, etag ? { 'if-none-match': etag } : {});
+      if (closed()) return;
+      if (res.status === 304 && snap) return set({ stale: false, error: undefined });
+      let snapshot: Snapshot;
+      try {
+        snapshot = parsePublicSnapshot(await res.json());
+      } catch (cause) {
+        throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'sync: bad snapshot', { status: res.status, cause });
+      }
+      install(snapshot, res.headers.get('etag'), false);
+    };
+
+    /** A conditional sync, after the syncs and patches before it. */
+    const sync = (): Promise<void> => serial(syncNow);
+
+    /** Records a background failure in the status; returns the wait it asks for. */
+    const failed = (error: unknown): FailureWait => {
+      const known =
+        error instanceof VaneServiceError ? error : new VaneServiceError('VANE_TRANSPORT', 'failed', { cause: error });
+      if (known.code === 'VANE_BILLING_OVERDUE') {
+        stop();
+        set({ error: known, connected: false, stale: true, mode: 'idle' });
+        return 'halt';
+      }
+      set({ error: known, stale: status.stale || !status.connected });
+      return known.retryAfterMs;
+    };
+
+    const stop = (): void => {
+      streamAbort?.abort('cancelled');
+      streamAbort = undefined;
+      clearTimeout(streamTimer);
+      clearTimeout(pollTimer);
+      clearTimeout(hiddenTimer);
+    };
+
+    /** Goes live on its own (unshared, or as the holder): values first (a sync unless fresh ones are held), then the stream or polls. */
+    const begin = async (): Promise<void> => {
+      fallback = false;
+      if (!snap || status.stale)
+        try {
+          await sync();
+        } catch (error) {
+          if (failed(error) !== 'halt') goLive(true);
+          if (!snap) throw error;
+          return;
+        }
+      goLive(false);
+    };
+
+    const goLive = (afterFailure: boolean): void => {
+      if (closed()) return;
+      if (streaming) return openStream(0);
+      set({ mode: 'polling' });
+      schedulePoll(afterFailure ? settings.backoffMinMs : settings.ttlMs);
+    };
+
+    const schedulePoll = (delayMs: number): void => {
+      clearTimeout(pollTimer);
+      pollTimer = setTimeout(poll, delayMs);
+    };
+
+    const poll = (): void => {
+      sync().then(
+        () => {
+          fallbackPolls = 0;
+          if (fallback || !streaming) schedulePoll(settings.ttlMs);
+        },
+        (error: unknown) => {
+          const wait = failed(error);
+          if (wait !== 'halt')
+            schedulePoll(
+              wait ?? (fallback || !streaming ? fallbackPollDelayMs(fallbackPolls++, settings) : settings.ttlMs),
+            );
+        },
+      );
+    };
+
+    const openStream = (delayMs: number): void => {
+      clearTimeout(streamTimer);
+      streamTimer = setTimeout(() => {
+        const controller = new AbortController();
+        streamAbort?.abort();
+        streamAbort = controller;
+        readStream(controller).catch((error: unknown) => {
+          if (controller.signal.reason !== 'cancelled') streamFailed(error);
+        });
+      }, delayMs);
+    };
+
+    /**
+     * Opens the stream and feeds its events (text decoded, SSE parsed) to {@link onInstruction} until it ends,
+     * `controller` aborts, or nothing arrives for `streamIdleTimeoutMs`; then aborts `controller` (reason
+     * `ended`) if nothing else did. Always fails (`VANE_TRANSPORT` once open): the caller reconnects.
+     */
+    const readStream = async (controller: AbortController): Promise<never> => {
+      const res = await request(
+        'stream',
+        undefined,
+        // The revision held, so that the service replays what was missed.
+        { accept: 'text/event-stream', ...(snap && { 'last-event-id': String(snap.revision) }) },
+        controller.signal,
+      );
+      if (!res.body) throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'stream: no body');
+      backoff.opened(now());
+      fallback = false;
+      clearTimeout(pollTimer);
+      set({ connected: true, mode: 'stream' });
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let idle = false;
+      let watchdog: Timer | undefined;
+      const feed = createSseParser(
+        (event) => controller.signal.aborted || onInstruction(readStreamEvent(event, parsePublicPatch), controller),
+      );
+      try {
+        for (;;) {
+          clearTimeout(watchdog);
+          watchdog = setTimeout(() => {
+            idle = true;
+            void reader.cancel();
+          }, settings.streamIdleTimeoutMs);
+          const { done, value } = await reader.read();
+          if (done || controller.signal.aborted) break;
+          feed(decoder.decode(value, { stream: true }));
+        }
+      } finally {
+        clearTimeout(watchdog);
+        controller.abort('ended');
+      }
+      throw new VaneServiceError('VANE_TRANSPORT', idle ? 'stream: idle' : 'stream: closed');
+    };
+
+    const onInstruction = (instruction: StreamInstruction, controller: AbortController): void => {
+      switch (instruction.type) {
+        case 'goaway':
+          // Not a failure: no backoff, no count, `connected` stays until a new stream fails.
+          controller.abort('cancelled');
+          return openStream(instruction.delayMs);
+        case 'resync':
+          serial(async () => resyncNeeded(status.revision, instruction.revision) && syncNow()).then(
+            () => status.stale && set({ stale: false, error: undefined }),
+            failed,
+          );
+          return;
+        case 'malformed':
+          sync().catch(failed);
+          return;
+        case 'patch':
+          serial(async () => {
+            const decision = snap ? decidePatch(snap, instruction.patch) : 'resync';
+            if (decision === 'apply') install(applyPatch(snap!, instruction.patch), null, false);
+            else if (decision === 'resync') return syncNow();
+          }).catch(failed);
+      }
+    };
+
+    const streamFailed = (error: unknown): void => {
+      if (closed()) return;
+      const wait = failed(error);
+      if (wait === 'halt') return;
+      const decision = decideStreamFailure(backoff.fail(now()), wait, status.connected, settings);
+      if (decision.type === 'retry') return openStream(decision.delayMs);
+      set({ connected: false, stale: true, mode: 'polling' });
+      if (decision.type === 'wait') schedulePoll(Math.max(decision.delayMs, settings.ttlMs));
+      else if (decision.entered) {
+        fallback = true;
+        fallbackPolls = 0;
+        poll();
+      }
+      openStream(decision.delayMs);
+    };
+
+    const onVisibility = (): void => {
+      const hidden = doc?.visibilityState === 'hidden';
+      clearTimeout(hiddenTimer);
+      if (hidden && settings.hiddenPauseMs > 0 && !closed()) {
+        hiddenTimer = setTimeout(() => {
+          stop();
+          // A hidden page holds no shared stream: the lock passes to a visible one (before the status
+          // changes, so that the others never hear of a pause that is not theirs).
+          share?.pause();
+          set({ mode: 'paused', connected: false });
+        }, settings.hiddenPauseMs);
+      } else if (!hidden && status.mode === 'paused') {
+        // The stream's first event (a replay, or a resync) is the catch-up; without a stream, a poll is;
+        // sharing, the holder's answer to `hello` (or the stream, when the lock comes here).
+        fallback = false;
+        if (share) {
+          set({ mode: 'idle' });
+          share.resume();
+        } else if (streaming) openStream(0);
+        else poll();
+      }
+    };
+
+    const config = (key: string, defaultValue?: ConfigValue): ConfigValue | undefined =>
+      snap?.configs.has(key) ? snap.configs.get(key) : defaultValue;
+    const flag = (key: string, defaultValue = false): boolean => snap?.flags.get(key)?.isActive ?? defaultValue;
+    const subscribe = (listener: VaneListener): (() => void) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    };
+    /** Calls `listener` with the new and the old value when an update names `key` and the value changed. */
+    const watch = <T>(group: 'flags' | 'configs', key: string, read: () => T, listener: (next: T, old: T) => void) => {
+      let last = read();
+      return subscribe((update) => {
+        const old = last;
+        if (update[group].includes(key) && (last = read()) !== old) listener(last, old);
+      });
+    };
+    const members: Omit<VaneBrowserClient, keyof PublicKeyRefusals | 'status' | 'version'> = {
+      config: config as VaneBrowserClient['config'],
+      flag,
+      keys: () => ({ configs: [...(snap?.configs.keys() ?? [])], flags: [...(snap?.flags.keys() ?? [])] }),
+      subscribe,
+      onFlag: (key, listener) => watch('flags', key, () => flag(key), listener),
+      onConfig: (key, listener) => watch('configs', key, () => config(key), listener),
+      start: async () => {
+        if (closed()) throw new ClientClosedError();
+        if (started) return;
+        started = true;
+        doc?.addEventListener('visibilitychange', onVisibility);
+        return share ? share.start() : begin();
+      },
+      close: () => {
+        stop();
+        share?.close();
+        doc?.removeEventListener('visibilitychange', onVisibility);
+        set({ mode: 'closed', connected: false });
+        listeners.clear();
+      },
+      // Without the A/B plug-in; with it, its own (below).
+      abFlag: () => {
+        throw noAb('abFlag');
+      },
+      evaluateAb: async () => {
+        throw noAb('evaluateAb');
+      },
+      setUser: () => {
+        throw noAb('setUser');
+      },
+    };
+    Object.assign(this, members, refusals());
+
     const host: VaneHost = {
       client: this,
+      options,
       base: base!,
-      key,
-      settings: s,
-      user: options.user,
-      bootstrap: options.bootstrap,
-      snap: () => snapOf(this),
-      etag: () => etagOf(this),
-      started: () => this.#started,
-      install: (snapshot, etag, stale) => install(this, snapshot, etag, stale),
-      set: (change) => setStatus(this, change),
-      abChanged: () => abChanged(this),
-      begin: () => {
-        this.#fallback = false;
-        return this.#begin();
-      },
-      sync: () => this.#sync(),
-      post: (path, body) => request(this.#ctx, path, body),
-      failed: (error) => void this.#failed(error),
+      settings,
+      snap: () => snap,
+      etag: () => etag,
+      started: () => started,
+      install,
+      set,
+      abChanged: () => emit(true),
+      begin,
+      sync,
+      post: request,
+      failed: failed,
     };
     const store = options.lastKnownGood?.(host);
     const boot = options.bootstrap ? readBootstrapState(options.bootstrap) : store?.load();
-    if (boot) install(this, boot.snapshot, boot.etag, !options.bootstrap);
-    this.#share = this.#stream ? options.share?.(host) : undefined;
-    this.#ab = options.ab?.(host);
+    if (boot) install(boot.snapshot, boot.etag, !options.bootstrap);
+    // Made last: the closures above read `share` only once the client is made.
+    const share = streaming ? options.share?.(host) : undefined;
+    Object.assign(this, options.ab?.(host));
   }
-
-  /**
-   * Begins the work: with a bootstrap, goes live at once (no request before
-   * it returns); otherwise syncs first. Resolves once the client holds
-   * values: synced, bootstrapped, or from storage (then `stale`). Rejects
-   * only when it holds none; background retries go on either way.
-   */
-  async start(): Promise<void> {
-    if (statusOf(this).mode === 'closed') throw new ClientClosedError();
-    if (this.#started) return;
-    this.#started = true;
-    this.#doc?.addEventListener('visibilitychange', this.#onVisibility);
-    return this.#share ? this.#share.start() : this.#begin();
-  }
-
-  /** Goes live on its own (unshared, or as the holder): values first (a sync unless fresh ones are held), then the stream or polls. */
-  async #begin(): Promise<void> {
-    if (!snapOf(this) || statusOf(this).stale)
-      try {
-        await this.#sync();
-      } catch (error) {
-        if (this.#failed(error) !== 'halt') this.#goLive(true);
-        if (!snapOf(this)) throw error;
-        return;
-      }
-    this.#goLive();
-  }
-
-  /** Stops every timer, the stream and the listeners. Idempotent. */
-  close(): void {
-    this.#stop();
-    this.#share?.close();
-    this.#ab?.close();
-    this.#doc?.removeEventListener('visibilitychange', this.#onVisibility);
-    setStatus(this, { mode: 'closed', connected: false });
-    unsubscribeAll(this);
-  }
-
-  /**
-   * The A/B answer for the client's user (with the `ab` plug-in). When not
-   * known yet (and the client is started), asks the service (batched with
-   * other keys) and returns `defaultValue` until the answer's update.
-   * Without a user, `defaultValue`.
-   *
-   * @throws InvalidArgumentError - without the `ab` plug-in.
-   */
-  abFlag(key: string, defaultValue = false): boolean {
-    return this.#abFor('abFlag').flag(key, defaultValue);
-  }
-
-  /**
-   * A/B answers for `keys` (PROTOCOL §7), for `user` or the client's user
-   * (with the `ab` plug-in). Answers are reused for the same flag, user and
-   * attributes at the same revision; keys the snapshot does not know answer
-   * `false` unasked. Rejects with `VANE_INVALID_ARGUMENT` (naming the
-   * attribute) before any request for an attribute that is not a string.
-   */
-  async evaluateAb(keys: readonly string[], user?: VaneUser): Promise<AbResults> {
-    return this.#abFor('evaluateAb').evaluate(keys, user);
-  }
-
-  /**
-   * Changes the page's user (with the `ab` plug-in): `abFlag` answers follow
-   * (asked again; `evaluateAb` for this user fills them too).
-   *
-   * @throws InvalidArgumentError - without the `ab` plug-in, or for a malformed user.
-   */
-  setUser(user: VaneUser | undefined): void {
-    this.#abFor('setUser').setUser(user);
-  }
-
-  /** The A/B plug-in, for the method `what`. @throws InvalidArgumentError - without it, naming it. */
-  #abFor(what: string): VaneAb {
-    if (!this.#ab) throw noAb(what);
-    return this.#ab;
-  }
-
-  /** Runs `task` after every sync and patch before it: one at a time, in order. */
-  #serial<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#chain.then(task);
-    this.#chain = run.catch(() => undefined);
-    return run;
-  }
-
-  /** A conditional sync (`If-None-Match`), after the syncs and patches before it. */
-  #sync(): Promise<void> {
-    return this.#serial(() => this.#syncNow());
-  }
-
-  /** The sync itself; only ever run through {@link #serial}. */
-  async #syncNow(): Promise<void> {
-    const etag = etagOf(this);
-    const res = await request(this.#ctx, 'sync', undefined, etag ? { 'if-none-match': etag } : {});
-    if (statusOf(this).mode === 'closed') return;
-    if (res.status === 304 && snapOf(this)) return setStatus(this, { stale: false, error: undefined });
-    let snapshot: Snapshot;
-    try {
-      snapshot = parsePublicSnapshot(await res.json());
-    } catch (cause) {
-      throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'sync: bad snapshot', { status: res.status, cause });
-    }
-    install(this, snapshot, res.headers.get('etag'), false);
-  }
-
-  #goLive(failed = false): void {
-    if (statusOf(this).mode === 'closed') return;
-    if (this.#stream) return this.#openStream(0);
-    setStatus(this, { mode: 'polling' });
-    this.#schedulePoll(failed ? this.#s.backoffMinMs : this.#s.ttlMs);
-  }
-
-  #schedulePoll(delayMs: number): void {
-    clearTimeout(this.#pollTimer);
-    this.#pollTimer = setTimeout(() => this.#poll(), delayMs);
-  }
-
-  #poll(): void {
-    this.#sync().then(
-      () => {
-        this.#fallbackPolls = 0;
-        if (this.#fallback || !this.#stream) this.#schedulePoll(this.#s.ttlMs);
-      },
-      (error: unknown) => {
-        const wait = this.#failed(error);
-        if (wait !== 'halt')
-          this.#schedulePoll(
-            wait ??
-              (this.#fallback || !this.#stream ? fallbackPollDelayMs(this.#fallbackPolls++, this.#s) : this.#s.ttlMs),
-          );
-      },
-    );
-  }
-
-  /** Records a background failure; the wait the service asked for, or `halt` for a 402 (nothing more is asked). */
-  #failed(error: unknown): number | 'halt' | undefined {
-    const known =
-      error instanceof VaneServiceError ? error : new VaneServiceError('VANE_TRANSPORT', 'failed', { cause: error });
-    if (known.code === 'VANE_BILLING_OVERDUE') {
-      this.#stop();
-      setStatus(this, { error: known, connected: false, stale: true, mode: 'idle' });
-      return 'halt';
-    }
-    setStatus(this, { error: known, stale: statusOf(this).stale || !statusOf(this).connected });
-    return known.retryAfterMs;
-  }
-
-  #stop(): void {
-    this.#streamAbort?.abort('cancelled');
-    this.#streamAbort = undefined;
-    clearTimeout(this.#streamTimer);
-    clearTimeout(this.#pollTimer);
-    clearTimeout(this.#hiddenTimer);
-  }
-
-  #openStream(delayMs: number): void {
-    clearTimeout(this.#streamTimer);
-    this.#streamTimer = setTimeout(() => {
-      const controller = new AbortController();
-      this.#streamAbort?.abort();
-      this.#streamAbort = controller;
-      this.#readStream(controller).catch((error: unknown) => {
-        if (controller.signal.reason !== 'cancelled') this.#streamFailed(error);
-      });
-    }, delayMs);
-  }
-
-  async #readStream(controller: AbortController): Promise<never> {
-    const headers: Record<string, string> = { accept: 'text/event-stream' };
-    const snap = snapOf(this);
-    if (snap) headers['last-event-id'] = String(snap.revision);
-    const res = await request(this.#ctx, 'stream', undefined, headers, controller.signal);
-    if (!res.body) throw new VaneServiceError('VANE_UNEXPECTED_RESPONSE', 'stream: no body');
-    this.#backoff.opened(this.#ctx.now());
-    this.#fallback = false;
-    clearTimeout(this.#pollTimer);
-    setStatus(this, { connected: true, mode: 'stream' });
-    return readEvents(res.body, controller, this.#s.streamIdleTimeoutMs, (event) =>
-      this.#onInstruction(readStreamEvent(event, parsePublicPatch), controller),
-    );
-  }
-
-  #onInstruction(instruction: StreamInstruction, controller: AbortController): void {
-    const failed = (error: unknown): void => void this.#failed(error);
-    switch (instruction.type) {
-      case 'goaway':
-        // Not a failure: no backoff, no count, `connected` stays until a new stream fails.
-        controller.abort('cancelled');
-        return this.#openStream(instruction.delayMs);
-      case 'resync':
-        this.#serial(async () => resyncNeeded(statusOf(this).revision, instruction.revision) && this.#syncNow()).then(
-          () => statusOf(this).stale && setStatus(this, { stale: false, error: undefined }),
-          failed,
-        );
-        return;
-      case 'malformed':
-        this.#sync().catch(failed);
-        return;
-      case 'patch':
-        this.#serial(async () => {
-          const current = snapOf(this);
-          const decision = current ? decidePatch(current, instruction.patch) : 'resync';
-          if (decision === 'apply') install(this, applyPatch(current!, instruction.patch), null, false);
-          else if (decision === 'resync') return this.#syncNow();
-        }).catch(failed);
-    }
-  }
-
-  #streamFailed(error: unknown): void {
-    if (statusOf(this).mode === 'closed') return;
-    const wait = this.#failed(error);
-    if (wait === 'halt') return;
-    const decision = decideStreamFailure(this.#backoff.fail(this.#ctx.now()), wait, statusOf(this).connected, this.#s);
-    if (decision.type === 'retry') return this.#openStream(decision.delayMs);
-    setStatus(this, { connected: false, stale: true, mode: 'polling' });
-    if (decision.type === 'wait') this.#schedulePoll(Math.max(decision.delayMs, this.#s.ttlMs));
-    else if (decision.entered) {
-      this.#fallback = true;
-      this.#fallbackPolls = 0;
-      this.#poll();
-    }
-    this.#openStream(decision.delayMs);
-  }
-
-  readonly #onVisibility = (): void => {
-    const hidden = this.#doc?.visibilityState === 'hidden';
-    clearTimeout(this.#hiddenTimer);
-    if (hidden && this.#s.hiddenPauseMs > 0 && statusOf(this).mode !== 'closed') {
-      this.#hiddenTimer = setTimeout(() => {
-        this.#stop();
-        // A hidden page holds no shared stream: the lock passes to a visible one (before the status
-        // changes, so that the others never hear of a pause that is not theirs).
-        this.#share?.pause();
-        setStatus(this, { mode: 'paused', connected: false });
-      }, this.#s.hiddenPauseMs);
-    } else if (!hidden && statusOf(this).mode === 'paused') {
-      // The stream's first event (a replay, or a resync) is the catch-up; without a stream, a poll is;
-      // sharing, the holder's answer to `hello` (or the stream, when the lock comes here).
-      this.#fallback = false;
-      if (this.#share) {
-        setStatus(this, { mode: 'idle' });
-        this.#share.resume();
-      } else if (this.#stream) this.#openStream(0);
-      else this.#poll();
-    }
-  };
 }
+
+/** The reads and subscriptions of a client (what a component or a store reads). */
+export type VaneState = Pick<
+  VaneBrowserClient,
+  'status' | 'version' | 'config' | 'flag' | 'keys' | 'subscribe' | 'onFlag' | 'onConfig'
+>;

@@ -8,7 +8,7 @@
  * @packageDocumentation
  */
 import type { ConfigValue, VaneBrowserClient, VaneStatus } from '@vane/browser';
-import { useCallback, useContext, useMemo, useSyncExternalStore } from 'react';
+import { useContext, useMemo, useSyncExternalStore } from 'react';
 import { VaneContext } from './vane-provider.js';
 
 /** Options of {@link useFlag}. */
@@ -38,9 +38,10 @@ function useClient(): VaneBrowserClient {
 
 function useRead<T>(read: (client: VaneBrowserClient) => T): T {
   const client = useClient();
-  const subscribe = useCallback((onChange: () => void) => client.subscribe(onChange), [client]);
   const get = (): T => read(client);
-  return useSyncExternalStore(subscribe, get, get);
+  // A client's `subscribe` is its own closure (no `this`), the same function for the client's life: React
+  // subscribes once per client.
+  return useSyncExternalStore(client.subscribe, get, get);
 }
 
 /**
@@ -49,9 +50,8 @@ function useRead<T>(read: (client: VaneBrowserClient) => T): T {
  * until it arrives, or the bootstrap's answer from the first render).
  */
 export function useFlag(key: string, options?: UseFlagOptions): boolean {
-  const defaultValue = options?.defaultValue ?? false;
-  const ab = options?.ab ?? false;
-  return useRead((client) => (ab ? client.abFlag(key, defaultValue) : client.flag(key, defaultValue)));
+  // The client's reads are its own closures (no `this`): either may be called as a plain function.
+  return useRead((client) => (options?.ab ? client.abFlag : client.flag)(key, options?.defaultValue));
 }
 
 /** A config's value, `defaultValue` when the config is absent. */

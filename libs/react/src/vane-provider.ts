@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { VaneBrowserClient, type VaneBootstrap, type VaneBrowserOptions } from '@vane/browser';
-import { createContext, useEffect, useState, type ReactElement, type ReactNode } from 'react';
+import { createContext, createElement, useEffect, useState, type ReactElement, type ReactNode } from 'react';
 
 /** The client the hooks read; `null` outside a provider. @internal */
 export const VaneContext = createContext<VaneBrowserClient | null>(null);
@@ -46,11 +46,12 @@ export function VaneProvider(props: VaneProviderProps): ReactElement {
   const own = client === ownClient;
   useEffect(() => {
     // Strict mode unmounts and mounts again: a closed client of our own is replaced, not restarted.
-    if (own && client.status.mode === 'closed' && !('client' in props)) return setOwnClient(create(props));
+    if (!('client' in props) && client.status.mode === 'closed') return setOwnClient(create(props));
     client.start().catch(() => {
       // The failure is in `status.error`, which `useVane` reads; the client keeps retrying.
     });
     return own ? () => client.close() : undefined;
   }, [client]);
-  return <VaneContext.Provider value={client}>{props.children}</VaneContext.Provider>;
+  // `createElement`, not JSX: the page's bundle then needs no `react/jsx-runtime` import for this one element.
+  return createElement(VaneContext.Provider, { value: client }, props.children);
 }
