@@ -26,6 +26,7 @@ export interface VaneServiceErrorOptions {
  * `VANE_UNEXPECTED_RESPONSE`, `VANE_NOT_A_VANE_SERVICE` or `VANE_TRANSPORT`.
  */
 export class VaneServiceError extends VaneError<VaneErrorCode> {
+  override readonly name = 'VaneServiceError';
   /** The stable code of the condition. */
   declare readonly code: VaneErrorCode;
   /** The HTTP status, when there was an answer. */

@@ -59,12 +59,14 @@ export abstract class VaneError<Code extends string = string> extends Error {
   protected constructor(message: string, options?: VaneErrorOptions) {
     // No `cause` member at all when there is none (Error defines one for any options holding the name).
     super(message, options?.cause === undefined ? undefined : options);
+    // The class's name; a class a browser bundles writes its own out, since a minifier renames classes.
     this.name = new.target.name;
   }
 }
 
 /** An argument or an option was invalid; nothing was sent. */
 export class InvalidArgumentError extends VaneError<VaneErrorCode> {
+  override readonly name = 'InvalidArgumentError';
   readonly code = 'VANE_INVALID_ARGUMENT' as const;
   /** @param message - which argument, and what was wrong with it (never its secret content). */
   constructor(message: string) {
@@ -74,6 +76,7 @@ export class InvalidArgumentError extends VaneError<VaneErrorCode> {
 
 /** A secret was read or written with a public key (`svp_…`); refused before any network call. */
 export class PublicKeySecretAccessError extends VaneError<VaneErrorCode> {
+  override readonly name = 'PublicKeySecretAccessError';
   readonly code = 'VANE_PUBLIC_KEY_SECRET_ACCESS' as const;
   /** @param message - what happened and what to fix. */
   constructor(message = 'a public key (svp_) has no access to secrets') {
@@ -83,6 +86,7 @@ export class PublicKeySecretAccessError extends VaneError<VaneErrorCode> {
 
 /** A secret was read from a service whose kind is `frontend`; refused whatever the key. */
 export class FrontendSecretReadError extends VaneError<VaneErrorCode> {
+  override readonly name = 'FrontendSecretReadError';
   readonly code = 'VANE_FRONTEND_SECRET_READ' as const;
   /** @param message - what happened and what to fix. */
   constructor(message = 'the service kind is "frontend": it never holds secrets, whatever the key') {
@@ -92,6 +96,7 @@ export class FrontendSecretReadError extends VaneError<VaneErrorCode> {
 
 /** A foreground operation was called on a closed client. */
 export class ClientClosedError extends VaneError<VaneErrorCode> {
+  override readonly name = 'ClientClosedError';
   readonly code = 'VANE_CLIENT_CLOSED' as const;
   /** @param message - what was attempted. */
   constructor(message = 'client closed') {
@@ -101,6 +106,7 @@ export class ClientClosedError extends VaneError<VaneErrorCode> {
 
 /** An `svs_` key was given to `@vane/browser`: a secret key must never be shipped to a browser. */
 export class SecretKeyInBrowserError extends VaneError<VaneErrorCode> {
+  override readonly name = 'SecretKeyInBrowserError';
   readonly code = 'VANE_SECRET_KEY_IN_BROWSER' as const;
   /** @param message - what happened and what to fix. */
   constructor(message = 'a secret key (svs_) in a browser: use a public key (svp_)') {
