@@ -11,7 +11,9 @@ export {
   type VaneServerAdmin,
   type VaneServerFlagInput,
   type VaneServerFlagPatch,
+  type VaneServerMetrics,
   type VaneServerOptions,
+  type VaneServerReadiness,
   type VaneServerSeed,
   type VaneServiceSummary,
   type VaneServerTrustInput,
@@ -62,7 +64,7 @@ export { abBucket, evaluateAbFlag } from './domain/ab-evaluation.js';
 export type { StreamStats } from './domain/stream-hub.js';
 export type { RebalanceOptions } from './fleet/rebalancer.js';
 export type { FleetView, LocalReplica, ReplicaInfo } from './fleet/fleet-view.js';
-export type { ReadinessCheck, ReadinessResult } from './observability/readiness.js';
+export type { ReadinessCheck, ReadinessReport, ReadinessResult } from './observability/readiness.js';
 export type { SecretWriteOutcome } from './domain/store.js';
 export type {
   AbCohort,

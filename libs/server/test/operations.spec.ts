@@ -3,6 +3,7 @@ import { jsonLogger } from '../src/ops/json-logger.js';
 import { startVaneServer, type VaneServer, type VaneServerOptions } from '../src/index.js';
 import { TEST_KEYS, TEST_SECRET_VALUES, testSeed, until } from '../src/testing/index.js';
 import { admin, call, openStream } from './support/http-client.js';
+import type { ServerMetrics } from '../src/ops/server-metrics.js';
 
 /** The same server, addressed on another of its listeners. */
 const on = (server: VaneServer, url: string): VaneServer => ({ ...server, port: Number(new URL(url).port) });
@@ -102,9 +103,10 @@ describe('health, readiness and metrics', () => {
     // Never a raw path as a label, never a key.
     expect(text).not.toContain('with-a-unique-name-123');
     expect(text).not.toContain('svs_');
-    // The store's own gauges, set through the object it is given.
-    server.metrics.setRevisionLag('shop', 3);
-    server.metrics.setDrift('shop', 12);
+    // The store's own gauges, set through the object it is given (the app sees only registry and scrape).
+    const storeSide = server.metrics as ServerMetrics;
+    storeSide.setRevisionLag('shop', 3);
+    storeSide.setDrift('shop', 12);
     const after = (await call(server, { path: '/metrics' })).text;
     expect(sample(after, 'vane_replica_revision_lag', { service: 'shop' })).toBe(3);
     expect(sample(after, 'vane_service_drift_seconds', { service: 'shop' })).toBe(12);

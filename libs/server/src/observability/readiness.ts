@@ -20,7 +20,9 @@ export interface ReadinessCheck {
 
 /** What `/readyz` reports. */
 export interface ReadinessReport {
+  /** Whether every check passed: `/readyz` answers 200. */
   readonly ready: boolean;
+  /** Each check by name, with its outcome. */
   readonly checks: ReadonlyArray<{ readonly name: string } & ReadinessResult>;
 }
 

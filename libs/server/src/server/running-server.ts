@@ -40,7 +40,6 @@ export function runningServer(started: StartedParts): VaneServer {
     opsUrl: (listeners.ops ?? listeners.admin ?? listeners.main).url,
     metrics,
     readiness,
-    drift: serving.drift,
     replica: serving.replica,
     host: settings.listen.main.host,
     port,

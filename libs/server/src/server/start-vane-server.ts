@@ -28,7 +28,13 @@ export type {
   VaneServerSeed,
   VaneServerTrustInput,
 } from './server-inputs.js';
-export type { VaneServer, VaneServerAdmin, VaneServiceSummary } from './vane-server.js';
+export type {
+  VaneServer,
+  VaneServerAdmin,
+  VaneServerMetrics,
+  VaneServerReadiness,
+  VaneServiceSummary,
+} from './vane-server.js';
 
 /**
  * Starts a complete Vane service on loopback.

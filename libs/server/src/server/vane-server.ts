@@ -8,10 +8,27 @@ import type { AuditEntry, ConfigValue, TenantState } from '../domain/model.js';
 import type { SecretWriteOutcome } from '../domain/store.js';
 import type { StreamStats } from '../domain/stream-hub.js';
 import type { LocalReplica } from '../fleet/fleet-view.js';
-import type { Readiness } from '../observability/readiness.js';
-import type { ServerMetrics } from '../ops/server-metrics.js';
-import type { ServiceDrift } from '../fleet/service-drift.js';
+import type { ReadinessCheck, ReadinessReport } from '../observability/readiness.js';
+import type { Registry } from 'prom-client';
 import type { VaneServerFlagInput, VaneServerFlagPatch, VaneServerTrustInput } from './server-inputs.js';
+
+/** A running server's Prometheus metrics, for an app that serves or merges them itself. */
+export interface VaneServerMetrics {
+  /** The prom-client registry holding them, one per server (merge it into the app's with `Registry.merge`). */
+  readonly registry: Registry;
+  /** What `/metrics` answers: the text exposition and its content type. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+}
+
+/** The checks of a running server's `/readyz`. */
+export interface VaneServerReadiness {
+  /** Adds a check of the app's own (`/readyz` answers 200 only while every check passes); returns its removal. */
+  add(check: ReadinessCheck): () => void;
+  /** Runs every check, as `/readyz` does. Never rejects. */
+  report(): Promise<ReadinessReport>;
+  /** Whether the server is draining (`/readyz` is false for good). */
+  readonly draining: boolean;
+}
 
 /** Changes the local server's data in process, as the admin API would; each returns at once. */
 export interface VaneServerAdmin {
@@ -115,12 +132,10 @@ export interface VaneServer {
   readonly adminUrl: string;
   /** Where `/healthz`, `/readyz` and `/metrics` answer. */
   readonly opsUrl: string;
-  /** The Prometheus metrics; a store sets the revision lag and drift on it. */
-  readonly metrics: ServerMetrics;
-  /** The checks of `/readyz`; a store adds its own. */
-  readonly readiness: Readiness;
-  /** Where a store's drift check reports each service as differing or in step (a `/readyz` check, a metric, a log line). */
-  readonly drift: ServiceDrift;
+  /** The Prometheus metrics `/metrics` serves. */
+  readonly metrics: VaneServerMetrics;
+  /** The checks of `/readyz`; an app may add its own. */
+  readonly readiness: VaneServerReadiness;
   /** This replica, as the fleet sees it. */
   readonly replica: LocalReplica;
 }
