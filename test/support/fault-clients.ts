@@ -2,14 +2,15 @@
  * The clients of the fault schedule (test/fleet-faults.slow-spec.ts): each
  * keeps one request in flight and records every request and answer into a
  * {@link FleetHistory} for the checker of `@vane/test-harness`. Writers put
- * a new config key each time; sync readers send the ETag they hold; stream
+ * a new config key each time, secret writers a new secret key (retrying a
+ * set whose outcome they cannot know); sync readers send the ETag they hold; stream
  * readers reconnect with `Last-Event-ID` and record every `resync` and
  * `patch`.
  */
 import { request, type ClientRequest } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import type { StreamEvent, SyncRecord, WriteRecord } from '@vane/test-harness';
-import { FLEET_ADMIN_TOKEN, fleetRequest, readStream } from './fleet.js';
+import type { SecretWriteRecord, StreamEvent, SyncRecord, WriteRecord } from '@vane/test-harness';
+import { FLEET_ADMIN_TOKEN, fleetRequest, readStream, type FleetAnswer } from './fleet.js';
 
 /** A client's bound on one request: past it, the request counts as unanswered (status 0). */
 const REQUEST_MS = 10_000;
@@ -101,11 +102,7 @@ export class FaultWriter extends Loop {
           REQUEST_MS,
         );
         status = answer.status;
-        const addr = answer.headers['x-upstream-addr'];
-        const replicaAt = this.target.replicaAt;
-        if (typeof addr === 'string' && replicaAt !== undefined) {
-          upstreams = addr.split(',').map((a) => replicaAt(Number(a.trim().split(':').pop())));
-        }
+        upstreams = upstreamsOf(this.target, answer);
         const body = parse(answer.text);
         if (status === 200) revision = Number(body['revision']);
         else if (typeof body['error'] === 'string') error = body['error'];
@@ -127,6 +124,92 @@ export class FaultWriter extends Loop {
       });
       if (status === 200) this.acknowledged++;
       await pause(status === 200 ? PACE_MS : 2 * PACE_MS);
+    }
+  }
+}
+
+/** Tries of one secret set whose outcome stays unknown, before the writer gives it up and moves on. */
+const MAX_SECRET_ATTEMPTS = 30;
+
+/**
+ * Sets a new secret key through its target with the service's secret key,
+ * one at a time, alternating services: `s.<writer>.<n>` to a test value no
+ * other set uses. An attempt whose outcome it cannot know (no answer, a
+ * `504 commit_outcome_unknown`, another 5xx but a `503 store_unavailable`, which
+ * promises nothing changed) is sent again, the same key and value, the set
+ * being idempotent; so is one refused after an earlier attempt's outcome was
+ * unknown, until an answer settles the set (200) or a 4xx refuses it.
+ */
+export class FaultSecretWriter extends Loop {
+  /** Sets answered 200 so far. */
+  acknowledged = 0;
+  private n = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly target: Target,
+    private readonly services: readonly ServiceKey[],
+    private readonly now: HistoryClock,
+    private readonly record: (write: SecretWriteRecord) => void,
+  ) {
+    super();
+  }
+
+  protected async run(): Promise<void> {
+    const { port } = new URL(this.target.origin);
+    while (!this.stopped) {
+      const n = this.n++;
+      const service = this.services[n % this.services.length]!;
+      const key = `s.${this.name}.${n}`;
+      const value = `test-value-${this.name}-${n}`;
+      let unknown = false;
+      for (let attempt = 1; attempt <= MAX_SECRET_ATTEMPTS; attempt++) {
+        const startMs = this.now();
+        let status = 0;
+        let error: string | undefined;
+        let version: number | undefined;
+        let upstreams: string[] | undefined;
+        try {
+          const answer = await fleetRequest(
+            this.target.origin,
+            {
+              method: 'PUT',
+              path: `/v1/secrets/${encodeURIComponent(key)}`,
+              host: `${service.slug}.localhost:${port}`,
+              headers: { 'x-service-api-key': service.key },
+              body: { value, type: 'text' },
+            },
+            REQUEST_MS,
+          );
+          status = answer.status;
+          upstreams = upstreamsOf(this.target, answer);
+          const body = parse(answer.text);
+          if (status === 200) version = Number(body['version']);
+          else if (typeof body['error'] === 'string') error = body['error'];
+        } catch {
+          status = 0;
+        }
+        this.record({
+          client: this.name,
+          via: this.target.via,
+          service: service.slug,
+          key,
+          value,
+          attempt,
+          startMs,
+          endMs: this.now(),
+          status,
+          error,
+          version,
+          upstreams,
+        });
+        if (status === 200) this.acknowledged++;
+        const refused = (status === 503 && error === 'store_unavailable') || (status >= 400 && status < 500);
+        unknown ||= status === 0 || (status >= 500 && !refused);
+        const settled = status === 200 || (status >= 400 && status < 500) || (refused && !unknown);
+        await pause(status === 200 ? PACE_MS : RECONNECT_MS);
+        if (settled || this.stopped) break;
+      }
     }
   }
 }
@@ -279,6 +362,14 @@ export class FaultStreamReader extends Loop {
       this.req = req;
     });
   }
+}
+
+/** Through the load balancer: the replicas that handled a request, in order (its `X-Upstream-Addr`). */
+function upstreamsOf(target: Target, answer: FleetAnswer): string[] | undefined {
+  const addr = answer.headers['x-upstream-addr'];
+  const replicaAt = target.replicaAt;
+  if (typeof addr !== 'string' || replicaAt === undefined) return undefined;
+  return addr.split(',').map((a) => replicaAt(Number(a.trim().split(':').pop())));
 }
 
 function parse(text: string): Record<string, unknown> {
