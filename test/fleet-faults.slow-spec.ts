@@ -270,7 +270,7 @@ describeWithPostgres('the fleet under a seeded schedule of faults', () => {
                 headers: { authorization: `Bearer ${FLEET_ADMIN_TOKEN}` },
                 body: { root_key: NEW_ROOT_KEY },
               });
-              expect([answer.status, answer.text]).toEqual([200, expect.any(String)]);
+              expect({ status: answer.status, text: answer.text }).toEqual({ status: 200, text: expect.any(String) });
               faults.push({ kind, target: via.name, startMs, endMs: now() });
             }
             await progress(3);
