@@ -64,51 +64,38 @@ abstract class Loop {
   protected interrupt(): void {}
 }
 
-/** Puts a new config key through its target, one at a time, alternating services. */
-export class FaultWriter extends Loop {
+/** A writer: a new key each time through its target, alternating services, each request recorded. */
+abstract class WriterLoop<Service, Written> extends Loop {
   /** Writes answered 200 so far. */
   acknowledged = 0;
-  private n = 0;
+  /** The number of the next key. */
+  protected n = 0;
 
   constructor(
     readonly name: string,
-    private readonly target: Target,
-    private readonly services: readonly string[],
-    private readonly now: HistoryClock,
-    private readonly record: (write: WriteRecord) => void,
+    protected readonly target: Target,
+    protected readonly services: readonly Service[],
+    protected readonly now: HistoryClock,
+    protected readonly record: (write: Written) => void,
   ) {
     super();
   }
+}
 
+/** Puts a new config key through its target, one at a time, alternating services. */
+export class FaultWriter extends WriterLoop<string, WriteRecord> {
   protected async run(): Promise<void> {
     while (!this.stopped) {
       const value = this.n++;
       const service = this.services[value % this.services.length]!;
       const key = `f.${this.name}.${value}`;
       const startMs = this.now();
-      let status = 0;
-      let error: string | undefined;
-      let revision: number | undefined;
-      let upstreams: string[] | undefined;
-      try {
-        const answer = await fleetRequest(
-          this.target.origin,
-          {
-            method: 'PUT',
-            path: `/admin/v1/services/${service}/configs/${key}`,
-            headers: { authorization: `Bearer ${FLEET_ADMIN_TOKEN}` },
-            body: { value },
-          },
-          REQUEST_MS,
-        );
-        status = answer.status;
-        upstreams = upstreamsOf(this.target, answer);
-        const body = parse(answer.text);
-        if (status === 200) revision = Number(body['revision']);
-        else if (typeof body['error'] === 'string') error = body['error'];
-      } catch {
-        status = 0;
-      }
+      const { status, error, body, upstreams } = await put(this.target, {
+        path: `/admin/v1/services/${service}/configs/${key}`,
+        headers: { authorization: `Bearer ${FLEET_ADMIN_TOKEN}` },
+        body: { value },
+      });
+      const revision = status === 200 ? Number(body['revision']) : undefined;
       this.record({
         client: this.name,
         via: this.target.via,
@@ -140,21 +127,7 @@ const MAX_SECRET_ATTEMPTS = 30;
  * being idempotent; so is one refused after an earlier attempt's outcome was
  * unknown, until an answer settles the set (200) or a 4xx refuses it.
  */
-export class FaultSecretWriter extends Loop {
-  /** Sets answered 200 so far. */
-  acknowledged = 0;
-  private n = 0;
-
-  constructor(
-    readonly name: string,
-    private readonly target: Target,
-    private readonly services: readonly ServiceKey[],
-    private readonly now: HistoryClock,
-    private readonly record: (write: SecretWriteRecord) => void,
-  ) {
-    super();
-  }
-
+export class FaultSecretWriter extends WriterLoop<ServiceKey, SecretWriteRecord> {
   protected async run(): Promise<void> {
     const { port } = new URL(this.target.origin);
     while (!this.stopped) {
@@ -165,30 +138,13 @@ export class FaultSecretWriter extends Loop {
       let unknown = false;
       for (let attempt = 1; attempt <= MAX_SECRET_ATTEMPTS; attempt++) {
         const startMs = this.now();
-        let status = 0;
-        let error: string | undefined;
-        let version: number | undefined;
-        let upstreams: string[] | undefined;
-        try {
-          const answer = await fleetRequest(
-            this.target.origin,
-            {
-              method: 'PUT',
-              path: `/v1/secrets/${encodeURIComponent(key)}`,
-              host: `${service.slug}.localhost:${port}`,
-              headers: { 'x-service-api-key': service.key },
-              body: { value, type: 'text' },
-            },
-            REQUEST_MS,
-          );
-          status = answer.status;
-          upstreams = upstreamsOf(this.target, answer);
-          const body = parse(answer.text);
-          if (status === 200) version = Number(body['version']);
-          else if (typeof body['error'] === 'string') error = body['error'];
-        } catch {
-          status = 0;
-        }
+        const { status, error, body, upstreams } = await put(this.target, {
+          path: `/v1/secrets/${encodeURIComponent(key)}`,
+          host: `${service.slug}.localhost:${port}`,
+          headers: { 'x-service-api-key': service.key },
+          body: { value, type: 'text' },
+        });
+        const version = status === 200 ? Number(body['version']) : undefined;
         this.record({
           client: this.name,
           via: this.target.via,
@@ -361,6 +317,29 @@ export class FaultStreamReader extends Loop {
       req.end();
       this.req = req;
     });
+  }
+}
+
+/** What came of one PUT: its status (0 when no answer came), its `error`, its body's members, its upstreams. */
+interface PutOutcome {
+  readonly status: number;
+  readonly error?: string;
+  readonly body: Record<string, unknown>;
+  readonly upstreams?: string[];
+}
+
+/** One PUT through a target, bounded by {@link REQUEST_MS}: a failure to get an answer is status 0. */
+async function put(
+  target: Target,
+  spec: { path: string; host?: string; headers: Record<string, string>; body: unknown },
+): Promise<PutOutcome> {
+  try {
+    const answer = await fleetRequest(target.origin, { method: 'PUT', ...spec }, REQUEST_MS);
+    const body = parse(answer.text);
+    const error = answer.status !== 200 && typeof body['error'] === 'string' ? body['error'] : undefined;
+    return { status: answer.status, error, body, upstreams: upstreamsOf(target, answer) };
+  } catch {
+    return { status: 0, body: {} };
   }
 }
 
