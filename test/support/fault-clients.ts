@@ -192,6 +192,7 @@ export class FaultSyncReader extends Loop {
       let status = 0;
       let revision: number | undefined;
       let etag: string | undefined;
+      let secrets: Record<string, number> | undefined;
       const held = this.heldRevision;
       try {
         const answer = await fleetRequest(
@@ -209,7 +210,9 @@ export class FaultSyncReader extends Loop {
         status = answer.status;
         etag = typeof answer.headers.etag === 'string' ? answer.headers.etag : undefined;
         if (status === 200) {
-          revision = Number(parse(answer.text)['revision']);
+          const body = parse(answer.text);
+          revision = Number(body['revision']);
+          secrets = versionsOf(body['secrets']);
           this.etag = etag;
           this.heldRevision = revision;
         }
@@ -226,6 +229,7 @@ export class FaultSyncReader extends Loop {
         revision,
         etag,
         heldRevision: status === 304 ? held : undefined,
+        secrets,
       });
       await pause(status === 0 ? RECONNECT_MS : PACE_MS);
     }
@@ -341,6 +345,14 @@ async function put(
   } catch {
     return { status: 0, body: {} };
   }
+}
+
+/** A snapshot's `secrets` member as key → version (none for a body without it). */
+function versionsOf(secrets: unknown): Record<string, number> | undefined {
+  if (typeof secrets !== 'object' || secrets === null) return undefined;
+  return Object.fromEntries(
+    Object.entries(secrets as Record<string, { version?: unknown }>).map(([key, s]) => [key, Number(s.version)]),
+  );
 }
 
 /** Through the load balancer: the replicas that handled a request, in order (its `X-Upstream-Addr`). */

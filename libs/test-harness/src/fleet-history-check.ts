@@ -80,9 +80,12 @@ function postgresDown(history: FleetHistory, startMs: number, endMs: number): bo
  *   with a written key holding a value other than the one its set wrote;
  * - `secret-refused-applied`: a secret key whose every attempt was answered a definite refusal
  *   (`503 store_unavailable`, or a 4xx) is in no replica's final state;
+ * - `secret-read-vanished`: a secret a sync served is in every replica's final state at the version served:
+ *   a read never shows a set that does not stay (one run in memory whose commit then failed, or one lost);
  * - `secret-version`: each key is set to one value, by one set and its retries, so every 200 answer names
- *   version 1 and every replica ends with version 1 of it: a second version is one set committed twice (a
- *   retry, or the balancer passing a PUT on to a second replica, not taken as idempotent).
+ *   version 1, every sync serves version 1 and every replica ends with version 1 of it: a second version is
+ *   one set committed twice (a retry, or the balancer passing a PUT on to a second replica, not taken as
+ *   idempotent).
  *
  * A write answered `504 commit_outcome_unknown`, or not at all, may be in the final state or not: either is
  * sound, but all replicas must agree (`final-differs` covers it: they hold the same state). So may a secret
@@ -345,7 +348,10 @@ function definitelyRefused(attempt: SecretWriteRecord): boolean {
   );
 }
 
-/** `secret-lost`, `secret-refused-applied`, `secret-version` and the answer rules, over every secret set. */
+/**
+ * `secret-lost`, `secret-read-vanished`, `secret-refused-applied`, `secret-version` and the answer rules, over
+ * every secret set.
+ */
 function checkSecretWrites(
   history: FleetHistory,
   add: (rule: string, detail: string) => void,
@@ -360,6 +366,20 @@ function checkSecretWrites(
   for (const [id, attempts] of sets) {
     const { service, key, value } = attempts[0]!;
     const finals = history.finals.filter((f) => f.service === service);
+    for (const sync of history.syncs) {
+      const served = sync.service === service ? sync.secrets?.[key] : undefined;
+      if (served === undefined) continue;
+      const what = `${sync.client}'s sync via ${sync.via} at ${fmt(sync.endMs)} served version ${served} of ${id}`;
+      if (served !== 1) add('secret-version', what);
+      for (const final of finals) {
+        if (final.secrets[key]?.version !== served) {
+          add(
+            'secret-read-vanished',
+            `${what}, but replica ${final.replica} ends with ${final.secrets[key] === undefined ? 'no such secret' : `version ${final.secrets[key]!.version}`}`,
+          );
+        }
+      }
+    }
     for (const attempt of attempts) {
       const what = `${attempt.client}'s secret set of ${id} (attempt ${attempt.attempt}) via ${attempt.via}`;
       if (attempt.value !== value) {

@@ -50,7 +50,7 @@ function sound(): FleetHistory {
     syncs: [
       sync({ status: 200, revision: 3, etag: '"e3"' }),
       sync({ status: 304, heldRevision: 3, etag: '"e3"' }),
-      sync({ status: 200, revision: 5, etag: ETAG_5, via: 'b' }),
+      sync({ status: 200, revision: 5, etag: ETAG_5, via: 'b', secrets: { 's.1': 1, 's.3': 1, 'seeded.key': 4 } }),
     ],
     streams: [
       stream([
@@ -242,9 +242,10 @@ describe('checkFleetHistory', () => {
     const h = sound();
     const { 's.1': _gone, ...rest } = h.finals[1]!.secrets;
     const missing = checkFleetHistory(withSecrets(h, () => rest, ['b']));
-    expect(missing.map((v) => v.rule)).toEqual(['secret-lost']);
-    expect(missing[0]!.detail).toContain('shop/s.1');
-    expect(missing[0]!.detail).toContain('replica b ends with no such secret');
+    // A sync served it too: that read is of a secret that did not stay.
+    expect(missing.map((v) => v.rule)).toEqual(['secret-read-vanished', 'secret-lost']);
+    expect(missing[1]!.detail).toContain('shop/s.1');
+    expect(missing[1]!.detail).toContain('replica b ends with no such secret');
     const otherValue = withSecrets(h, (s) => ({ ...s, 's.1': { value: 'tv-x', version: 1 } }), ['a']);
     expect(rules(otherValue)).toEqual(['secret-lost']);
     // A key whose outcome was unknown may be missing, but never hold a value no set wrote.
@@ -252,6 +253,21 @@ describe('checkFleetHistory', () => {
     expect(rules(withSecrets(h, () => withoutUnknown))).toEqual([]);
     const foreign = withSecrets(h, (s) => ({ ...s, 's.4': { value: 'tv-x', version: 1 } }), ['b']);
     expect(rules(foreign)).toEqual(['secret-lost']);
+  });
+
+  it('a secret a sync served that no replica ends with, or ends with at another version, vanished', () => {
+    const h = sound();
+    // The refused set was served: a read of a write run in memory whose commit then failed.
+    const dirty = [...h.syncs, sync({ client: 'r2', status: 200, revision: 4, etag: '"e4"', secrets: { 's.2': 1 } })];
+    const found = checkFleetHistory({ ...h, syncs: dirty });
+    expect(found.map((v) => v.rule)).toEqual(['secret-read-vanished', 'secret-read-vanished']);
+    expect(found[0]!.detail).toContain('served version 1 of shop/s.2, but replica a ends with no such secret');
+    // A set served at a second version: committed twice, and not what the replicas end with.
+    const second = [...h.syncs, sync({ status: 200, revision: 5, etag: ETAG_5, secrets: { 's.1': 2 } })];
+    expect(rules({ ...h, syncs: second })).toEqual(['secret-version', 'secret-read-vanished', 'secret-read-vanished']);
+    // The unknown outcome served once it landed is sound: every replica ends with it.
+    const landed = [...h.syncs, sync({ status: 200, revision: 5, etag: ETAG_5, secrets: { 's.4': 1 } })];
+    expect(rules({ ...h, syncs: landed })).toEqual([]);
   });
 
   it('a secret set whose every attempt was definitely refused, yet in a final state, was applied', () => {
@@ -290,8 +306,15 @@ describe('checkFleetHistory', () => {
     const found = checkFleetHistory(
       withSecrets({ ...h, secretWrites: twice }, (s) => ({ ...s, 's.3': { value: 'tv-3', version: 2 } })),
     );
-    expect(found.map((v) => v.rule)).toEqual(['secret-version', 'secret-version', 'secret-version']);
-    expect(found[0]!.detail).toContain('answered 200 version 2');
+    // The sync that served version 1 of it read what did not stay.
+    expect(found.map((v) => v.rule)).toEqual([
+      'secret-read-vanished',
+      'secret-read-vanished',
+      'secret-version',
+      'secret-version',
+      'secret-version',
+    ]);
+    expect(found[2]!.detail).toContain('answered 200 version 2');
     // The balancer passed one PUT on to a second replica: still one version.
     const passedOn = secret({ key: 's.6', value: 'tv-6', version: 2, upstreams: ['a', 'b'], via: 'lb' });
     const passed = withSecrets({ ...h, secretWrites: [...h.secretWrites, passedOn] }, (s) => ({

@@ -82,6 +82,8 @@ export interface SyncRecord {
   readonly etag?: string;
   /** For a 304: the revision of the snapshot whose ETag the client sent. */
   readonly heldRevision?: number;
+  /** The secrets a 200's body served (a sync with the secret key): key → version. */
+  readonly secrets?: Readonly<Record<string, number>>;
 }
 
 /** What a stream client saw: a connection opened (with its status), a `resync` or a `patch`. */
