@@ -117,6 +117,8 @@ export class FaultWriter extends WriterLoop<string, WriteRecord> {
 
 /** Tries of one secret set whose outcome stays unknown, before the writer gives it up and moves on. */
 const MAX_SECRET_ATTEMPTS = 30;
+/** With a replay target, every this many sets answered 200 are sent once more (see `replaysThrough`). */
+const REPLAY_EVERY = 3;
 
 /**
  * Sets a new secret key through its target with the service's secret key,
@@ -125,48 +127,80 @@ const MAX_SECRET_ATTEMPTS = 30;
  * `504 commit_outcome_unknown`, another 5xx but a `503 store_unavailable`, which
  * promises nothing changed) is sent again, the same key and value, the set
  * being idempotent; so is one refused after an earlier attempt's outcome was
- * unknown, until an answer settles the set (200) or a 4xx refuses it.
+ * unknown, until an answer settles the set (200) or a 4xx refuses it. With
+ * a replay target, some sets answered 200 are sent once more, as after a
+ * lost answer (see {@link FaultSecretWriter.replaysThrough}).
  */
 export class FaultSecretWriter extends WriterLoop<ServiceKey, SecretWriteRecord> {
+  private replayTarget: Target | undefined;
+
+  /**
+   * Sends every {@link REPLAY_EVERY}th set answered 200 once more, at once, through `target` (another replica,
+   * say, which may not have applied the set yet), as a client whose answer was lost on its way back would: the
+   * set being idempotent, it answers the version the set made.
+   */
+  replaysThrough(target: Target): this {
+    this.replayTarget = target;
+    return this;
+  }
+
   protected async run(): Promise<void> {
-    const { port } = new URL(this.target.origin);
     while (!this.stopped) {
       const n = this.n++;
       const service = this.services[n % this.services.length]!;
       const key = `s.${this.name}.${n}`;
       const value = `test-value-${this.name}-${n}`;
       let unknown = false;
-      for (let attempt = 1; attempt <= MAX_SECRET_ATTEMPTS; attempt++) {
-        const startMs = this.now();
-        const { status, error, body, upstreams } = await put(this.target, {
-          path: `/v1/secrets/${encodeURIComponent(key)}`,
-          host: `${service.slug}.localhost:${port}`,
-          headers: { 'x-service-api-key': service.key },
-          body: { value, type: 'text' },
-        });
-        const version = status === 200 ? Number(body['version']) : undefined;
-        this.record({
-          client: this.name,
-          via: this.target.via,
-          service: service.slug,
-          key,
-          value,
-          attempt,
-          startMs,
-          endMs: this.now(),
-          status,
-          error,
-          version,
-          upstreams,
-        });
-        if (status === 200) this.acknowledged++;
+      let attempt = 0;
+      let answered = false;
+      while (attempt < MAX_SECRET_ATTEMPTS) {
+        const { status, error } = await this.attempt(this.target, service, key, value, ++attempt);
         const refused = (status === 503 && error === 'store_unavailable') || (status >= 400 && status < 500);
         unknown ||= status === 0 || (status >= 500 && !refused);
-        const settled = status === 200 || (status >= 400 && status < 500) || (refused && !unknown);
-        await pause(status === 200 ? PACE_MS : RECONNECT_MS);
+        answered = status === 200;
+        const settled = answered || (status >= 400 && status < 500) || (refused && !unknown);
+        if (answered && this.replayTarget !== undefined && n % REPLAY_EVERY === 0 && !this.stopped) {
+          await this.attempt(this.replayTarget, service, key, value, ++attempt, true);
+        }
+        await pause(answered ? PACE_MS : RECONNECT_MS);
         if (settled || this.stopped) break;
       }
     }
+  }
+
+  /** Sends the set through `target` once, and records it. */
+  private async attempt(
+    target: Target,
+    service: ServiceKey,
+    key: string,
+    value: string,
+    attempt: number,
+    replay?: true,
+  ): Promise<{ status: number; error?: string }> {
+    const startMs = this.now();
+    const { status, error, body, upstreams } = await put(target, {
+      path: `/v1/secrets/${encodeURIComponent(key)}`,
+      host: `${service.slug}.localhost:${new URL(target.origin).port}`,
+      headers: { 'x-service-api-key': service.key },
+      body: { value, type: 'text' },
+    });
+    this.record({
+      client: this.name,
+      via: target.via,
+      service: service.slug,
+      key,
+      value,
+      attempt,
+      replay,
+      startMs,
+      endMs: this.now(),
+      status,
+      error,
+      version: status === 200 ? Number(body['version']) : undefined,
+      upstreams,
+    });
+    if (status === 200 && replay === undefined) this.acknowledged++;
+    return { status, error };
   }
 }
 

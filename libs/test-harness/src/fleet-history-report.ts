@@ -28,11 +28,13 @@ export function renderFleetHistory(history: FleetHistory, violations: readonly V
   const passedOn = history.writes.filter((w) => (w.upstreams?.length ?? 0) > 1).length;
   if (passedOn > 0) lines.push(`writes the balancer passed on to a second replica after the first failed: ${passedOn}`);
   const secretKeys = new Set(history.secretWrites.map((w) => `${w.service}/${w.key}`)).size;
-  const retries = history.secretWrites.filter((w) => w.attempt > 1).length;
+  const retries = history.secretWrites.filter((w) => w.attempt > 1 && w.replay !== true).length;
   lines.push(
     `secret sets: ${secretKeys} keys, ${history.secretWrites.length} attempts (${retries} retries of an unknown ` +
       `outcome; ${statuses(history.secretWrites)})`,
   );
+  const replays = history.secretWrites.filter((w) => w.replay === true).length;
+  if (replays > 0) lines.push(`secret sets sent again after their 200 (a lost answer): ${replays}`);
   const secretsPassedOn = history.secretWrites.filter((w) => (w.upstreams?.length ?? 0) > 1).length;
   if (secretsPassedOn > 0) lines.push(`secret sets the balancer passed on to a second replica: ${secretsPassedOn}`);
   lines.push(`syncs: ${history.syncs.length} (${statuses(history.syncs)})`);
@@ -74,7 +76,8 @@ export function renderFleetHistory(history: FleetHistory, violations: readonly V
     timeline.push({
       at: w.startMs,
       text:
-        `${w.client} PUT secret ${w.service}/${w.key} (test value ${JSON.stringify(w.value)}, attempt ${w.attempt}) ` +
+        `${w.client} PUT secret ${w.service}/${w.key} (test value ${JSON.stringify(w.value)}, attempt ${w.attempt}` +
+        `${w.replay ? ', a replay after its 200' : ''}) ` +
         `via ${w.via} → ${w.status}${w.error ? ` ${w.error}` : ''}` +
         `${w.version !== undefined ? ` version ${w.version}` : ''} in ${Math.round(w.endMs - w.startMs)} ms` +
         `${w.upstreams !== undefined ? ` (upstreams ${w.upstreams.join(', ')})` : ''}`,

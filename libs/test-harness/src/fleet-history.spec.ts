@@ -40,6 +40,8 @@ function sound(): FleetHistory {
     ],
     secretWrites: [
       secret({ key: 's.1', value: 'tv-1', status: 200, version: 1 }),
+      // Sent again through another replica after its 200, as after a lost answer: the same version.
+      secret({ key: 's.1', value: 'tv-1', attempt: 2, replay: true, via: 'b', status: 200, version: 1, startMs: 21 }),
       secret({ key: 's.2', value: 'tv-2', status: 503, error: 'store_unavailable' }),
       // An unknown outcome retried: the set is idempotent, so the retry answers version 1 whether the first landed.
       secret({ key: 's.3', value: 'tv-3', status: 504, error: 'commit_outcome_unknown' }),
@@ -243,11 +245,12 @@ describe('checkFleetHistory', () => {
     const { 's.1': _gone, ...rest } = h.finals[1]!.secrets;
     const missing = checkFleetHistory(withSecrets(h, () => rest, ['b']));
     // A sync served it too: that read is of a secret that did not stay.
-    expect(missing.map((v) => v.rule)).toEqual(['secret-read-vanished', 'secret-lost']);
+    // Both its 200s (the first answer and the replay's) are lost there.
+    expect(missing.map((v) => v.rule)).toEqual(['secret-read-vanished', 'secret-lost', 'secret-lost']);
     expect(missing[1]!.detail).toContain('shop/s.1');
     expect(missing[1]!.detail).toContain('replica b ends with no such secret');
     const otherValue = withSecrets(h, (s) => ({ ...s, 's.1': { value: 'tv-x', version: 1 } }), ['a']);
-    expect(rules(otherValue)).toEqual(['secret-lost']);
+    expect(rules(otherValue)).toEqual(['secret-lost', 'secret-lost']);
     // A key whose outcome was unknown may be missing, but never hold a value no set wrote.
     const { 's.4': _unknown, ...withoutUnknown } = h.finals[0]!.secrets;
     expect(rules(withSecrets(h, () => withoutUnknown))).toEqual([]);
@@ -315,6 +318,9 @@ describe('checkFleetHistory', () => {
       'secret-version',
     ]);
     expect(found[2]!.detail).toContain('answered 200 version 2');
+    // Sent again after its 200 (a lost answer), through another replica that had not applied it yet: a new version.
+    const replayed = h.secretWrites.map((w) => (w.key === 's.1' && w.replay === true ? { ...w, version: 2 } : w));
+    expect(rules({ ...h, secretWrites: replayed })).toEqual(['secret-version', 'secret-lost', 'secret-lost']);
     // The balancer passed one PUT on to a second replica: still one version.
     const passedOn = secret({ key: 's.6', value: 'tv-6', version: 2, upstreams: ['a', 'b'], via: 'lb' });
     const passed = withSecrets({ ...h, secretWrites: [...h.secretWrites, passedOn] }, (s) => ({
@@ -374,7 +380,9 @@ describe('renderFleetHistory', () => {
     const times = timeline.map((line) => Number(line.trim().split(' ')[0]));
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(renderFleetHistory(sound(), [])).toContain('verdict: every promise kept');
-    expect(text).toContain('secret sets: 4 keys, 5 attempts (1 retries of an unknown outcome;');
+    expect(text).toContain('secret sets: 4 keys, 6 attempts (1 retries of an unknown outcome;');
+    expect(text).toContain('secret sets sent again after their 200 (a lost answer): 1');
+    expect(text).toContain('PUT secret shop/s.1 (test value "tv-1", attempt 2, a replay after its 200) via b → 200');
     expect(text).toContain('sw1 PUT secret shop/s.3 (test value "tv-3", attempt 2) via a → 200 version 1 in 10 ms');
     expect(text).toContain('test values the writers made up, not real secrets');
     expect(text).toContain('(3 configs, 3 secrets)');

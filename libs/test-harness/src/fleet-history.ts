@@ -55,6 +55,11 @@ export interface SecretWriteRecord {
   readonly value: string;
   /** 1 for the first attempt of the key; a retry of the same set counts on: 2, 3… */
   readonly attempt: number;
+  /**
+   * Sent again though an earlier attempt was answered 200, as a client whose answer was lost on its way back
+   * would (possibly through another replica): the set is idempotent, so it answers the version the set made.
+   */
+  readonly replay?: boolean;
   readonly startMs: number;
   readonly endMs: number;
   /** The HTTP status; 0 when no answer came (the connection failed, or the writer's bound passed). */
