@@ -2,14 +2,15 @@
  * The clients of the fault schedule (test/fleet-faults.slow-spec.ts): each
  * keeps one request in flight and records every request and answer into a
  * {@link FleetHistory} for the checker of `@vane/test-harness`. Writers put
- * a new config key each time; sync readers send the ETag they hold; stream
+ * a new config key each time, secret writers a new secret key (retrying a
+ * set whose outcome they cannot know); sync readers send the ETag they hold; stream
  * readers reconnect with `Last-Event-ID` and record every `resync` and
  * `patch`.
  */
 import { request, type ClientRequest } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import type { StreamEvent, SyncRecord, WriteRecord } from '@vane/test-harness';
-import { FLEET_ADMIN_TOKEN, fleetRequest, readStream } from './fleet.js';
+import type { SecretWriteRecord, StreamEvent, SyncRecord, WriteRecord } from '@vane/test-harness';
+import { FLEET_ADMIN_TOKEN, fleetRequest, readStream, type FleetAnswer } from './fleet.js';
 
 /** A client's bound on one request: past it, the request counts as unanswered (status 0). */
 const REQUEST_MS = 10_000;
@@ -63,55 +64,38 @@ abstract class Loop {
   protected interrupt(): void {}
 }
 
-/** Puts a new config key through its target, one at a time, alternating services. */
-export class FaultWriter extends Loop {
+/** A writer: a new key each time through its target, alternating services, each request recorded. */
+abstract class WriterLoop<Service, Written> extends Loop {
   /** Writes answered 200 so far. */
   acknowledged = 0;
-  private n = 0;
+  /** The number of the next key. */
+  protected n = 0;
 
   constructor(
     readonly name: string,
-    private readonly target: Target,
-    private readonly services: readonly string[],
-    private readonly now: HistoryClock,
-    private readonly record: (write: WriteRecord) => void,
+    protected readonly target: Target,
+    protected readonly services: readonly Service[],
+    protected readonly now: HistoryClock,
+    protected readonly record: (write: Written) => void,
   ) {
     super();
   }
+}
 
+/** Puts a new config key through its target, one at a time, alternating services. */
+export class FaultWriter extends WriterLoop<string, WriteRecord> {
   protected async run(): Promise<void> {
     while (!this.stopped) {
       const value = this.n++;
       const service = this.services[value % this.services.length]!;
       const key = `f.${this.name}.${value}`;
       const startMs = this.now();
-      let status = 0;
-      let error: string | undefined;
-      let revision: number | undefined;
-      let upstreams: string[] | undefined;
-      try {
-        const answer = await fleetRequest(
-          this.target.origin,
-          {
-            method: 'PUT',
-            path: `/admin/v1/services/${service}/configs/${key}`,
-            headers: { authorization: `Bearer ${FLEET_ADMIN_TOKEN}` },
-            body: { value },
-          },
-          REQUEST_MS,
-        );
-        status = answer.status;
-        const addr = answer.headers['x-upstream-addr'];
-        const replicaAt = this.target.replicaAt;
-        if (typeof addr === 'string' && replicaAt !== undefined) {
-          upstreams = addr.split(',').map((a) => replicaAt(Number(a.trim().split(':').pop())));
-        }
-        const body = parse(answer.text);
-        if (status === 200) revision = Number(body['revision']);
-        else if (typeof body['error'] === 'string') error = body['error'];
-      } catch {
-        status = 0;
-      }
+      const { status, error, body, upstreams } = await put(this.target, {
+        path: `/admin/v1/services/${service}/configs/${key}`,
+        headers: { authorization: `Bearer ${FLEET_ADMIN_TOKEN}` },
+        body: { value },
+      });
+      const revision = status === 200 ? Number(body['revision']) : undefined;
       this.record({
         client: this.name,
         via: this.target.via,
@@ -128,6 +112,95 @@ export class FaultWriter extends Loop {
       if (status === 200) this.acknowledged++;
       await pause(status === 200 ? PACE_MS : 2 * PACE_MS);
     }
+  }
+}
+
+/** Tries of one secret set whose outcome stays unknown, before the writer gives it up and moves on. */
+const MAX_SECRET_ATTEMPTS = 30;
+/** With a replay target, every this many sets answered 200 are sent once more (see `replaysThrough`). */
+const REPLAY_EVERY = 3;
+
+/**
+ * Sets a new secret key through its target with the service's secret key,
+ * one at a time, alternating services: `s.<writer>.<n>` to a test value no
+ * other set uses. An attempt whose outcome it cannot know (no answer, a
+ * `504 commit_outcome_unknown`, another 5xx but a `503 store_unavailable`, which
+ * promises nothing changed) is sent again, the same key and value, the set
+ * being idempotent; so is one refused after an earlier attempt's outcome was
+ * unknown, until an answer settles the set (200) or a 4xx refuses it. With
+ * a replay target, some sets answered 200 are sent once more, as after a
+ * lost answer (see {@link FaultSecretWriter.replaysThrough}).
+ */
+export class FaultSecretWriter extends WriterLoop<ServiceKey, SecretWriteRecord> {
+  private replayTarget: Target | undefined;
+
+  /**
+   * Sends every {@link REPLAY_EVERY}th set answered 200 once more, at once, through `target` (another replica,
+   * say, which may not have applied the set yet), as a client whose answer was lost on its way back would: the
+   * set being idempotent, it answers the version the set made.
+   */
+  replaysThrough(target: Target): this {
+    this.replayTarget = target;
+    return this;
+  }
+
+  protected async run(): Promise<void> {
+    while (!this.stopped) {
+      const n = this.n++;
+      const service = this.services[n % this.services.length]!;
+      const key = `s.${this.name}.${n}`;
+      const value = `test-value-${this.name}-${n}`;
+      let unknown = false;
+      let attempt = 0;
+      let answered = false;
+      while (attempt < MAX_SECRET_ATTEMPTS) {
+        const { status, error } = await this.attempt(this.target, service, key, value, ++attempt);
+        const refused = (status === 503 && error === 'store_unavailable') || (status >= 400 && status < 500);
+        unknown ||= status === 0 || (status >= 500 && !refused);
+        answered = status === 200;
+        const settled = answered || (status >= 400 && status < 500) || (refused && !unknown);
+        if (answered && this.replayTarget !== undefined && n % REPLAY_EVERY === 0 && !this.stopped) {
+          await this.attempt(this.replayTarget, service, key, value, ++attempt, true);
+        }
+        await pause(answered ? PACE_MS : RECONNECT_MS);
+        if (settled || this.stopped) break;
+      }
+    }
+  }
+
+  /** Sends the set through `target` once, and records it. */
+  private async attempt(
+    target: Target,
+    service: ServiceKey,
+    key: string,
+    value: string,
+    attempt: number,
+    replay?: true,
+  ): Promise<{ status: number; error?: string }> {
+    const startMs = this.now();
+    const { status, error, body, upstreams } = await put(target, {
+      path: `/v1/secrets/${encodeURIComponent(key)}`,
+      host: `${service.slug}.localhost:${new URL(target.origin).port}`,
+      headers: { 'x-service-api-key': service.key },
+      body: { value, type: 'text' },
+    });
+    this.record({
+      client: this.name,
+      via: target.via,
+      service: service.slug,
+      key,
+      value,
+      attempt,
+      replay,
+      startMs,
+      endMs: this.now(),
+      status,
+      error,
+      version: status === 200 ? Number(body['version']) : undefined,
+      upstreams,
+    });
+    if (status === 200 && replay === undefined) this.acknowledged++;
+    return { status, error };
   }
 }
 
@@ -153,6 +226,7 @@ export class FaultSyncReader extends Loop {
       let status = 0;
       let revision: number | undefined;
       let etag: string | undefined;
+      let secrets: Record<string, number> | undefined;
       const held = this.heldRevision;
       try {
         const answer = await fleetRequest(
@@ -170,7 +244,9 @@ export class FaultSyncReader extends Loop {
         status = answer.status;
         etag = typeof answer.headers.etag === 'string' ? answer.headers.etag : undefined;
         if (status === 200) {
-          revision = Number(parse(answer.text)['revision']);
+          const body = parse(answer.text);
+          revision = Number(body['revision']);
+          secrets = versionsOf(body['secrets']);
           this.etag = etag;
           this.heldRevision = revision;
         }
@@ -187,6 +263,7 @@ export class FaultSyncReader extends Loop {
         revision,
         etag,
         heldRevision: status === 304 ? held : undefined,
+        secrets,
       });
       await pause(status === 0 ? RECONNECT_MS : PACE_MS);
     }
@@ -279,6 +356,45 @@ export class FaultStreamReader extends Loop {
       this.req = req;
     });
   }
+}
+
+/** What came of one PUT: its status (0 when no answer came), its `error`, its body's members, its upstreams. */
+interface PutOutcome {
+  readonly status: number;
+  readonly error?: string;
+  readonly body: Record<string, unknown>;
+  readonly upstreams?: string[];
+}
+
+/** One PUT through a target, bounded by {@link REQUEST_MS}: a failure to get an answer is status 0. */
+async function put(
+  target: Target,
+  spec: { path: string; host?: string; headers: Record<string, string>; body: unknown },
+): Promise<PutOutcome> {
+  try {
+    const answer = await fleetRequest(target.origin, { method: 'PUT', ...spec }, REQUEST_MS);
+    const body = parse(answer.text);
+    const error = answer.status !== 200 && typeof body['error'] === 'string' ? body['error'] : undefined;
+    return { status: answer.status, error, body, upstreams: upstreamsOf(target, answer) };
+  } catch {
+    return { status: 0, body: {} };
+  }
+}
+
+/** A snapshot's `secrets` member as key → version (none for a body without it). */
+function versionsOf(secrets: unknown): Record<string, number> | undefined {
+  if (typeof secrets !== 'object' || secrets === null) return undefined;
+  return Object.fromEntries(
+    Object.entries(secrets as Record<string, { version?: unknown }>).map(([key, s]) => [key, Number(s.version)]),
+  );
+}
+
+/** Through the load balancer: the replicas that handled a request, in order (its `X-Upstream-Addr`). */
+function upstreamsOf(target: Target, answer: FleetAnswer): string[] | undefined {
+  const addr = answer.headers['x-upstream-addr'];
+  const replicaAt = target.replicaAt;
+  if (typeof addr !== 'string' || replicaAt === undefined) return undefined;
+  return addr.split(',').map((a) => replicaAt(Number(a.trim().split(':').pop())));
 }
 
 function parse(text: string): Record<string, unknown> {

@@ -7,6 +7,7 @@ import {
   type FaultRecord,
   type FinalState,
   type FleetHistory,
+  type SecretWriteRecord,
   type SyncRecord,
   type WriteRecord,
 } from './fleet-history.js';
@@ -68,14 +69,27 @@ function postgresDown(history: FleetHistory, startMs: number, endMs: number): bo
  * - `etag-differs`: one revision of a service has one ETag, whichever replica served it, whenever;
  * - `read-failed`: no sync or stream connection fails while PostgreSQL is up, unless the replica it went to
  *   was killed, stopped or restarting meanwhile;
- * - `write-slow`: every write is answered within {@link CheckOptions.writeAnswerMs}, unless its replica was
- *   killed, stopped or restarting meanwhile;
- * - `write-unanswered`: a write gets an answer (a status) unless its replica's process went away meanwhile;
+ * - `write-slow`: every write (a config write, or an attempt of a secret set) is answered within
+ *   {@link CheckOptions.writeAnswerMs}, unless its replica was killed, stopped or restarting meanwhile;
+ * - `write-unanswered`: a write (either kind) gets an answer (a status) unless its replica's process went away
+ *   meanwhile;
  * - `final-differs`: every replica ends with the same revision and ETag of each service;
- * - `stream-behind`: every stream ends holding its service's final revision (none is left stuck).
+ * - `stream-behind`: every stream ends holding its service's final revision (none is left stuck);
+ * - `secret-lost`: a secret set answered 200 is in every replica's final state (the late replica's, started on
+ *   the new root key alone, included) with its value and the version its answer named; and no replica ends
+ *   with a written key holding a value other than the one its set wrote;
+ * - `secret-refused-applied`: a secret key whose every attempt was answered a definite refusal
+ *   (`503 store_unavailable`, or a 4xx) is in no replica's final state;
+ * - `secret-read-vanished`: a secret a sync served is in every replica's final state at the version served:
+ *   a read never shows a set that does not stay (one run in memory whose commit then failed, or one lost);
+ * - `secret-version`: each key is set to one value, by one set and its retries, so every 200 answer names
+ *   version 1, every sync serves version 1 and every replica ends with version 1 of it: a second version is
+ *   one set committed twice (a retry, or the balancer passing a PUT on to a second replica, not taken as
+ *   idempotent).
  *
  * A write answered `504 commit_outcome_unknown`, or not at all, may be in the final state or not: either is
- * sound, but all replicas must agree (`final-differs` covers it: they hold the same state).
+ * sound, but all replicas must agree (`final-differs` covers it: they hold the same state). So may a secret
+ * set of which one attempt's outcome was unknown, whatever its other attempts were answered.
  */
 export function checkFleetHistory(history: FleetHistory, options: CheckOptions = {}): Violation[] {
   const violations: Violation[] = [];
@@ -85,6 +99,23 @@ export function checkFleetHistory(history: FleetHistory, options: CheckOptions =
   const writeAnswerMs = options.writeAnswerMs ?? 3000;
   const finalsOf = (service: string): FinalState[] => history.finals.filter((f) => f.service === service);
   const services = [...new Set(history.finals.map((f) => f.service))];
+  /** `write-slow` and `write-unanswered`, for a config write or a secret set's attempt. */
+  const answeredInTime = (write: AnsweredWrite, what: string): void => {
+    const excused = overlapsFault(history, write.via, write.startMs, write.endMs, PROCESS_FAULTS, write.upstreams);
+    if (!excused && write.endMs - write.startMs > writeAnswerMs) {
+      add(
+        'write-slow',
+        `${what} took ${Math.round(write.endMs - write.startMs)} ms (${fmt(write.startMs)}–${fmt(write.endMs)}), ` +
+          `status ${write.status}`,
+      );
+    }
+    if (!excused && write.status === 0) {
+      add(
+        'write-unanswered',
+        `${what} got no answer (${fmt(write.startMs)}–${fmt(write.endMs)}) while its replica was up`,
+      );
+    }
+  };
 
   for (const write of history.writes) {
     const finals = finalsOf(write.service);
@@ -122,22 +153,10 @@ export function checkFleetHistory(history: FleetHistory, options: CheckOptions =
         }
       }
     }
-    const excused = overlapsFault(history, write.via, write.startMs, write.endMs, PROCESS_FAULTS, write.upstreams);
-    if (!excused && write.endMs - write.startMs > writeAnswerMs) {
-      add(
-        'write-slow',
-        `${write.client}'s write of ${write.service}/${write.key} via ${write.via} took ` +
-          `${Math.round(write.endMs - write.startMs)} ms (${fmt(write.startMs)}–${fmt(write.endMs)}), status ${write.status}`,
-      );
-    }
-    if (!excused && write.status === 0) {
-      add(
-        'write-unanswered',
-        `${write.client}'s write of ${write.service}/${write.key} via ${write.via} got no answer ` +
-          `(${fmt(write.startMs)}–${fmt(write.endMs)}) while its replica was up`,
-      );
-    }
+    answeredInTime(write, `${write.client}'s write of ${write.service}/${write.key} via ${write.via}`);
   }
+
+  checkSecretWrites(history, add, answeredInTime);
 
   for (const service of services) {
     const byRevision = new Map<number, WriteRecord>();
@@ -317,6 +336,94 @@ export function checkFleetHistory(history: FleetHistory, options: CheckOptions =
     }
   }
   return violations;
+}
+
+/** What `write-slow` and `write-unanswered` read of a write, config or secret. */
+type AnsweredWrite = Pick<WriteRecord, 'via' | 'startMs' | 'endMs' | 'status' | 'upstreams'>;
+
+/** Whether an attempt was answered a refusal that promises nothing changed: `503 store_unavailable`, or a 4xx. */
+function definitelyRefused(attempt: SecretWriteRecord): boolean {
+  return (
+    (attempt.status === 503 && attempt.error === 'store_unavailable') || (attempt.status >= 400 && attempt.status < 500)
+  );
+}
+
+/**
+ * `secret-lost`, `secret-read-vanished`, `secret-refused-applied`, `secret-version` and the answer rules, over
+ * every secret set.
+ */
+function checkSecretWrites(
+  history: FleetHistory,
+  add: (rule: string, detail: string) => void,
+  answeredInTime: (write: AnsweredWrite, what: string) => void,
+): void {
+  const sets = new Map<string, SecretWriteRecord[]>();
+  for (const attempt of history.secretWrites) {
+    const id = `${attempt.service}/${attempt.key}`;
+    sets.set(id, [...(sets.get(id) ?? []), attempt]);
+    answeredInTime(attempt, `${attempt.client}'s secret set of ${id} (attempt ${attempt.attempt}) via ${attempt.via}`);
+  }
+  for (const [id, attempts] of sets) {
+    const { service, key, value } = attempts[0]!;
+    const finals = history.finals.filter((f) => f.service === service);
+    for (const sync of history.syncs) {
+      const served = sync.service === service ? sync.secrets?.[key] : undefined;
+      if (served === undefined) continue;
+      const what = `${sync.client}'s sync via ${sync.via} at ${fmt(sync.endMs)} served version ${served} of ${id}`;
+      if (served !== 1) add('secret-version', what);
+      for (const final of finals) {
+        if (final.secrets[key]?.version !== served) {
+          add(
+            'secret-read-vanished',
+            `${what}, but replica ${final.replica} ends with ${final.secrets[key] === undefined ? 'no such secret' : `version ${final.secrets[key]!.version}`}`,
+          );
+        }
+      }
+    }
+    for (const attempt of attempts) {
+      const what = `${attempt.client}'s secret set of ${id} (attempt ${attempt.attempt}) via ${attempt.via}`;
+      if (attempt.value !== value) {
+        add(
+          'secret-version',
+          `${what} sent test value ${JSON.stringify(attempt.value)}, the first sent ${JSON.stringify(value)}`,
+        );
+      }
+      if (attempt.status !== 200) continue;
+      if (attempt.version !== 1) {
+        add('secret-version', `${what} was answered 200 version ${String(attempt.version)} at ${fmt(attempt.endMs)}`);
+      }
+      for (const final of finals) {
+        const held = final.secrets[key];
+        if (held === undefined || held.value !== attempt.value || held.version !== attempt.version) {
+          add(
+            'secret-lost',
+            `${what} was answered 200 (version ${String(attempt.version)}) at ${fmt(attempt.endMs)} but replica ` +
+              `${final.replica} ends with ${held === undefined ? 'no such secret' : `version ${held.version}${held.value === attempt.value ? '' : ' of another value'}`}`,
+          );
+        }
+      }
+    }
+    for (const final of finals) {
+      const held = final.secrets[key];
+      if (held === undefined) continue;
+      if (held.value !== value && !attempts.some((a) => a.status === 200)) {
+        add(
+          'secret-lost',
+          `replica ${final.replica} ends with ${id} holding test value ${JSON.stringify(held.value)}, which no set wrote`,
+        );
+      }
+      if (held.version !== 1) {
+        add('secret-version', `replica ${final.replica} ends with version ${held.version} of ${id}, set once`);
+      }
+      if (attempts.every(definitelyRefused)) {
+        add(
+          'secret-refused-applied',
+          `every attempt of the secret set of ${id} was refused (${attempts.map((a) => `${a.status}${a.error ? ` ${a.error}` : ''}`).join(', ')}), ` +
+            `yet replica ${final.replica} ends with it`,
+        );
+      }
+    }
+  }
 }
 
 /** A request as the order rules see it: when it ran, and the revision its answer named. */

@@ -7,6 +7,7 @@ import { fmt, type FleetHistory } from './fleet-history.js';
 /**
  * The history and the verdict as text for people: a summary, the
  * violations, the faults, then every request and event in time order.
+ * Secret values show as what they are: test values the writers made up.
  */
 export function renderFleetHistory(history: FleetHistory, violations: readonly Violation[]): string {
   const lines: string[] = [];
@@ -26,6 +27,16 @@ export function renderFleetHistory(history: FleetHistory, violations: readonly V
   lines.push(`writes: ${history.writes.length} (${statuses(history.writes)})`);
   const passedOn = history.writes.filter((w) => (w.upstreams?.length ?? 0) > 1).length;
   if (passedOn > 0) lines.push(`writes the balancer passed on to a second replica after the first failed: ${passedOn}`);
+  const secretKeys = new Set(history.secretWrites.map((w) => `${w.service}/${w.key}`)).size;
+  const retries = history.secretWrites.filter((w) => w.attempt > 1 && w.replay !== true).length;
+  lines.push(
+    `secret sets: ${secretKeys} keys, ${history.secretWrites.length} attempts (${retries} retries of an unknown ` +
+      `outcome; ${statuses(history.secretWrites)})`,
+  );
+  const replays = history.secretWrites.filter((w) => w.replay === true).length;
+  if (replays > 0) lines.push(`secret sets sent again after their 200 (a lost answer): ${replays}`);
+  const secretsPassedOn = history.secretWrites.filter((w) => (w.upstreams?.length ?? 0) > 1).length;
+  if (secretsPassedOn > 0) lines.push(`secret sets the balancer passed on to a second replica: ${secretsPassedOn}`);
   lines.push(`syncs: ${history.syncs.length} (${statuses(history.syncs)})`);
   lines.push(`streams: ${history.streams.length}, events ${history.streams.reduce((n, s) => n + s.events.length, 0)}`);
   lines.push('');
@@ -38,10 +49,11 @@ export function renderFleetHistory(history: FleetHistory, violations: readonly V
     lines.push(`  ${fmt(f.startMs)}–${fmt(f.endMs)} ${f.kind}${f.target ? ` ${f.target}` : ''}`);
   }
   lines.push('');
-  lines.push('final states:');
+  lines.push('final states (secret values in this report are test values the writers made up, not real secrets):');
   for (const f of history.finals) {
     lines.push(
-      `  ${f.replica} ${f.service} revision ${f.revision} ${f.etag} (${Object.keys(f.configs).length} configs)`,
+      `  ${f.replica} ${f.service} revision ${f.revision} ${f.etag} (${Object.keys(f.configs).length} configs, ` +
+        `${Object.keys(f.secrets).length} secrets)`,
     );
   }
   lines.push('');
@@ -57,6 +69,17 @@ export function renderFleetHistory(history: FleetHistory, violations: readonly V
       text:
         `${w.client} PUT ${w.service}/${w.key}=${w.value} via ${w.via} → ${w.status}${w.error ? ` ${w.error}` : ''}` +
         `${w.revision !== undefined ? ` revision ${w.revision}` : ''} in ${Math.round(w.endMs - w.startMs)} ms` +
+        `${w.upstreams !== undefined ? ` (upstreams ${w.upstreams.join(', ')})` : ''}`,
+    });
+  }
+  for (const w of history.secretWrites) {
+    timeline.push({
+      at: w.startMs,
+      text:
+        `${w.client} PUT secret ${w.service}/${w.key} (test value ${JSON.stringify(w.value)}, attempt ${w.attempt}` +
+        `${w.replay ? ', a replay after its 200' : ''}) ` +
+        `via ${w.via} → ${w.status}${w.error ? ` ${w.error}` : ''}` +
+        `${w.version !== undefined ? ` version ${w.version}` : ''} in ${Math.round(w.endMs - w.startMs)} ms` +
         `${w.upstreams !== undefined ? ` (upstreams ${w.upstreams.join(', ')})` : ''}`,
     });
   }

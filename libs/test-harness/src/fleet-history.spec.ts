@@ -4,6 +4,7 @@ import {
   type FaultRecord,
   type FinalState,
   type FleetHistory,
+  type SecretWriteRecord,
   type StreamEvent,
   type SyncRecord,
   type WriteRecord,
@@ -11,7 +12,10 @@ import {
 
 const ETAG_5 = '"e5"';
 
-/** A sound history: two acknowledged writes, one refused, reads and a stream in order, replicas agreeing. */
+/**
+ * A sound history: two acknowledged writes, one refused, reads and a stream in order, replicas agreeing; secret
+ * sets acknowledged (one after a retry of an unknown outcome), refused, and unknown, each at version 1.
+ */
 function sound(): FleetHistory {
   const finals: FinalState[] = ['a', 'b'].map((replica) => ({
     replica,
@@ -19,6 +23,11 @@ function sound(): FleetHistory {
     revision: 5,
     etag: ETAG_5,
     configs: { 'w.1': 1, 'w.2': 2, 'w.4': 4 },
+    secrets: {
+      's.1': { value: 'tv-1', version: 1 },
+      's.3': { value: 'tv-3', version: 1 },
+      's.4': { value: 'tv-4', version: 1 },
+    },
   }));
   return {
     seed: 7,
@@ -29,10 +38,21 @@ function sound(): FleetHistory {
       // Unknown outcome: in the final state or not, both sound.
       write({ key: 'w.4', value: 4, status: 504, error: 'commit_outcome_unknown' }),
     ],
+    secretWrites: [
+      secret({ key: 's.1', value: 'tv-1', status: 200, version: 1 }),
+      // Sent again through another replica after its 200, as after a lost answer: the same version.
+      secret({ key: 's.1', value: 'tv-1', attempt: 2, replay: true, via: 'b', status: 200, version: 1, startMs: 21 }),
+      secret({ key: 's.2', value: 'tv-2', status: 503, error: 'store_unavailable' }),
+      // An unknown outcome retried: the set is idempotent, so the retry answers version 1 whether the first landed.
+      secret({ key: 's.3', value: 'tv-3', status: 504, error: 'commit_outcome_unknown' }),
+      secret({ key: 's.3', value: 'tv-3', attempt: 2, status: 200, version: 1, startMs: 30, endMs: 40 }),
+      // Unknown and not retried (the writer stopped): in the final state or not, both sound.
+      secret({ key: 's.4', value: 'tv-4', status: 504, error: 'commit_outcome_unknown', via: 'lb' }),
+    ],
     syncs: [
       sync({ status: 200, revision: 3, etag: '"e3"' }),
       sync({ status: 304, heldRevision: 3, etag: '"e3"' }),
-      sync({ status: 200, revision: 5, etag: ETAG_5, via: 'b' }),
+      sync({ status: 200, revision: 5, etag: ETAG_5, via: 'b', secrets: { 's.1': 1, 's.3': 1, 'seeded.key': 4 } }),
     ],
     streams: [
       stream([
@@ -52,6 +72,33 @@ function sound(): FleetHistory {
 
 function write(over: Partial<WriteRecord>): WriteRecord {
   return { client: 'w1', via: 'a', service: 'shop', key: 'k', value: 0, startMs: 10, endMs: 20, status: 200, ...over };
+}
+
+function secret(over: Partial<SecretWriteRecord>): SecretWriteRecord {
+  return {
+    client: 'sw1',
+    via: 'a',
+    service: 'shop',
+    key: 's.k',
+    value: 'tv',
+    attempt: 1,
+    startMs: 10,
+    endMs: 20,
+    status: 200,
+    ...over,
+  };
+}
+
+/** `sound()` with its finals' secrets changed on the replicas named (every one when none is). */
+function withSecrets(
+  h: FleetHistory,
+  change: (secrets: FinalState['secrets']) => FinalState['secrets'],
+  replicas?: readonly string[],
+): FleetHistory {
+  const finals = h.finals.map((f) =>
+    replicas === undefined || replicas.includes(f.replica) ? { ...f, secrets: change(f.secrets) } : f,
+  );
+  return { ...h, finals };
 }
 
 function sync(over: Partial<SyncRecord>): SyncRecord {
@@ -193,6 +240,118 @@ describe('checkFleetHistory', () => {
     expect(checkFleetHistory({ ...h, writes: [...h.writes, slow] }, { writeAnswerMs: 5000 })).toEqual([]);
   });
 
+  it('a secret set answered 200 missing from a replica, or there at another version or value, is lost', () => {
+    const h = sound();
+    const { 's.1': _gone, ...rest } = h.finals[1]!.secrets;
+    const missing = checkFleetHistory(withSecrets(h, () => rest, ['b']));
+    // A sync served it too: that read is of a secret that did not stay.
+    // Both its 200s (the first answer and the replay's) are lost there.
+    expect(missing.map((v) => v.rule)).toEqual(['secret-read-vanished', 'secret-lost', 'secret-lost']);
+    expect(missing[1]!.detail).toContain('shop/s.1');
+    expect(missing[1]!.detail).toContain('replica b ends with no such secret');
+    const otherValue = withSecrets(h, (s) => ({ ...s, 's.1': { value: 'tv-x', version: 1 } }), ['a']);
+    expect(rules(otherValue)).toEqual(['secret-lost', 'secret-lost']);
+    // A key whose outcome was unknown may be missing, but never hold a value no set wrote.
+    const { 's.4': _unknown, ...withoutUnknown } = h.finals[0]!.secrets;
+    expect(rules(withSecrets(h, () => withoutUnknown))).toEqual([]);
+    const foreign = withSecrets(h, (s) => ({ ...s, 's.4': { value: 'tv-x', version: 1 } }), ['b']);
+    expect(rules(foreign)).toEqual(['secret-lost']);
+  });
+
+  it('a secret a sync served that no replica ends with, or ends with at another version, vanished', () => {
+    const h = sound();
+    // The refused set was served: a read of a write run in memory whose commit then failed.
+    const dirty = [...h.syncs, sync({ client: 'r2', status: 200, revision: 4, etag: '"e4"', secrets: { 's.2': 1 } })];
+    const found = checkFleetHistory({ ...h, syncs: dirty });
+    expect(found.map((v) => v.rule)).toEqual(['secret-read-vanished', 'secret-read-vanished']);
+    expect(found[0]!.detail).toContain('served version 1 of shop/s.2, but replica a ends with no such secret');
+    // A set served at a second version: committed twice, and not what the replicas end with.
+    const second = [...h.syncs, sync({ status: 200, revision: 5, etag: ETAG_5, secrets: { 's.1': 2 } })];
+    expect(rules({ ...h, syncs: second })).toEqual(['secret-version', 'secret-read-vanished', 'secret-read-vanished']);
+    // The unknown outcome served once it landed is sound: every replica ends with it.
+    const landed = [...h.syncs, sync({ status: 200, revision: 5, etag: ETAG_5, secrets: { 's.4': 1 } })];
+    expect(rules({ ...h, syncs: landed })).toEqual([]);
+  });
+
+  it('a secret set whose every attempt was definitely refused, yet in a final state, was applied', () => {
+    const h = sound();
+    const applied = withSecrets(h, (s) => ({ ...s, 's.2': { value: 'tv-2', version: 1 } }));
+    expect(rules(applied)).toEqual(['secret-refused-applied', 'secret-refused-applied']);
+    const forbidden = secret({ key: 's.5', value: 'tv-5', status: 403, error: 'forbidden' });
+    const landed = withSecrets(
+      { ...h, secretWrites: [...h.secretWrites, forbidden] },
+      (s) => ({ ...s, 's.5': { value: 'tv-5', version: 1 } }),
+      ['a'],
+    );
+    expect(rules(landed)).toEqual(['secret-refused-applied']);
+    // Refused on its retry, but its first attempt's outcome was unknown: it may have landed.
+    const retried = [
+      ...h.secretWrites.filter((w) => w.key !== 's.2'),
+      secret({ key: 's.2', value: 'tv-2', status: 0, startMs: 50, endMs: 60 }),
+      secret({
+        key: 's.2',
+        value: 'tv-2',
+        attempt: 2,
+        status: 503,
+        error: 'store_unavailable',
+        startMs: 70,
+        endMs: 80,
+      }),
+    ];
+    const killed: FaultRecord = { kind: 'kill9', target: 'a', startMs: 45, endMs: 65 };
+    expect(rules({ ...applied, secretWrites: retried, faults: [killed] })).toEqual([]);
+  });
+
+  it('a secret set answered or ending at a second version was committed twice', () => {
+    const h = sound();
+    // The retry of the unknown outcome made a second version: the set was not taken as idempotent.
+    const twice = h.secretWrites.map((w) => (w.key === 's.3' && w.attempt === 2 ? { ...w, version: 2 } : w));
+    const found = checkFleetHistory(
+      withSecrets({ ...h, secretWrites: twice }, (s) => ({ ...s, 's.3': { value: 'tv-3', version: 2 } })),
+    );
+    // The sync that served version 1 of it read what did not stay.
+    expect(found.map((v) => v.rule)).toEqual([
+      'secret-read-vanished',
+      'secret-read-vanished',
+      'secret-version',
+      'secret-version',
+      'secret-version',
+    ]);
+    expect(found[2]!.detail).toContain('answered 200 version 2');
+    // Sent again after its 200 (a lost answer), through another replica that had not applied it yet: a new version.
+    const replayed = h.secretWrites.map((w) => (w.key === 's.1' && w.replay === true ? { ...w, version: 2 } : w));
+    expect(rules({ ...h, secretWrites: replayed })).toEqual(['secret-version', 'secret-lost', 'secret-lost']);
+    // The balancer passed one PUT on to a second replica: still one version.
+    const passedOn = secret({ key: 's.6', value: 'tv-6', version: 2, upstreams: ['a', 'b'], via: 'lb' });
+    const passed = withSecrets({ ...h, secretWrites: [...h.secretWrites, passedOn] }, (s) => ({
+      ...s,
+      's.6': { value: 'tv-6', version: 2 },
+    }));
+    expect(rules(passed)).toEqual(['secret-version', 'secret-version', 'secret-version']);
+    // An unknown outcome never answered, yet at version 2 in the end.
+    expect(rules(withSecrets(h, (s) => ({ ...s, 's.4': { value: 'tv-4', version: 2 } }), ['a']))).toEqual([
+      'secret-version',
+    ]);
+  });
+
+  it('a secret set attempt slower than 3 s, or unanswered, breaks the write rules unless its replica was down', () => {
+    const h = sound();
+    const slow = secret({
+      key: 's.7',
+      value: 'tv-7',
+      status: 503,
+      error: 'store_unavailable',
+      startMs: 0,
+      endMs: 3001,
+    });
+    const lost = secret({ key: 's.8', value: 'tv-8', status: 0, startMs: 0, endMs: 10 });
+    const found = checkFleetHistory({ ...h, secretWrites: [...h.secretWrites, slow, lost] });
+    expect(found.map((v) => v.rule)).toEqual(['write-slow', 'write-unanswered']);
+    expect(found[0]!.detail).toContain('secret set of shop/s.7 (attempt 1)');
+    const stopped: FaultRecord = { kind: 'sigstop', target: 'a', startMs: 5, endMs: 5005 };
+    expect(rules({ ...h, secretWrites: [...h.secretWrites, slow, lost], faults: [stopped] })).toEqual([]);
+  });
+
   it("a stream that ends short of its service's final revision is behind", () => {
     const h = sound();
     const short = stream(h.streams[0]!.events.slice(0, 3));
@@ -221,5 +380,11 @@ describe('renderFleetHistory', () => {
     const times = timeline.map((line) => Number(line.trim().split(' ')[0]));
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(renderFleetHistory(sound(), [])).toContain('verdict: every promise kept');
+    expect(text).toContain('secret sets: 4 keys, 6 attempts (1 retries of an unknown outcome;');
+    expect(text).toContain('secret sets sent again after their 200 (a lost answer): 1');
+    expect(text).toContain('PUT secret shop/s.1 (test value "tv-1", attempt 2, a replay after its 200) via b → 200');
+    expect(text).toContain('sw1 PUT secret shop/s.3 (test value "tv-3", attempt 2) via a → 200 version 1 in 10 ms');
+    expect(text).toContain('test values the writers made up, not real secrets');
+    expect(text).toContain('(3 configs, 3 secrets)');
   });
 });

@@ -35,6 +35,43 @@ export interface WriteRecord {
   readonly upstreams?: readonly string[];
 }
 
+/**
+ * One attempt of a secret set (`PUT /v1/secrets/{key}` with a service's
+ * secret key), and what came of it. A writer sets each key once, to a value
+ * no other set uses; when an attempt's outcome is unknown (no answer, or
+ * `504 commit_outcome_unknown`) it sends the same set again, the set being
+ * idempotent: each retry is its own record, with the key and value of the
+ * first and the next {@link SecretWriteRecord.attempt} number.
+ */
+export interface SecretWriteRecord {
+  /** The writer's name (one request in flight per writer). */
+  readonly client: string;
+  /** Where it was sent: a replica's name, or `lb` for the load balancer. */
+  readonly via: string;
+  readonly service: string;
+  /** A key no other set uses (its retries aside), so the final state tells whether it landed. */
+  readonly key: string;
+  /** A test value the writer made up for this key alone (never a real secret). */
+  readonly value: string;
+  /** 1 for the first attempt of the key; a retry of the same set counts on: 2, 3… */
+  readonly attempt: number;
+  /**
+   * Sent again though an earlier attempt was answered 200, as a client whose answer was lost on its way back
+   * would (possibly through another replica): the set is idempotent, so it answers the version the set made.
+   */
+  readonly replay?: boolean;
+  readonly startMs: number;
+  readonly endMs: number;
+  /** The HTTP status; 0 when no answer came (the connection failed, or the writer's bound passed). */
+  readonly status: number;
+  /** The answer's `error` member, when it had one. */
+  readonly error?: string;
+  /** The version a 200 answer named. */
+  readonly version?: number;
+  /** Through the load balancer: the replicas that handled it, in order (see {@link WriteRecord.upstreams}). */
+  readonly upstreams?: readonly string[];
+}
+
 /** A `/v1/sync` a client sent. */
 export interface SyncRecord {
   readonly client: string;
@@ -50,6 +87,8 @@ export interface SyncRecord {
   readonly etag?: string;
   /** For a 304: the revision of the snapshot whose ETag the client sent. */
   readonly heldRevision?: number;
+  /** The secrets a 200's body served (a sync with the secret key): key → version. */
+  readonly secrets?: Readonly<Record<string, number>>;
 }
 
 /** What a stream client saw: a connection opened (with its status), a `resync` or a `patch`. */
@@ -83,6 +122,14 @@ export interface FinalState {
   readonly revision: number;
   readonly etag: string;
   readonly configs: Readonly<Record<string, unknown>>;
+  /** The secrets it served (read by a sync with the service's secret key): key → value and version. */
+  readonly secrets: Readonly<Record<string, FinalSecret>>;
+}
+
+/** A secret as a replica served it at the end. */
+export interface FinalSecret {
+  readonly value: string;
+  readonly version: number;
 }
 
 /** Everything recorded in one run. */
@@ -90,6 +137,8 @@ export interface FleetHistory {
   /** The seed of the fault schedule: `VANE_FAULT_SEED=<seed>` replays it. */
   readonly seed: number;
   readonly writes: readonly WriteRecord[];
+  /** Every attempt of a secret set, retries included. */
+  readonly secretWrites: readonly SecretWriteRecord[];
   readonly syncs: readonly SyncRecord[];
   readonly streams: readonly StreamRecord[];
   readonly faults: readonly FaultRecord[];

@@ -25,8 +25,10 @@ export { checkFleetHistory, type CheckOptions, type Violation } from './fleet-hi
 export { renderFleetHistory } from './fleet-history-report.js';
 export type {
   FaultRecord,
+  FinalSecret,
   FinalState,
   FleetHistory,
+  SecretWriteRecord,
   StreamEvent,
   StreamRecord,
   SyncRecord,
