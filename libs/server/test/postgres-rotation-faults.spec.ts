@@ -11,7 +11,7 @@ import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
 // an internal error: the checkpoint waits for the store to come back, and the answer is the rotation's.
 jest.setTimeout(90_000);
 
-describeWithPostgres('a root-key rotation with PostgreSQL stopped between its commit and its checkpoint', () => {
+describeWithPostgres('a root-key rotation under PostgreSQL faults', () => {
   const setup = usePostgresAndTempDir('vane-rotation-faults-');
 
   it('waits for the store, rewrites the stored state, and answers 200: nothing stored needs the old key', async () => {
@@ -108,6 +108,58 @@ describeWithPostgres('a root-key rotation with PostgreSQL stopped between its co
     } finally {
       for (const server of servers.reverse()) await server.close();
       await proxy.close().catch(() => undefined);
+    }
+  });
+
+  it("the fleet's root keys read answers no more: the rotation is answered in bounded time, not left hanging", async () => {
+    const url = new URL(await setup.pg.createDatabase('rotation_read_stalled'));
+    const proxy = await FaultProxy.start(Number(url.port), { protocol: 'tcp' });
+    url.port = String(proxy.port);
+    const oldKey = Keyring.generate();
+    const newKey = Keyring.generate();
+    let server: VaneServer | undefined;
+    try {
+      server = await startVaneServer({
+        store: url.toString(),
+        seed: testSeed(),
+        adminToken: 'fleet-admin-token',
+        rootKey: `${oldKey.text},${newKey.text}`,
+      });
+      // Every read of the replicas' root keys reaches PostgreSQL, and its answer never comes back.
+      proxy.stallWhere((line) => /FROM vane_replicas/.test(line) && /root_keys/.test(line));
+      const answer = await admin(server, 'POST', '/root-key/rotate', { root_key: newKey.text });
+      // Nothing was changed, and the answer says so (PROTOCOL §3: a 503 never committed).
+      expect([answer.status, answer.json<{ error: string }>().error]).toEqual([503, 'store_unavailable']);
+      proxy.stall(false);
+      const sealing = (await admin(server, 'GET', '/sealing')).json<{ root_key: string }>();
+      expect(sealing.root_key).toBe(oldKey.key.id);
+    } finally {
+      await server?.close();
+      await proxy.close();
+    }
+  });
+
+  it("the connection drops under the fleet's root keys read: read again, the rotation goes on and answers 200", async () => {
+    const url = new URL(await setup.pg.createDatabase('rotation_read_cut'));
+    const proxy = await FaultProxy.start(Number(url.port), { protocol: 'tcp' });
+    url.port = String(proxy.port);
+    const oldKey = Keyring.generate();
+    const newKey = Keyring.generate();
+    let server: VaneServer | undefined;
+    try {
+      server = await startVaneServer({
+        store: url.toString(),
+        seed: testSeed(),
+        adminToken: 'fleet-admin-token',
+        rootKey: `${oldKey.text},${newKey.text}`,
+      });
+      // As after PostgreSQL restarted: the read's connection is reset half-way through its answer.
+      proxy.cutNextChunk((line) => /FROM vane_replicas/.test(line) && /root_keys/.test(line));
+      const answer = await admin(server, 'POST', '/root-key/rotate', { root_key: newKey.text });
+      expect([answer.status, answer.json<{ root_key: string }>().root_key]).toEqual([200, newKey.key.id]);
+    } finally {
+      await server?.close();
+      await proxy.close();
     }
   });
 });

@@ -29,6 +29,7 @@ import type { SealingCodec } from '../sealing/sealing-codec.js';
 import { StoreOpenError, StoreUnreachableError } from '../errors/store-errors.js';
 import { ChangeCatchUp } from './change-catch-up.js';
 import type { ChangeRow } from './change-rows.js';
+import { answeredByPostgres, bounded } from './bounded-statement.js';
 import { CommitPipeline } from './commit-pipeline.js';
 import { HistoryPruner, type PrunedState } from './history-pruner.js';
 import { redactUrlPassword } from '../observability/log-text.js';
@@ -40,6 +41,9 @@ import { rewriteSealed } from './sealed-rewrite.js';
 import { StoreCheck } from './store-check.js';
 import { readBase, seedIfEmpty } from './stored-base.js';
 import { WriteRuns } from './write-runs.js';
+
+/** Tries of a read that a lost connection or a late answer failed (each bounded). */
+const READ_ATTEMPTS = 3;
 
 export { WRITE_DEADLINE_MS } from './commit-pipeline.js';
 
@@ -320,13 +324,25 @@ export class PostgresChangeLog implements ChangeLog {
    * rotation to it would leave them unable to open data keys made after it.
    */
   async replicasLacking(rootKeyId: string): Promise<string[]> {
-    const rows = await this.sql<{ id: string; root_keys: string | null }[]>`
-      SELECT id, root_keys FROM vane_replicas
-      WHERE id <> ${this.options.replicaId} AND seen_at > now() - make_interval(secs => ${this.checker.liveMs / 1000})
-      ORDER BY id`;
-    return rows
-      .filter((row) => !(JSON.parse(row.root_keys ?? '[]') as string[]).includes(rootKeyId))
-      .map((row) => row.id);
+    // A read, so trying again is safe: a connection PostgreSQL dropped while it restarted fails the first try.
+    // Each try is bounded, so a rotation is answered (503, nothing changed) rather than left waiting.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const rows = await bounded(
+          this.sql<{ id: string; root_keys: string | null }[]>`
+            SELECT id, root_keys FROM vane_replicas
+            WHERE id <> ${this.options.replicaId}
+              AND seen_at > now() - make_interval(secs => ${this.checker.liveMs / 1000})
+            ORDER BY id`,
+          "reading the replicas' root keys",
+        );
+        return rows
+          .filter((row) => !(JSON.parse(row.root_keys ?? '[]') as string[]).includes(rootKeyId))
+          .map((row) => row.id);
+      } catch (error) {
+        if (answeredByPostgres(error) || attempt >= READ_ATTEMPTS) throw error;
+      }
+    }
   }
 
   async close(): Promise<void> {
