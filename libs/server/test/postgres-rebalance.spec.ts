@@ -1,6 +1,7 @@
 import { describeWithPostgres } from '../../../test/support/postgres.js';
 import { startVaneServer, type VaneServer } from '../src/index.js';
-import { TEST_KEYS, testSeed, until } from '../src/testing/index.js';
+import { FaultProxy } from '@vane/test-harness';
+import { TEST_KEYS, testSeed, until, withTimeout } from '../src/testing/index.js';
 import { openStream } from './support/http-client.js';
 import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
 
@@ -50,6 +51,40 @@ describeWithPostgres('rebalancing on PostgreSQL: the counts of the replica table
     } finally {
       await Promise.all(servers.map((s) => s.close()));
       await sql.end();
+    }
+  });
+
+  it('a stream-count exchange PostgreSQL never answers skips that look, within the bound; the next one decides', async () => {
+    const url = new URL(await setup.pg.createDatabase('rebalance_stalled'));
+    const proxy = await FaultProxy.start(Number(url.port), { protocol: 'tcp' });
+    url.port = String(proxy.port);
+    const skipped: string[] = [];
+    let server: VaneServer | undefined;
+    try {
+      server = await startVaneServer({
+        store: url.toString(),
+        seed: testSeed(),
+        adminToken: 'fleet-admin-token',
+        rootKey: Buffer.alloc(32, 3).toString('base64'),
+        replicaId: 'a',
+        rebalance: { intervalMs: 0 },
+        logger: {
+          info: () => undefined,
+          warn: (message, fields) => void (fields?.['event'] === 'rebalance_failed' && skipped.push(message)),
+          error: () => undefined,
+        },
+      });
+      proxy.stallWhere((line) => /WITH mine AS/.test(line));
+      // Skipped once the statement's bound passed, not held until PostgreSQL answers.
+      expect(await withTimeout(server.rebalance(), 'a look at a stalled exchange', { timeoutMs: 10_000 })).toBe(0);
+      expect(skipped).toEqual([expect.stringContaining('did not answer exchanging')]);
+      proxy.stall(false);
+      // The next look exchanges the counts again (a look still waiting would have made it return at once, unlogged).
+      expect(await withTimeout(server.rebalance(), 'a look after the stall', { timeoutMs: 10_000 })).toBe(0);
+      expect(skipped).toHaveLength(1);
+    } finally {
+      await server?.close();
+      await proxy.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 import type { StreamCount, StreamCounts } from '../fleet/stream-counts.js';
 import type { VaneServerLogger } from '../observability/logger.js';
 import type { PostgresSql } from './postgres-driver.js';
+import { bounded } from './bounded-statement.js';
 
 /** Options of {@link PostgresStreamCounts}. */
 export interface PostgresStreamCountsOptions {
@@ -32,12 +33,16 @@ export class PostgresStreamCounts implements StreamCounts {
 
   async exchange(self: StreamCount): Promise<readonly StreamCount[]> {
     const { replicaId, liveMs } = this.options;
-    // One statement: this replica's count is written and the peers' read at the same moment.
-    const peers = await this.sql<{ id: string; streams: number }[]>`
-      WITH mine AS (UPDATE vane_replicas SET streams = ${self.streams} WHERE id = ${replicaId})
-      SELECT id, streams FROM vane_replicas
-      WHERE id <> ${replicaId} AND seen_at > now() - make_interval(secs => ${liveMs / 1000})
-      ORDER BY id`;
+    // One statement: this replica's count is written and the peers' read at the same moment. Bounded: the
+    // rebalancer waits on it, and skips its looks while it does.
+    const peers = await bounded(
+      this.sql<{ id: string; streams: number }[]>`
+        WITH mine AS (UPDATE vane_replicas SET streams = ${self.streams} WHERE id = ${replicaId})
+        SELECT id, streams FROM vane_replicas
+        WHERE id <> ${replicaId} AND seen_at > now() - make_interval(secs => ${liveMs / 1000})
+        ORDER BY id`,
+      "exchanging the replicas' stream counts",
+    );
     return [self, ...peers.map((peer) => ({ id: peer.id, streams: Number(peer.streams) }))];
   }
 
