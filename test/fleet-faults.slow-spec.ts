@@ -11,6 +11,7 @@ import {
   type FaultRecord,
   type FinalState,
   type FleetHistory,
+  type SecretDeleteRecord,
   type SecretWriteRecord,
   type SyncRecord,
   type WriteRecord,
@@ -41,7 +42,8 @@ import { ROOT } from './support/samples.js';
 // clients writing configs through every replica and the balancer, and secrets (sealed with the root key, retried
 // on an unknown outcome), syncing with ETags and holding streams on every
 // replica; a seeded schedule of faults (kill -9 and restart, SIGSTOP for 5 s, PostgreSQL stopped and started,
-// the LISTEN connection cut, a rolling restart, a root-key rotation). Every request and answer is recorded,
+// the LISTEN connection cut, a rolling restart, a root-key rotation, a data-key rotation
+// of one service); secret writers also delete every fourth key they set. Every request and answer is recorded,
 // and the checker of @vane/test-harness judges the history. `VANE_FAULT_SEED=<n>` replays one seed.
 
 /** Three seeds in CI; one to replay. */
@@ -60,6 +62,8 @@ const SERVICES: readonly ServiceKey[] = [
   { slug: 'other', key: TEST_KEYS.otherSecret },
 ];
 const NEW_ROOT_KEY = randomBytes(32).toString('base64');
+/** Each secret writer deletes every this many keys it set and was answered 200 for. */
+const DELETE_EVERY = 4;
 /** Where each seed's history and verdict are written (the repository's ignored tmp/), for people to read. */
 const HISTORY_DIR = join(ROOT, 'tmp', 'fleet-faults');
 
@@ -114,7 +118,7 @@ describeWithPostgres('the fleet under a seeded schedule of faults', () => {
     }, PROCESS_WAIT_MS);
 
     it.each(SEEDS)(
-      'seed %i: acknowledged writes and secret sets kept, refused ones never applied, each secret set one version 1, revisions gapless and monotone (per client, per replica, in commit order), reads never fail, writes answered within 3 s, replicas alike',
+      'seed %i: acknowledged writes and secret sets kept, acknowledged secret deletes never served again, refused ones never applied, each secret set one version 1, revisions gapless and monotone (per client, per replica, in commit order), reads never fail, writes answered within 3 s, replicas alike',
       async (seed) => {
         const rand = random(seed);
         const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
@@ -122,6 +126,7 @@ describeWithPostgres('the fleet under a seeded schedule of faults', () => {
         const now = (): number => performance.now() - began;
         const writes: WriteRecord[] = [];
         const secretWrites: SecretWriteRecord[] = [];
+        const secretDeletes: SecretDeleteRecord[] = [];
         const syncs: SyncRecord[] = [];
         const faults: FaultRecord[] = [];
         const proxies: FaultProxy[] = [];
@@ -170,7 +175,8 @@ describeWithPostgres('the fleet under a seeded schedule of faults', () => {
           );
           // Secret sets with each service's secret key, through two replicas and the balancer (which passes a PUT
           // on to the next replica when one fails, having sent it).
-          // Some sets answered 200 are sent again at once through another replica, as after a lost answer.
+          // Some sets answered 200 are sent again at once through another replica, as after a lost answer; every
+          // fourth key answered 200 is deleted again (retried while the delete's outcome is unknown).
           const secretWriters = [
             ['a', 'b'],
             ['b', 'c'],
@@ -178,6 +184,7 @@ describeWithPostgres('the fleet under a seeded schedule of faults', () => {
           ].map(([via, replay], i) =>
             new FaultSecretWriter(`sw${i}-${via}`, byName(via!), SERVICES, now, (w) => secretWrites.push(w))
               .replaysThrough(byName(replay!))
+              .deletes(DELETE_EVERY, (d) => secretDeletes.push(d))
               .start(),
           );
           loops.push(...writers, ...secretWriters);
@@ -224,6 +231,7 @@ describeWithPostgres('the fleet under a seeded schedule of faults', () => {
             'listen-cut',
             'rolling-restart',
             'root-key-rotation',
+            'data-key-rotation',
           ] as const;
           const order = [...schedule].sort(() => rand() - 0.5);
           for (const kind of order) {
@@ -268,7 +276,7 @@ describeWithPostgres('the fleet under a seeded schedule of faults', () => {
                 faults.push({ kind, target: replica.name, startMs, endMs: now() });
                 await progress(1);
               }
-            } else {
+            } else if (kind === 'root-key-rotation') {
               const via = pick(replicas);
               const startMs = now();
               const answer = await fleetRequest(via.url, {
@@ -285,6 +293,24 @@ describeWithPostgres('the fleet under a seeded schedule of faults', () => {
                 );
               }
               faults.push({ kind, target: via.name, startMs, endMs: now() });
+            } else {
+              // A new data key for one service, through a random replica, while its secrets are being set and
+              // deleted: every replica (and the late one) must still open every secret (`secret-lost`).
+              const via = pick(replicas);
+              const service = pick(SERVICES).slug;
+              const startMs = now();
+              const answer = await fleetRequest(via.url, {
+                method: 'POST',
+                path: `/admin/v1/services/${service}/data-key/rotate`,
+                headers: { authorization: `Bearer ${FLEET_ADMIN_TOKEN}` },
+              });
+              if (answer.status !== 200) {
+                throw new Error(
+                  `the data-key rotation of ${service} through ${via.name} was answered ${answer.status} ` +
+                    `${answer.text}; its log ends:\n${via.proc.lines.slice(-20).join('\n')}`,
+                );
+              }
+              faults.push({ kind, target: via.name, service, startMs, endMs: now() });
             }
             await progress(3);
           }
@@ -342,6 +368,7 @@ describeWithPostgres('the fleet under a seeded schedule of faults', () => {
             seed,
             writes,
             secretWrites,
+            secretDeletes,
             syncs,
             streams: streams.map((s) => ({
               client: s.name,
@@ -359,7 +386,8 @@ describeWithPostgres('the fleet under a seeded schedule of faults', () => {
           verdict = `seed ${seed} (replay: VANE_FAULT_SEED=${seed}); history and verdict: ${path}`;
           console.log(
             `fleet faults: ${verdict}; ${violations.length} violation(s), ${writes.length} writes, ` +
-              `${secretWrites.length} secret set attempts, ${syncs.length} syncs`,
+              `${secretWrites.length} secret set attempts, ${secretDeletes.length} secret delete attempts ` +
+              `(${secretDeletes.filter((d) => d.status === 204).length} answered 204), ${syncs.length} syncs`,
           );
           expect({ verdict, violations: violations.map((v) => `[${v.rule}] ${v.detail}`).slice(0, 40) }).toEqual({
             verdict,
@@ -367,6 +395,7 @@ describeWithPostgres('the fleet under a seeded schedule of faults', () => {
           });
           expect(writes.filter((w) => w.status === 200).length).toBeGreaterThan(50);
           expect(secretWrites.filter((w) => w.status === 200).length).toBeGreaterThan(20);
+          expect(secretDeletes.filter((d) => d.status === 204).length).toBeGreaterThan(3);
         } catch (error) {
           if (verdict === '')
             console.error(`fleet faults: seed ${seed} failed before its verdict (replay: VANE_FAULT_SEED=${seed})`);

@@ -9,7 +9,7 @@
  */
 import { request, type ClientRequest } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import type { SecretWriteRecord, StreamEvent, SyncRecord, WriteRecord } from '@vane/test-harness';
+import type { SecretDeleteRecord, SecretWriteRecord, StreamEvent, SyncRecord, WriteRecord } from '@vane/test-harness';
 import { FLEET_ADMIN_TOKEN, fleetRequest, readStream, type FleetAnswer } from './fleet.js';
 
 /** A client's bound on one request: past it, the request counts as unanswered (status 0). */
@@ -133,6 +133,23 @@ const REPLAY_EVERY = 3;
  */
 export class FaultSecretWriter extends WriterLoop<ServiceKey, SecretWriteRecord> {
   private replayTarget: Target | undefined;
+  private deleteEvery = 0;
+  private recordDelete: ((attempt: SecretDeleteRecord) => void) | undefined;
+  /** A key answered 200 that is due for deletion, deleted before the next set. */
+  private dueForDelete: { service: ServiceKey; key: string } | undefined;
+  /** Deletes answered 204 (or 404 after an attempt whose outcome was unknown) so far. */
+  deleted = 0;
+
+  /**
+   * Deletes every `every`th key it set and was answered 200 for, before its next set, through its own target
+   * with the service's secret key; an attempt whose outcome it cannot know is sent again (a 404 to such a retry
+   * is success: the earlier attempt deleted it). Every attempt goes to `record`.
+   */
+  deletes(every: number, record: (attempt: SecretDeleteRecord) => void): this {
+    this.deleteEvery = every;
+    this.recordDelete = record;
+    return this;
+  }
 
   /**
    * Sends every {@link REPLAY_EVERY}th set answered 200 once more, at once, through `target` (another replica,
@@ -146,6 +163,10 @@ export class FaultSecretWriter extends WriterLoop<ServiceKey, SecretWriteRecord>
 
   protected async run(): Promise<void> {
     while (!this.stopped) {
+      const due = this.dueForDelete;
+      this.dueForDelete = undefined;
+      if (due !== undefined) await this.delete(due.service, due.key);
+      if (this.stopped) break;
       const n = this.n++;
       const service = this.services[n % this.services.length]!;
       const key = `s.${this.name}.${n}`;
@@ -165,6 +186,39 @@ export class FaultSecretWriter extends WriterLoop<ServiceKey, SecretWriteRecord>
         await pause(answered ? PACE_MS : RECONNECT_MS);
         if (settled || this.stopped) break;
       }
+      if (answered && this.deleteEvery > 0 && this.acknowledged % this.deleteEvery === 0) {
+        this.dueForDelete = { service, key };
+      }
+    }
+  }
+
+  /** Deletes `key`, sending the delete again while its outcome is unknown; each attempt recorded. */
+  private async delete(service: ServiceKey, key: string): Promise<void> {
+    let unknown = false;
+    for (let attempt = 1; attempt <= MAX_SECRET_ATTEMPTS && !this.stopped; attempt++) {
+      const startMs = this.now();
+      const { status, error, upstreams } = await send(this.target, 'DELETE', {
+        path: `/v1/secrets/${encodeURIComponent(key)}`,
+        host: `${service.slug}.localhost:${new URL(this.target.origin).port}`,
+        headers: { 'x-service-api-key': service.key },
+      });
+      this.recordDelete?.({
+        client: this.name,
+        via: this.target.via,
+        service: service.slug,
+        key,
+        attempt,
+        startMs,
+        endMs: this.now(),
+        status,
+        error,
+        upstreams,
+      });
+      if (status === 204 || (status === 404 && unknown)) this.deleted++;
+      const refused = (status === 503 && error === 'store_unavailable') || (status >= 400 && status < 500);
+      unknown ||= status === 0 || (status >= 500 && !refused);
+      await pause(status === 204 ? PACE_MS : RECONNECT_MS);
+      if (status === 204 || (status >= 400 && status < 500) || (refused && !unknown)) return;
     }
   }
 
@@ -367,12 +421,21 @@ interface PutOutcome {
 }
 
 /** One PUT through a target, bounded by {@link REQUEST_MS}: a failure to get an answer is status 0. */
-async function put(
+function put(
   target: Target,
   spec: { path: string; host?: string; headers: Record<string, string>; body: unknown },
 ): Promise<PutOutcome> {
+  return send(target, 'PUT', spec);
+}
+
+/** One request through a target, bounded by {@link REQUEST_MS}: a failure to get an answer is status 0. */
+async function send(
+  target: Target,
+  method: 'PUT' | 'DELETE',
+  spec: { path: string; host?: string; headers: Record<string, string>; body?: unknown },
+): Promise<PutOutcome> {
   try {
-    const answer = await fleetRequest(target.origin, { method: 'PUT', ...spec }, REQUEST_MS);
+    const answer = await fleetRequest(target.origin, { method, ...spec }, REQUEST_MS);
     const body = parse(answer.text);
     const error = answer.status !== 200 && typeof body['error'] === 'string' ? body['error'] : undefined;
     return { status: answer.status, error, body, upstreams: upstreamsOf(target, answer) };

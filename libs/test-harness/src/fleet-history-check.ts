@@ -7,6 +7,7 @@ import {
   type FaultRecord,
   type FinalState,
   type FleetHistory,
+  type SecretDeleteRecord,
   type SecretWriteRecord,
   type SyncRecord,
   type WriteRecord,
@@ -86,6 +87,14 @@ function postgresDown(history: FleetHistory, startMs: number, endMs: number): bo
  *   version 1, every sync serves version 1 and every replica ends with version 1 of it: a second version is
  *   one set committed twice (a retry, or the balancer passing a PUT on to a second replica, not taken as
  *   idempotent).
+ * - `secret-delete-lost`: a secret delete answered 204 (or 404 to a retry after an attempt whose outcome was
+ *   unknown: that attempt deleted it) leaves the key in no replica's final state;
+ * - `secret-read-deleted`: no sync that began after such a delete's answer serves the key (a replica that
+ *   still serves a deleted secret leaks what its owner revoked).
+ *
+ * A key a delete touched (one of its attempts was not a definite refusal) is left out of `secret-lost` and
+ * `secret-read-vanished` where the final state lacks it: the delete may have landed. A key no delete touched
+ * is held by `secret-lost` as any other.
  *
  * A write answered `504 commit_outcome_unknown`, or not at all, may be in the final state or not: either is
  * sound, but all replicas must agree (`final-differs` covers it: they hold the same state). So may a secret
@@ -156,7 +165,8 @@ export function checkFleetHistory(history: FleetHistory, options: CheckOptions =
     answeredInTime(write, `${write.client}'s write of ${write.service}/${write.key} via ${write.via}`);
   }
 
-  checkSecretWrites(history, add, answeredInTime);
+  const deleted = checkSecretDeletes(history, add, answeredInTime);
+  checkSecretWrites(history, add, answeredInTime, deleted);
 
   for (const service of services) {
     const byRevision = new Map<number, WriteRecord>();
@@ -342,20 +352,73 @@ export function checkFleetHistory(history: FleetHistory, options: CheckOptions =
 type AnsweredWrite = Pick<WriteRecord, 'via' | 'startMs' | 'endMs' | 'status' | 'upstreams'>;
 
 /** Whether an attempt was answered a refusal that promises nothing changed: `503 store_unavailable`, or a 4xx. */
-function definitelyRefused(attempt: SecretWriteRecord): boolean {
+function definitelyRefused(attempt: Pick<SecretWriteRecord, 'status' | 'error'>): boolean {
   return (
     (attempt.status === 503 && attempt.error === 'store_unavailable') || (attempt.status >= 400 && attempt.status < 500)
   );
 }
 
+/** Whether an attempt's outcome is unknown: no answer, or a 5xx but `503 store_unavailable`. */
+function outcomeUnknown(attempt: SecretDeleteRecord): boolean {
+  return attempt.status === 0 || (attempt.status >= 500 && attempt.error !== 'store_unavailable');
+}
+
+/**
+ * `secret-delete-lost`, `secret-read-deleted` and the answer rules, over every secret delete. Returns the keys
+ * (`service/key`) a delete touched: one of its attempts was not a definite refusal, so it may have landed.
+ */
+function checkSecretDeletes(
+  history: FleetHistory,
+  add: (rule: string, detail: string) => void,
+  answeredInTime: (write: AnsweredWrite, what: string) => void,
+): Set<string> {
+  const touched = new Set<string>();
+  const deletes = new Map<string, SecretDeleteRecord[]>();
+  for (const attempt of history.secretDeletes) {
+    const id = `${attempt.service}/${attempt.key}`;
+    deletes.set(id, [...(deletes.get(id) ?? []), attempt]);
+    answeredInTime(
+      attempt,
+      `${attempt.client}'s secret delete of ${id} (attempt ${attempt.attempt}) via ${attempt.via}`,
+    );
+  }
+  for (const [id, attempts] of deletes) {
+    const sorted = [...attempts].sort((x, y) => x.attempt - y.attempt);
+    const { service, key } = sorted[0]!;
+    if (sorted.some((a) => !definitelyRefused(a) || a.status === 404)) touched.add(id);
+    const done = sorted.find(
+      (a, i) => a.status === 204 || (a.status === 404 && sorted.slice(0, i).some(outcomeUnknown)),
+    );
+    if (done === undefined) continue;
+    const what =
+      `${done.client}'s secret delete of ${id} (attempt ${done.attempt}) via ${done.via} was answered ` +
+      `${done.status} at ${fmt(done.endMs)}`;
+    for (const final of history.finals) {
+      if (final.service === service && final.secrets[key] !== undefined) {
+        add('secret-delete-lost', `${what}, but replica ${final.replica} ends with it`);
+      }
+    }
+    for (const sync of history.syncs) {
+      if (sync.service === service && sync.startMs > done.endMs && sync.secrets?.[key] !== undefined) {
+        add(
+          'secret-read-deleted',
+          `${what}, but ${sync.client}'s sync via ${sync.via} (${fmt(sync.startMs)}–${fmt(sync.endMs)}) served it`,
+        );
+      }
+    }
+  }
+  return touched;
+}
+
 /**
  * `secret-lost`, `secret-read-vanished`, `secret-refused-applied`, `secret-version` and the answer rules, over
- * every secret set.
+ * every secret set; a key in `deleted` (a delete touched it) may be absent from the final state.
  */
 function checkSecretWrites(
   history: FleetHistory,
   add: (rule: string, detail: string) => void,
   answeredInTime: (write: AnsweredWrite, what: string) => void,
+  deleted: ReadonlySet<string>,
 ): void {
   const sets = new Map<string, SecretWriteRecord[]>();
   for (const attempt of history.secretWrites) {
@@ -372,6 +435,7 @@ function checkSecretWrites(
       const what = `${sync.client}'s sync via ${sync.via} at ${fmt(sync.endMs)} served version ${served} of ${id}`;
       if (served !== 1) add('secret-version', what);
       for (const final of finals) {
+        if (final.secrets[key] === undefined && deleted.has(id)) continue;
         if (final.secrets[key]?.version !== served) {
           add(
             'secret-read-vanished',
@@ -394,6 +458,7 @@ function checkSecretWrites(
       }
       for (const final of finals) {
         const held = final.secrets[key];
+        if (held === undefined && deleted.has(id)) continue;
         if (held === undefined || held.value !== attempt.value || held.version !== attempt.version) {
           add(
             'secret-lost',

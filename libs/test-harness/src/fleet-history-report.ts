@@ -37,6 +37,11 @@ export function renderFleetHistory(history: FleetHistory, violations: readonly V
   if (replays > 0) lines.push(`secret sets sent again after their 200 (a lost answer): ${replays}`);
   const secretsPassedOn = history.secretWrites.filter((w) => (w.upstreams?.length ?? 0) > 1).length;
   if (secretsPassedOn > 0) lines.push(`secret sets the balancer passed on to a second replica: ${secretsPassedOn}`);
+  const deletedKeys = new Set(history.secretDeletes.map((d) => `${d.service}/${d.key}`)).size;
+  lines.push(
+    `secret deletes: ${deletedKeys} keys, ${history.secretDeletes.length} attempts ` +
+      `(${statuses(history.secretDeletes)})`,
+  );
   lines.push(`syncs: ${history.syncs.length} (${statuses(history.syncs)})`);
   lines.push(`streams: ${history.streams.length}, events ${history.streams.reduce((n, s) => n + s.events.length, 0)}`);
   lines.push('');
@@ -46,7 +51,10 @@ export function renderFleetHistory(history: FleetHistory, violations: readonly V
   lines.push('');
   lines.push('faults:');
   for (const f of history.faults) {
-    lines.push(`  ${fmt(f.startMs)}–${fmt(f.endMs)} ${f.kind}${f.target ? ` ${f.target}` : ''}`);
+    lines.push(
+      `  ${fmt(f.startMs)}–${fmt(f.endMs)} ${f.kind}${f.target ? ` ${f.target}` : ''}` +
+        `${f.service ? ` (service ${f.service})` : ''}`,
+    );
   }
   lines.push('');
   lines.push('final states (secret values in this report are test values the writers made up, not real secrets):');
@@ -81,6 +89,15 @@ export function renderFleetHistory(history: FleetHistory, violations: readonly V
         `via ${w.via} → ${w.status}${w.error ? ` ${w.error}` : ''}` +
         `${w.version !== undefined ? ` version ${w.version}` : ''} in ${Math.round(w.endMs - w.startMs)} ms` +
         `${w.upstreams !== undefined ? ` (upstreams ${w.upstreams.join(', ')})` : ''}`,
+    });
+  }
+  for (const d of history.secretDeletes) {
+    timeline.push({
+      at: d.startMs,
+      text:
+        `${d.client} DELETE secret ${d.service}/${d.key} (attempt ${d.attempt}) via ${d.via} → ${d.status}` +
+        `${d.error ? ` ${d.error}` : ''} in ${Math.round(d.endMs - d.startMs)} ms` +
+        `${d.upstreams !== undefined ? ` (upstreams ${d.upstreams.join(', ')})` : ''}`,
     });
   }
   for (const s of history.syncs) {

@@ -4,6 +4,7 @@ import {
   type FaultRecord,
   type FinalState,
   type FleetHistory,
+  type SecretDeleteRecord,
   type SecretWriteRecord,
   type StreamEvent,
   type SyncRecord,
@@ -49,6 +50,7 @@ function sound(): FleetHistory {
       // Unknown and not retried (the writer stopped): in the final state or not, both sound.
       secret({ key: 's.4', value: 'tv-4', status: 504, error: 'commit_outcome_unknown', via: 'lb' }),
     ],
+    secretDeletes: [],
     syncs: [
       sync({ status: 200, revision: 3, etag: '"e3"' }),
       sync({ status: 304, heldRevision: 3, etag: '"e3"' }),
@@ -86,6 +88,57 @@ function secret(over: Partial<SecretWriteRecord>): SecretWriteRecord {
     endMs: 20,
     status: 200,
     ...over,
+  };
+}
+
+function del(over: Partial<SecretDeleteRecord>): SecretDeleteRecord {
+  return {
+    client: 'sw1',
+    via: 'a',
+    service: 'shop',
+    key: 'd.1',
+    attempt: 1,
+    startMs: 50,
+    endMs: 60,
+    status: 204,
+    ...over,
+  };
+}
+
+/**
+ * `sound()` with deletes of keys set and answered 200: `d.1` deleted (204; a sync served it before), `d.2`
+ * deleted by an attempt that got no answer (its replica was killed; its retry answered 404), `d.3`'s delete refused (503
+ * store_unavailable: the key stays), `d.4`'s unknown and not retried (there or not, both sound).
+ */
+function soundWithDeletes(): FleetHistory {
+  const h = sound();
+  const keys = ['d.1', 'd.2', 'd.3', 'd.4'];
+  const h2 = withSecrets(h, (s) => ({
+    ...s,
+    'd.3': { value: 'tv-d.3', version: 1 },
+    'd.4': { value: 'tv-d.4', version: 1 },
+  }));
+  return {
+    ...h2,
+    secretWrites: [
+      ...h.secretWrites,
+      ...keys.map((key) => secret({ key, value: `tv-${key}`, status: 200, version: 1, endMs: 15 })),
+    ],
+    secretDeletes: [
+      del({ key: 'd.1' }),
+      del({ key: 'd.2', status: 0 }),
+      del({ key: 'd.2', attempt: 2, status: 404, error: 'not_found', startMs: 61, endMs: 62 }),
+      del({ key: 'd.3', status: 503, error: 'store_unavailable' }),
+      del({ key: 'd.4', status: 504, error: 'commit_outcome_unknown' }),
+    ],
+    // The delete that got no answer: its replica was killed meanwhile.
+    faults: [{ kind: 'kill9', target: 'a', startMs: 55, endMs: 58 }],
+    syncs: [
+      ...h.syncs,
+      sync({ client: 'r2', status: 200, revision: 5, etag: ETAG_5, startMs: 16, endMs: 18, secrets: { 'd.1': 1 } }),
+      // Began before the delete's answer came: serving it is sound.
+      sync({ client: 'r2', status: 200, revision: 5, etag: ETAG_5, startMs: 55, endMs: 65, secrets: { 'd.1': 1 } }),
+    ],
   };
 }
 
@@ -273,6 +326,44 @@ describe('checkFleetHistory', () => {
     expect(rules({ ...h, syncs: landed })).toEqual([]);
   });
 
+  it('finds nothing wrong with sound deletes (a delete of unknown outcome may have landed or not)', () => {
+    const h = soundWithDeletes();
+    expect(checkFleetHistory(h)).toEqual([]);
+    const { 'd.4': _gone, ...rest } = h.finals[0]!.secrets;
+    expect(checkFleetHistory(withSecrets(h, () => rest, ['a']))).toEqual([]);
+  });
+
+  it('a secret delete answered 204 (or 404 to a retry after an unknown outcome) whose key a replica keeps is lost', () => {
+    const h = soundWithDeletes();
+    const kept = withSecrets(h, (s) => ({ ...s, 'd.1': { value: 'tv-d.1', version: 1 } }), ['b']);
+    const found = checkFleetHistory(kept);
+    expect(found.map((v) => v.rule)).toEqual(['secret-delete-lost']);
+    expect(found[0]!.detail).toContain('shop/d.1 (attempt 1) via a was answered 204');
+    expect(found[0]!.detail).toContain('replica b ends with it');
+    const retried = withSecrets(h, (s) => ({ ...s, 'd.2': { value: 'tv-d.2', version: 1 } }));
+    expect(rules(retried)).toEqual(['secret-delete-lost', 'secret-delete-lost']);
+    // A 404 to a first attempt settles nothing: the key's set was answered 200, so it was there to delete.
+    const first = { ...h, secretDeletes: h.secretDeletes.filter((d) => !(d.key === 'd.2' && d.attempt === 1)) };
+    expect(rules(withSecrets(first, (s) => ({ ...s, 'd.2': { value: 'tv-d.2', version: 1 } })))).toEqual([]);
+  });
+
+  it('a sync that began after a delete was answered 204 and served the key read a deleted secret', () => {
+    const h = soundWithDeletes();
+    const late = sync({ client: 'r3', via: 'c', status: 200, revision: 5, etag: ETAG_5, startMs: 61, endMs: 63 });
+    const found = checkFleetHistory({ ...h, syncs: [...h.syncs, { ...late, secrets: { 'd.1': 1 } }] });
+    expect(found.map((v) => v.rule)).toEqual(['secret-read-deleted']);
+    expect(found[0]!.detail).toContain("r3's sync via c (0.061 s–0.063 s) served it");
+    expect(rules({ ...h, syncs: [...h.syncs, late] })).toEqual([]);
+  });
+
+  it('a secret set answered 200 whose delete was refused is still held by secret-lost', () => {
+    const h = soundWithDeletes();
+    const { 'd.3': _gone, ...rest } = h.finals[0]!.secrets;
+    const found = checkFleetHistory(withSecrets(h, () => rest, ['a']));
+    expect(found.map((v) => v.rule)).toEqual(['secret-lost']);
+    expect(found[0]!.detail).toContain('shop/d.3');
+  });
+
   it('a secret set whose every attempt was definitely refused, yet in a final state, was applied', () => {
     const h = sound();
     const applied = withSecrets(h, (s) => ({ ...s, 's.2': { value: 'tv-2', version: 1 } }));
@@ -386,5 +477,13 @@ describe('renderFleetHistory', () => {
     expect(text).toContain('sw1 PUT secret shop/s.3 (test value "tv-3", attempt 2) via a → 200 version 1 in 10 ms');
     expect(text).toContain('test values the writers made up, not real secrets');
     expect(text).toContain('(3 configs, 3 secrets)');
+    const deletes = renderFleetHistory(soundWithDeletes(), []);
+    expect(deletes).toContain('secret deletes: 4 keys, 5 attempts (0: 1, 204: 1, 404 not_found: 1,');
+    expect(deletes).toContain('sw1 DELETE secret shop/d.2 (attempt 2) via a → 404 not_found in 1 ms');
+    const rotated = renderFleetHistory(
+      { ...sound(), faults: [{ kind: 'data-key-rotation', target: 'b', service: 'shop', startMs: 15, endMs: 25 }] },
+      [],
+    );
+    expect(rotated).toContain('0.015 s–0.025 s data-key-rotation b (service shop)');
   });
 });

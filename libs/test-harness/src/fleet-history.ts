@@ -72,6 +72,33 @@ export interface SecretWriteRecord {
   readonly upstreams?: readonly string[];
 }
 
+/**
+ * One attempt of a secret delete (`DELETE /v1/secrets/{key}` with a service's secret key) of a key its writer
+ * set earlier and was answered 200 for, and what came of it. An attempt whose outcome is unknown (no answer, or
+ * a 5xx but `503 store_unavailable`) is sent again: each retry is its own record, with the next
+ * {@link SecretDeleteRecord.attempt} number. A retry answered 404 after an unknown outcome is success: the
+ * earlier attempt deleted it.
+ */
+export interface SecretDeleteRecord {
+  /** The writer's name (one request in flight per writer). */
+  readonly client: string;
+  /** Where it was sent: a replica's name, or `lb` for the load balancer. */
+  readonly via: string;
+  readonly service: string;
+  /** A key the writer set (and was answered 200 for) before this delete began. */
+  readonly key: string;
+  /** 1 for the first attempt; a retry after an unknown outcome counts on: 2, 3… */
+  readonly attempt: number;
+  readonly startMs: number;
+  readonly endMs: number;
+  /** The HTTP status (204 deleted, 404 not there); 0 when no answer came. */
+  readonly status: number;
+  /** The answer's `error` member, when it had one. */
+  readonly error?: string;
+  /** Through the load balancer: the replicas that handled it, in order (see {@link WriteRecord.upstreams}). */
+  readonly upstreams?: readonly string[];
+}
+
 /** A `/v1/sync` a client sent. */
 export interface SyncRecord {
   readonly client: string;
@@ -108,8 +135,18 @@ export interface StreamRecord {
 
 /** A fault injected. `target` names the replica it hit; none for the database's. */
 export interface FaultRecord {
-  readonly kind: 'kill9' | 'sigstop' | 'postgres-down' | 'listen-cut' | 'rolling-restart' | 'root-key-rotation';
+  readonly kind:
+    | 'kill9'
+    | 'sigstop'
+    | 'postgres-down'
+    | 'listen-cut'
+    | 'rolling-restart'
+    | 'root-key-rotation'
+    | 'data-key-rotation';
+  /** The replica it hit (for a rotation: the one it was sent through). */
   readonly target?: string;
+  /** For a data-key rotation: the service whose data key was rotated. */
+  readonly service?: string;
   readonly startMs: number;
   /** When the replica (or the database) was back: restarted and listening, continued, started. */
   readonly endMs: number;
@@ -139,6 +176,8 @@ export interface FleetHistory {
   readonly writes: readonly WriteRecord[];
   /** Every attempt of a secret set, retries included. */
   readonly secretWrites: readonly SecretWriteRecord[];
+  /** Every attempt of a secret delete, retries included. */
+  readonly secretDeletes: readonly SecretDeleteRecord[];
   readonly syncs: readonly SyncRecord[];
   readonly streams: readonly StreamRecord[];
   readonly faults: readonly FaultRecord[];

@@ -28,6 +28,7 @@ export type {
   FinalSecret,
   FinalState,
   FleetHistory,
+  SecretDeleteRecord,
   SecretWriteRecord,
   StreamEvent,
   StreamRecord,
