@@ -89,8 +89,11 @@ function postgresDown(history: FleetHistory, startMs: number, endMs: number): bo
  *   idempotent).
  * - `secret-delete-lost`: a secret delete answered 204 (or 404 to a retry after an attempt whose outcome was
  *   unknown: that attempt deleted it) leaves the key in no replica's final state;
- * - `secret-read-deleted`: no sync that began after such a delete's answer serves the key (a replica that
- *   still serves a deleted secret leaks what its owner revoked).
+ * - `secret-read-deleted`: after such a delete, no sync that began after its answer on the replica that
+ *   answered it serves the key, and no sync anywhere serves it at a revision past one served without it (itself
+ *   past one served with it): a deleted secret never comes back. Another replica may serve it a
+ *   moment after the answer, until it applies the commit (the fleet applies commits as it hears of them; no
+ *   rule asks a read on one replica to see a write answered by another at once).
  *
  * A key a delete touched (one of its attempts was not a definite refusal) is left out of `secret-lost` and
  * `secret-read-vanished` where the final state lacks it: the delete may have landed. A key no delete touched
@@ -398,11 +401,27 @@ function checkSecretDeletes(
         add('secret-delete-lost', `${what}, but replica ${final.replica} ends with it`);
       }
     }
-    for (const sync of history.syncs) {
-      if (sync.service === service && sync.startMs > done.endMs && sync.secrets?.[key] !== undefined) {
+    // The replica that answered the delete applied it before answering: its later reads lack the key. Other
+    // replicas apply it as they hear of the commit (no read on them is promised to see it at once), but the
+    // revisions holding the key are one run (from its set to its delete): none lacks it between two that hold it.
+    const answeredBy = done.via === 'lb' ? done.upstreams?.at(-1) : done.via;
+    const ofService = history.syncs.filter(
+      (s) => s.service === service && s.status === 200 && s.secrets !== undefined && s.revision !== undefined,
+    );
+    const holding = ofService.filter((s) => s.secrets![key] !== undefined);
+    const first = Math.min(...holding.map((s) => s.revision!));
+    for (const sync of holding) {
+      const where = `${sync.client}'s sync via ${sync.via} (${fmt(sync.startMs)}–${fmt(sync.endMs)})`;
+      const gap = ofService.find(
+        (s) => s.secrets![key] === undefined && s.revision! > first && s.revision! < sync.revision!,
+      );
+      if (sync.via === answeredBy && sync.startMs > done.endMs) {
+        add('secret-read-deleted', `${what} by replica ${sync.via}, but ${where} served it`);
+      } else if (gap !== undefined) {
         add(
           'secret-read-deleted',
-          `${what}, but ${sync.client}'s sync via ${sync.via} (${fmt(sync.startMs)}–${fmt(sync.endMs)}) served it`,
+          `${what}; revision ${gap.revision!} of ${service} was served without it (${gap.client} via ${gap.via}), ` +
+            `but ${where} served it at revision ${sync.revision!}`,
         );
       }
     }

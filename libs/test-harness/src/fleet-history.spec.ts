@@ -347,13 +347,25 @@ describe('checkFleetHistory', () => {
     expect(rules(withSecrets(first, (s) => ({ ...s, 'd.2': { value: 'tv-d.2', version: 1 } })))).toEqual([]);
   });
 
-  it('a sync that began after a delete was answered 204 and served the key read a deleted secret', () => {
+  it('a deleted secret served again by the replica that deleted it, or at a revision served without it, was read deleted', () => {
     const h = soundWithDeletes();
-    const late = sync({ client: 'r3', via: 'c', status: 200, revision: 5, etag: ETAG_5, startMs: 61, endMs: 63 });
+    const late = sync({ client: 'r3', status: 200, revision: 5, etag: ETAG_5, startMs: 61, endMs: 63 });
     const found = checkFleetHistory({ ...h, syncs: [...h.syncs, { ...late, secrets: { 'd.1': 1 } }] });
     expect(found.map((v) => v.rule)).toEqual(['secret-read-deleted']);
-    expect(found[0]!.detail).toContain("r3's sync via c (0.061 s–0.063 s) served it");
+    expect(found[0]!.detail).toContain("answered 204 at 0.060 s by replica a, but r3's sync via a (0.061 s–0.063 s)");
     expect(rules({ ...h, syncs: [...h.syncs, late] })).toEqual([]);
+    // Another replica, a moment later, not yet having applied the commit: sound.
+    const other = { ...late, via: 'c', revision: 6, etag: '"e6"', secrets: { 'd.1': 1 } };
+    expect(rules({ ...h, syncs: [...h.syncs, other] })).toEqual([]);
+    // But once a revision past one holding it was served without it, no later revision holds it again.
+    const lacks = { ...late, client: 'r4', via: 'b', revision: 6, etag: '"e6"', startMs: 56, endMs: 57, secrets: {} };
+    const again = { ...other, revision: 7, etag: '"e7"' };
+    const back = checkFleetHistory({ ...h, syncs: [...h.syncs, lacks, again] });
+    expect(back.map((v) => v.rule)).toEqual(['secret-read-deleted']);
+    expect(back[0]!.detail).toContain('revision 6 of shop was served without it (r4 via b)');
+    // A revision from before its set lacks it too: that is no gap.
+    const before = { ...lacks, revision: 4, etag: '"e4"', startMs: 5, endMs: 6 };
+    expect(rules({ ...h, syncs: [...h.syncs, before, other] })).toEqual([]);
   });
 
   it('a secret set answered 200 whose delete was refused is still held by secret-lost', () => {
