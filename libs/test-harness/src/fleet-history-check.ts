@@ -388,7 +388,8 @@ function checkSecretDeletes(
   for (const [id, attempts] of deletes) {
     const sorted = [...attempts].sort((x, y) => x.attempt - y.attempt);
     const { service, key } = sorted[0]!;
-    if (sorted.some((a) => !definitelyRefused(a) || a.status === 404)) touched.add(id);
+    // A 404 to a first attempt deleted nothing (the key, answered 200 before, should be there): not a touch.
+    if (sorted.some((a) => !definitelyRefused(a))) touched.add(id);
     const done = sorted.find(
       (a, i) => a.status === 204 || (a.status === 404 && sorted.slice(0, i).some(outcomeUnknown)),
     );

@@ -345,6 +345,8 @@ describe('checkFleetHistory', () => {
     // A 404 to a first attempt settles nothing: the key's set was answered 200, so it was there to delete.
     const first = { ...h, secretDeletes: h.secretDeletes.filter((d) => !(d.key === 'd.2' && d.attempt === 1)) };
     expect(rules(withSecrets(first, (s) => ({ ...s, 'd.2': { value: 'tv-d.2', version: 1 } })))).toEqual([]);
+    // Nor does it excuse the key's absence: the set answered 200 is lost.
+    expect(rules(first)).toEqual(['secret-lost', 'secret-lost']);
   });
 
   it('a deleted secret served again by the replica that deleted it, or at a revision served without it, was read deleted', () => {
