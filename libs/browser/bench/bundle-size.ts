@@ -3,7 +3,7 @@
  * gzip -9 — the measure the issue's anchors were taken with. Shared by the
  * size budget (test/size-budget.spec.ts) and the bench (bench/size.bench.ts).
  */
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 
 /** One module's share of a bundle, in bytes. */
@@ -24,17 +24,26 @@ export interface BundleSize {
   readonly modules?: readonly ModuleShare[];
 }
 
+/** Options of {@link bundleForPage} and {@link bundleSize}. */
+export interface BundleOptions {
+  /** Imports left out of the bundle (React is the app's). */
+  external?: string[];
+  /** The tsconfig whose `paths` esbuild follows (the repo's maps `@vane/*` to sources). */
+  tsconfig?: string;
+  /** Whether to report each module's share. */
+  modules?: boolean;
+}
+
 /**
  * Bundles `source` (module text, resolved from `resolveDir`) with everything
- * it imports but `external`, and measures it.
- *
- * @param tsconfig - the tsconfig whose `paths` esbuild follows (the repo's maps `@vane/*` to sources).
+ * it imports but `external`, as a page's bundler would: esbuild, minified,
+ * browser ESM.
  */
-export async function bundleSize(
+export async function bundleForPage(
   source: string,
   resolveDir: string,
-  options: { external?: string[]; tsconfig?: string; modules?: boolean } = {},
-): Promise<BundleSize> {
+  options: BundleOptions = {},
+): Promise<{ code: Uint8Array; text: string; metafile: Metafile | undefined }> {
   const result = await build({
     stdin: { contents: source, resolveDir, loader: 'ts' },
     bundle: true,
@@ -49,7 +58,14 @@ export async function bundleSize(
     external: options.external ?? [],
     ...(options.tsconfig !== undefined && { tsconfig: options.tsconfig }),
   });
-  const code = result.outputFiles[0]!.contents;
+  const output = result.outputFiles[0]!;
+  return { code: output.contents, text: output.text, metafile: result.metafile };
+}
+
+/** {@link bundleForPage}'s bundle of `source`, measured: minified, then gzip -9. */
+export async function bundleSize(source: string, resolveDir: string, options: BundleOptions = {}): Promise<BundleSize> {
+  const result = await bundleForPage(source, resolveDir, options);
+  const code = result.code;
   const gzip = gzipSync(code, { level: 9 }).length;
   if (!result.metafile) return { minified: code.length, gzip };
   // esbuild writes the modules one after another in the metafile's order: each one's bytes are a slice.
