@@ -1,9 +1,8 @@
 import { describeWithPostgres } from '../../../test/support/postgres.js';
 import { startVaneServer, type VaneServer } from '../src/index.js';
-import { FaultProxy } from '@vane/test-harness';
 import { TEST_KEYS, testSeed, until, withTimeout } from '../src/testing/index.js';
 import { openStream } from './support/http-client.js';
-import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
+import { databaseBehindProxy, usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
 
 // Two replicas and a database on a loaded two-core machine.
 jest.setTimeout(60_000);
@@ -55,14 +54,12 @@ describeWithPostgres('rebalancing on PostgreSQL: the counts of the replica table
   });
 
   it('a stream-count exchange PostgreSQL never answers skips that look, within the bound; the next one decides', async () => {
-    const url = new URL(await setup.pg.createDatabase('rebalance_stalled'));
-    const proxy = await FaultProxy.start(Number(url.port), { protocol: 'tcp' });
-    url.port = String(proxy.port);
+    const { url, proxy } = await databaseBehindProxy(setup.pg, 'rebalance_stalled');
     const skipped: string[] = [];
     let server: VaneServer | undefined;
     try {
       server = await startVaneServer({
-        store: url.toString(),
+        store: url,
         seed: testSeed(),
         adminToken: 'fleet-admin-token',
         rootKey: Buffer.alloc(32, 3).toString('base64'),

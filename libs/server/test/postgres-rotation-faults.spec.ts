@@ -1,10 +1,9 @@
-import { FaultProxy } from '@vane/test-harness';
 import { describeWithPostgres } from '../../../test/support/postgres.js';
 import { startVaneServer, type VaneServer } from '../src/index.js';
 import { Keyring } from '../src/sealing/keyring.js';
 import { testSeed, until } from '../src/testing/index.js';
 import { admin } from './support/http-client.js';
-import { usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
+import { databaseBehindProxy, usePostgresAndTempDir } from './support/postgres-and-temp-dir.js';
 
 // A root-key rotation is committed, then the stored state is rewritten (the checkpoint). PostgreSQL stopping
 // between the two (the fault schedule's seed 37 once answered a rotation 500) must not make a committed rotation
@@ -15,9 +14,7 @@ describeWithPostgres('a root-key rotation under PostgreSQL faults', () => {
   const setup = usePostgresAndTempDir('vane-rotation-faults-');
 
   it('waits for the store, rewrites the stored state, and answers 200: nothing stored needs the old key', async () => {
-    const url = new URL(await setup.pg.createDatabase('rotation_faults'));
-    const proxy = await FaultProxy.start(Number(url.port), { protocol: 'tcp' });
-    url.port = String(proxy.port);
+    const { url, proxy } = await databaseBehindProxy(setup.pg, 'rotation_faults');
     const oldKey = Keyring.generate();
     const newKey = Keyring.generate();
     let server: VaneServer | undefined;
@@ -25,7 +22,7 @@ describeWithPostgres('a root-key rotation under PostgreSQL faults', () => {
     const retried = (): number => warnings.filter((m) => /the checkpoint after the rotation .* failed/.test(m)).length;
     try {
       server = await startVaneServer({
-        store: url.toString(),
+        store: url,
         seed: testSeed(),
         adminToken: 'fleet-admin-token',
         rootKey: `${oldKey.text},${newKey.text}`,
@@ -59,7 +56,7 @@ describeWithPostgres('a root-key rotation under PostgreSQL faults', () => {
       });
       // What is stored opens with the new key alone: a fresh server given only it starts on the same data.
       await server.close();
-      server = await startVaneServer({ store: url.toString(), adminToken: 'fleet-admin-token', rootKey: newKey.text });
+      server = await startVaneServer({ store: url, adminToken: 'fleet-admin-token', rootKey: newKey.text });
       expect((await admin(server, 'GET', '/sealing')).json<{ root_key: string }>().root_key).toBe(newKey.key.id);
     } finally {
       await server?.close();
@@ -68,16 +65,13 @@ describeWithPostgres('a root-key rotation under PostgreSQL faults', () => {
   });
 
   it('the rotating replica lost before its checkpoint: another replica rewrites the stored state', async () => {
-    const url = await setup.pg.createDatabase('rotation_lost');
-    const viaProxy = new URL(url);
-    const proxy = await FaultProxy.start(Number(viaProxy.port), { protocol: 'tcp' });
-    viaProxy.port = String(proxy.port);
+    const { url: viaProxy, direct: url, proxy } = await databaseBehindProxy(setup.pg, 'rotation_lost');
     const oldKey = Keyring.generate();
     const newKey = Keyring.generate();
     const options = { seed: testSeed(), adminToken: 'fleet-admin-token', rootKey: `${oldKey.text},${newKey.text}` };
     const servers: VaneServer[] = [];
     try {
-      const rotating = await startVaneServer({ ...options, store: viaProxy.toString() });
+      const rotating = await startVaneServer({ ...options, store: viaProxy });
       servers.push(rotating);
       const other = await startVaneServer({ ...options, store: url, storeCheckIntervalMs: 200 });
       servers.push(other);
@@ -111,22 +105,29 @@ describeWithPostgres('a root-key rotation under PostgreSQL faults', () => {
     }
   });
 
-  it("the fleet's root keys read answers no more: the rotation is answered in bounded time, not left hanging", async () => {
-    const url = new URL(await setup.pg.createDatabase('rotation_read_stalled'));
-    const proxy = await FaultProxy.start(Number(url.port), { protocol: 'tcp' });
-    url.port = String(proxy.port);
+  /** A server on a new database behind a proxy, holding an old root key and the new one it may rotate to. */
+  async function rotatingServer(name: string) {
+    const { url, proxy } = await databaseBehindProxy(setup.pg, name);
     const oldKey = Keyring.generate();
     const newKey = Keyring.generate();
-    let server: VaneServer | undefined;
+    const server = await startVaneServer({
+      store: url,
+      seed: testSeed(),
+      adminToken: 'fleet-admin-token',
+      rootKey: `${oldKey.text},${newKey.text}`,
+    }).catch(async (error: unknown) => {
+      await proxy.close();
+      throw error;
+    });
+    return { server, proxy, oldKey, newKey };
+  }
+  const isRootKeysRead = (line: string): boolean => /FROM vane_replicas/.test(line) && /root_keys/.test(line);
+
+  it("the fleet's root keys read answers no more: the rotation is answered in bounded time, not left hanging", async () => {
+    const { server, proxy, oldKey, newKey } = await rotatingServer('rotation_read_stalled');
     try {
-      server = await startVaneServer({
-        store: url.toString(),
-        seed: testSeed(),
-        adminToken: 'fleet-admin-token',
-        rootKey: `${oldKey.text},${newKey.text}`,
-      });
       // Every read of the replicas' root keys reaches PostgreSQL, and its answer never comes back.
-      proxy.stallWhere((line) => /FROM vane_replicas/.test(line) && /root_keys/.test(line));
+      proxy.stallWhere(isRootKeysRead);
       const answer = await admin(server, 'POST', '/root-key/rotate', { root_key: newKey.text });
       // Nothing was changed, and the answer says so (PROTOCOL §3: a 503 never committed).
       expect([answer.status, answer.json<{ error: string }>().error]).toEqual([503, 'store_unavailable']);
@@ -134,31 +135,20 @@ describeWithPostgres('a root-key rotation under PostgreSQL faults', () => {
       const sealing = (await admin(server, 'GET', '/sealing')).json<{ root_key: string }>();
       expect(sealing.root_key).toBe(oldKey.key.id);
     } finally {
-      await server?.close();
+      await server.close();
       await proxy.close();
     }
   });
 
   it("the connection drops under the fleet's root keys read: read again, the rotation goes on and answers 200", async () => {
-    const url = new URL(await setup.pg.createDatabase('rotation_read_cut'));
-    const proxy = await FaultProxy.start(Number(url.port), { protocol: 'tcp' });
-    url.port = String(proxy.port);
-    const oldKey = Keyring.generate();
-    const newKey = Keyring.generate();
-    let server: VaneServer | undefined;
+    const { server, proxy, newKey } = await rotatingServer('rotation_read_cut');
     try {
-      server = await startVaneServer({
-        store: url.toString(),
-        seed: testSeed(),
-        adminToken: 'fleet-admin-token',
-        rootKey: `${oldKey.text},${newKey.text}`,
-      });
       // As after PostgreSQL restarted: the read's connection is reset half-way through its answer.
-      proxy.cutNextChunk((line) => /FROM vane_replicas/.test(line) && /root_keys/.test(line));
+      proxy.cutNextChunk(isRootKeysRead);
       const answer = await admin(server, 'POST', '/root-key/rotate', { root_key: newKey.text });
       expect([answer.status, answer.json<{ root_key: string }>().root_key]).toEqual([200, newKey.key.id]);
     } finally {
-      await server?.close();
+      await server.close();
       await proxy.close();
     }
   });

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FaultProxy } from '@vane/test-harness';
 import { startPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
 
 /** What {@link usePostgresAndTempDir} set up, for the test running now. */
@@ -56,4 +57,16 @@ export function useTempDir(dirPrefix: string): { readonly dir: string } {
       return dir;
     },
   };
+}
+
+/** A new database of `pg` reached through a TCP {@link FaultProxy}: `url` goes through it, `direct` does not. */
+export async function databaseBehindProxy(
+  pg: TestPostgres,
+  name: string,
+): Promise<{ readonly url: string; readonly direct: string; readonly proxy: FaultProxy }> {
+  const direct = await pg.createDatabase(name);
+  const url = new URL(direct);
+  const proxy = await FaultProxy.start(Number(url.port), { protocol: 'tcp' });
+  url.port = String(proxy.port);
+  return { url: url.toString(), direct, proxy };
 }
