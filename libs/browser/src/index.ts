@@ -13,7 +13,7 @@
  * @module @vane/browser
  */
 export { VaneBrowserClient } from './vane-browser-client.js';
-export type { VaneState } from './vane-browser-client.js';
+export type { VaneState } from './types.js';
 export type { PublicKeyRefusals } from './refusals.js';
 export type { VaneListener, VaneMode, VaneStatus, VaneUpdate } from './types.js';
 export type { VaneBrowserOptions, VaneUser, VisibilitySource } from './options.js';

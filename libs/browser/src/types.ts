@@ -3,6 +3,7 @@
  *
  * @packageDocumentation
  */
+import type { VaneBrowserClient } from './vane-browser-client.js';
 import type { VaneServiceError } from './errors.js';
 
 /** What the client is doing now. */
@@ -40,3 +41,9 @@ export interface VaneUpdate {
 
 /** A listener of `VaneBrowserClient.subscribe`. */
 export type VaneListener = (update: VaneUpdate) => void;
+
+/** The reads and subscriptions of a client (what a component or a store reads). */
+export type VaneState = Pick<
+  VaneBrowserClient,
+  'status' | 'version' | 'config' | 'flag' | 'keys' | 'subscribe' | 'onFlag' | 'onConfig'
+>;

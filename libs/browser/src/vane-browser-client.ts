@@ -15,10 +15,9 @@ import {
   assertValidApiKey,
   Backoff,
   ClientClosedError,
-  createSseParser,
   decidePatch,
   decideStreamFailure,
-  diffMaps,
+  changedKeys,
   fallbackPollDelayMs,
   InvalidArgumentError,
   keyTypeOf,
@@ -35,11 +34,13 @@ import {
 } from '@vane/client-core';
 import { jsonEqual } from '@vane/common';
 import { VaneServiceError } from './errors.js';
+import { readEventStream } from './event-stream.js';
 import { checkSettings, type VaneBrowserOptions, type VaneUser } from './options.js';
-import type { VaneHost } from './plugin.js';
+import type { VaneAb, VaneHost } from './plugin.js';
 import { refusals, type PublicKeyRefusals } from './refusals.js';
 import { requester } from './request.js';
 import type { VaneListener, VaneStatus, VaneUpdate } from './types.js';
+import { noAb, withoutAb } from './without-ab.js';
 
 type Timer = ReturnType<typeof setTimeout>;
 
@@ -47,22 +48,6 @@ type Timer = ReturnType<typeof setTimeout>;
 type FailureWait = number | 'halt' | undefined;
 
 const NO_KEYS: readonly string[] = [];
-
-/** The keys whose value differs between two groups of a snapshot (set, changed, or gone). */
-function changedKeys<T>(
-  before: ReadonlyMap<string, T> | undefined,
-  after: ReadonlyMap<string, T>,
-  same: (a: T, b: T) => boolean,
-): string[] {
-  const keys: string[] = [];
-  diffMaps(before, after, same, (key) => keys.push(key));
-  return keys;
-}
-
-/** The error the A/B methods throw without the plug-in. */
-function noAb(what: string): InvalidArgumentError {
-  return new InvalidArgumentError(`${what} needs the A/B plug-in: ab: abTesting() of @vane/browser/ab`);
-}
 
 /**
  * The secret methods, each refused (see {@link PublicKeyRefusals}): the constructor takes them as its own
@@ -362,9 +347,8 @@ export class VaneBrowserClient {
     };
 
     /**
-     * Opens the stream and feeds its events (text decoded, SSE parsed) to {@link onInstruction} until it ends,
-     * `controller` aborts, or nothing arrives for `streamIdleTimeoutMs`; then aborts `controller` (reason
-     * `ended`) if nothing else did. Always fails (`VANE_TRANSPORT` once open): the caller reconnects.
+     * Opens the stream and feeds its events to {@link onInstruction} ({@link readEventStream}). Always fails
+     * (`VANE_TRANSPORT` once open): the caller reconnects.
      */
     const readStream = async (controller: AbortController): Promise<never> => {
       const res = await request(
@@ -379,29 +363,9 @@ export class VaneBrowserClient {
       fallback = false;
       clearTimeout(pollTimer);
       set({ connected: true, mode: 'stream' });
-      const reader = res.body.getReader();
-      const decoder = new TextDecoder();
-      let idle = false;
-      let watchdog: Timer | undefined;
-      const feed = createSseParser(
-        (event) => controller.signal.aborted || onInstruction(readStreamEvent(event, parsePublicPatch), controller),
+      return readEventStream(res.body, controller, settings.streamIdleTimeoutMs, (event) =>
+        onInstruction(readStreamEvent(event, parsePublicPatch), controller),
       );
-      try {
-        for (;;) {
-          clearTimeout(watchdog);
-          watchdog = setTimeout(() => {
-            idle = true;
-            void reader.cancel();
-          }, settings.streamIdleTimeoutMs);
-          const { done, value } = await reader.read();
-          if (done || controller.signal.aborted) break;
-          feed(decoder.decode(value, { stream: true }));
-        }
-      } finally {
-        clearTimeout(watchdog);
-        controller.abort('ended');
-      }
-      throw new VaneServiceError('VANE_TRANSPORT', idle ? 'stream: idle' : 'stream: closed');
     };
 
     const onInstruction = (instruction: StreamInstruction, controller: AbortController): void => {
@@ -482,7 +446,7 @@ export class VaneBrowserClient {
         if (update[group].includes(key) && (last = read()) !== old) listener(last, old);
       });
     };
-    const members: Omit<VaneBrowserClient, keyof PublicKeyRefusals | 'status' | 'version'> = {
+    const members: Omit<VaneBrowserClient, keyof PublicKeyRefusals | keyof VaneAb | 'status' | 'version'> = {
       config: config as VaneBrowserClient['config'],
       flag,
       keys: () => ({ configs: [...(snap?.configs.keys() ?? [])], flags: [...(snap?.flags.keys() ?? [])] }),
@@ -503,18 +467,9 @@ export class VaneBrowserClient {
         set({ mode: 'closed', connected: false });
         listeners.clear();
       },
-      // Without the A/B plug-in; with it, its own (below).
-      abFlag: () => {
-        throw noAb('abFlag');
-      },
-      evaluateAb: async () => {
-        throw noAb('evaluateAb');
-      },
-      setUser: () => {
-        throw noAb('setUser');
-      },
     };
-    Object.assign(this, members, refusals());
+    // Without the A/B plug-in, A/B methods that say they need it; with it, its own (below).
+    Object.assign(this, members, withoutAb(), refusals());
 
     const host: VaneHost = {
       client: this,
@@ -540,9 +495,3 @@ export class VaneBrowserClient {
     Object.assign(this, options.ab?.(host));
   }
 }
-
-/** The reads and subscriptions of a client (what a component or a store reads). */
-export type VaneState = Pick<
-  VaneBrowserClient,
-  'status' | 'version' | 'config' | 'flag' | 'keys' | 'subscribe' | 'onFlag' | 'onConfig'
->;

@@ -35,7 +35,7 @@ export {
 export type { CachedSecret, FlagRecord, Patch, PatchDecision, ServiceInfo, Snapshot } from './snapshot.js';
 export { Backoff, backoffDelayMs, parseRetryAfterMs } from './backoff.js';
 export type { BackoffOptions, BackoffSettings, BackoffStep } from './backoff.js';
-export { diffMaps } from './map-diff.js';
+export { changedKeys, diffMaps } from './map-diff.js';
 export { createSseParser } from './sse-parser.js';
 export type { SseEvent } from './sse-parser.js';
 export {

@@ -25,3 +25,14 @@ export function diffMaps<T>(
     }
   for (const [key, b] of after) if (!before?.has(key)) changed(key, undefined, b);
 }
+
+/** The keys whose value differs between `before` and `after` (set, changed, or gone), in {@link diffMaps}'s order. */
+export function changedKeys<T>(
+  before: ReadonlyMap<string, T> | undefined,
+  after: ReadonlyMap<string, T>,
+  same: (a: T, b: T) => boolean,
+): string[] {
+  const keys: string[] = [];
+  diffMaps(before, after, same, (key) => keys.push(key));
+  return keys;
+}
