@@ -9,7 +9,15 @@
  */
 import { request, type ClientRequest } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import type { SecretDeleteRecord, SecretWriteRecord, StreamEvent, SyncRecord, WriteRecord } from '@vane/test-harness';
+import {
+  definitelyRefused,
+  outcomeUnknown,
+  type SecretDeleteRecord,
+  type SecretWriteRecord,
+  type StreamEvent,
+  type SyncRecord,
+  type WriteRecord,
+} from '@vane/test-harness';
 import { FLEET_ADMIN_TOKEN, fleetRequest, readStream, type FleetAnswer } from './fleet.js';
 
 /** A client's bound on one request: past it, the request counts as unanswered (status 0). */
@@ -90,7 +98,7 @@ export class FaultWriter extends WriterLoop<string, WriteRecord> {
       const service = this.services[value % this.services.length]!;
       const key = `f.${this.name}.${value}`;
       const startMs = this.now();
-      const { status, error, body, upstreams } = await put(this.target, {
+      const { status, error, body, upstreams } = await send(this.target, 'PUT', {
         path: `/admin/v1/services/${service}/configs/${key}`,
         headers: { authorization: `Bearer ${FLEET_ADMIN_TOKEN}` },
         body: { value },
@@ -176,8 +184,8 @@ export class FaultSecretWriter extends WriterLoop<ServiceKey, SecretWriteRecord>
       let answered = false;
       while (attempt < MAX_SECRET_ATTEMPTS) {
         const { status, error } = await this.attempt(this.target, service, key, value, ++attempt);
-        const refused = (status === 503 && error === 'store_unavailable') || (status >= 400 && status < 500);
-        unknown ||= status === 0 || (status >= 500 && !refused);
+        const refused = definitelyRefused({ status, error });
+        unknown ||= outcomeUnknown({ status, error });
         answered = status === 200;
         const settled = answered || (status >= 400 && status < 500) || (refused && !unknown);
         if (answered && this.replayTarget !== undefined && n % REPLAY_EVERY === 0 && !this.stopped) {
@@ -215,8 +223,8 @@ export class FaultSecretWriter extends WriterLoop<ServiceKey, SecretWriteRecord>
         upstreams,
       });
       if (status === 204 || (status === 404 && unknown)) this.deleted++;
-      const refused = (status === 503 && error === 'store_unavailable') || (status >= 400 && status < 500);
-      unknown ||= status === 0 || (status >= 500 && !refused);
+      const refused = definitelyRefused({ status, error });
+      unknown ||= outcomeUnknown({ status, error });
       await pause(status === 204 ? PACE_MS : RECONNECT_MS);
       if (status === 204 || (status >= 400 && status < 500) || (refused && !unknown)) return;
     }
@@ -232,7 +240,7 @@ export class FaultSecretWriter extends WriterLoop<ServiceKey, SecretWriteRecord>
     replay?: true,
   ): Promise<{ status: number; error?: string }> {
     const startMs = this.now();
-    const { status, error, body, upstreams } = await put(target, {
+    const { status, error, body, upstreams } = await send(target, 'PUT', {
       path: `/v1/secrets/${encodeURIComponent(key)}`,
       host: `${service.slug}.localhost:${new URL(target.origin).port}`,
       headers: { 'x-service-api-key': service.key },
@@ -412,20 +420,12 @@ export class FaultStreamReader extends Loop {
   }
 }
 
-/** What came of one PUT: its status (0 when no answer came), its `error`, its body's members, its upstreams. */
-interface PutOutcome {
+/** What came of one request: its status (0 when no answer came), its `error`, its body's members, its upstreams. */
+interface RequestOutcome {
   readonly status: number;
   readonly error?: string;
   readonly body: Record<string, unknown>;
   readonly upstreams?: string[];
-}
-
-/** One PUT through a target, bounded by {@link REQUEST_MS}: a failure to get an answer is status 0. */
-function put(
-  target: Target,
-  spec: { path: string; host?: string; headers: Record<string, string>; body: unknown },
-): Promise<PutOutcome> {
-  return send(target, 'PUT', spec);
 }
 
 /** One request through a target, bounded by {@link REQUEST_MS}: a failure to get an answer is status 0. */
@@ -433,7 +433,7 @@ async function send(
   target: Target,
   method: 'PUT' | 'DELETE',
   spec: { path: string; host?: string; headers: Record<string, string>; body?: unknown },
-): Promise<PutOutcome> {
+): Promise<RequestOutcome> {
   try {
     const answer = await fleetRequest(target.origin, { method, ...spec }, REQUEST_MS);
     const body = parse(answer.text);

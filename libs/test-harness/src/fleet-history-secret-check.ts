@@ -17,14 +17,14 @@ import {
 export type AnsweredWrite = Pick<WriteRecord, 'via' | 'startMs' | 'endMs' | 'status' | 'upstreams'>;
 
 /** Whether an attempt was answered a refusal that promises nothing changed: `503 store_unavailable`, or a 4xx. */
-function definitelyRefused(attempt: Pick<SecretWriteRecord, 'status' | 'error'>): boolean {
+export function definitelyRefused(attempt: Pick<SecretWriteRecord, 'status' | 'error'>): boolean {
   return (
     (attempt.status === 503 && attempt.error === 'store_unavailable') || (attempt.status >= 400 && attempt.status < 500)
   );
 }
 
 /** Whether an attempt's outcome is unknown: no answer, or a 5xx but `503 store_unavailable`. */
-function outcomeUnknown(attempt: SecretDeleteRecord): boolean {
+export function outcomeUnknown(attempt: Pick<SecretDeleteRecord, 'status' | 'error'>): boolean {
   return attempt.status === 0 || (attempt.status >= 500 && attempt.error !== 'store_unavailable');
 }
 

@@ -23,6 +23,7 @@ export {
 export { ADAPTER_KEYS, ADAPTER_SECRET_VALUES, adapterSeed } from './adapter-seed.js';
 export { checkFleetHistory, type CheckOptions, type Violation } from './fleet-history-check.js';
 export { renderFleetHistory } from './fleet-history-report.js';
+export { definitelyRefused, outcomeUnknown } from './fleet-history-secret-check.js';
 export type {
   FaultRecord,
   FinalSecret,
